@@ -1,0 +1,15 @@
+/*
+ * The `culprit` command: a thin consumer of include/culprit/.
+ */
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
+        printf("culprit 0.1.0\n");
+        return 0;
+    }
+    fprintf(stderr, "usage: culprit --version\n");
+    return 2;
+}

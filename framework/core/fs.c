@@ -1,0 +1,161 @@
+/*
+ * File-system helpers. History files are written once and never rewritten in
+ * place: culprit_fs_write_atomic() writes a temporary file next to the target,
+ * syncs it and renames it (or, with no_replace, hard-links it so an existing
+ * file is never clobbered), so a reader sees either nothing or the whole file,
+ * even when the writer is killed half-way.
+ */
+#include "culprit/core.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *culprit_fs_join(const char *dir, const char *name)
+{
+    culprit_buf buf = CULPRIT_BUF_INIT;
+    size_t len = strlen(dir);
+
+    if (culprit_buf_put(&buf, dir, len) < 0)
+        goto fail;
+    while (*name == '/')
+        name++;
+    if (len && dir[len - 1] != '/' && culprit_buf_puts(&buf, "/") < 0)
+        goto fail;
+    if (culprit_buf_puts(&buf, name) < 0)
+        goto fail;
+    return culprit_buf_detach(&buf);
+fail:
+    culprit_buf_dispose(&buf);
+    return NULL;
+}
+
+int culprit_fs_mkdir_p(const char *path)
+{
+    char *copy, *p;
+    int error = 0;
+    struct stat st;
+
+    if (!path || !*path)
+        return culprit_error_set(CULPRIT_EINVALID, "empty directory path");
+    if (!(copy = culprit_strdup(path)))
+        return CULPRIT_ERROR;
+    for (p = copy + 1;; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(copy, 0777) < 0 && errno != EEXIST) {
+            error = culprit_error_set_os("cannot create directory '%s'", copy);
+            goto cleanup;
+        }
+        *p = saved;
+        if (saved == '\0')
+            break;
+    }
+    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        error = culprit_error_set(CULPRIT_EIO, "'%s' exists and is not a directory", path);
+        goto cleanup;
+    }
+cleanup:
+    free(copy);
+    return error;
+}
+
+static int write_all(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace)
+{
+    culprit_buf tmp = CULPRIT_BUF_INIT;
+    int fd = -1, error = 0;
+
+    if ((error = culprit_buf_printf(&tmp, "%s.tmp.XXXXXX", path)) < 0)
+        return error;
+    if ((fd = mkstemp(tmp.ptr)) < 0) {
+        error = culprit_error_set_os("cannot create a temporary file for '%s'", path);
+        goto cleanup;
+    }
+    /* mkstemp creates 0600; history is shared with the user's other tools. */
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+        error = culprit_error_set_os("cannot write '%s'", tmp.ptr);
+        goto cleanup;
+    }
+    if (close(fd) < 0) {
+        fd = -1;
+        error = culprit_error_set_os("cannot write '%s'", tmp.ptr);
+        goto cleanup;
+    }
+    fd = -1;
+    if (no_replace) {
+        /* link() fails with EEXIST instead of replacing: the target is never clobbered. */
+        if (link(tmp.ptr, path) < 0) {
+            if (errno == EEXIST)
+                error = culprit_error_set(CULPRIT_EEXISTS, "'%s' already exists; not overwritten",
+                                          path);
+            else
+                error = culprit_error_set_os("cannot create '%s'", path);
+            goto cleanup;
+        }
+    } else if (rename(tmp.ptr, path) < 0) {
+        error = culprit_error_set_os("cannot rename '%s' to '%s'", tmp.ptr, path);
+        goto cleanup;
+    }
+cleanup:
+    if (fd >= 0)
+        close(fd);
+    if (tmp.ptr && (error < 0 || no_replace))
+        unlink(tmp.ptr);
+    culprit_buf_dispose(&tmp);
+    return error;
+}
+
+int culprit_fs_read_file(culprit_buf *out, const char *path)
+{
+    int fd, error = 0;
+    char chunk[65536];
+
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (errno == ENOENT)
+            return culprit_error_set(CULPRIT_ENOTFOUND, "'%s' does not exist", path);
+        return culprit_error_set_os("cannot open '%s'", path);
+    }
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            error = culprit_error_set_os("cannot read '%s'", path);
+            break;
+        }
+        if (n == 0)
+            break;
+        if ((error = culprit_buf_put(out, chunk, (size_t)n)) < 0)
+            break;
+    }
+    close(fd);
+    return error;
+}

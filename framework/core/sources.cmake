@@ -1,0 +1,4 @@
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/error.c
+  ${CMAKE_CURRENT_LIST_DIR}/buf.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs.c)

@@ -1,0 +1,1 @@
+# sources of framework/detect are added here

@@ -1,0 +1,1 @@
+# sources of framework/history are added here

@@ -1,0 +1,1 @@
+# sources of framework/measure are added here

@@ -1,0 +1,1 @@
+# sources of framework/runner are added here

@@ -1,0 +1,1 @@
+# sources of framework/stats are added here

@@ -1,0 +1,1 @@
+# sources of framework/vcs are added here

@@ -1,0 +1,111 @@
+/*
+ * culprit core: error codes, the thread-local last error, growable buffers and
+ * the few file-system helpers every module shares (atomic writes, mkdir -p).
+ *
+ * Conventions (libgit2's): functions return 0 or a negative culprit_error_code;
+ * the human-readable reason of the last failure on this thread is returned by
+ * culprit_error_last().
+ */
+#ifndef CULPRIT_CORE_H
+#define CULPRIT_CORE_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Return codes. 0 is success; every failure is negative. */
+typedef enum {
+    CULPRIT_OK = 0,
+    CULPRIT_ERROR = -1,      /**< generic failure; see culprit_error_last() */
+    CULPRIT_ENOTFOUND = -3,  /**< a named thing (file, commit, test) does not exist */
+    CULPRIT_EINVALID = -4,   /**< bad input: malformed file, bad option value */
+    CULPRIT_EUNDECIDED = -5, /**< the samples cannot tell (too few or too noisy) */
+    CULPRIT_ESKIP = -6,      /**< the item was skipped (unbuildable, failed test) */
+    CULPRIT_EIO = -7,        /**< an operating-system call failed (see errno text) */
+    CULPRIT_EEXISTS = -8     /**< refusing to overwrite something that exists */
+} culprit_error_code;
+
+/**
+ * The message of the last error set on this thread, or "" when none.
+ * The string is owned by the library and valid until the next error on this thread.
+ * Thread-safe (thread-local storage).
+ */
+const char *culprit_error_last(void);
+
+/** The code of the last error set on this thread (0 when none). */
+int culprit_error_last_code(void);
+
+/** Clears this thread's last error. */
+void culprit_error_clear(void);
+
+/**
+ * Sets this thread's last error and returns `code`, so callers can write
+ * `return culprit_error_set(CULPRIT_EINVALID, "bad value '%s'", v);`.
+ */
+int culprit_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/** Same as culprit_error_set() with a va_list. */
+int culprit_error_setv(int code, const char *fmt, va_list ap);
+
+/** Sets an EIO error whose message ends with ": strerror(errno)". */
+int culprit_error_set_os(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** A growable, always NUL-terminated byte buffer. Zero-initialize or use CULPRIT_BUF_INIT. */
+typedef struct {
+    char *ptr;    /**< the bytes, NUL-terminated; NULL until the first append */
+    size_t size;  /**< bytes in use, not counting the terminating NUL */
+    size_t asize; /**< bytes allocated */
+} culprit_buf;
+
+#define CULPRIT_BUF_INIT                                                                           \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+
+/** Ensures room for `extra` more bytes plus the NUL. Returns 0 or CULPRIT_ERROR. */
+int culprit_buf_grow(culprit_buf *buf, size_t extra);
+/** Appends `len` bytes. */
+int culprit_buf_put(culprit_buf *buf, const char *data, size_t len);
+/** Appends a C string. */
+int culprit_buf_puts(culprit_buf *buf, const char *str);
+/** Appends printf-formatted text. */
+int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/** Empties the buffer, keeping its allocation. */
+void culprit_buf_clear(culprit_buf *buf);
+/** Frees the buffer's memory; the buffer is left empty and reusable. NULL is a no-op. */
+void culprit_buf_dispose(culprit_buf *buf);
+/** Returns the contents as a C string ("" when empty); borrowed from the buffer. */
+const char *culprit_buf_cstr(const culprit_buf *buf);
+/** Takes ownership of the bytes (caller frees with free()); the buffer is left empty. */
+char *culprit_buf_detach(culprit_buf *buf);
+
+/** Creates a directory and its missing parents (mode 0777 & ~umask). */
+int culprit_fs_mkdir_p(const char *path);
+
+/**
+ * Writes `len` bytes to `path` atomically: a temporary file in the same directory,
+ * fsync, then rename. With `no_replace`, fails with CULPRIT_EEXISTS instead of
+ * replacing an existing file (history files are never rewritten). The temporary
+ * file is removed on every failure path.
+ */
+int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
+
+/** Reads a whole file into `out` (appended). CULPRIT_ENOTFOUND when it does not exist. */
+int culprit_fs_read_file(culprit_buf *out, const char *path);
+
+/** Joins two path components with exactly one '/'. Returns a malloc'd string or NULL. */
+char *culprit_fs_join(const char *dir, const char *name);
+
+/** strdup that sets the last error on failure. */
+char *culprit_strdup(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

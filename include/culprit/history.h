@@ -1,0 +1,180 @@
+/*
+ * culprit history: the result model of one run, its JUnit XML form (valid against
+ * the strict Jenkins junit-10.xsd) and the history store on disk, one file per run.
+ *
+ * File format (docs/history-format.md has the whole description):
+ *   <testsuites> / <testsuite name=SUITE ...> with <properties> carrying the run's
+ *   metadata (culprit.commit, culprit.dirty, culprit.branch, ...), then one
+ *   <testcase name=TEST classname=SUITE time=...> per perf test, whose
+ *   <system-out> holds a line-oriented culprit block with the summary, the
+ *   category, the verdict and every raw sample and counter.
+ */
+#ifndef CULPRIT_HISTORY_H
+#define CULPRIT_HISTORY_H
+
+#include "culprit/core.h"
+#include "culprit/stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Format version written into every file as the property culprit.format. */
+#define CULPRIT_HISTORY_FORMAT 1
+
+typedef enum {
+    CULPRIT_STATUS_PASS = 0, /**< ran to the end */
+    CULPRIT_STATUS_FAILURE,  /**< an assertion failed (JUnit <failure>) */
+    CULPRIT_STATUS_ERROR,    /**< crashed, timed out, or could not run (JUnit <error>) */
+    CULPRIT_STATUS_SKIPPED   /**< not run (JUnit <skipped>) */
+} culprit_status;
+
+/** "pass", "failure", "error", "skipped". */
+const char *culprit_status_name(culprit_status status);
+
+/** One named series of per-iteration values: "wall_ns", "cpu_ns", "minflt", ... */
+typedef struct {
+    char *name;
+    size_t n;
+    double *values; /**< NULL when absent or when samples were not loaded */
+    int absent;     /**< 1: the counter could not be read on that machine */
+} culprit_series;
+
+/** The result of one perf test in one run. All strings are owned (malloc'd). */
+typedef struct {
+    char *name;      /**< test name, e.g. "fib_30" */
+    char *classname; /**< the suite (test binary) it belongs to */
+    culprit_status status;
+    char *message; /**< failure or error message; NULL when passed */
+    char *output;  /**< captured output of a failed test; NULL when none */
+
+    char *category;          /**< category name; NULL when none */
+    char *category_source;   /**< "explicit" (in the test), "project" (culprit.json), "assigned"
+                                  (persisted automatic), "auto" (assigned by this run) */
+    double category_low_ns;  /**< the category's range: low <= mean < high */
+    double category_high_ns; /**< INFINITY for the slowest category */
+    char *verdict;           /**< e.g. "pass", "failure", "error", "major", "minor", ... */
+
+    char *metric;       /**< the judged series, "wall_ns" by default */
+    unsigned int batch; /**< iterations per sample */
+    unsigned int warmup;
+    char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed" */
+    double timer_overhead_ns;
+    double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
+
+    culprit_summary summary; /**< of the metric series */
+    culprit_outliers outliers;
+
+    size_t nseries;
+    culprit_series *series;
+} culprit_test_result;
+
+/** One run of one test binary: what a history file holds. */
+typedef struct {
+    char *id;        /**< unique run id (also the file name stem) */
+    char *suite;     /**< the test binary / group name */
+    char *commit;    /**< 40-hex sha, or "unknown" */
+    int dirty;       /**< 1 when the working tree had uncommitted changes */
+    char *branch;    /**< branch name, or NULL (detached, unknown) */
+    char *timestamp; /**< ISO 8601 UTC, e.g. "2026-11-22T13:05:00Z" */
+    char *host;      /**< host name */
+    char *machine;   /**< machine fingerprint: CPU model, cores, kernel */
+    char *compiler;  /**< compiler of the test binary */
+    char *flags;     /**< its build flags */
+    char *path;      /**< the file it was read from; NULL for a run built in memory */
+
+    size_t ntests;
+    culprit_test_result *tests;
+    size_t atests; /**< allocated entries of tests */
+} culprit_run;
+
+/** Creates an empty run. Caller frees with culprit_run_free(). */
+int culprit_run_new(culprit_run **out);
+void culprit_run_free(culprit_run *run);
+
+/** Appends a zeroed test result and returns it (borrowed from the run). */
+int culprit_run_add_test(culprit_test_result **out, culprit_run *run);
+
+/** Replaces *field with a copy of value (NULL clears). For the run's and results' strings. */
+int culprit_history_set_string(char **field, const char *value);
+
+/** Appends a copy of a series. values may be NULL with absent = 1. */
+int culprit_test_result_add_series(culprit_test_result *test, const char *name,
+                                   const double *values, size_t n, int absent);
+
+/** The series called `name`, or NULL. Borrowed. */
+const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name);
+
+/** Finds a test by name in a run, or NULL. Borrowed. */
+const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name);
+
+/** Serializes a run as a JUnit XML document (libxml2's writer) into `out`. */
+int culprit_history_format(culprit_buf *out, const culprit_run *run);
+
+/**
+ * Writes the run to `path` atomically (temporary file and rename). With
+ * no_replace, an existing file is never replaced (CULPRIT_EEXISTS).
+ */
+int culprit_history_write_file(const culprit_run *run, const char *path, int no_replace);
+
+/** Flags for the readers. */
+#define CULPRIT_HISTORY_LOAD_SAMPLES 0x1u /**< also load the raw series (not only summaries) */
+
+/**
+ * Parses a history (JUnit XML) document with safe options: no network, no entity
+ * substitution, no DTD loading. CULPRIT_EINVALID for a malformed or foreign file,
+ * with a message naming `name` and what is wrong.
+ */
+int culprit_history_read_memory(culprit_run **out, const char *data, size_t len, const char *name,
+                                unsigned int flags);
+int culprit_history_read_file(culprit_run **out, const char *path, unsigned int flags);
+
+/** The history store: a directory of run files. */
+typedef struct culprit_history culprit_history;
+
+/** Opens (and with `create`, creates) the history directory `dir`. */
+int culprit_history_open(culprit_history **out, const char *dir, int create);
+void culprit_history_free(culprit_history *history);
+/** The directory (borrowed). */
+const char *culprit_history_dir(const culprit_history *history);
+
+/**
+ * Stores a run as a new file, never colliding with a file written by another run
+ * on this or another machine: "<timestamp>_<commit12>_<host>_<pid>_<random>.xml".
+ * The run's id is used as the stem when set. `path_out` (optional) receives the
+ * malloc'd path of the file written.
+ */
+int culprit_history_store(culprit_history *history, const culprit_run *run, char **path_out);
+
+/** Called for each history file that is skipped (corrupt or foreign); never deleted. */
+typedef void (*culprit_history_warn_fn)(const char *path, const char *message, void *payload);
+
+/** What to load from the store. Zero-initialize: everything, summaries only. */
+typedef struct {
+    const char *commit; /**< only runs whose commit starts with this; NULL: all */
+    const char *test;   /**< only this test's results (other tests dropped); NULL: all */
+    const char *suite;  /**< only runs of this suite; NULL: all */
+    unsigned int flags; /**< CULPRIT_HISTORY_LOAD_* */
+} culprit_history_query;
+
+/** A loaded set of runs, sorted by timestamp then id. */
+typedef struct {
+    size_t nruns;
+    culprit_run **runs;
+    size_t nskipped; /**< files skipped with a warning */
+} culprit_history_runs;
+
+/**
+ * Loads every run matching `query` (NULL: all) from the store. Unreadable or foreign
+ * files are reported through `warn` (NULL: to stderr) and skipped.
+ */
+int culprit_history_load(culprit_history_runs *out, culprit_history *history,
+                         const culprit_history_query *query, culprit_history_warn_fn warn,
+                         void *payload);
+void culprit_history_runs_dispose(culprit_history_runs *runs);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

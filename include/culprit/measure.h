@@ -1,0 +1,152 @@
+/*
+ * culprit measure: clocks, counters and the sampling loop (warm-up, automatic
+ * batching, adaptive stopping, time budget). Everything that reads time takes an
+ * injectable clock so the loop can be tested deterministically.
+ */
+#ifndef CULPRIT_MEASURE_H
+#define CULPRIT_MEASURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A clock: returns nanoseconds from an arbitrary origin. */
+typedef struct culprit_clock {
+    uint64_t (*now_ns)(void *payload);
+    void *payload;
+} culprit_clock;
+
+/** CLOCK_MONOTONIC in ns (payload unused). */
+uint64_t culprit_clock_monotonic_ns(void *payload);
+/** CLOCK_PROCESS_CPUTIME_ID in ns (payload unused). */
+uint64_t culprit_clock_cpu_ns(void *payload);
+
+/**
+ * Calibrates the cost of one clock read as the median, over `rounds` pairs, of the
+ * difference between two back-to-back reads (what a timed empty region costs).
+ */
+double culprit_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds);
+
+/** The counters recorded per sample besides wall and CPU time. */
+typedef enum {
+    CULPRIT_COUNTER_USER_NS = 0,  /**< getrusage user time */
+    CULPRIT_COUNTER_SYS_NS,       /**< getrusage system time */
+    CULPRIT_COUNTER_MAX_RSS_KB,   /**< getrusage max RSS (a level, not a delta) */
+    CULPRIT_COUNTER_MINFLT,       /**< minor page faults */
+    CULPRIT_COUNTER_MAJFLT,       /**< major page faults */
+    CULPRIT_COUNTER_NVCSW,        /**< voluntary context switches */
+    CULPRIT_COUNTER_NIVCSW,       /**< involuntary context switches */
+    CULPRIT_COUNTER_READ_BYTES,   /**< /proc/self/io rchar */
+    CULPRIT_COUNTER_WRITE_BYTES,  /**< /proc/self/io wchar */
+    CULPRIT_COUNTER_INSTRUCTIONS, /**< perf_event user-space instructions */
+    CULPRIT_COUNTER_CYCLES,       /**< perf_event user-space cycles */
+    CULPRIT_COUNTER__COUNT
+} culprit_counter_id;
+
+/** Stable series name of a counter, e.g. "user_ns", "minflt", "instructions". */
+const char *culprit_counter_name(culprit_counter_id id);
+
+/** Open counter sources (the /proc/self/io descriptor, perf_event descriptors). */
+typedef struct culprit_counters culprit_counters;
+
+/** Opens every counter source the kernel allows; never fails for a missing one. */
+int culprit_counters_open(culprit_counters **out);
+void culprit_counters_free(culprit_counters *counters);
+/** 1 when the counter can be read on this machine, 0 when it is recorded as absent. */
+int culprit_counters_available(const culprit_counters *counters, culprit_counter_id id);
+/** Reads every counter's current absolute value; NAN where absent. */
+void culprit_counters_read(const culprit_counters *counters, double values[CULPRIT_COUNTER__COUNT]);
+
+/** One step of the measured code; return 0 to go on, non-zero to stop (failure). */
+typedef int (*culprit_measure_fn)(void *payload);
+
+typedef struct {
+    unsigned int version;
+    unsigned int warmup;            /**< untimed repetitions first (default 1) */
+    unsigned int repetitions;       /**< > 0: exactly this many samples; 0: adaptive */
+    unsigned int min_repetitions;   /**< adaptive: never stop before (default 10) */
+    unsigned int max_repetitions;   /**< adaptive: never take more (default 100000) */
+    double target_ci;               /**< adaptive: stop at this relative CI half-width (0.01) */
+    double confidence;              /**< of that interval (0.99) */
+    double budget_s;                /**< stop when this much time was spent (default 5 s) */
+    unsigned int batch;             /**< iterations per sample: 0 automatic, k fixed */
+    double min_sample_ns;           /**< automatic batching: make samples at least this long */
+    int counters;                   /**< read counters per sample (default 1) */
+    const culprit_clock *clock;     /**< NULL: CLOCK_MONOTONIC */
+    const culprit_clock *cpu_clock; /**< NULL: CLOCK_PROCESS_CPUTIME_ID */
+} culprit_measure_options;
+
+#define CULPRIT_MEASURE_OPTIONS_VERSION 1
+#define CULPRIT_MEASURE_OPTIONS_INIT                                                               \
+    {                                                                                              \
+        CULPRIT_MEASURE_OPTIONS_VERSION, 1, 0, 10, 100000, 0.01, 0.99, 5.0, 0, 100000.0, 1, NULL,  \
+            NULL                                                                                   \
+    }
+
+/** Fills `opts` with the defaults. Returns CULPRIT_EINVALID for an unknown version. */
+int culprit_measure_options_init(culprit_measure_options *opts, unsigned int version);
+
+typedef struct {
+    culprit_measure_fn body;     /**< required: one iteration of the measured code */
+    culprit_measure_fn setup;    /**< per repetition, untimed; NULL for none */
+    culprit_measure_fn teardown; /**< per repetition, untimed; NULL for none */
+    void *payload;
+} culprit_measure_callbacks;
+
+typedef enum {
+    CULPRIT_STOP_FIXED = 0, /**< the fixed repetition count was reached */
+    CULPRIT_STOP_PRECISION, /**< the CI reached the target half-width */
+    CULPRIT_STOP_BUDGET,    /**< the time budget ran out */
+    CULPRIT_STOP_MAX,       /**< max_repetitions was reached */
+    CULPRIT_STOP_FAILED     /**< a callback returned non-zero */
+} culprit_stop_reason;
+
+/** "fixed", "precision", "budget", "max", "failed". */
+const char *culprit_stop_reason_name(culprit_stop_reason reason);
+
+/** What one measurement produced. Values are per iteration (divided by the batch). */
+typedef struct {
+    size_t n;            /**< samples */
+    size_t capacity;     /**< allocated samples per array */
+    unsigned int batch;  /**< iterations per sample */
+    unsigned int warmup; /**< warm-up (and calibration) iterations run, untimed */
+    double *wall_ns;     /**< wall time per iteration, timer overhead subtracted */
+    double *cpu_ns;      /**< process CPU time per iteration */
+    double *counters[CULPRIT_COUNTER__COUNT]; /**< per iteration; NULL when absent or off */
+    culprit_stop_reason stop;
+    double timer_overhead_ns; /**< the calibrated cost subtracted from each sample */
+    double elapsed_s;         /**< everything the loop spent, warm-up included */
+    int used_region;          /**< 1 when samples came from CULPRIT_REGION, not the body */
+} culprit_samples;
+
+/**
+ * Runs the sampling loop. `*out` is set before the first callback runs, so a caller
+ * whose callback never returns (a longjmp from a failed CMocka assertion) still owns
+ * and frees it. Returns 0, CULPRIT_ESKIP when a callback returned non-zero
+ * (stop = CULPRIT_STOP_FAILED), or an error.
+ */
+int culprit_measure_run(culprit_samples **out, const culprit_measure_options *opts,
+                        const culprit_measure_callbacks *cb);
+void culprit_samples_free(culprit_samples *samples);
+
+/**
+ * Timed regions: when the body calls these, a sample is the sum of its regions'
+ * times instead of the body's. Only the outermost region counts when nested.
+ * Outside a measurement they do nothing.
+ */
+void culprit_region_begin(void);
+void culprit_region_end(void);
+
+/** Times only the statement or block that follows: `CULPRIT_REGION { work(); }`. */
+#define CULPRIT_REGION                                                                             \
+    for (int culprit__region_once = (culprit_region_begin(), 1); culprit__region_once;             \
+         culprit__region_once = (culprit_region_end(), 0))
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

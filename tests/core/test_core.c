@@ -1,0 +1,80 @@
+/* Tests of framework/core: the last error, buffers, atomic writes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "culprit/core.h"
+
+static void error_last_keeps_code_and_message(void **state)
+{
+    (void)state;
+    culprit_error_clear();
+    assert_string_equal(culprit_error_last(), "");
+    assert_int_equal(culprit_error_set(CULPRIT_EINVALID, "bad value '%s'", "x"), CULPRIT_EINVALID);
+    assert_string_equal(culprit_error_last(), "bad value 'x'");
+    assert_int_equal(culprit_error_last_code(), CULPRIT_EINVALID);
+}
+
+static void buf_grows_and_stays_terminated(void **state)
+{
+    culprit_buf buf = CULPRIT_BUF_INIT;
+    (void)state;
+    assert_string_equal(culprit_buf_cstr(&buf), "");
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(culprit_buf_printf(&buf, "%d,", i % 10), 0);
+    assert_int_equal(buf.size, 2000);
+    assert_int_equal(strlen(buf.ptr), 2000);
+    assert_memory_equal(buf.ptr, "0,1,2,", 6);
+    culprit_buf_clear(&buf);
+    assert_string_equal(culprit_buf_cstr(&buf), "");
+    culprit_buf_dispose(&buf);
+    culprit_buf_dispose(NULL);
+}
+
+static void write_atomic_never_replaces_with_no_replace(void **state)
+{
+    char dir[] = "/tmp/culprit-core-XXXXXX";
+    culprit_buf read = CULPRIT_BUF_INIT;
+    (void)state;
+    assert_non_null(mkdtemp(dir));
+    char *sub = culprit_fs_join(dir, "a/b");
+    assert_int_equal(culprit_fs_mkdir_p(sub), 0);
+    char *path = culprit_fs_join(sub, "f.txt");
+    assert_int_equal(culprit_fs_write_atomic(path, "one", 3, 1), 0);
+    assert_int_equal(culprit_fs_write_atomic(path, "two", 3, 1), CULPRIT_EEXISTS);
+    assert_non_null(strstr(culprit_error_last(), "f.txt"));
+    assert_int_equal(culprit_fs_read_file(&read, path), 0);
+    assert_string_equal(read.ptr, "one");
+    /* replacing is allowed without no_replace, and leaves no temporary behind */
+    assert_int_equal(culprit_fs_write_atomic(path, "three", 5, 0), 0);
+    culprit_buf_clear(&read);
+    assert_int_equal(culprit_fs_read_file(&read, path), 0);
+    assert_string_equal(read.ptr, "three");
+    char cmd[256];
+    snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", sub);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(culprit_fs_read_file(&read, "/nonexistent/x"), CULPRIT_ENOTFOUND);
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    assert_int_equal(system(cmd), 0);
+    culprit_buf_dispose(&read);
+    free(sub);
+    free(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(error_last_keeps_code_and_message),
+        cmocka_unit_test(buf_grows_and_stays_terminated),
+        cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
