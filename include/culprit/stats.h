@@ -57,14 +57,29 @@ typedef struct {
 } culprit_summary;
 
 /**
- * Summarizes `n` samples at `confidence`. NaN values are ignored. With n == 0 every
+ * Summarizes `n` samples at `confidence`. NaN values are ignored (out->n counts the
+ * others). With no value left every
  * field is NaN except n; with n == 1 the interval is [-inf, +inf].
- * Returns 0, or CULPRIT_EINVALID when confidence is not in (0, 1).
+ * Returns 0, CULPRIT_EINVALID when confidence is not in (0, 1), or CULPRIT_ERROR
+ * when out of memory. Thread-safe.
  */
 int culprit_stats_summarize(culprit_summary *out, const double *x, size_t n, double confidence);
 
-/** Quantile p in [0,1] of sorted data (linear interpolation, GSL's definition). */
+/**
+ * Quantile p in [0,1] of sorted data (linear interpolation, GSL's definition, R's
+ * type 7). NaN when n == 0 or p is outside [0, 1].
+ */
 double culprit_stats_quantile_sorted(const double *sorted, size_t n, double p);
+
+/** Sorts `n` values ascending in place (GSL's heapsort). The values must not be NaN. */
+void culprit_stats_sort(double *x, size_t n);
+
+/**
+ * Copies the non-NaN values of `x` into a new ascending array `*out` of `*out_n`
+ * values (never NULL on success, even when empty); the caller frees it with free().
+ * Returns 0 or CULPRIT_ERROR when out of memory. Thread-safe.
+ */
+int culprit_stats_sorted_copy(double **out, size_t *out_n, const double *x, size_t n);
 
 /**
  * Tukey's fences (Tukey 1977): mild outliers lie beyond Q1 - 1.5 IQR or Q3 + 1.5 IQR,
@@ -79,6 +94,11 @@ typedef struct {
     size_t n_high_severe;                                /**< x > high_severe */
 } culprit_outliers;
 
+/**
+ * Computes the quartiles (culprit_stats_quantile_sorted), the fences and the counts
+ * of `x`, ignoring NaN. With no value the quartiles and fences are NaN and every
+ * count is 0. Returns 0 or CULPRIT_ERROR when out of memory. Thread-safe.
+ */
 int culprit_stats_outliers(culprit_outliers *out, const double *x, size_t n);
 
 #ifdef __cplusplus
