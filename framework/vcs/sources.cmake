@@ -1,1 +1,2 @@
-# sources of framework/vcs are added here
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/head.c)
