@@ -20,8 +20,10 @@ static int git_failure(const char *what, const char *path)
 
 static int is_dirty(int *out, git_repository *repo)
 {
-    git_status_options opts = GIT_STATUS_OPTIONS_INIT;
+    git_status_options opts;
     git_status_list *list = NULL;
+
+    git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
 
     /* No GIT_STATUS_OPT_UPDATE_INDEX: the index on disk is never written. */
     opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
