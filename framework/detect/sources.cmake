@@ -1,1 +1,4 @@
-# sources of framework/detect are added here
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/categories.c
+  ${CMAKE_CURRENT_LIST_DIR}/project.c
+  ${CMAKE_CURRENT_LIST_DIR}/assignments.c)

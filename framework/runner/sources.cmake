@@ -1,1 +1,5 @@
-# sources of framework/runner are added here
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/options.c
+  ${CMAKE_CURRENT_LIST_DIR}/execute.c
+  ${CMAKE_CURRENT_LIST_DIR}/runner.c
+  ${CMAKE_CURRENT_LIST_DIR}/json.c)

@@ -27,7 +27,9 @@ static int is_dirty(int *out, git_repository *repo)
 
     /* No GIT_STATUS_OPT_UPDATE_INDEX: the index on disk is never written. */
     opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
-    opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
+    /* As `git describe --dirty`: untracked files do not count, or culprit's own
+     * .culprit/history would make every later run dirty. */
+    opts.flags = GIT_STATUS_OPT_EXCLUDE_SUBMODULES;
     if (git_status_list_new(&list, repo, &opts) < 0)
         return -1;
     *out = git_status_list_entrycount(list) > 0;

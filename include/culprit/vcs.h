@@ -15,8 +15,8 @@ extern "C" {
 typedef struct {
     char sha[41];  /**< HEAD's commit id, 40 hex digits */
     char *branch;  /**< short branch name, or NULL when HEAD is detached */
-    int dirty;     /**< 1: tracked files differ from HEAD (staged or not), or untracked
-                        files that are not ignored exist */
+    int dirty;     /**< 1: tracked files differ from HEAD, staged or not (untracked files
+                        do not count, as with `git describe --dirty`) */
     char *workdir; /**< root of the working tree, without a trailing '/' */
 } culprit_vcs_head;
 

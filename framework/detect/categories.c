@@ -1,0 +1,112 @@
+/*
+ * Speed categories (Heger et al. 2013, section 3): named, contiguous ranges of
+ * response time that serve as the baseline for major regressions. A test is
+ * classified by its first measurement; a category other than the fastest earns a
+ * warning, because it usually means a heavier test than intended.
+ */
+#include "culprit/detect.h"
+#include "culprit/core.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The paper's example: fast, medium, slow. 1 ms and 100 ms separate unit-test work
+ * that is "instant", "noticeable" and "a real computation". */
+static const struct {
+    const char *name;
+    double high_ns;
+} default_categories[] = {{"fast", 1e6}, {"medium", 1e8}, {"slow", INFINITY}};
+
+int culprit_categories__new(culprit_categories **out, size_t n)
+{
+    culprit_categories *c = calloc(1, sizeof(*c));
+
+    *out = NULL;
+    if (!c || !(c->items = calloc(n ? n : 1, sizeof(*c->items)))) {
+        free(c);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    c->n = n;
+    *out = c;
+    return 0;
+}
+
+int culprit_categories_default(culprit_categories **out)
+{
+    size_t n = sizeof(default_categories) / sizeof(default_categories[0]);
+    int error;
+
+    if ((error = culprit_categories__new(out, n)) < 0)
+        return error;
+    for (size_t i = 0; i < n; i++) {
+        (*out)->items[i].low_ns = i ? default_categories[i - 1].high_ns : 0;
+        (*out)->items[i].high_ns = default_categories[i].high_ns;
+        if (!((*out)->items[i].name = culprit_strdup(default_categories[i].name))) {
+            culprit_categories_free(*out);
+            *out = NULL;
+            return CULPRIT_ERROR;
+        }
+    }
+    return 0;
+}
+
+void culprit_categories_free(culprit_categories *categories)
+{
+    if (!categories)
+        return;
+    for (size_t i = 0; i < categories->n; i++)
+        free(categories->items[i].name);
+    free(categories->items);
+    free(categories);
+}
+
+const culprit_category *culprit_categories_find(const culprit_categories *categories,
+                                                const char *name)
+{
+    for (size_t i = 0; name && i < categories->n; i++)
+        if (strcmp(categories->items[i].name, name) == 0)
+            return &categories->items[i];
+    return NULL;
+}
+
+const culprit_category *culprit_categories_classify(const culprit_categories *categories, double ns)
+{
+    for (size_t i = 0; i < categories->n; i++)
+        if (ns < categories->items[i].high_ns)
+            return &categories->items[i];
+    return categories->n ? &categories->items[categories->n - 1] : NULL;
+}
+
+int culprit_categories_is_fastest(const culprit_categories *categories, const culprit_category *c)
+{
+    return categories->n && c == &categories->items[0];
+}
+
+int culprit_parse_duration_ns(double *out, const char *text)
+{
+    static const struct {
+        const char *unit;
+        double ns;
+    } units[] = {{"ns", 1}, {"us", 1e3}, {"\xc2\xb5s", 1e3}, {"ms", 1e6}, {"s", 1e9}, {"", 1}};
+    char *end;
+    double value;
+
+    if (!text)
+        return culprit_error_set(CULPRIT_EINVALID, "missing duration");
+    value = strtod(text, &end);
+    if (end == text || !isfinite(value) || value < 0)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "'%s' is not a duration (expected e.g. 250us, 1ms, 2s)", text);
+    while (isspace((unsigned char)*end))
+        end++;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = value * units[i].ns;
+            return 0;
+        }
+    }
+    return culprit_error_set(CULPRIT_EINVALID,
+                             "'%s' has an unknown unit '%s' (use ns, us, ms or s)", text, end);
+}

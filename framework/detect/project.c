@@ -1,0 +1,234 @@
+/*
+ * The project file, culprit.json, which users check into their repository:
+ *
+ *   { "categories": [ {"name": "fast", "below": "1ms"},
+ *                     {"name": "medium", "below": "100ms"},
+ *                     {"name": "slow"} ],
+ *     "tests": { "fib_perf.fib_24": {"category": "medium"} },
+ *     "history": ".culprit/history" }
+ *
+ * Every key is optional. Parsed with jansson; every mistake is reported with the
+ * file, the key and what is wrong, because a silently ignored setting is worse
+ * than a refused one.
+ */
+#include "culprit/detect.h"
+#include "culprit/core.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+int culprit_categories__new(culprit_categories **out, size_t n);
+
+struct culprit_project {
+    culprit_categories *categories;
+    json_t *tests; /* object: "suite.test" -> {"category": name} */
+    char *history; /* resolved against the file's directory */
+};
+
+int culprit_project_default(culprit_project **out)
+{
+    culprit_project *p = calloc(1, sizeof(*p));
+    int error;
+
+    *out = NULL;
+    if (!p)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if ((error = culprit_categories_default(&p->categories)) < 0) {
+        free(p);
+        return error;
+    }
+    *out = p;
+    return 0;
+}
+
+void culprit_project_free(culprit_project *project)
+{
+    if (!project)
+        return;
+    culprit_categories_free(project->categories);
+    json_decref(project->tests);
+    free(project->history);
+    free(project);
+}
+
+static int parse_categories(culprit_categories **out, json_t *array, const char *path)
+{
+    size_t n = json_array_size(array), i;
+    int error;
+
+    if (!json_is_array(array) || n == 0)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "%s: \"categories\" must be a non-empty array of "
+                                 "{\"name\": ..., \"below\": ...}",
+                                 path);
+    if ((error = culprit_categories__new(out, n)) < 0)
+        return error;
+    for (i = 0; i < n; i++) {
+        json_t *item = json_array_get(array, i);
+        json_t *name = json_object_get(item, "name");
+        json_t *below = json_object_get(item, "below");
+        culprit_category *c = &(*out)->items[i];
+
+        if (!json_is_string(name) || !*json_string_value(name)) {
+            error =
+                culprit_error_set(CULPRIT_EINVALID, "%s: categories[%zu] has no \"name\"", path, i);
+            goto fail;
+        }
+        if (!(c->name = culprit_strdup(json_string_value(name)))) {
+            error = CULPRIT_ERROR;
+            goto fail;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp((*out)->items[j].name, c->name) == 0) {
+                error = culprit_error_set(CULPRIT_EINVALID, "%s: category \"%s\" is defined twice",
+                                          path, c->name);
+                goto fail;
+            }
+        c->low_ns = i ? (*out)->items[i - 1].high_ns : 0;
+        if (i == n - 1) {
+            if (below && !json_is_null(below)) {
+                error = culprit_error_set(CULPRIT_EINVALID,
+                                          "%s: the last category \"%s\" must have no \"below\" "
+                                          "(it holds everything slower)",
+                                          path, c->name);
+                goto fail;
+            }
+            c->high_ns = INFINITY;
+            continue;
+        }
+        if (json_is_number(below))
+            c->high_ns = json_number_value(below);
+        else if (!json_is_string(below) ||
+                 culprit_parse_duration_ns(&c->high_ns, json_string_value(below)) < 0) {
+            error = culprit_error_set(CULPRIT_EINVALID,
+                                      "%s: category \"%s\" needs \"below\": a duration such as "
+                                      "\"1ms\" (%s)",
+                                      path, c->name,
+                                      json_is_string(below) ? culprit_error_last() : "missing");
+            goto fail;
+        }
+        if (!(c->high_ns > c->low_ns)) {
+            error = culprit_error_set(CULPRIT_EINVALID,
+                                      "%s: categories must be ordered fastest first: \"%s\" ends "
+                                      "at or before the previous one",
+                                      path, c->name);
+            goto fail;
+        }
+    }
+    return 0;
+fail:
+    culprit_categories_free(*out);
+    *out = NULL;
+    return error;
+}
+
+int culprit_project_load(culprit_project **out, const char *path)
+{
+    culprit_project *p = NULL;
+    json_t *root = NULL, *value;
+    json_error_t jerr;
+    const char *key;
+    int error = 0;
+    culprit_buf text = CULPRIT_BUF_INIT;
+
+    *out = NULL;
+    if ((error = culprit_fs_read_file(&text, path)) < 0)
+        return error;
+    if (!(root = json_loadb(text.ptr ? text.ptr : "", text.size, JSON_REJECT_DUPLICATES, &jerr))) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
+                                  jerr.column, jerr.text);
+        goto cleanup;
+    }
+    if (!json_is_object(root)) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: must hold a JSON object", path);
+        goto cleanup;
+    }
+    if (!(p = calloc(1, sizeof(*p)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    json_object_foreach(root, key, value)
+    {
+        if (strcmp(key, "categories") && strcmp(key, "tests") && strcmp(key, "history")) {
+            error = culprit_error_set(CULPRIT_EINVALID,
+                                      "%s: unknown key \"%s\" (known: categories, tests, history)",
+                                      path, key);
+            goto cleanup;
+        }
+    }
+    if ((value = json_object_get(root, "categories")))
+        error = parse_categories(&p->categories, value, path);
+    else
+        error = culprit_categories_default(&p->categories);
+    if (error < 0)
+        goto cleanup;
+    if ((value = json_object_get(root, "tests"))) {
+        json_t *entry;
+        if (!json_is_object(value)) {
+            error = culprit_error_set(CULPRIT_EINVALID,
+                                      "%s: \"tests\" must be an object of \"suite.test\": "
+                                      "{\"category\": name}",
+                                      path);
+            goto cleanup;
+        }
+        json_object_foreach(value, key, entry)
+        {
+            json_t *cat = json_object_get(entry, "category");
+            if (!json_is_string(cat) ||
+                !culprit_categories_find(p->categories, json_string_value(cat))) {
+                error = culprit_error_set(CULPRIT_EINVALID,
+                                          "%s: tests.\"%s\".category must name one of the "
+                                          "categories",
+                                          path, key);
+                goto cleanup;
+            }
+        }
+        p->tests = json_incref(value);
+    }
+    if ((value = json_object_get(root, "history"))) {
+        const char *dir = json_string_value(value);
+        if (!dir || !*dir) {
+            error = culprit_error_set(CULPRIT_EINVALID, "%s: \"history\" must be a path", path);
+            goto cleanup;
+        }
+        if (dir[0] == '/') {
+            p->history = culprit_strdup(dir);
+        } else {
+            /* Relative to the project file, so it means the same from any directory. */
+            const char *slash = strrchr(path, '/');
+            culprit_buf b = CULPRIT_BUF_INIT;
+            if (slash)
+                culprit_buf_put(&b, path, (size_t)(slash - path + 1));
+            culprit_buf_puts(&b, dir);
+            p->history = culprit_buf_detach(&b);
+        }
+        if (!p->history) {
+            error = CULPRIT_ERROR;
+            goto cleanup;
+        }
+    }
+    *out = p;
+    p = NULL;
+cleanup:
+    culprit_project_free(p);
+    json_decref(root);
+    culprit_buf_dispose(&text);
+    return error;
+}
+
+const culprit_categories *culprit_project_categories(const culprit_project *project)
+{
+    return project->categories;
+}
+
+const char *culprit_project_test_category(const culprit_project *project, const char *key)
+{
+    return json_string_value(json_object_get(json_object_get(project->tests, key), "category"));
+}
+
+const char *culprit_project_history_dir(const culprit_project *project)
+{
+    return project->history;
+}

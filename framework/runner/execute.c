@@ -1,0 +1,332 @@
+/*
+ * Running one perf test. The test body is a CMocka test function, so the sampling
+ * loop runs *inside* a one-test CMocka group: a failed assertion longjmps out of
+ * the loop to CMocka, which fails the test and so stops its repetitions.
+ *
+ * By default each test runs in a child process (as Criterion does): a crash or a
+ * hang kills only that test, which is then reported as an error while the other
+ * tests' results are kept. The child hands its result back as a one-test history
+ * document in a temporary file, so the result crosses the process boundary in the
+ * same format it is stored in, and its output is captured and shown on failure.
+ */
+#include "runner.h"
+
+#include "culprit/history.h"
+#include "culprit/stats.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The test being run in this process; CMocka's trampoline reaches it through here. */
+static struct {
+    const culprit_runner_job *job;
+    void **state;
+    culprit_samples *samples;
+    int finished; /* the sampling loop returned (no assertion longjmp'd out) */
+    int restore_crash_signals;
+} current;
+
+static int body(void *payload)
+{
+    (void)payload;
+    current.job->test->test_func(current.state);
+    return 0;
+}
+
+static int rep_setup(void *payload)
+{
+    (void)payload;
+    return current.job->test->rep_setup(current.state);
+}
+
+static int rep_teardown(void *payload)
+{
+    (void)payload;
+    return current.job->test->rep_teardown(current.state);
+}
+
+static void trampoline(void **state)
+{
+    const culprit_perf_test *t = current.job->test;
+    culprit_measure_callbacks cb = {body, t->rep_setup ? rep_setup : NULL,
+                                    t->rep_teardown ? rep_teardown : NULL, NULL};
+
+    /* CMocka turns SIGSEGV and friends into a failed assertion; in a child we want
+     * the signal to kill the process so the parent reports a crash, not a failure. */
+    if (current.restore_crash_signals) {
+        signal(SIGSEGV, SIG_DFL);
+        signal(SIGBUS, SIG_DFL);
+        signal(SIGFPE, SIG_DFL);
+        signal(SIGILL, SIG_DFL);
+        signal(SIGABRT, SIG_DFL);
+    }
+    current.state = state;
+    if (culprit_measure_run(&current.samples, &current.job->measure, &cb) == CULPRIT_ESKIP)
+        fail_msg("a per-repetition setup or teardown of %s failed", t->name);
+    current.finished = 1;
+}
+
+static const char *series_name(unsigned int i)
+{
+    return culprit_counter_name((culprit_counter_id)i);
+}
+
+/* Turns the sampling loop's output into the result model. */
+static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
+                       const culprit_samples *s)
+{
+    const char *metric = job->test->metric ? job->test->metric : "wall_ns";
+    const culprit_series *m;
+    int error;
+
+    r->batch = s->batch;
+    r->warmup = s->warmup;
+    r->timer_overhead_ns = s->timer_overhead_ns;
+    if ((error = culprit_history_set_string(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
+        (error = culprit_history_set_string(&r->metric, metric)) < 0 ||
+        (error = culprit_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||
+        (error = culprit_test_result_add_series(r, "cpu_ns", s->cpu_ns, s->n, 0)) < 0)
+        return error;
+    for (unsigned int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
+        if ((error = culprit_test_result_add_series(r, series_name(i), s->counters[i],
+                                                    s->counters[i] ? s->n : 0,
+                                                    s->counters[i] == NULL)) < 0)
+            return error;
+    if (!(m = culprit_test_result_series(r, metric)) || m->absent)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "test %s: metric '%s' is %s (use wall_ns, cpu_ns, user_ns, "
+                                 "sys_ns, minflt, ... see docs/runner.md)",
+                                 job->test->name, metric, m ? "not available here" : "unknown");
+    if ((error = culprit_stats_summarize(&r->summary, m->values, m->n, job->measure.confidence)) <
+            0 ||
+        (error = culprit_stats_outliers(&r->outliers, m->values, m->n)) < 0)
+        return error;
+    return 0;
+}
+
+/* Runs the test under CMocka in this process; returns 1 when it failed. */
+static int run_here(culprit_test_result *r, const culprit_runner_job *job, int in_child)
+{
+    const culprit_perf_test *t = job->test;
+    struct CMUnitTest ct = {t->name, trampoline, t->setup, t->teardown, t->initial_state};
+    int failed, error = 0;
+    struct timespec t0, t1;
+
+    memset(&current, 0, sizeof(current));
+    current.job = job;
+    current.restore_crash_signals = in_child;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    failed = _cmocka_run_group_tests(job->suite, &ct, 1, NULL, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    r->elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+    failed = failed || !current.finished;
+    r->status = failed ? CULPRIT_STATUS_FAILURE : CULPRIT_STATUS_PASS;
+    if (!failed && current.samples)
+        error = fill_result(r, job, current.samples);
+    if (error < 0) {
+        r->status = CULPRIT_STATUS_ERROR;
+        culprit_history_set_string(&r->message, culprit_error_last());
+    }
+    culprit_samples_free(current.samples);
+    current.samples = NULL;
+    return failed || error < 0;
+}
+
+/* CMocka prints "[  ERROR   ] --- msg" and "[   LINE   ] --- file:line: error: Failure!"
+ * for a failed assertion; those lines are the message a developer needs. */
+static char *failure_message(const char *output)
+{
+    culprit_buf msg = CULPRIT_BUF_INIT;
+    const char *line = output;
+
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line) : strlen(line);
+        const char *marker = NULL;
+        if (len > 16 && (strncmp(line, "[  ERROR   ] ---", 16) == 0 ||
+                         strncmp(line, "[   LINE   ] ---", 16) == 0))
+            marker = line + 16;
+        else if (len > 7 && strncmp(line, "ERROR: ", 7) == 0)
+            marker = line + 7;
+        if (marker) {
+            while (*marker == ' ')
+                marker++;
+            if (msg.size)
+                culprit_buf_puts(&msg, " at ");
+            culprit_buf_put(&msg, marker, len - (size_t)(marker - line));
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!msg.size)
+        culprit_buf_puts(&msg, "the test failed (see its output)");
+    return culprit_buf_detach(&msg);
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Child side: measure, write the one-test result document, exit. */
+static void child_main(const culprit_runner_job *job, const char *result_path, int out_fd)
+{
+    culprit_run *run = NULL;
+    culprit_test_result *r;
+    int failed = 1;
+
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(out_fd, STDERR_FILENO);
+    close(out_fd);
+    if (culprit_run_new(&run) == 0 && culprit_run_add_test(&r, run) == 0 &&
+        culprit_history_set_string(&r->name, job->test->name) == 0 &&
+        culprit_history_set_string(&run->suite, job->suite) == 0) {
+        failed = run_here(r, job, 1);
+        if (culprit_history_write_file(run, result_path, 0) < 0) {
+            fprintf(stderr, "culprit: cannot hand the result back: %s\n", culprit_error_last());
+            failed = 3;
+        }
+    }
+    fflush(stdout);
+    fflush(stderr);
+    /* _exit: no atexit handlers or stdio flushes inherited from the parent. */
+    _exit(failed);
+}
+
+static int make_result_path(culprit_buf *path)
+{
+    const char *tmp = getenv("TMPDIR");
+    int fd, error;
+
+    if ((error = culprit_buf_printf(path, "%s/culprit-result-XXXXXX", tmp && *tmp ? tmp : "/tmp")) <
+        0)
+        return error;
+    if ((fd = mkstemp(path->ptr)) < 0)
+        return culprit_error_set_os("cannot create a temporary file in '%s'",
+                                    tmp && *tmp ? tmp : "/tmp");
+    close(fd);
+    return 0;
+}
+
+/* Reads the child's output until EOF or the deadline; 1 when the deadline passed. */
+static int collect_output(culprit_buf *output, int fd, double deadline)
+{
+    char chunk[4096];
+
+    for (;;) {
+        int wait_ms = -1;
+        struct pollfd p = {fd, POLLIN, 0};
+        if (deadline > 0) {
+            double left = deadline - now_s();
+            if (left <= 0)
+                return 1;
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        int n = poll(&p, 1, wait_ms);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n == 0)
+            continue; /* the deadline check above ends it */
+        ssize_t got = read(fd, chunk, sizeof(chunk));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return 0;
+        culprit_buf_put(output, chunk, (size_t)got);
+    }
+}
+
+static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
+{
+    culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
+    culprit_run *child_run = NULL;
+    int fds[2] = {-1, -1}, status = 0, timed_out, error;
+    double start = now_s();
+    pid_t pid;
+
+    if ((error = make_result_path(&path)) < 0)
+        goto cleanup;
+    if (pipe(fds) < 0) {
+        error = culprit_error_set_os("cannot create a pipe");
+        goto cleanup;
+    }
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) < 0) {
+        error = culprit_error_set_os("cannot fork");
+        goto cleanup;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        child_main(job, path.ptr, fds[1]);
+    }
+    close(fds[1]);
+    fds[1] = -1;
+    timed_out = collect_output(&output, fds[0], job->timeout_s > 0 ? start + job->timeout_s : 0);
+    if (timed_out)
+        kill(pid, SIGKILL);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (!timed_out && WIFEXITED(status) &&
+        culprit_history_read_file(&child_run, path.ptr, CULPRIT_HISTORY_LOAD_SAMPLES) == 0 &&
+        child_run->ntests == 1) {
+        /* Move the child's result into ours; the child run keeps nothing to free. */
+        char *name = r->name, *classname = r->classname;
+        free(child_run->tests[0].name);
+        free(child_run->tests[0].classname);
+        *r = child_run->tests[0];
+        r->name = name;
+        r->classname = classname;
+        memset(&child_run->tests[0], 0, sizeof(child_run->tests[0]));
+        child_run->ntests = 0;
+        if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
+            r->message = failure_message(culprit_buf_cstr(&output));
+    } else {
+        r->status = CULPRIT_STATUS_ERROR;
+        r->elapsed_s = now_s() - start;
+        culprit_buf msg = CULPRIT_BUF_INIT;
+        if (timed_out)
+            culprit_buf_printf(&msg, "timed out after %g s and was killed", job->timeout_s);
+        else if (WIFSIGNALED(status))
+            culprit_buf_printf(&msg, "crashed: killed by signal %d (%s)", WTERMSIG(status),
+                               strsignal(WTERMSIG(status)));
+        else
+            culprit_buf_printf(&msg, "exited with status %d without a result",
+                               WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        r->message = culprit_buf_detach(&msg);
+    }
+    if (output.size && (r->status != CULPRIT_STATUS_PASS || job->verbose))
+        r->output = culprit_buf_detach(&output);
+    error = 0;
+cleanup:
+    if (fds[0] >= 0)
+        close(fds[0]);
+    if (fds[1] >= 0)
+        close(fds[1]);
+    if (path.ptr)
+        unlink(path.ptr);
+    culprit_run_free(child_run);
+    culprit_buf_dispose(&path);
+    culprit_buf_dispose(&output);
+    return error;
+}
+
+int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *job)
+{
+    if (job->no_fork) {
+        run_here(r, job, 0);
+        if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
+            r->message = culprit_strdup("the test failed (see its output above)");
+        return 0;
+    }
+    return run_forked(r, job);
+}

@@ -1,0 +1,442 @@
+/*
+ * The group runner: what culprit_run_group() does inside a test binary. It parses
+ * the options, finds the commit and the project settings, runs each selected perf
+ * test (execute.c), assigns categories, prints one line per test and records the
+ * run in the history store; --junit and --json give CI the same results.
+ *
+ * Order of precedence for every setting: command line, then environment, then the
+ * project file (culprit.json), then the defaults, as ctest and git do.
+ */
+#include "runner.h"
+
+#include "culprit/detect.h"
+#include "culprit/history.h"
+#include "culprit/vcs.h"
+
+#include <fnmatch.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CULPRIT_VERSION_STRING "0.1.0"
+
+typedef struct {
+    culprit_runner_options opt;
+    const char *program;
+    FILE *text;    /* human-readable output: stdout, or stderr under --json */
+    char *workdir; /* root of the git working tree, NULL outside a repository */
+    culprit_project *project;
+    char *history_dir;
+    culprit_assignments *assignments;
+    char *assignments_path;
+    int assignments_changed;
+} runner;
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static void warn(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(runner *r, const char *fmt, ...)
+{
+    va_list ap;
+    (void)r;
+    fprintf(stderr, "culprit: warning: ");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* "312.4 us": three significant digits in the largest unit below the value. */
+static void format_ns(char *out, size_t size, double ns)
+{
+    if (!isfinite(ns))
+        snprintf(out, size, "-");
+    else if (ns < 1e3)
+        snprintf(out, size, "%.1f ns", ns);
+    else if (ns < 1e6)
+        snprintf(out, size, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(out, size, "%.2f ms", ns / 1e6);
+    else
+        snprintf(out, size, "%.3f s", ns / 1e9);
+}
+
+/* CPU model, core count, kernel and architecture: the machine part of the build and
+ * machine fingerprint; runs on different machines are not silently compared. */
+static char *machine_fingerprint(void)
+{
+    culprit_buf out = CULPRIT_BUF_INIT;
+    char line[512], model[256] = "unknown cpu";
+    struct utsname u;
+    FILE *f = fopen("/proc/cpuinfo", "r");
+
+    while (f && fgets(line, sizeof(line), f)) {
+        char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) == 0 && colon) {
+            snprintf(model, sizeof(model), "%s", colon + 2);
+            model[strcspn(model, "\n")] = '\0';
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    culprit_buf_printf(&out, "%s; %ld cpus", model, sysconf(_SC_NPROCESSORS_ONLN));
+    if (uname(&u) == 0)
+        culprit_buf_printf(&out, "; %s %s %s", u.sysname, u.release, u.machine);
+    return culprit_buf_detach(&out);
+}
+
+static int fill_context(runner *r, culprit_run *run, const char *suite,
+                        const culprit_build_info *build)
+{
+    char host[256] = "unknown", stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    const char *env_commit = getenv("CULPRIT_COMMIT"), *env_branch = getenv("CULPRIT_BRANCH");
+    culprit_vcs_head head;
+    int error, have_head;
+
+    gethostname(host, sizeof(host) - 1);
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    have_head = culprit_vcs_head_describe(&head, ".") == 0;
+    if (!have_head && !r->opt.commit && !(env_commit && *env_commit))
+        warn(r, "not in a git repository (%s); the commit is recorded as unknown",
+             culprit_error_last());
+    if ((error = culprit_history_set_string(&run->suite, suite)) < 0 ||
+        (error = culprit_history_set_string(&run->timestamp, stamp)) < 0 ||
+        (error = culprit_history_set_string(&run->host, host)) < 0 ||
+        (error = culprit_history_set_string(&run->compiler, build ? build->compiler : NULL)) < 0 ||
+        (error = culprit_history_set_string(&run->flags, build ? build->flags : NULL)) < 0)
+        goto cleanup;
+    run->machine = machine_fingerprint();
+    if (r->opt.commit || (env_commit && *env_commit)) {
+        /* CI checkouts: the given commit wins, and a clean tree is assumed. */
+        error =
+            culprit_history_set_string(&run->commit, r->opt.commit ? r->opt.commit : env_commit);
+        run->dirty = 0;
+    } else {
+        error = culprit_history_set_string(&run->commit, have_head ? head.sha : "unknown");
+        run->dirty = have_head && head.dirty;
+    }
+    if (error < 0)
+        goto cleanup;
+    if (r->opt.branch || (env_branch && *env_branch))
+        error =
+            culprit_history_set_string(&run->branch, r->opt.branch ? r->opt.branch : env_branch);
+    else if (have_head && head.branch)
+        error = culprit_history_set_string(&run->branch, head.branch);
+    if (error < 0)
+        goto cleanup;
+    if (have_head && head.workdir)
+        r->workdir = culprit_strdup(head.workdir);
+cleanup:
+    if (have_head)
+        culprit_vcs_head_dispose(&head);
+    return error;
+}
+
+/* Project file: --project, else culprit.json at the repository root (or here). */
+static int load_project(runner *r)
+{
+    char *path = NULL;
+    int error;
+
+    if (r->opt.project)
+        return culprit_project_load(&r->project, r->opt.project);
+    path = culprit_fs_join(r->workdir ? r->workdir : ".", "culprit.json");
+    if (!path)
+        return CULPRIT_ERROR;
+    error = culprit_project_load(&r->project, path);
+    free(path);
+    if (error == CULPRIT_ENOTFOUND)
+        error = culprit_project_default(&r->project);
+    return error;
+}
+
+static int resolve_history_dir(runner *r)
+{
+    const char *env = getenv("CULPRIT_HISTORY_DIR");
+
+    if (r->opt.history_dir)
+        r->history_dir = culprit_strdup(r->opt.history_dir);
+    else if (env && *env)
+        r->history_dir = culprit_strdup(env);
+    else if (culprit_project_history_dir(r->project))
+        r->history_dir = culprit_strdup(culprit_project_history_dir(r->project));
+    else
+        r->history_dir = culprit_fs_join(r->workdir ? r->workdir : ".", ".culprit/history");
+    return r->history_dir ? 0 : CULPRIT_ERROR;
+}
+
+/*
+ * The category of a measured test, by precedence: declared in the test, named in the
+ * project file, assigned by an earlier run, or assigned now from this measurement
+ * (Heger et al. 2013 section 3), persisted and warned about when not the fastest.
+ */
+static int assign_category(runner *r, culprit_test_result *t, const culprit_perf_test *decl)
+{
+    const culprit_categories *cats = culprit_project_categories(r->project);
+    const culprit_category *c = NULL;
+    const char *source = NULL;
+    char key[512];
+    int error;
+
+    snprintf(key, sizeof(key), "%s.%s", t->classname, t->name);
+    if (decl->category) {
+        c = culprit_categories_find(cats, decl->category);
+        source = "explicit";
+        if (!c)
+            return culprit_error_set(CULPRIT_EINVALID,
+                                     "test %s: unknown category '%s' (define it in culprit.json)",
+                                     key, decl->category);
+    } else if (culprit_project_test_category(r->project, key)) {
+        c = culprit_categories_find(cats, culprit_project_test_category(r->project, key));
+        source = "project";
+    } else if (r->assignments && culprit_assignments_get(r->assignments, key) &&
+               (c = culprit_categories_find(cats, culprit_assignments_get(r->assignments, key)))) {
+        source = "assigned";
+    } else if (t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
+               strstr(t->metric, "_ns")) {
+        c = culprit_categories_classify(cats, t->summary.mean);
+        source = "auto";
+        if (r->assignments) {
+            if ((error = culprit_assignments_set(r->assignments, key, c->name)) < 0)
+                return error;
+            r->assignments_changed = 1;
+        }
+        if (!culprit_categories_is_fastest(cats, c))
+            warn(r,
+                 "%s was assigned category '%s', not the fastest ('%s'); if that is intended, "
+                 "nothing to do, otherwise make the test lighter or set its category",
+                 key, c->name, cats->items[0].name);
+    }
+    if (!c)
+        return 0;
+    t->category_low_ns = c->low_ns;
+    t->category_high_ns = c->high_ns;
+    if ((error = culprit_history_set_string(&t->category, c->name)) < 0 ||
+        (error = culprit_history_set_string(&t->category_source, source)) < 0)
+        return error;
+    return 0;
+}
+
+static void print_result(runner *r, const culprit_test_result *t)
+{
+    char mean[32];
+
+    if (t->status == CULPRIT_STATUS_PASS) {
+        if (r->opt.quiet)
+            return;
+        double rel = t->summary.mean > 0
+                         ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
+                         : NAN;
+        format_ns(mean, sizeof(mean), t->summary.mean);
+        fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s)\n", t->name,
+                t->category ? t->category : "-", mean, rel, t->summary.n, t->batch,
+                t->stop ? t->stop : "-");
+    } else {
+        fprintf(r->text, "[ %s ] %-28s %s\n",
+                t->status == CULPRIT_STATUS_FAILURE ? "FAILED" : "ERROR ", t->name,
+                t->message ? t->message : "");
+        if (t->output && (t->status != CULPRIT_STATUS_PASS || r->opt.verbose))
+            fprintf(r->text, "%s%s", t->output,
+                    t->output[strlen(t->output) - 1] == '\n' ? "" : "\n");
+    }
+    fflush(r->text);
+}
+
+static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
+                    const culprit_perf_test *t)
+{
+    memset(job, 0, sizeof(*job));
+    job->suite = suite;
+    job->test = t;
+    job->no_fork = r->opt.no_fork;
+    job->verbose = r->opt.verbose;
+    culprit_measure_options_init(&job->measure, CULPRIT_MEASURE_OPTIONS_VERSION);
+    if (t->repetitions)
+        job->measure.repetitions = t->repetitions;
+    if (t->warmup)
+        job->measure.warmup = t->warmup;
+    if (t->min_repetitions)
+        job->measure.min_repetitions = t->min_repetitions;
+    if (t->max_repetitions)
+        job->measure.max_repetitions = t->max_repetitions;
+    if (t->budget_s > 0)
+        job->measure.budget_s = t->budget_s;
+    if (t->target_ci > 0)
+        job->measure.target_ci = t->target_ci;
+    if (t->batch)
+        job->measure.batch = t->batch;
+    job->timeout_s = t->timeout_s;
+    /* The command line overrides the declarations. */
+    if (r->opt.repetitions)
+        job->measure.repetitions = r->opt.repetitions;
+    if (r->opt.warmup_set)
+        job->measure.warmup = r->opt.warmup;
+    if (r->opt.budget_s > 0)
+        job->measure.budget_s = r->opt.budget_s;
+    if (r->opt.timeout_s > 0)
+        job->timeout_s = r->opt.timeout_s;
+}
+
+static int selected(const runner *r, const culprit_perf_test *t)
+{
+    return !r->opt.filter || fnmatch(r->opt.filter, t->name, 0) == 0;
+}
+
+static void runner_dispose(runner *r)
+{
+    free(r->workdir);
+    culprit_project_free(r->project);
+    free(r->history_dir);
+    culprit_assignments_free(r->assignments);
+    free(r->assignments_path);
+}
+
+int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, size_t ntests,
+                           int argc, char **argv, const culprit_build_info *build)
+{
+    runner r;
+    culprit_run *run = NULL;
+    culprit_history *store = NULL;
+    char *history_file = NULL;
+    const char *suite;
+    size_t i, nselected = 0, nfailed = 0, nerrors = 0;
+    int exit_code = RUNNER_EXIT_OK, error;
+
+    memset(&r, 0, sizeof(r));
+    r.program = argc > 0 && argv[0] ? base_name(argv[0]) : "culprit-tests";
+    r.text = stdout;
+    suite = group ? group : r.program;
+    if (culprit_runner__parse_options(&r.opt, argc, argv) < 0) {
+        fprintf(stderr, "%s: %s\n", r.program, culprit_error_last());
+        return RUNNER_EXIT_USAGE;
+    }
+    if (r.opt.help) {
+        culprit_runner__usage(stdout, r.program);
+        return RUNNER_EXIT_OK;
+    }
+    if (r.opt.version) {
+        printf("culprit %s\n", CULPRIT_VERSION_STRING);
+        return RUNNER_EXIT_OK;
+    }
+    for (i = 0; i < ntests; i++) {
+        if (!tests[i].name || !tests[i].test_func) {
+            fprintf(stderr, "%s: test #%zu has no name or function\n", r.program, i);
+            return RUNNER_EXIT_USAGE;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(tests[i].name, tests[j].name) == 0) {
+                fprintf(stderr, "%s: test name '%s' is declared twice\n", r.program, tests[i].name);
+                return RUNNER_EXIT_USAGE;
+            }
+        nselected += selected(&r, &tests[i]);
+    }
+    if (r.opt.list) {
+        for (i = 0; i < ntests; i++)
+            if (selected(&r, &tests[i]))
+                printf("%s\n", tests[i].name);
+        return RUNNER_EXIT_OK;
+    }
+    if (r.opt.json)
+        r.text = stderr;
+    if (nselected == 0) {
+        fprintf(stderr, "%s: no test matches --filter '%s' (see --list)\n", r.program,
+                r.opt.filter ? r.opt.filter : "");
+        return RUNNER_EXIT_USAGE;
+    }
+
+    if ((error = culprit_run_new(&run)) < 0 || (error = fill_context(&r, run, suite, build)) < 0)
+        goto fatal;
+    if ((error = load_project(&r)) < 0 || (error = resolve_history_dir(&r)) < 0)
+        goto fatal;
+    if (!r.opt.no_history) {
+        r.assignments_path = culprit_fs_join(r.history_dir, "categories.json");
+        if (r.assignments_path &&
+            culprit_assignments_load(&r.assignments, r.assignments_path) < 0) {
+            warn(&r, "%s; automatic categories are not persisted this run", culprit_error_last());
+            r.assignments = NULL;
+        }
+    }
+
+    if (!r.opt.quiet)
+        fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", suite, nselected,
+                nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
+                run->branch ? " on " : "", run->branch ? run->branch : "");
+    for (i = 0; i < ntests; i++) {
+        culprit_runner_job job;
+        culprit_test_result *t;
+
+        if (!selected(&r, &tests[i]))
+            continue;
+        if ((error = culprit_run_add_test(&t, run)) < 0 ||
+            (error = culprit_history_set_string(&t->name, tests[i].name)) < 0 ||
+            (error = culprit_history_set_string(&t->classname, suite)) < 0)
+            goto fatal;
+        job_for(&job, &r, suite, &tests[i]);
+        if ((error = culprit_runner__run_job(t, &job)) < 0)
+            goto fatal;
+        if ((error = assign_category(&r, t, &tests[i])) < 0) {
+            t->status = CULPRIT_STATUS_ERROR;
+            culprit_history_set_string(&t->message, culprit_error_last());
+        }
+        culprit_history_set_string(&t->verdict, culprit_status_name(t->status));
+        nfailed += t->status == CULPRIT_STATUS_FAILURE;
+        nerrors += t->status == CULPRIT_STATUS_ERROR;
+        print_result(&r, t);
+    }
+    if (nfailed || nerrors)
+        exit_code = RUNNER_EXIT_FAILED;
+
+    /* Record. Results are already printed: an I/O error below loses nothing shown. */
+    if (!r.opt.no_history) {
+        if (culprit_history_open(&store, r.history_dir, 1) < 0 ||
+            culprit_history_store(store, run, &history_file) < 0) {
+            fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r.program,
+                    r.history_dir, culprit_error_last());
+            exit_code = RUNNER_EXIT_USAGE;
+        } else if (r.assignments_changed &&
+                   culprit_assignments_save(r.assignments, r.assignments_path) < 0) {
+            fprintf(stderr, "%s: error: %s\n", r.program, culprit_error_last());
+            exit_code = RUNNER_EXIT_USAGE;
+        }
+    }
+    if (r.opt.junit && culprit_history_write_file(run, r.opt.junit, 0) < 0) {
+        fprintf(stderr, "%s: error: --junit: %s\n", r.program, culprit_error_last());
+        exit_code = RUNNER_EXIT_USAGE;
+    }
+    if (r.opt.json) {
+        char *json = culprit_runner__run_json(run, history_file);
+        if (json) {
+            printf("%s\n", json);
+            free(json);
+        } else {
+            fprintf(stderr, "%s: error: cannot produce JSON\n", r.program);
+            exit_code = RUNNER_EXIT_USAGE;
+        }
+    }
+    if (!r.opt.quiet || nfailed || nerrors)
+        fprintf(r.text, "[========] %zu passed, %zu failed, %zu errors%s%s\n",
+                nselected - nfailed - nerrors, nfailed, nerrors, history_file ? "; history: " : "",
+                history_file ? history_file : "");
+    goto cleanup;
+
+fatal:
+    fprintf(stderr, "%s: error: %s\n", r.program, culprit_error_last());
+    exit_code = RUNNER_EXIT_USAGE;
+cleanup:
+    free(history_file);
+    culprit_history_free(store);
+    culprit_run_free(run);
+    runner_dispose(&r);
+    return exit_code;
+}

@@ -1,0 +1,59 @@
+/*
+ * Internals of the runner shared by its files: the parsed options and the
+ * execution of one perf test (in a child process or in-process).
+ */
+#ifndef CULPRIT_RUNNER_INTERNAL_H
+#define CULPRIT_RUNNER_INTERNAL_H
+
+#include "culprit/culprit.h"
+#include "culprit/history.h"
+
+#include <stdio.h>
+
+/** Exit codes of a test binary (docs/runner.md). */
+enum { RUNNER_EXIT_OK = 0, RUNNER_EXIT_FAILED = 1, RUNNER_EXIT_USAGE = 2 };
+
+typedef struct {
+    int help, version, list, json, no_fork, no_history, verbose, quiet;
+    const char *filter;
+    unsigned int repetitions; /* 0: as declared */
+    unsigned int warmup;      /* 0: as declared */
+    int warmup_set;
+    double budget_s;  /* 0: as declared */
+    double timeout_s; /* 0: as declared */
+    const char *history_dir;
+    const char *junit;
+    const char *commit;
+    const char *branch;
+    const char *project;
+} culprit_runner_options;
+
+/**
+ * Parses argv. Returns 0, or CULPRIT_EINVALID with a message naming the option and
+ * what is wrong.
+ */
+int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv);
+void culprit_runner__usage(FILE *out, const char *program);
+
+/** Everything one test needs to run. */
+typedef struct {
+    const char *suite;
+    const culprit_perf_test *test;
+    culprit_measure_options measure;
+    double timeout_s;
+    int no_fork;
+    int verbose;
+} culprit_runner_job;
+
+/**
+ * Runs one perf test and fills `result` (a zeroed entry of the run): status, message,
+ * captured output, the series and the summary of the metric. Never fails for a test
+ * that fails or crashes (that is the result's status); negative only for culprit's
+ * own errors (cannot fork, bad metric name, ...).
+ */
+int culprit_runner__run_job(culprit_test_result *result, const culprit_runner_job *job);
+
+/** Builds the JSON document of --json (jansson). Returns a malloc'd string. */
+char *culprit_runner__run_json(const culprit_run *run, const char *history_file);
+
+#endif

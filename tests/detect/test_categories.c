@@ -1,0 +1,183 @@
+/* Tests of categories, the project file and persisted assignments (framework/detect). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "culprit/core.h"
+#include "culprit/detect.h"
+
+static char dir[] = "/tmp/culprit-detect-XXXXXX";
+
+static char *write_tmp(const char *name, const char *text)
+{
+    char *path = culprit_fs_join(dir, name);
+    assert_int_equal(culprit_fs_write_atomic(path, text, strlen(text), 0), 0);
+    return path;
+}
+
+static void defaults_are_contiguous_fast_medium_slow(void **state)
+{
+    culprit_categories *c;
+    (void)state;
+    assert_int_equal(culprit_categories_default(&c), 0);
+    assert_int_equal(c->n, 3);
+    assert_string_equal(culprit_categories_classify(c, 0)->name, "fast");
+    assert_string_equal(culprit_categories_classify(c, 999999)->name, "fast");
+    /* the boundary belongs to the slower category: fast < 1 ms <= medium */
+    assert_string_equal(culprit_categories_classify(c, 1e6)->name, "medium");
+    assert_string_equal(culprit_categories_classify(c, 1e8)->name, "slow");
+    assert_string_equal(culprit_categories_classify(c, 1e15)->name, "slow");
+    assert_true(isinf(culprit_categories_find(c, "slow")->high_ns));
+    assert_true(culprit_categories_find(c, "medium")->low_ns == 1e6);
+    assert_true(culprit_categories_is_fastest(c, culprit_categories_find(c, "fast")));
+    assert_false(culprit_categories_is_fastest(c, culprit_categories_find(c, "slow")));
+    assert_null(culprit_categories_find(c, "warp"));
+    culprit_categories_free(c);
+}
+
+static void durations_parse_with_units(void **state)
+{
+    double ns;
+    (void)state;
+    assert_int_equal(culprit_parse_duration_ns(&ns, "250us"), 0);
+    assert_true(ns == 250e3);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "1.5 ms"), 0);
+    assert_true(ns == 1.5e6);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "2s"), 0);
+    assert_true(ns == 2e9);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "42"), 0);
+    assert_true(ns == 42);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "3 weeks"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "weeks"));
+    assert_int_equal(culprit_parse_duration_ns(&ns, "-1ms"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "ms"), CULPRIT_EINVALID);
+}
+
+static void project_file_overrides_categories_and_tests(void **state)
+{
+    culprit_project *p;
+    char *path =
+        write_tmp("culprit.json", "{\"categories\": [{\"name\": \"a\", \"below\": \"10us\"},"
+                                  " {\"name\": \"b\", \"below\": 5000000}, {\"name\": \"c\"}],"
+                                  " \"tests\": {\"s.t\": {\"category\": \"b\"}},"
+                                  " \"history\": \"perf/history\"}");
+    (void)state;
+    assert_int_equal(culprit_project_load(&p, path), 0);
+    const culprit_categories *c = culprit_project_categories(p);
+    assert_int_equal(c->n, 3);
+    assert_string_equal(culprit_categories_classify(c, 20e3)->name, "b");
+    assert_true(culprit_categories_find(c, "b")->high_ns == 5e6);
+    assert_string_equal(culprit_project_test_category(p, "s.t"), "b");
+    assert_null(culprit_project_test_category(p, "s.u"));
+    /* relative to the project file's directory */
+    char *expect = culprit_fs_join(dir, "perf/history");
+    assert_string_equal(culprit_project_history_dir(p), expect);
+    free(expect);
+    culprit_project_free(p);
+    free(path);
+}
+
+static void bad_project_files_name_file_and_key(void **state)
+{
+    static const struct {
+        const char *text, *expect;
+    } cases[] = {
+        {"{", "not valid JSON"},
+        {"[]", "JSON object"},
+        {"{\"categorys\": []}", "unknown key \"categorys\""},
+        {"{\"categories\": []}", "non-empty array"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": \"b\", \"below\": "
+         "\"1us\"}, {\"name\": \"c\"}]}",
+         "ordered fastest first"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": \"b\", \"below\": "
+         "\"1s\"}]}",
+         "must have no \"below\""},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"soon\"}, {\"name\": \"b\"}]}",
+         "needs \"below\""},
+        {"{\"tests\": {\"s.t\": {\"category\": \"nope\"}}}", "tests.\"s.t\".category"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": \"a\"}]}",
+         "defined twice"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        culprit_project *p = NULL;
+        char *path = write_tmp("bad.json", cases[i].text);
+        assert_int_equal(culprit_project_load(&p, path), CULPRIT_EINVALID);
+        assert_null(p);
+        if (!strstr(culprit_error_last(), cases[i].expect) ||
+            !strstr(culprit_error_last(), "bad.json"))
+            fail_msg("case %zu: '%s' lacks '%s'", i, culprit_error_last(), cases[i].expect);
+        free(path);
+    }
+    culprit_project *p = NULL;
+    assert_int_equal(culprit_project_load(&p, "/nonexistent/culprit.json"), CULPRIT_ENOTFOUND);
+}
+
+static void assignments_persist_and_merge_concurrent_writers(void **state)
+{
+    culprit_assignments *a, *b, *c;
+    char *path = culprit_fs_join(dir, "categories.json");
+    (void)state;
+    unlink(path);
+    assert_int_equal(culprit_assignments_load(&a, path), 0); /* missing: empty */
+    assert_int_equal(culprit_assignments_count(a), 0);
+    assert_int_equal(culprit_assignments_load(&b, path), 0);
+    assert_int_equal(culprit_assignments_set(a, "s.x", "fast"), 0);
+    assert_int_equal(culprit_assignments_save(a, path), 0);
+    /* b loaded before a saved; its save keeps a's entry */
+    assert_int_equal(culprit_assignments_set(b, "s.y", "slow"), 0);
+    assert_int_equal(culprit_assignments_save(b, path), 0);
+    assert_int_equal(culprit_assignments_load(&c, path), 0);
+    assert_string_equal(culprit_assignments_get(c, "s.x"), "fast");
+    assert_string_equal(culprit_assignments_get(c, "s.y"), "slow");
+    assert_int_equal(culprit_assignments_count(c), 2);
+    /* an unset entry is not resurrected by the merge */
+    assert_int_equal(culprit_assignments_unset(c, "s.x"), 0);
+    assert_int_equal(culprit_assignments_save(c, path), 0);
+    culprit_assignments_free(c);
+    assert_int_equal(culprit_assignments_load(&c, path), 0);
+    assert_null(culprit_assignments_get(c, "s.x"));
+    culprit_assignments_free(a);
+    culprit_assignments_free(b);
+    culprit_assignments_free(c);
+
+    /* a corrupt file is refused, not overwritten */
+    assert_int_equal(culprit_fs_write_atomic(path, "{\"version\": 9}", 14, 0), 0);
+    assert_int_equal(culprit_assignments_load(&a, path), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "categories.json"));
+    free(path);
+}
+
+static int make_dir(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+    char cmd[128];
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_are_contiguous_fast_medium_slow),
+        cmocka_unit_test(durations_parse_with_units),
+        cmocka_unit_test(project_file_overrides_categories_and_tests),
+        cmocka_unit_test(bad_project_files_name_file_and_key),
+        cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

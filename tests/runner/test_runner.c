@@ -1,0 +1,373 @@
+/*
+ * End-to-end tests of the runner: sample_tests.c is run as ctest and CI run a test
+ * binary, and its exit code, output, JSON, JUnit file and history are checked.
+ * Timing is never asserted; only counts, statuses and files.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "culprit/core.h"
+#include "culprit/history.h"
+
+#define SCHEMA CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
+
+typedef struct {
+    char dir[64];
+    culprit_buf out, err;
+} workspace;
+
+static int setup(void **state)
+{
+    workspace *w = calloc(1, sizeof(*w));
+    strcpy(w->dir, "/tmp/culprit-runner-XXXXXX");
+    if (!mkdtemp(w->dir))
+        return -1;
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    workspace *w = *state;
+    char cmd[128];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
+    if (system(cmd) != 0)
+        return -1;
+    culprit_buf_dispose(&w->out);
+    culprit_buf_dispose(&w->err);
+    free(w);
+    return 0;
+}
+
+/* Runs `env SAMPLE_BIN args` in `cwd` (NULL: the workspace); returns its exit code. */
+static int run_sample(workspace *w, const char *cwd, const char *env, const char *args)
+{
+    culprit_buf cmd = CULPRIT_BUF_INIT;
+    char out_path[128], err_path[128];
+    int status;
+
+    snprintf(out_path, sizeof(out_path), "%s/.out", w->dir);
+    snprintf(err_path, sizeof(err_path), "%s/.err", w->dir);
+    culprit_buf_printf(&cmd, "cd '%s' && env %s '%s' %s >'%s' 2>'%s'", cwd ? cwd : w->dir,
+                       env ? env : "", SAMPLE_BIN, args, out_path, err_path);
+    status = system(cmd.ptr);
+    culprit_buf_dispose(&cmd);
+    culprit_buf_clear(&w->out);
+    culprit_buf_clear(&w->err);
+    culprit_fs_read_file(&w->out, out_path);
+    culprit_fs_read_file(&w->err, err_path);
+    unlink(out_path);
+    unlink(err_path);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int count_files(const char *dir, const char *suffix)
+{
+    char cmd[256];
+    FILE *p;
+    int n = -1;
+
+    snprintf(cmd, sizeof(cmd), "ls '%s' 2>/dev/null | grep -c '%s$'", dir, suffix);
+    if ((p = popen(cmd, "r"))) {
+        if (fscanf(p, "%d", &n) != 1)
+            n = -1;
+        pclose(p);
+    }
+    return n;
+}
+
+static char *first_file(const char *dir, const char *suffix)
+{
+    char cmd[256], line[512];
+    FILE *p;
+
+    snprintf(cmd, sizeof(cmd), "ls '%s'/*%s 2>/dev/null | head -1", dir, suffix);
+    if (!(p = popen(cmd, "r")))
+        return NULL;
+    if (!fgets(line, sizeof(line), p))
+        line[0] = '\0';
+    pclose(p);
+    line[strcspn(line, "\n")] = '\0';
+    return line[0] ? strdup(line) : NULL;
+}
+
+static int schema_valid(const char *file)
+{
+    char cmd[512];
+    if (access(SCHEMA, R_OK) != 0) {
+        print_message("schema %s missing: validation skipped\n", SCHEMA);
+        return 1;
+    }
+    snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s' '%s' 2>/dev/null", SCHEMA, file);
+    return system(cmd) == 0;
+}
+
+static json_t *test_in(json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *t;
+    json_array_foreach(json_object_get(doc, "tests"), i, t)
+    {
+        if (strcmp(json_string_value(json_object_get(t, "name")), name) == 0)
+            return t;
+    }
+    return NULL;
+}
+
+static void list_prints_names_in_declaration_order(void **state)
+{
+    workspace *w = *state;
+    assert_int_equal(run_sample(w, NULL, NULL, "--list"), 0);
+    assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\nfails_third_time\ncrashes\n"
+                                    "hangs\nsorts_fresh_input\n");
+    assert_int_equal(run_sample(w, NULL, NULL, "--list --filter 'busy_*'"), 0);
+    assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\n");
+}
+
+static void usage_errors_exit_2_naming_the_input(void **state)
+{
+    workspace *w = *state;
+    assert_int_equal(run_sample(w, NULL, NULL, "--bogus"), 2);
+    assert_non_null(strstr(w->err.ptr, "--bogus"));
+    assert_int_equal(run_sample(w, NULL, NULL, "--repetitions many"), 2);
+    assert_non_null(strstr(w->err.ptr, "'many'"));
+    assert_int_equal(run_sample(w, NULL, NULL, "--filter nothing_like_this --no-history"), 2);
+    assert_non_null(strstr(w->err.ptr, "nothing_like_this"));
+    assert_int_equal(run_sample(w, NULL, NULL, "--help"), 0);
+    assert_non_null(strstr(w->out.ptr, "--filter GLOB"));
+}
+
+static void passing_run_writes_valid_history_junit_and_json(void **state)
+{
+    workspace *w = *state;
+    char hist[128], junit[128], args[512];
+    culprit_run *run = NULL;
+    json_error_t jerr;
+    json_t *doc, *t;
+    char *file;
+
+    snprintf(hist, sizeof(hist), "%s/hist", w->dir);
+    snprintf(junit, sizeof(junit), "%s/junit.xml", w->dir);
+    snprintf(args, sizeof(args), "--filter 'busy_*' --history '%s' --junit '%s' --json", hist,
+             junit);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    assert_non_null(doc);
+    assert_string_equal(json_string_value(json_object_get(doc, "suite")), "sample");
+    t = test_in(doc, "busy_fast");
+    assert_non_null(t);
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    assert_int_equal(json_integer_value(json_object_get(t, "n")), 30);
+    assert_string_equal(json_string_value(json_object_get(t, "category_source")), "auto");
+    assert_true(json_real_value(json_object_get(t, "mean_ns")) > 0);
+    t = test_in(doc, "busy_declared_slow");
+    assert_string_equal(json_string_value(json_object_get(t, "category")), "slow");
+    assert_string_equal(json_string_value(json_object_get(t, "category_source")), "explicit");
+    json_decref(doc);
+
+    /* One history file, schema-valid, readable with every raw sample. */
+    assert_int_equal(count_files(hist, ".xml"), 1);
+    file = first_file(hist, ".xml");
+    assert_non_null(file);
+    assert_true(schema_valid(file));
+    assert_true(schema_valid(junit));
+    assert_int_equal(culprit_history_read_file(&run, file, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
+    assert_int_equal(run->ntests, 2);
+    const culprit_test_result *r = culprit_run_find_test(run, "busy_fast");
+    assert_non_null(r);
+    const culprit_series *wall = culprit_test_result_series(r, "wall_ns");
+    assert_non_null(wall);
+    assert_int_equal(wall->n, 30);
+    assert_non_null(culprit_test_result_series(r, "minflt"));
+    culprit_run_free(run);
+    free(file);
+
+    /* The automatic category was persisted; the next run is judged against it. */
+    snprintf(args, sizeof(args), "%s/categories.json", hist);
+    assert_int_equal(access(args, R_OK), 0);
+    snprintf(args, sizeof(args), "--filter busy_fast --history '%s' --json", hist);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    t = test_in(doc, "busy_fast");
+    assert_string_equal(json_string_value(json_object_get(t, "category_source")), "assigned");
+    json_decref(doc);
+    assert_int_equal(count_files(hist, ".xml"), 2); /* a new file; the first one untouched */
+}
+
+static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
+{
+    workspace *w = *state;
+    char hist[128], args[512];
+    culprit_history *h = NULL;
+    culprit_history_runs runs = {0};
+    json_error_t jerr;
+    json_t *doc, *t;
+
+    snprintf(hist, sizeof(hist), "%s/hist2", w->dir);
+    snprintf(args, sizeof(args), "--history '%s' --json", hist);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 1);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    assert_non_null(doc);
+    t = test_in(doc, "fails_third_time");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "failure");
+    assert_non_null(strstr(json_string_value(json_object_get(t, "message")), "sample_tests.c"));
+    t = test_in(doc, "crashes");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "error");
+    assert_non_null(strstr(json_string_value(json_object_get(t, "message")), "signal"));
+    t = test_in(doc, "hangs");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "error");
+    assert_non_null(strstr(json_string_value(json_object_get(t, "message")), "timed out"));
+    /* setup counts matched inside the child, or its teardown would have failed it */
+    t = test_in(doc, "sorts_fresh_input");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    assert_int_equal(json_integer_value(json_object_get(t, "batch")), 1);
+    t = test_in(doc, "busy_fast");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    json_decref(doc);
+
+    assert_int_equal(culprit_history_open(&h, hist, 0), 0);
+    assert_int_equal(culprit_history_load(&runs, h, NULL, NULL, NULL), 0);
+    assert_int_equal(runs.nruns, 1);
+    assert_int_equal(runs.runs[0]->ntests, 6);
+    assert_int_equal(culprit_run_find_test(runs.runs[0], "crashes")->status, CULPRIT_STATUS_ERROR);
+    assert_int_equal(culprit_run_find_test(runs.runs[0], "busy_fast")->status, CULPRIT_STATUS_PASS);
+    char *file = first_file(hist, ".xml");
+    assert_true(schema_valid(file));
+    free(file);
+    culprit_history_runs_dispose(&runs);
+    culprit_history_free(h);
+}
+
+static void unwritable_history_still_prints_results_and_exits_nonzero(void **state)
+{
+    workspace *w = *state;
+    char args[512], blocker[128];
+
+    snprintf(blocker, sizeof(blocker), "%s/a-file", w->dir);
+    assert_int_equal(culprit_fs_write_atomic(blocker, "x", 1, 0), 0);
+    snprintf(args, sizeof(args), "--filter busy_fast --history '%s/sub'", blocker);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 2);
+    assert_non_null(strstr(w->out.ptr, "busy_fast"));
+    assert_non_null(strstr(w->err.ptr, "a-file/sub"));
+}
+
+static void records_commit_of_the_git_repository(void **state)
+{
+    workspace *w = *state;
+    char cmd[1024], sha[64] = "", args[256];
+    culprit_run *run = NULL;
+    FILE *p;
+    char *file;
+
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && git init -q repo && cd repo && echo a > a.txt && git add a.txt && "
+             "git -c user.name=t -c user.email=t@e commit -qm first && git rev-parse HEAD",
+             w->dir);
+    assert_non_null(p = popen(cmd, "r"));
+    assert_non_null(fgets(sha, sizeof(sha), p));
+    pclose(p);
+    sha[strcspn(sha, "\n")] = '\0';
+    snprintf(cmd, sizeof(cmd), "%s/repo", w->dir);
+    /* default history location: .culprit/history at the repository root */
+    assert_int_equal(run_sample(w, cmd, NULL, "--filter busy_fast --repetitions 3"), 0);
+    snprintf(args, sizeof(args), "%s/repo/.culprit/history", w->dir);
+    file = first_file(args, ".xml");
+    assert_non_null(file);
+    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
+    assert_string_equal(run->commit, sha);
+    assert_false(run->dirty);
+    /* a second run: its own untracked .culprit/ does not make the tree dirty */
+    assert_int_equal(run_sample(w, cmd, NULL, "--filter busy_fast --repetitions 3"), 0);
+    assert_null(strstr(w->out.ptr, "(dirty)"));
+    /* a modified tracked file does */
+    snprintf(args, sizeof(args), "echo b >> '%s/a.txt'", cmd);
+    assert_int_equal(system(args), 0);
+    assert_int_equal(run_sample(w, cmd, NULL, "--filter busy_fast --repetitions 3"), 0);
+    assert_non_null(strstr(w->out.ptr, "(dirty)"));
+    culprit_run_free(run);
+    free(file);
+}
+
+static void outside_git_records_unknown_commit_with_warning(void **state)
+{
+    workspace *w = *state;
+    char args[256];
+    culprit_run *run = NULL;
+    char *file;
+
+    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --history '%s/h3'", w->dir);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    assert_non_null(strstr(w->err.ptr, "not in a git repository"));
+    snprintf(args, sizeof(args), "%s/h3", w->dir);
+    file = first_file(args, ".xml");
+    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
+    assert_string_equal(run->commit, "unknown");
+    culprit_run_free(run);
+    free(file);
+
+    /* CI override */
+    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --history '%s/h4'", w->dir);
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_COMMIT=0123456789abcdef", args), 0);
+    assert_null(strstr(w->err.ptr, "not in a git repository"));
+    snprintf(args, sizeof(args), "%s/h4", w->dir);
+    file = first_file(args, ".xml");
+    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
+    assert_string_equal(run->commit, "0123456789abcdef");
+    culprit_run_free(run);
+    free(file);
+}
+
+static void project_file_categories_and_warning(void **state)
+{
+    workspace *w = *state;
+    char path[128], args[512];
+    const char *project = "{\"categories\": [{\"name\": \"instant\", \"below\": \"1ns\"},"
+                          " {\"name\": \"sluggish\"}]}";
+    json_error_t jerr;
+    json_t *doc;
+
+    snprintf(path, sizeof(path), "%s/culprit.json", w->dir);
+    assert_int_equal(culprit_fs_write_atomic(path, project, strlen(project), 0), 0);
+    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --no-history --json");
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    assert_string_equal(json_string_value(json_object_get(test_in(doc, "busy_fast"), "category")),
+                        "sluggish");
+    json_decref(doc);
+    assert_non_null(strstr(w->err.ptr, "not the fastest"));
+
+    /* A broken project file is refused, naming the file. */
+    assert_int_equal(culprit_fs_write_atomic(path, "{\"categories\": 3}", 17, 0), 0);
+    assert_int_equal(run_sample(w, NULL, NULL, "--filter busy_fast --no-history"), 2);
+    assert_non_null(strstr(w->err.ptr, "culprit.json"));
+    unlink(path);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(list_prints_names_in_declaration_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(usage_errors_exit_2_naming_the_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(passing_run_writes_valid_history_junit_and_json, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(failure_crash_and_hang_are_reported_and_others_kept, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(unwritable_history_still_prints_results_and_exits_nonzero,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(records_commit_of_the_git_repository, setup, teardown),
+        cmocka_unit_test_setup_teardown(outside_git_records_unknown_commit_with_warning, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(project_file_categories_and_warning, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+/* Tests of the runner's option parsing: every mistake names the option. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "runner/runner.h"
+
+#define ARGV(...)     ((char *[]){"prog", __VA_ARGS__, NULL})
+#define ARGC(...)     ((int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)))
+#define PARSE(o, ...) culprit_runner__parse_options((o), ARGC(__VA_ARGS__), ARGV(__VA_ARGS__))
+
+static void accepts_both_value_spellings(void **state)
+{
+    culprit_runner_options o;
+    (void)state;
+    assert_int_equal(PARSE(&o, "--filter", "fib*", "--repetitions=7", "--history", "/h",
+                           "--junit=j.xml", "--json", "--timeout", "2.5", "--warmup", "0"),
+                     0);
+    assert_string_equal(o.filter, "fib*");
+    assert_int_equal(o.repetitions, 7);
+    assert_string_equal(o.history_dir, "/h");
+    assert_string_equal(o.junit, "j.xml");
+    assert_true(o.json);
+    assert_true(o.timeout_s == 2.5);
+    assert_true(o.warmup_set);
+    assert_int_equal(o.warmup, 0);
+}
+
+static void rejects_unknown_option_by_name(void **state)
+{
+    culprit_runner_options o;
+    (void)state;
+    assert_int_equal(PARSE(&o, "--frobnicate"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "--frobnicate"));
+    assert_int_equal(PARSE(&o, "stray"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "stray"));
+}
+
+static void rejects_bad_values_naming_option_and_value(void **state)
+{
+    culprit_runner_options o;
+    (void)state;
+    assert_int_equal(PARSE(&o, "--repetitions", "abc"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "--repetitions"));
+    assert_non_null(strstr(culprit_error_last(), "abc"));
+    assert_int_equal(PARSE(&o, "--repetitions", "0"), CULPRIT_EINVALID);
+    assert_int_equal(PARSE(&o, "--repetitions", "-3"), CULPRIT_EINVALID);
+    assert_int_equal(PARSE(&o, "--budget", "soon"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "--budget"));
+    assert_int_equal(PARSE(&o, "--history"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "needs a value"));
+    assert_int_equal(PARSE(&o, "--json=yes"), CULPRIT_EINVALID);
+    assert_int_equal(PARSE(&o, "--history", "x", "--no-history"), CULPRIT_EINVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(accepts_both_value_spellings),
+        cmocka_unit_test(rejects_unknown_option_by_name),
+        cmocka_unit_test(rejects_bad_values_naming_option_and_value),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
