@@ -1,1 +1,5 @@
-# sources of framework/measure are added here
+# sources of framework/measure
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/clock.c
+  ${CMAKE_CURRENT_LIST_DIR}/counters.c
+  ${CMAKE_CURRENT_LIST_DIR}/loop.c)

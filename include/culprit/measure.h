@@ -24,9 +24,14 @@ uint64_t culprit_clock_monotonic_ns(void *payload);
 /** CLOCK_PROCESS_CPUTIME_ID in ns (payload unused). */
 uint64_t culprit_clock_cpu_ns(void *payload);
 
+/** The two clocks above as culprit_clock values (the loop's defaults). */
+extern const culprit_clock culprit_clock_monotonic;
+extern const culprit_clock culprit_clock_cpu;
+
 /**
  * Calibrates the cost of one clock read as the median, over `rounds` pairs, of the
  * difference between two back-to-back reads (what a timed empty region costs).
+ * Thread-safe if the clock is.
  */
 double culprit_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds);
 
@@ -52,12 +57,19 @@ const char *culprit_counter_name(culprit_counter_id id);
 /** Open counter sources (the /proc/self/io descriptor, perf_event descriptors). */
 typedef struct culprit_counters culprit_counters;
 
-/** Opens every counter source the kernel allows; never fails for a missing one. */
+/**
+ * Opens every counter source the kernel allows; never fails for a missing one.
+ * The perf counters count the calling thread. Free with culprit_counters_free().
+ * Returns 0 or CULPRIT_ERROR when out of memory.
+ */
 int culprit_counters_open(culprit_counters **out);
 void culprit_counters_free(culprit_counters *counters);
-/** 1 when the counter can be read on this machine, 0 when it is recorded as absent. */
+/**
+ * 1 when the counter can be read on this machine, 0 when it is recorded as absent.
+ * With `counters` NULL only the getrusage counters are available.
+ */
 int culprit_counters_available(const culprit_counters *counters, culprit_counter_id id);
-/** Reads every counter's current absolute value; NAN where absent. */
+/** Reads every counter's current absolute value; NAN where absent. NULL: getrusage only. */
 void culprit_counters_read(const culprit_counters *counters, double values[CULPRIT_COUNTER__COUNT]);
 
 /** One step of the measured code; return 0 to go on, non-zero to stop (failure). */
@@ -68,10 +80,10 @@ typedef struct {
     unsigned int warmup;            /**< untimed repetitions first (default 1) */
     unsigned int repetitions;       /**< > 0: exactly this many samples; 0: adaptive */
     unsigned int min_repetitions;   /**< adaptive: never stop before (default 10) */
-    unsigned int max_repetitions;   /**< adaptive: never take more (default 100000) */
+    unsigned int max_repetitions;   /**< adaptive: never take more (default 100000; 0: no cap) */
     double target_ci;               /**< adaptive: stop at this relative CI half-width (0.01) */
     double confidence;              /**< of that interval (0.99) */
-    double budget_s;                /**< stop when this much time was spent (default 5 s) */
+    double budget_s;                /**< adaptive: stop after this much time (5 s; <= 0: none) */
     unsigned int batch;             /**< iterations per sample: 0 automatic, k fixed */
     double min_sample_ns;           /**< automatic batching: make samples at least this long */
     int counters;                   /**< read counters per sample (default 1) */
@@ -123,19 +135,29 @@ typedef struct {
 } culprit_samples;
 
 /**
- * Runs the sampling loop. `*out` is set before the first callback runs, so a caller
- * whose callback never returns (a longjmp from a failed CMocka assertion) still owns
- * and frees it. Returns 0, CULPRIT_ESKIP when a callback returned non-zero
- * (stop = CULPRIT_STOP_FAILED), or an error.
+ * Runs the sampling loop (docs/measure.md). `*out` is set before the first callback
+ * runs, so a caller whose callback never returns (a longjmp from a failed CMocka
+ * assertion) still owns and frees it with culprit_samples_free(), which also ends
+ * the abandoned measurement's timed regions. NULL options mean the defaults.
+ *
+ * Warm-up repetitions run one iteration each (with setup and teardown); automatic
+ * batching then runs its calibration batches, also counted in `warmup`.
+ *
+ * Returns 0, CULPRIT_ESKIP when a callback returned non-zero (stop =
+ * CULPRIT_STOP_FAILED; the samples taken before are kept), CULPRIT_EINVALID for bad
+ * options, or CULPRIT_ERROR when out of memory. Measures on the calling thread;
+ * several threads may measure at once.
  */
 int culprit_measure_run(culprit_samples **out, const culprit_measure_options *opts,
                         const culprit_measure_callbacks *cb);
+/** Frees the samples and their arrays (each allocated with malloc). NULL is a no-op. */
 void culprit_samples_free(culprit_samples *samples);
 
 /**
  * Timed regions: when the body calls these, a sample is the sum of its regions'
- * times instead of the body's. Only the outermost region counts when nested.
- * Outside a measurement they do nothing.
+ * times instead of the body's (one clock-read overhead subtracted per region; CPU
+ * time and counters still cover the whole body). Only the outermost region counts
+ * when nested. Outside a measurement they do nothing. Thread-local.
  */
 void culprit_region_begin(void);
 void culprit_region_end(void);

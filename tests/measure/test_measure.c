@@ -1,0 +1,589 @@
+/*
+ * Tests of framework/measure. The loop is driven by a fake clock whose time moves
+ * only when the test says so: every read costs `read_cost` ns and the body
+ * "spends" a scripted number of ns. So each expected sample is exact and no test
+ * depends on how fast this machine is.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <string.h>
+
+#include "culprit/core.h"
+#include "culprit/measure.h"
+#include "culprit/stats.h"
+#include "stats/near.h"
+
+/* ---- the fake clock and a scripted body --------------------------------------- */
+
+typedef struct {
+    uint64_t wall, cpu;
+    uint64_t read_cost[3]; /* wall reads cost these in turn (a cycle of 3) */
+    unsigned int reads;
+} fake_clock;
+
+static uint64_t fake_wall_ns(void *payload)
+{
+    fake_clock *f = payload;
+    f->wall += f->read_cost[f->reads++ % 3];
+    return f->wall;
+}
+
+static uint64_t fake_cpu_ns(void *payload)
+{
+    return ((fake_clock *)payload)->cpu;
+}
+
+typedef struct {
+    fake_clock f;
+    culprit_clock wall, cpu;
+    culprit_measure_options opts;
+    culprit_measure_callbacks cb;
+    culprit_samples **outp; /* where the test asked culprit_measure_run to write */
+    unsigned int calls;     /* body calls */
+    unsigned int setups, teardowns;
+    uint64_t cost;        /* each body call spends this much */
+    uint64_t warmup_cost; /* ... or this much for the first `warmup_calls` */
+    unsigned int warmup_calls;
+    uint64_t noise; /* plus a uniform integer in [-noise, noise] */
+    uint32_t rng;
+    uint64_t setup_cost;  /* setup and teardown each spend this */
+    unsigned int fail_at; /* body call that returns non-zero (0: never) */
+    int saw_out;          /* 1 when *outp was set when a callback first ran */
+    jmp_buf *escape;      /* body longjmps here at fail_at when set */
+} scenario;
+
+static void spend(scenario *sc, uint64_t ns)
+{
+    sc->f.wall += ns;
+    sc->f.cpu += ns;
+}
+
+static int body(void *payload)
+{
+    scenario *sc = payload;
+    uint64_t cost;
+
+    sc->calls++;
+    if (sc->calls == 1)
+        sc->saw_out = sc->outp && *sc->outp != NULL;
+    cost = sc->calls <= sc->warmup_calls ? sc->warmup_cost : sc->cost;
+    if (sc->noise) {
+        /* Numerical Recipes' LCG: deterministic noise with a known spread. */
+        sc->rng = sc->rng * 1664525u + 1013904223u;
+        cost = cost - sc->noise + (sc->rng >> 8) % (2 * sc->noise + 1);
+    }
+    spend(sc, cost);
+    if (sc->fail_at && sc->calls == sc->fail_at) {
+        if (sc->escape)
+            longjmp(*sc->escape, 1);
+        return 7;
+    }
+    return 0;
+}
+
+static int setup(void *payload)
+{
+    scenario *sc = payload;
+    if (sc->setups++ == 0 && sc->calls == 0)
+        sc->saw_out = sc->outp && *sc->outp != NULL;
+    spend(sc, sc->setup_cost);
+    return 0;
+}
+
+static int teardown(void *payload)
+{
+    scenario *sc = payload;
+    sc->teardowns++;
+    spend(sc, sc->setup_cost);
+    return 0;
+}
+
+static void scenario_init(scenario *sc, uint64_t read_cost, uint64_t cost)
+{
+    memset(sc, 0, sizeof(*sc));
+    sc->f.read_cost[0] = sc->f.read_cost[1] = sc->f.read_cost[2] = read_cost;
+    sc->wall.now_ns = fake_wall_ns;
+    sc->wall.payload = &sc->f;
+    sc->cpu.now_ns = fake_cpu_ns;
+    sc->cpu.payload = &sc->f;
+    assert_int_equal(culprit_measure_options_init(&sc->opts, CULPRIT_MEASURE_OPTIONS_VERSION), 0);
+    sc->opts.clock = &sc->wall;
+    sc->opts.cpu_clock = &sc->cpu;
+    sc->opts.counters = 0;
+    sc->cb.body = body;
+    sc->cb.payload = sc;
+    sc->cost = cost;
+    sc->rng = 42;
+}
+
+static int run(scenario *sc, culprit_samples **out)
+{
+    sc->outp = out;
+    return culprit_measure_run(out, &sc->opts, &sc->cb);
+}
+
+static void assert_all_samples(const double *x, size_t n, double expected)
+{
+    for (size_t i = 0; i < n; i++)
+        assert_near(x[i], expected, 1e-9);
+}
+
+/* ---- tests --------------------------------------------------------------------- */
+
+static void options_init_and_names(void **state)
+{
+    culprit_measure_options o, init = CULPRIT_MEASURE_OPTIONS_INIT;
+    (void)state;
+    assert_int_equal(culprit_measure_options_init(&o, CULPRIT_MEASURE_OPTIONS_VERSION), 0);
+    assert_int_equal(o.version, init.version);
+    assert_int_equal(o.repetitions, 0);
+    assert_int_equal(o.max_repetitions, 100000);
+    assert_int_equal(o.batch, 0);
+    assert_int_equal(o.counters, 1);
+    assert_near(o.budget_s, 5.0, 0);
+    assert_near(o.min_sample_ns, 100000.0, 0);
+    assert_null(o.clock);
+    assert_null(o.cpu_clock);
+    assert_int_equal(o.warmup, 1);
+    assert_int_equal(o.min_repetitions, 10);
+    assert_near(o.confidence, 0.99, 0);
+    assert_near(o.target_ci, 0.01, 0);
+    assert_int_equal(culprit_measure_options_init(&o, 99), CULPRIT_EINVALID);
+    assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_PRECISION), "precision");
+    assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_FAILED), "failed");
+    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER_MINFLT), "minflt");
+    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER_INSTRUCTIONS), "instructions");
+    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER__COUNT), "unknown");
+}
+
+static void bad_options_are_rejected(void **state)
+{
+    scenario sc;
+    culprit_samples *s = (culprit_samples *)&sc;
+    (void)state;
+    scenario_init(&sc, 25, 100);
+    sc.opts.confidence = 1.5;
+    assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
+    assert_null(s);
+    scenario_init(&sc, 25, 100);
+    sc.cb.body = NULL;
+    assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
+    assert_int_equal(sc.calls, 0);
+}
+
+static void overhead_is_the_median_of_back_to_back_reads(void **state)
+{
+    scenario sc;
+    (void)state;
+    scenario_init(&sc, 0, 0);
+    /* Pairs read costs 10,10 / 700,10 / 10,700 ...: the differences cycle through
+     * 10, 10, 700, so the median is 10 while the mean would be 240. */
+    sc.f.read_cost[0] = 10;
+    sc.f.read_cost[1] = 10;
+    sc.f.read_cost[2] = 700;
+    assert_near(culprit_clock_overhead_ns(&sc.wall, 99), 10.0, 0);
+    /* The real clocks: positive and finite, whatever their cost. */
+    assert_true(culprit_clock_overhead_ns(&culprit_clock_monotonic, 101) >= 0.0);
+    assert_true(culprit_clock_overhead_ns(&culprit_clock_cpu, 11) >= 0.0);
+}
+
+static void warmup_is_excluded_and_count_is_fixed(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 25, 100);
+    sc.opts.warmup = 3;
+    sc.opts.repetitions = 5;
+    sc.opts.batch = 1;
+    sc.warmup_calls = 3; /* the first three calls are slow: cold caches */
+    sc.warmup_cost = 100000;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->n, 5);
+    assert_int_equal(s->stop, CULPRIT_STOP_FIXED);
+    assert_int_equal(s->batch, 1);
+    assert_int_equal(s->warmup, 3);
+    assert_int_equal(sc.calls, 8);
+    /* 100 ns each: the slow calls are gone, and the 25 ns clock read is taken off. */
+    assert_all_samples(s->wall_ns, s->n, 100.0);
+    assert_all_samples(s->cpu_ns, s->n, 100.0);
+    assert_near(s->timer_overhead_ns, 25.0, 0);
+    assert_true(s->elapsed_s > 0.0);
+    assert_false(s->used_region);
+    for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
+        assert_null(s->counters[i]); /* counters were off */
+    culprit_samples_free(s);
+}
+
+static void overhead_subtraction_clamps_at_zero(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    culprit_welford w = {0};
+    (void)state;
+    /* Calibration sees reads of 40 ns mostly; some sample windows end with a 5 ns
+     * read, so an empty body would come out at -35 ns without the clamp. */
+    scenario_init(&sc, 0, 0);
+    sc.f.read_cost[0] = 40;
+    sc.f.read_cost[1] = 40;
+    sc.f.read_cost[2] = 5;
+    sc.opts.repetitions = 30;
+    sc.opts.batch = 1;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_near(s->timer_overhead_ns, 40.0, 0);
+    for (size_t i = 0; i < s->n; i++)
+        culprit_welford_add(&w, s->wall_ns[i]);
+    assert_near(w.min, 0.0, 0);
+    assert_true(w.max >= 0.0);
+    culprit_samples_free(s);
+}
+
+static void automatic_batching_reports_per_iteration(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 20, 300);
+    sc.opts.repetitions = 10;
+    /* min_sample_ns is 100 us: 256 x 300 ns = 76.8 us is too short, 512 x 300 ns =
+     * 153.6 us is enough, so k = 512 after batches of 1, 2, ..., 512 (1023
+     * iterations) that count as warm-up with the one warm-up repetition. */
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->batch, 512);
+    assert_int_equal(s->warmup, 1 + 1023);
+    assert_int_equal(s->n, 10);
+    assert_int_equal(sc.calls, 1 + 1023 + 10 * 512);
+    assert_all_samples(s->wall_ns, s->n, 300.0);
+    assert_all_samples(s->cpu_ns, s->n, 300.0);
+    culprit_samples_free(s);
+}
+
+static void fixed_batch_is_used_as_given(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 20, 300);
+    sc.opts.repetitions = 4;
+    sc.opts.batch = 8;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->batch, 8);
+    assert_int_equal(sc.calls, 1 + 4 * 8);
+    /* (8 x 300 + 20 - 20) / 8 */
+    assert_all_samples(s->wall_ns, s->n, 300.0);
+    culprit_samples_free(s);
+}
+
+static void setup_and_teardown_are_untimed_and_force_batch_1(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 25, 300);
+    sc.setup_cost = 1000000;
+    sc.cb.setup = setup;
+    sc.cb.teardown = teardown;
+    sc.opts.repetitions = 6;
+    sc.opts.warmup = 2;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->batch, 1); /* automatic batching would have picked 512 */
+    assert_int_equal(s->n, 6);
+    assert_int_equal(sc.setups, 2 + 6);
+    assert_int_equal(sc.teardowns, 2 + 6);
+    assert_int_equal(sc.calls, 2 + 6);
+    assert_true(sc.saw_out); /* *out was set before setup first ran */
+    assert_all_samples(s->wall_ns, s->n, 300.0);
+    assert_all_samples(s->cpu_ns, s->n, 300.0);
+    culprit_samples_free(s);
+}
+
+static void adaptive_stops_when_ci_reaches_target(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    culprit_summary sum;
+    (void)state;
+    /* 1000 ns +- uniform 86 ns: sd = 173 / sqrt(12) = 50 ns. A 99% half-width of
+     * 1% (10 ns) needs n ~ (2.576 x 50 / 10)^2 ~ 166 samples. */
+    scenario_init(&sc, 25, 1000);
+    sc.noise = 86;
+    sc.opts.batch = 1;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->stop, CULPRIT_STOP_PRECISION);
+    assert_in_range(s->n, 100, 300);
+    assert_int_equal(culprit_stats_summarize(&sum, s->wall_ns, s->n, 0.99), 0);
+    assert_true(sum.ci_high - sum.mean <= 0.01 * sum.mean);
+    assert_near(sum.mean, 1000.0, 15.0);
+    assert_near(sum.sd, 50.0, 10.0);
+    culprit_samples_free(s);
+}
+
+static void adaptive_never_stops_before_min_repetitions(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    /* No noise at all: precise after 2 samples, but min_repetitions is 10. */
+    scenario_init(&sc, 25, 1000);
+    sc.opts.batch = 1;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->stop, CULPRIT_STOP_PRECISION);
+    assert_int_equal(s->n, 10);
+    culprit_samples_free(s);
+}
+
+static void adaptive_stops_when_budget_is_spent(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    /* 10 us +- 5 us would need thousands of samples; the 10 ms budget allows
+     * about 1000 (10 us + two 25 ns reads each, after 1 warm-up). */
+    scenario_init(&sc, 25, 10000);
+    sc.noise = 5000;
+    sc.opts.batch = 1;
+    sc.opts.budget_s = 0.01;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->stop, CULPRIT_STOP_BUDGET);
+    assert_in_range(s->n, 980, 1000);
+    assert_true(s->elapsed_s >= 0.01 && s->elapsed_s < 0.0101);
+    assert_true(s->capacity >= s->n);
+    culprit_samples_free(s);
+}
+
+static void adaptive_stops_at_max_repetitions(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 25, 10000);
+    sc.noise = 5000;
+    sc.opts.batch = 1;
+    sc.opts.max_repetitions = 20;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->stop, CULPRIT_STOP_MAX);
+    assert_int_equal(s->n, 20);
+    culprit_samples_free(s);
+}
+
+/* ---- regions -------------------------------------------------------------------- */
+
+static int region_body(void *payload)
+{
+    scenario *sc = payload;
+    sc->calls++;
+    spend(sc, 1000); /* untimed preparation */
+    CULPRIT_REGION
+    {
+        spend(sc, 10);
+        CULPRIT_REGION
+        {
+            spend(sc, 20); /* nested: already inside the outer region */
+        }
+        spend(sc, 5);
+    }
+    spend(sc, 2000);
+    culprit_region_begin();
+    spend(sc, 70);
+    culprit_region_end();
+    culprit_region_end(); /* unbalanced end: ignored */
+    return 0;
+}
+
+static void regions_replace_the_body_time(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    uint64_t wall;
+    (void)state;
+    scenario_init(&sc, 25, 0);
+    sc.cb.body = region_body;
+    sc.opts.repetitions = 5;
+    sc.opts.batch = 4;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_true(s->used_region);
+    /* Outer region 10 + 20 + 5, second region 70; each region's read is taken off. */
+    assert_all_samples(s->wall_ns, s->n, 105.0);
+    /* CPU time still covers the whole body. */
+    assert_all_samples(s->cpu_ns, s->n, 3105.0);
+    culprit_samples_free(s);
+
+    /* Outside a measurement regions do nothing: the clock is not even read. */
+    wall = sc.f.wall;
+    culprit_region_begin();
+    culprit_region_end();
+    assert_true(sc.f.wall == wall);
+}
+
+/* ---- failures --------------------------------------------------------------------- */
+
+static void failing_body_stops_with_eskip(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 25, 100);
+    sc.opts.batch = 1;
+    sc.opts.repetitions = 10;
+    sc.fail_at = 6; /* 1 warm-up, samples 2..5, then the failure */
+    assert_int_equal(run(&sc, &s), CULPRIT_ESKIP);
+    assert_non_null(s);
+    assert_true(sc.saw_out);
+    assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
+    assert_int_equal(s->n, 4);
+    assert_non_null(strstr(culprit_error_last(), "body returned 7"));
+    culprit_samples_free(s);
+
+    /* Failing during the batch calibration is a failure too. */
+    scenario_init(&sc, 25, 100);
+    sc.fail_at = 3;
+    assert_int_equal(run(&sc, &s), CULPRIT_ESKIP);
+    assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
+    assert_int_equal(s->n, 0);
+    culprit_samples_free(s);
+}
+
+static void longjmp_out_of_the_body_leaves_out_to_the_caller(void **state)
+{
+    scenario sc;
+    culprit_samples *volatile s = NULL;
+    jmp_buf escape;
+    uint64_t wall;
+    (void)state;
+    scenario_init(&sc, 25, 100);
+    sc.opts.batch = 1;
+    sc.fail_at = 4;
+    sc.escape = &escape;
+    sc.cb.body = body;
+    /* What a failed CMocka assertion in the body does. */
+    if (setjmp(escape) == 0) {
+        run(&sc, (culprit_samples **)&s);
+        fail_msg("the body should have jumped out");
+    }
+    assert_non_null(s);
+    culprit_samples_free(s);
+    /* The abandoned measurement's regions ended with it. */
+    wall = sc.f.wall;
+    culprit_region_begin();
+    culprit_region_end();
+    assert_true(sc.f.wall == wall);
+}
+
+/* ---- counters --------------------------------------------------------------------- */
+
+static void absent_counters_are_nan_never_an_error(void **state)
+{
+    culprit_counters *c = NULL;
+    double v[CULPRIT_COUNTER__COUNT];
+    (void)state;
+    assert_int_equal(culprit_counters_open(&c), 0);
+    assert_non_null(c);
+    culprit_counters_read(c, v);
+    for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++) {
+        int available = culprit_counters_available(c, i);
+        assert_true(available == 0 || available == 1);
+        /* Available counters read a number, absent ones NAN: never anything else. */
+        assert_int_equal(isnan(v[i]) != 0, !available);
+    }
+    /* getrusage is always there. */
+    assert_true(culprit_counters_available(c, CULPRIT_COUNTER_USER_NS));
+    assert_true(v[CULPRIT_COUNTER_MAX_RSS_KB] > 0);
+    assert_false(culprit_counters_available(c, CULPRIT_COUNTER__COUNT));
+    culprit_counters_free(c);
+    culprit_counters_free(NULL);
+
+    /* Without open sources only getrusage is read. */
+    culprit_counters_read(NULL, v);
+    assert_false(isnan(v[CULPRIT_COUNTER_MINFLT]));
+    assert_true(isnan(v[CULPRIT_COUNTER_INSTRUCTIONS]));
+    assert_false(culprit_counters_available(NULL, CULPRIT_COUNTER_CYCLES));
+    assert_true(culprit_counters_available(NULL, CULPRIT_COUNTER_NVCSW));
+}
+
+static void samples_have_arrays_exactly_for_available_counters(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    culprit_counters *c = NULL;
+    (void)state;
+    assert_int_equal(culprit_counters_open(&c), 0);
+    scenario_init(&sc, 25, 100);
+    sc.opts.counters = 1;
+    sc.opts.repetitions = 3;
+    sc.opts.batch = 1;
+    assert_int_equal(run(&sc, &s), 0);
+    for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++) {
+        if (!culprit_counters_available(c, i)) {
+            assert_null(s->counters[i]);
+            continue;
+        }
+        assert_non_null(s->counters[i]);
+        for (size_t j = 0; j < s->n; j++)
+            assert_false(isnan(s->counters[i][j]));
+    }
+    /* Deltas are never negative; max RSS is a level. */
+    assert_true(s->counters[CULPRIT_COUNTER_MINFLT][0] >= 0);
+    assert_true(s->counters[CULPRIT_COUNTER_MAX_RSS_KB][0] > 0);
+    culprit_samples_free(s);
+    culprit_counters_free(c);
+}
+
+static int spin(void *payload)
+{
+    volatile unsigned int *x = payload;
+    for (int i = 0; i < 100; i++)
+        *x += (unsigned int)i;
+    return 0;
+}
+
+static void real_clocks_produce_samples(void **state)
+{
+    culprit_measure_options o = CULPRIT_MEASURE_OPTIONS_INIT;
+    culprit_measure_callbacks cb = {spin, NULL, NULL, NULL};
+    culprit_samples *s = NULL;
+    volatile unsigned int x = 0;
+    (void)state;
+    cb.payload = (void *)&x;
+    o.repetitions = 5;
+    o.min_sample_ns = 10000;
+    assert_int_equal(culprit_measure_run(&s, &o, &cb), 0);
+    assert_int_equal(s->n, 5);
+    assert_true(s->batch >= 1);
+    for (size_t i = 0; i < s->n; i++)
+        assert_true(s->wall_ns[i] >= 0.0 && s->cpu_ns[i] >= 0.0);
+    culprit_samples_free(s);
+    /* NULL options mean defaults (adaptive); it stops one way or another. */
+    assert_int_equal(culprit_measure_run(&s, NULL, &cb), 0);
+    assert_true(s->n >= 1);
+    culprit_samples_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(options_init_and_names),
+        cmocka_unit_test(bad_options_are_rejected),
+        cmocka_unit_test(overhead_is_the_median_of_back_to_back_reads),
+        cmocka_unit_test(warmup_is_excluded_and_count_is_fixed),
+        cmocka_unit_test(overhead_subtraction_clamps_at_zero),
+        cmocka_unit_test(automatic_batching_reports_per_iteration),
+        cmocka_unit_test(fixed_batch_is_used_as_given),
+        cmocka_unit_test(setup_and_teardown_are_untimed_and_force_batch_1),
+        cmocka_unit_test(adaptive_stops_when_ci_reaches_target),
+        cmocka_unit_test(adaptive_never_stops_before_min_repetitions),
+        cmocka_unit_test(adaptive_stops_when_budget_is_spent),
+        cmocka_unit_test(adaptive_stops_at_max_repetitions),
+        cmocka_unit_test(regions_replace_the_body_time),
+        cmocka_unit_test(failing_body_stops_with_eskip),
+        cmocka_unit_test(longjmp_out_of_the_body_leaves_out_to_the_caller),
+        cmocka_unit_test(absent_counters_are_nan_never_an_error),
+        cmocka_unit_test(samples_have_arrays_exactly_for_available_counters),
+        cmocka_unit_test(real_clocks_produce_samples),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
