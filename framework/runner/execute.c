@@ -9,6 +9,7 @@
  * document in a temporary file, so the result crosses the process boundary in the
  * same format it is stored in, and its output is captured and shown on failure.
  */
+#define _GNU_SOURCE /* memmem, strsignal */
 #include "runner.h"
 
 #include "culprit/history.h"
@@ -170,6 +171,35 @@ static char *failure_message(const char *output)
     return culprit_buf_detach(&msg);
 }
 
+/* The test's own output without CMocka's framing ("[ RUN      ] ...", the tallies,
+ * and the assertion lines already in the message); NULL when nothing is left. */
+static char *own_output(const char *output)
+{
+    static const char *const framing[] = {"[==========]", "[ RUN      ]", "[       OK ]",
+                                          "[  PASSED  ]", "[  FAILED  ]", "[  ERROR   ]",
+                                          "[   LINE   ]", "[  SKIPPED ]"};
+    culprit_buf kept = CULPRIT_BUF_INIT;
+    const char *line = output;
+
+    while (line && *line) {
+        const char *nl = strchr(line, '\n');
+        size_t len = nl ? (size_t)(nl - line + 1) : strlen(line);
+        /* blank lines and CMocka's closing " N FAILED TEST(S)" tally */
+        int drop = strspn(line, " \n") >= len ||
+                   (len > 16 && memmem(line, len, "FAILED TEST(S)", 14) != NULL);
+        for (size_t i = 0; !drop && i < sizeof(framing) / sizeof(framing[0]); i++)
+            drop = strncmp(line, framing[i], strlen(framing[i])) == 0;
+        if (!drop)
+            culprit_buf_put(&kept, line, len);
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!kept.size) {
+        culprit_buf_dispose(&kept);
+        return NULL;
+    }
+    return culprit_buf_detach(&kept);
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -305,7 +335,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
         r->message = culprit_buf_detach(&msg);
     }
     if (output.size && (r->status != CULPRIT_STATUS_PASS || job->verbose))
-        r->output = culprit_buf_detach(&output);
+        r->output = job->verbose ? culprit_buf_detach(&output) : own_output(output.ptr);
     error = 0;
 cleanup:
     if (fds[0] >= 0)

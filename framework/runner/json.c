@@ -34,23 +34,40 @@ static json_t *test_json(const culprit_test_result *t)
         culprit_stats_summarize(&cs, series->values, series->n, s->confidence);
         json_object_set_new(counters, series->name, number(cs.mean));
     }
-    return json_pack(
-        "{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:i, s:i, s:o, s:o, s:o, s:o, "
-        "s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I}, s:o, s:o}",
-        "name", t->name, "classname", t->classname ? t->classname : "", "status",
-        culprit_status_name(t->status), "message", string_or_null(t->message), "verdict",
-        string_or_null(t->verdict), "category", string_or_null(t->category), "category_source",
-        string_or_null(t->category_source), "category_low_ns",
-        t->category ? number(t->category_low_ns) : json_null(), "category_high_ns",
-        t->category ? number(t->category_high_ns) : json_null(), "metric",
-        string_or_null(t->metric), "n", (json_int_t)s->n, "batch", (int)t->batch, "warmup",
-        (int)t->warmup, "stop", string_or_null(t->stop), "mean_ns", number(s->mean), "median_ns",
-        number(s->median), "sd_ns", number(s->sd), "min_ns", number(s->min), "max_ns",
-        number(s->max), "ci_low_ns", number(s->ci_low), "ci_high_ns", number(s->ci_high),
-        "outliers", "low_severe", (json_int_t)t->outliers.n_low_severe, "low_mild",
-        (json_int_t)t->outliers.n_low_mild, "high_mild", (json_int_t)t->outliers.n_high_mild,
-        "high_severe", (json_int_t)t->outliers.n_high_severe, "counters_mean", counters,
-        "elapsed_s", number(t->elapsed_s));
+    json_t *o = json_object(), *outliers = json_object();
+
+    json_object_set_new(o, "name", json_string(t->name));
+    json_object_set_new(o, "classname", json_string(t->classname ? t->classname : ""));
+    json_object_set_new(o, "status", json_string(culprit_status_name(t->status)));
+    json_object_set_new(o, "message", string_or_null(t->message));
+    json_object_set_new(o, "verdict", string_or_null(t->verdict));
+    json_object_set_new(o, "category", string_or_null(t->category));
+    json_object_set_new(o, "category_source", string_or_null(t->category_source));
+    json_object_set_new(o, "category_low_ns",
+                        t->category ? number(t->category_low_ns) : json_null());
+    json_object_set_new(o, "category_high_ns",
+                        t->category ? number(t->category_high_ns) : json_null());
+    json_object_set_new(o, "metric", string_or_null(t->metric));
+    json_object_set_new(o, "n", json_integer((json_int_t)s->n));
+    json_object_set_new(o, "batch", json_integer(t->batch));
+    json_object_set_new(o, "warmup", json_integer(t->warmup));
+    json_object_set_new(o, "stop", string_or_null(t->stop));
+    json_object_set_new(o, "mean_ns", number(s->mean));
+    json_object_set_new(o, "median_ns", number(s->median));
+    json_object_set_new(o, "sd_ns", number(s->sd));
+    json_object_set_new(o, "min_ns", number(s->min));
+    json_object_set_new(o, "max_ns", number(s->max));
+    json_object_set_new(o, "ci_low_ns", number(s->ci_low));
+    json_object_set_new(o, "ci_high_ns", number(s->ci_high));
+    json_object_set_new(outliers, "low_severe", json_integer((json_int_t)t->outliers.n_low_severe));
+    json_object_set_new(outliers, "low_mild", json_integer((json_int_t)t->outliers.n_low_mild));
+    json_object_set_new(outliers, "high_mild", json_integer((json_int_t)t->outliers.n_high_mild));
+    json_object_set_new(outliers, "high_severe",
+                        json_integer((json_int_t)t->outliers.n_high_severe));
+    json_object_set_new(o, "outliers", outliers);
+    json_object_set_new(o, "counters_mean", counters);
+    json_object_set_new(o, "elapsed_s", number(t->elapsed_s));
+    return o;
 }
 
 char *culprit_runner__run_json(const culprit_run *run, const char *history_file)
@@ -60,14 +77,21 @@ char *culprit_runner__run_json(const culprit_run *run, const char *history_file)
 
     for (size_t i = 0; i < run->ntests; i++)
         json_array_append_new(tests, test_json(&run->tests[i]));
-    root = json_pack(
-        "{s:i, s:s, s:s, s:b, s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o}", "culprit_json", 1,
-        "suite", run->suite ? run->suite : "", "commit", run->commit ? run->commit : "unknown",
-        "dirty", run->dirty, "branch", string_or_null(run->branch), "timestamp",
-        run->timestamp ? run->timestamp : "", "host", run->host ? run->host : "", "machine",
-        run->machine ? run->machine : "", "compiler", run->compiler ? run->compiler : "", "flags",
-        run->flags ? run->flags : "", "history_file", string_or_null(history_file), "confidence",
-        run->ntests ? number(run->tests[0].summary.confidence) : json_null(), "tests", tests);
+    root = json_object();
+    json_object_set_new(root, "culprit_json", json_integer(1));
+    json_object_set_new(root, "suite", json_string(run->suite ? run->suite : ""));
+    json_object_set_new(root, "commit", json_string(run->commit ? run->commit : "unknown"));
+    json_object_set_new(root, "dirty", json_boolean(run->dirty));
+    json_object_set_new(root, "branch", string_or_null(run->branch));
+    json_object_set_new(root, "timestamp", string_or_null(run->timestamp));
+    json_object_set_new(root, "host", string_or_null(run->host));
+    json_object_set_new(root, "machine", string_or_null(run->machine));
+    json_object_set_new(root, "compiler", string_or_null(run->compiler));
+    json_object_set_new(root, "flags", string_or_null(run->flags));
+    json_object_set_new(root, "history_file", string_or_null(history_file));
+    json_object_set_new(root, "confidence",
+                        run->ntests ? number(run->tests[0].summary.confidence) : json_null());
+    json_object_set_new(root, "tests", tests);
     if (!root)
         return NULL;
     text = json_dumps(root, JSON_INDENT(2) | JSON_PRESERVE_ORDER);

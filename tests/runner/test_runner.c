@@ -264,7 +264,7 @@ static void unwritable_history_still_prints_results_and_exits_nonzero(void **sta
 static void records_commit_of_the_git_repository(void **state)
 {
     workspace *w = *state;
-    char cmd[1024], sha[64] = "", args[256];
+    char cmd[1024], sha[64] = "", args[1200];
     culprit_run *run = NULL;
     FILE *p;
     char *file;
