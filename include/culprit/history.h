@@ -146,6 +146,14 @@ const char *culprit_history_dir(const culprit_history *history);
  */
 int culprit_history_store(culprit_history *history, const culprit_run *run, char **path_out);
 
+/**
+ * Makes a fresh run id, the stem culprit_history_store() gives a run without one:
+ * "<timestamp as 20261122T130500Z>_<commit12 or unknown>_<host>_<pid>_<16 random hex>",
+ * with the run's timestamp, commit and host (now, and this host, when NULL), each
+ * kept to [A-Za-z0-9.-]. The caller frees *out. Thread-safe.
+ */
+int culprit_history_run_id(char **out, const culprit_run *run);
+
 /** Called for each history file that is skipped (corrupt or foreign); never deleted. */
 typedef void (*culprit_history_warn_fn)(const char *path, const char *message, void *payload);
 

@@ -1,0 +1,66 @@
+/*
+ * Semi-private helpers shared by the files of framework/history: the exact number
+ * format of the culprit block, the block itself, and the reader entry point the
+ * store uses to filter while parsing. Not part of the public API.
+ */
+#ifndef CULPRIT_HISTORY_INTERNAL_H
+#define CULPRIT_HISTORY_INTERNAL_H
+
+#include "culprit/history.h"
+
+/* Longest text culprit_history__format_double() writes, NUL included ("%.17g" of -1e-308). */
+#define CULPRIT_HISTORY__NUMBER_MAX 32
+
+/*
+ * Writes `v` so that parsing it back gives the same double bit for bit (NaN's sign
+ * and payload aside): "nan", "inf", "-inf", "-0", integers, short decimals, else
+ * "%.17g". Returns the length written (no NUL terminator is counted).
+ */
+size_t culprit_history__format_double(char *buf, double v);
+
+/*
+ * Parses one number token [p, end): what culprit_history__format_double() writes,
+ * or any plain decimal with an optional exponent. Returns 0 or -1 when malformed.
+ */
+int culprit_history__parse_double(double *out, const char *p, const char *end);
+
+/* Parses a non-negative decimal integer token [p, end) that fits in `max`. */
+int culprit_history__parse_uint(uint64_t *out, const char *p, const char *end, uint64_t max);
+
+/* The first line of a culprit block; the version is CULPRIT_HISTORY_FORMAT. */
+#define CULPRIT_HISTORY__BLOCK_MAGIC "culprit-result"
+/* The line introducing the samples; its value is their byte length. */
+#define CULPRIT_HISTORY__SAMPLES_KEY "samples"
+
+/*
+ * Formats the culprit block of `test`: `head` receives the header lines (escaped
+ * by the XML writer), `samples` the sample lines, which are plain ASCII needing no
+ * escaping, so their byte length in the file is known in advance.
+ */
+int culprit_history__block_format(culprit_buf *head, culprit_buf *samples,
+                                  const culprit_test_result *test);
+
+/*
+ * Parses a culprit block (the text of a <system-out>) into `test`. Without
+ * CULPRIT_HISTORY_LOAD_SAMPLES it stops at the samples line. Errors are
+ * CULPRIT_EINVALID with a message that does not name the file (the caller adds it).
+ */
+int culprit_history__block_parse(culprit_test_result *test, const char *text, size_t len,
+                                 unsigned int flags);
+
+/* Replaces an XML 1.0-invalid byte sequence by U+FFFD; returns `s` or tmp's copy. */
+const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
+
+/*
+ * The reader behind culprit_history_read_memory(), with the store's filters applied
+ * while parsing: tests other than query->test are not kept, and a run of another
+ * suite or commit yields *out == NULL and 0 (parsing stops early).
+ */
+int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
+                          const culprit_history_query *query);
+
+/* Maps and reads one file with the query's filters (see culprit_history__read). */
+int culprit_history__load_file(culprit_run **out, const char *path,
+                               const culprit_history_query *query);
+
+#endif

@@ -1,0 +1,145 @@
+/*
+ * The result model of one run: a culprit_run owns its test results, which own
+ * their strings and series. Everything here is plain malloc'd memory so the
+ * reader, the runner and the detectors can build and free runs the same way.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *culprit_status_name(culprit_status status)
+{
+    switch (status) {
+    case CULPRIT_STATUS_PASS:
+        return "pass";
+    case CULPRIT_STATUS_FAILURE:
+        return "failure";
+    case CULPRIT_STATUS_ERROR:
+        return "error";
+    case CULPRIT_STATUS_SKIPPED:
+        return "skipped";
+    }
+    return "unknown";
+}
+
+int culprit_run_new(culprit_run **out)
+{
+    culprit_run *run;
+
+    *out = NULL;
+    if (!(run = calloc(1, sizeof(*run))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    *out = run;
+    return 0;
+}
+
+static void test_result_dispose(culprit_test_result *test)
+{
+    free(test->name);
+    free(test->classname);
+    free(test->message);
+    free(test->output);
+    free(test->category);
+    free(test->category_source);
+    free(test->verdict);
+    free(test->metric);
+    free(test->stop);
+    for (size_t i = 0; i < test->nseries; i++) {
+        free(test->series[i].name);
+        free(test->series[i].values);
+    }
+    free(test->series);
+}
+
+void culprit_run_free(culprit_run *run)
+{
+    if (!run)
+        return;
+    free(run->id);
+    free(run->suite);
+    free(run->commit);
+    free(run->branch);
+    free(run->timestamp);
+    free(run->host);
+    free(run->machine);
+    free(run->compiler);
+    free(run->flags);
+    free(run->path);
+    for (size_t i = 0; i < run->ntests; i++)
+        test_result_dispose(&run->tests[i]);
+    free(run->tests);
+    free(run);
+}
+
+int culprit_run_add_test(culprit_test_result **out, culprit_run *run)
+{
+    culprit_test_result *test;
+
+    if (run->ntests == run->atests) {
+        size_t atests = run->atests ? run->atests * 2 : 8;
+        culprit_test_result *tests = realloc(run->tests, atests * sizeof(*tests));
+        if (!tests)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        run->tests = tests;
+        run->atests = atests;
+    }
+    test = &run->tests[run->ntests++];
+    memset(test, 0, sizeof(*test));
+    *out = test;
+    return 0;
+}
+
+int culprit_history_set_string(char **field, const char *value)
+{
+    char *copy = NULL;
+
+    if (value && !(copy = culprit_strdup(value)))
+        return CULPRIT_ERROR;
+    free(*field);
+    *field = copy;
+    return 0;
+}
+
+int culprit_test_result_add_series(culprit_test_result *test, const char *name,
+                                   const double *values, size_t n, int absent)
+{
+    culprit_series *series, *s;
+
+    if (!name || !*name)
+        return culprit_error_set(CULPRIT_EINVALID, "a series needs a name");
+    if (!(series = realloc(test->series, (test->nseries + 1) * sizeof(*series))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    test->series = series;
+    s = &series[test->nseries];
+    memset(s, 0, sizeof(*s));
+    if (!(s->name = culprit_strdup(name)))
+        return CULPRIT_ERROR;
+    s->absent = absent ? 1 : 0;
+    s->n = absent ? 0 : n;
+    if (!absent && values && n) {
+        if (n > SIZE_MAX / sizeof(double) || !(s->values = malloc(n * sizeof(double)))) {
+            free(s->name);
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        }
+        memcpy(s->values, values, n * sizeof(double));
+    }
+    test->nseries++;
+    return 0;
+}
+
+const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name)
+{
+    for (size_t i = 0; i < test->nseries; i++)
+        if (!strcmp(test->series[i].name, name))
+            return &test->series[i];
+    return NULL;
+}
+
+const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name)
+{
+    for (size_t i = 0; i < run->ntests; i++)
+        if (run->tests[i].name && !strcmp(run->tests[i].name, name))
+            return &run->tests[i];
+    return NULL;
+}

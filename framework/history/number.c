@@ -1,0 +1,194 @@
+/*
+ * Exact number text for the culprit block. Every sample is written as text and
+ * must come back bit for bit, so the history can be re-analysed later with the
+ * same results. "%.17g" is exact but slow (~300 ns) and most samples are integers
+ * (nanoseconds, counters) or short decimals (a batch total divided by a power of
+ * two), so those take fast paths whose exactness is argued below; everything else
+ * falls back to "%.17g" / strtod in the C locale, whatever the program's locale is.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* strtod_l, newlocale */
+#endif
+#include "internal.h"
+
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Powers of ten that are exact doubles (10^22 is the largest). */
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* 2^53: every integer below it is an exact double. */
+#define EXACT_INT_LIMIT 9007199254740992.0
+
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static locale_t c_locale;
+
+static void c_locale_init(void)
+{
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+static locale_t get_c_locale(void)
+{
+    pthread_once(&c_locale_once, c_locale_init);
+    return c_locale;
+}
+
+static size_t format_u64(char *buf, uint64_t u)
+{
+    char tmp[24];
+    size_t n = 0, i;
+
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    for (i = 0; i < n; i++)
+        buf[i] = tmp[n - 1 - i];
+    return n;
+}
+
+size_t culprit_history__format_double(char *buf, double v)
+{
+    size_t len = 0;
+    double a = fabs(v);
+
+    if (isnan(v)) {
+        memcpy(buf, "nan", 4);
+        return 3;
+    }
+    if (isinf(v)) {
+        if (v < 0) {
+            memcpy(buf, "-inf", 5);
+            return 4;
+        }
+        memcpy(buf, "inf", 4);
+        return 3;
+    }
+    if (signbit(v))
+        buf[len++] = '-';
+    /* Integers: the decimal text is the exact value, so strtod returns it unchanged. */
+    if (a < 1.8e19 && a == floor(a)) {
+        len += format_u64(buf + len, (uint64_t)a);
+        buf[len] = '\0';
+        return len;
+    }
+    /*
+     * Short decimals: if m / 10^d == a for integers m < 2^53 and d <= 22, both
+     * operands are exact and IEEE division is correctly rounded, as strtod is; so
+     * the text "m / 10^d" parses back to a. The smallest such d has no trailing zero.
+     */
+    if (a < 1e15) {
+        for (size_t d = 1; d <= 9; d++) {
+            double m = nearbyint(a * pow10_exact[d]);
+            if (m >= EXACT_INT_LIMIT)
+                break;
+            if (m / pow10_exact[d] != a)
+                continue;
+            char digits[24];
+            size_t n = format_u64(digits, (uint64_t)m);
+            if (n <= d) {
+                buf[len++] = '0';
+                buf[len++] = '.';
+                for (size_t z = n; z < d; z++)
+                    buf[len++] = '0';
+                memcpy(buf + len, digits, n);
+                len += n;
+            } else {
+                memcpy(buf + len, digits, n - d);
+                len += n - d;
+                buf[len++] = '.';
+                memcpy(buf + len, digits + n - d, d);
+                len += d;
+            }
+            buf[len] = '\0';
+            return len;
+        }
+    }
+    {
+        locale_t old = uselocale(get_c_locale());
+        int n = snprintf(buf, CULPRIT_HISTORY__NUMBER_MAX, "%.17g", v);
+        uselocale(old);
+        return n > 0 ? (size_t)n : 0;
+    }
+}
+
+int culprit_history__parse_uint(uint64_t *out, const char *p, const char *end, uint64_t max)
+{
+    uint64_t u = 0;
+
+    if (p == end)
+        return -1;
+    for (; p < end; p++) {
+        unsigned int digit = (unsigned int)(*p - '0');
+        if (digit > 9 || u > (max - digit) / 10)
+            return -1;
+        u = u * 10 + digit;
+    }
+    *out = u;
+    return 0;
+}
+
+/* The exact fast path: [-]digits[.digits] with fewer than 2^53 in the mantissa. */
+static int parse_short_decimal(double *out, const char *p, const char *end)
+{
+    int negative = 0;
+    uint64_t m = 0;
+    size_t d = 0, digits = 0;
+
+    if (p < end && *p == '-') {
+        negative = 1;
+        p++;
+    }
+    for (; p < end && (unsigned int)(*p - '0') <= 9; p++, digits++) {
+        m = m * 10 + (uint64_t)(*p - '0');
+        if (m >= (1ull << 53))
+            return -1;
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            if (m >= (1ull << 53) || d >= 22)
+                return -1;
+        }
+    }
+    if (p != end || digits == 0)
+        return -1;
+    *out = d ? (double)m / pow10_exact[d] : (double)m;
+    if (negative)
+        *out = -*out;
+    return 0;
+}
+
+int culprit_history__parse_double(double *out, const char *p, const char *end)
+{
+    char tmp[64];
+    size_t len = (size_t)(end - p);
+    char *stop;
+
+    if (parse_short_decimal(out, p, end) == 0)
+        return 0;
+    if (len == 0 || len >= sizeof(tmp))
+        return -1;
+    memcpy(tmp, p, len);
+    tmp[len] = '\0';
+    if (!strcmp(tmp, "nan")) {
+        *out = NAN;
+        return 0;
+    }
+    if (!strcmp(tmp, "inf") || !strcmp(tmp, "-inf")) {
+        *out = tmp[0] == '-' ? -INFINITY : INFINITY;
+        return 0;
+    }
+    /* Only plain decimals: strtod would also take hex, "infinity" and spaces. */
+    if (strspn(tmp, "0123456789.eE+-") != len)
+        return -1;
+    *out = strtod_l(tmp, &stop, get_c_locale());
+    return *stop == '\0' ? 0 : -1;
+}

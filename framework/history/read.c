@@ -1,0 +1,642 @@
+/*
+ * The history reader: a SAX2 parse (libxml2) of a history file into a culprit_run.
+ *
+ * History files may come from anywhere (a shared directory, a CI artifact), so
+ * the parser is run with no network, no entity substitution and no DTD loading,
+ * and any DOCTYPE is refused outright: that closes XXE and entity expansion bombs.
+ * Anything that is not a culprit history of a version this build reads is
+ * CULPRIT_EINVALID with a message naming the file and the problem.
+ *
+ * Speed matters when a detector loads a long history summaries-only: the sample
+ * lines are 99% of a file. Their byte length is announced in each culprit block
+ * (block.c), so skip_samples() cuts them out of the mapped file without touching
+ * their pages and only the small rest goes through the XML parser. A file that
+ * does not have exactly the shape the writer produces is parsed whole instead.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem, memrchr */
+#endif
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <libxml/parser.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef enum {
+    EL_TESTSUITES,
+    EL_TESTSUITE,
+    EL_PROPERTIES,
+    EL_PROPERTY,
+    EL_TESTCASE,
+    EL_RESULT, /* <failure>, <error>, <skipped> */
+    EL_SYSTEM_OUT,
+    EL_SYSTEM_ERR,
+    EL_OTHER
+} element;
+
+#define MAX_DEPTH 64
+
+typedef struct {
+    xmlParserCtxtPtr ctxt;
+    const char *name;
+    const culprit_history_query *query;
+    culprit_run *run;
+    int error;    /* culprit error code once something is wrong */
+    int filtered; /* the run does not match the query: stop, no error */
+    element stack[MAX_DEPTH];
+    size_t depth;
+    size_t nsuites;
+    int have_format;
+    culprit_test_result *test; /* the current testcase; NULL when filtered out */
+    int have_block;
+    culprit_buf text; /* the text of the current <system-out> / <system-err> */
+} reader;
+
+static void fail(reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Records the first error with the file's name in front, and stops the parser. */
+static void fail(reader *r, int code, const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+
+    if (r->error)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof(what), fmt, ap);
+    va_end(ap);
+    r->error = culprit_error_set(code, "%s: %s", r->name, what);
+    if (r->ctxt)
+        xmlStopParser(r->ctxt);
+}
+
+/* Passes on an error already set (by block.c or the model), naming the file. */
+static void fail_last(reader *r, int code)
+{
+    char what[512];
+
+    snprintf(what, sizeof(what), "%s", culprit_error_last());
+    fail(r, code == CULPRIT_ERROR ? CULPRIT_ERROR : CULPRIT_EINVALID, "%s", what);
+}
+
+/* ------------------------------------------------------------ attributes --- */
+
+/* SAX2 attributes: (localname, prefix, URI, value, end) quintuples. */
+static const xmlChar **find_attr(const xmlChar **attrs, int nb, const char *name)
+{
+    for (int i = 0; i < nb; i++)
+        if (!strcmp((const char *)attrs[i * 5], name))
+            return &attrs[i * 5];
+    return NULL;
+}
+
+/*
+ * A copy of an attribute's value. Without entity substitution, libxml2 hands
+ * SAX2 an '&' of the document as "&#38;" (xmlSAX2AttributeNs decodes it the same
+ * way); every other reference has been resolved or rejected by then.
+ */
+static char *attr_dup(const xmlChar **attrs, int nb, const char *name)
+{
+    const xmlChar **a = find_attr(attrs, nb, name);
+    const char *p, *end;
+    char *copy, *q;
+
+    if (!a)
+        return NULL;
+    p = (const char *)a[3];
+    end = (const char *)a[4];
+    if (!(copy = malloc((size_t)(end - p) + 1)))
+        return NULL;
+    for (q = copy; p < end;) {
+        if (*p == '&' && end - p >= 5 && !memcmp(p, "&#38;", 5)) {
+            *q++ = '&';
+            p += 5;
+        } else {
+            *q++ = *p++;
+        }
+    }
+    *q = '\0';
+    return copy;
+}
+
+/* Replaces *field by the attribute's value when present. */
+static int take_attr(reader *r, char **field, const xmlChar **attrs, int nb, const char *name)
+{
+    char *value;
+
+    if (!find_attr(attrs, nb, name))
+        return 0;
+    if (!(value = attr_dup(attrs, nb, name))) {
+        fail(r, CULPRIT_ERROR, "out of memory");
+        return -1;
+    }
+    free(*field);
+    *field = value;
+    return 0;
+}
+
+/* ------------------------------------------------------------ properties --- */
+
+static void on_property(reader *r, const xmlChar **attrs, int nb)
+{
+    static const struct {
+        const char *name;
+        size_t offset;
+    } strings[] = {
+        {"culprit.run-id", offsetof(culprit_run, id)},
+        {"culprit.commit", offsetof(culprit_run, commit)},
+        {"culprit.branch", offsetof(culprit_run, branch)},
+        {"culprit.timestamp", offsetof(culprit_run, timestamp)},
+        {"culprit.host", offsetof(culprit_run, host)},
+        {"culprit.machine", offsetof(culprit_run, machine)},
+        {"culprit.compiler", offsetof(culprit_run, compiler)},
+        {"culprit.flags", offsetof(culprit_run, flags)},
+    };
+    char *name = attr_dup(attrs, nb, "name"), *value = attr_dup(attrs, nb, "value");
+
+    if (!name || !value) {
+        fail(r, CULPRIT_EINVALID, "<property> without a name or a value");
+        goto cleanup;
+    }
+    if (!strcmp(name, "culprit.format")) {
+        if (strcmp(value, "1") != 0) {
+            fail(r, CULPRIT_EINVALID,
+                 "history format version '%s' is not supported (this build "
+                 "reads version %d)",
+                 value, CULPRIT_HISTORY_FORMAT);
+            goto cleanup;
+        }
+        r->have_format = 1;
+    } else if (!strcmp(name, "culprit.dirty")) {
+        if (!strcmp(value, "true") || !strcmp(value, "1"))
+            r->run->dirty = 1;
+        else if (!strcmp(value, "false") || !strcmp(value, "0"))
+            r->run->dirty = 0;
+        else
+            fail(r, CULPRIT_EINVALID, "culprit.dirty is '%s', not true or false", value);
+    } else {
+        for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+            if (strcmp(name, strings[i].name) != 0)
+                continue;
+            char **field = (char **)((char *)r->run + strings[i].offset);
+            free(*field);
+            *field = value;
+            value = NULL;
+            break;
+        }
+    }
+cleanup:
+    free(name);
+    free(value);
+}
+
+/* At </properties>: the run's identity is known, so a query can reject it now. */
+static void check_run(reader *r)
+{
+    const culprit_history_query *q = r->query;
+
+    if (!r->have_format) {
+        fail(r, CULPRIT_EINVALID,
+             "not a culprit history file (no culprit.format property in the testsuite)");
+        return;
+    }
+    if (q && q->commit &&
+        (!r->run->commit || strncmp(r->run->commit, q->commit, strlen(q->commit)) != 0)) {
+        r->filtered = 1;
+        xmlStopParser(r->ctxt);
+    }
+}
+
+/* ------------------------------------------------------------- elements --- */
+
+static void on_testsuite(reader *r, const xmlChar **attrs, int nb)
+{
+    const culprit_history_query *q = r->query;
+
+    if (++r->nsuites > 1) {
+        fail(r, CULPRIT_EINVALID, "more than one <testsuite> (a culprit history file has one)");
+        return;
+    }
+    if (take_attr(r, &r->run->suite, attrs, nb, "name") < 0 ||
+        take_attr(r, &r->run->id, attrs, nb, "id") < 0 ||
+        take_attr(r, &r->run->timestamp, attrs, nb, "timestamp") < 0 ||
+        take_attr(r, &r->run->host, attrs, nb, "hostname") < 0)
+        return;
+    if (q && q->suite && (!r->run->suite || strcmp(r->run->suite, q->suite) != 0)) {
+        r->filtered = 1;
+        xmlStopParser(r->ctxt);
+    }
+}
+
+static void on_testcase(reader *r, const xmlChar **attrs, int nb)
+{
+    const xmlChar **name = find_attr(attrs, nb, "name");
+    const culprit_history_query *q = r->query;
+
+    r->test = NULL;
+    r->have_block = 0;
+    if (!r->have_format) {
+        fail(r, CULPRIT_EINVALID,
+             "not a culprit history file (no culprit.format property "
+             "before the first testcase)");
+        return;
+    }
+    if (!name) {
+        fail(r, CULPRIT_EINVALID, "<testcase> without a name");
+        return;
+    }
+    if (q && q->test) {
+        char *test_name = attr_dup(attrs, nb, "name");
+        int match = test_name && !strcmp(test_name, q->test);
+        if (!test_name) {
+            fail(r, CULPRIT_ERROR, "out of memory");
+            return;
+        }
+        free(test_name);
+        if (!match) {
+            r->have_block = 1; /* not kept: nothing to check */
+            return;
+        }
+    }
+    if (culprit_run_add_test(&r->test, r->run) < 0) {
+        fail_last(r, CULPRIT_ERROR);
+        return;
+    }
+    if (take_attr(r, &r->test->name, attrs, nb, "name") < 0 ||
+        take_attr(r, &r->test->classname, attrs, nb, "classname") < 0)
+        return;
+}
+
+static void on_result(reader *r, const xmlChar *localname, const xmlChar **attrs, int nb)
+{
+    const char *name = (const char *)localname;
+
+    if (!r->test)
+        return;
+    if (!strcmp(name, "failure"))
+        r->test->status = CULPRIT_STATUS_FAILURE;
+    else if (!strcmp(name, "error"))
+        r->test->status = CULPRIT_STATUS_ERROR;
+    else
+        r->test->status = CULPRIT_STATUS_SKIPPED;
+    take_attr(r, &r->test->message, attrs, nb, "message");
+}
+
+static element classify(reader *r, const char *name)
+{
+    element parent = r->depth ? r->stack[r->depth - 1] : EL_OTHER;
+
+    if (r->depth == 0) {
+        if (!strcmp(name, "testsuites"))
+            return EL_TESTSUITES;
+        if (!strcmp(name, "testsuite"))
+            return EL_TESTSUITE;
+        fail(r, CULPRIT_EINVALID, "not a JUnit file: the root element is <%s>", name);
+        return EL_OTHER;
+    }
+    switch (parent) {
+    case EL_TESTSUITES:
+        return !strcmp(name, "testsuite") ? EL_TESTSUITE : EL_OTHER;
+    case EL_TESTSUITE:
+        if (!strcmp(name, "properties"))
+            return EL_PROPERTIES;
+        if (!strcmp(name, "testcase"))
+            return EL_TESTCASE;
+        if (!strcmp(name, "testsuite"))
+            fail(r, CULPRIT_EINVALID, "nested <testsuite> (not written by culprit)");
+        return EL_OTHER;
+    case EL_PROPERTIES:
+        return !strcmp(name, "property") ? EL_PROPERTY : EL_OTHER;
+    case EL_TESTCASE:
+        if (!strcmp(name, "failure") || !strcmp(name, "error") || !strcmp(name, "skipped"))
+            return EL_RESULT;
+        if (!strcmp(name, "system-out"))
+            return EL_SYSTEM_OUT;
+        if (!strcmp(name, "system-err"))
+            return EL_SYSTEM_ERR;
+        return EL_OTHER;
+    default:
+        return EL_OTHER;
+    }
+}
+
+static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
+                     int nb_namespaces, const xmlChar **namespaces, int nb_attributes,
+                     int nb_defaulted, const xmlChar **attrs)
+{
+    reader *r = ctx;
+    element el;
+
+    (void)prefix, (void)uri, (void)nb_namespaces, (void)namespaces, (void)nb_defaulted;
+    if (r->error || r->filtered)
+        return;
+    if (r->depth == MAX_DEPTH) {
+        fail(r, CULPRIT_EINVALID, "elements nested deeper than %d", MAX_DEPTH);
+        return;
+    }
+    el = classify(r, (const char *)localname);
+    r->stack[r->depth++] = el;
+    switch (el) {
+    case EL_TESTSUITE:
+        on_testsuite(r, attrs, nb_attributes);
+        break;
+    case EL_PROPERTY:
+        on_property(r, attrs, nb_attributes);
+        break;
+    case EL_TESTCASE:
+        on_testcase(r, attrs, nb_attributes);
+        break;
+    case EL_RESULT:
+        on_result(r, localname, attrs, nb_attributes);
+        break;
+    case EL_SYSTEM_OUT:
+    case EL_SYSTEM_ERR:
+        culprit_buf_clear(&r->text);
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri)
+{
+    reader *r = ctx;
+    element el;
+
+    (void)localname, (void)prefix, (void)uri;
+    if (r->error || r->filtered || r->depth == 0)
+        return;
+    el = r->stack[--r->depth];
+    switch (el) {
+    case EL_PROPERTIES:
+        check_run(r);
+        break;
+    case EL_SYSTEM_OUT:
+        if (!r->test)
+            break;
+        if (r->have_block) {
+            fail(r, CULPRIT_EINVALID, "test '%s' has more than one <system-out>", r->test->name);
+            break;
+        }
+        r->have_block = 1;
+        if (culprit_history__block_parse(r->test, culprit_buf_cstr(&r->text), r->text.size,
+                                         r->query ? r->query->flags : 0) < 0)
+            fail_last(r, culprit_error_last_code());
+        break;
+    case EL_SYSTEM_ERR:
+        if (r->test && culprit_history_set_string(&r->test->output, culprit_buf_cstr(&r->text)) < 0)
+            fail_last(r, CULPRIT_ERROR);
+        break;
+    case EL_TESTCASE:
+        if (r->test && !r->have_block)
+            fail(r, CULPRIT_EINVALID, "test '%s' has no culprit block (<system-out>)",
+                 r->test->name);
+        r->test = NULL;
+        break;
+    default:
+        break;
+    }
+}
+
+static void on_text(void *ctx, const xmlChar *ch, int len)
+{
+    reader *r = ctx;
+
+    if (r->error || r->filtered || r->depth == 0 || !r->test)
+        return;
+    if (r->stack[r->depth - 1] != EL_SYSTEM_OUT && r->stack[r->depth - 1] != EL_SYSTEM_ERR)
+        return;
+    if (culprit_buf_put(&r->text, (const char *)ch, (size_t)len) < 0)
+        fail_last(r, CULPRIT_ERROR);
+}
+
+static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                       const xmlChar *system_id)
+{
+    (void)name, (void)external_id, (void)system_id;
+    fail(ctx, CULPRIT_EINVALID,
+         "a DOCTYPE is not allowed in a history file (no DTD, no "
+         "entities)");
+}
+
+static void on_entity(void *ctx, const xmlChar *name, int type, const xmlChar *public_id,
+                      const xmlChar *system_id, xmlChar *content)
+{
+    (void)type, (void)public_id, (void)system_id, (void)content;
+    fail(ctx, CULPRIT_EINVALID, "entity declaration '%s' is not allowed", (const char *)name);
+}
+
+static void on_xml_error(void *ctx, xmlErrorPtr e)
+{
+    reader *r = ctx;
+    size_t len;
+
+    if (!e || e->level < XML_ERR_ERROR)
+        return;
+    len = e->message ? strlen(e->message) : 0;
+    fail(r, CULPRIT_EINVALID, "malformed XML at line %d: %.*s", e->line,
+         (int)(len && e->message[len - 1] == '\n' ? len - 1 : len),
+         e->message ? e->message : "unknown error");
+}
+
+/* --------------------------------------------------------- skip samples --- */
+
+/*
+ * Copies the document into `out` without the sample lines of each culprit block.
+ * Returns 1 when done, 0 when the document does not have the writer's exact shape
+ * (then it must be parsed whole), -1 when out of memory. Only the bytes around
+ * each block's header are touched; the samples are jumped over.
+ */
+static int skip_samples(culprit_buf *out, const char *data, size_t len)
+{
+    static const char marker[] = "\n" CULPRIT_HISTORY__SAMPLES_KEY " ";
+    static const char open[] = "<system-out>" CULPRIT_HISTORY__BLOCK_MAGIC " ";
+    static const char close[] = "</system-out>";
+    size_t pos = 0;
+    int found = 0;
+
+    for (;;) {
+        const char *m = memmem(data + pos, len - pos, marker, sizeof(marker) - 1);
+        const char *p, *nl, *lt;
+        uint64_t bytes;
+        size_t start;
+
+        if (!m)
+            break;
+        p = m + sizeof(marker) - 1;
+        nl = memchr(p, '\n', (size_t)(data + len - p) < 24 ? (size_t)(data + len - p) : 24);
+        if (!nl || culprit_history__parse_uint(&bytes, p, nl, len) < 0)
+            return 0;
+        start = (size_t)(nl + 1 - data);
+        if (bytes > len - start || len - start - bytes < sizeof(close) - 1 ||
+            memcmp(data + start + bytes, close, sizeof(close) - 1) != 0)
+            return 0;
+        /* The header text is escaped, so the last '<' before it opens its <system-out>. */
+        lt = memrchr(data + pos, '<', (size_t)(m - (data + pos)));
+        if (!lt || (size_t)(data + len - lt) < sizeof(open) - 1 ||
+            memcmp(lt, open, sizeof(open) - 1) != 0)
+            return 0;
+        if (culprit_buf_put(out, data + pos, start - pos) < 0)
+            return -1;
+        pos = start + (size_t)bytes;
+        found = 1;
+    }
+    if (!found)
+        return 0;
+    return culprit_buf_put(out, data + pos, len - pos) < 0 ? -1 : 1;
+}
+
+/* ------------------------------------------------------------- entry points --- */
+
+static int parse(reader *r, const char *data, size_t len)
+{
+    xmlSAXHandler sax;
+
+    if (len > INT_MAX) {
+        fail(r, CULPRIT_EINVALID, "too large (%zu bytes) for a history file", len);
+        return r->error;
+    }
+    memset(&sax, 0, sizeof(sax));
+    sax.initialized = XML_SAX2_MAGIC;
+    sax.startElementNs = on_start;
+    sax.endElementNs = on_end;
+    sax.characters = on_text;
+    sax.cdataBlock = on_text;
+    sax.internalSubset = on_doctype;
+    sax.entityDecl = on_entity;
+    sax.serror = on_xml_error;
+    xmlInitParser();
+    if (!(r->ctxt = xmlCreatePushParserCtxt(&sax, r, NULL, 0, r->name)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD: entities are never expanded or fetched. */
+    xmlCtxtUseOptions(r->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    xmlParseChunk(r->ctxt, data, (int)len, 1);
+    if (!r->error && !r->filtered && !r->ctxt->wellFormed)
+        fail(r, CULPRIT_EINVALID, "malformed XML");
+    if (!r->error && !r->filtered && r->depth != 0)
+        fail(r, CULPRIT_EINVALID, "truncated XML");
+    if (!r->error && !r->filtered && r->nsuites == 0)
+        fail(r, CULPRIT_EINVALID, "not a culprit history file (no <testsuite>)");
+    if (!r->error && !r->filtered && !r->have_format)
+        fail(r, CULPRIT_EINVALID, "not a culprit history file (no culprit.format property)");
+    xmlFreeParserCtxt(r->ctxt);
+    r->ctxt = NULL;
+    return r->error;
+}
+
+int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
+                          const culprit_history_query *query)
+{
+    reader r;
+    culprit_buf compact = CULPRIT_BUF_INIT;
+    int error, skipped = 0;
+
+    *out = NULL;
+    memset(&r, 0, sizeof(r));
+    r.name = name ? name : "(memory)";
+    r.query = query;
+    if (len == 0)
+        return culprit_error_set(CULPRIT_EINVALID, "%s: empty file", r.name);
+    if ((error = culprit_run_new(&r.run)) < 0)
+        goto cleanup;
+    if (!(query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) &&
+        (skipped = skip_samples(&compact, data, len)) < 0) {
+        error = CULPRIT_ERROR;
+        goto cleanup;
+    }
+    if (skipped)
+        error = parse(&r, compact.ptr, compact.size);
+    else
+        error = parse(&r, data, len);
+    if (error < 0)
+        goto cleanup;
+    if (!r.filtered && query && query->test && r.run->ntests == 0)
+        r.filtered = 1;
+    if (!r.filtered) {
+        *out = r.run;
+        r.run = NULL;
+    }
+cleanup:
+    culprit_run_free(r.run);
+    culprit_buf_dispose(&r.text);
+    culprit_buf_dispose(&compact);
+    return error;
+}
+
+int culprit_history_read_memory(culprit_run **out, const char *data, size_t len, const char *name,
+                                unsigned int flags)
+{
+    culprit_history_query query = {NULL, NULL, NULL, flags};
+
+    return culprit_history__read(out, data, len, name, &query);
+}
+
+int culprit_history_read_file(culprit_run **out, const char *path, unsigned int flags)
+{
+    culprit_history_query query = {NULL, NULL, NULL, flags};
+    culprit_run *run = NULL;
+    int error;
+
+    *out = NULL;
+    if ((error = culprit_history__load_file(&run, path, &query)) < 0 || !run)
+        return error;
+    *out = run;
+    return 0;
+}
+
+int culprit_history__load_file(culprit_run **out, const char *path,
+                               const culprit_history_query *query)
+{
+    struct stat st;
+    void *map = MAP_FAILED;
+    int fd = -1, error = 0;
+
+    *out = NULL;
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        if (errno == ENOENT)
+            return culprit_error_set(CULPRIT_ENOTFOUND, "%s: no such history file", path);
+        return culprit_error_set_os("cannot open history file '%s'", path);
+    }
+    if (fstat(fd, &st) < 0) {
+        error = culprit_error_set_os("cannot stat history file '%s'", path);
+        goto cleanup;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: not a regular file", path);
+        goto cleanup;
+    }
+    if (st.st_size == 0) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: empty file", path);
+        goto cleanup;
+    }
+    /* Mapped, not read: a summaries-only read never touches the sample pages. */
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
+        error = culprit_error_set_os("cannot map history file '%s'", path);
+        goto cleanup;
+    }
+    madvise(map, (size_t)st.st_size,
+            (query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) ? MADV_SEQUENTIAL
+                                                                     : MADV_RANDOM);
+    if ((error = culprit_history__read(out, map, (size_t)st.st_size, path, query)) < 0)
+        goto cleanup;
+    if (*out && culprit_history_set_string(&(*out)->path, path) < 0) {
+        culprit_run_free(*out);
+        *out = NULL;
+        error = CULPRIT_ERROR;
+    }
+cleanup:
+    if (map != MAP_FAILED)
+        munmap(map, (size_t)st.st_size);
+    if (fd >= 0)
+        close(fd);
+    return error;
+}

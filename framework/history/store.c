@@ -1,0 +1,336 @@
+/*
+ * The history store: a directory holding one file per run. Files are only ever
+ * added (atomically, never replacing one another), so several machines can share
+ * the directory and a reader never sees half a file. Their names make
+ * collisions practically impossible even without locking:
+ * "<UTC timestamp>_<commit12>_<host>_<pid>_<random>.xml", and the name's stem is
+ * the run id recorded inside. Files that cannot be read are reported and skipped,
+ * never deleted: they may be from a newer culprit, or worth a look by hand.
+ */
+#include "internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct culprit_history {
+    char *dir;
+};
+
+int culprit_history_open(culprit_history **out, const char *dir, int create)
+{
+    culprit_history *history = NULL;
+    struct stat st;
+    int error = 0;
+
+    *out = NULL;
+    if (!dir || !*dir)
+        return culprit_error_set(CULPRIT_EINVALID, "empty history directory path");
+    if (create && (error = culprit_fs_mkdir_p(dir)) < 0) {
+        char what[512];
+        snprintf(what, sizeof(what), "%s", culprit_error_last());
+        return culprit_error_set(error, "cannot create the history directory '%s': %s", dir, what);
+    }
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return culprit_error_set(CULPRIT_ENOTFOUND, "history directory '%s' does not exist", dir);
+    if (create && access(dir, W_OK | X_OK) < 0)
+        return culprit_error_set_os("history directory '%s' is not writable", dir);
+    if (!(history = calloc(1, sizeof(*history))) || !(history->dir = culprit_strdup(dir))) {
+        free(history);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    *out = history;
+    return 0;
+}
+
+void culprit_history_free(culprit_history *history)
+{
+    if (!history)
+        return;
+    free(history->dir);
+    free(history);
+}
+
+const char *culprit_history_dir(const culprit_history *history)
+{
+    return history->dir;
+}
+
+/* ------------------------------------------------------------------ store --- */
+
+/* Keeps a name component to [A-Za-z0-9.-] so the file name is portable and unambiguous. */
+static int put_component(culprit_buf *buf, const char *s, size_t max)
+{
+    size_t n = 0;
+    int error;
+
+    for (; *s && n < max; s++, n++) {
+        char c = *s;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-'))
+            c = '-';
+        if ((error = culprit_buf_put(buf, &c, 1)) < 0)
+            return error;
+    }
+    return 0;
+}
+
+static uint64_t random_u64(void)
+{
+    uint64_t r = 0;
+    struct timespec ts;
+
+    if (getrandom(&r, sizeof(r), GRND_NONBLOCK) == (ssize_t)sizeof(r))
+        return r;
+    /* No entropy yet (early boot): the clock and pid still separate concurrent runs. */
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^ ((uint64_t)getpid() << 40);
+}
+
+int culprit_history_run_id(char **out, const culprit_run *run)
+{
+    culprit_buf id = CULPRIT_BUF_INIT;
+    char host[256] = "";
+    int error = 0;
+
+    *out = NULL;
+    /* "2026-11-22T13:05:00Z" -> "20261122T130500Z": sorts like the time it names. */
+    if (run->timestamp) {
+        for (const char *p = run->timestamp; *p; p++)
+            if (*p != '-' && *p != ':' && (error = put_component(&id, (char[]){*p, 0}, 1)) < 0)
+                goto cleanup;
+    } else {
+        char now[32];
+        time_t t = time(NULL);
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(now, sizeof(now), "%Y%m%dT%H%M%SZ", &tm);
+        if ((error = culprit_buf_puts(&id, now)) < 0)
+            goto cleanup;
+    }
+    if ((error = culprit_buf_puts(&id, "_")) < 0 ||
+        (error = put_component(&id, run->commit && *run->commit ? run->commit : "unknown", 12)) <
+            0 ||
+        (error = culprit_buf_puts(&id, "_")) < 0)
+        goto cleanup;
+    if (!run->host)
+        gethostname(host, sizeof(host) - 1);
+    if ((error = put_component(&id, run->host ? run->host : (*host ? host : "localhost"), 64)) <
+            0 ||
+        (error = culprit_buf_printf(&id, "_%ld_%016llx", (long)getpid(),
+                                    (unsigned long long)random_u64())) < 0)
+        goto cleanup;
+    *out = culprit_buf_detach(&id);
+cleanup:
+    culprit_buf_dispose(&id);
+    return error;
+}
+
+/* A caller-chosen id becomes a file name: it must stay one path component. */
+static int check_id(const char *id)
+{
+    if (!*id || !strcmp(id, ".") || !strcmp(id, "..") || strchr(id, '/'))
+        return culprit_error_set(CULPRIT_EINVALID, "run id '%s' cannot be a file name", id);
+    return 0;
+}
+
+int culprit_history_store(culprit_history *history, const culprit_run *run, char **path_out)
+{
+    culprit_run named = *run; /* shallow: the id written inside matches the file name */
+    culprit_buf name = CULPRIT_BUF_INIT;
+    char *id = NULL, *path = NULL;
+    int error = 0;
+
+    if (path_out)
+        *path_out = NULL;
+    /* A fresh random part on collision; a caller-chosen id is never retried. */
+    for (int attempt = 0; attempt < 8; attempt++) {
+        free(id);
+        id = NULL;
+        if (run->id) {
+            if ((error = check_id(run->id)) < 0)
+                goto cleanup;
+        } else if ((error = culprit_history_run_id(&id, run)) < 0) {
+            goto cleanup;
+        }
+        named.id = id ? id : run->id;
+        culprit_buf_clear(&name);
+        if ((error = culprit_buf_printf(&name, "%s.xml", named.id)) < 0)
+            goto cleanup;
+        free(path);
+        if (!(path = culprit_fs_join(history->dir, name.ptr))) {
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            goto cleanup;
+        }
+        error = culprit_history_write_file(&named, path, 1);
+        if (error != CULPRIT_EEXISTS || run->id)
+            break;
+    }
+    if (error < 0)
+        goto cleanup;
+    if (path_out) {
+        *path_out = path;
+        path = NULL;
+    }
+cleanup:
+    free(id);
+    free(path);
+    culprit_buf_dispose(&name);
+    return error;
+}
+
+/* ------------------------------------------------------------------- load --- */
+
+static void warn_stderr(const char *path, const char *message, void *payload)
+{
+    (void)payload;
+    fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int compare_runs(const void *a, const void *b)
+{
+    const culprit_run *x = *(culprit_run *const *)a, *y = *(culprit_run *const *)b;
+    int c = strcmp(x->timestamp ? x->timestamp : "", y->timestamp ? y->timestamp : "");
+    return c ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
+}
+
+/* The run files of the directory, sorted: "*.xml", not hidden, not a temporary. */
+static int list_files(char ***out, size_t *count, const char *dir)
+{
+    DIR *d;
+    struct dirent *e;
+    char **names = NULL;
+    size_t n = 0, alloc = 0;
+    int error = 0;
+
+    *out = NULL;
+    *count = 0;
+    if (!(d = opendir(dir)))
+        return culprit_error_set_os("cannot read the history directory '%s'", dir);
+    while ((errno = 0, e = readdir(d))) {
+        if (e->d_name[0] == '.' || !ends_with(e->d_name, ".xml"))
+            continue;
+        if (n == alloc) {
+            char **grown = realloc(names, (alloc = alloc ? alloc * 2 : 64) * sizeof(*names));
+            if (!grown) {
+                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+                goto cleanup;
+            }
+            names = grown;
+        }
+        if (!(names[n] = culprit_strdup(e->d_name))) {
+            error = CULPRIT_ERROR;
+            goto cleanup;
+        }
+        n++;
+    }
+    if (errno) {
+        error = culprit_error_set_os("cannot read the history directory '%s'", dir);
+        goto cleanup;
+    }
+    qsort(names, n, sizeof(*names), compare_names);
+cleanup:
+    closedir(d);
+    if (error < 0) {
+        while (n)
+            free(names[--n]);
+        free(names);
+        return error;
+    }
+    *out = names;
+    *count = n;
+    return 0;
+}
+
+static int append_run(culprit_history_runs *runs, size_t *alloc, culprit_run *run)
+{
+    if (runs->nruns == *alloc) {
+        size_t grown = *alloc ? *alloc * 2 : 64;
+        culprit_run **r = realloc(runs->runs, grown * sizeof(*r));
+        if (!r)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        runs->runs = r;
+        *alloc = grown;
+    }
+    runs->runs[runs->nruns++] = run;
+    return 0;
+}
+
+int culprit_history_load(culprit_history_runs *out, culprit_history *history,
+                         const culprit_history_query *query, culprit_history_warn_fn warn,
+                         void *payload)
+{
+    culprit_history_query all = {NULL, NULL, NULL, 0};
+    char **names = NULL, *path = NULL;
+    size_t nnames = 0, alloc = 0;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!warn)
+        warn = warn_stderr;
+    if ((error = list_files(&names, &nnames, history->dir)) < 0)
+        return error;
+    for (size_t i = 0; i < nnames; i++) {
+        culprit_run *run = NULL;
+
+        free(path);
+        if (!(path = culprit_fs_join(history->dir, names[i]))) {
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            goto cleanup;
+        }
+        error = culprit_history__load_file(&run, path, query ? query : &all);
+        if (error == CULPRIT_ERROR)
+            goto cleanup; /* out of memory: the next file would fail too */
+        if (error < 0) {
+            /* The reader names the file first; the warning says it already. */
+            const char *reason = culprit_error_last();
+            size_t plen = strlen(path);
+            if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
+                reason += plen + 2;
+            warn(path, reason, payload);
+            out->nskipped++;
+            error = 0;
+            continue;
+        }
+        if (run && (error = append_run(out, &alloc, run)) < 0) {
+            culprit_run_free(run);
+            goto cleanup;
+        }
+    }
+    qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
+cleanup:
+    free(path);
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
+    if (error < 0)
+        culprit_history_runs_dispose(out);
+    return error;
+}
+
+void culprit_history_runs_dispose(culprit_history_runs *runs)
+{
+    if (!runs)
+        return;
+    for (size_t i = 0; i < runs->nruns; i++)
+        culprit_run_free(runs->runs[i]);
+    free(runs->runs);
+    memset(runs, 0, sizeof(*runs));
+}

@@ -1,0 +1,305 @@
+/*
+ * The history writer: a culprit_run as one JUnit XML document that validates
+ * against the strict Jenkins junit-10.xsd, so CI servers display it as ordinary
+ * test results, while the culprit block in each <system-out> keeps everything
+ * culprit itself needs (block.c). libxml2's xmlTextWriter does the escaping; the
+ * document is built in memory and written atomically, never in place.
+ */
+#include "internal.h"
+
+#include <libxml/xmlwriter.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ------------------------------------------------------------- XML safety --- */
+
+/* Length of the valid XML 1.0 character at p (UTF-8), or 0 when invalid. */
+static size_t xml_char_len(const unsigned char *p)
+{
+    unsigned int c = p[0], cp;
+    size_t len, i;
+
+    if (c < 0x80)
+        return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2;
+        cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3;
+        cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    for (i = 1; i < len; i++) {
+        if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
+            return 0;
+        cp = (cp << 6) | (p[i] & 0x3f);
+    }
+    /* Overlong forms, surrogates, U+FFFE/U+FFFF and beyond U+10FFFF are not XML. */
+    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
+        return 0;
+    return len;
+}
+
+const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len;
+
+    while (*p && (len = xml_char_len(p)) > 0)
+        p += len;
+    if (!*p)
+        return s;
+    /* Captured output may hold control bytes or broken UTF-8; XML cannot carry them. */
+    culprit_buf_clear(tmp);
+    if (culprit_buf_put(tmp, s, (size_t)(p - (const unsigned char *)s)) < 0)
+        return NULL;
+    while (*p) {
+        if ((len = xml_char_len(p)) > 0) {
+            if (culprit_buf_put(tmp, (const char *)p, len) < 0)
+                return NULL;
+            p += len;
+        } else {
+            if (culprit_buf_puts(tmp, "\xef\xbf\xbd") < 0)
+                return NULL;
+            p++;
+        }
+    }
+    return culprit_buf_cstr(tmp);
+}
+
+/* ---------------------------------------------------------------- writing --- */
+
+typedef struct {
+    xmlTextWriterPtr w;
+    culprit_buf tmp;
+} writer;
+
+static int xml_failed(const char *what)
+{
+    return culprit_error_set(CULPRIT_ERROR, "cannot write the history XML (%s)", what);
+}
+
+static int start(writer *wr, const char *name)
+{
+    return xmlTextWriterStartElement(wr->w, BAD_CAST name) < 0 ? xml_failed(name) : 0;
+}
+
+static int end(writer *wr)
+{
+    return xmlTextWriterEndElement(wr->w) < 0 ? xml_failed("end element") : 0;
+}
+
+static int attr(writer *wr, const char *name, const char *value)
+{
+    const char *safe = culprit_history__xml_safe(value, &wr->tmp);
+
+    if (!safe)
+        return CULPRIT_ERROR;
+    if (xmlTextWriterWriteAttribute(wr->w, BAD_CAST name, BAD_CAST safe) < 0)
+        return xml_failed(name);
+    return 0;
+}
+
+static int attr_count(writer *wr, const char *name, size_t value)
+{
+    char num[32];
+
+    snprintf(num, sizeof(num), "%zu", value);
+    return attr(wr, name, num);
+}
+
+/* JUnit times are SUREFIRE_TIME: digits and a dot, never an exponent, inf or a sign. */
+static int attr_time(writer *wr, const char *name, double seconds)
+{
+    char num[48];
+    unsigned long long us;
+
+    if (!(seconds >= 0) || !isfinite(seconds))
+        seconds = 0;
+    if (seconds > 1e12)
+        seconds = 1e12;
+    us = (unsigned long long)llround(seconds * 1e6);
+    snprintf(num, sizeof(num), "%llu.%06llu", us / 1000000, us % 1000000);
+    return attr(wr, name, num);
+}
+
+static int text(writer *wr, const char *value)
+{
+    const char *safe = culprit_history__xml_safe(value, &wr->tmp);
+
+    if (!safe)
+        return CULPRIT_ERROR;
+    if (xmlTextWriterWriteString(wr->w, BAD_CAST safe) < 0)
+        return xml_failed("text");
+    return 0;
+}
+
+static int property(writer *wr, const char *name, const char *value)
+{
+    int error;
+
+    if (!value)
+        return 0;
+    if ((error = start(wr, "property")) < 0 || (error = attr(wr, "name", name)) < 0 ||
+        (error = attr(wr, "value", value)) < 0 || (error = end(wr)) < 0)
+        return error;
+    return 0;
+}
+
+static int write_properties(writer *wr, const culprit_run *run)
+{
+    char format[16];
+    int error;
+
+    snprintf(format, sizeof(format), "%d", CULPRIT_HISTORY_FORMAT);
+    if ((error = start(wr, "properties")) < 0 ||
+        (error = property(wr, "culprit.format", format)) < 0 ||
+        (error = property(wr, "culprit.run-id", run->id)) < 0 ||
+        (error = property(wr, "culprit.commit", run->commit)) < 0 ||
+        (error = property(wr, "culprit.dirty", run->dirty ? "true" : "false")) < 0 ||
+        (error = property(wr, "culprit.branch", run->branch)) < 0 ||
+        (error = property(wr, "culprit.timestamp", run->timestamp)) < 0 ||
+        (error = property(wr, "culprit.host", run->host)) < 0 ||
+        (error = property(wr, "culprit.machine", run->machine)) < 0 ||
+        (error = property(wr, "culprit.compiler", run->compiler)) < 0 ||
+        (error = property(wr, "culprit.flags", run->flags)) < 0)
+        return error;
+    return end(wr);
+}
+
+static int write_testcase(writer *wr, const culprit_run *run, const culprit_test_result *test,
+                          culprit_buf *head, culprit_buf *samples)
+{
+    static const char *const elements[] = {NULL, "failure", "error", "skipped"};
+    static const char *const types[] = {NULL, "culprit.assertion", "culprit.error", NULL};
+    int error;
+
+    culprit_buf_clear(head);
+    culprit_buf_clear(samples);
+    if ((error = culprit_history__block_format(head, samples, test)) < 0)
+        return error;
+    if ((error = start(wr, "testcase")) < 0 ||
+        (error = attr(wr, "name", test->name ? test->name : "")) < 0 ||
+        (error = attr(wr, "classname",
+                      test->classname ? test->classname : (run->suite ? run->suite : ""))) < 0 ||
+        (error = attr_time(wr, "time", test->elapsed_s)) < 0)
+        return error;
+    if (test->status != CULPRIT_STATUS_PASS && test->status <= CULPRIT_STATUS_SKIPPED) {
+        if ((error = start(wr, elements[test->status])) < 0 ||
+            (types[test->status] && (error = attr(wr, "type", types[test->status])) < 0) ||
+            (test->message && (error = attr(wr, "message", test->message)) < 0) ||
+            (error = end(wr)) < 0)
+            return error;
+    }
+    if ((error = start(wr, "system-out")) < 0 || (error = text(wr, head->ptr)) < 0)
+        return error;
+    /* Sample lines are plain ASCII (block.c checks the names): no escaping, raw copy. */
+    if (samples->size &&
+        xmlTextWriterWriteRawLen(wr->w, BAD_CAST samples->ptr, (int)samples->size) < 0)
+        return xml_failed("samples");
+    if ((error = end(wr)) < 0)
+        return error;
+    if (test->output && *test->output &&
+        ((error = start(wr, "system-err")) < 0 || (error = text(wr, test->output)) < 0 ||
+         (error = end(wr)) < 0))
+        return error;
+    return end(wr);
+}
+
+/* libxml2 output callback: the document goes straight into the caller's buffer. */
+static int write_to_buf(void *context, const char *data, int len)
+{
+    return culprit_buf_put(context, data, (size_t)len) < 0 ? -1 : len;
+}
+
+int culprit_history_format(culprit_buf *out, const culprit_run *run)
+{
+    writer wr = {NULL, CULPRIT_BUF_INIT};
+    xmlOutputBufferPtr ob = NULL;
+    size_t start_size = out->size;
+    culprit_buf head = CULPRIT_BUF_INIT, samples = CULPRIT_BUF_INIT;
+    size_t failures = 0, errors = 0, skipped = 0;
+    double time = 0;
+    int error = 0;
+
+    for (size_t i = 0; i < run->ntests; i++) {
+        const culprit_test_result *t = &run->tests[i];
+        failures += t->status == CULPRIT_STATUS_FAILURE;
+        errors += t->status == CULPRIT_STATUS_ERROR;
+        skipped += t->status == CULPRIT_STATUS_SKIPPED;
+        if (t->elapsed_s > 0 && isfinite(t->elapsed_s))
+            time += t->elapsed_s;
+    }
+    xmlInitParser();
+    if (!(ob = xmlOutputBufferCreateIO(write_to_buf, NULL, out, NULL)) ||
+        !(wr.w = xmlNewTextWriter(ob))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    ob = NULL; /* owned by the writer now */
+    xmlTextWriterSetIndent(wr.w, 1);
+    xmlTextWriterSetIndentString(wr.w, BAD_CAST "  ");
+    if (xmlTextWriterStartDocument(wr.w, NULL, "UTF-8", NULL) < 0) {
+        error = xml_failed("document");
+        goto cleanup;
+    }
+    if ((error = start(&wr, "testsuites")) < 0 || (error = attr(&wr, "name", "culprit")) < 0 ||
+        (error = attr_count(&wr, "tests", run->ntests)) < 0 ||
+        (error = attr_count(&wr, "failures", failures)) < 0 ||
+        (error = attr_count(&wr, "errors", errors)) < 0 ||
+        (error = attr_time(&wr, "time", time)) < 0)
+        goto cleanup;
+    if ((error = start(&wr, "testsuite")) < 0 ||
+        (error = attr(&wr, "name", run->suite ? run->suite : "")) < 0 ||
+        (error = attr_count(&wr, "tests", run->ntests)) < 0 ||
+        (error = attr_count(&wr, "failures", failures)) < 0 ||
+        (error = attr_count(&wr, "errors", errors)) < 0 ||
+        (error = attr_count(&wr, "skipped", skipped)) < 0 ||
+        (error = attr_time(&wr, "time", time)) < 0 ||
+        (run->timestamp && (error = attr(&wr, "timestamp", run->timestamp)) < 0) ||
+        (run->host && (error = attr(&wr, "hostname", run->host)) < 0) ||
+        (run->id && (error = attr(&wr, "id", run->id)) < 0))
+        goto cleanup;
+    if ((error = write_properties(&wr, run)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < run->ntests; i++)
+        if ((error = write_testcase(&wr, run, &run->tests[i], &head, &samples)) < 0)
+            goto cleanup;
+    if (xmlTextWriterEndDocument(wr.w) < 0 || xmlTextWriterFlush(wr.w) < 0) {
+        error = xml_failed("end of document");
+        goto cleanup;
+    }
+cleanup:
+    if (wr.w)
+        xmlFreeTextWriter(wr.w);
+    if (ob)
+        xmlOutputBufferClose(ob);
+    /* On failure the caller's buffer is left as it was, not with half a document. */
+    if (error < 0 && out->ptr) {
+        out->size = start_size;
+        out->ptr[start_size] = '\0';
+    }
+    culprit_buf_dispose(&wr.tmp);
+    culprit_buf_dispose(&head);
+    culprit_buf_dispose(&samples);
+    return error;
+}
+
+int culprit_history_write_file(const culprit_run *run, const char *path, int no_replace)
+{
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    int error;
+
+    if ((error = culprit_history_format(&doc, run)) < 0)
+        goto cleanup;
+    error = culprit_fs_write_atomic(path, doc.ptr, doc.size, no_replace);
+cleanup:
+    culprit_buf_dispose(&doc);
+    return error;
+}

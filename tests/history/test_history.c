@@ -1,0 +1,602 @@
+/* Tests of framework/history: the model, the JUnit XML round trip, the reader's
+ * defences against foreign and corrupt files, and the store. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "culprit/history.h"
+#include "history/internal.h"
+
+#define SCHEMA CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
+
+static const double wall[] = {1200,
+                              1187.5,
+                              0.1,
+                              1.0 / 3.0,
+                              -0.0,
+                              1e-300,
+                              1.7976931348623157e308,
+                              NAN,
+                              INFINITY,
+                              -INFINITY,
+                              123456789012345678.0,
+                              4.9e-324};
+
+static culprit_run *make_run(void)
+{
+    culprit_run *run;
+    culprit_test_result *t;
+    double cpu[] = {10, 20, 30};
+
+    assert_int_equal(culprit_run_new(&run), 0);
+    culprit_history_set_string(&run->id, "20261122T130500Z_0123456789ab_host_1_beef");
+    culprit_history_set_string(&run->suite, "suite <&> \"quoted\" 'x'");
+    culprit_history_set_string(&run->commit, "0123456789abcdef0123456789abcdef01234567");
+    run->dirty = 1;
+    culprit_history_set_string(&run->branch, "feature/a&b");
+    culprit_history_set_string(&run->timestamp, "2026-11-22T13:05:00Z");
+    culprit_history_set_string(&run->host, "build-01");
+    culprit_history_set_string(&run->machine, "Intel(R) Xeon <8 cores>, Linux 6.1\nline2");
+    culprit_history_set_string(&run->compiler, "gcc 12.2.0");
+    culprit_history_set_string(&run->flags, "-O2 -g -DX=\"a&b\"");
+
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, "fib_30 <fast> & \"friends\"");
+    culprit_history_set_string(&t->classname, "suite-a");
+    t->status = CULPRIT_STATUS_PASS;
+    culprit_history_set_string(&t->category, "fast & small");
+    culprit_history_set_string(&t->category_source, "explicit");
+    t->category_low_ns = 0;
+    t->category_high_ns = INFINITY;
+    culprit_history_set_string(&t->verdict, "pass");
+    culprit_history_set_string(&t->metric, "wall_ns");
+    t->batch = 16;
+    t->warmup = 3;
+    culprit_history_set_string(&t->stop, "precision");
+    t->timer_overhead_ns = 20.25;
+    t->elapsed_s = 0.123456789;
+    t->summary = (culprit_summary){12, 1193.75, 9.1, 1190, 0.1, 1e308, -INFINITY, INFINITY, 0.99};
+    t->outliers = (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, SIZE_MAX};
+    assert_int_equal(
+        culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
+    assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", cpu, 3, 0), 0);
+    assert_int_equal(culprit_test_result_add_series(t, "l1d_misses", NULL, 0, 1), 0);
+    assert_int_equal(culprit_test_result_add_series(t, "empty", NULL, 0, 0), 0);
+
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, "fails");
+    t->status = CULPRIT_STATUS_FAILURE;
+    culprit_history_set_string(&t->message, "expected 1 < 2 && \"ok\"\nsecond line\ttab");
+    culprit_history_set_string(&t->output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
+    culprit_history_set_string(&t->verdict, "failure");
+
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, "crashes");
+    t->status = CULPRIT_STATUS_ERROR;
+    culprit_history_set_string(&t->message, "SIGSEGV");
+
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, "skipped");
+    t->status = CULPRIT_STATUS_SKIPPED;
+    return run;
+}
+
+static int same_double(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    return !memcmp(&a, &b, sizeof(a));
+}
+
+#define assert_same_double(a, b) assert_true(same_double((a), (b)))
+
+static void assert_same_string(const char *a, const char *b)
+{
+    if (!a || !b)
+        assert_ptr_equal(a, b);
+    else
+        assert_string_equal(a, b);
+}
+
+static void assert_same_run(const culprit_run *a, const culprit_run *b, int samples)
+{
+    assert_same_string(a->id, b->id);
+    assert_same_string(a->suite, b->suite);
+    assert_same_string(a->commit, b->commit);
+    assert_int_equal(a->dirty, b->dirty);
+    assert_same_string(a->branch, b->branch);
+    assert_same_string(a->timestamp, b->timestamp);
+    assert_same_string(a->host, b->host);
+    assert_same_string(a->machine, b->machine);
+    assert_same_string(a->compiler, b->compiler);
+    assert_same_string(a->flags, b->flags);
+    assert_int_equal(a->ntests, b->ntests);
+    for (size_t i = 0; i < a->ntests; i++) {
+        const culprit_test_result *x = &a->tests[i], *y = &b->tests[i];
+        assert_same_string(x->name, y->name);
+        assert_same_string(x->classname ? x->classname : a->suite, y->classname);
+        assert_int_equal(x->status, y->status);
+        assert_same_string(x->message, y->message);
+        assert_same_string(x->category, y->category);
+        assert_same_string(x->category_source, y->category_source);
+        assert_same_double(x->category_low_ns, y->category_low_ns);
+        assert_same_double(x->category_high_ns, y->category_high_ns);
+        assert_same_string(x->verdict, y->verdict);
+        assert_same_string(x->metric, y->metric);
+        assert_int_equal(x->batch, y->batch);
+        assert_int_equal(x->warmup, y->warmup);
+        assert_same_string(x->stop, y->stop);
+        assert_same_double(x->timer_overhead_ns, y->timer_overhead_ns);
+        assert_same_double(x->elapsed_s, y->elapsed_s);
+        assert_memory_equal(&x->summary, &y->summary, sizeof(x->summary) - 0 * sizeof(double));
+        assert_same_double(x->outliers.q1, y->outliers.q1);
+        assert_same_double(x->outliers.high_severe, y->outliers.high_severe);
+        assert_int_equal(x->outliers.n_low_severe, y->outliers.n_low_severe);
+        assert_int_equal(x->outliers.n_high_severe, y->outliers.n_high_severe);
+        assert_int_equal(x->nseries, y->nseries);
+        for (size_t k = 0; k < x->nseries; k++) {
+            const culprit_series *s = &x->series[k], *t = &y->series[k];
+            assert_string_equal(s->name, t->name);
+            assert_int_equal(s->absent, t->absent);
+            assert_int_equal(s->n, t->n);
+            if (!samples || s->absent || s->n == 0) {
+                assert_null(t->values);
+                continue;
+            }
+            for (size_t v = 0; v < s->n; v++)
+                assert_same_double(s->values[v], t->values[v]);
+        }
+    }
+}
+
+static void round_trip_keeps_every_field(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL, *summaries = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    /* The system-err text comes back with \r\n as \n (XML end-of-line handling). */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(
+        culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
+        0);
+    assert_same_run(run, back, 1);
+    assert_string_equal(back->tests[1].output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
+    assert_null(back->tests[0].output);
+    assert_null(back->path);
+
+    /* Summaries only: the same, without values (and through the sample-skipping path). */
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_same_run(run, summaries, 0);
+    assert_int_equal(culprit_test_result_series(&summaries->tests[0], "wall_ns")->n,
+                     sizeof(wall) / sizeof(wall[0]));
+    assert_true(culprit_test_result_series(&summaries->tests[0], "l1d_misses")->absent);
+    assert_non_null(culprit_run_find_test(summaries, "crashes"));
+    assert_null(culprit_run_find_test(summaries, "nope"));
+
+    culprit_run_free(run);
+    culprit_run_free(back);
+    culprit_run_free(summaries);
+    culprit_buf_dispose(&doc);
+}
+
+static void numbers_round_trip_bit_for_bit(void **state)
+{
+    char text[CULPRIT_HISTORY__NUMBER_MAX];
+    uint64_t x = 88172645463325252ull;
+    (void)state;
+
+    for (int i = 0; i < 200000; i++) {
+        double v, back = 0;
+        /* xorshift bit patterns, then typical magnitudes: integers and x/2^k. */
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        if (i % 3 == 0)
+            memcpy(&v, &x, sizeof(v));
+        else if (i % 3 == 1)
+            v = (double)(x % 100000000);
+        else
+            v = (double)(x % 10000000) / (double)(1u << (x % 11));
+        size_t len = culprit_history__format_double(text, v);
+        assert_int_equal(len, strlen(text));
+        assert_int_equal(culprit_history__parse_double(&back, text, text + len), 0);
+        if (!same_double(v, back))
+            fail_msg("%.17g written as '%s' read back as %.17g", v, text, back);
+    }
+    assert_int_equal(culprit_history__format_double(text, 1200), 4);
+    assert_string_equal(text, "1200");
+    culprit_history__format_double(text, 1187.5);
+    assert_string_equal(text, "1187.5");
+    culprit_history__format_double(text, 0.0625);
+    assert_string_equal(text, "0.0625");
+    culprit_history__format_double(text, -INFINITY);
+    assert_string_equal(text, "-inf");
+    {
+        double v;
+        const char *bad[] = {"", "1x", "0x10", "infinity", " 1", "1 ", "--1", "nan(1)"};
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+            assert_int_equal(culprit_history__parse_double(&v, bad[i], bad[i] + strlen(bad[i])),
+                             -1);
+    }
+}
+
+static char *make_temp_dir(void)
+{
+    char tmpl[] = "/tmp/culprit-history-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    return strdup(tmpl);
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(text, 1, len, f), len);
+    fclose(f);
+}
+
+static void written_file_validates_against_junit_schema(void **state)
+{
+    culprit_run *run = make_run();
+    char *dir = make_temp_dir(), *path = culprit_fs_join(dir, "run.xml");
+    char cmd[1024];
+    (void)state;
+
+    /* Control bytes and broken UTF-8 in captured output must not break the XML. */
+    culprit_history_set_string(&run->tests[1].output, "esc \x1b[31mred\x1b[0m bad \xff\xfe end");
+    assert_int_equal(culprit_history_write_file(run, path, 1), 0);
+    assert_int_equal(culprit_history_write_file(run, path, 1), CULPRIT_EEXISTS);
+    if (access(SCHEMA, R_OK) != 0) {
+        print_message("schema %s missing: skipping the xmllint check\n", SCHEMA);
+    } else {
+        snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s' '%s'", SCHEMA, path);
+        assert_int_equal(system(cmd), 0);
+    }
+    {
+        culprit_run *back = NULL;
+        assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
+        assert_string_equal(back->path, path);
+        assert_string_equal(
+            back->tests[1].output,
+            "esc \xef\xbf\xbd[31mred\xef\xbf\xbd[0m bad \xef\xbf\xbd\xef\xbf\xbd end");
+        culprit_run_free(back);
+    }
+    culprit_run_free(run);
+    unlink(path);
+    rmdir(dir);
+    free(path);
+    free(dir);
+}
+
+static void expect_invalid(const char *text, size_t len, unsigned int flags, const char *why)
+{
+    culprit_run *run = (culprit_run *)1;
+    int error = culprit_history_read_memory(&run, text, len, "bad-file.xml", flags);
+
+    if (error != CULPRIT_EINVALID)
+        fail_msg("%s: expected CULPRIT_EINVALID, got %d (%s)", why, error, culprit_error_last());
+    assert_null(run);
+    if (!strstr(culprit_error_last(), "bad-file.xml"))
+        fail_msg("%s: message does not name the file: %s", why, culprit_error_last());
+}
+
+static void replace_once(culprit_buf *doc, const char *from, const char *to)
+{
+    char *at = strstr(doc->ptr, from);
+    culprit_buf out = CULPRIT_BUF_INIT;
+    assert_non_null(at);
+    culprit_buf_put(&out, doc->ptr, (size_t)(at - doc->ptr));
+    culprit_buf_puts(&out, to);
+    culprit_buf_puts(&out, at + strlen(from));
+    culprit_buf_dispose(doc);
+    *doc = out;
+}
+
+static void corrupt_and_foreign_files_are_invalid(void **state)
+{
+    culprit_run *run = make_run();
+    culprit_buf doc = CULPRIT_BUF_INIT, bad = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    for (size_t cut = 1; cut < doc.size; cut += doc.size / 37 + 1) {
+        expect_invalid(doc.ptr, cut, 0, "truncated");
+        expect_invalid(doc.ptr, cut, CULPRIT_HISTORY_LOAD_SAMPLES, "truncated, samples");
+    }
+    expect_invalid("", 0, 0, "empty");
+    expect_invalid("\x89PNG garbage \x00\x01", 15, 0, "garbage");
+    expect_invalid("<html><body>hi</body></html>", 28, 0, "html");
+    {
+        const char *foreign = "<?xml version=\"1.0\"?>\n<testsuites><testsuite name=\"pytest\" "
+                              "tests=\"1\" failures=\"0\" errors=\"0\"><testcase name=\"t\" "
+                              "classname=\"c\" time=\"0.1\"/></testsuite></testsuites>\n";
+        expect_invalid(foreign, strlen(foreign), 0, "foreign junit");
+        assert_non_null(strstr(culprit_error_last(), "culprit.format"));
+    }
+    {
+        char secret[] = "/tmp/culprit-secret-XXXXXX", xxe[1024];
+        int fd = mkstemp(secret);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, "TOPSECRET", 9), 9);
+        close(fd);
+        snprintf(xxe, sizeof(xxe),
+                 "<?xml version=\"1.0\"?>\n<!DOCTYPE testsuites [<!ENTITY xxe SYSTEM "
+                 "\"file://%s\">]>\n<testsuites><testsuite name=\"&xxe;\" tests=\"0\" "
+                 "failures=\"0\" errors=\"0\"><properties><property name=\"culprit.format\" "
+                 "value=\"1\"/></properties></testsuite></testsuites>\n",
+                 secret);
+        expect_invalid(xxe, strlen(xxe), 0, "xxe");
+        assert_null(strstr(culprit_error_last(), "TOPSECRET"));
+        assert_non_null(strstr(culprit_error_last(), "DOCTYPE"));
+        unlink(secret);
+    }
+
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "value=\"1\"", "value=\"2\"");
+    expect_invalid(bad.ptr, bad.size, 0, "wrong version");
+    assert_non_null(strstr(culprit_error_last(), "version"));
+
+    culprit_buf_clear(&bad);
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "name=\"culprit.format\"", "name=\"other.format\"");
+    expect_invalid(bad.ptr, bad.size, 0, "missing format");
+
+    culprit_buf_clear(&bad);
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "summary-mean 1193.75", "summary-mean 11x3.75");
+    expect_invalid(bad.ptr, bad.size, 0, "malformed summary number");
+    assert_non_null(strstr(culprit_error_last(), "summary-mean"));
+
+    culprit_buf_clear(&bad);
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "cpu_ns 10 20 30", "cpu_ns 10 2# 30");
+    expect_invalid(bad.ptr, bad.size, CULPRIT_HISTORY_LOAD_SAMPLES, "malformed sample");
+
+    culprit_buf_clear(&bad);
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "cpu_ns 10 20 30", "cpu_ns 10 20");
+    expect_invalid(bad.ptr, bad.size, CULPRIT_HISTORY_LOAD_SAMPLES, "missing sample");
+
+    culprit_buf_clear(&bad);
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, "culprit-result 1", "culprit-result 9");
+    expect_invalid(bad.ptr, bad.size, 0, "block version");
+
+    culprit_run_free(run);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&bad);
+}
+
+static void reader_without_skip_shape_still_reads(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    /* A tool that re-encodes the text (here: a CDATA section) defeats the fast path only. */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    replace_once(&doc, "cpu_ns 10 20 30", "<![CDATA[cpu_ns 10 20 30]]>");
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "cdata", 0), 0);
+    assert_same_run(run, back, 0);
+    culprit_run_free(back);
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "cdata",
+                                                 CULPRIT_HISTORY_LOAD_SAMPLES),
+                     0);
+    assert_same_run(run, back, 1);
+    culprit_run_free(back);
+    culprit_run_free(run);
+    culprit_buf_dispose(&doc);
+}
+
+static size_t count_files(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' && strstr(e->d_name, suffix))
+            n++;
+    closedir(d);
+    return n;
+}
+
+static void store_never_overwrites(void **state)
+{
+    char *base = make_temp_dir(), *dir = culprit_fs_join(base, "a/b/history");
+    culprit_history *history = NULL;
+    culprit_run *run = make_run();
+    char *p1 = NULL, *p2 = NULL, *p3 = NULL;
+    (void)state;
+
+    assert_int_equal(culprit_history_open(&history, dir, 0), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), dir));
+    assert_int_equal(culprit_history_open(&history, dir, 1), 0);
+    assert_string_equal(culprit_history_dir(history), dir);
+
+    /* With an id, the id is the file name, and a second store refuses to replace it. */
+    assert_int_equal(culprit_history_store(history, run, &p1), 0);
+    assert_non_null(strstr(p1, "20261122T130500Z_0123456789ab_host_1_beef.xml"));
+    assert_int_equal(culprit_history_store(history, run, NULL), CULPRIT_EEXISTS);
+
+    /* Without an id, every store is a new file, its stem recorded as the run id. */
+    culprit_history_set_string(&run->id, NULL);
+    assert_int_equal(culprit_history_store(history, run, &p2), 0);
+    assert_int_equal(culprit_history_store(history, run, &p3), 0);
+    assert_string_not_equal(p2, p3);
+    assert_non_null(strstr(p2, "/20261122T130500Z_0123456789ab_build-01_"));
+    assert_int_equal(count_files(dir, ".xml"), 3);
+    assert_int_equal(count_files(dir, ".tmp"), 0);
+    {
+        culprit_run *back = NULL;
+        const char *slash = strrchr(p2, '/') + 1;
+        assert_int_equal(culprit_history_read_file(&back, p2, 0), 0);
+        assert_memory_equal(back->id, slash, strlen(back->id));
+        assert_string_equal(slash + strlen(back->id), ".xml");
+        culprit_run_free(back);
+    }
+
+    if (geteuid() != 0) {
+        culprit_history *ro = NULL;
+        char *locked = culprit_fs_join(base, "locked");
+        assert_int_equal(mkdir(locked, 0555), 0);
+        assert_true(culprit_history_open(&ro, locked, 1) < 0);
+        assert_non_null(strstr(culprit_error_last(), locked));
+        char *below = culprit_fs_join(locked, "sub");
+        assert_true(culprit_history_open(&ro, below, 1) < 0);
+        assert_non_null(strstr(culprit_error_last(), below));
+        rmdir(locked);
+        free(locked);
+        free(below);
+    }
+
+    culprit_history_free(history);
+    culprit_history_free(NULL);
+    culprit_run_free(run);
+    free(p1), free(p2), free(p3);
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+        assert_int_equal(system(cmd), 0);
+    }
+    free(dir);
+    free(base);
+}
+
+typedef struct {
+    int count;
+    char last[1024];
+} warnings;
+
+static void collect_warning(const char *path, const char *message, void *payload)
+{
+    warnings *w = payload;
+    w->count++;
+    snprintf(w->last, sizeof(w->last), "%s: %s", path, message);
+}
+
+static void store_run(culprit_history *history, const char *suite, const char *commit,
+                      const char *timestamp, const char *test)
+{
+    culprit_run *run = make_run();
+    culprit_history_set_string(&run->id, NULL);
+    culprit_history_set_string(&run->suite, suite);
+    culprit_history_set_string(&run->commit, commit);
+    culprit_history_set_string(&run->timestamp, timestamp);
+    culprit_history_set_string(&run->tests[3].name, test);
+    assert_int_equal(culprit_history_store(history, run, NULL), 0);
+    culprit_run_free(run);
+}
+
+static void load_skips_corrupt_files_and_filters(void **state)
+{
+    char *dir = make_temp_dir(), *corrupt = culprit_fs_join(dir, "0000-corrupt.xml");
+    char *other = culprit_fs_join(dir, "notes.txt"), *tmp = culprit_fs_join(dir, "x.xml.tmp.abc");
+    culprit_history *history = NULL;
+    culprit_history_runs runs;
+    culprit_history_query query = {0};
+    warnings w = {0};
+    struct stat st;
+    (void)state;
+
+    assert_int_equal(culprit_history_open(&history, dir, 1), 0);
+    store_run(history, "alpha", "aaaa000000000000000000000000000000000000", "2026-01-03T00:00:00Z",
+              "only_in_a");
+    store_run(history, "alpha", "bbbb000000000000000000000000000000000000", "2026-01-01T00:00:00Z",
+              "only_in_b");
+    store_run(history, "beta", "aaaa111100000000000000000000000000000000", "2026-01-02T00:00:00Z",
+              "only_in_c");
+    write_text(corrupt, "<testsuites><testsuite", 22);
+    write_text(other, "not history", 11);
+    write_text(tmp, "<half", 5);
+
+    assert_int_equal(culprit_history_load(&runs, history, NULL, collect_warning, &w), 0);
+    assert_int_equal(runs.nruns, 3);
+    assert_int_equal(runs.nskipped, 1);
+    assert_int_equal(w.count, 1);
+    assert_non_null(strstr(w.last, corrupt));
+    assert_int_equal(stat(corrupt, &st), 0); /* reported, never deleted */
+    assert_string_equal(runs.runs[0]->timestamp, "2026-01-01T00:00:00Z");
+    assert_string_equal(runs.runs[1]->timestamp, "2026-01-02T00:00:00Z");
+    assert_string_equal(runs.runs[2]->timestamp, "2026-01-03T00:00:00Z");
+    assert_null(runs.runs[0]->tests[0].series[0].values);
+    culprit_history_runs_dispose(&runs);
+
+    query.commit = "aaaa";
+    assert_int_equal(culprit_history_load(&runs, history, &query, collect_warning, &w), 0);
+    assert_int_equal(runs.nruns, 2);
+    assert_string_equal(runs.runs[0]->suite, "beta");
+    assert_string_equal(runs.runs[1]->suite, "alpha");
+    culprit_history_runs_dispose(&runs);
+
+    query.suite = "alpha";
+    query.flags = CULPRIT_HISTORY_LOAD_SAMPLES;
+    assert_int_equal(culprit_history_load(&runs, history, &query, collect_warning, &w), 0);
+    assert_int_equal(runs.nruns, 1);
+    assert_string_equal(runs.runs[0]->commit, "aaaa000000000000000000000000000000000000");
+    assert_non_null(runs.runs[0]->tests[0].series[0].values);
+    culprit_history_runs_dispose(&runs);
+
+    /* A test filter keeps that test only, and drops runs without it. */
+    memset(&query, 0, sizeof(query));
+    query.test = "only_in_b";
+    assert_int_equal(culprit_history_load(&runs, history, &query, collect_warning, &w), 0);
+    assert_int_equal(runs.nruns, 1);
+    assert_int_equal(runs.runs[0]->ntests, 1);
+    assert_string_equal(runs.runs[0]->tests[0].name, "only_in_b");
+    culprit_history_runs_dispose(&runs);
+    query.test = "fib_30 <fast> & \"friends\"";
+    assert_int_equal(culprit_history_load(&runs, history, &query, collect_warning, &w), 0);
+    assert_int_equal(runs.nruns, 3);
+    assert_int_equal(runs.runs[2]->ntests, 1);
+    culprit_history_runs_dispose(&runs);
+    culprit_history_runs_dispose(NULL);
+
+    culprit_history_free(history);
+    {
+        char cmd[512];
+        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+        assert_int_equal(system(cmd), 0);
+    }
+    free(corrupt), free(other), free(tmp), free(dir);
+}
+
+static void invalid_series_names_are_refused(void **state)
+{
+    culprit_run *run = make_run();
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_test_result_add_series(&run->tests[1], "bad name", NULL, 0, 1), 0);
+    assert_int_equal(culprit_history_format(&doc, run), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "bad name"));
+    assert_int_equal(doc.size, 0);
+    assert_int_equal(culprit_test_result_add_series(&run->tests[1], "", NULL, 0, 1),
+                     CULPRIT_EINVALID);
+    culprit_run_free(run);
+    culprit_buf_dispose(&doc);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(round_trip_keeps_every_field),
+        cmocka_unit_test(numbers_round_trip_bit_for_bit),
+        cmocka_unit_test(written_file_validates_against_junit_schema),
+        cmocka_unit_test(corrupt_and_foreign_files_are_invalid),
+        cmocka_unit_test(reader_without_skip_shape_still_reads),
+        cmocka_unit_test(store_never_overwrites),
+        cmocka_unit_test(load_skips_corrupt_files_and_filters),
+        cmocka_unit_test(invalid_series_names_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
