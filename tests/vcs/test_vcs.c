@@ -1,0 +1,191 @@
+/* Tests of framework/vcs: HEAD's sha, branch and dirty flag, read from throw-away
+ * repositories made with the git command line, and the not-a-repository cases. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "culprit/core.h"
+#include "culprit/vcs.h"
+
+#define GIT                                                                                        \
+    "git -c user.name=culprit -c user.email=culprit@example.invalid -c init.defaultBranch=main "   \
+    "-c commit.gpgsign=false"
+
+static char repo[PATH_MAX];
+
+static void run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void run(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    if (system(cmd) != 0)
+        fail_msg("command failed: %s", cmd);
+}
+
+static void output_of(char *out, size_t size, const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    assert_non_null(fgets(out, (int)size, p));
+    out[strcspn(out, "\n")] = '\0';
+    pclose(p);
+}
+
+static void write_file(const char *name, const char *text)
+{
+    char path[PATH_MAX + 64];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", repo, name);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A fresh repository with one commit on "main", in a directory of its own. */
+static int setup_repo(void **state)
+{
+    char tmpl[] = "/tmp/culprit-vcs-XXXXXX";
+    (void)state;
+    if (!mkdtemp(tmpl) || !realpath(tmpl, repo))
+        return -1;
+    run(GIT " init -q '%s'", repo);
+    run("mkdir -p '%s/src/deep'", repo);
+    write_file("src/a.c", "int a;\n");
+    run(GIT " -C '%s' add src/a.c && " GIT " -C '%s' commit -q -m first", repo, repo);
+    return 0;
+}
+
+static int teardown_repo(void **state)
+{
+    (void)state;
+    run("rm -rf '%s'", repo);
+    return 0;
+}
+
+static void head_of_a_clean_tree(void **state)
+{
+    culprit_vcs_head head;
+    char sha[64], cmd[PATH_MAX + 64], sub[PATH_MAX + 64];
+    (void)state;
+
+    snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse HEAD", repo);
+    output_of(sha, sizeof(sha), cmd);
+    /* Found from a subdirectory, as git finds it. */
+    snprintf(sub, sizeof(sub), "%s/src/deep", repo);
+    assert_int_equal(culprit_vcs_head_describe(&head, sub), 0);
+    assert_string_equal(head.sha, sha);
+    assert_int_equal(strlen(head.sha), 40);
+    assert_string_equal(head.branch, "main");
+    assert_int_equal(head.dirty, 0);
+    assert_string_equal(head.workdir, repo);
+    culprit_vcs_head_dispose(&head);
+    culprit_vcs_head_dispose(&head); /* twice is harmless */
+    culprit_vcs_head_dispose(NULL);
+}
+
+static void dirty_when_tracked_files_change(void **state)
+{
+    culprit_vcs_head head;
+    (void)state;
+
+    write_file("src/a.c", "int a = 1;\n"); /* modified, not staged */
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_int_equal(head.dirty, 1);
+    culprit_vcs_head_dispose(&head);
+
+    run(GIT " -C '%s' add src/a.c", repo); /* staged */
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_int_equal(head.dirty, 1);
+    culprit_vcs_head_dispose(&head);
+
+    run(GIT " -C '%s' reset -q --hard", repo); /* clean again */
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_int_equal(head.dirty, 0);
+    culprit_vcs_head_dispose(&head);
+
+    /* Untracked files do not count (docs: culprit's own history dir would otherwise). */
+    write_file("untracked.txt", "x\n");
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_int_equal(head.dirty, 0);
+    culprit_vcs_head_dispose(&head);
+    run("rm -f '%s/untracked.txt'", repo);
+}
+
+static void index_on_disk_is_not_written(void **state)
+{
+    culprit_vcs_head head;
+    char index[PATH_MAX + 64];
+    struct stat before, after;
+    (void)state;
+
+    /* A touched file makes a refreshing status rewrite the index; ours must not. */
+    snprintf(index, sizeof(index), "%s/.git/index", repo);
+    sleep(1);
+    run("touch '%s/src/a.c'", repo);
+    assert_int_equal(stat(index, &before), 0);
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_int_equal(head.dirty, 0);
+    culprit_vcs_head_dispose(&head);
+    assert_int_equal(stat(index, &after), 0);
+    assert_int_equal(before.st_mtim.tv_sec, after.st_mtim.tv_sec);
+    assert_int_equal(before.st_mtim.tv_nsec, after.st_mtim.tv_nsec);
+    assert_int_equal(before.st_ino, after.st_ino);
+}
+
+static void detached_head_has_no_branch(void **state)
+{
+    culprit_vcs_head head;
+    (void)state;
+
+    run(GIT " -C '%s' checkout -q --detach", repo);
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    assert_null(head.branch);
+    assert_int_equal(strlen(head.sha), 40);
+    culprit_vcs_head_dispose(&head);
+    run(GIT " -C '%s' checkout -q main", repo);
+}
+
+static void outside_a_repository_is_not_found(void **state)
+{
+    culprit_vcs_head head;
+    char tmpl[] = "/tmp/culprit-vcs-none-XXXXXX";
+    (void)state;
+
+    assert_non_null(mkdtemp(tmpl));
+    assert_int_equal(culprit_vcs_head_describe(&head, tmpl), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), tmpl));
+    assert_null(head.branch);
+
+    /* A repository without a commit has no HEAD to record either. */
+    run(GIT " init -q '%s'", tmpl);
+    assert_int_equal(culprit_vcs_head_describe(&head, tmpl), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), "no commit"));
+    run("rm -rf '%s'", tmpl);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(head_of_a_clean_tree),
+        cmocka_unit_test(dirty_when_tracked_files_change),
+        cmocka_unit_test(index_on_disk_is_not_written),
+        cmocka_unit_test(detached_head_has_no_branch),
+        cmocka_unit_test(outside_a_repository_is_not_found),
+    };
+    return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
+}
