@@ -3,6 +3,8 @@
 #   MODE=installed   find_package(culprit) against the prefix install_test.cmake made
 #   MODE=subdir      add_subdirectory() of culprit's source tree (as FetchContent does)
 #   MODE=pkgconfig   no CMake: cc $(pkg-config --cflags --libs --static culprit)
+#   MODE=examples    examples/fib and examples/sort copied out of the tree, built
+#                    standalone against the prefix
 # In: MODE, SOURCE_DIR, WORK_DIR, PREFIX, LIBDIR, CTEST, GENERATOR, C_COMPILER,
 #     PKG_CONFIG, RUN_TESTS (run the perf tests too, not only list them).
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -32,7 +34,36 @@ if(MODE STREQUAL "pkgconfig")
   return()
 endif()
 
-if(MODE STREQUAL "installed")
+if(MODE STREQUAL "examples")
+  # The bundled examples, copied out of the tree as a user would, against the prefix.
+  # Their perf tests pass no --history: CULPRIT_HISTORY_DIR must reach them.
+  set(ENV{CULPRIT_HISTORY_DIR} "${bin}/history")
+  foreach(example IN ITEMS fib sort)
+    file(REMOVE_RECURSE "${bin}/src/${example}")
+    file(COPY "${SOURCE_DIR}/examples/${example}" DESTINATION "${bin}/src")
+    configure_and_build("${bin}/src/${example}" "${bin}/${example}"
+                        "-DCMAKE_PREFIX_PATH=${PREFIX}")
+    ctest_listing(json "${bin}/${example}" -L perf)
+    ctest_listing_names(names "${json}")
+    list(LENGTH names n)
+    if(NOT n EQUAL 4)
+      message(FATAL_ERROR "standalone ${example}: ctest lists ${names}")
+    endif()
+    if(RUN_TESTS)
+      run_or_fail(COMMAND "${CTEST}" --output-on-failure -L perf
+                  WORKING_DIRECTORY "${bin}/${example}")
+    endif()
+  endforeach()
+  if(RUN_TESTS)
+    file(GLOB history "${bin}/history/*.xml")
+    list(LENGTH history n)
+    if(n LESS 8)
+      message(FATAL_ERROR "8 perf tests ran, ${n} history files in ${bin}/history")
+    endif()
+  endif()
+  message(STATUS "standalone examples ok")
+  return()
+elseif(MODE STREQUAL "installed")
   configure_and_build("${src}" "${bin}" "-DCMAKE_PREFIX_PATH=${PREFIX}")
 elseif(MODE STREQUAL "subdir")
   configure_and_build("${src}" "${bin}" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}")
