@@ -36,6 +36,7 @@
 #define MAX_BATCH (1u << 30)
 /* Samples allocated at first in adaptive mode; arrays double from there. */
 #define INITIAL_CAPACITY 64
+#define MAX_PREALLOCATED 65536
 
 /* ---- timed regions: thread-local state of the running loop -------------------- */
 
@@ -408,6 +409,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     culprit_samples *s = NULL;
     loop l;
     unsigned int k = 1, i;
+    size_t capacity;
     int error;
 
     *out = NULL;
@@ -433,11 +435,17 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     s->stop = opts->repetitions > 0 ? CULPRIT_STOP_FIXED : CULPRIT_STOP_MAX;
     if (opts->counters && (error = thread_counters_get(&l.counters)) < 0)
         goto cleanup;
-    for (i = 0; l.counters && i < CULPRIT_COUNTER__COUNT; i++)
-        if (culprit_counters_available(l.counters, i) && !(s->counters[i] = malloc(sizeof(double))))
-            goto oom;
-    if ((error = samples_reserve(s, opts->repetitions > 0 ? opts->repetitions : INITIAL_CAPACITY)) <
-        0)
+    for (i = 0; l.counters && i < CULPRIT_COUNTER__COUNT; i++) {
+        if (culprit_counters_available(l.counters, i) &&
+            !(s->counters[i] = malloc(sizeof(double)))) {
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            goto cleanup;
+        }
+    }
+    /* A fixed count is allocated at once unless it is huge; arrays grow anyway. */
+    capacity = opts->repetitions > 0 && opts->repetitions <= MAX_PREALLOCATED ? opts->repetitions
+                                                                              : INITIAL_CAPACITY;
+    if ((error = samples_reserve(s, capacity)) < 0)
         goto cleanup;
 
     s->timer_overhead_ns = culprit_clock_overhead_ns(l.clock, OVERHEAD_ROUNDS);
@@ -463,10 +471,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     s->batch = k;
 
     error = sample_loop(&l, k);
-    goto cleanup;
 
-oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
 cleanup:
     s->elapsed_s = (double)(l.clock->now_ns(l.clock->payload) - l.start_ns) / 1e9;
     region = saved; /* a measurement inside a measured body restores the outer one */

@@ -121,10 +121,28 @@ static void scenario_init(scenario *sc, uint64_t read_cost, uint64_t cost)
     sc->rng = 42;
 }
 
+/* 10 us +- 5 us, one iteration per sample: far too noisy to reach 1%. */
+static void scenario_init_noisy(scenario *sc)
+{
+    scenario_init(sc, 25, 10000);
+    sc->noise = 5000;
+    sc->opts.batch = 1;
+}
+
 static int run(scenario *sc, culprit_samples **out)
 {
     sc->outp = out;
     return culprit_measure_run(out, &sc->opts, &sc->cb);
+}
+
+/* Runs the scenario, which must succeed and stop for `stop`; returns the samples. */
+static culprit_samples *run_ok(scenario *sc, culprit_stop_reason stop)
+{
+    culprit_samples *s = NULL;
+    assert_int_equal(run(sc, &s), 0);
+    assert_non_null(s);
+    assert_int_equal(s->stop, stop);
+    return s;
 }
 
 static void assert_all_samples(const double *x, size_t n, double expected)
@@ -203,9 +221,8 @@ static void warmup_is_excluded_and_count_is_fixed(void **state)
     sc.opts.batch = 1;
     sc.warmup_calls = 3; /* the first three calls are slow: cold caches */
     sc.warmup_cost = 100000;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_int_equal(s->n, 5);
-    assert_int_equal(s->stop, CULPRIT_STOP_FIXED);
     assert_int_equal(s->batch, 1);
     assert_int_equal(s->warmup, 3);
     assert_int_equal(sc.calls, 8);
@@ -234,7 +251,7 @@ static void overhead_subtraction_clamps_at_zero(void **state)
     sc.f.read_cost[2] = 5;
     sc.opts.repetitions = 30;
     sc.opts.batch = 1;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_near(s->timer_overhead_ns, 40.0, 0);
     for (size_t i = 0; i < s->n; i++)
         culprit_welford_add(&w, s->wall_ns[i]);
@@ -253,7 +270,7 @@ static void automatic_batching_reports_per_iteration(void **state)
     /* min_sample_ns is 100 us: 256 x 300 ns = 76.8 us is too short, 512 x 300 ns =
      * 153.6 us is enough, so k = 512 after batches of 1, 2, ..., 512 (1023
      * iterations) that count as warm-up with the one warm-up repetition. */
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_int_equal(s->batch, 512);
     assert_int_equal(s->warmup, 1 + 1023);
     assert_int_equal(s->n, 10);
@@ -271,7 +288,7 @@ static void fixed_batch_is_used_as_given(void **state)
     scenario_init(&sc, 20, 300);
     sc.opts.repetitions = 4;
     sc.opts.batch = 8;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_int_equal(s->batch, 8);
     assert_int_equal(sc.calls, 1 + 4 * 8);
     /* (8 x 300 + 20 - 20) / 8 */
@@ -290,7 +307,7 @@ static void setup_and_teardown_are_untimed_and_force_batch_1(void **state)
     sc.cb.teardown = teardown;
     sc.opts.repetitions = 6;
     sc.opts.warmup = 2;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_int_equal(s->batch, 1); /* automatic batching would have picked 512 */
     assert_int_equal(s->n, 6);
     assert_int_equal(sc.setups, 2 + 6);
@@ -313,8 +330,7 @@ static void adaptive_stops_when_ci_reaches_target(void **state)
     scenario_init(&sc, 25, 1000);
     sc.noise = 86;
     sc.opts.batch = 1;
-    assert_int_equal(run(&sc, &s), 0);
-    assert_int_equal(s->stop, CULPRIT_STOP_PRECISION);
+    s = run_ok(&sc, CULPRIT_STOP_PRECISION);
     assert_in_range(s->n, 100, 300);
     assert_int_equal(culprit_stats_summarize(&sum, s->wall_ns, s->n, 0.99), 0);
     assert_true(sum.ci_high - sum.mean <= 0.01 * sum.mean);
@@ -331,8 +347,7 @@ static void adaptive_never_stops_before_min_repetitions(void **state)
     /* No noise at all: precise after 2 samples, but min_repetitions is 10. */
     scenario_init(&sc, 25, 1000);
     sc.opts.batch = 1;
-    assert_int_equal(run(&sc, &s), 0);
-    assert_int_equal(s->stop, CULPRIT_STOP_PRECISION);
+    s = run_ok(&sc, CULPRIT_STOP_PRECISION);
     assert_int_equal(s->n, 10);
     culprit_samples_free(s);
 }
@@ -344,12 +359,9 @@ static void adaptive_stops_when_budget_is_spent(void **state)
     (void)state;
     /* 10 us +- 5 us would need thousands of samples; the 10 ms budget allows
      * about 1000 (10 us + two 25 ns reads each, after 1 warm-up). */
-    scenario_init(&sc, 25, 10000);
-    sc.noise = 5000;
-    sc.opts.batch = 1;
+    scenario_init_noisy(&sc);
     sc.opts.budget_s = 0.01;
-    assert_int_equal(run(&sc, &s), 0);
-    assert_int_equal(s->stop, CULPRIT_STOP_BUDGET);
+    s = run_ok(&sc, CULPRIT_STOP_BUDGET);
     assert_in_range(s->n, 980, 1000);
     assert_true(s->elapsed_s >= 0.01 && s->elapsed_s < 0.0101);
     assert_true(s->capacity >= s->n);
@@ -361,12 +373,9 @@ static void adaptive_stops_at_max_repetitions(void **state)
     scenario sc;
     culprit_samples *s = NULL;
     (void)state;
-    scenario_init(&sc, 25, 10000);
-    sc.noise = 5000;
-    sc.opts.batch = 1;
+    scenario_init_noisy(&sc);
     sc.opts.max_repetitions = 20;
-    assert_int_equal(run(&sc, &s), 0);
-    assert_int_equal(s->stop, CULPRIT_STOP_MAX);
+    s = run_ok(&sc, CULPRIT_STOP_MAX);
     assert_int_equal(s->n, 20);
     culprit_samples_free(s);
 }
@@ -405,7 +414,7 @@ static void regions_replace_the_body_time(void **state)
     sc.cb.body = region_body;
     sc.opts.repetitions = 5;
     sc.opts.batch = 4;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_true(s->used_region);
     /* Outer region 10 + 20 + 5, second region 70; each region's read is taken off. */
     assert_all_samples(s->wall_ns, s->n, 105.0);
@@ -516,7 +525,7 @@ static void samples_have_arrays_exactly_for_available_counters(void **state)
     sc.opts.counters = 1;
     sc.opts.repetitions = 3;
     sc.opts.batch = 1;
-    assert_int_equal(run(&sc, &s), 0);
+    s = run_ok(&sc, CULPRIT_STOP_FIXED);
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++) {
         if (!culprit_counters_available(c, i)) {
             assert_null(s->counters[i]);
@@ -541,6 +550,12 @@ static int spin(void *payload)
     return 0;
 }
 
+static int fail_at_once(void *payload)
+{
+    (void)payload;
+    return 1;
+}
+
 static void real_clocks_produce_samples(void **state)
 {
     culprit_measure_options o = CULPRIT_MEASURE_OPTIONS_INIT;
@@ -557,9 +572,12 @@ static void real_clocks_produce_samples(void **state)
     for (size_t i = 0; i < s->n; i++)
         assert_true(s->wall_ns[i] >= 0.0 && s->cpu_ns[i] >= 0.0);
     culprit_samples_free(s);
-    /* NULL options mean defaults (adaptive); it stops one way or another. */
-    assert_int_equal(culprit_measure_run(&s, NULL, &cb), 0);
-    assert_true(s->n >= 1);
+    /* NULL options mean the defaults (adaptive, up to 5 s: a body that fails at
+     * once keeps this test short). */
+    cb.body = fail_at_once;
+    assert_int_equal(culprit_measure_run(&s, NULL, &cb), CULPRIT_ESKIP);
+    assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
+    assert_int_equal(s->n, 0);
     culprit_samples_free(s);
 }
 
