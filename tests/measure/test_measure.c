@@ -11,7 +11,9 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "culprit/core.h"
 #include "culprit/measure.h"
@@ -556,6 +558,35 @@ static int fail_at_once(void *payload)
     return 1;
 }
 
+/* rchar counts every read, including culprit's own reads of /proc/self/io: those
+ * must not show up as the measured code's I/O. A known read must show exactly. */
+static void read_bytes_count_the_code_not_the_counter_reads(void **state)
+{
+    culprit_counters *c = NULL;
+    double a[CULPRIT_COUNTER__COUNT], b[CULPRIT_COUNTER__COUNT], d[CULPRIT_COUNTER__COUNT];
+    char path[] = "/tmp/culprit-io-XXXXXX", block[4096] = {0};
+    int fd;
+    (void)state;
+    assert_int_equal(culprit_counters_open(&c), 0);
+    if (!culprit_counters_available(c, CULPRIT_COUNTER_READ_BYTES)) {
+        culprit_counters_free(c);
+        skip();
+    }
+    culprit_counters_read(c, a);
+    culprit_counters_read(c, b);
+    assert_true(b[CULPRIT_COUNTER_READ_BYTES] - a[CULPRIT_COUNTER_READ_BYTES] == 0);
+    assert_true((fd = mkstemp(path)) >= 0);
+    assert_int_equal(write(fd, block, sizeof(block)), (int)sizeof(block));
+    culprit_counters_read(c, b);
+    assert_int_equal(pread(fd, block, sizeof(block), 0), (int)sizeof(block));
+    culprit_counters_read(c, d);
+    assert_true(d[CULPRIT_COUNTER_READ_BYTES] - b[CULPRIT_COUNTER_READ_BYTES] == 4096);
+    assert_true(b[CULPRIT_COUNTER_WRITE_BYTES] - a[CULPRIT_COUNTER_WRITE_BYTES] == 4096);
+    close(fd);
+    unlink(path);
+    culprit_counters_free(c);
+}
+
 static void real_clocks_produce_samples(void **state)
 {
     culprit_measure_options o = CULPRIT_MEASURE_OPTIONS_INIT;
@@ -601,6 +632,7 @@ int main(void)
         cmocka_unit_test(longjmp_out_of_the_body_leaves_out_to_the_caller),
         cmocka_unit_test(absent_counters_are_nan_never_an_error),
         cmocka_unit_test(samples_have_arrays_exactly_for_available_counters),
+        cmocka_unit_test(read_bytes_count_the_code_not_the_counter_reads),
         cmocka_unit_test(real_clocks_produce_samples),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
