@@ -298,33 +298,39 @@ static void records_commit_of_the_git_repository(void **state)
     free(file);
 }
 
+/* Runs busy_fast into the history directory `sub` of the workspace and returns the
+ * commit its history file recorded (malloc'd). */
+static char *recorded_commit(workspace *w, const char *env, const char *sub)
+{
+    char args[256], dir[192];
+    culprit_run *run = NULL;
+    char *file, *commit;
+
+    snprintf(dir, sizeof(dir), "%s/%s", w->dir, sub);
+    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --history '%s'", dir);
+    assert_int_equal(run_sample(w, NULL, env, args), 0);
+    file = first_file(dir, ".xml");
+    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
+    commit = strdup(run->commit);
+    culprit_run_free(run);
+    free(file);
+    return commit;
+}
+
 static void outside_git_records_unknown_commit_with_warning(void **state)
 {
     workspace *w = *state;
-    char args[256];
-    culprit_run *run = NULL;
-    char *file;
+    char *commit = recorded_commit(w, NULL, "h3");
 
-    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --history '%s/h3'", w->dir);
-    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    assert_string_equal(commit, "unknown");
     assert_non_null(strstr(w->err.ptr, "not in a git repository"));
-    snprintf(args, sizeof(args), "%s/h3", w->dir);
-    file = first_file(args, ".xml");
-    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
-    assert_string_equal(run->commit, "unknown");
-    culprit_run_free(run);
-    free(file);
+    free(commit);
 
     /* CI override */
-    snprintf(args, sizeof(args), "--filter busy_fast --repetitions 3 --history '%s/h4'", w->dir);
-    assert_int_equal(run_sample(w, NULL, "CULPRIT_COMMIT=0123456789abcdef", args), 0);
+    commit = recorded_commit(w, "CULPRIT_COMMIT=0123456789abcdef", "h4");
+    assert_string_equal(commit, "0123456789abcdef");
     assert_null(strstr(w->err.ptr, "not in a git repository"));
-    snprintf(args, sizeof(args), "%s/h4", w->dir);
-    file = first_file(args, ".xml");
-    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
-    assert_string_equal(run->commit, "0123456789abcdef");
-    culprit_run_free(run);
-    free(file);
+    free(commit);
 }
 
 static void project_file_categories_and_warning(void **state)
