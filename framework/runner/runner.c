@@ -46,6 +46,7 @@ static void warn(runner *r, const char *fmt, ...)
 {
     va_list ap;
     (void)r;
+    fflush(stdout); /* keep the order of the lines when both go to one pipe */
     fprintf(stderr, "culprit: warning: ");
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
