@@ -39,6 +39,7 @@ static const struct field {
     FIELD("category-low-ns", FIELD_DOUBLE, category_low_ns),
     FIELD("category-high-ns", FIELD_DOUBLE, category_high_ns),
     FIELD("verdict", FIELD_STRING, verdict),
+    FIELD("verdict-message", FIELD_STRING, verdict_message),
     FIELD("metric", FIELD_STRING, metric),
     FIELD("batch", FIELD_UINT, batch),
     FIELD("warmup", FIELD_UINT, warmup),

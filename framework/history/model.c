@@ -43,6 +43,7 @@ static void test_result_dispose(culprit_test_result *test)
     free(test->category);
     free(test->category_source);
     free(test->verdict);
+    free(test->verdict_message);
     free(test->metric);
     free(test->stop);
     for (size_t i = 0; i < test->nseries; i++) {
@@ -65,6 +66,7 @@ void culprit_run_free(culprit_run *run)
     free(run->machine);
     free(run->compiler);
     free(run->flags);
+    free(run->binary);
     free(run->path);
     for (size_t i = 0; i < run->ntests; i++)
         test_result_dispose(&run->tests[i]);

@@ -159,6 +159,7 @@ static void on_property(reader *r, const xmlChar **attrs, int nb)
         {"culprit.machine", offsetof(culprit_run, machine)},
         {"culprit.compiler", offsetof(culprit_run, compiler)},
         {"culprit.flags", offsetof(culprit_run, flags)},
+        {"culprit.binary", offsetof(culprit_run, binary)},
     };
     char *name = attr_dup(attrs, nb, "name"), *value = attr_dup(attrs, nb, "value");
 

@@ -168,9 +168,22 @@ static int write_properties(writer *wr, const culprit_run *run)
         (error = property(wr, "culprit.host", run->host)) < 0 ||
         (error = property(wr, "culprit.machine", run->machine)) < 0 ||
         (error = property(wr, "culprit.compiler", run->compiler)) < 0 ||
-        (error = property(wr, "culprit.flags", run->flags)) < 0)
+        (error = property(wr, "culprit.flags", run->flags)) < 0 ||
+        (run->binary && (error = property(wr, "culprit.binary", run->binary)) < 0))
         return error;
     return end(wr);
+}
+
+/* A failed test whose verdict is a regression says so in the type CI shows. */
+static const char *failure_type(const culprit_test_result *test, const char *fallback)
+{
+    if (test->status == CULPRIT_STATUS_FAILURE && test->verdict) {
+        if (strcmp(test->verdict, "major") == 0)
+            return "culprit.major-regression";
+        if (strcmp(test->verdict, "minor") == 0)
+            return "culprit.minor-regression";
+    }
+    return fallback;
 }
 
 static int write_testcase(writer *wr, const culprit_run *run, const culprit_test_result *test,
@@ -192,7 +205,8 @@ static int write_testcase(writer *wr, const culprit_run *run, const culprit_test
         return error;
     if (test->status != CULPRIT_STATUS_PASS && test->status <= CULPRIT_STATUS_SKIPPED) {
         if ((error = start(wr, elements[test->status])) < 0 ||
-            (types[test->status] && (error = attr(wr, "type", types[test->status])) < 0) ||
+            (types[test->status] &&
+             (error = attr(wr, "type", failure_type(test, types[test->status]))) < 0) ||
             (test->message && (error = attr(wr, "message", test->message)) < 0) ||
             (error = end(wr)) < 0)
             return error;

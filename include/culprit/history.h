@@ -54,6 +54,7 @@ typedef struct {
     double category_low_ns;  /**< the category's range: low <= mean < high */
     double category_high_ns; /**< INFINITY for the slowest category */
     char *verdict;           /**< e.g. "pass", "failure", "error", "major", "minor", ... */
+    char *verdict_message;   /**< one line explaining the verdict; NULL when none */
 
     char *metric;       /**< the judged series, "wall_ns" by default */
     unsigned int batch; /**< iterations per sample */
@@ -81,6 +82,7 @@ typedef struct {
     char *machine;   /**< machine fingerprint: CPU model, cores, kernel */
     char *compiler;  /**< compiler of the test binary */
     char *flags;     /**< its build flags */
+    char *binary;    /**< path of the test binary that ran (to re-run a test); NULL: unknown */
     char *path;      /**< the file it was read from; NULL for a run built in memory */
 
     size_t ntests;

@@ -49,6 +49,7 @@ static culprit_run *make_run(void)
     culprit_history_set_string(&run->machine, "Intel(R) Xeon <8 cores>, Linux 6.1\nline2");
     culprit_history_set_string(&run->compiler, "gcc 12.2.0");
     culprit_history_set_string(&run->flags, "-O2 -g -DX=\"a&b\"");
+    culprit_history_set_string(&run->binary, "/build/tests/fib perf");
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
     culprit_history_set_string(&t->name, "fib_30 <fast> & \"friends\"");
@@ -58,7 +59,8 @@ static culprit_run *make_run(void)
     culprit_history_set_string(&t->category_source, "explicit");
     t->category_low_ns = 0;
     t->category_high_ns = INFINITY;
-    culprit_history_set_string(&t->verdict, "pass");
+    culprit_history_set_string(&t->verdict, "minor");
+    culprit_history_set_string(&t->verdict_message, "fib: 1.2 ms now, 1.0 ms before (+20%)");
     culprit_history_set_string(&t->metric, "wall_ns");
     t->batch = 16;
     t->warmup = 3;
@@ -78,7 +80,7 @@ static culprit_run *make_run(void)
     t->status = CULPRIT_STATUS_FAILURE;
     culprit_history_set_string(&t->message, "expected 1 < 2 && \"ok\"\nsecond line\ttab");
     culprit_history_set_string(&t->output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
-    culprit_history_set_string(&t->verdict, "failure");
+    culprit_history_set_string(&t->verdict, "major");
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
     culprit_history_set_string(&t->name, "crashes");
@@ -120,6 +122,7 @@ static void assert_same_run(const culprit_run *a, const culprit_run *b, int samp
     assert_same_string(a->machine, b->machine);
     assert_same_string(a->compiler, b->compiler);
     assert_same_string(a->flags, b->flags);
+    assert_same_string(a->binary, b->binary);
     assert_int_equal(a->ntests, b->ntests);
     for (size_t i = 0; i < a->ntests; i++) {
         const culprit_test_result *x = &a->tests[i], *y = &b->tests[i];
@@ -132,6 +135,7 @@ static void assert_same_run(const culprit_run *a, const culprit_run *b, int samp
         assert_same_double(x->category_low_ns, y->category_low_ns);
         assert_same_double(x->category_high_ns, y->category_high_ns);
         assert_same_string(x->verdict, y->verdict);
+        assert_same_string(x->verdict_message, y->verdict_message);
         assert_same_string(x->metric, y->metric);
         assert_int_equal(x->batch, y->batch);
         assert_int_equal(x->warmup, y->warmup);
@@ -260,6 +264,13 @@ static void written_file_validates_against_junit_schema(void **state)
     } else {
         snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s' '%s'", SCHEMA, path);
         assert_int_equal(system(cmd), 0);
+    }
+    {
+        /* a failed test whose verdict is major is a major-regression failure for CI */
+        culprit_buf text = CULPRIT_BUF_INIT;
+        assert_int_equal(culprit_fs_read_file(&text, path), 0);
+        assert_non_null(strstr(text.ptr, "<failure type=\"culprit.major-regression\""));
+        culprit_buf_dispose(&text);
     }
     {
         culprit_run *back = NULL;
