@@ -4,6 +4,7 @@
  */
 #include "culprit/core.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,19 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
     va_end(ap);
     buf->size += (size_t)len;
     return 0;
+}
+
+int culprit_buf_put_duration(culprit_buf *buf, double ns)
+{
+    if (!isfinite(ns))
+        return culprit_buf_puts(buf, "-");
+    if (ns < 1e3)
+        return culprit_buf_printf(buf, "%.1f ns", ns);
+    if (ns < 1e6)
+        return culprit_buf_printf(buf, "%.1f us", ns / 1e3);
+    if (ns < 1e9)
+        return culprit_buf_printf(buf, "%.2f ms", ns / 1e6);
+    return culprit_buf_printf(buf, "%.3f s", ns / 1e9);
 }
 
 void culprit_buf_clear(culprit_buf *buf)

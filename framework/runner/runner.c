@@ -54,21 +54,6 @@ static void warn(runner *r, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* "312.4 us": three significant digits in the largest unit below the value. */
-static void format_ns(char *out, size_t size, double ns)
-{
-    if (!isfinite(ns))
-        snprintf(out, size, "-");
-    else if (ns < 1e3)
-        snprintf(out, size, "%.1f ns", ns);
-    else if (ns < 1e6)
-        snprintf(out, size, "%.1f us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(out, size, "%.2f ms", ns / 1e6);
-    else
-        snprintf(out, size, "%.3f s", ns / 1e9);
-}
-
 /* CPU model, core count, kernel and architecture: the machine part of the build and
  * machine fingerprint; runs on different machines are not silently compared. */
 static char *machine_fingerprint(void)
@@ -231,7 +216,7 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
 
 static void print_result(runner *r, const culprit_test_result *t)
 {
-    char mean[32];
+    culprit_buf mean = CULPRIT_BUF_INIT;
 
     if (t->status == CULPRIT_STATUS_PASS) {
         if (r->opt.quiet)
@@ -239,10 +224,11 @@ static void print_result(runner *r, const culprit_test_result *t)
         double rel = t->summary.mean > 0
                          ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
                          : NAN;
-        format_ns(mean, sizeof(mean), t->summary.mean);
+        culprit_buf_put_duration(&mean, t->summary.mean);
         fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s)\n", t->name,
-                t->category ? t->category : "-", mean, rel, t->summary.n, t->batch,
-                t->stop ? t->stop : "-");
+                t->category ? t->category : "-", culprit_buf_cstr(&mean), rel, t->summary.n,
+                t->batch, t->stop ? t->stop : "-");
+        culprit_buf_dispose(&mean);
     } else {
         fprintf(r->text, "[ %s ] %-28s %s\n",
                 t->status == CULPRIT_STATUS_FAILURE ? "FAILED" : "ERROR ", t->name,

@@ -75,6 +75,11 @@ int culprit_buf_puts(culprit_buf *buf, const char *str);
 /** Appends printf-formatted text. */
 int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/**
+ * Appends a duration given in ns in the largest unit that keeps it readable:
+ * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s"; "-" when not finite.
+ */
+int culprit_buf_put_duration(culprit_buf *buf, double ns);
 /** Empties the buffer, keeping its allocation. */
 void culprit_buf_clear(culprit_buf *buf);
 /** Frees the buffer's memory; the buffer is left empty and reusable. NULL is a no-op. */
