@@ -2,3 +2,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/categories.c
   ${CMAKE_CURRENT_LIST_DIR}/project.c
   ${CMAKE_CURRENT_LIST_DIR}/assignments.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c)

@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "culprit/history.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -90,6 +92,113 @@ int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, 
  * since the load are kept: the file is re-read and merged just before writing.
  */
 int culprit_assignments_save(culprit_assignments *assignments, const char *path);
+
+/* ------------------------------------------------------------- verdicts --- */
+
+/**
+ * What detection says of one test at one commit (Heger et al. 2013, section 3: the
+ * category is the baseline for major regressions, history for minor ones).
+ */
+typedef enum {
+    CULPRIT_VERDICT_UNCHANGED = 0, /**< no practically relevant significant change */
+    CULPRIT_VERDICT_MINOR,         /**< significantly slower than the baseline, inside the
+                                        category, by more than the threshold */
+    CULPRIT_VERDICT_MAJOR,         /**< the category is not met: the lower confidence
+                                        bound of the mean is above its upper limit */
+    CULPRIT_VERDICT_IMPROVEMENT,   /**< significantly faster by more than the threshold */
+    CULPRIT_VERDICT_UNDECIDED,     /**< the samples cannot tell; more_samples says how many
+                                        more repetitions would decide */
+    CULPRIT_VERDICT_NO_BASELINE,   /**< nothing earlier to compare with */
+    CULPRIT_VERDICT_MIXED,         /**< the baseline ran on another machine or build: not
+                                        compared (see mismatch; allow_mixed overrides) */
+    CULPRIT_VERDICT_NOT_RUN        /**< the test failed or errored: no timing to judge */
+} culprit_verdict_kind;
+
+/** "unchanged", "minor", "major", "improvement", "undecided", "no-baseline", "mixed",
+ * "not-run". */
+const char *culprit_verdict_name(culprit_verdict_kind kind);
+
+typedef struct {
+    unsigned int version;
+    double confidence;        /**< of every interval and test (0.99, as the paper) */
+    double threshold;         /**< practical threshold: relative change that matters (0.02) */
+    double fdr;               /**< Benjamini-Hochberg level across the tests of a check (0.05) */
+    unsigned int min_samples; /**< fewer samples on a side: undecided (5) */
+    int allow_mixed;          /**< compare across machine / compiler / flags fingerprints */
+} culprit_detect_options;
+
+#define CULPRIT_DETECT_OPTIONS_VERSION 1
+#define CULPRIT_DETECT_OPTIONS_INIT                                                                \
+    {                                                                                              \
+        CULPRIT_DETECT_OPTIONS_VERSION, 0.99, 0.02, 0.05, 5, 0                                     \
+    }
+
+int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version);
+
+/**
+ * The baseline of one test: one or more earlier results of it, pooled when several
+ * (the "last K commits" baseline), with the runs they came from (for fingerprints).
+ */
+typedef struct {
+    size_t n;
+    const culprit_test_result *const *results;
+    const culprit_run *const *runs;
+    const char *label; /**< what to call it in messages: a commit sha, or "3 commits" */
+} culprit_baseline;
+
+/**
+ * Chooses the baseline of test `suite`.`test` from loaded `runs`: walking `commits`
+ * (newest first: the first-parent history the caller got from vcs), the newest
+ * passing run of the test at each commit, until `pool` commits with data were found
+ * (pool <= 1: the newest one only; K: the pooled runs of the last K commits with
+ * data). `out` borrows from `runs`; dispose with culprit_baseline_dispose(). A test
+ * with no earlier data gives n == 0 (not an error).
+ */
+int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *runs,
+                            const char *suite, const char *test, const char *const *commits,
+                            size_t ncommits, size_t pool);
+void culprit_baseline_dispose(culprit_baseline *baseline);
+
+/** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
+typedef struct {
+    culprit_verdict_kind kind;
+    char *test;                     /**< "suite.test" */
+    size_t now_n, base_n;           /**< samples now and in the (pooled) baseline */
+    double now_mean;                /**< ns (the metric's unit) */
+    double now_low, now_high;       /**< confidence interval of the mean now */
+    double base_mean;               /**< NAN without a baseline */
+    double change;                  /**< relative change of the mean, now/base - 1; NAN without */
+    double change_low, change_high; /**< its confidence interval */
+    double p;                /**< two-sided p of equal means (Welch); NAN when not compared */
+    double q;                /**< Benjamini-Hochberg adjusted p across the check; NAN */
+    double category_high_ns; /**< the category's upper limit; INFINITY/NAN when none */
+    char *category;          /**< the category judged against; NULL when none */
+    size_t more_samples;     /**< undecided: about this many more samples per run would decide */
+    char *baseline;          /**< the baseline's label (commit); NULL when none */
+    char *mismatch;          /**< MIXED: which fingerprint differs and how */
+    char *message;           /**< one line for a developer, no statistics needed */
+} culprit_verdict;
+
+void culprit_verdict_dispose(culprit_verdict *verdict);
+
+/**
+ * Judges `now` (a result of `run`, samples loaded) against `base` (NULL: no baseline;
+ * samples loaded). Never fails for a test that failed or has too few samples (that is
+ * the verdict); negative only on allocation failure or bad options.
+ * The verdict is provisional until culprit_detect_adjust() has seen all the tests
+ * judged together.
+ */
+int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
+                         const culprit_test_result *now, const culprit_baseline *base,
+                         const culprit_detect_options *opts);
+
+/**
+ * Controls the false discovery rate across the verdicts of one check: p-values are
+ * adjusted with Benjamini-Hochberg, and a minor regression or an improvement whose
+ * adjusted p exceeds opts->fdr becomes undecided (possibly real, not proven among
+ * this many tests). Messages are updated.
+ */
+int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,372 @@
+/*
+ * Verdicts: the hybrid strategy of Heger et al. 2013 (section 3). A test's
+ * category is the baseline for *major* regressions, its history the baseline for
+ * *minor* ones, judged at 99% confidence. Two guards keep noise from raising
+ * alarms, the complaint users have most about existing tools (and what sank
+ * Vogel 2017's evaluation):
+ *
+ *   - major needs the lower confidence bound of the mean above the category's
+ *     limit, so a test hovering at the limit is not flagged by noise;
+ *   - minor needs a significant difference (Welch's interval of the difference
+ *     of means excludes 0) AND a change beyond a practical threshold (2%), so a
+ *     tiny but significant change does not alarm; across the tests of a check the
+ *     p-values are then adjusted (Benjamini-Hochberg, culprit_detect_adjust).
+ *
+ * Everything is computed from the summaries (n, mean, sd), which the history
+ * keeps exactly; raw samples are not needed to judge.
+ */
+#include "culprit/detect.h"
+#include "culprit/core.h"
+#include "culprit/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[] = {"unchanged", "minor",       "major", "improvement",
+                                            "undecided", "no-baseline", "mixed", "not-run"};
+
+const char *culprit_verdict_name(culprit_verdict_kind kind)
+{
+    if ((unsigned)kind >= sizeof(verdict_names) / sizeof(verdict_names[0]))
+        return "unknown";
+    return verdict_names[kind];
+}
+
+int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version)
+{
+    culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
+
+    if (version != CULPRIT_DETECT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "detect options version %u is not %d", version,
+                                 CULPRIT_DETECT_OPTIONS_VERSION);
+    *opts = defaults;
+    return 0;
+}
+
+void culprit_verdict_dispose(culprit_verdict *v)
+{
+    if (!v)
+        return;
+    free(v->test);
+    free(v->category);
+    free(v->baseline);
+    free(v->mismatch);
+    free(v->message);
+    memset(v, 0, sizeof(*v));
+}
+
+static int check_options(const culprit_detect_options *o)
+{
+    if (!(o->confidence > 0 && o->confidence < 1))
+        return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)", o->confidence);
+    if (!(o->threshold >= 0 && isfinite(o->threshold)))
+        return culprit_error_set(CULPRIT_EINVALID, "threshold %g is not a non-negative number",
+                                 o->threshold);
+    if (!(o->fdr > 0 && o->fdr <= 1))
+        return culprit_error_set(CULPRIT_EINVALID, "false discovery rate %g is not in (0, 1]",
+                                 o->fdr);
+    return 0;
+}
+
+/* A test result's summary as the exact Welford state it came from (m2 = sd^2 (n-1)). */
+static void welford_of(culprit_welford *w, const culprit_test_result *t)
+{
+    const culprit_summary *s = &t->summary;
+
+    culprit_welford_init(w);
+    if (s->n == 0 || !isfinite(s->mean))
+        return;
+    w->n = s->n;
+    w->mean = s->mean;
+    w->m2 = s->n > 1 && isfinite(s->sd) ? s->sd * s->sd * (double)(s->n - 1) : 0;
+    w->min = s->min;
+    w->max = s->max;
+}
+
+/* Which fingerprint of the baseline's runs differs from the run judged, or NULL. */
+static char *fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base)
+{
+    static const struct {
+        const char *what;
+        size_t offset;
+    } parts[] = {{"machine", offsetof(culprit_run, machine)},
+                 {"compiler", offsetof(culprit_run, compiler)},
+                 {"build flags", offsetof(culprit_run, flags)}};
+
+    for (size_t i = 0; i < base->n; i++) {
+        const culprit_run *b = base->runs ? base->runs[i] : NULL;
+        if (!b)
+            continue;
+        for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+            const char *x = *(char *const *)((const char *)run + parts[k].offset);
+            const char *y = *(char *const *)((const char *)b + parts[k].offset);
+            if (strcmp(x ? x : "", y ? y : "") != 0) {
+                culprit_buf msg = CULPRIT_BUF_INIT;
+                culprit_buf_printf(&msg, "%s differs: '%s' now, '%s' in the baseline",
+                                   parts[k].what, x ? x : "", y ? y : "");
+                return culprit_buf_detach(&msg);
+            }
+        }
+    }
+    return NULL;
+}
+
+static void put_change(culprit_buf *b, const culprit_verdict *v, double confidence)
+{
+    culprit_buf_printf(b, "%+.1f%% (%g%% CI %+.1f%% to %+.1f%%)", 100 * v->change, 100 * confidence,
+                       100 * v->change_low, 100 * v->change_high);
+}
+
+static void put_baseline(culprit_buf *b, const culprit_verdict *v)
+{
+    culprit_buf_puts(b, ", ");
+    culprit_buf_put_duration(b, v->base_mean);
+    culprit_buf_printf(b, " at %.12s", v->baseline ? v->baseline : "the baseline");
+}
+
+/* The one line a developer reads: test, time now and before, limit, change, baseline. */
+static char *compose_message(const culprit_verdict *v, double confidence)
+{
+    culprit_buf b = CULPRIT_BUF_INIT;
+    int compared = isfinite(v->change);
+
+    culprit_buf_printf(&b, "%s: ", v->test);
+    switch (v->kind) {
+    case CULPRIT_VERDICT_NOT_RUN:
+        culprit_buf_puts(&b, "did not pass, nothing to judge");
+        return culprit_buf_detach(&b);
+    case CULPRIT_VERDICT_MAJOR:
+        culprit_buf_puts(&b, "major regression: ");
+        break;
+    case CULPRIT_VERDICT_MINOR:
+        culprit_buf_puts(&b, "minor regression: ");
+        break;
+    case CULPRIT_VERDICT_IMPROVEMENT:
+        culprit_buf_puts(&b, "faster: ");
+        break;
+    case CULPRIT_VERDICT_UNDECIDED:
+        culprit_buf_puts(&b, "undecided: ");
+        break;
+    default:
+        break;
+    }
+    culprit_buf_put_duration(&b, v->now_mean);
+    culprit_buf_puts(&b, " now");
+    if (v->kind == CULPRIT_VERDICT_MAJOR) {
+        culprit_buf_puts(&b, " (at least ");
+        culprit_buf_put_duration(&b, v->now_low);
+        culprit_buf_printf(&b, "), above category '%s' (< ", v->category ? v->category : "?");
+        culprit_buf_put_duration(&b, v->category_high_ns);
+        culprit_buf_puts(&b, ")");
+    }
+    if (compared) {
+        put_baseline(&b, v);
+        culprit_buf_puts(&b, ": ");
+        put_change(&b, v, confidence);
+    }
+    switch (v->kind) {
+    case CULPRIT_VERDICT_MINOR:
+        if (v->category) {
+            culprit_buf_printf(&b, ", still in category '%s'", v->category);
+        }
+        break;
+    case CULPRIT_VERDICT_UNDECIDED:
+        if (v->more_samples)
+            culprit_buf_printf(&b, "; about %zu more repetitions would decide", v->more_samples);
+        break;
+    case CULPRIT_VERDICT_NO_BASELINE:
+        culprit_buf_puts(&b, "; no earlier run to compare with");
+        break;
+    case CULPRIT_VERDICT_MIXED:
+        culprit_buf_printf(&b, "; not compared with %.12s: %s (--allow-mixed compares anyway)",
+                           v->baseline ? v->baseline : "the baseline", v->mismatch);
+        break;
+    case CULPRIT_VERDICT_UNCHANGED:
+        if (compared)
+            culprit_buf_puts(&b, ", unchanged");
+        break;
+    default:
+        break;
+    }
+    return culprit_buf_detach(&b);
+}
+
+/*
+ * Repetitions that would decide an undecided comparison: the interval's half-width
+ * shrinks as 1/sqrt(n), so to reach a target half-width the sample count grows by
+ * (h / target)^2. The target is what separates the two answers: below |change| to
+ * make a change beyond the threshold significant, or below threshold - |change|
+ * to show that the change stays inside the threshold.
+ */
+static size_t more_samples_needed(double half_rel, double change, double threshold, size_t n)
+{
+    double target = fabs(change) >= threshold ? fabs(change) : threshold - fabs(change);
+    double factor;
+
+    if (!(half_rel > 0) || !(target > 0) || n == 0)
+        return 0;
+    factor = half_rel / target;
+    factor *= factor;
+    if (factor <= 1)
+        return 0;
+    if (factor > 1e6)
+        factor = 1e6; /* "many": the test is too noisy for this threshold */
+    return (size_t)ceil((double)n * (factor - 1));
+}
+
+int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
+                         const culprit_test_result *now, const culprit_baseline *base,
+                         const culprit_detect_options *opts)
+{
+    culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
+    culprit_welford wn, wb, one;
+    culprit_welch welch;
+    culprit_buf key = CULPRIT_BUF_INIT;
+    double half;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!opts)
+        opts = &defaults;
+    if ((error = check_options(opts)) < 0)
+        return error;
+    out->now_mean = out->now_low = out->now_high = NAN;
+    out->base_mean = out->change = out->change_low = out->change_high = NAN;
+    out->p = out->q = NAN;
+    out->category_high_ns = now->category ? now->category_high_ns : NAN;
+    culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name);
+    out->test = culprit_buf_detach(&key);
+    if (now->category && !(out->category = culprit_strdup(now->category)))
+        return CULPRIT_ERROR;
+
+    if (now->status != CULPRIT_STATUS_PASS || now->summary.n == 0) {
+        out->kind = CULPRIT_VERDICT_NOT_RUN;
+        goto done;
+    }
+    welford_of(&wn, now);
+    half = culprit_welford_ci_halfwidth(&wn, opts->confidence);
+    out->now_n = wn.n;
+    out->now_mean = wn.mean;
+    out->now_low = wn.mean - half;
+    out->now_high = wn.mean + half;
+
+    if (base && base->n > 0) {
+        culprit_welford_init(&wb);
+        for (size_t i = 0; i < base->n; i++) {
+            welford_of(&one, base->results[i]);
+            culprit_welford_merge(&wb, &one);
+        }
+        out->base_n = wb.n;
+        out->base_mean = wb.mean;
+        if (base->label && !(out->baseline = culprit_strdup(base->label)))
+            return CULPRIT_ERROR;
+    }
+
+    /* Major: the category is the baseline; noise alone cannot put the lower bound
+     * above the limit. Judged with or without history. */
+    if (now->category && isfinite(now->category_high_ns) && out->now_low > now->category_high_ns &&
+        wn.n >= 2) {
+        out->kind = CULPRIT_VERDICT_MAJOR;
+    } else if (!base || base->n == 0 || wb.n == 0) {
+        out->kind = CULPRIT_VERDICT_NO_BASELINE;
+        goto done;
+    }
+
+    if (!opts->allow_mixed && (out->mismatch = fingerprint_mismatch(run, base))) {
+        if (out->kind != CULPRIT_VERDICT_MAJOR)
+            out->kind = CULPRIT_VERDICT_MIXED;
+        goto done;
+    }
+    if (wn.n < opts->min_samples || wb.n < opts->min_samples || wn.n < 2 || wb.n < 2) {
+        if (out->kind != CULPRIT_VERDICT_MAJOR) {
+            out->kind = CULPRIT_VERDICT_UNDECIDED;
+            out->more_samples = opts->min_samples > wn.n ? opts->min_samples - wn.n : 0;
+        }
+        goto done;
+    }
+
+    /* Welch's interval of the difference of means (Vogel 2017, section 3.3), as a
+     * relative change against the baseline mean. */
+    if ((error = culprit_stats_welch(&welch, &wb, &wn, opts->confidence)) < 0)
+        return error;
+    out->p = welch.p;
+    if (wb.mean > 0) {
+        out->change = welch.diff / wb.mean;
+        out->change_low = welch.low / wb.mean;
+        out->change_high = welch.high / wb.mean;
+    }
+    if (out->kind == CULPRIT_VERDICT_MAJOR)
+        goto done;
+    if (!isfinite(out->change)) {
+        out->kind = CULPRIT_VERDICT_UNDECIDED;
+    } else if (out->change_low > 0 && out->change > opts->threshold) {
+        out->kind = CULPRIT_VERDICT_MINOR;
+    } else if (out->change_high < 0 && out->change < -opts->threshold) {
+        out->kind = CULPRIT_VERDICT_IMPROVEMENT;
+    } else if (out->change_low > -opts->threshold && out->change_high < opts->threshold) {
+        /* The whole interval is inside the threshold: no change that matters. */
+        out->kind = CULPRIT_VERDICT_UNCHANGED;
+    } else if (out->change_low > 0 || out->change_high < 0) {
+        /* Significant, but the estimate is inside the threshold: does not alarm. */
+        out->kind = CULPRIT_VERDICT_UNCHANGED;
+    } else {
+        out->kind = CULPRIT_VERDICT_UNDECIDED;
+        out->more_samples = more_samples_needed((out->change_high - out->change_low) / 2,
+                                                out->change, opts->threshold, wn.n);
+    }
+done:
+    if (!(out->message = compose_message(out, opts->confidence)))
+        return CULPRIT_ERROR;
+    return 0;
+}
+
+int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts)
+{
+    culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
+    double *p = NULL, *q = NULL;
+    size_t *index = NULL, m = 0;
+    int error = 0;
+
+    if (!opts)
+        opts = &defaults;
+    if ((error = check_options(opts)) < 0)
+        return error;
+    if (n == 0)
+        return 0;
+    p = malloc(n * sizeof(*p));
+    q = malloc(n * sizeof(*q));
+    index = malloc(n * sizeof(*index));
+    if (!p || !q || !index) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(verdicts[i].p)) {
+            index[m] = i;
+            p[m++] = verdicts[i].p;
+        }
+    if (m && (error = culprit_stats_adjust_bh(q, p, m)) < 0)
+        goto cleanup;
+    for (size_t k = 0; k < m; k++) {
+        culprit_verdict *v = &verdicts[index[k]];
+        v->q = q[k];
+        if ((v->kind == CULPRIT_VERDICT_MINOR || v->kind == CULPRIT_VERDICT_IMPROVEMENT) &&
+            v->q > opts->fdr) {
+            /* Possibly real, but among this many tests not proven: say so. */
+            v->kind = CULPRIT_VERDICT_UNDECIDED;
+            v->more_samples = more_samples_needed((v->change_high - v->change_low) / 2, v->change,
+                                                  opts->threshold, v->now_n);
+            free(v->message);
+            if (!(v->message = compose_message(v, opts->confidence))) {
+                error = CULPRIT_ERROR;
+                goto cleanup;
+            }
+        }
+    }
+cleanup:
+    free(p);
+    free(q);
+    free(index);
+    return error;
+}

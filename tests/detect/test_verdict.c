@@ -1,0 +1,421 @@
+/*
+ * Tests of verdicts and baselines (framework/detect) with synthetic summaries:
+ * every verdict, the practical threshold, undecided with its estimate, mixed
+ * fingerprints, pooling, and the false-discovery control on seeded simulations.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "culprit/detect.h"
+#include "culprit/history.h"
+
+#define BASE_SHA "abcdef1234567890abcdef1234567890abcdef12"
+
+static culprit_run *new_run(const char *commit, const char *stamp, const char *machine)
+{
+    culprit_run *run = NULL;
+    assert_int_equal(culprit_run_new(&run), 0);
+    culprit_history_set_string(&run->suite, "s");
+    culprit_history_set_string(&run->commit, commit);
+    culprit_history_set_string(&run->timestamp, stamp);
+    culprit_history_set_string(&run->machine, machine);
+    culprit_history_set_string(&run->compiler, "gcc 12");
+    return run;
+}
+
+/* Adds a passing result with the given summary (n, mean, sd in ns). */
+static culprit_test_result *add(culprit_run *run, const char *name, size_t n, double mean,
+                                double sd)
+{
+    culprit_test_result *t = NULL;
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, name);
+    culprit_history_set_string(&t->classname, "s");
+    t->status = CULPRIT_STATUS_PASS;
+    t->summary.n = n;
+    t->summary.mean = mean;
+    t->summary.sd = sd;
+    t->summary.min = mean - 3 * sd;
+    t->summary.max = mean + 3 * sd;
+    return t;
+}
+
+static void set_category(culprit_test_result *t, const char *name, double high)
+{
+    culprit_history_set_string(&t->category, name);
+    t->category_low_ns = 0;
+    t->category_high_ns = high;
+}
+
+static culprit_verdict judge(const culprit_run *run, const culprit_test_result *now,
+                             const culprit_run *brun, const culprit_test_result *base,
+                             const culprit_detect_options *opts)
+{
+    culprit_verdict v;
+    const culprit_test_result *results[1] = {base};
+    const culprit_run *runs[1] = {brun};
+    culprit_baseline b = {1, results, runs, BASE_SHA};
+    assert_int_equal(culprit_detect_judge(&v, run, now, base ? &b : NULL, opts), 0);
+    return v;
+}
+
+static void major_needs_lower_bound_above_the_category_limit(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
+    culprit_test_result *t = add(now, "fib", 50, 1.2e6, 2e4);
+    culprit_test_result *b = add(before, "fib", 50, 0.9e6, 2e4);
+    (void)state;
+    set_category(t, "fast", 1e6);
+    culprit_verdict v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
+    assert_string_equal(culprit_verdict_name(v.kind), "major");
+    /* the message says test, now, limit, change and baseline without statistics */
+    assert_non_null(strstr(v.message, "s.fib: major regression: 1.20 ms now"));
+    assert_non_null(strstr(v.message, "above category 'fast' (< 1.00 ms)"));
+    assert_non_null(strstr(v.message, "0.90 ms at abcdef123456"));
+    assert_non_null(strstr(v.message, "+33.3%"));
+    assert_true(fabs(v.change - 1.0 / 3) < 1e-9);
+    culprit_verdict_dispose(&v);
+
+    /* Hovering at the limit with noise: the mean is above, the lower bound is not. */
+    t->summary.mean = 1.005e6;
+    t->summary.sd = 1e5;
+    t->summary.n = 20;
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_not_equal(v.kind, CULPRIT_VERDICT_MAJOR);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_NO_BASELINE);
+    culprit_verdict_dispose(&v);
+
+    /* No history is needed for a major verdict. */
+    t->summary.mean = 1.5e6;
+    t->summary.sd = 1e4;
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
+    assert_null(strstr(v.message, " at "));
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+}
+
+static void minor_improvement_and_threshold(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
+    culprit_test_result *b = add(before, "x", 50, 500e3, 5e3);
+    culprit_test_result *t = add(now, "x", 50, 600e3, 5e3);
+    culprit_verdict v;
+    (void)state;
+    set_category(t, "fast", 1e6);
+
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
+    assert_true(v.change_low > 0.18 && v.change_high < 0.22);
+    assert_true(v.p < 1e-6);
+    assert_non_null(strstr(v.message, "minor regression"));
+    assert_non_null(strstr(v.message, "still in category 'fast'"));
+    culprit_verdict_dispose(&v);
+
+    t->summary.mean = 400e3; /* the mirror */
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    culprit_verdict_dispose(&v);
+
+    /* 1% slower, measured so precisely that it is significant: below the 2%
+     * practical threshold, it does not alarm. */
+    b->summary.n = t->summary.n = 5000;
+    b->summary.sd = t->summary.sd = 1e3;
+    t->summary.mean = 505e3;
+    v = judge(now, t, before, b, NULL);
+    assert_true(v.change_low > 0); /* significant */
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
+    culprit_verdict_dispose(&v);
+
+    /* the threshold is configurable: at 0.5% the same data is a minor regression */
+    culprit_detect_options o = CULPRIT_DETECT_OPTIONS_INIT;
+    o.threshold = 0.005;
+    v = judge(now, t, before, b, &o);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+}
+
+static void undecided_says_how_many_more_repetitions(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
+    culprit_test_result *b = add(before, "x", 10, 500e3, 100e3);
+    culprit_test_result *t = add(now, "x", 10, 520e3, 100e3);
+    culprit_verdict v;
+    (void)state;
+
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNDECIDED);
+    assert_true(v.more_samples > 10);
+    assert_non_null(strstr(v.message, "more repetitions would decide"));
+    /* with that many more samples on both sides, the interval is narrow enough */
+    size_t more = v.more_samples;
+    culprit_verdict_dispose(&v);
+    b->summary.n = t->summary.n = 10 + more;
+    v = judge(now, t, before, b, NULL);
+    assert_int_not_equal(v.kind, CULPRIT_VERDICT_UNDECIDED);
+    culprit_verdict_dispose(&v);
+
+    /* too few samples: undecided whatever the means */
+    t->summary.n = 3;
+    t->summary.mean = 900e3;
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNDECIDED);
+    culprit_verdict_dispose(&v);
+
+    /* a tight A/A comparison is unchanged: the interval lies inside the threshold */
+    b->summary.n = t->summary.n = 200;
+    b->summary.sd = t->summary.sd = 5e3;
+    b->summary.mean = 500e3;
+    t->summary.mean = 500.5e3;
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
+    assert_non_null(strstr(v.message, "unchanged"));
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+}
+
+static void mixed_fingerprints_are_not_compared_silently(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "box-a"), *before = new_run(BASE_SHA, "t1", "box-b");
+    culprit_test_result *b = add(before, "x", 50, 500e3, 5e3);
+    culprit_test_result *t = add(now, "x", 50, 600e3, 5e3);
+    culprit_verdict v;
+    (void)state;
+
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
+    assert_non_null(strstr(v.mismatch, "machine differs"));
+    assert_non_null(strstr(v.message, "box-a"));
+    assert_non_null(strstr(v.message, "--allow-mixed"));
+    culprit_verdict_dispose(&v);
+
+    culprit_detect_options o = CULPRIT_DETECT_OPTIONS_INIT;
+    o.allow_mixed = 1;
+    v = judge(now, t, before, b, &o);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
+    culprit_verdict_dispose(&v);
+
+    /* build flags count too */
+    culprit_history_set_string(&before->machine, "box-a");
+    culprit_history_set_string(&before->flags, "-O0");
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
+    assert_non_null(strstr(v.mismatch, "build flags"));
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+}
+
+static void failed_tests_and_missing_baselines(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m");
+    culprit_test_result *t = add(now, "x", 50, 500e3, 5e3);
+    culprit_verdict v;
+    (void)state;
+
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_NO_BASELINE);
+    assert_non_null(strstr(v.message, "no earlier run"));
+    culprit_verdict_dispose(&v);
+    t->status = CULPRIT_STATUS_FAILURE;
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_NOT_RUN);
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+}
+
+static void baseline_is_newest_passing_run_on_first_parent_history(void **state)
+{
+    /* history: c1 <- c2 <- c3 (first parents), plus c9 on a side branch */
+    culprit_run *r1 = new_run("c1", "2026-01-01T00:00:01Z", "m");
+    culprit_run *r2a = new_run("c2", "2026-01-02T00:00:01Z", "m");
+    culprit_run *r2b = new_run("c2", "2026-01-02T00:00:02Z", "m");
+    culprit_run *r9 = new_run("c9", "2026-01-03T00:00:01Z", "m");
+    culprit_run *r2c = new_run("c2", "2026-01-02T00:00:03Z", "m");
+    culprit_run *all[] = {r1, r2a, r2b, r9, r2c};
+    culprit_history_runs runs = {5, all, 0};
+    const char *fp[] = {"c2", "c1"};
+    culprit_baseline b;
+    (void)state;
+
+    add(r1, "x", 10, 100, 1);
+    add(r2a, "x", 10, 200, 1);
+    add(r2b, "x", 10, 210, 1);
+    add(r9, "x", 10, 999, 1);
+    add(r2c, "x", 10, 220, 1)->status = CULPRIT_STATUS_FAILURE; /* newest, but failed */
+    add(r2c, "y", 10, 5, 1);
+
+    assert_int_equal(culprit_detect_baseline(&b, &runs, "s", "x", fp, 2, 1), 0);
+    assert_int_equal(b.n, 1);
+    assert_true(b.results[0]->summary.mean == 210); /* newest passing at c2; c9 ignored */
+    assert_string_equal(b.label, "c2");
+    culprit_baseline_dispose(&b);
+
+    /* pooled over the last 2 commits with data */
+    assert_int_equal(culprit_detect_baseline(&b, &runs, "s", "x", fp, 2, 2), 0);
+    assert_int_equal(b.n, 2);
+    assert_true(b.results[1]->summary.mean == 100);
+    assert_non_null(strstr(b.label, "1 earlier"));
+    culprit_verdict v;
+    assert_int_equal(culprit_detect_judge(&v, r2c, culprit_run_find_test(r2c, "y"), &b, NULL), 0);
+    culprit_verdict_dispose(&v);
+    culprit_baseline_dispose(&b);
+
+    /* a test never run before, or another suite: no baseline (n == 0), no error */
+    assert_int_equal(culprit_detect_baseline(&b, &runs, "s", "y", fp + 1, 1, 1), 0);
+    assert_int_equal(b.n, 0);
+    culprit_baseline_dispose(&b);
+    assert_int_equal(culprit_detect_baseline(&b, &runs, "other", "x", fp, 2, 1), 0);
+    assert_int_equal(b.n, 0);
+    culprit_baseline_dispose(&b);
+    for (size_t i = 0; i < 5; i++)
+        culprit_run_free(all[i]);
+}
+
+static void pooled_baseline_merges_summaries_exactly(void **state)
+{
+    culprit_run *now = new_run("c3", "t", "m"), *b1 = new_run("c2", "t", "m"),
+                *b2 = new_run("c1", "t", "m");
+    culprit_test_result *t = add(now, "x", 40, 100, 2);
+    const culprit_test_result *results[] = {add(b1, "x", 10, 100, 1), add(b2, "x", 30, 104, 1)};
+    const culprit_run *runs[] = {b1, b2};
+    culprit_baseline b = {2, results, runs, "pool"};
+    culprit_verdict v;
+    (void)state;
+    assert_int_equal(culprit_detect_judge(&v, now, t, &b, NULL), 0);
+    assert_int_equal(v.base_n, 40);
+    assert_true(fabs(v.base_mean - 103) < 1e-9); /* (10*100 + 30*104) / 40 */
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(b1);
+    culprit_run_free(b2);
+}
+
+/*
+ * Seeded simulations of a suite of 500 tests (sd 3% of the mean, 30 samples):
+ * A/A, where no test changed, must raise (almost) no alarm after the FDR control;
+ * with 25 tests slowed by 10%, those must be found.
+ */
+static size_t simulate(gsl_rng *rng, size_t ntests, size_t nslow, double slowdown,
+                       size_t *found_slow, int adjust)
+{
+    culprit_run *now = new_run("c2", "t2", "m"), *before = new_run("c1", "t1", "m");
+    culprit_verdict *v = calloc(ntests, sizeof(*v));
+    size_t alarms = 0, n = 30;
+    char name[32];
+
+    *found_slow = 0;
+    for (size_t i = 0; i < ntests; i++) {
+        culprit_welford wa, wb;
+        double mean = 1e6 * (1 + (double)i / ntests);
+        culprit_welford_init(&wa);
+        culprit_welford_init(&wb);
+        for (size_t k = 0; k < n; k++) {
+            culprit_welford_add(&wa, mean + gsl_ran_gaussian(rng, 0.03 * mean));
+            culprit_welford_add(&wb, mean * (i < nslow ? 1 + slowdown : 1) +
+                                         gsl_ran_gaussian(rng, 0.03 * mean));
+        }
+        snprintf(name, sizeof(name), "t%zu", i);
+        culprit_test_result *a = add(before, name, n, wa.mean, culprit_welford_sd(&wa));
+        culprit_test_result *b = add(now, name, n, wb.mean, culprit_welford_sd(&wb));
+        v[i] = judge(now, b, before, a, NULL);
+    }
+    if (adjust)
+        assert_int_equal(culprit_detect_adjust(v, ntests, NULL), 0);
+    for (size_t i = 0; i < ntests; i++) {
+        int flagged = v[i].kind == CULPRIT_VERDICT_MINOR || v[i].kind == CULPRIT_VERDICT_MAJOR;
+        if (i < nslow)
+            *found_slow += flagged;
+        else
+            alarms += flagged;
+        if (adjust)
+            assert_true(isfinite(v[i].q) && v[i].q >= v[i].p);
+        culprit_verdict_dispose(&v[i]);
+    }
+    free(v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+    return alarms;
+}
+
+static void fdr_control_keeps_false_alarms_rare_and_finds_real_slowdowns(void **state)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    size_t found, alarms_plain = 0, alarms = 0;
+    (void)state;
+    gsl_rng_set(rng, 20261122);
+    for (int round = 0; round < 4; round++) {
+        alarms_plain += simulate(rng, 500, 0, 0, &found, 0);
+        alarms += simulate(rng, 500, 0, 0, &found, 1);
+    }
+    /* 2,000 A/A comparisons: the threshold alone already keeps alarms rare; with
+     * the FDR control on top there are none. */
+    print_message("A/A: %zu alarms without FDR, %zu with, in 2000 tests\n", alarms_plain, alarms);
+    assert_true(alarms <= 1);
+    alarms = simulate(rng, 500, 25, 0.10, &found, 1);
+    print_message("10%% slowdown: found %zu of 25, %zu false alarms\n", found, alarms);
+    assert_true(found >= 24);
+    assert_true(alarms <= 1);
+    gsl_rng_free(rng);
+}
+
+static void adjust_demotes_what_fdr_does_not_support(void **state)
+{
+    culprit_verdict v[100];
+    (void)state;
+    memset(v, 0, sizeof(v));
+    for (size_t i = 0; i < 100; i++) {
+        v[i].kind = CULPRIT_VERDICT_UNCHANGED;
+        v[i].p = 0.2 + 0.008 * (double)i;
+        v[i].test = strdup("s.t");
+        v[i].now_n = 30;
+        v[i].change = 0.01;
+        v[i].change_low = -0.01;
+        v[i].change_high = 0.03;
+    }
+    v[0].kind = CULPRIT_VERDICT_MINOR; /* significant at 99% alone: p = 0.008 */
+    v[0].p = 0.008;
+    v[0].change = 0.05;
+    v[0].change_low = 0.01;
+    v[0].change_high = 0.09;
+    v[1].kind = CULPRIT_VERDICT_MINOR; /* strong: survives */
+    v[1].p = 1e-7;
+    assert_int_equal(culprit_detect_adjust(v, 100, NULL), 0);
+    assert_int_equal(v[0].kind, CULPRIT_VERDICT_UNDECIDED);
+    assert_true(v[0].q > 0.05);
+    assert_non_null(strstr(v[0].message, "undecided"));
+    assert_int_equal(v[1].kind, CULPRIT_VERDICT_MINOR);
+    assert_true(v[1].q <= 100 * 1e-7 + 1e-12);
+    for (size_t i = 0; i < 100; i++)
+        culprit_verdict_dispose(&v[i]);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(major_needs_lower_bound_above_the_category_limit),
+        cmocka_unit_test(minor_improvement_and_threshold),
+        cmocka_unit_test(undecided_says_how_many_more_repetitions),
+        cmocka_unit_test(mixed_fingerprints_are_not_compared_silently),
+        cmocka_unit_test(failed_tests_and_missing_baselines),
+        cmocka_unit_test(baseline_is_newest_passing_run_on_first_parent_history),
+        cmocka_unit_test(pooled_baseline_merges_summaries_exactly),
+        cmocka_unit_test(fdr_control_keeps_false_alarms_rare_and_finds_real_slowdowns),
+        cmocka_unit_test(adjust_demotes_what_fdr_does_not_support),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
