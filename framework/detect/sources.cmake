@@ -4,3 +4,4 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/assignments.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/check.c)

@@ -200,6 +200,50 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
  */
 int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts);
 
+/* ----------------------------------------------------------------- checks --- */
+
+typedef struct {
+    unsigned int version;
+    culprit_detect_options detect;
+    size_t pool;      /**< baseline: pool the last K commits with data (default 1) */
+    const char *test; /**< only this test: "suite.test" or a bare test name; NULL: all */
+} culprit_check_options;
+
+#define CULPRIT_CHECK_OPTIONS_VERSION 1
+#define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
+    {                                                                                              \
+        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL                        \
+    }
+
+/** The verdicts of one check, one per test, sorted by "suite.test". */
+typedef struct {
+    size_t n;
+    culprit_verdict *verdicts;
+    const culprit_test_result **now; /**< the result judged (borrowed from the runs) */
+    const culprit_run **now_runs;    /**< the run it came from */
+} culprit_check_result;
+
+/**
+ * Judges every test measured at `commit`: for each "suite.test", the newest run at
+ * that commit (runs are one per test binary invocation; ctest makes one per test)
+ * against its baseline among `baseline_commits` (newest first; typically the
+ * first-parent ancestors of commit, or one named commit), then controls the false
+ * discovery rate across them. CULPRIT_ENOTFOUND when no run is at `commit` (or none
+ * has opts->test).
+ */
+int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
+                         const char *commit, const char *const *baseline_commits, size_t nbaseline,
+                         const culprit_check_options *opts);
+
+/** Judges every test of run `b` against the same test in run `a` (e.g. two JUnit files). */
+int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
+                                const culprit_run *b, const culprit_check_options *opts);
+
+void culprit_check_result_dispose(culprit_check_result *result);
+
+/** The worst verdict of a check by severity: major > minor > everything else. */
+culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,214 @@
+/*
+ * A check: every test measured at one commit, judged against its baseline, with
+ * the false discovery rate controlled across all of them, so a suite of 500 tests
+ * does not raise alarms every run by chance. ctest runs a test binary once per
+ * test, so the tests of one commit are spread over many run files: results are
+ * grouped by "suite.test", the newest run of each test at the commit taken.
+ */
+#include "culprit/core.h"
+#include "culprit/detect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    const culprit_run *run;
+    const culprit_test_result *test;
+    char *key; /* "suite.test" */
+} entry;
+
+static int compare_entries(const void *a, const void *b)
+{
+    return strcmp(((const entry *)a)->key, ((const entry *)b)->key);
+}
+
+static int matches(const char *key, const char *name, const char *wanted)
+{
+    return !wanted || strcmp(key, wanted) == 0 || strcmp(name, wanted) == 0;
+}
+
+/* The newest result of each suite.test among the runs at `commit`. */
+static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs, const char *commit,
+                   const char *wanted)
+{
+    entry *e = NULL;
+    size_t n = 0, cap = 0;
+
+    for (size_t i = 0; i < runs->nruns; i++) {
+        const culprit_run *run = runs->runs[i];
+        if (!run->commit || strcmp(run->commit, commit) != 0)
+            continue;
+        for (size_t t = 0; t < run->ntests; t++) {
+            const culprit_test_result *test = &run->tests[t];
+            culprit_buf key = CULPRIT_BUF_INIT;
+            size_t k;
+            culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name);
+            if (!matches(key.ptr, test->name, wanted)) {
+                culprit_buf_dispose(&key);
+                continue;
+            }
+            for (k = 0; k < n && strcmp(e[k].key, key.ptr) != 0; k++)
+                ;
+            if (k < n) { /* runs are sorted by time: a later one replaces */
+                e[k].run = run;
+                e[k].test = test;
+                culprit_buf_dispose(&key);
+                continue;
+            }
+            if (n == cap) {
+                entry *grown = realloc(e, (cap = cap ? 2 * cap : 16) * sizeof(*e));
+                if (!grown) {
+                    culprit_buf_dispose(&key);
+                    goto oom;
+                }
+                e = grown;
+            }
+            e[n].run = run;
+            e[n].test = test;
+            e[n++].key = culprit_buf_detach(&key);
+        }
+    }
+    if (n)
+        qsort(e, n, sizeof(*e), compare_entries);
+    *out = e;
+    *n_out = n;
+    return 0;
+oom:
+    for (size_t k = 0; k < n; k++)
+        free(e[k].key);
+    free(e);
+    return culprit_error_set(CULPRIT_ERROR, "out of memory");
+}
+
+static int result_alloc(culprit_check_result *out, size_t n)
+{
+    memset(out, 0, sizeof(*out));
+    out->verdicts = calloc(n ? n : 1, sizeof(*out->verdicts));
+    out->now = calloc(n ? n : 1, sizeof(*out->now));
+    out->now_runs = calloc(n ? n : 1, sizeof(*out->now_runs));
+    if (!out->verdicts || !out->now || !out->now_runs) {
+        culprit_check_result_dispose(out);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    return 0;
+}
+
+int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
+                         const char *commit, const char *const *baseline_commits, size_t nbaseline,
+                         const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    entry *e = NULL;
+    size_t n = 0;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!opts)
+        opts = &defaults;
+    if ((error = collect(&e, &n, runs, commit, opts->test)) < 0)
+        return error;
+    if (n == 0) {
+        free(e);
+        if (opts->test)
+            return culprit_error_set(CULPRIT_ENOTFOUND, "no run of test '%s' at commit %.12s",
+                                     opts->test, commit);
+        return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
+                                 commit);
+    }
+    if ((error = result_alloc(out, n)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < n; i++) {
+        culprit_baseline base;
+        if ((error = culprit_detect_baseline(&base, runs, e[i].run->suite, e[i].test->name,
+                                             baseline_commits, nbaseline, opts->pool)) < 0)
+            goto cleanup;
+        error = culprit_detect_judge(&out->verdicts[i], e[i].run, e[i].test, &base, &opts->detect);
+        culprit_baseline_dispose(&base);
+        if (error < 0)
+            goto cleanup;
+        out->now[i] = e[i].test;
+        out->now_runs[i] = e[i].run;
+        out->n = i + 1;
+    }
+    error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect);
+cleanup:
+    for (size_t i = 0; i < n; i++)
+        free(e[i].key);
+    free(e);
+    if (error < 0)
+        culprit_check_result_dispose(out);
+    return error;
+}
+
+int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
+                                const culprit_run *b, const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    const culprit_run *runs_a[1] = {a};
+    int error;
+    size_t n = 0;
+
+    if (!opts)
+        opts = &defaults;
+    if ((error = result_alloc(out, b->ntests)) < 0)
+        return error;
+    for (size_t i = 0; i < b->ntests; i++) {
+        const culprit_test_result *now = &b->tests[i], *before;
+        const culprit_test_result *results[1];
+        culprit_baseline base = {0, results, runs_a, a->commit};
+        culprit_buf key = CULPRIT_BUF_INIT;
+        int wanted;
+        culprit_buf_printf(&key, "%s.%s", b->suite ? b->suite : "", now->name);
+        wanted = matches(culprit_buf_cstr(&key), now->name, opts->test);
+        culprit_buf_dispose(&key);
+        if (!wanted)
+            continue;
+        if ((before = culprit_run_find_test(a, now->name)) &&
+            before->status == CULPRIT_STATUS_PASS) {
+            results[0] = before;
+            base.n = 1;
+        }
+        if ((error = culprit_detect_judge(&out->verdicts[n], b, now, &base, &opts->detect)) < 0)
+            goto fail;
+        out->now[n] = now;
+        out->now_runs[n] = b;
+        out->n = ++n;
+    }
+    if (n == 0 && opts->test) {
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "no test '%s' in %s", opts->test,
+                                  b->path ? b->path : "the run");
+        goto fail;
+    }
+    if ((error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect)) < 0)
+        goto fail;
+    return 0;
+fail:
+    culprit_check_result_dispose(out);
+    return error;
+}
+
+void culprit_check_result_dispose(culprit_check_result *result)
+{
+    if (!result)
+        return;
+    for (size_t i = 0; i < result->n; i++)
+        culprit_verdict_dispose(&result->verdicts[i]);
+    free(result->verdicts);
+    free((void *)result->now);
+    free((void *)result->now_runs);
+    memset(result, 0, sizeof(*result));
+}
+
+culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
+{
+    culprit_verdict_kind worst = CULPRIT_VERDICT_UNCHANGED;
+
+    for (size_t i = 0; i < result->n; i++) {
+        culprit_verdict_kind k = result->verdicts[i].kind;
+        if (k == CULPRIT_VERDICT_MAJOR)
+            return k;
+        if (k == CULPRIT_VERDICT_MINOR)
+            worst = k;
+    }
+    return worst;
+}
