@@ -11,6 +11,7 @@
 
 #include "culprit/detect.h"
 #include "culprit/history.h"
+#include "culprit/runner.h"
 #include "culprit/vcs.h"
 
 #include <fnmatch.h>
@@ -29,7 +30,7 @@ typedef struct {
     FILE *text;    /* human-readable output: stdout, or stderr under --json */
     char *workdir; /* root of the git working tree, NULL outside a repository */
     culprit_project *project;
-    char *history_dir;
+    culprit_settings settings;
     culprit_assignments *assignments;
     char *assignments_path;
     int assignments_changed;
@@ -127,39 +128,6 @@ cleanup:
     if (have_head)
         culprit_vcs_head_dispose(&head);
     return error;
-}
-
-/* Project file: --project, else culprit.json at the repository root (or here). */
-static int load_project(runner *r)
-{
-    char *path = NULL;
-    int error;
-
-    if (r->opt.project)
-        return culprit_project_load(&r->project, r->opt.project);
-    path = culprit_fs_join(r->workdir ? r->workdir : ".", "culprit.json");
-    if (!path)
-        return CULPRIT_ERROR;
-    error = culprit_project_load(&r->project, path);
-    free(path);
-    if (error == CULPRIT_ENOTFOUND)
-        error = culprit_project_default(&r->project);
-    return error;
-}
-
-static int resolve_history_dir(runner *r)
-{
-    const char *env = getenv("CULPRIT_HISTORY_DIR");
-
-    if (r->opt.history_dir)
-        r->history_dir = culprit_strdup(r->opt.history_dir);
-    else if (env && *env)
-        r->history_dir = culprit_strdup(env);
-    else if (culprit_project_history_dir(r->project))
-        r->history_dir = culprit_strdup(culprit_project_history_dir(r->project));
-    else
-        r->history_dir = culprit_fs_join(r->workdir ? r->workdir : ".", ".culprit/history");
-    return r->history_dir ? 0 : CULPRIT_ERROR;
 }
 
 /*
@@ -284,7 +252,7 @@ static void runner_dispose(runner *r)
 {
     free(r->workdir);
     culprit_project_free(r->project);
-    free(r->history_dir);
+    culprit_settings_dispose(&r->settings);
     culprit_assignments_free(r->assignments);
     free(r->assignments_path);
 }
@@ -344,10 +312,11 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
     if ((error = culprit_run_new(&run)) < 0 || (error = fill_context(&r, run, suite, build)) < 0)
         goto fatal;
-    if ((error = load_project(&r)) < 0 || (error = resolve_history_dir(&r)) < 0)
+    if ((error = culprit_settings_resolve(&r.settings, &r.project, r.workdir, r.opt.project,
+                                          r.opt.history_dir)) < 0)
         goto fatal;
     if (!r.opt.no_history) {
-        r.assignments_path = culprit_fs_join(r.history_dir, "categories.json");
+        r.assignments_path = culprit_fs_join(r.settings.history_dir, "categories.json");
         if (r.assignments_path &&
             culprit_assignments_load(&r.assignments, r.assignments_path) < 0) {
             warn(&r, "%s; automatic categories are not persisted this run", culprit_error_last());
@@ -386,10 +355,10 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
     /* Record. Results are already printed: an I/O error below loses nothing shown. */
     if (!r.opt.no_history) {
-        if (culprit_history_open(&store, r.history_dir, 1) < 0 ||
+        if (culprit_history_open(&store, r.settings.history_dir, 1) < 0 ||
             culprit_history_store(store, run, &history_file) < 0) {
             fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r.program,
-                    r.history_dir, culprit_error_last());
+                    r.settings.history_dir, culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         } else if (r.assignments_changed &&
                    culprit_assignments_save(r.assignments, r.assignments_path) < 0) {
