@@ -81,7 +81,7 @@ static void major_needs_lower_bound_above_the_category_limit(void **state)
     /* the message says test, now, limit, change and baseline without statistics */
     assert_non_null(strstr(v.message, "s.fib: major regression: 1.20 ms now"));
     assert_non_null(strstr(v.message, "above category 'fast' (< 1.00 ms)"));
-    assert_non_null(strstr(v.message, "0.90 ms at abcdef123456"));
+    assert_non_null(strstr(v.message, "900.0 us at abcdef123456"));
     assert_non_null(strstr(v.message, "+33.3%"));
     assert_true(fabs(v.change - 1.0 / 3) < 1e-9);
     culprit_verdict_dispose(&v);
