@@ -1,2 +1,6 @@
 target_sources(culprit PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/head.c)
+  ${CMAKE_CURRENT_LIST_DIR}/commit.c
+  ${CMAKE_CURRENT_LIST_DIR}/head.c
+  ${CMAKE_CURRENT_LIST_DIR}/history.c
+  ${CMAKE_CURRENT_LIST_DIR}/repo.c
+  ${CMAKE_CURRENT_LIST_DIR}/revparse.c)

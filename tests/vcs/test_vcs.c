@@ -15,57 +15,19 @@
 
 #include "culprit/core.h"
 #include "culprit/vcs.h"
-
-#define GIT                                                                                        \
-    "git -c user.name=culprit -c user.email=culprit@example.invalid -c init.defaultBranch=main "   \
-    "-c commit.gpgsign=false"
+#include "git_fixture.h"
 
 static char repo[PATH_MAX];
-
-static void run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void run(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    if (system(cmd) != 0)
-        fail_msg("command failed: %s", cmd);
-}
-
-static void output_of(char *out, size_t size, const char *cmd)
-{
-    FILE *p = popen(cmd, "r");
-    assert_non_null(p);
-    assert_non_null(fgets(out, (int)size, p));
-    out[strcspn(out, "\n")] = '\0';
-    pclose(p);
-}
-
-static void write_file(const char *name, const char *text)
-{
-    char path[PATH_MAX + 64];
-    FILE *f;
-
-    snprintf(path, sizeof(path), "%s/%s", repo, name);
-    assert_non_null(f = fopen(path, "w"));
-    fputs(text, f);
-    fclose(f);
-}
 
 /* A fresh repository with one commit on "main", in a directory of its own. */
 static int setup_repo(void **state)
 {
-    char tmpl[] = "/tmp/culprit-vcs-XXXXXX";
     (void)state;
-    if (!mkdtemp(tmpl) || !realpath(tmpl, repo))
+    if (make_temp_dir(repo, "vcs") < 0)
         return -1;
     run(GIT " init -q '%s'", repo);
     run("mkdir -p '%s/src/deep'", repo);
-    write_file("src/a.c", "int a;\n");
+    write_file(repo, "src/a.c", "int a;\n");
     run(GIT " -C '%s' add src/a.c && " GIT " -C '%s' commit -q -m first", repo, repo);
     return 0;
 }
@@ -80,11 +42,10 @@ static int teardown_repo(void **state)
 static void head_of_a_clean_tree(void **state)
 {
     culprit_vcs_head head;
-    char sha[64], cmd[PATH_MAX + 64], sub[PATH_MAX + 64];
+    char sha[64], sub[PATH_MAX + 64];
     (void)state;
 
-    snprintf(cmd, sizeof(cmd), "git -C '%s' rev-parse HEAD", repo);
-    output_of(sha, sizeof(sha), cmd);
+    output_of(sha, sizeof(sha), "git -C '%s' rev-parse HEAD", repo);
     /* Found from a subdirectory, as git finds it. */
     snprintf(sub, sizeof(sub), "%s/src/deep", repo);
     assert_int_equal(culprit_vcs_head_describe(&head, sub), 0);
@@ -103,7 +64,7 @@ static void dirty_when_tracked_files_change(void **state)
     culprit_vcs_head head;
     (void)state;
 
-    write_file("src/a.c", "int a = 1;\n"); /* modified, not staged */
+    write_file(repo, "src/a.c", "int a = 1;\n"); /* modified, not staged */
     assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
     assert_int_equal(head.dirty, 1);
     culprit_vcs_head_dispose(&head);
@@ -119,7 +80,7 @@ static void dirty_when_tracked_files_change(void **state)
     culprit_vcs_head_dispose(&head);
 
     /* Untracked files do not count (docs: culprit's own history dir would otherwise). */
-    write_file("untracked.txt", "x\n");
+    write_file(repo, "untracked.txt", "x\n");
     assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
     assert_int_equal(head.dirty, 0);
     culprit_vcs_head_dispose(&head);

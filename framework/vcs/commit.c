@@ -1,0 +1,86 @@
+/*
+ * What a report says about a commit: the subject a developer recognises it by,
+ * who wrote it and when. The date is the author's, in the author's time zone, as
+ * `git log` shows it by default: that is when the change was made, whereas the
+ * committer date moves with every rebase.
+ */
+#include "internal.h"
+
+#include "culprit/core.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* Strict ISO 8601 as git's %aI: local time of the zone, then the zone itself. */
+static int format_iso8601(char *out, size_t size, int64_t epoch, int offset_minutes)
+{
+    time_t local = (time_t)(epoch + (int64_t)offset_minutes * 60);
+    int abs_offset = offset_minutes < 0 ? -offset_minutes : offset_minutes;
+    struct tm tm;
+    size_t len;
+
+    if (!gmtime_r(&local, &tm) || !(len = strftime(out, size, "%Y-%m-%dT%H:%M:%S", &tm)))
+        return -1;
+    snprintf(out + len, size - len, "%c%02d:%02d", offset_minutes < 0 ? '-' : '+', abs_offset / 60,
+             abs_offset % 60);
+    return 0;
+}
+
+int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const char *sha)
+{
+    git_commit *commit = NULL;
+    const git_signature *author;
+    const char *message;
+    size_t len;
+    int error = 0;
+
+    memset(out, 0, sizeof(*out));
+    if ((error = culprit_vcs__lookup_commit(&commit, repo, sha)) < 0)
+        goto cleanup;
+    git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(commit));
+
+    /* The first line, not git's first paragraph (%s): a subject wrapped by hand
+     * stays one line in a report. Trailing blanks and a CR from Windows editors go. */
+    message = git_commit_message(commit);
+    message = message ? message : "";
+    len = strcspn(message, "\n");
+    while (len > 0 &&
+           (message[len - 1] == '\r' || message[len - 1] == ' ' || message[len - 1] == '\t'))
+        len--;
+    if (!(out->subject = strndup(message, len))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+
+    author = git_commit_author(commit);
+    if (!(out->author_name = culprit_strdup(author->name ? author->name : "")) ||
+        !(out->author_email = culprit_strdup(author->email ? author->email : ""))) {
+        error = CULPRIT_ERROR;
+        goto cleanup;
+    }
+    out->author_time = (int64_t)author->when.time;
+    out->author_offset = author->when.offset;
+    if (format_iso8601(out->author_date, sizeof(out->author_date), out->author_time,
+                       out->author_offset) < 0) {
+        error = culprit_error_set(CULPRIT_EINVALID, "commit %s has an author date out of range",
+                                  out->sha);
+        goto cleanup;
+    }
+cleanup:
+    git_commit_free(commit);
+    if (error < 0)
+        culprit_vcs_commit_dispose(out);
+    return error;
+}
+
+void culprit_vcs_commit_dispose(culprit_vcs_commit *commit)
+{
+    if (!commit)
+        return;
+    free(commit->subject);
+    free(commit->author_name);
+    free(commit->author_email);
+    commit->subject = commit->author_name = commit->author_email = NULL;
+}

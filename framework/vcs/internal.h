@@ -1,0 +1,32 @@
+/*
+ * Semi-private helpers shared by the files of framework/vcs: the repository handle
+ * and the lookups every function taking a commit id starts with. Not part of the
+ * public API.
+ */
+#ifndef CULPRIT_VCS_INTERNAL_H
+#define CULPRIT_VCS_INTERNAL_H
+
+#include "culprit/vcs.h"
+
+#include <git2.h>
+
+struct culprit_vcs {
+    git_repository *git;
+    char *workdir; /* NULL for a bare repository; no trailing '/' */
+};
+
+/*
+ * Sets the last error to "<what>: <libgit2's message>" with `code` and returns
+ * `code`. For failures libgit2 explains better than we can (I/O, corrupt objects).
+ */
+int culprit_vcs__git_error(int code, const char *what);
+
+/*
+ * Looks up the commit with the full 40-hex id `sha`. CULPRIT_EINVALID when `sha`
+ * is not 40 hex digits, CULPRIT_ENOTFOUND when the repository has no such commit
+ * (including an id of a tree, blob or tag), CULPRIT_ERROR when it cannot be read.
+ * The caller frees `*out` with git_commit_free().
+ */
+int culprit_vcs__lookup_commit(git_commit **out, culprit_vcs *repo, const char *sha);
+
+#endif

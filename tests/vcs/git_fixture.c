@@ -1,0 +1,92 @@
+/* Helpers for the vcs tests (see git_fixture.h): the shell, its output, files. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "git_fixture.h"
+
+static void format_command(char *cmd, size_t size, const char *fmt, va_list ap)
+{
+    int len = vsnprintf(cmd, size, fmt, ap);
+    if (len < 0 || (size_t)len >= size)
+        fail_msg("command too long: %s", fmt);
+}
+
+void run(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+
+    va_start(ap, fmt);
+    format_command(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    if (system(cmd) != 0)
+        fail_msg("command failed: %s", cmd);
+}
+
+void output_of(char *out, size_t size, const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    FILE *p;
+
+    va_start(ap, fmt);
+    format_command(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    assert_non_null(p = popen(cmd, "r"));
+    if (!fgets(out, (int)size, p))
+        fail_msg("no output from: %s", cmd);
+    out[strcspn(out, "\n")] = '\0';
+    pclose(p);
+}
+
+char *all_output_of(const char *fmt, ...)
+{
+    char cmd[8192], chunk[4096];
+    char *text = NULL;
+    size_t len = 0, n;
+    va_list ap;
+    FILE *p;
+
+    va_start(ap, fmt);
+    format_command(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    assert_non_null(p = popen(cmd, "r"));
+    assert_non_null(text = calloc(1, 1));
+    while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0) {
+        assert_non_null(text = realloc(text, len + n + 1));
+        memcpy(text + len, chunk, n);
+        text[len += n] = '\0';
+    }
+    if (pclose(p) != 0)
+        fail_msg("command failed: %s", cmd);
+    return text;
+}
+
+void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX + 256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+}
+
+int make_temp_dir(char *out, const char *tag)
+{
+    char tmpl[128];
+
+    snprintf(tmpl, sizeof(tmpl), "/tmp/culprit-%s-XXXXXX", tag);
+    if (!mkdtemp(tmpl) || !realpath(tmpl, out))
+        return -1;
+    return 0;
+}
