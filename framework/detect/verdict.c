@@ -266,10 +266,11 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     /* Major: the category is the baseline; noise alone cannot put the lower bound
      * above the limit. Judged with or without history. */
     if (now->category && isfinite(now->category_high_ns) && out->now_low > now->category_high_ns &&
-        wn.n >= 2) {
+        wn.n >= 2)
         out->kind = CULPRIT_VERDICT_MAJOR;
-    } else if (!base || base->n == 0 || wb.n == 0) {
-        out->kind = CULPRIT_VERDICT_NO_BASELINE;
+    if (!base || base->n == 0 || wb.n == 0) {
+        if (out->kind != CULPRIT_VERDICT_MAJOR)
+            out->kind = CULPRIT_VERDICT_NO_BASELINE;
         goto done;
     }
 
