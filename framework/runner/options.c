@@ -32,6 +32,8 @@ void culprit_runner__usage(FILE *out, const char *program)
             "                       (also $CULPRIT_COMMIT; for CI checkouts)\n"
             "  --branch NAME        record this branch (also $CULPRIT_BRANCH)\n"
             "  --project FILE       project file (default: culprit.json at the repository root)\n"
+            "  --fail-on major|none a test above its category fails (major, the default) or is\n"
+            "                       only recorded (none)\n"
             "  --no-fork            run tests in this process (for debuggers; a crash ends all)\n"
             "  -v, --verbose        show each test's own output\n"
             "  -q, --quiet          print only failures and the summary line\n"
@@ -73,11 +75,13 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     static const struct {
         const char *name;
         int takes_value;
-    } known[] = {{"--list", 0},    {"--filter", 1},  {"--repetitions", 1}, {"--warmup", 1},
-                 {"--budget", 1},  {"--timeout", 1}, {"--history", 1},     {"--no-history", 0},
-                 {"--junit", 1},   {"--json", 0},    {"--commit", 1},      {"--branch", 1},
-                 {"--project", 1}, {"--no-fork", 0}, {"--verbose", 0},     {"-v", 0},
-                 {"--quiet", 0},   {"-q", 0},        {"--version", 0},     {"--help", 0},
+    } known[] = {{"--list", 0},    {"--filter", 1},     {"--repetitions", 1},
+                 {"--warmup", 1},  {"--budget", 1},     {"--timeout", 1},
+                 {"--history", 1}, {"--no-history", 0}, {"--junit", 1},
+                 {"--json", 0},    {"--commit", 1},     {"--branch", 1},
+                 {"--project", 1}, {"--fail-on", 1},    {"--no-fork", 0},
+                 {"--verbose", 0}, {"-v", 0},           {"--quiet", 0},
+                 {"-q", 0},        {"--version", 0},    {"--help", 0},
                  {"-h", 0}};
 
     memset(out, 0, sizeof(*out));
@@ -138,7 +142,14 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
             out->branch = value;
         else if (!strcmp(name, "--project"))
             out->project = value;
-        else if (!strcmp(name, "--no-fork"))
+        else if (!strcmp(name, "--fail-on")) {
+            if (strcmp(value, "major") && strcmp(value, "none"))
+                return culprit_error_set(CULPRIT_EINVALID,
+                                         "--fail-on: '%s' is not major or none (a test binary "
+                                         "judges categories only; see culprit check)",
+                                         value);
+            out->fail_on_none = !strcmp(value, "none");
+        } else if (!strcmp(name, "--no-fork"))
             out->no_fork = 1;
         else if (!strcmp(name, "--verbose") || !strcmp(name, "-v"))
             out->verbose = 1;

@@ -104,6 +104,8 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
         (error = culprit_history_set_string(&run->flags, build ? build->flags : NULL)) < 0)
         goto cleanup;
     run->machine = machine_fingerprint();
+    /* The binary's own path, so `culprit check --confirm` can run a test again. */
+    run->binary = realpath("/proc/self/exe", NULL);
     if (r->opt.commit || (env_commit && *env_commit)) {
         /* CI checkouts: the given commit wins, and a clean tree is assumed. */
         error =
@@ -182,6 +184,35 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
     return 0;
 }
 
+/*
+ * A major regression needs no history: the category is its baseline (Heger et al.
+ * 2013, section 3), so the test binary judges it right away and ctest sees it.
+ * Minor regressions need history and the false-discovery control across the suite:
+ * `culprit check` judges those.
+ */
+static int judge_category(runner *r, const culprit_run *run, culprit_test_result *t)
+{
+    culprit_verdict v;
+    int error;
+
+    if (t->status != CULPRIT_STATUS_PASS || !t->category)
+        return culprit_history_set_string(&t->verdict, culprit_status_name(t->status));
+    if ((error = culprit_detect_judge(&v, run, t, NULL, NULL)) < 0)
+        return error;
+    if (v.kind == CULPRIT_VERDICT_MAJOR) {
+        if ((error = culprit_history_set_string(&t->verdict, "major")) == 0 &&
+            (error = culprit_history_set_string(&t->verdict_message, v.message)) == 0 &&
+            !r->opt.fail_on_none) {
+            t->status = CULPRIT_STATUS_FAILURE;
+            error = culprit_history_set_string(&t->message, v.message);
+        }
+    } else {
+        error = culprit_history_set_string(&t->verdict, "pass");
+    }
+    culprit_verdict_dispose(&v);
+    return error;
+}
+
 static void print_result(runner *r, const culprit_test_result *t)
 {
     culprit_buf mean = CULPRIT_BUF_INIT;
@@ -198,9 +229,10 @@ static void print_result(runner *r, const culprit_test_result *t)
                 t->batch, t->stop ? t->stop : "-");
         culprit_buf_dispose(&mean);
     } else {
-        fprintf(r->text, "[ %s ] %-28s %s\n",
-                t->status == CULPRIT_STATUS_FAILURE ? "FAILED" : "ERROR ", t->name,
-                t->message ? t->message : "");
+        const char *tag = t->status == CULPRIT_STATUS_ERROR            ? "ERROR "
+                          : t->verdict && !strcmp(t->verdict, "major") ? "MAJOR "
+                                                                       : "FAILED";
+        fprintf(r->text, "[ %s ] %-28s %s\n", tag, t->name, t->message ? t->message : "");
         if (t->output && (t->status != CULPRIT_STATUS_PASS || r->opt.verbose))
             fprintf(r->text, "%s%s", t->output,
                     t->output[strlen(t->output) - 1] == '\n' ? "" : "\n");
@@ -345,7 +377,8 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
             t->status = CULPRIT_STATUS_ERROR;
             culprit_history_set_string(&t->message, culprit_error_last());
         }
-        culprit_history_set_string(&t->verdict, culprit_status_name(t->status));
+        if ((error = judge_category(&r, run, t)) < 0)
+            goto fatal;
         nfailed += t->status == CULPRIT_STATUS_FAILURE;
         nerrors += t->status == CULPRIT_STATUS_ERROR;
         print_result(&r, t);

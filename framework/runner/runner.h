@@ -26,6 +26,7 @@ typedef struct {
     const char *commit;
     const char *branch;
     const char *project;
+    int fail_on_none; /* --fail-on none: a major regression is recorded but does not fail */
 } culprit_runner_options;
 
 /**

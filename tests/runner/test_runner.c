@@ -359,6 +359,49 @@ static void project_file_categories_and_warning(void **state)
     unlink(path);
 }
 
+static void test_above_its_category_is_a_major_regression(void **state)
+{
+    workspace *w = *state;
+    char path[128], args[512], junit[128];
+    const char *project = "{\"categories\": [{\"name\": \"instant\", \"below\": \"1ns\"},"
+                          " {\"name\": \"sluggish\"}],"
+                          " \"tests\": {\"sample.busy_fast\": {\"category\": \"instant\"}}}";
+    culprit_buf text = CULPRIT_BUF_INIT;
+    json_error_t jerr;
+    json_t *doc, *t;
+
+    snprintf(path, sizeof(path), "%s/culprit.json", w->dir);
+    snprintf(junit, sizeof(junit), "%s/major.xml", w->dir);
+    assert_int_equal(culprit_fs_write_atomic(path, project, strlen(project), 0), 0);
+    snprintf(args, sizeof(args), "--filter busy_fast --no-history --json --junit '%s'", junit);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 1);
+    assert_non_null(strstr(w->err.ptr, "[ MAJOR  ] busy_fast"));
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    t = test_in(doc, "busy_fast");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "failure");
+    assert_string_equal(json_string_value(json_object_get(t, "verdict")), "major");
+    assert_non_null(
+        strstr(json_string_value(json_object_get(t, "message")), "above category 'instant'"));
+    json_decref(doc);
+    assert_true(schema_valid(junit));
+    assert_int_equal(culprit_fs_read_file(&text, junit), 0);
+    assert_non_null(strstr(text.ptr, "<failure type=\"culprit.major-regression\""));
+    culprit_buf_dispose(&text);
+
+    /* recorded but not failed with --fail-on none */
+    assert_int_equal(run_sample(w, NULL, NULL,
+                                "--filter busy_fast --no-history --json "
+                                "--fail-on none"),
+                     0);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    t = test_in(doc, "busy_fast");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    assert_string_equal(json_string_value(json_object_get(t, "verdict")), "major");
+    json_decref(doc);
+    assert_int_equal(run_sample(w, NULL, NULL, "--fail-on minor"), 2);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +417,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(outside_git_records_unknown_commit_with_warning, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(project_file_categories_and_warning, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_above_its_category_is_a_major_regression, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
