@@ -1,7 +1,18 @@
 /*
  * culprit stats: streaming summaries (Welford), confidence intervals of the mean,
- * quantiles and Tukey-fence outliers. Distribution functions come from GSL.
- * Later issues add Welch, ANOVA, Mann-Whitney, KS and multiple-testing corrections.
+ * quantiles and Tukey-fence outliers; the comparisons of two or more alternatives
+ * that regression detection builds on (Welch, ANOVA, Mann-Whitney U, two-sample
+ * Kolmogorov-Smirnov), multiple-testing corrections (Benjamini-Hochberg, Holm) and a
+ * bootstrap interval of the ratio of medians. Distribution functions come from GSL;
+ * docs/stats.md lists every formula and its source.
+ *
+ * Conventions of the comparisons: every function fills a caller-provided struct (no
+ * allocation is handed to the caller) and returns 0, CULPRIT_EUNDECIDED when the
+ * samples are too few for the statistic (the struct then holds NaN p-values and
+ * bounds), CULPRIT_EINVALID for a bad argument, or CULPRIT_ERROR when out of memory;
+ * the message is in culprit_error_last(). Raw-sample functions ignore NaN values, as
+ * culprit_stats_summarize() does. All are thread-safe: no global state (the
+ * bootstrap owns its own random number generator).
  */
 #ifndef CULPRIT_STATS_H
 #define CULPRIT_STATS_H
@@ -100,6 +111,178 @@ typedef struct {
  * count is 0. Returns 0 or CULPRIT_ERROR when out of memory. Thread-safe.
  */
 int culprit_stats_outliers(culprit_outliers *out, const double *x, size_t n);
+
+/* --- comparing alternatives --------------------------------------------------------------- */
+
+/** Both samples need at least this many values for Welch's interval to use z, not t. */
+#define CULPRIT_STATS_WELCH_Z_MIN_N 30
+
+/** The reference distribution a statistic was judged against. */
+typedef enum {
+    CULPRIT_STATS_DIST_T = 0, /**< Student t (Welch-Satterthwaite df) */
+    CULPRIT_STATS_DIST_Z = 1  /**< standard normal */
+} culprit_stats_dist;
+
+/**
+ * Welch's confidence interval of the difference of two means, b - a, and the
+ * two-sided p-value of H0: mean(a) == mean(b).
+ */
+typedef struct {
+    double diff;             /**< mean(b) - mean(a) */
+    double low;              /**< lower bound of the interval of diff */
+    double high;             /**< upper bound */
+    double se;               /**< sqrt(s_a^2 / n_a + s_b^2 / n_b) */
+    double df;               /**< Welch-Satterthwaite degrees of freedom; INFINITY for z */
+    double p;                /**< two-sided p-value of equal means */
+    double confidence;       /**< the level of the interval, e.g. 0.99 */
+    culprit_stats_dist dist; /**< z when both n >= CULPRIT_STATS_WELCH_Z_MIN_N, else t */
+} culprit_welch;
+
+/**
+ * Compares the means of `a` (e.g. the baseline) and `b` (e.g. the new commit):
+ * diff +- q * se with se = sqrt(s_a^2/n_a + s_b^2/n_b) (Vogel 2017 §3.3, after
+ * Georges et al. 2007), q the normal quantile when both n >= 30, else the Student t
+ * quantile at the Welch-Satterthwaite df. With se == 0 (both samples constant) the
+ * interval is [diff, diff], df is NaN under t, and p is 1 when diff == 0, else 0.
+ *
+ * Returns 0; CULPRIT_EUNDECIDED when a or b has fewer than 2 values (out->diff is
+ * set when both have one, every other number is NaN); CULPRIT_EINVALID when
+ * confidence is not in (0, 1). Thread-safe.
+ */
+int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culprit_welford *b,
+                        double confidence);
+
+/** One-way analysis of variance of k groups. */
+typedef struct {
+    double f;   /**< between-group mean square / within-group mean square */
+    double df1; /**< k - 1 */
+    double df2; /**< N - k */
+    double p;   /**< P(F(df1, df2) >= f) */
+} culprit_anova;
+
+/**
+ * One-way ANOVA F-test of H0: all `k` groups have the same mean (Heger et al. 2013
+ * §3 use it at 99% to compare two revisions). `groups` is an array of k
+ * accumulators. When every group is constant: f is INFINITY and p 0 if the means
+ * differ, f is NaN and p 1 if they are all equal.
+ *
+ * Returns 0; CULPRIT_EINVALID when k < 2; CULPRIT_EUNDECIDED when a group is empty
+ * or N <= k (no within-group degrees of freedom), with f and p NaN. Thread-safe.
+ */
+int culprit_stats_anova(culprit_anova *out, const culprit_welford *groups, size_t k);
+
+/** How a p-value is computed. */
+typedef enum {
+    CULPRIT_STATS_P_AUTO = 0,  /**< exact when cheap and valid, else asymptotic */
+    CULPRIT_STATS_P_EXACT,     /**< the exact permutation distribution */
+    CULPRIT_STATS_P_ASYMPTOTIC /**< the large-sample approximation */
+} culprit_stats_pmethod;
+
+/** Mann-Whitney U with AUTO: exact when there are no ties and both n <= this. */
+#define CULPRIT_STATS_MWU_EXACT_MAX_N 50
+
+/** Mann-Whitney U test (Wilcoxon rank-sum), two-sided. */
+typedef struct {
+    double u;   /**< U of b: #(b_j > a_i) + #(b_j == a_i) / 2 over all pairs */
+    double z;   /**< the normal deviate, tie- and continuity-corrected; NaN if exact */
+    double p;   /**< two-sided p-value */
+    size_t n_a; /**< values of a used (NaN dropped) */
+    size_t n_b; /**< values of b used */
+    int ties;   /**< whether the pooled sample has ties */
+    culprit_stats_pmethod method; /**< EXACT or ASYMPTOTIC: what computed p */
+} culprit_mannwhitney;
+
+/**
+ * Mann-Whitney U test of `b` against `a`, two-sided: p = min(1, 2 P(U >= max(U_a,
+ * U_b))). Exact p from the recursive count of the U distribution (Mann & Whitney
+ * 1947) when `method` allows it and there are no ties; otherwise the normal
+ * approximation with the tie correction of the variance and a 0.5 continuity
+ * correction. AUTO is exact without ties when both n <= CULPRIT_STATS_MWU_EXACT_MAX_N.
+ * When every value is tied p is 1.
+ *
+ * Returns 0; CULPRIT_EUNDECIDED when a or b has no value (p NaN); CULPRIT_EINVALID
+ * when EXACT is asked with ties or with n_a * n_b > 10^4 (the table and the time
+ * grow as (n_a n_b)^2); CULPRIT_ERROR when out of memory. Thread-safe.
+ */
+int culprit_stats_mannwhitney(culprit_mannwhitney *out, const double *a, size_t n_a,
+                              const double *b, size_t n_b, culprit_stats_pmethod method);
+
+/** Kolmogorov-Smirnov with AUTO: exact when n_a * n_b <= this. */
+#define CULPRIT_STATS_KS_EXACT_MAX_NN 1000000
+
+/** Two-sample Kolmogorov-Smirnov test, two-sided. */
+typedef struct {
+    double d;   /**< sup |F_a(x) - F_b(x)| of the empirical distribution functions */
+    double p;   /**< two-sided p-value P(D >= d) */
+    size_t n_a; /**< values of a used (NaN dropped) */
+    size_t n_b; /**< values of b used */
+    culprit_stats_pmethod method; /**< EXACT or ASYMPTOTIC: what computed p */
+} culprit_ks;
+
+/**
+ * Two-sample Kolmogorov-Smirnov test of H0: a and b come from the same continuous
+ * distribution. Exact p by counting lattice paths (Hodges 1958, Kim & Jennrich
+ * 1973), conditional on the ties when there are any (Schröer & Trenkler 1995);
+ * asymptotic p from the Kolmogorov distribution with Stephens' effective-n
+ * correction (Numerical Recipes §14.3). AUTO is exact when n_a * n_b <=
+ * CULPRIT_STATS_KS_EXACT_MAX_NN, O(n_a n_b) time and O(n_a + n_b) memory.
+ *
+ * Returns 0; CULPRIT_EUNDECIDED when a or b has no value; CULPRIT_EINVALID when
+ * EXACT is asked with n_a * n_b > 10^9 (time); CULPRIT_ERROR when out of memory.
+ * Thread-safe.
+ */
+int culprit_stats_ks(culprit_ks *out, const double *a, size_t n_a, const double *b, size_t n_b,
+                     culprit_stats_pmethod method);
+
+/* --- multiple testing ------------------------------------------------------------------- */
+
+/**
+ * Benjamini-Hochberg adjusted p-values (q-values) of `n` p-values in any order:
+ * q_(i) = min_{j >= i} min(1, m p_(j) / j) over the ascending p_(j), written to
+ * `out` in the input order (out may be p itself). Rejecting q <= alpha controls
+ * the false discovery rate at alpha. NaN p-values stay NaN and are not counted in
+ * m, as R's p.adjust() does.
+ *
+ * Returns 0, CULPRIT_EINVALID when a p-value is outside [0, 1], or CULPRIT_ERROR
+ * when out of memory (out is then untouched). Thread-safe.
+ */
+int culprit_stats_adjust_bh(double *out, const double *p, size_t n);
+
+/**
+ * Holm's step-down adjusted p-values: a_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)),
+ * in the input order; controls the family-wise error rate. NaN handling, aliasing
+ * and errors as culprit_stats_adjust_bh(). Thread-safe.
+ */
+int culprit_stats_adjust_holm(double *out, const double *p, size_t n);
+
+/* --- bootstrap -------------------------------------------------------------------------- */
+
+/** A bootstrap confidence interval of median(b) / median(a). */
+typedef struct {
+    double ratio;      /**< median(b) / median(a) of the samples themselves */
+    double low;        /**< lower percentile bound */
+    double high;       /**< upper percentile bound */
+    double confidence; /**< e.g. 0.99 */
+    size_t resamples;  /**< bootstrap resamples drawn */
+} culprit_ratio_ci;
+
+/**
+ * Percentile bootstrap interval (Efron & Tibshirani 1993, ch. 13) of the ratio of
+ * medians median(b) / median(a): `resamples` times, resample a and b with
+ * replacement and take the ratio of their medians; the bounds are the (1-c)/2 and
+ * (1+c)/2 quantiles (culprit_stats_quantile_sorted) of those ratios. Deterministic
+ * for a `seed`: GSL's gsl_rng_mt19937 seeded with gsl_rng_set(seed) (GSL maps seed
+ * 0 to its default 4357), drawing n_a indices of a, then n_b of b, per resample.
+ * The values of a must be positive (times): the ratio is undefined otherwise.
+ *
+ * Returns 0; CULPRIT_EUNDECIDED when a or b has fewer than 2 values (out->ratio is
+ * set when both have one, the bounds are NaN); CULPRIT_EINVALID when confidence is
+ * not in (0, 1), resamples is 0 or a value of a is <= 0 or infinite; CULPRIT_ERROR
+ * when out of memory. Thread-safe.
+ */
+int culprit_stats_bootstrap_median_ratio(culprit_ratio_ci *out, const double *a, size_t n_a,
+                                         const double *b, size_t n_b, double confidence,
+                                         size_t resamples, unsigned long seed);
 
 #ifdef __cplusplus
 }
