@@ -15,7 +15,7 @@ uint64_t fib(unsigned int n)
     return fib(n - 1) + fib(n - 2);
 }
 
-int fib_config_read(const char *path, unsigned int *n)
+int fib_config_read(const char *path, fib_settings *config)
 {
     char line[256];
     int found = -1;
@@ -23,6 +23,7 @@ int fib_config_read(const char *path, unsigned int *n)
 
     if (!f)
         return -1;
+    config->calls = 1;
     while (fgets(line, sizeof(line), f)) {
         unsigned int value;
         char *hash = strchr(line, '#');
@@ -30,10 +31,12 @@ int fib_config_read(const char *path, unsigned int *n)
         if (hash)
             *hash = '\0';
         if (sscanf(line, " n = %u", &value) == 1) {
-            *n = value;
+            config->n = value;
             found = 0;
+        } else if (sscanf(line, " calls = %u", &value) == 1) {
+            config->calls = value;
         }
     }
     fclose(f);
-    return found;
+    return config->calls ? found : -1;
 }
