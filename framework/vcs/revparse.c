@@ -184,7 +184,8 @@ int culprit_vcs_near_refs(char ***names_out, size_t *n_out, culprit_vcs *repo, c
             goto cleanup;
         }
     }
-    qsort(s.items, s.n, sizeof(*s.items), by_distance_then_name);
+    if (s.n > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(s.items, s.n, sizeof(*s.items), by_distance_then_name);
 
     if (!(names = calloc(s.n + 1, sizeof(*names)))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -246,9 +247,9 @@ static int unknown_revision(culprit_vcs *repo, const char *rev)
         goto cleanup;
     }
     if (len > 0 && rev[len] != '\0' && git_revparse_single(&obj, repo->git, base) == 0) {
-        error = culprit_error_set(CULPRIT_ENOTFOUND,
-                                  "unknown revision '%s': '%s' exists, but '%s' leads nowhere", rev,
-                                  base, rev + len);
+        error = culprit_error_set(
+            CULPRIT_ENOTFOUND, "unknown revision '%s': '%s' exists, but '%s' names nothing from it",
+            rev, base, rev + len);
         goto cleanup;
     }
     if ((rc = culprit_vcs_near_refs(&names, &n, repo, rev, SUGGESTIONS_SHOWN)) < 0) {
@@ -286,6 +287,9 @@ int culprit_vcs_resolve(char sha_out[41], culprit_vcs *repo, const char *rev)
     sha_out[0] = '\0';
     if (!rev || !*rev)
         return culprit_error_set(CULPRIT_EINVALID, "empty revision");
+    /* libgit2 calls a range an invalid pattern; say what is wrong with it. */
+    if (strstr(rev, ".."))
+        return culprit_error_set(CULPRIT_EINVALID, "'%s' is a range, not a single revision", rev);
     rc = git_revparse_single(&obj, repo->git, rev);
     if (rc == GIT_ENOTFOUND) {
         error = unknown_revision(repo, rev);
