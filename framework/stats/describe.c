@@ -14,6 +14,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/stats.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -47,6 +48,26 @@ int culprit_stats_sorted_copy(double **out, size_t *out_n, const double *x, size
     culprit_stats_sort(copy, m);
     *out = copy;
     *out_n = m;
+    return 0;
+}
+
+int culprit_stats__sorted_pair(double **sa, size_t *na, double **sb, size_t *nb, const double *a,
+                               size_t n_a, const double *b, size_t n_b,
+                               culprit_stats_pmethod method, const char *test)
+{
+    int error;
+
+    *sa = *sb = NULL;
+    *na = *nb = 0;
+    if (method != CULPRIT_STATS_P_AUTO && method != CULPRIT_STATS_P_EXACT &&
+        method != CULPRIT_STATS_P_ASYMPTOTIC)
+        return culprit_error_set(CULPRIT_EINVALID, "unknown p-value method %d", (int)method);
+    if ((error = culprit_stats_sorted_copy(sa, na, a, n_a)) < 0 ||
+        (error = culprit_stats_sorted_copy(sb, nb, b, n_b)) < 0)
+        return error;
+    if (*na == 0 || *nb == 0)
+        return culprit_error_set(CULPRIT_EUNDECIDED,
+                                 "%s needs a value per sample (have %zu and %zu)", test, *na, *nb);
     return 0;
 }
 

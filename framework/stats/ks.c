@@ -56,6 +56,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/stats.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -141,18 +142,9 @@ int culprit_stats_ks(culprit_ks *out, const double *a, size_t n_a, const double 
     out->d = out->p = NAN;
     out->n_a = out->n_b = 0;
     out->method = CULPRIT_STATS_P_ASYMPTOTIC;
-    if (method != CULPRIT_STATS_P_AUTO && method != CULPRIT_STATS_P_EXACT &&
-        method != CULPRIT_STATS_P_ASYMPTOTIC)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown p-value method %d", (int)method);
-    if ((error = culprit_stats_sorted_copy(&sa, &out->n_a, a, n_a)) < 0 ||
-        (error = culprit_stats_sorted_copy(&sb, &out->n_b, b, n_b)) < 0)
+    if ((error = culprit_stats__sorted_pair(&sa, &out->n_a, &sb, &out->n_b, a, n_a, b, n_b, method,
+                                            "Kolmogorov-Smirnov")) < 0)
         goto cleanup;
-    if (out->n_a == 0 || out->n_b == 0) {
-        error = culprit_error_set(CULPRIT_EUNDECIDED,
-                                  "Kolmogorov-Smirnov needs a value per sample (have %zu and %zu)",
-                                  out->n_a, out->n_b);
-        goto cleanup;
-    }
     /* i n and j m must fit in 64 bits. */
     if (out->n_a > UINT32_MAX || out->n_b > UINT32_MAX) {
         error = culprit_error_set(CULPRIT_EINVALID, "too many samples for Kolmogorov-Smirnov");

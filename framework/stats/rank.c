@@ -35,6 +35,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/stats.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -91,18 +92,9 @@ int culprit_stats_mannwhitney(culprit_mannwhitney *out, const double *a, size_t 
     out->n_a = out->n_b = 0;
     out->ties = 0;
     out->method = CULPRIT_STATS_P_ASYMPTOTIC;
-    if (method != CULPRIT_STATS_P_AUTO && method != CULPRIT_STATS_P_EXACT &&
-        method != CULPRIT_STATS_P_ASYMPTOTIC)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown p-value method %d", (int)method);
-    if ((error = culprit_stats_sorted_copy(&sa, &out->n_a, a, n_a)) < 0 ||
-        (error = culprit_stats_sorted_copy(&sb, &out->n_b, b, n_b)) < 0)
+    if ((error = culprit_stats__sorted_pair(&sa, &out->n_a, &sb, &out->n_b, a, n_a, b, n_b, method,
+                                            "Mann-Whitney")) < 0)
         goto cleanup;
-    if (out->n_a == 0 || out->n_b == 0) {
-        error = culprit_error_set(CULPRIT_EUNDECIDED,
-                                  "Mann-Whitney needs a value per sample (have %zu and %zu)",
-                                  out->n_a, out->n_b);
-        goto cleanup;
-    }
 
     /* One merge over the sorted samples, tie group by tie group: each b in a group
      * beats every a before the group and ties with the group's a values. */
