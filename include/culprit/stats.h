@@ -147,7 +147,7 @@ typedef struct {
  *
  * Returns 0; CULPRIT_EUNDECIDED when a or b has fewer than 2 values (out->diff is
  * set when both have one, every other number is NaN); CULPRIT_EINVALID when
- * confidence is not in (0, 1). Thread-safe.
+ * confidence is not in (0, 1) or a mean or variance is not finite. Thread-safe.
  */
 int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culprit_welford *b,
                         double confidence);
@@ -167,7 +167,8 @@ typedef struct {
  * differ, f is NaN and p 1 if they are all equal.
  *
  * Returns 0; CULPRIT_EINVALID when k < 2; CULPRIT_EUNDECIDED when a group is empty
- * or N <= k (no within-group degrees of freedom), with f and p NaN. Thread-safe.
+ * or N <= k (no within-group degrees of freedom), with f and p NaN; CULPRIT_EINVALID
+ * too when a mean or variance is not finite. Thread-safe.
  */
 int culprit_stats_anova(culprit_anova *out, const culprit_welford *groups, size_t k);
 
@@ -184,7 +185,8 @@ typedef enum {
 /** Mann-Whitney U test (Wilcoxon rank-sum), two-sided. */
 typedef struct {
     double u;   /**< U of b: #(b_j > a_i) + #(b_j == a_i) / 2 over all pairs */
-    double z;   /**< the normal deviate, tie- and continuity-corrected; NaN if exact */
+    double z;   /**< (U - mn/2) moved 1/2 towards 0, over its tie-corrected sd: > 0 when b tends
+                   to be larger; NaN when p is exact */
     double p;   /**< two-sided p-value */
     size_t n_a; /**< values of a used (NaN dropped) */
     size_t n_b; /**< values of b used */
