@@ -1,15 +1,102 @@
 /*
- * The `culprit` command: a thin consumer of include/culprit/.
+ * The `culprit` command: a thin consumer of include/culprit/, as git's CLI sits on
+ * libgit2 and curl's tool on libcurl. This file dispatches to the subcommands
+ * (check, compare, history, categories), answers --version and --help, and turns
+ * a mistyped subcommand into a "did you mean". Exit codes (docs/cli.md): 0 clean,
+ * 1 a regression according to --fail-on, 2 a usage or I/O error.
  */
-#include <stdio.h>
+#include "cli.h"
+
+#include <stdlib.h>
 #include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"check", cli_check, "judge the tests measured at a commit against their baseline"},
+    {"compare", cli_compare, "judge one run, file or revision, against another"},
+    {"history", cli_history, "each test's measurements along first-parent history"},
+    {"categories", cli_categories, "show and change the tests' speed categories"},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit [--version] [--help] <command> [<args>]\n"
+          "Judges the performance history the culprit test binaries record.\n"
+          "\n"
+          "commands:\n",
+          out);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
+    fputs("\n'culprit help <command>' or 'culprit <command> --help' describes one.\n"
+          "Exit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O "
+          "error.\n",
+          out);
+}
+
+static const command *find_command(const char *name)
+{
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+static int unknown_command(const char *name)
+{
+    const char *names[NCOMMANDS + 1], **near = NULL;
+    culprit_buf msg = CULPRIT_BUF_INIT;
+    size_t nnear = 0;
+
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        names[i] = commands[i].name;
+    names[NCOMMANDS] = "help";
+    culprit_suggest(&near, &nnear, name, names, NCOMMANDS + 1, 3);
+    culprit_buf_printf(&msg, "'%s' is not a culprit command", name);
+    culprit_suggest_format(&msg, near, nnear);
+    culprit_error_set(CULPRIT_EINVALID, "%s", culprit_buf_cstr(&msg));
+    free(near);
+    culprit_buf_dispose(&msg);
+    return cli_usage_error(NULL);
+}
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("culprit 0.1.0\n");
-        return 0;
+    const command *cmd;
+
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_ERROR;
     }
-    fprintf(stderr, "usage: culprit --version\n");
-    return 2;
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("culprit %s\n", CLI_VERSION);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        char *help_argv[] = {argv[2], "--help", NULL};
+        if (argc < 3) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (!(cmd = find_command(argv[2])))
+            return unknown_command(argv[2]);
+        return cmd->run(2, help_argv);
+    }
+    if (argv[1][0] == '-') {
+        culprit_error_set(CULPRIT_EINVALID, "unknown option '%s'", argv[1]);
+        return cli_usage_error(NULL);
+    }
+    if (!(cmd = find_command(argv[1])))
+        return unknown_command(argv[1]);
+    /* The subcommand sees argv[0] = its own name, as git's builtins do. */
+    return cmd->run(argc - 1, argv + 1);
 }

@@ -109,6 +109,30 @@ char *culprit_fs_join(const char *dir, const char *name);
 /** strdup that sets the last error on failure. */
 char *culprit_strdup(const char *s);
 
+/**
+ * Optimal-string-alignment distance between `a` and `b`: insertions, deletions,
+ * substitutions and swaps of neighbouring characters count one each; ASCII case is
+ * ignored. SIZE_MAX when out of memory. Thread-safe.
+ */
+size_t culprit_edit_distance(const char *a, const char *b);
+
+/**
+ * Near matches of `word` among `words` for "did you mean" messages: within a small
+ * edit distance (at most 1 for words up to 4 characters, 2 up to 8, 3 beyond) or
+ * starting with `word`; `word` itself and repeated words are left out. Closest
+ * first, ties in byte order; at most `max` (0 = no limit).
+ * `*out` is a NULL-terminated array of `*n_out` pointers borrowed from `words`;
+ * the caller frees the array (not the strings) with free(). Thread-safe.
+ */
+int culprit_suggest(const char ***out, size_t *n_out, const char *word, const char *const *words,
+                    size_t nwords, size_t max);
+
+/**
+ * Appends "; did you mean 'a', 'b' or 'c'?" for `n` names to `out`; nothing when
+ * n == 0.
+ */
+int culprit_suggest_format(culprit_buf *out, const char *const *names, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,299 @@
+/*
+ * `culprit check`: judges every test measured at a commit against its baseline
+ * (the newest earlier data on the commit's first-parent history, a named commit,
+ * or the pooled last K commits) and exits 1 on a regression according to
+ * --fail-on. The judging is culprit_detect_check(); this file resolves the
+ * revisions, optionally re-runs flagged tests once (--confirm) and prints.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const cli_option options[] = {{"--commit", 1},  {"--baseline", 1}, {"--pool", 1},
+                                     {"--confirm", 0}, {"--help", 0},     CLI_JUDGE_OPTIONS,
+                                     {NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
+          "                     [--json] [--junit FILE] [--test NAME] [--confirm] [...]\n"
+          "Judges every test measured at a commit against its baseline and reports major\n"
+          "and minor regressions, improvements and undecided tests.\n"
+          "\n"
+          "  --commit REV          the commit judged (default HEAD)\n"
+          "  --baseline REV        compare with exactly this commit (default: the newest\n"
+          "                        earlier data on the commit's first-parent history)\n"
+          "  --pool K              pool the runs of the last K earlier commits with data\n"
+          "  --confirm             re-run each flagged test once; report it only if the\n"
+          "                        re-run is flagged too\n",
+          out);
+    cli_judge_help(out);
+    fputs("\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
+          "error (unknown revision, no history at the commit, unreadable history).\n",
+          out);
+}
+
+typedef struct {
+    cli_judge judge;
+    const char *commit_rev;
+    const char *baseline_rev;
+    int confirm;
+} check_args;
+
+static int parse(check_args *a, int argc, char **argv, int *help)
+{
+    cli_args args;
+    int kind, error;
+
+    memset(a, 0, sizeof(*a));
+    cli_judge_init(&a->judge);
+    a->commit_rev = "HEAD";
+    cli_args_init(&args, "check", argc, argv, options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0)
+            return kind;
+        if (kind == CLI_ARG_POSITIONAL)
+            return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'",
+                                     args.value);
+        if ((error = cli_judge_option(&a->judge, &args)) < 0)
+            return error;
+        if (error > 0)
+            continue;
+        if (cli_is(&args, "--help"))
+            *help = 1;
+        else if (cli_is(&args, "--commit"))
+            a->commit_rev = args.value;
+        else if (cli_is(&args, "--baseline"))
+            a->baseline_rev = args.value;
+        else if (cli_is(&args, "--confirm"))
+            a->confirm = 1;
+        else if (cli_is(&args, "--pool") &&
+                 (error = cli_parse_size(&a->judge.check.pool, "--pool", args.value, 1)) < 0)
+            return error;
+    }
+    if (a->baseline_rev && a->judge.check.pool > 1)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check: --baseline names one commit; --pool cannot apply");
+    return 0;
+}
+
+/* ---------------------------------------------------------------- --confirm --- */
+
+/*
+ * Runs `binary --filter TEST --history DIR --commit SHA --quiet` (no shell: the
+ * names go to exec as they are). The binary's own output goes to stderr so it does
+ * not mix with ours (a --json document on stdout stays valid).
+ */
+static int rerun(const char *binary, const char *test, const char *dir, const char *sha)
+{
+    char *argv[] = {(char *)binary, "--filter",  (char *)test, "--history", (char *)dir,
+                    "--commit",     (char *)sha, "--quiet",    NULL};
+    int status;
+    pid_t pid;
+
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) < 0)
+        return culprit_error_set_os("cannot start %s", binary);
+    if (pid == 0) {
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        execv(binary, argv);
+        fprintf(stderr, "culprit: cannot run %s: %s\n", binary, strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return culprit_error_set_os("waiting for %s", binary);
+    if (WIFSIGNALED(status))
+        return culprit_error_set(CULPRIT_ERROR, "%s was killed by signal %d", binary,
+                                 WTERMSIG(status));
+    if (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 2)
+        return culprit_error_set(CULPRIT_ERROR, "%s exited with %d", binary, WEXITSTATUS(status));
+    /* 0 or 1 (a failing test): the run was recorded either way. */
+    return 0;
+}
+
+static int flagged(culprit_verdict_kind kind)
+{
+    return kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR;
+}
+
+/*
+ * Re-runs each flagged test once, then judges again: a test stays flagged only if
+ * its re-run is flagged too (the newest run at the commit is the re-run). Tests
+ * whose binary is unknown or gone keep their verdict.
+ */
+static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
+                   const char *sha, const char *const *bases, size_t nbases,
+                   const culprit_check_options *opts)
+{
+    culprit_verdict_kind *before = NULL;
+    char **keys = NULL;
+    size_t n = result->n, reran = 0;
+    int error = 0;
+
+    if (!(before = calloc(n ? n : 1, sizeof(*before))) ||
+        !(keys = calloc(n ? n : 1, sizeof(*keys))))
+        goto oom;
+    for (size_t i = 0; i < n; i++) {
+        const culprit_verdict *v = &result->verdicts[i];
+        const char *binary = result->now_runs[i]->binary;
+        before[i] = v->kind;
+        if (!(keys[i] = culprit_strdup(v->test)))
+            goto oom;
+        if (!flagged(v->kind))
+            continue;
+        if (!binary || access(binary, X_OK) != 0) {
+            fprintf(stderr, "culprit: cannot confirm %s: %s%s%s; keeping the verdict\n", v->test,
+                    binary ? "test binary '" : "the run does not record its test binary",
+                    binary ? binary : "", binary ? "' is missing" : "");
+            continue;
+        }
+        fprintf(stderr, "culprit: confirming %s: re-running it once\n", v->test);
+        if ((error = rerun(binary, result->now[i]->name, dir, sha)) < 0) {
+            fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
+                    culprit_error_last());
+            continue;
+        }
+        reran++;
+    }
+    error = 0;
+    if (reran == 0)
+        goto cleanup;
+    culprit_check_result_dispose(result);
+    culprit_history_runs_dispose(runs);
+    if ((error = cli_load_history(runs, dir)) < 0 ||
+        (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < result->n; i++) {
+        const culprit_verdict *v = &result->verdicts[i];
+        for (size_t k = 0; k < n; k++)
+            if (strcmp(keys[k], v->test) == 0 && flagged(before[k]) && !flagged(v->kind))
+                fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
+                        culprit_verdict_name(v->kind));
+    }
+    goto cleanup;
+oom:
+    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+cleanup:
+    for (size_t i = 0; keys && i < n; i++)
+        free(keys[i]);
+    free(keys);
+    free(before);
+    return error;
+}
+
+/* ------------------------------------------------------------------- output --- */
+
+static int print_json(const check_args *a, const culprit_check_result *result, const char *sha,
+                      const char *base_sha, int exit_code)
+{
+    json_t *doc = json_object();
+
+    if (doc) {
+        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
+        json_object_set_new(doc, "command", json_string("check"));
+        json_object_set_new(doc, "commit", json_string(sha));
+        json_object_set_new(doc, "baseline", json_string(base_sha ? base_sha : "first-parent"));
+        json_object_set_new(doc, "pool", json_integer((json_int_t)a->judge.check.pool));
+        json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(a->judge.fail_on)));
+        json_object_set_new(doc, "exit_code", json_integer(exit_code));
+        json_object_set_new(doc, "counts", cli_json_counts(result));
+        json_object_set_new(doc, "tests", cli_json_verdicts(result));
+    }
+    return cli_json_print(doc);
+}
+
+static void print_text(const check_args *a, const culprit_check_result *result, const char *sha,
+                       const char *base_sha)
+{
+    culprit_buf line = CULPRIT_BUF_INIT;
+
+    cli_print_verdicts(stdout, result, cli_use_color());
+    culprit_buf_printf(&line, "culprit check at %.12s against ", sha);
+    if (base_sha)
+        culprit_buf_printf(&line, "%.12s", base_sha);
+    else if (a->judge.check.pool > 1)
+        culprit_buf_printf(&line, "the last %zu commits with data", a->judge.check.pool);
+    else
+        culprit_buf_puts(&line, "the previous commit with data");
+    culprit_buf_puts(&line, ": ");
+    cli_put_counts(&line, result);
+    printf("%s\n", culprit_buf_cstr(&line));
+    culprit_buf_dispose(&line);
+}
+
+int cli_check(int argc, char **argv)
+{
+    check_args a;
+    cli_env env;
+    culprit_history_runs runs = {0, NULL, 0};
+    culprit_check_result result = {0, NULL, NULL, NULL};
+    char sha[41], base_sha[41], (*parents)[41] = NULL;
+    const char **bases = NULL;
+    size_t nparents = 0, nbases = 0;
+    int help = 0, exit_code = CLI_EXIT_ERROR, error;
+
+    memset(&env, 0, sizeof(env));
+    if ((error = parse(&a, argc, argv, &help)) < 0)
+        return cli_usage_error("check");
+    if (help) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if ((error = cli_env_open(&env, a.judge.project_file, a.judge.history_dir, 1)) < 0 ||
+        (error = culprit_vcs_resolve(sha, env.repo, a.commit_rev)) < 0)
+        goto cleanup;
+    if (a.baseline_rev) {
+        if ((error = culprit_vcs_resolve(base_sha, env.repo, a.baseline_rev)) < 0)
+            goto cleanup;
+        if (!(bases = calloc(1, sizeof(*bases))))
+            goto oom;
+        bases[nbases++] = base_sha;
+    } else {
+        /* The first-parent ancestors, the commit itself left out. */
+        if ((error = culprit_vcs_first_parents(&parents, &nparents, env.repo, sha, 0)) < 0)
+            goto cleanup;
+        if (!(bases = calloc(nparents ? nparents : 1, sizeof(*bases))))
+            goto oom;
+        for (size_t i = 1; i < nparents; i++)
+            bases[nbases++] = parents[i];
+    }
+    if ((error = cli_load_history(&runs, env.settings.history_dir)) < 0)
+        goto cleanup;
+    if (a.judge.check.test &&
+        (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)
+        goto cleanup;
+    if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
+        goto cleanup;
+    if (a.confirm && (error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
+                                      &a.judge.check)) < 0)
+        goto cleanup;
+
+    exit_code = cli_judge_exit_code(&result, a.judge.fail_on);
+    if (a.judge.junit && (error = cli_write_junit(a.judge.junit, &result, "culprit.check", sha,
+                                                  a.judge.fail_on)) < 0)
+        goto cleanup;
+    if (a.judge.json)
+        error = print_json(&a, &result, sha, a.baseline_rev ? base_sha : NULL, exit_code);
+    else
+        print_text(&a, &result, sha, a.baseline_rev ? base_sha : NULL);
+    goto cleanup;
+oom:
+    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+cleanup:
+    if (error < 0) {
+        cli_error(NULL);
+        exit_code = CLI_EXIT_ERROR;
+    }
+    culprit_check_result_dispose(&result);
+    culprit_history_runs_dispose(&runs);
+    free(bases);
+    free(parents);
+    cli_env_dispose(&env);
+    return exit_code;
+}

@@ -1,0 +1,247 @@
+/*
+ * `culprit compare A B`: judges B against A, each a history or JUnit file written
+ * by culprit, or a revision whose runs are in the history store. Two revisions are
+ * a check of B with A as its only baseline commit (culprit_detect_check), so suites
+ * and fingerprints are matched run by run; a file on either side is compared run
+ * to run (culprit_detect_compare_runs), a revision on the other side standing for
+ * the newest result of each of its tests.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const cli_option options[] = {{"--help", 0}, CLI_JUDGE_OPTIONS, {NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit compare A B [--fail-on LEVEL] [--json] [--junit FILE] [--test NAME]\n"
+          "                           [...]\n"
+          "Judges B against A. Each is a history or JUnit file written by culprit, or a\n"
+          "revision whose runs are in the history (the newest run of each test).\n"
+          "\n",
+          out);
+    cli_judge_help(out);
+    fputs("\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
+          "error (neither a file nor a revision, no run at a revision, unreadable file).\n",
+          out);
+}
+
+/* One side of the comparison. */
+typedef struct {
+    const char *arg;
+    culprit_run *run; /* a file's run, or the merged run of a revision (owned) */
+    int is_rev;
+    char sha[41];
+} side;
+
+static int open_side(side *s, const char *arg, cli_env *env)
+{
+    struct stat st;
+    int error;
+
+    s->arg = arg;
+    if (stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+        return culprit_history_read_file(&s->run, arg, 0);
+    if (!env->repo)
+        return culprit_error_set(CULPRIT_ENOTFOUND,
+                                 "'%s' is not a file, and this is not a git repository", arg);
+    if ((error = culprit_vcs_resolve(s->sha, env->repo, arg)) < 0) {
+        char *why = culprit_strdup(culprit_error_last());
+        error = culprit_error_set(error, "%s (and there is no file '%s')", why ? why : "", arg);
+        free(why);
+        return error;
+    }
+    s->is_rev = 1;
+    return 0;
+}
+
+static int has_runs_at(const culprit_history_runs *runs, const char *sha)
+{
+    for (size_t i = 0; i < runs->nruns; i++)
+        if (runs->runs[i]->commit && strcmp(runs->runs[i]->commit, sha) == 0)
+            return 1;
+    return 0;
+}
+
+/* The newest result of each test at `sha` as one run (runs are sorted by time). */
+static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const char *sha)
+{
+    culprit_run *merged = NULL;
+    const culprit_run *newest = NULL;
+    int error;
+
+    *out = NULL;
+    if ((error = culprit_run_new(&merged)) < 0)
+        return error;
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const culprit_run *run = runs->runs[r];
+        if (!run->commit || strcmp(run->commit, sha) != 0)
+            continue;
+        newest = run;
+        for (size_t t = 0; t < run->ntests; t++) {
+            const culprit_test_result *src = &run->tests[t];
+            const char *cls = src->classname ? src->classname : run->suite;
+            culprit_test_result *dst = NULL;
+            for (size_t k = 0; k < merged->ntests && !dst; k++)
+                if (strcmp(merged->tests[k].name, src->name) == 0 &&
+                    strcmp(merged->tests[k].classname ? merged->tests[k].classname : "",
+                           cls ? cls : "") == 0)
+                    dst = &merged->tests[k];
+            if ((!dst && (error = culprit_run_add_test(&dst, merged)) < 0) ||
+                (error = cli_copy_test(dst, src, run->suite)) < 0)
+                goto cleanup;
+        }
+    }
+    if (!newest) {
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s", sha);
+        goto cleanup;
+    }
+    /* The fingerprints of the newest run stand for the commit. */
+    if ((error = culprit_history_set_string(&merged->suite, newest->suite)) < 0 ||
+        (error = culprit_history_set_string(&merged->commit, sha)) < 0 ||
+        (error = culprit_history_set_string(&merged->machine, newest->machine)) < 0 ||
+        (error = culprit_history_set_string(&merged->compiler, newest->compiler)) < 0 ||
+        (error = culprit_history_set_string(&merged->flags, newest->flags)) < 0 ||
+        (error = culprit_history_set_string(&merged->host, newest->host)) < 0)
+        goto cleanup;
+    *out = merged;
+    merged = NULL;
+cleanup:
+    culprit_run_free(merged);
+    return error;
+}
+
+static const char *label_of(const side *s)
+{
+    return s->is_rev ? s->sha : s->arg;
+}
+
+static const char *commit_of(const side *s)
+{
+    return s->is_rev ? s->sha : s->run ? s->run->commit : NULL;
+}
+
+static int print_json(const cli_judge *judge, const culprit_check_result *result, const side *a,
+                      const side *b, int exit_code)
+{
+    json_t *doc = json_object();
+
+    if (doc) {
+        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
+        json_object_set_new(doc, "command", json_string("compare"));
+        json_object_set_new(doc, "a", json_string(a->arg));
+        json_object_set_new(doc, "b", json_string(b->arg));
+        json_object_set_new(doc, "commit", cli_json_string(commit_of(b)));
+        json_object_set_new(doc, "baseline", cli_json_string(commit_of(a)));
+        json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(judge->fail_on)));
+        json_object_set_new(doc, "exit_code", json_integer(exit_code));
+        json_object_set_new(doc, "counts", cli_json_counts(result));
+        json_object_set_new(doc, "tests", cli_json_verdicts(result));
+    }
+    return cli_json_print(doc);
+}
+
+int cli_compare(int argc, char **argv)
+{
+    cli_judge judge;
+    cli_args args;
+    cli_env env;
+    side sides[2];
+    const char *positional[2] = {NULL, NULL};
+    culprit_history_runs runs = {0, NULL, 0};
+    culprit_check_result result = {0, NULL, NULL, NULL};
+    size_t npositional = 0;
+    int kind, help = 0, exit_code = CLI_EXIT_ERROR, error = 0;
+
+    memset(&env, 0, sizeof(env));
+    memset(sides, 0, sizeof(sides));
+    cli_judge_init(&judge);
+    cli_args_init(&args, "compare", argc, argv, options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0 || (error = cli_judge_option(&judge, &args)) < 0)
+            return cli_usage_error("compare");
+        if (kind == CLI_ARG_POSITIONAL) {
+            if (npositional == 2) {
+                culprit_error_set(CULPRIT_EINVALID, "compare: unexpected argument '%s'",
+                                  args.value);
+                return cli_usage_error("compare");
+            }
+            positional[npositional++] = args.value;
+        } else if (cli_is(&args, "--help")) {
+            help = 1;
+        }
+    }
+    if (help) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (npositional != 2) {
+        culprit_error_set(CULPRIT_EINVALID, "compare: needs two arguments, A and B");
+        return cli_usage_error("compare");
+    }
+
+    if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 0)) < 0 ||
+        (error = open_side(&sides[0], positional[0], &env)) < 0 ||
+        (error = open_side(&sides[1], positional[1], &env)) < 0)
+        goto cleanup;
+    if ((sides[0].is_rev || sides[1].is_rev) &&
+        (error = cli_load_history(&runs, env.settings.history_dir)) < 0)
+        goto cleanup;
+
+    if (sides[0].is_rev && sides[1].is_rev) {
+        const char *bases[1] = {sides[0].sha};
+        if (!has_runs_at(&runs, sides[0].sha)) {
+            error = culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
+                                      sides[0].sha);
+            goto cleanup;
+        }
+        if (judge.check.test &&
+            (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
+            goto cleanup;
+        if ((error = culprit_detect_check(&result, &runs, sides[1].sha, bases, 1, &judge.check)) <
+            0)
+            goto cleanup;
+    } else {
+        culprit_run *both[2];
+        culprit_history_runs pair = {2, both, 0};
+        for (int i = 0; i < 2; i++)
+            if (sides[i].is_rev && (error = merge_runs(&sides[i].run, &runs, sides[i].sha)) < 0)
+                goto cleanup;
+        both[0] = sides[0].run;
+        both[1] = sides[1].run;
+        if (judge.check.test && (error = cli_require_test(&pair, judge.check.test, "A or B")) < 0)
+            goto cleanup;
+        if ((error = culprit_detect_compare_runs(&result, sides[0].run, sides[1].run,
+                                                 &judge.check)) < 0)
+            goto cleanup;
+    }
+
+    exit_code = cli_judge_exit_code(&result, judge.fail_on);
+    if (judge.junit && (error = cli_write_junit(judge.junit, &result, "culprit.compare",
+                                                commit_of(&sides[1]), judge.fail_on)) < 0)
+        goto cleanup;
+    if (judge.json) {
+        error = print_json(&judge, &result, &sides[0], &sides[1], exit_code);
+    } else {
+        culprit_buf line = CULPRIT_BUF_INIT;
+        cli_print_verdicts(stdout, &result, cli_use_color());
+        culprit_buf_printf(&line, "culprit compare %.*s against %.*s: ", sides[1].is_rev ? 12 : -1,
+                           label_of(&sides[1]), sides[0].is_rev ? 12 : -1, label_of(&sides[0]));
+        cli_put_counts(&line, &result);
+        printf("%s\n", culprit_buf_cstr(&line));
+        culprit_buf_dispose(&line);
+    }
+cleanup:
+    if (error < 0) {
+        cli_error(NULL);
+        exit_code = CLI_EXIT_ERROR;
+    }
+    culprit_check_result_dispose(&result);
+    culprit_history_runs_dispose(&runs);
+    culprit_run_free(sides[0].run);
+    culprit_run_free(sides[1].run);
+    cli_env_dispose(&env);
+    return exit_code;
+}

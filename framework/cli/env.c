@@ -1,0 +1,165 @@
+/*
+ * Where a subcommand finds its inputs: the repository of the current directory,
+ * the project file and history directory (resolved by culprit_settings_resolve(),
+ * exactly as the test binaries resolve them, so the tool reads where the tests
+ * wrote), and the runs of the store. Plus the test-name check with its "did you
+ * mean" and the copy of a result the JUnit and compare paths build runs from.
+ */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo)
+{
+    int error;
+
+    memset(env, 0, sizeof(*env));
+    if ((error = culprit_vcs_open(&env->repo, ".")) < 0) {
+        env->repo = NULL;
+        if (need_repo)
+            return error;
+        culprit_error_clear();
+    }
+    error = culprit_settings_resolve(&env->settings, &env->project,
+                                     env->repo ? culprit_vcs_workdir(env->repo) : NULL,
+                                     project_file, history_dir);
+    if (error < 0) {
+        culprit_vcs_free(env->repo);
+        env->repo = NULL;
+    }
+    return error;
+}
+
+void cli_env_dispose(cli_env *env)
+{
+    if (!env)
+        return;
+    culprit_vcs_free(env->repo);
+    culprit_settings_dispose(&env->settings);
+    culprit_project_free(env->project);
+    memset(env, 0, sizeof(*env));
+}
+
+static void warn_skipped(const char *path, const char *message, void *payload)
+{
+    (void)payload;
+    fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
+}
+
+int cli_load_history(culprit_history_runs *out, const char *dir)
+{
+    culprit_history *history = NULL;
+    culprit_history_query query = {NULL, NULL, NULL, 0};
+    struct stat st;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+        return culprit_error_set(CULPRIT_ENOTFOUND,
+                                 "no history directory at '%s' (run the tests first, or name "
+                                 "one with --history)",
+                                 dir);
+    if ((error = culprit_history_open(&history, dir, 0)) < 0)
+        return error;
+    error = culprit_history_load(out, history, &query, warn_skipped, NULL);
+    culprit_history_free(history);
+    return error;
+}
+
+char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
+{
+    culprit_buf key = CULPRIT_BUF_INIT;
+
+    if (culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "",
+                           test->name ? test->name : "") < 0)
+        return NULL;
+    return culprit_buf_detach(&key);
+}
+
+/* Adds `s` to the set `names` (an array of owned strings) unless already there. */
+static int add_name(char ***names, size_t *n, size_t *cap, const char *s)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*names)[i], s) == 0)
+            return 0;
+    if (*n == *cap) {
+        char **grown = realloc(*names, (*cap = *cap ? 2 * *cap : 32) * sizeof(**names));
+        if (!grown)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        *names = grown;
+    }
+    if (!((*names)[*n] = culprit_strdup(s)))
+        return CULPRIT_ERROR;
+    (*n)++;
+    return 0;
+}
+
+int cli_require_test(const culprit_history_runs *runs, const char *name, const char *where)
+{
+    char **names = NULL;
+    const char **near = NULL;
+    size_t n = 0, cap = 0, nnear = 0;
+    culprit_buf msg = CULPRIT_BUF_INIT;
+    int error = 0;
+
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const culprit_run *run = runs->runs[r];
+        for (size_t t = 0; t < run->ntests; t++) {
+            char *key = cli_test_key(run, &run->tests[t]);
+            if (!key) {
+                error = CULPRIT_ERROR;
+                goto cleanup;
+            }
+            if (strcmp(key, name) == 0 || strcmp(run->tests[t].name, name) == 0) {
+                free(key);
+                goto cleanup; /* found */
+            }
+            error = add_name(&names, &n, &cap, key);
+            free(key);
+            if (error < 0 || (error = add_name(&names, &n, &cap, run->tests[t].name)) < 0)
+                goto cleanup;
+        }
+    }
+    if ((error = culprit_suggest(&near, &nnear, name, (const char *const *)names, n, 5)) < 0)
+        goto cleanup;
+    culprit_buf_printf(&msg, "no test '%s' in %s", name, where);
+    culprit_suggest_format(&msg, near, nnear);
+    error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
+cleanup:
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(near);
+    culprit_buf_dispose(&msg);
+    return error;
+}
+
+int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite)
+{
+    int error;
+
+    if ((error = culprit_history_set_string(&dst->name, src->name)) < 0 ||
+        (error = culprit_history_set_string(&dst->classname,
+                                            src->classname ? src->classname : suite)) < 0 ||
+        (error = culprit_history_set_string(&dst->message, src->message)) < 0 ||
+        (error = culprit_history_set_string(&dst->output, src->output)) < 0 ||
+        (error = culprit_history_set_string(&dst->category, src->category)) < 0 ||
+        (error = culprit_history_set_string(&dst->category_source, src->category_source)) < 0 ||
+        (error = culprit_history_set_string(&dst->verdict, src->verdict)) < 0 ||
+        (error = culprit_history_set_string(&dst->verdict_message, src->verdict_message)) < 0 ||
+        (error = culprit_history_set_string(&dst->metric, src->metric)) < 0 ||
+        (error = culprit_history_set_string(&dst->stop, src->stop)) < 0)
+        return error;
+    dst->status = src->status;
+    dst->category_low_ns = src->category_low_ns;
+    dst->category_high_ns = src->category_high_ns;
+    dst->batch = src->batch;
+    dst->warmup = src->warmup;
+    dst->timer_overhead_ns = src->timer_overhead_ns;
+    dst->elapsed_s = src->elapsed_s;
+    dst->summary = src->summary;
+    dst->outliers = src->outliers;
+    return 0;
+}

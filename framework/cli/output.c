@@ -1,0 +1,241 @@
+/*
+ * The renderings of a check's verdicts: the lines a developer reads (a tag, then
+ * the verdict's own message, coloured only on a terminal and never under
+ * NO_COLOR, https://no-color.org), the JSON document (jansson, numbers that are not
+ * finite as null) and the JUnit file, written by the history module so it is the
+ * same schema-valid format the test binaries write.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cli_use_color(void)
+{
+    const char *no_color = getenv("NO_COLOR");
+
+    return isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+const char *cli_verdict_tag(culprit_verdict_kind kind)
+{
+    switch (kind) {
+    case CULPRIT_VERDICT_MAJOR:
+        return "MAJOR";
+    case CULPRIT_VERDICT_MINOR:
+        return "MINOR";
+    case CULPRIT_VERDICT_IMPROVEMENT:
+        return "FASTER";
+    case CULPRIT_VERDICT_UNDECIDED:
+        return "UNDECIDED";
+    case CULPRIT_VERDICT_UNCHANGED:
+        return "unchanged";
+    case CULPRIT_VERDICT_NO_BASELINE:
+        return "no baseline";
+    case CULPRIT_VERDICT_MIXED:
+        return "MIXED";
+    case CULPRIT_VERDICT_NOT_RUN:
+        return "not run";
+    }
+    return "?";
+}
+
+const char *cli_verdict_color(culprit_verdict_kind kind)
+{
+    switch (kind) {
+    case CULPRIT_VERDICT_MAJOR:
+        return "\033[1;31m";
+    case CULPRIT_VERDICT_MINOR:
+        return "\033[33m";
+    case CULPRIT_VERDICT_IMPROVEMENT:
+        return "\033[32m";
+    case CULPRIT_VERDICT_UNDECIDED:
+        return "\033[36m";
+    default:
+        return "";
+    }
+}
+
+void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color)
+{
+    for (size_t i = 0; i < result->n; i++) {
+        const culprit_verdict *v = &result->verdicts[i];
+        const char *c = color ? cli_verdict_color(v->kind) : "";
+        fprintf(out, "%s%-11s%s %s\n", c, cli_verdict_tag(v->kind), *c ? CLI_COLOR_RESET : "",
+                v->message ? v->message : v->test);
+    }
+}
+
+/* The order counts are listed in: the ones a reader looks for first. */
+static const culprit_verdict_kind count_order[] = {
+    CULPRIT_VERDICT_MAJOR,     CULPRIT_VERDICT_MINOR,     CULPRIT_VERDICT_IMPROVEMENT,
+    CULPRIT_VERDICT_UNDECIDED, CULPRIT_VERDICT_UNCHANGED, CULPRIT_VERDICT_NO_BASELINE,
+    CULPRIT_VERDICT_MIXED,     CULPRIT_VERDICT_NOT_RUN};
+#define NKINDS (sizeof(count_order) / sizeof(count_order[0]))
+
+static size_t count_of(const culprit_check_result *result, culprit_verdict_kind kind)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < result->n; i++)
+        n += result->verdicts[i].kind == kind;
+    return n;
+}
+
+void cli_put_counts(culprit_buf *out, const culprit_check_result *result)
+{
+    culprit_buf_printf(out, "%zu test%s", result->n, result->n == 1 ? "" : "s");
+    for (size_t k = 0; k < NKINDS; k++) {
+        culprit_verdict_kind kind = count_order[k];
+        size_t n = count_of(result, kind);
+        /* The four every summary has; the others only when they occur. */
+        if (n == 0 && kind != CULPRIT_VERDICT_MAJOR && kind != CULPRIT_VERDICT_MINOR &&
+            kind != CULPRIT_VERDICT_UNDECIDED && kind != CULPRIT_VERDICT_UNCHANGED)
+            continue;
+        culprit_buf_printf(out, "%s%zu %s", k == 0 ? ": " : ", ", n,
+                           kind == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
+                           : kind == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
+                           : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
+                                                                 : culprit_verdict_name(kind));
+    }
+}
+
+/* ----------------------------------------------------------------------- JSON --- */
+
+json_t *cli_json_number(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+json_t *cli_json_string(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+json_t *cli_json_counts(const culprit_check_result *result)
+{
+    json_t *counts = json_object();
+
+    for (size_t k = 0; counts && k < NKINDS; k++)
+        json_object_set_new(counts, culprit_verdict_name(count_order[k]),
+                            json_integer((json_int_t)count_of(result, count_order[k])));
+    return counts;
+}
+
+json_t *cli_json_verdicts(const culprit_check_result *result)
+{
+    json_t *tests = json_array();
+
+    for (size_t i = 0; tests && i < result->n; i++) {
+        const culprit_verdict *v = &result->verdicts[i];
+        json_t *t = json_object();
+        if (!t || json_array_append_new(tests, t) < 0) {
+            json_decref(tests);
+            return NULL;
+        }
+        json_object_set_new(t, "test", cli_json_string(v->test));
+        json_object_set_new(t, "verdict", json_string(culprit_verdict_name(v->kind)));
+        json_object_set_new(t, "message", cli_json_string(v->message));
+        json_object_set_new(t, "now_mean_ns", cli_json_number(v->now_mean));
+        json_object_set_new(t, "now_low_ns", cli_json_number(v->now_low));
+        json_object_set_new(t, "now_high_ns", cli_json_number(v->now_high));
+        json_object_set_new(t, "now_n", json_integer((json_int_t)v->now_n));
+        json_object_set_new(t, "base_mean_ns", cli_json_number(v->base_mean));
+        json_object_set_new(t, "base_n", json_integer((json_int_t)v->base_n));
+        json_object_set_new(t, "baseline", cli_json_string(v->baseline));
+        json_object_set_new(t, "change", cli_json_number(v->change));
+        json_object_set_new(t, "change_low", cli_json_number(v->change_low));
+        json_object_set_new(t, "change_high", cli_json_number(v->change_high));
+        json_object_set_new(t, "p", cli_json_number(v->p));
+        json_object_set_new(t, "q", cli_json_number(v->q));
+        json_object_set_new(t, "category", cli_json_string(v->category));
+        json_object_set_new(t, "category_high_ns", cli_json_number(v->category_high_ns));
+        json_object_set_new(t, "more_samples", json_integer((json_int_t)v->more_samples));
+        json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
+    }
+    return tests;
+}
+
+int cli_json_print(json_t *doc)
+{
+    int error = 0;
+
+    if (!doc)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory building the JSON document");
+    /* 12 significant digits: far beyond the precision of any timing, and the same
+     * text on every run of the same data (stable output for scripts and diffs). */
+    if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12)) <
+            0 ||
+        fputc('\n', stdout) == EOF)
+        error = culprit_error_set(CULPRIT_EIO, "cannot write the JSON document");
+    json_decref(doc);
+    return error;
+}
+
+/* ---------------------------------------------------------------------- JUnit --- */
+
+static int junit_test(culprit_run *run, const culprit_verdict *v, const culprit_test_result *now,
+                      const culprit_run *from, cli_fail_on fail_on)
+{
+    culprit_test_result *t;
+    int failing, error;
+
+    if ((error = culprit_run_add_test(&t, run)) < 0 ||
+        (error = cli_copy_test(t, now, from->suite)) < 0)
+        return error;
+    failing = v->kind == CULPRIT_VERDICT_MAJOR ||
+              (v->kind == CULPRIT_VERDICT_MINOR && fail_on == CLI_FAIL_ON_MINOR);
+    if (fail_on == CLI_FAIL_ON_NONE)
+        failing = 0;
+    if ((error = culprit_history_set_string(&t->verdict, culprit_verdict_name(v->kind))) < 0 ||
+        (error = culprit_history_set_string(&t->verdict_message, v->message)) < 0)
+        return error;
+    if (failing) {
+        t->status = CULPRIT_STATUS_FAILURE;
+        if ((error = culprit_history_set_string(&t->message, v->message)) < 0)
+            return error;
+    } else if (v->kind != CULPRIT_VERDICT_NOT_RUN) {
+        /* The test itself passed; minor/undecided are recorded in the verdict. */
+        t->status = CULPRIT_STATUS_PASS;
+        if ((error = culprit_history_set_string(&t->message, NULL)) < 0)
+            return error;
+    }
+    return 0;
+}
+
+int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
+                    const char *commit, cli_fail_on fail_on)
+{
+    culprit_run *run = NULL;
+    const culprit_run *first = result->n ? result->now_runs[0] : NULL;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int error;
+
+    if ((error = culprit_run_new(&run)) < 0)
+        return error;
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    if ((error = culprit_history_set_string(&run->suite, suite)) < 0 ||
+        (error = culprit_history_set_string(&run->commit, commit)) < 0 ||
+        (error = culprit_history_set_string(&run->timestamp, stamp)) < 0)
+        goto cleanup;
+    /* The fingerprints of the runs judged (the first one's: a check of mixed runs
+     * says so in its verdicts). */
+    if (first && ((error = culprit_history_set_string(&run->host, first->host)) < 0 ||
+                  (error = culprit_history_set_string(&run->machine, first->machine)) < 0 ||
+                  (error = culprit_history_set_string(&run->compiler, first->compiler)) < 0 ||
+                  (error = culprit_history_set_string(&run->flags, first->flags)) < 0))
+        goto cleanup;
+    for (size_t i = 0; i < result->n; i++)
+        if ((error = junit_test(run, &result->verdicts[i], result->now[i], result->now_runs[i],
+                                fail_on)) < 0)
+            goto cleanup;
+    error = culprit_history_write_file(run, path, 0);
+cleanup:
+    culprit_run_free(run);
+    return error;
+}

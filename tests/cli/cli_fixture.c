@@ -1,0 +1,252 @@
+/* Helpers of the culprit command's tests (see cli_fixture.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_fixture.h"
+
+static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void sh(const char *fmt, ...)
+{
+    char cmd[8192];
+    va_list ap;
+    int len;
+
+    va_start(ap, fmt);
+    len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
+    va_end(ap);
+    assert_true(len > 0 && (size_t)len < sizeof(cmd));
+    if (system(cmd) != 0)
+        fail_msg("command failed: %s", cmd);
+}
+
+char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *text;
+    long len;
+
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    assert_non_null(text = malloc((size_t)len + 1));
+    assert_int_equal(fread(text, 1, (size_t)len, f), (size_t)len);
+    text[len] = '\0';
+    fclose(f);
+    return text;
+}
+
+void fixture_repo(repo_fixture *repo)
+{
+    char path[512];
+
+    memset(repo, 0, sizeof(*repo));
+    strcpy(repo->dir, "/tmp/culprit-cli-XXXXXX");
+    assert_non_null(mkdtemp(repo->dir));
+    snprintf(repo->history, sizeof(repo->history), "%s/.culprit/history", repo->dir);
+    sh("cd '%s' && git init -q -b main . && "
+       "printf '.culprit/\\n' > .gitignore && git add .gitignore",
+       repo->dir);
+    /* Fixed dates and names: the same shas on every machine. */
+    for (int i = 0; i < 4; i++) {
+        sh("cd '%s' && GIT_AUTHOR_DATE='2024-03-0%dT12:00:00+00:00' "
+           "GIT_COMMITTER_DATE='2024-03-0%dT12:00:00+00:00' "
+           "git -c user.name=t -c user.email=t@e -c commit.gpgsign=false commit -q "
+           "--allow-empty -m 'commit %d'",
+           repo->dir, i + 1, i + 1, i);
+        snprintf(path, sizeof(path), "%s/sha", repo->dir);
+        sh("cd '%s' && git rev-parse HEAD > '%s'", repo->dir, path);
+        char *text = read_text(path);
+        assert_non_null(text);
+        memcpy(repo->sha[i], text, 40);
+        repo->sha[i][40] = '\0';
+        free(text);
+        unlink(path);
+    }
+}
+
+void fixture_remove(repo_fixture *repo)
+{
+    if (repo->dir[0] && strncmp(repo->dir, "/tmp/culprit-cli-", 17) == 0)
+        sh("rm -rf '%s'", repo->dir);
+}
+
+culprit_run *fixture_run(const char *suite, const char *commit, const char *timestamp,
+                         const char *machine, const synthetic_test *tests, size_t n)
+{
+    culprit_run *run;
+
+    assert_int_equal(culprit_run_new(&run), 0);
+    culprit_history_set_string(&run->suite, suite);
+    culprit_history_set_string(&run->commit, commit);
+    culprit_history_set_string(&run->timestamp, timestamp);
+    culprit_history_set_string(&run->host, "testhost");
+    culprit_history_set_string(&run->machine, machine ? machine : "test machine");
+    culprit_history_set_string(&run->compiler, "cc 1.0");
+    culprit_history_set_string(&run->flags, "-O2");
+    for (size_t i = 0; i < n; i++) {
+        const synthetic_test *s = &tests[i];
+        int fast = strcmp(s->category, "fast") == 0;
+        culprit_test_result *t;
+        double half;
+        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        culprit_history_set_string(&t->name, s->name);
+        culprit_history_set_string(&t->classname, suite);
+        t->status = s->status;
+        if (s->status != CULPRIT_STATUS_PASS) {
+            culprit_history_set_string(&t->message, "assertion failed");
+            t->summary.n = 0;
+            t->summary.mean = t->summary.sd = NAN;
+            continue;
+        }
+        culprit_history_set_string(&t->category, s->category);
+        culprit_history_set_string(&t->category_source, "auto");
+        t->category_low_ns = fast ? 0 : 1e6;
+        t->category_high_ns = fast ? 1e6 : 1e8;
+        culprit_history_set_string(&t->metric, "wall_ns");
+        culprit_history_set_string(&t->stop, "fixed");
+        t->batch = 1;
+        t->elapsed_s = (double)s->n * s->mean_ns / 1e9;
+        /* The interval is recomputed by detection from n, mean and sd; these are only
+         * what the file records. */
+        half = 2.576 * s->sd_ns / sqrt((double)s->n);
+        t->summary = (culprit_summary){s->n,
+                                       s->mean_ns,
+                                       s->sd_ns,
+                                       s->mean_ns,
+                                       s->mean_ns - 2 * s->sd_ns,
+                                       s->mean_ns + 2 * s->sd_ns,
+                                       s->mean_ns - half,
+                                       s->mean_ns + half,
+                                       0.99};
+    }
+    return run;
+}
+
+void fixture_store(const char *history_dir, culprit_run *run)
+{
+    culprit_history *history;
+
+    assert_int_equal(culprit_history_open(&history, history_dir, 1), 0);
+    assert_int_equal(culprit_history_store(history, run, NULL), 0);
+    culprit_history_free(history);
+    culprit_run_free(run);
+}
+
+#define NT(a) (sizeof(a) / sizeof((a)[0]))
+#define PASS  CULPRIT_STATUS_PASS
+
+/*
+ * One test per verdict at c[3] against c[2] (c[1] is older data, c[0] has none):
+ *   perf.stable   2 ms both times                          -> unchanged
+ *   perf.major    500 us (fast) -> 1.5 ms                  -> major
+ *   perf.minor    2.0 ms -> 2.4 ms inside medium           -> minor (2.4 ms at c[1])
+ *   perf.faster   4 ms -> 3 ms                             -> improvement
+ *   perf.noisy    2.0 ms -> 2.1 ms, sd 0.4 ms, n = 6       -> undecided
+ *   perf.fresh    only at c[3]                             -> no baseline
+ *   perf.broken   failed at c[3]                           -> not run
+ *   other.mixed   c[2] on another machine                  -> mixed
+ */
+void fixture_scenario(repo_fixture *repo)
+{
+    const synthetic_test c1[] = {
+        {"stable", 2e6, 2e4, 30, "medium", PASS},  {"major", 5e5, 5e3, 30, "fast", PASS},
+        {"minor", 2.4e6, 2e4, 30, "medium", PASS}, {"faster", 4e6, 2e4, 30, "medium", PASS},
+        {"noisy", 2e6, 4e5, 6, "medium", PASS},    {"broken", 1e5, 1e3, 30, "fast", PASS}};
+    const synthetic_test c2[] = {
+        {"stable", 2e6, 2e4, 30, "medium", PASS}, {"major", 5e5, 5e3, 30, "fast", PASS},
+        {"minor", 2e6, 2e4, 30, "medium", PASS},  {"faster", 4e6, 2e4, 30, "medium", PASS},
+        {"noisy", 2e6, 4e5, 6, "medium", PASS},   {"broken", 1e5, 1e3, 30, "fast", PASS}};
+    const synthetic_test c3[] = {{"stable", 2e6, 2e4, 30, "medium", PASS},
+                                 {"major", 1.5e6, 1e4, 30, "fast", PASS},
+                                 {"minor", 2.4e6, 2e4, 30, "medium", PASS},
+                                 {"faster", 3e6, 2e4, 30, "medium", PASS},
+                                 {"noisy", 2.1e6, 4e5, 6, "medium", PASS},
+                                 {"fresh", 3e5, 3e3, 30, "fast", PASS},
+                                 {"broken", 0, 0, 0, "fast", CULPRIT_STATUS_FAILURE}};
+    const synthetic_test mixed[] = {{"mixed", 1e6 + 5e5, 1e4, 30, "medium", PASS}};
+
+    fixture_store(repo->history,
+                  fixture_run("perf", repo->sha[1], "2024-03-02T12:00:00Z", NULL, c1, NT(c1)));
+    fixture_store(repo->history,
+                  fixture_run("perf", repo->sha[2], "2024-03-03T12:00:00Z", NULL, c2, NT(c2)));
+    fixture_store(repo->history, fixture_run("other", repo->sha[2], "2024-03-03T12:00:00Z",
+                                             "other machine", mixed, NT(mixed)));
+    fixture_store(repo->history,
+                  fixture_run("perf", repo->sha[3], "2024-03-04T12:00:00Z", NULL, c3, NT(c3)));
+    fixture_store(repo->history,
+                  fixture_run("other", repo->sha[3], "2024-03-04T12:00:00Z", NULL, mixed, 1));
+}
+
+cli_result run_culprit(const char *cwd, const char *env, const char *fmt, ...)
+{
+    char args[4096], cmd[8192], out[512], err[512];
+    cli_result r;
+    va_list ap;
+    int status;
+
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    snprintf(out, sizeof(out), "%s.out", cwd);
+    snprintf(err, sizeof(err), "%s.err", cwd);
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && env -u NO_COLOR -u CULPRIT_HISTORY_DIR %s '%s' %s >'%s' 2>'%s' </dev/null",
+             cwd, env ? env : "", CULPRIT_BIN, args, out, err);
+    status = system(cmd);
+    assert_true(WIFEXITED(status));
+    r.status = WEXITSTATUS(status);
+    assert_non_null(r.out = read_text(out));
+    assert_non_null(r.err = read_text(err));
+    unlink(out);
+    unlink(err);
+    return r;
+}
+
+void cli_result_dispose(cli_result *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+void assert_contains_at(const char *haystack, const char *needle, const char *file, int line)
+{
+    if (!strstr(haystack, needle)) {
+        print_error("'%s' not found in:\n%s\n", needle, haystack);
+        _fail(file, line);
+    }
+}
+
+void assert_lacks(const char *haystack, const char *needle)
+{
+    if (strstr(haystack, needle))
+        fail_msg("'%s' unexpectedly found in:\n%s", needle, haystack);
+}
+
+char *line_with(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle), *start, *end;
+    char *line;
+
+    if (!at)
+        fail_msg("no line with '%s' in:\n%s", needle, text);
+    for (start = at; start > text && start[-1] != '\n'; start--)
+        ;
+    end = strchr(at, '\n');
+    if (!end)
+        end = at + strlen(at);
+    assert_non_null(line = strndup(start, (size_t)(end - start)));
+    return line;
+}

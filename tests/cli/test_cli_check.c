@@ -1,0 +1,419 @@
+/*
+ * `culprit check` end to end: the built binary on synthetic history in a
+ * throw-away git repository, one test per verdict (cli_fixture.c), checking the
+ * lines, the exit codes under --fail-on, --baseline and --pool, the JSON fields,
+ * the JUnit file against the schema, and the errors (unknown revision, test,
+ * option, subcommand; no history) with their near matches.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli_fixture.h"
+
+static int setup(void **state)
+{
+    static repo_fixture repo;
+
+    fixture_repo(&repo);
+    fixture_scenario(&repo);
+    *state = &repo;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture_remove(*state);
+    return 0;
+}
+
+/* The line about `test` starts with `tag`. */
+static void assert_verdict_line(const char *out, const char *test, const char *tag)
+{
+    char needle[128];
+    char *line;
+
+    snprintf(needle, sizeof(needle), " %s: ", test);
+    line = line_with(out, needle);
+    if (strncmp(line, tag, strlen(tag)) != 0 || line[strlen(tag)] != ' ')
+        fail_msg("expected '%s' at the start of: %s", tag, line);
+    free(line);
+}
+
+static void check_prints_one_line_per_verdict_and_a_summary(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL, "check");
+    char summary[256];
+
+    assert_int_equal(r.status, 1); /* a major regression, --fail-on major by default */
+    assert_verdict_line(r.out, "perf.stable", "unchanged");
+    assert_verdict_line(r.out, "perf.major", "MAJOR");
+    assert_verdict_line(r.out, "perf.minor", "MINOR");
+    assert_verdict_line(r.out, "perf.faster", "FASTER");
+    assert_verdict_line(r.out, "perf.noisy", "UNDECIDED");
+    assert_verdict_line(r.out, "perf.fresh", "no baseline");
+    assert_verdict_line(r.out, "perf.broken", "not run");
+    assert_verdict_line(r.out, "other.mixed", "MIXED");
+    /* The major line names the category limit and both commits' times. */
+    assert_contains(r.out, "above category 'fast'");
+    snprintf(summary, sizeof(summary),
+             "culprit check at %.12s against the previous commit with data: 8 tests: 1 major, "
+             "1 minor, 1 faster, 1 undecided, 1 unchanged, 1 no baseline, 1 mixed, 1 not run\n",
+             repo->sha[3]);
+    assert_contains(r.out, summary);
+    assert_lacks(r.out, "\033");
+    assert_string_equal(r.err, "");
+    cli_result_dispose(&r);
+}
+
+static void check_exit_code_follows_fail_on(void **state)
+{
+    repo_fixture *repo = *state;
+    static const struct {
+        const char *args;
+        int status;
+    } cases[] = {
+        {"check --fail-on major", 1},
+        {"check --fail-on minor", 1},
+        {"check --fail-on none", 0},
+        {"check --test perf.minor", 0}, /* a minor regression passes by default */
+        {"check --test perf.minor --fail-on=minor", 1},
+        {"check --test perf.minor --fail-on none", 0},
+        {"check --test perf.faster --fail-on minor", 0},
+        {"check --test major --fail-on major", 1}, /* a bare test name works too */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        cli_result r = run_culprit(repo->dir, NULL, "%s", cases[i].args);
+        if (r.status != cases[i].status)
+            fail_msg("culprit %s: exit %d, expected %d\n%s%s", cases[i].args, r.status,
+                     cases[i].status, r.out, r.err);
+        cli_result_dispose(&r);
+    }
+}
+
+static void check_json_has_every_field(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL, "check --json --fail-on minor");
+    json_error_t jerr;
+    json_t *doc, *tests, *t, *major = NULL, *fresh = NULL;
+    size_t i;
+    static const char *const fields[] = {"test",
+                                         "verdict",
+                                         "message",
+                                         "now_mean_ns",
+                                         "now_low_ns",
+                                         "now_high_ns",
+                                         "now_n",
+                                         "base_mean_ns",
+                                         "base_n",
+                                         "baseline",
+                                         "change",
+                                         "change_low",
+                                         "change_high",
+                                         "p",
+                                         "q",
+                                         "category",
+                                         "category_high_ns",
+                                         "more_samples",
+                                         "mismatch"};
+
+    assert_int_equal(r.status, 1);
+    if (!(doc = json_loads(r.out, 0, &jerr)))
+        fail_msg("not JSON (%s):\n%s", jerr.text, r.out);
+    assert_int_equal(json_integer_value(json_object_get(doc, "culprit_json")), 1);
+    assert_string_equal(json_string_value(json_object_get(doc, "command")), "check");
+    assert_string_equal(json_string_value(json_object_get(doc, "commit")), repo->sha[3]);
+    assert_string_equal(json_string_value(json_object_get(doc, "baseline")), "first-parent");
+    assert_string_equal(json_string_value(json_object_get(doc, "fail_on")), "minor");
+    assert_int_equal(json_integer_value(json_object_get(doc, "exit_code")), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(doc, "counts"), "major")),
+                     1);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(doc, "counts"), "no-baseline")), 1);
+    tests = json_object_get(doc, "tests");
+    assert_int_equal(json_array_size(tests), 8);
+    json_array_foreach(tests, i, t)
+    {
+        for (size_t f = 0; f < sizeof(fields) / sizeof(fields[0]); f++)
+            if (!json_object_get(t, fields[f]))
+                fail_msg("test %zu has no \"%s\"", i, fields[f]);
+        if (strcmp(json_string_value(json_object_get(t, "test")), "perf.major") == 0)
+            major = t;
+        if (strcmp(json_string_value(json_object_get(t, "test")), "perf.fresh") == 0)
+            fresh = t;
+    }
+    assert_non_null(major);
+    assert_string_equal(json_string_value(json_object_get(major, "verdict")), "major");
+    assert_string_equal(json_string_value(json_object_get(major, "baseline")), repo->sha[2]);
+    assert_int_equal(json_integer_value(json_object_get(major, "now_n")), 30);
+    assert_true(json_real_value(json_object_get(major, "now_mean_ns")) == 1.5e6);
+    assert_true(json_real_value(json_object_get(major, "base_mean_ns")) == 5e5);
+    assert_true(json_real_value(json_object_get(major, "category_high_ns")) == 1e6);
+    assert_string_equal(json_string_value(json_object_get(major, "category")), "fast");
+    /* Without a baseline: the numbers that do not exist are null, not NaN. */
+    assert_non_null(fresh);
+    assert_true(json_is_null(json_object_get(fresh, "base_mean_ns")));
+    assert_true(json_is_null(json_object_get(fresh, "change")));
+    assert_true(json_is_null(json_object_get(fresh, "p")));
+    assert_true(json_is_null(json_object_get(fresh, "baseline")));
+    json_decref(doc);
+    cli_result_dispose(&r);
+}
+
+static void check_junit_passes_the_schema(void **state)
+{
+    repo_fixture *repo = *state;
+    const char *schema = CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd";
+    char path[512], cmd[2048];
+    cli_result r;
+    char *xml;
+
+    snprintf(path, sizeof(path), "%s/check.xml", repo->dir);
+    r = run_culprit(repo->dir, NULL, "check --junit '%s'", path);
+    assert_int_equal(r.status, 1);
+    assert_non_null(xml = read_text(path));
+    assert_contains(xml, "type=\"culprit.major-regression\"");
+    assert_contains(xml, "message=\"perf.major: major regression: ");
+    /* A minor regression passes by default, and is recorded with its message. */
+    assert_lacks(xml, "culprit.minor-regression");
+    assert_contains(xml, "verdict minor");
+    assert_contains(xml, "verdict undecided");
+    free(xml);
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --fail-on minor --junit '%s'", path);
+    assert_int_equal(r.status, 1);
+    assert_non_null(xml = read_text(path));
+    assert_contains(xml, "type=\"culprit.minor-regression\"");
+    free(xml);
+    cli_result_dispose(&r);
+
+    if (access(schema, R_OK) != 0 || system("xmllint --version >/dev/null 2>&1") != 0) {
+        print_message("skipping the schema check: %s or xmllint missing\n", schema);
+        return;
+    }
+    snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s' '%s'", schema, path);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void check_baseline_and_pool_choose_what_is_compared(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r;
+    json_t *doc, *t;
+    char expect[128];
+
+    /* perf.minor was 2.4 ms at c1 too: against c1 exactly it is unchanged. */
+    r = run_culprit(repo->dir, NULL, "check --test perf.minor --baseline %.8s", repo->sha[1]);
+    assert_int_equal(r.status, 0);
+    assert_verdict_line(r.out, "perf.minor", "unchanged");
+    snprintf(expect, sizeof(expect), "against %.12s:", repo->sha[1]);
+    assert_contains(r.out, expect);
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --test perf.minor --baseline HEAD~1");
+    assert_verdict_line(r.out, "perf.minor", "MINOR");
+    cli_result_dispose(&r);
+
+    /* Pooled c2 and c1: 60 samples, mean 2.2 ms. */
+    r = run_culprit(repo->dir, NULL, "check --test perf.minor --pool 2 --json");
+    assert_int_equal(r.status, 0);
+    assert_non_null(doc = json_loads(r.out, 0, NULL));
+    t = json_array_get(json_object_get(doc, "tests"), 0);
+    assert_int_equal(json_integer_value(json_object_get(t, "base_n")), 60);
+    assert_true(json_real_value(json_object_get(t, "base_mean_ns")) > 2.19e6 &&
+                json_real_value(json_object_get(t, "base_mean_ns")) < 2.21e6);
+    assert_contains(json_string_value(json_object_get(t, "baseline")), "and 1 earlier commits");
+    assert_int_equal(json_integer_value(json_object_get(doc, "pool")), 2);
+    json_decref(doc);
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --pool 0");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--pool: '0'");
+    cli_result_dispose(&r);
+}
+
+static void check_allow_mixed_compares_across_machines(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL, "check --test other.mixed");
+
+    assert_verdict_line(r.out, "other.mixed", "MIXED");
+    assert_contains(r.out, "machine differs");
+    cli_result_dispose(&r);
+    r = run_culprit(repo->dir, NULL, "check --test other.mixed --allow-mixed");
+    assert_verdict_line(r.out, "other.mixed", "unchanged");
+    cli_result_dispose(&r);
+}
+
+static void check_bad_input_exits_2_naming_it(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r;
+
+    r = run_culprit(repo->dir, NULL, "check --commit mian");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "mian");
+    assert_contains(r.err, "did you mean 'main'");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --baseline mian");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "did you mean 'main'");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --test perf.minr");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "no test 'perf.minr'");
+    assert_contains(r.err, "did you mean 'perf.minor'");
+    cli_result_dispose(&r);
+
+    /* No run at the root commit. */
+    r = run_culprit(repo->dir, NULL, "check --commit %s", repo->sha[0]);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "no run in the history");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --history '%s/nowhere'", repo->dir);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "nowhere");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --fial-on minor");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "unknown option '--fial-on'; did you mean '--fail-on'?");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --fail-on sometimes");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--fail-on: 'sometimes'");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --threshold lots");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--threshold: 'lots'");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --confidence 1.5");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--confidence: '1.5'");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "check --commit");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "'--commit' needs a value");
+    cli_result_dispose(&r);
+
+    r = run_culprit("/tmp", NULL, "check");
+    assert_int_equal(r.status, 2);
+    cli_result_dispose(&r);
+}
+
+static void command_help_version_and_unknown_subcommand(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r;
+
+    r = run_culprit(repo->dir, NULL, "--version");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "culprit 0.1.0");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "--help");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "categories");
+    cli_result_dispose(&r);
+
+    static const char *const commands[] = {"check", "compare", "history", "categories"};
+    for (size_t i = 0; i < 4; i++) {
+        r = run_culprit(repo->dir, NULL, "help %s", commands[i]);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "usage: culprit ");
+        assert_contains(r.out, commands[i]);
+        cli_result_dispose(&r);
+        r = run_culprit(repo->dir, NULL, "%s --help", commands[i]);
+        assert_int_equal(r.status, 0);
+        assert_contains(r.out, "usage: culprit ");
+        cli_result_dispose(&r);
+    }
+
+    r = run_culprit(repo->dir, NULL, "chek");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "'chek' is not a culprit command; did you mean 'check'?");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "help histroy");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "did you mean 'history'?");
+    cli_result_dispose(&r);
+
+    r = run_culprit(repo->dir, NULL, "%s", "");
+    assert_int_equal(r.status, 2);
+    cli_result_dispose(&r);
+}
+
+/* Colours only on a terminal (script(1) gives one) and never under NO_COLOR. */
+static void colours_only_on_a_terminal_without_no_color(void **state)
+{
+    repo_fixture *repo = *state;
+    char cmd[1024];
+    cli_result r;
+
+    if (system("script -qec true /dev/null >/dev/null 2>&1") != 0) {
+        print_message("skipping the terminal case: no script(1)\n");
+        return;
+    }
+    FILE *p;
+    char buf[8192];
+    size_t n;
+
+    snprintf(cmd, sizeof(cmd), "cd '%s' && env -u NO_COLOR script -qec \"'%s' check\" /dev/null",
+             repo->dir, CULPRIT_BIN);
+    assert_non_null(p = popen(cmd, "r"));
+    n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+    assert_contains(buf, "\033[1;31mMAJOR");
+
+    snprintf(cmd, sizeof(cmd), "cd '%s' && NO_COLOR=1 script -qec \"'%s' check\" /dev/null",
+             repo->dir, CULPRIT_BIN);
+    assert_non_null(p = popen(cmd, "r"));
+    n = fread(buf, 1, sizeof(buf) - 1, p);
+    buf[n] = '\0';
+    pclose(p);
+    assert_contains(buf, "MAJOR");
+    assert_lacks(buf, "\033[");
+
+    /* Not a terminal: no colours either. */
+    r = run_culprit(repo->dir, NULL, "check");
+    assert_lacks(r.out, "\033[");
+    cli_result_dispose(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(check_prints_one_line_per_verdict_and_a_summary),
+        cmocka_unit_test(check_exit_code_follows_fail_on),
+        cmocka_unit_test(check_json_has_every_field),
+        cmocka_unit_test(check_junit_passes_the_schema),
+        cmocka_unit_test(check_baseline_and_pool_choose_what_is_compared),
+        cmocka_unit_test(check_allow_mixed_compares_across_machines),
+        cmocka_unit_test(check_bad_input_exits_2_naming_it),
+        cmocka_unit_test(command_help_version_and_unknown_subcommand),
+        cmocka_unit_test(colours_only_on_a_terminal_without_no_color),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
