@@ -1,0 +1,69 @@
+/*
+ * A stand-in for a culprit test binary, for `culprit check --confirm`: given
+ * --filter TEST --history DIR --commit SHA, it records one run of suite "perf" with
+ * TEST measured at $CULPRIT_FAKE_MEAN_NS (30 samples, sd 1%), dated
+ * $CULPRIT_FAKE_TIMESTAMP (default now) so it is the newest run at the commit.
+ */
+#include "culprit/history.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int main(int argc, char **argv)
+{
+    const char *test = NULL, *dir = NULL, *commit = NULL, *env = getenv("CULPRIT_FAKE_MEAN_NS");
+    double mean = env ? atof(env) : 1e5;
+    culprit_history *history = NULL;
+    culprit_run *run = NULL;
+    culprit_test_result *t;
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    int error;
+
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--filter") == 0)
+            test = argv[++i];
+        else if (strcmp(argv[i], "--history") == 0)
+            dir = argv[++i];
+        else if (strcmp(argv[i], "--commit") == 0)
+            commit = argv[++i];
+    }
+    if (!test || !dir || !commit) {
+        fprintf(stderr, "fake_test_binary: needs --filter, --history and --commit\n");
+        return 2;
+    }
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+    if (getenv("CULPRIT_FAKE_TIMESTAMP"))
+        snprintf(stamp, sizeof(stamp), "%s", getenv("CULPRIT_FAKE_TIMESTAMP"));
+    if ((error = culprit_run_new(&run)) < 0 || (error = culprit_run_add_test(&t, run)) < 0)
+        goto cleanup;
+    culprit_history_set_string(&run->suite, "perf");
+    culprit_history_set_string(&run->commit, commit);
+    culprit_history_set_string(&run->timestamp, stamp);
+    culprit_history_set_string(&run->host, "testhost");
+    culprit_history_set_string(&run->machine, "test machine");
+    culprit_history_set_string(&run->compiler, "cc 1.0");
+    culprit_history_set_string(&run->flags, "-O2");
+    culprit_history_set_string(&run->binary, argv[0]); /* as the runner records it */
+    culprit_history_set_string(&t->name, test);
+    culprit_history_set_string(&t->classname, "perf");
+    culprit_history_set_string(&t->category, "fast");
+    culprit_history_set_string(&t->category_source, "assigned");
+    t->category_high_ns = 1e6;
+    t->status = CULPRIT_STATUS_PASS;
+    t->summary = (culprit_summary){30,          mean,        mean / 100,  mean, mean * 0.98,
+                                   mean * 1.02, mean * 0.99, mean * 1.01, 0.99};
+    if ((error = culprit_history_open(&history, dir, 1)) < 0)
+        goto cleanup;
+    error = culprit_history_store(history, run, NULL);
+cleanup:
+    if (error < 0)
+        fprintf(stderr, "fake_test_binary: %s\n", culprit_error_last());
+    culprit_history_free(history);
+    culprit_run_free(run);
+    return error < 0 ? 2 : 0;
+}
