@@ -13,7 +13,11 @@
  *     p-values are then adjusted (Benjamini-Hochberg, culprit_detect_adjust).
  *
  * Everything is computed from the summaries (n, mean, sd), which the history
- * keeps exactly; raw samples are not needed to judge.
+ * keeps exactly; raw samples are not needed to judge. The summary judged is the
+ * one inside Tukey's severe fences (3 IQR): on a shared machine a preempted
+ * repetition can be 100x the others, and one such sample widens the interval of
+ * the mean until nothing can be decided. Those samples are counted and the
+ * message says how many were set aside.
  */
 #include "culprit/detect.h"
 #include "culprit/core.h"
@@ -69,10 +73,18 @@ static int check_options(const culprit_detect_options *o)
     return 0;
 }
 
-/* A test result's summary as the exact Welford state it came from (m2 = sd^2 (n-1)). */
+/* The summary verdicts judge: inside the severe fences when recorded (older files
+ * have only the plain one). */
+static const culprit_summary *judged_summary(const culprit_test_result *t)
+{
+    return t->judged.n >= 2 ? &t->judged : &t->summary;
+}
+
+/* A test result's judged summary as the exact Welford state it came from
+ * (m2 = sd^2 (n-1)). */
 static void welford_of(culprit_welford *w, const culprit_test_result *t)
 {
-    const culprit_summary *s = &t->summary;
+    const culprit_summary *s = judged_summary(t);
 
     culprit_welford_init(w);
     if (s->n == 0 || !isfinite(s->mean))
@@ -189,6 +201,9 @@ static char *compose_message(const culprit_verdict *v, double confidence)
     default:
         break;
     }
+    if (v->set_aside && v->kind != CULPRIT_VERDICT_UNCHANGED)
+        culprit_buf_printf(&b, " (%zu extreme sample%s of %zu set aside)", v->set_aside,
+                           v->set_aside == 1 ? "" : "s", v->set_aside + v->now_n);
     return culprit_buf_detach(&b);
 }
 
@@ -247,6 +262,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     welford_of(&wn, now);
     half = culprit_welford_ci_halfwidth(&wn, opts->confidence);
     out->now_n = wn.n;
+    out->set_aside = now->summary.n > wn.n ? now->summary.n - wn.n : 0;
     out->now_mean = wn.mean;
     out->now_low = wn.mean - half;
     out->now_high = wn.mean + half;

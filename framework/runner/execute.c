@@ -108,7 +108,10 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
                                  job->test->name, metric, m ? "not available here" : "unknown");
     if ((error = culprit_stats_summarize(&r->summary, m->values, m->n, job->measure.confidence)) <
             0 ||
-        (error = culprit_stats_outliers(&r->outliers, m->values, m->n)) < 0)
+        (error = culprit_stats_outliers(&r->outliers, m->values, m->n)) < 0 ||
+        (error = culprit_stats_summarize_within(&r->judged, m->values, m->n, r->outliers.low_severe,
+                                                r->outliers.high_severe, job->measure.confidence)) <
+            0)
         return error;
     return 0;
 }

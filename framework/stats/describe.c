@@ -80,15 +80,29 @@ double culprit_stats_quantile_sorted(const double *sorted, size_t n, double p)
 
 int culprit_stats_summarize(culprit_summary *out, const double *x, size_t n, double confidence)
 {
+    return culprit_stats_summarize_within(out, x, n, -INFINITY, INFINITY, confidence);
+}
+
+int culprit_stats_summarize_within(culprit_summary *out, const double *x, size_t n, double low,
+                                   double high, double confidence)
+{
     culprit_welford w;
-    double *sorted = NULL, half;
+    double *all = NULL, *sorted, half;
     size_t m, i;
     int error;
 
     if (!(confidence > 0.0 && confidence < 1.0))
         return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)", confidence);
-    if ((error = culprit_stats_sorted_copy(&sorted, &m, x, n)) < 0)
+    if ((error = culprit_stats_sorted_copy(&all, &m, x, n)) < 0)
         goto cleanup;
+    /* The sorted copy restricted to [low, high]: a window of it. */
+    sorted = all;
+    while (m > 0 && sorted[0] < low) {
+        sorted++;
+        m--;
+    }
+    while (m > 0 && sorted[m - 1] > high)
+        m--;
 
     out->n = m;
     out->confidence = confidence;
@@ -114,7 +128,7 @@ int culprit_stats_summarize(culprit_summary *out, const double *x, size_t n, dou
     out->ci_high = out->mean + half;
 
 cleanup:
-    free(sorted);
+    free(all);
     return error;
 }
 

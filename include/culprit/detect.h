@@ -162,12 +162,13 @@ void culprit_baseline_dispose(culprit_baseline *baseline);
 /** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
 typedef struct {
     culprit_verdict_kind kind;
-    char *test;                     /**< "suite.test" */
-    size_t now_n, base_n;           /**< samples now and in the (pooled) baseline */
-    double now_mean;                /**< ns (the metric's unit) */
-    double now_low, now_high;       /**< confidence interval of the mean now */
-    double base_mean;               /**< NAN without a baseline */
-    double change;                  /**< relative change of the mean, now/base - 1; NAN without */
+    char *test;               /**< "suite.test" */
+    size_t now_n, base_n;     /**< samples judged now and in the (pooled) baseline */
+    size_t set_aside;         /**< extreme samples now (beyond Tukey's severe fences) not judged */
+    double now_mean;          /**< ns (the metric's unit) */
+    double now_low, now_high; /**< confidence interval of the mean now */
+    double base_mean;         /**< NAN without a baseline */
+    double change;            /**< relative change of the mean, now/base - 1; NAN without */
     double change_low, change_high; /**< its confidence interval */
     double p;                /**< two-sided p of equal means (Welch); NAN when not compared */
     double q;                /**< Benjamini-Hochberg adjusted p across the check; NAN */

@@ -64,6 +64,8 @@ typedef struct {
     double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
 
     culprit_summary summary; /**< of the metric series */
+    culprit_summary judged;  /**< of the metric series inside Tukey's severe fences: what
+                                  verdicts judge (n == 0 when not recorded) */
     culprit_outliers outliers;
 
     size_t nseries;

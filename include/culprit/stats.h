@@ -77,6 +77,15 @@ typedef struct {
 int culprit_stats_summarize(culprit_summary *out, const double *x, size_t n, double confidence);
 
 /**
+ * culprit_stats_summarize() of only the values in [low, high], e.g. inside Tukey's
+ * severe fences: the summary verdicts judge, so that a few extreme samples (a
+ * preempted repetition on a shared machine) do not decide them. out->n says how
+ * many values were kept. Same errors; thread-safe.
+ */
+int culprit_stats_summarize_within(culprit_summary *out, const double *x, size_t n, double low,
+                                   double high, double confidence);
+
+/**
  * Quantile p in [0,1] of sorted data (linear interpolation, GSL's definition, R's
  * type 7). NaN when n == 0 or p is outside [0, 1].
  */

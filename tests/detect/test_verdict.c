@@ -106,6 +106,28 @@ static void major_needs_lower_bound_above_the_category_limit(void **state)
     culprit_run_free(before);
 }
 
+/* One preempted repetition (100x) widens the interval of the mean below zero; the
+ * summary inside the severe fences, which the runner records, still decides. */
+static void extreme_samples_do_not_hide_a_major_regression(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m");
+    culprit_test_result *t = add(now, "x", 30, 55e3, 180e3);
+    culprit_verdict v;
+    (void)state;
+    set_category(t, "instant", 1);
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_not_equal(v.kind, CULPRIT_VERDICT_MAJOR); /* no judged summary: undecidable */
+    culprit_verdict_dispose(&v);
+    t->judged = (culprit_summary){29, 30e3, 1e3, 30e3, 28e3, 33e3, 29.5e3, 30.5e3, 0.99};
+    v = judge(now, t, NULL, NULL, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
+    assert_int_equal(v.now_n, 29);
+    assert_int_equal(v.set_aside, 1);
+    assert_non_null(strstr(v.message, "1 extreme sample of 30 set aside"));
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+}
+
 static void minor_improvement_and_threshold(void **state)
 {
     culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
@@ -408,6 +430,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(major_needs_lower_bound_above_the_category_limit),
+        cmocka_unit_test(extreme_samples_do_not_hide_a_major_regression),
         cmocka_unit_test(minor_improvement_and_threshold),
         cmocka_unit_test(undecided_says_how_many_more_repetitions),
         cmocka_unit_test(mixed_fingerprints_are_not_compared_silently),

@@ -68,6 +68,7 @@ static culprit_run *make_run(void)
     t->timer_overhead_ns = 20.25;
     t->elapsed_s = 0.123456789;
     t->summary = (culprit_summary){12, 1193.75, 9.1, 1190, 0.1, 1e308, -INFINITY, INFINITY, 0.99};
+    t->judged = (culprit_summary){10, 1190.5, 2.25, 1190, 1185, 1196, 1188.25, 1192.75, 0.99};
     t->outliers = (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, SIZE_MAX};
     assert_int_equal(
         culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
@@ -143,6 +144,7 @@ static void assert_same_run(const culprit_run *a, const culprit_run *b, int samp
         assert_same_double(x->timer_overhead_ns, y->timer_overhead_ns);
         assert_same_double(x->elapsed_s, y->elapsed_s);
         assert_memory_equal(&x->summary, &y->summary, sizeof(x->summary) - 0 * sizeof(double));
+        assert_memory_equal(&x->judged, &y->judged, sizeof(x->judged));
         assert_same_double(x->outliers.q1, y->outliers.q1);
         assert_same_double(x->outliers.high_severe, y->outliers.high_severe);
         assert_int_equal(x->outliers.n_low_severe, y->outliers.n_low_severe);

@@ -129,7 +129,7 @@ static void list_prints_names_in_declaration_order(void **state)
     workspace *w = *state;
     assert_int_equal(run_sample(w, NULL, NULL, "--list"), 0);
     assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\nfails_third_time\ncrashes\n"
-                                    "hangs\nsorts_fresh_input\n");
+                                    "hangs\nsorts_fresh_input\ncpu_busy\n");
     assert_int_equal(run_sample(w, NULL, NULL, "--list --filter 'busy_*'"), 0);
     assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\n");
 }
@@ -238,7 +238,7 @@ static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
     assert_int_equal(culprit_history_open(&h, hist, 0), 0);
     assert_int_equal(culprit_history_load(&runs, h, NULL, NULL, NULL), 0);
     assert_int_equal(runs.nruns, 1);
-    assert_int_equal(runs.runs[0]->ntests, 6);
+    assert_int_equal(runs.runs[0]->ntests, 7);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "crashes")->status, CULPRIT_STATUS_ERROR);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "busy_fast")->status, CULPRIT_STATUS_PASS);
     char *file = first_file(hist, ".xml");
@@ -365,7 +365,7 @@ static void test_above_its_category_is_a_major_regression(void **state)
     char path[128], args[512], junit[128];
     const char *project = "{\"categories\": [{\"name\": \"instant\", \"below\": \"1ns\"},"
                           " {\"name\": \"sluggish\"}],"
-                          " \"tests\": {\"sample.busy_fast\": {\"category\": \"instant\"}}}";
+                          " \"tests\": {\"sample.cpu_busy\": {\"category\": \"instant\"}}}";
     culprit_buf text = CULPRIT_BUF_INIT;
     json_error_t jerr;
     json_t *doc, *t;
@@ -373,11 +373,11 @@ static void test_above_its_category_is_a_major_regression(void **state)
     snprintf(path, sizeof(path), "%s/culprit.json", w->dir);
     snprintf(junit, sizeof(junit), "%s/major.xml", w->dir);
     assert_int_equal(culprit_fs_write_atomic(path, project, strlen(project), 0), 0);
-    snprintf(args, sizeof(args), "--filter busy_fast --no-history --json --junit '%s'", junit);
+    snprintf(args, sizeof(args), "--filter cpu_busy --no-history --json --junit '%s'", junit);
     assert_int_equal(run_sample(w, NULL, NULL, args), 1);
-    assert_non_null(strstr(w->err.ptr, "[ MAJOR  ] busy_fast"));
+    assert_non_null(strstr(w->err.ptr, "[ MAJOR  ] cpu_busy"));
     doc = json_loads(w->out.ptr, 0, &jerr);
-    t = test_in(doc, "busy_fast");
+    t = test_in(doc, "cpu_busy");
     assert_string_equal(json_string_value(json_object_get(t, "status")), "failure");
     assert_string_equal(json_string_value(json_object_get(t, "verdict")), "major");
     assert_non_null(
@@ -390,11 +390,11 @@ static void test_above_its_category_is_a_major_regression(void **state)
 
     /* recorded but not failed with --fail-on none */
     assert_int_equal(run_sample(w, NULL, NULL,
-                                "--filter busy_fast --no-history --json "
+                                "--filter cpu_busy --no-history --json "
                                 "--fail-on none"),
                      0);
     doc = json_loads(w->out.ptr, 0, &jerr);
-    t = test_in(doc, "busy_fast");
+    t = test_in(doc, "cpu_busy");
     assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
     assert_string_equal(json_string_value(json_object_get(t, "verdict")), "major");
     json_decref(doc);

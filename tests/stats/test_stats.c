@@ -219,6 +219,26 @@ static void outliers_counted_by_tukey_fences(void **state)
     assert_int_equal(o.n_low_severe + o.n_low_mild + o.n_high_mild + o.n_high_severe, 0);
 }
 
+static void summarize_within_keeps_only_the_range(void **state)
+{
+    /* 1..10 plus one extreme 1000: inside [0, 20] the summary is that of 1..10. */
+    const double x[] = {5, 1000, 1, 2, 3, 4, 6, 7, 8, 9, 10};
+    culprit_summary all, within;
+    (void)state;
+    assert_int_equal(culprit_stats_summarize(&all, x, 11, 0.99), 0);
+    assert_int_equal(culprit_stats_summarize_within(&within, x, 11, 0, 20, 0.99), 0);
+    assert_int_equal(all.n, 11);
+    assert_int_equal(within.n, 10);
+    assert_true(within.mean == 5.5);
+    assert_true(within.max == 10 && within.min == 1 && within.median == 5.5);
+    /* sd of 1..10 = sqrt(55/6) (sample variance 9.1667) */
+    assert_true(fabs(within.sd - sqrt(55.0 / 6.0)) < 1e-12);
+    assert_true(all.ci_low < 0 && within.ci_low > 0); /* the extreme value widens it */
+    /* NaN fences (too few values for quartiles) keep everything */
+    assert_int_equal(culprit_stats_summarize_within(&within, x, 11, NAN, NAN, 0.99), 0);
+    assert_int_equal(within.n, 11);
+}
+
 static void sorted_copy_drops_nan(void **state)
 {
     const double x[] = {3, NAN, 1, 2};
@@ -249,6 +269,7 @@ int main(void)
         cmocka_unit_test(summarize_edge_cases),
         cmocka_unit_test(outliers_counted_by_tukey_fences),
         cmocka_unit_test(sorted_copy_drops_nan),
+        cmocka_unit_test(summarize_within_keeps_only_the_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
