@@ -239,7 +239,7 @@ static int not_fastest(const culprit_categories *cats, const culprit_test_result
 static int print_json(const test_set *set, const culprit_categories *cats,
                       const culprit_assignments *assignments, const char *file, json_t *changes)
 {
-    json_t *doc = json_object(), *jc = json_array(), *tests = json_array();
+    json_t *doc = cli_json_document("categories"), *jc = json_array(), *tests = json_array();
 
     if (!doc || !jc || !tests) {
         json_decref(jc);
@@ -247,8 +247,6 @@ static int print_json(const test_set *set, const culprit_categories *cats,
         json_decref(changes);
         return cli_json_print(doc);
     }
-    json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
-    json_object_set_new(doc, "command", json_string("categories"));
     json_object_set_new(doc, "file", json_string(file));
     json_object_set_new(doc, "categories", jc);
     for (size_t i = 0; i < cats->n; i++) {
@@ -324,6 +322,12 @@ static void print_text(const test_set *set, const culprit_categories *cats,
         culprit_buf_clear(&line);
         culprit_buf_put_duration(
             &line, set->items[i].measured ? set->items[i].measured->summary.mean : NAN);
+        if (t->category && set->items[i].measured) {
+            double low, high, mean = set->items[i].measured->summary.mean;
+            range_of(&low, &high, cats, t);
+            if (mean >= high || mean < low)
+                culprit_buf_puts(&line, "  (outside its category; --accept re-assigns)");
+        }
         if (assigned && (!t->category || strcmp(assigned, t->category) != 0))
             culprit_buf_printf(&line, "  (assigned '%s' for the next run)", assigned);
         printf("%s\n", culprit_buf_cstr(&line));

@@ -192,18 +192,13 @@ cleanup:
 static int print_json(const check_args *a, const culprit_check_result *result, const char *sha,
                       const char *base_sha, int exit_code)
 {
-    json_t *doc = json_object();
+    json_t *doc = cli_json_document("check");
 
     if (doc) {
-        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
-        json_object_set_new(doc, "command", json_string("check"));
         json_object_set_new(doc, "commit", json_string(sha));
         json_object_set_new(doc, "baseline", json_string(base_sha ? base_sha : "first-parent"));
         json_object_set_new(doc, "pool", json_integer((json_int_t)a->judge.check.pool));
-        json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(a->judge.fail_on)));
-        json_object_set_new(doc, "exit_code", json_integer(exit_code));
-        json_object_set_new(doc, "counts", cli_json_counts(result));
-        json_object_set_new(doc, "tests", cli_json_verdicts(result));
+        cli_json_add_judged(doc, result, a->judge.fail_on, exit_code);
     }
     return cli_json_print(doc);
 }

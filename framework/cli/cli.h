@@ -153,6 +153,8 @@ void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color
 /* "N tests: a major, b minor, c undecided, d unchanged[, ...]" */
 void cli_put_counts(culprit_buf *out, const culprit_check_result *result);
 
+/* A new document {"culprit_json": 1, "command": command}, or NULL when out of memory. */
+json_t *cli_json_document(const char *command);
 /* A number, or JSON null when not finite. */
 json_t *cli_json_number(double x);
 /* A string, or JSON null. */
@@ -161,6 +163,9 @@ json_t *cli_json_string(const char *s);
 json_t *cli_json_counts(const culprit_check_result *result);
 /* The "tests" array of a check or compare document. */
 json_t *cli_json_verdicts(const culprit_check_result *result);
+/* Adds "fail_on", "exit_code", "counts" and "tests" to a check or compare document. */
+void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
+                         int exit_code);
 /* Prints a document on stdout (indented, keys in insertion order) and frees it. */
 int cli_json_print(json_t *doc);
 

@@ -126,19 +126,14 @@ static const char *commit_of(const side *s)
 static int print_json(const cli_judge *judge, const culprit_check_result *result, const side *a,
                       const side *b, int exit_code)
 {
-    json_t *doc = json_object();
+    json_t *doc = cli_json_document("compare");
 
     if (doc) {
-        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
-        json_object_set_new(doc, "command", json_string("compare"));
         json_object_set_new(doc, "a", json_string(a->arg));
         json_object_set_new(doc, "b", json_string(b->arg));
         json_object_set_new(doc, "commit", cli_json_string(commit_of(b)));
         json_object_set_new(doc, "baseline", cli_json_string(commit_of(a)));
-        json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(judge->fail_on)));
-        json_object_set_new(doc, "exit_code", json_integer(exit_code));
-        json_object_set_new(doc, "counts", cli_json_counts(result));
-        json_object_set_new(doc, "tests", cli_json_verdicts(result));
+        cli_json_add_judged(doc, result, judge->fail_on, exit_code);
     }
     return cli_json_print(doc);
 }

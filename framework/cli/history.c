@@ -125,11 +125,9 @@ static int read_commits(culprit_vcs_commit *info, const series_set *set, culprit
 static int print_json(const series_set *set, const culprit_vcs_commit *info, const char *sha,
                       size_t limit)
 {
-    json_t *doc = json_object(), *tests = json_array();
+    json_t *doc = cli_json_document("history"), *tests = json_array();
 
     if (doc && tests) {
-        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
-        json_object_set_new(doc, "command", json_string("history"));
         json_object_set_new(doc, "commit", json_string(sha));
         json_object_set_new(doc, "limit", json_integer((json_int_t)limit));
         json_object_set_new(doc, "tests", tests);

@@ -105,6 +105,17 @@ void cli_put_counts(culprit_buf *out, const culprit_check_result *result)
 
 /* ----------------------------------------------------------------------- JSON --- */
 
+json_t *cli_json_document(const char *command)
+{
+    json_t *doc = json_object();
+
+    if (doc) {
+        json_object_set_new(doc, "culprit_json", json_integer(CLI_JSON_FORMAT));
+        json_object_set_new(doc, "command", json_string(command));
+    }
+    return doc;
+}
+
 json_t *cli_json_number(double x)
 {
     return isfinite(x) ? json_real(x) : json_null();
@@ -157,6 +168,15 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
     }
     return tests;
+}
+
+void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
+                         int exit_code)
+{
+    json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(fail_on)));
+    json_object_set_new(doc, "exit_code", json_integer(exit_code));
+    json_object_set_new(doc, "counts", cli_json_counts(result));
+    json_object_set_new(doc, "tests", cli_json_verdicts(result));
 }
 
 int cli_json_print(json_t *doc)

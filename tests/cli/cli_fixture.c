@@ -189,6 +189,22 @@ void fixture_scenario(repo_fixture *repo)
                   fixture_run("other", repo->sha[3], "2024-03-04T12:00:00Z", NULL, mixed, 1));
 }
 
+int fixture_setup(void **state)
+{
+    static repo_fixture repo;
+
+    fixture_repo(&repo);
+    fixture_scenario(&repo);
+    *state = &repo;
+    return 0;
+}
+
+int fixture_teardown(void **state)
+{
+    fixture_remove(*state);
+    return 0;
+}
+
 cli_result run_culprit(const char *cwd, const char *env, const char *fmt, ...)
 {
     char args[4096], cmd[8192], out[512], err[512];
@@ -212,6 +228,22 @@ cli_result run_culprit(const char *cwd, const char *env, const char *fmt, ...)
     unlink(out);
     unlink(err);
     return r;
+}
+
+void expect_culprit(const char *cwd, int status, const char *needle, const char *fmt, ...)
+{
+    char args[4096];
+    cli_result r;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof(args), fmt, ap);
+    va_end(ap);
+    r = run_culprit(cwd, NULL, "%s", args);
+    if (r.status != status || (needle && !strstr(r.out, needle) && !strstr(r.err, needle)))
+        fail_msg("culprit %s: exit %d (expected %d), '%s' expected in:\n%s%s", args, r.status,
+                 status, needle ? needle : "", r.out, r.err);
+    cli_result_dispose(&r);
 }
 
 void cli_result_dispose(cli_result *r)

@@ -41,6 +41,10 @@ void fixture_store(const char *history_dir, culprit_run *run);
 /* The scenario most tests judge: eight tests at c[3], one per verdict (see the .c). */
 void fixture_scenario(repo_fixture *repo);
 
+/* cmocka group setup and teardown: the scenario in a fresh repository as *state. */
+int fixture_setup(void **state);
+int fixture_teardown(void **state);
+
 /* What one invocation of culprit did. */
 typedef struct {
     int status; /* exit code */
@@ -53,6 +57,10 @@ typedef struct {
 cli_result run_culprit(const char *cwd, const char *env, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void cli_result_dispose(cli_result *r);
+/* Runs `culprit ARGS` in `cwd` and asserts its exit code and that `needle` (or NULL)
+ * is in its stdout or stderr. */
+void expect_culprit(const char *cwd, int status, const char *needle, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Asserts that `haystack` contains `needle`, printing both when it does not. */
 #define assert_contains(haystack, needle) assert_contains_at(haystack, needle, __FILE__, __LINE__)

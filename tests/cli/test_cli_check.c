@@ -19,22 +19,6 @@
 
 #include "cli_fixture.h"
 
-static int setup(void **state)
-{
-    static repo_fixture repo;
-
-    fixture_repo(&repo);
-    fixture_scenario(&repo);
-    *state = &repo;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture_remove(*state);
-    return 0;
-}
-
 /* The line about `test` starts with `tag`. */
 static void assert_verdict_line(const char *out, const char *test, const char *tag)
 {
@@ -261,107 +245,61 @@ static void check_allow_mixed_compares_across_machines(void **state)
 static void check_bad_input_exits_2_naming_it(void **state)
 {
     repo_fixture *repo = *state;
+    char root[64], nowhere[512];
+    const struct {
+        const char *args;
+        const char *says;
+    } cases[] = {
+        {"check --commit mian", "unknown revision 'mian'"},
+        {"check --commit mian", "did you mean 'main'"},
+        {"check --baseline mian", "did you mean 'main'"},
+        {"check --test perf.minr", "no test 'perf.minr'"},
+        {"check --test perf.minr", "did you mean 'perf.minor'"},
+        {root, "no run in the history"}, /* nothing at the root commit */
+        {nowhere, "nowhere"},
+        {"check --fial-on minor", "unknown option '--fial-on'; did you mean '--fail-on'?"},
+        {"check --fail-on sometimes", "--fail-on: 'sometimes'"},
+        {"check --threshold lots", "--threshold: 'lots'"},
+        {"check --confidence 1.5", "--confidence: '1.5'"},
+        {"check --commit", "'--commit' needs a value"},
+        {"check --json=yes", "'--json' takes no value"},
+        {"check extra", "unexpected argument 'extra'"},
+    };
     cli_result r;
 
-    r = run_culprit(repo->dir, NULL, "check --commit mian");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "mian");
-    assert_contains(r.err, "did you mean 'main'");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --baseline mian");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "did you mean 'main'");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --test perf.minr");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "no test 'perf.minr'");
-    assert_contains(r.err, "did you mean 'perf.minor'");
-    cli_result_dispose(&r);
-
-    /* No run at the root commit. */
-    r = run_culprit(repo->dir, NULL, "check --commit %s", repo->sha[0]);
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "no run in the history");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --history '%s/nowhere'", repo->dir);
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "nowhere");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --fial-on minor");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "unknown option '--fial-on'; did you mean '--fail-on'?");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --fail-on sometimes");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "--fail-on: 'sometimes'");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --threshold lots");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "--threshold: 'lots'");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --confidence 1.5");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "--confidence: '1.5'");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "check --commit");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "'--commit' needs a value");
-    cli_result_dispose(&r);
-
+    snprintf(root, sizeof(root), "check --commit %s", repo->sha[0]);
+    snprintf(nowhere, sizeof(nowhere), "check --history '%s/nowhere'", repo->dir);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        r = run_culprit(repo->dir, NULL, "%s", cases[i].args);
+        if (r.status != 2 || !strstr(r.err, cases[i].says))
+            fail_msg("culprit %s: exit %d, expected 2 and '%s' in:\n%s", cases[i].args, r.status,
+                     cases[i].says, r.err);
+        cli_result_dispose(&r);
+    }
+    /* Outside a git repository. */
     r = run_culprit("/tmp", NULL, "check");
     assert_int_equal(r.status, 2);
+    assert_contains(r.err, "not in a git repository");
     cli_result_dispose(&r);
 }
 
 static void command_help_version_and_unknown_subcommand(void **state)
 {
     repo_fixture *repo = *state;
-    cli_result r;
-
-    r = run_culprit(repo->dir, NULL, "--version");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "culprit 0.1.0");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "--help");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "categories");
-    cli_result_dispose(&r);
-
     static const char *const commands[] = {"check", "compare", "history", "categories"};
+
+    expect_culprit(repo->dir, 0, "culprit 0.1.0", "--version");
+    expect_culprit(repo->dir, 0, "categories", "--help");
     for (size_t i = 0; i < 4; i++) {
-        r = run_culprit(repo->dir, NULL, "help %s", commands[i]);
-        assert_int_equal(r.status, 0);
-        assert_contains(r.out, "usage: culprit ");
-        assert_contains(r.out, commands[i]);
-        cli_result_dispose(&r);
-        r = run_culprit(repo->dir, NULL, "%s --help", commands[i]);
-        assert_int_equal(r.status, 0);
-        assert_contains(r.out, "usage: culprit ");
-        cli_result_dispose(&r);
+        char usage[64];
+        snprintf(usage, sizeof(usage), "usage: culprit %s", commands[i]);
+        expect_culprit(repo->dir, 0, usage, "help %s", commands[i]);
+        expect_culprit(repo->dir, 0, usage, "%s --help", commands[i]);
+        expect_culprit(repo->dir, 0, usage, "%s -h", commands[i]);
     }
-
-    r = run_culprit(repo->dir, NULL, "chek");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "'chek' is not a culprit command; did you mean 'check'?");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "help histroy");
-    assert_int_equal(r.status, 2);
-    assert_contains(r.err, "did you mean 'history'?");
-    cli_result_dispose(&r);
-
-    r = run_culprit(repo->dir, NULL, "%s", "");
-    assert_int_equal(r.status, 2);
-    cli_result_dispose(&r);
+    expect_culprit(repo->dir, 2, "'chek' is not a culprit command; did you mean 'check'?", "chek");
+    expect_culprit(repo->dir, 2, "did you mean 'history'?", "help histroy");
+    expect_culprit(repo->dir, 2, "usage: culprit", "%s", "");
 }
 
 /* Colours only on a terminal (script(1) gives one) and never under NO_COLOR. */
@@ -415,5 +353,5 @@ int main(void)
         cmocka_unit_test(command_help_version_and_unknown_subcommand),
         cmocka_unit_test(colours_only_on_a_terminal_without_no_color),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

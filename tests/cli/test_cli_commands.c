@@ -16,28 +16,21 @@
 
 #include "cli_fixture.h"
 
-static int setup(void **state)
-{
-    static repo_fixture repo;
-
-    fixture_repo(&repo);
-    fixture_scenario(&repo);
-    *state = &repo;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture_remove(*state);
-    return 0;
-}
-
 static void assert_starts_line(const char *out, const char *needle, const char *tag)
 {
     char *line = line_with(out, needle);
 
     if (strncmp(line, tag, strlen(tag)) != 0)
         fail_msg("expected '%s' at the start of: %s", tag, line);
+    free(line);
+}
+
+/* The line of `text` holding `which` also holds `needle`. */
+static void assert_line_has(const char *text, const char *which, const char *needle)
+{
+    char *line = line_with(text, which);
+
+    assert_contains(line, needle);
     free(line);
 }
 
@@ -142,16 +135,16 @@ static void history_lists_points_newest_first_with_verdicts(void **state)
     assert_non_null(p1 = strstr(r.out, s));
     assert_true(p3 < p2 && p2 < p1);
     assert_starts_line(p3, "commit 3", "");
-    assert_contains(line_with(p3, "commit 3"), "MINOR");
-    assert_contains(line_with(p2, "commit 2"), "FASTER");
-    assert_contains(line_with(p1, "commit 1"), "no baseline");
-    assert_contains(line_with(p3, "commit 3"), "2024-03-04");
+    assert_line_has(p3, "commit 3", "MINOR");
+    assert_line_has(p2, "commit 2", "FASTER");
+    assert_line_has(p1, "commit 1", "no baseline");
+    assert_line_has(p3, "commit 3", "2024-03-04");
     assert_lacks(r.out, "perf.major");
     cli_result_dispose(&r);
 
     /* --limit 2: c3 and c2 only, but c2 is still judged against c1. */
     r = run_culprit(repo->dir, NULL, "history --test perf.minor --limit 2");
-    assert_contains(line_with(r.out, "commit 2"), "FASTER");
+    assert_line_has(r.out, "commit 2", "FASTER");
     assert_lacks(r.out, "commit 1");
     cli_result_dispose(&r);
 
@@ -194,7 +187,7 @@ static void categories_set_unset_accept_round_trip(void **state)
     assert_contains(r.out, "perf.major");
     assert_starts_line(r.out, "perf.stable", "*"); /* medium: not the fastest */
     assert_starts_line(r.out, "perf.fresh", " ");
-    assert_contains(line_with(r.out, "perf.stable"), "[1.00 ms, 100.00 ms)");
+    assert_line_has(r.out, "perf.stable", "[1.00 ms, 100.00 ms)");
     cli_result_dispose(&r);
 
     r = run_culprit(repo->dir, NULL, "categories --set perf.stable=slow");
@@ -302,5 +295,5 @@ int main(void)
         cmocka_unit_test(categories_set_unset_accept_round_trip),
         cmocka_unit_test(check_confirm_reruns_flagged_tests),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

@@ -20,22 +20,6 @@
 
 #include "cli_fixture.h"
 
-static int setup(void **state)
-{
-    static repo_fixture repo;
-
-    fixture_repo(&repo);
-    fixture_scenario(&repo);
-    *state = &repo;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    fixture_remove(*state);
-    return 0;
-}
-
 /* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
 static char *replace_all(char *text, const char *from, const char *to)
 {
@@ -184,5 +168,5 @@ int main(void)
         cmocka_unit_test(check_pool_json_matches_golden),
         cmocka_unit_test(history_json_matches_golden),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }
