@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The newest passing result of suite.test among the runs at `commit`, or NULL. */
+/* The newest measured result of suite.test among the runs at `commit` (passed, or failed
+ * only as a major regression), or NULL. */
 static const culprit_test_result *newest_at(const culprit_run **run_out,
                                             const culprit_history_runs *runs, const char *suite,
                                             const char *test, const char *commit)
@@ -27,8 +28,7 @@ static const culprit_test_result *newest_at(const culprit_run **run_out,
         if (!run->commit || strcmp(run->commit, commit) != 0 ||
             (suite && (!run->suite || strcmp(run->suite, suite) != 0)))
             continue;
-        if (!(t = culprit_run_find_test(run, test)) || t->status != CULPRIT_STATUS_PASS ||
-            t->summary.n == 0)
+        if (!(t = culprit_run_find_test(run, test)) || !culprit_test_result_measured(t))
             continue;
         best = t;
         *run_out = run;

@@ -164,7 +164,7 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
         if (!wanted)
             continue;
         if ((before = culprit_run_find_test(a, now->name)) &&
-            before->status == CULPRIT_STATUS_PASS) {
+            culprit_test_result_measured(before)) {
             results[0] = before;
             base.n = 1;
         }

@@ -255,7 +255,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     if (now->category && !(out->category = culprit_strdup(now->category)))
         return CULPRIT_ERROR;
 
-    if (now->status != CULPRIT_STATUS_PASS || now->summary.n == 0) {
+    if (!culprit_test_result_measured(now)) {
         out->kind = CULPRIT_VERDICT_NOT_RUN;
         goto done;
     }

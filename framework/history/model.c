@@ -145,3 +145,12 @@ const culprit_test_result *culprit_run_find_test(const culprit_run *run, const c
             return &run->tests[i];
     return NULL;
 }
+
+int culprit_test_result_measured(const culprit_test_result *test)
+{
+    if (test->summary.n == 0)
+        return 0;
+    return test->status == CULPRIT_STATUS_PASS ||
+           (test->status == CULPRIT_STATUS_FAILURE && test->verdict &&
+            strcmp(test->verdict, "major") == 0);
+}

@@ -109,6 +109,12 @@ int culprit_test_result_add_series(culprit_test_result *test, const char *name,
 /** The series called `name`, or NULL. Borrowed. */
 const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name);
 
+/**
+ * 1 when the result has timings to judge: it passed, or it failed only because its
+ * verdict is a major regression (the test itself ran to the end).
+ */
+int culprit_test_result_measured(const culprit_test_result *test);
+
 /** Finds a test by name in a run, or NULL. Borrowed. */
 const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name);
 
