@@ -160,6 +160,7 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
     dst->timer_overhead_ns = src->timer_overhead_ns;
     dst->elapsed_s = src->elapsed_s;
     dst->summary = src->summary;
+    dst->judged = src->judged;
     dst->outliers = src->outliers;
     return 0;
 }

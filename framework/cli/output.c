@@ -154,6 +154,7 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "now_low_ns", cli_json_number(v->now_low));
         json_object_set_new(t, "now_high_ns", cli_json_number(v->now_high));
         json_object_set_new(t, "now_n", json_integer((json_int_t)v->now_n));
+        json_object_set_new(t, "set_aside", json_integer((json_int_t)v->set_aside));
         json_object_set_new(t, "base_mean_ns", cli_json_number(v->base_mean));
         json_object_set_new(t, "base_n", json_integer((json_int_t)v->base_n));
         json_object_set_new(t, "baseline", cli_json_string(v->baseline));

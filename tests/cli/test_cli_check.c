@@ -92,25 +92,11 @@ static void check_json_has_every_field(void **state)
     json_error_t jerr;
     json_t *doc, *tests, *t, *major = NULL, *fresh = NULL;
     size_t i;
-    static const char *const fields[] = {"test",
-                                         "verdict",
-                                         "message",
-                                         "now_mean_ns",
-                                         "now_low_ns",
-                                         "now_high_ns",
-                                         "now_n",
-                                         "base_mean_ns",
-                                         "base_n",
-                                         "baseline",
-                                         "change",
-                                         "change_low",
-                                         "change_high",
-                                         "p",
-                                         "q",
-                                         "category",
-                                         "category_high_ns",
-                                         "more_samples",
-                                         "mismatch"};
+    static const char *const fields[] = {
+        "test",        "verdict",  "message",          "now_mean_ns",  "now_low_ns",
+        "now_high_ns", "now_n",    "set_aside",        "base_mean_ns", "base_n",
+        "baseline",    "change",   "change_low",       "change_high",  "p",
+        "q",           "category", "category_high_ns", "more_samples", "mismatch"};
 
     assert_int_equal(r.status, 1);
     if (!(doc = json_loads(r.out, 0, &jerr)))
