@@ -356,9 +356,36 @@ typedef struct {
     size_t majors;   /* major */
     size_t plain;    /* ANOVA p < 0.01 and slower */
     size_t kinds[8]; /* our verdicts by culprit_verdict_kind */
-    double change_sum;
-    size_t change_n; /* for the mean measured change */
 } tally;
+
+/* The measured relative changes of the slowed tests, for their median: the mean
+ * would be one interference spike's. */
+typedef struct {
+    double *x;
+    size_t n, cap;
+} changes;
+
+static int changes_add(changes *c, double x)
+{
+    if (!isfinite(x))
+        return 0;
+    if (c->n == c->cap) {
+        double *grown = realloc(c->x, (c->cap = c->cap ? 2 * c->cap : 64) * sizeof(double));
+        if (!grown)
+            return fail("out of memory");
+        c->x = grown;
+    }
+    c->x[c->n++] = x;
+    return 0;
+}
+
+static double changes_median(changes *c)
+{
+    if (c->n == 0)
+        return NAN;
+    culprit_stats_sort(c->x, c->n);
+    return culprit_stats_quantile_sorted(c->x, c->n, 0.5);
+}
 
 static void tally_add(tally *t, const culprit_verdict *v, int plain)
 {
@@ -368,10 +395,6 @@ static void tally_add(tally *t, const culprit_verdict *v, int plain)
     t->ours += v->kind == CULPRIT_VERDICT_MINOR || v->kind == CULPRIT_VERDICT_MAJOR;
     t->majors += v->kind == CULPRIT_VERDICT_MAJOR;
     t->plain += plain != 0;
-    if (isfinite(v->change)) {
-        t->change_sum += v->change;
-        t->change_n++;
-    }
 }
 
 static int is_target(const char *key)
@@ -431,8 +454,8 @@ static int plain_regression(const culprit_history_runs *runs, const culprit_run 
  * every verdict. Returns 0, or -1 on a hard error.
  */
 static int judge(const culprit_history_runs *runs, const char *label, const char *now,
-                 const char *base, tally *targets_out, tally *controls, int *both_ours,
-                 int *both_plain, int verbose)
+                 const char *base, tally *targets_out, tally *controls, changes *measured,
+                 int *both_ours, int *both_plain, int verbose)
 {
     const char *const baseline[1] = {base};
     culprit_check_result res;
@@ -452,6 +475,10 @@ static int judge(const culprit_history_runs *runs, const char *label, const char
         }
         if (target) {
             tally_add(&targets_out[target - 1], v, plain);
+            if (measured && changes_add(measured, v->change) < 0) {
+                culprit_check_result_dispose(&res);
+                return -1;
+            }
             flagged_ours += alarm;
             flagged_plain += plain;
         } else {
@@ -507,6 +534,49 @@ static void print_machine(const culprit_history_runs *runs, const char *when)
         printf("machine: %s (%s)\n", runs->runs[0]->machine,
                runs->runs[0]->compiler ? runs->runs[0]->compiler : "?");
     printf("load average %s: %s\n", when, load);
+}
+
+/*
+ * Why A/A alarms happen: Welch's test (and ANOVA) take a run's samples as the only
+ * source of variance, but every run also gets its own offset from the machine's load.
+ * For each test, the spread (sd) of its mean across the A/A runs divided by the
+ * within-run standard error of the mean (root mean square): about 1 when runs are
+ * exchangeable, k when the tests under-state the run-to-run variance k-fold.
+ */
+static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41], size_t n)
+{
+    printf("run-to-run sd of the mean / within-run standard error (1 = runs agree):\n ");
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const culprit_run *first = runs->runs[r];
+        if (!first->commit || strcmp(first->commit, commits[0]) != 0)
+            continue;
+        for (size_t t = 0; t < first->ntests; t++) {
+            culprit_welford means;
+            double se2 = 0;
+            size_t m = 0;
+
+            culprit_welford_init(&means);
+            for (size_t i = 0; i < n; i++) {
+                const char *const at[1] = {commits[i]};
+                culprit_baseline b;
+                if (culprit_detect_baseline(&b, runs, first->suite, first->tests[t].name, at, 1,
+                                            1) < 0)
+                    return fail("%s", culprit_error_last());
+                if (b.n == 1 && b.results[0]->summary.n > 1) {
+                    const culprit_summary *x = &b.results[0]->summary;
+                    culprit_welford_add(&means, x->mean);
+                    se2 += x->sd * x->sd / (double)x->n;
+                    m++;
+                }
+                culprit_baseline_dispose(&b);
+            }
+            if (m > 1)
+                printf(" %s %.1f", first->tests[t].name,
+                       culprit_welford_sd(&means) / sqrt(se2 / (double)m));
+        }
+    }
+    printf("\n");
+    return 0;
 }
 
 /* ------------------------------------------------------------------ main --- */
@@ -567,6 +637,7 @@ int main(int argc, char **argv)
     tally aa_targets[NTARGETS], aa_controls, pw_targets[NSLOWDOWNS][NTARGETS],
         pw_controls[NSLOWDOWNS];
     size_t both_ours[NSLOWDOWNS] = {0}, both_plain[NSLOWDOWNS] = {0};
+    changes measured[NSLOWDOWNS];
     struct timespec t0, t1;
     struct sigaction sa;
     char stamp[64];
@@ -577,6 +648,7 @@ int main(int argc, char **argv)
     memset(&aa_controls, 0, sizeof(aa_controls));
     memset(pw_targets, 0, sizeof(pw_targets));
     memset(pw_controls, 0, sizeof(pw_controls));
+    memset(measured, 0, sizeof(measured));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             aa = 3;
@@ -665,7 +737,7 @@ int main(int argc, char **argv)
         char label[32];
         snprintf(label, sizeof(label), "A/A %-3u", i);
         if (judge(&runs, label, aa_commits[i], aa_commits[i - 1], aa_targets, &aa_controls, NULL,
-                  NULL, verbose) < 0)
+                  NULL, NULL, verbose) < 0)
             goto cleanup;
     }
     for (unsigned int t = 0; t < trials; t++)
@@ -675,7 +747,7 @@ int main(int argc, char **argv)
             int bo, bp;
             snprintf(label, sizeof(label), "%-3s #%-2u", slowdowns[s].label, t + 1);
             if (judge(&runs, label, slow_commits[k], base_commits[k], pw_targets[s],
-                      &pw_controls[s], &bo, &bp, verbose) < 0)
+                      &pw_controls[s], &measured[s], &bo, &bp, verbose) < 0)
                 goto cleanup;
             both_ours[s] += (size_t)bo;
             both_plain[s] += (size_t)bp;
@@ -710,6 +782,8 @@ int main(int argc, char **argv)
         printf(" controls %zu/%zu of %zu\n", aa_controls.ours, aa_controls.plain,
                aa_controls.judged);
 
+        if (print_dispersion(&runs, aa_commits, aa + 1) < 0)
+            goto cleanup;
         printf("\n== Power: %u trials per slowdown; detection = flagged minor or major ==\n",
                trials);
         printf("%-8s %-9s %-22s %-22s %-12s %-12s %s\n", "slowdown", "measured",
@@ -717,8 +791,6 @@ int main(int argc, char **argv)
                "our verdicts on the slowed tests");
         for (size_t s = 0; s < NSLOWDOWNS; s++) {
             const tally *c = &pw_targets[s][0], *a = &pw_targets[s][1], *ctl = &pw_controls[s];
-            size_t cn = c->change_n + a->change_n;
-            double measured = cn ? (c->change_sum + a->change_sum) / (double)cn : NAN;
             char ours[64], plain[64], co[32], cp[32];
             tally both = *c;
             for (size_t k = 0; k < 8; k++)
@@ -733,12 +805,12 @@ int main(int argc, char **argv)
                      100.0 * (double)both_plain[s] / (double)trials);
             snprintf(co, sizeof(co), "%zu/%zu", ctl->ours, ctl->judged);
             snprintf(cp, sizeof(cp), "%zu/%zu", ctl->plain, ctl->judged);
-            printf("%-8s %+7.1f%%  %-22s %-22s %-12s %-12s ", slowdowns[s].label, 100 * measured,
-                   ours, plain, co, cp);
+            printf("%-8s %+7.1f%%  %-22s %-22s %-12s %-12s ", slowdowns[s].label,
+                   100 * changes_median(&measured[s]), ours, plain, co, cp);
             print_kinds(&both);
             printf("\n");
         }
-        printf("(measured: mean change of fib_config and fib_adaptive; ctl: alarms on the "
+        printf("(measured: median change of fib_config and fib_adaptive; ctl: alarms on the "
                "unchanged tests fib_region, fib_table, sort_*)\n");
         status = all.majors ? 1 : 0;
         if (all.majors)
@@ -753,6 +825,8 @@ cleanup:
     free(aa_commits);
     free(base_commits);
     free(slow_commits);
+    for (size_t s = 0; s < NSLOWDOWNS; s++)
+        free(measured[s].x);
     return status;
 
 bad_usage:
