@@ -54,7 +54,7 @@ size_t culprit_edit_distance(const char *a, const char *b)
 
 /* One typo in a short word, more in longer ones, never so many that a two-letter
  * word suggests every other two-letter word. */
-static size_t max_distance(size_t len)
+size_t culprit_suggest_max_distance(size_t len)
 {
     return len <= 4 ? 1 : len <= 8 ? 2 : 3;
 }
@@ -78,7 +78,7 @@ int culprit_suggest(const char ***out, size_t *n_out, const char *word, const ch
 {
     candidate *found = NULL;
     const char **list = NULL;
-    size_t n = 0, len = strlen(word), limit = max_distance(strlen(word));
+    size_t n = 0, len = strlen(word), limit = culprit_suggest_max_distance(strlen(word));
     int error = 0;
 
     *out = NULL;

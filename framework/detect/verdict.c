@@ -130,11 +130,26 @@ static void put_change(culprit_buf *b, const culprit_verdict *v, double confiden
                        100 * v->change_low, 100 * v->change_high);
 }
 
+/* A baseline label: a commit sha is shortened to 12 digits, anything else (a pool
+ * of commits) is shown whole. */
+static void put_label(culprit_buf *b, const char *label)
+{
+    size_t len = label ? strlen(label) : 0;
+
+    if (!label)
+        culprit_buf_puts(b, "the baseline");
+    else if (len == 40 && strspn(label, "0123456789abcdef") == 40)
+        culprit_buf_put(b, label, 12);
+    else
+        culprit_buf_puts(b, label);
+}
+
 static void put_baseline(culprit_buf *b, const culprit_verdict *v)
 {
     culprit_buf_puts(b, ", ");
     culprit_buf_put_duration(b, v->base_mean);
-    culprit_buf_printf(b, " at %.12s", v->baseline ? v->baseline : "the baseline");
+    culprit_buf_puts(b, " at ");
+    put_label(b, v->baseline);
 }
 
 /* The one line a developer reads: test, time now and before, limit, change, baseline. */
@@ -191,8 +206,9 @@ static char *compose_message(const culprit_verdict *v, double confidence)
         culprit_buf_puts(&b, "; no earlier run to compare with");
         break;
     case CULPRIT_VERDICT_MIXED:
-        culprit_buf_printf(&b, "; not compared with %.12s: %s (--allow-mixed compares anyway)",
-                           v->baseline ? v->baseline : "the baseline", v->mismatch);
+        culprit_buf_puts(&b, "; not compared with ");
+        put_label(&b, v->baseline);
+        culprit_buf_printf(&b, ": %s (--allow-mixed compares anyway)", v->mismatch);
         break;
     case CULPRIT_VERDICT_UNCHANGED:
         if (compared)

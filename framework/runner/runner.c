@@ -83,16 +83,20 @@ static char *machine_fingerprint(void)
 static int fill_context(runner *r, culprit_run *run, const char *suite,
                         const culprit_build_info *build)
 {
-    char host[256] = "unknown", stamp[32];
-    time_t now = time(NULL);
+    char host[256] = "unknown", stamp[48];
+    struct timespec now;
     struct tm tm;
     const char *env_commit = getenv("CULPRIT_COMMIT"), *env_branch = getenv("CULPRIT_BRANCH");
     culprit_vcs_head head;
     int error, have_head;
 
     gethostname(host, sizeof(host) - 1);
-    gmtime_r(&now, &tm);
-    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+    /* Microseconds: runs of one test seconds apart (a confirmation re-run) must still
+     * have a defined order, and the fixed width keeps the text sorting like time. */
+    clock_gettime(CLOCK_REALTIME, &now);
+    gmtime_r(&now.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%06ldZ", now.tv_nsec / 1000);
     have_head = culprit_vcs_head_describe(&head, ".") == 0;
     if (!have_head && !r->opt.commit && !(env_commit && *env_commit))
         warn(r, "not in a git repository (%s); the commit is recorded as unknown",

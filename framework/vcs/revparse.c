@@ -19,7 +19,7 @@
 #include <strings.h>
 
 /* Longest name part compared by edit distance; longer ones only by prefix. A typed
- * revision is short, and the bound keeps the distance rows on the stack. */
+ * revision is short, and the bound keeps the quadratic distance cheap. */
 #define NAME_MAX_EDIT 255
 /* How many suggestions an "unknown revision" message lists. */
 #define SUGGESTIONS_SHOWN 5
@@ -47,54 +47,13 @@ static size_t name_part(const char *rev)
     return i;
 }
 
-/* The largest distance still suggested for a name part of `len` characters: one
- * typo in a short name, more in longer ones, never so many that "v1" suggests
- * every two-character tag. */
-static size_t max_distance(size_t len)
-{
-    return len <= 4 ? 1 : len <= 8 ? 2 : 3;
-}
-
-/* Optimal string alignment distance between a[0..m) and b[0..n), ignoring case.
- * Three rolling rows: the swap rule looks two rows back. Needs m, n <= NAME_MAX_EDIT + 3. */
-static size_t osa_distance(const char *a, size_t m, const char *b, size_t n)
-{
-    size_t rows[3][NAME_MAX_EDIT + 5];
-    size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *t;
-    size_t i, j;
-
-    for (j = 0; j <= n; j++)
-        prev[j] = j;
-    for (i = 1; i <= m; i++) {
-        cur[0] = i;
-        for (j = 1; j <= n; j++) {
-            int ai = tolower((unsigned char)a[i - 1]), bj = tolower((unsigned char)b[j - 1]);
-            size_t best = prev[j - 1] + (ai != bj);
-
-            if (prev[j] + 1 < best)
-                best = prev[j] + 1;
-            if (cur[j - 1] + 1 < best)
-                best = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && ai == tolower((unsigned char)b[j - 2]) &&
-                tolower((unsigned char)a[i - 2]) == bj && prev2[j - 2] + 1 < best)
-                best = prev2[j - 2] + 1;
-            cur[j] = best;
-        }
-        t = prev2;
-        prev2 = prev;
-        prev = cur;
-        cur = t;
-    }
-    return prev[n];
-}
-
 typedef struct {
     char *name;
     size_t distance;
 } candidate;
 
 typedef struct {
-    const char *base; /* the name part of the revision */
+    char *base; /* the name part of the revision (a copy, NUL-terminated) */
     size_t len;
     int full;   /* the user typed a full ref name: compare full names */
     int failed; /* out of memory in the callback; the message is set */
@@ -127,8 +86,8 @@ static int consider_ref(const char *refname, void *payload)
     gap = n > s->len ? n - s->len : s->len - n;
     if (n > s->len && strncasecmp(name, s->base, s->len) == 0)
         d = gap;
-    else if (s->len <= NAME_MAX_EDIT && gap <= max_distance(s->len) &&
-             (d = osa_distance(s->base, s->len, name, n)) <= max_distance(s->len))
+    else if (s->len <= NAME_MAX_EDIT && gap <= culprit_suggest_max_distance(s->len) &&
+             (d = culprit_edit_distance(s->base, name)) <= culprit_suggest_max_distance(s->len))
         ; /* a typo away */
     else
         return 0;
@@ -172,8 +131,9 @@ int culprit_vcs_near_refs(char ***names_out, size_t *n_out, culprit_vcs *repo, c
     *n_out = 0;
     if (!rev)
         return culprit_error_set(CULPRIT_EINVALID, "no revision to find near matches of");
-    s.base = rev;
     s.len = name_part(rev);
+    if (!(s.base = strndup(rev, s.len)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
     s.full = strncmp(rev, "refs/", 5) == 0;
     if (s.len > 0) {
         rc = git_reference_foreach_name(repo->git, consider_ref, &s);
@@ -205,6 +165,7 @@ cleanup:
     for (i = 0; i < s.n; i++)
         free(s.items[i].name);
     free(s.items);
+    free(s.base);
     culprit_vcs_names_free(names);
     return error;
 }

@@ -117,6 +117,12 @@ char *culprit_strdup(const char *s);
 size_t culprit_edit_distance(const char *a, const char *b);
 
 /**
+ * The largest edit distance still suggested for a word of `len` characters: 1 up to
+ * 4 characters, 2 up to 8, 3 beyond (one typo in a short name, more in longer ones).
+ */
+size_t culprit_suggest_max_distance(size_t len);
+
+/**
  * Near matches of `word` among `words` for "did you mean" messages: within a small
  * edit distance (at most 1 for words up to 4 characters, 2 up to 8, 3 beyond) or
  * starting with `word`; `word` itself and repeated words are left out. Closest

@@ -315,12 +315,13 @@ static void pooled_baseline_merges_summaries_exactly(void **state)
     culprit_test_result *t = add(now, "x", 40, 100, 2);
     const culprit_test_result *results[] = {add(b1, "x", 10, 100, 1), add(b2, "x", 30, 104, 1)};
     const culprit_run *runs[] = {b1, b2};
-    culprit_baseline b = {2, results, runs, "pool"};
+    culprit_baseline b = {2, results, runs, "c2 and 1 earlier commits"};
     culprit_verdict v;
     (void)state;
     assert_int_equal(culprit_detect_judge(&v, now, t, &b, NULL), 0);
     assert_int_equal(v.base_n, 40);
     assert_true(fabs(v.base_mean - 103) < 1e-9); /* (10*100 + 30*104) / 40 */
+    assert_non_null(strstr(v.message, "at c2 and 1 earlier commits")); /* not cut to 12 */
     culprit_verdict_dispose(&v);
     culprit_run_free(now);
     culprit_run_free(b1);
