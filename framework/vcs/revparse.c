@@ -13,7 +13,6 @@
 
 #include "culprit/core.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
