@@ -349,159 +349,199 @@ static int sandbox_init(sandbox *sb, int default_categories)
 
 /* ----------------------------------------------------------- the figures --- */
 
-/* Alarms of one kind of test under one condition, by both judges. */
+/*
+ * The judges compared on the same loaded data:
+ *   OURS        culprit_detect_check with default options, as shipped (it judges each
+ *               result's "judged" summary, the samples inside Tukey's severe fences);
+ *   OURS_ALL    the same check on every sample (the judged summaries cleared, so the
+ *               verdicts fall back to the full summary): what trimming changes;
+ *   PLAIN       the paper's plain test on every sample: one-way ANOVA at 99% between
+ *               the two revisions, a regression whenever significant and slower;
+ *   PLAIN_JUDGED the plain test on the judged summaries: what threshold + FDR change.
+ */
+enum { OURS, OURS_ALL, PLAIN, PLAIN_JUDGED, NJUDGES };
+static const char *const judge_names[NJUDGES] = {
+    "ours (99%, 2%, BH 5%), as shipped", "ours on all samples (no trimming)",
+    "plain ANOVA 99%, all samples", "plain ANOVA 99%, judged samples"};
+
+/* The tests the configuration slows are GROUP 0 and 1 (targets[]); 2 is the controls. */
+#define NGROUPS  3
+#define CONTROLS 2
+
+/* Verdicts of one group of tests under one condition, by one judge. */
 typedef struct {
-    size_t judged;   /* test-runs with a verdict */
-    size_t ours;     /* minor or major */
-    size_t majors;   /* major */
-    size_t plain;    /* ANOVA p < 0.01 and slower */
-    size_t kinds[8]; /* our verdicts by culprit_verdict_kind */
+    size_t judged;   /* test-runs compared */
+    size_t alarms;   /* ours: minor or major; plain: significant and slower */
+    size_t majors;   /* ours: major */
+    size_t kinds[8]; /* ours: verdicts by culprit_verdict_kind */
 } tally;
 
-/* The measured relative changes of the slowed tests, for their median: the mean
- * would be one interference spike's. */
+/* Per condition (A/A, or one slowdown): a tally per judge and group, and the trials in
+ * which both slowed tests were flagged. */
 typedef struct {
-    double *x;
-    size_t n, cap;
-} changes;
+    tally t[NJUDGES][NGROUPS];
+    size_t both[NJUDGES];
+    double *changes; /* measured change of each slowed test, for the median */
+    size_t nchanges, achanges;
+} condition;
 
-static int changes_add(changes *c, double x)
+static int add_change(condition *c, double x)
 {
     if (!isfinite(x))
         return 0;
-    if (c->n == c->cap) {
-        double *grown = realloc(c->x, (c->cap = c->cap ? 2 * c->cap : 64) * sizeof(double));
+    if (c->nchanges == c->achanges) {
+        size_t cap = c->achanges ? 2 * c->achanges : 64;
+        double *grown = realloc(c->changes, cap * sizeof(double));
         if (!grown)
             return fail("out of memory");
-        c->x = grown;
+        c->changes = grown;
+        c->achanges = cap;
     }
-    c->x[c->n++] = x;
+    c->changes[c->nchanges++] = x;
     return 0;
 }
 
-static double changes_median(changes *c)
+/* The median: the mean would be one interference spike's. */
+static double median_change(condition *c)
 {
-    if (c->n == 0)
+    if (c->nchanges == 0)
         return NAN;
-    culprit_stats_sort(c->x, c->n);
-    return culprit_stats_quantile_sorted(c->x, c->n, 0.5);
+    culprit_stats_sort(c->changes, c->nchanges);
+    return culprit_stats_quantile_sorted(c->changes, c->nchanges, 0.5);
 }
 
-static void tally_add(tally *t, const culprit_verdict *v, int plain)
+static int group_of(const char *key)
 {
-    t->judged++;
-    if ((unsigned)v->kind < 8)
-        t->kinds[v->kind]++;
-    t->ours += v->kind == CULPRIT_VERDICT_MINOR || v->kind == CULPRIT_VERDICT_MAJOR;
-    t->majors += v->kind == CULPRIT_VERDICT_MAJOR;
-    t->plain += plain != 0;
-}
-
-static int is_target(const char *key)
-{
-    for (size_t i = 0; i < NTARGETS; i++)
+    for (int i = 0; i < NTARGETS; i++)
         if (strcmp(key, targets[i]) == 0)
-            return (int)i + 1;
-    return 0;
+            return i;
+    return CONTROLS;
 }
 
-/* A result's summary as the exact Welford state it came from: m2 = sd^2 (n - 1). */
-static void welford_of(culprit_welford *w, const culprit_test_result *t)
+/* The summary the shipped verdicts judge: the judged one when recorded. */
+static const culprit_summary *judged_of(const culprit_test_result *t)
+{
+    return t->judged.n >= 2 ? &t->judged : &t->summary;
+}
+
+/* A summary as the exact Welford state it came from: m2 = sd^2 (n - 1). */
+static void welford_of(culprit_welford *w, const culprit_summary *s)
 {
     culprit_welford_init(w);
-    w->n = t->summary.n;
-    w->mean = t->summary.mean;
-    w->m2 = t->summary.n > 1 ? t->summary.sd * t->summary.sd * (double)(t->summary.n - 1) : 0;
-    w->min = t->summary.min;
-    w->max = t->summary.max;
+    w->n = s->n;
+    w->mean = s->mean;
+    w->m2 = s->n > 1 ? s->sd * s->sd * (double)(s->n - 1) : 0;
+    w->min = s->min;
+    w->max = s->max;
 }
 
 /*
  * The paper's plain test (Heger et al. 2013, section 3): one-way ANOVA between the
- * two revisions at 99%, and a regression whenever it is significant and the mean
- * grew. Returns 1 (regression), 0 (none or not comparable) or -1 on error.
+ * two revisions at 99%, a regression whenever it is significant and the mean grew; on
+ * every sample, or on the judged ones. Sets *out to 1 (regression) or 0, *compared to
+ * whether there was something to compare. Returns 0 or -1 on error.
  */
-static int plain_regression(const culprit_history_runs *runs, const culprit_run *run,
-                            const culprit_test_result *now, const char *base_commit)
+static int plain_regression(int *out, int *compared, const culprit_history_runs *runs,
+                            const culprit_run *run, const culprit_test_result *now,
+                            const char *base_commit, int judged)
 {
     const char *const commits[1] = {base_commit};
     culprit_baseline base;
     culprit_welford groups[2];
     culprit_anova anova;
-    int rc, slower = 0;
+    int rc;
 
-    if (now->status != CULPRIT_STATUS_PASS || now->summary.n == 0)
+    *out = *compared = 0;
+    if (!culprit_test_result_measured(now) || now->summary.n == 0)
         return 0;
     if (culprit_detect_baseline(&base, runs, run->suite, now->name, commits, 1, 1) < 0)
         return fail("baseline of %s: %s", now->name, culprit_error_last());
     if (base.n == 1) {
-        welford_of(&groups[0], base.results[0]);
-        welford_of(&groups[1], now);
+        const culprit_test_result *b = base.results[0];
+        welford_of(&groups[0], judged ? judged_of(b) : &b->summary);
+        welford_of(&groups[1], judged ? judged_of(now) : &now->summary);
         rc = culprit_stats_anova(&anova, groups, 2);
         if (rc < 0 && rc != CULPRIT_EUNDECIDED) {
             culprit_baseline_dispose(&base);
             return fail("anova of %s: %s", now->name, culprit_error_last());
         }
-        slower = rc == 0 && anova.p < PLAIN_ALPHA && groups[1].mean > groups[0].mean;
+        *compared = 1;
+        *out = rc == 0 && anova.p < PLAIN_ALPHA && groups[1].mean > groups[0].mean;
     }
     culprit_baseline_dispose(&base);
-    return slower;
+    return 0;
 }
 
 /*
- * Checks `now` against `base` both ways and adds every test to `targets_out` (the
- * slowed tests, one tally each) or `controls`. Prints the alarms; with verbose,
- * every verdict. Returns 0, or -1 on a hard error.
+ * Judges commit `now` against `base` with our check (as judge OURS or OURS_ALL, as
+ * the runs are) and, for OURS, the two plain tests too; adds everything to `c`.
+ * Prints the control alarms and every major; with verbose, every verdict.
  */
-static int judge(const culprit_history_runs *runs, const char *label, const char *now,
-                 const char *base, tally *targets_out, tally *controls, changes *measured,
-                 int *both_ours, int *both_plain, int verbose)
+static int judge(condition *c, const culprit_history_runs *runs, int ours, const char *label,
+                 const char *now, const char *base, int verbose)
 {
     const char *const baseline[1] = {base};
     culprit_check_result res;
-    int flagged_ours = 0, flagged_plain = 0;
+    int flagged[NJUDGES] = {0};
 
     if (culprit_detect_check(&res, runs, now, baseline, 1, NULL) < 0)
         return fail("check of %.12s against %.12s: %s", now, base, culprit_error_last());
     for (size_t i = 0; i < res.n; i++) {
         const culprit_verdict *v = &res.verdicts[i];
-        int plain = plain_regression(runs, res.now_runs[i], res.now[i], base);
-        int target = is_target(v->test);
-        int alarm = v->kind == CULPRIT_VERDICT_MINOR || v->kind == CULPRIT_VERDICT_MAJOR;
+        int g = group_of(v->test), alarm[NJUDGES] = {0}, compared[NJUDGES] = {0};
+        tally *t = &c->t[ours][g];
 
-        if (plain < 0) {
-            culprit_check_result_dispose(&res);
-            return -1;
-        }
-        if (target) {
-            tally_add(&targets_out[target - 1], v, plain);
-            if (measured && changes_add(measured, v->change) < 0) {
+        t->judged++;
+        t->kinds[(unsigned)v->kind < 8 ? v->kind : 0]++;
+        alarm[ours] = v->kind == CULPRIT_VERDICT_MINOR || v->kind == CULPRIT_VERDICT_MAJOR;
+        t->alarms += (size_t)alarm[ours];
+        t->majors += v->kind == CULPRIT_VERDICT_MAJOR;
+        flagged[ours] += g != CONTROLS && alarm[ours];
+        if (ours == OURS) {
+            for (int j = PLAIN; j <= PLAIN_JUDGED; j++) {
+                if (plain_regression(&alarm[j], &compared[j], runs, res.now_runs[i], res.now[i],
+                                     base, j == PLAIN_JUDGED) < 0) {
+                    culprit_check_result_dispose(&res);
+                    return -1;
+                }
+                c->t[j][g].judged += (size_t)compared[j];
+                c->t[j][g].alarms += (size_t)alarm[j];
+                flagged[j] += g != CONTROLS && alarm[j];
+            }
+            if (g != CONTROLS && add_change(c, v->change) < 0) {
                 culprit_check_result_dispose(&res);
                 return -1;
             }
-            flagged_ours += alarm;
-            flagged_plain += plain;
-        } else {
-            tally_add(controls, v, plain);
         }
-        if (verbose || (alarm && !target) || v->kind == CULPRIT_VERDICT_MAJOR)
-            printf("    %s %-32s %-11s plain %-3s q %-8.3g %s\n", label, v->test,
-                   culprit_verdict_name(v->kind), plain ? "yes" : "no", v->q,
-                   v->message ? v->message : "");
+        if (verbose || (alarm[ours] && g == CONTROLS) || v->kind == CULPRIT_VERDICT_MAJOR)
+            printf("    %-4s %s %-30s %-11s q %-8.2g %s\n", ours == OURS ? "" : "all", label,
+                   v->test, culprit_verdict_name(v->kind), v->q, v->message ? v->message : "");
     }
-    if (both_ours)
-        *both_ours = flagged_ours == NTARGETS;
-    if (both_plain)
-        *both_plain = flagged_plain == NTARGETS;
+    for (int j = 0; j < NJUDGES; j++)
+        c->both[j] += flagged[j] == NTARGETS;
     culprit_check_result_dispose(&res);
     return 0;
 }
 
-/* "k / n = x.x%" into buf. */
-static const char *rate(char *buf, size_t size, size_t k, size_t n)
+/* Sums the groups in [from, to) of one judge. */
+static tally sum_groups(const condition *c, int judge, int from, int to)
 {
-    snprintf(buf, size, "%zu / %zu = %.1f%%", k, n, n ? 100.0 * (double)k / (double)n : NAN);
-    return buf;
+    tally sum;
+
+    memset(&sum, 0, sizeof(sum));
+    for (int g = from; g < to; g++) {
+        sum.judged += c->t[judge][g].judged;
+        sum.alarms += c->t[judge][g].alarms;
+        sum.majors += c->t[judge][g].majors;
+        for (int k = 0; k < 8; k++)
+            sum.kinds[k] += c->t[judge][g].kinds[k];
+    }
+    return sum;
+}
+
+static double pct(size_t k, size_t n)
+{
+    return n ? 100.0 * (double)k / (double)n : NAN;
 }
 
 static void print_kinds(const tally *t)
@@ -517,6 +557,72 @@ static void print_kinds(const tally *t)
             printf("%s%s %zu", sep, culprit_verdict_name(order[i]), t->kinds[order[i]]);
             sep = ", ";
         }
+}
+
+static void print_figures(condition *aa, condition *power, unsigned int naa, unsigned int trials)
+{
+    tally all[NJUDGES];
+
+    for (int j = 0; j < NJUDGES; j++)
+        all[j] = sum_groups(aa, j, 0, NGROUPS);
+    printf("\n== A/A: %u checks of unchanged code, each run against the previous one ==\n", naa);
+    printf("%-36s %-24s %s\n", "judge", "false alarms/test-run", "majors");
+    for (int j = 0; j < NJUDGES; j++) {
+        char r[64];
+        snprintf(r, sizeof(r), "%zu / %zu = %.1f%%", all[j].alarms, all[j].judged,
+                 pct(all[j].alarms, all[j].judged));
+        printf("%-36s %-24s %s\n", judge_names[j], r,
+               j <= OURS_ALL ? (all[j].majors ? "MAJOR!" : "0") : "-");
+    }
+    for (int j = OURS; j <= OURS_ALL; j++) {
+        printf("%s verdicts: ", j == OURS ? "our" : "all-sample");
+        print_kinds(&all[j]);
+        printf("\n");
+    }
+
+    printf("\n== Power: %u trials per slowdown; detected = flagged (minor/major; plain: "
+           "p < 0.01 and slower) ==\n",
+           trials);
+    printf("%-36s", "judge: detection of the slowed tests");
+    for (size_t s = 0; s < NSLOWDOWNS; s++)
+        printf("  %-22s", slowdowns[s].label);
+    printf("\n%-36s", "       (config / adaptive / both)");
+    for (size_t s = 0; s < NSLOWDOWNS; s++)
+        printf("  median change %+6.1f%% ", 100 * median_change(&power[s]));
+    printf("\n");
+    for (int j = 0; j < NJUDGES; j++) {
+        printf("%-36s", judge_names[j]);
+        for (size_t s = 0; s < NSLOWDOWNS; s++) {
+            const tally *c = &power[s].t[j][0], *a = &power[s].t[j][1];
+            char r[64];
+            snprintf(r, sizeof(r), "%3.0f%% / %3.0f%% / %3.0f%%", pct(c->alarms, c->judged),
+                     pct(a->alarms, a->judged), pct(power[s].both[j], trials));
+            printf("  %-22s", r);
+        }
+        printf("\n");
+    }
+    printf("%-36s", "alarms on the unchanged controls");
+    printf("\n");
+    for (int j = 0; j < NJUDGES; j++) {
+        printf("%-36s", judge_names[j]);
+        for (size_t s = 0; s < NSLOWDOWNS; s++) {
+            const tally *t = &power[s].t[j][CONTROLS];
+            char r[64];
+            snprintf(r, sizeof(r), "%zu / %zu = %.1f%%", t->alarms, t->judged,
+                     pct(t->alarms, t->judged));
+            printf("  %-22s", r);
+        }
+        printf("\n");
+    }
+    printf("our verdicts on the slowed tests:");
+    for (size_t s = 0; s < NSLOWDOWNS; s++) {
+        tally k = sum_groups(&power[s], OURS, 0, NTARGETS);
+        printf(" %s: ", slowdowns[s].label);
+        print_kinds(&k);
+        printf(";");
+    }
+    printf("\n(slowed tests: fib_config, fib_adaptive; controls: fib_region, fib_table, "
+           "sort_*)\n");
 }
 
 static void print_machine(const culprit_history_runs *runs, const char *when)
@@ -537,15 +643,17 @@ static void print_machine(const culprit_history_runs *runs, const char *when)
 }
 
 /*
- * Why A/A alarms happen: Welch's test (and ANOVA) take a run's samples as the only
+ * Why A/A alarms happen: Welch's test and ANOVA take a run's samples as the only
  * source of variance, but every run also gets its own offset from the machine's load.
  * For each test, the spread (sd) of its mean across the A/A runs divided by the
  * within-run standard error of the mean (root mean square): about 1 when runs are
  * exchangeable, k when the tests under-state the run-to-run variance k-fold.
  */
-static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41], size_t n)
+static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41], size_t n,
+                            int judged)
 {
-    printf("run-to-run sd of the mean / within-run standard error (1 = runs agree):\n ");
+    printf("run-to-run sd of the mean / within-run standard error, %s samples:\n ",
+           judged ? "judged" : "all");
     for (size_t r = 0; r < runs->nruns; r++) {
         const culprit_run *first = runs->runs[r];
         if (!first->commit || strcmp(first->commit, commits[0]) != 0)
@@ -562,11 +670,14 @@ static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41
                 if (culprit_detect_baseline(&b, runs, first->suite, first->tests[t].name, at, 1,
                                             1) < 0)
                     return fail("%s", culprit_error_last());
-                if (b.n == 1 && b.results[0]->summary.n > 1) {
-                    const culprit_summary *x = &b.results[0]->summary;
-                    culprit_welford_add(&means, x->mean);
-                    se2 += x->sd * x->sd / (double)x->n;
-                    m++;
+                if (b.n == 1) {
+                    const culprit_summary *x =
+                        judged ? judged_of(b.results[0]) : &b.results[0]->summary;
+                    if (x->n > 1) {
+                        culprit_welford_add(&means, x->mean);
+                        se2 += x->sd * x->sd / (double)x->n;
+                        m++;
+                    }
                 }
                 culprit_baseline_dispose(&b);
             }
@@ -634,21 +745,13 @@ int main(int argc, char **argv)
     culprit_history *history = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     char(*aa_commits)[41] = NULL, (*base_commits)[41] = NULL, (*slow_commits)[41] = NULL;
-    tally aa_targets[NTARGETS], aa_controls, pw_targets[NSLOWDOWNS][NTARGETS],
-        pw_controls[NSLOWDOWNS];
-    size_t both_ours[NSLOWDOWNS] = {0}, both_plain[NSLOWDOWNS] = {0};
-    changes measured[NSLOWDOWNS];
+    condition *aa_cond = NULL, *power = NULL;
     struct timespec t0, t1;
     struct sigaction sa;
     char stamp[64];
     time_t wall = time(NULL);
 
     memset(&sb, 0, sizeof(sb));
-    memset(aa_targets, 0, sizeof(aa_targets));
-    memset(&aa_controls, 0, sizeof(aa_controls));
-    memset(pw_targets, 0, sizeof(pw_targets));
-    memset(pw_controls, 0, sizeof(pw_controls));
-    memset(measured, 0, sizeof(measured));
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             aa = 3;
@@ -684,13 +787,15 @@ int main(int argc, char **argv)
     aa_commits = calloc(aa + 1, sizeof(*aa_commits));
     base_commits = calloc((size_t)trials * NSLOWDOWNS, sizeof(*base_commits));
     slow_commits = calloc((size_t)trials * NSLOWDOWNS, sizeof(*slow_commits));
-    if (!aa_commits || !base_commits || !slow_commits) {
+    aa_cond = calloc(1, sizeof(*aa_cond));
+    power = calloc(NSLOWDOWNS, sizeof(*power));
+    if (!aa_commits || !base_commits || !slow_commits || !aa_cond || !power) {
         fail("out of memory");
         goto cleanup;
     }
     strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S UTC", gmtime(&wall));
-    printf("bench_detect: %s; fib n = %d, calls %d per repetition (%s categories)\n", stamp, FIB_N,
-           BASE_CALLS, default_categories ? "default" : "widened: fast < 10 ms");
+    printf("bench_detect: %s; fib n = %d, calls %d per repetition; %s categories\n", stamp, FIB_N,
+           BASE_CALLS, default_categories ? "default" : "widened (fast < 10 ms)");
     print_machine(NULL, "at start");
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (sandbox_init(&sb, default_categories) < 0)
@@ -715,8 +820,8 @@ int main(int argc, char **argv)
                 goto cleanup;
         }
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
     progress(NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
     printf("measured in %.0f s: %u A/A runs, %u power runs, 2 suites each\n",
            (double)(t1.tv_sec - t0.tv_sec), aa + 1, 2 * trials * NSLOWDOWNS);
     print_machine(NULL, "at end");
@@ -732,90 +837,46 @@ int main(int argc, char **argv)
         goto cleanup;
     }
     print_machine(&runs, "(recorded)");
-    printf("\nalarms (and every major):\n");
-    for (unsigned int i = 1; i <= aa; i++) {
-        char label[32];
-        snprintf(label, sizeof(label), "A/A %-3u", i);
-        if (judge(&runs, label, aa_commits[i], aa_commits[i - 1], aa_targets, &aa_controls, NULL,
-                  NULL, NULL, verbose) < 0)
+    printf("\ncontrol alarms and majors%s (\"all\": on all samples):\n",
+           verbose ? ", every verdict" : "");
+    for (int mode = OURS; mode <= OURS_ALL; mode++) {
+        if (mode == OURS_ALL) {
+            /* The same checks on every sample: without a judged summary, verdicts fall
+             * back to the full one. The runs are this program's own copy. */
+            for (size_t r = 0; r < runs.nruns; r++)
+                for (size_t t = 0; t < runs.runs[r]->ntests; t++)
+                    memset(&runs.runs[r]->tests[t].judged, 0, sizeof(culprit_summary));
+        }
+        for (unsigned int i = 1; i <= aa; i++) {
+            char label[32];
+            snprintf(label, sizeof(label), "A/A %-3u", i);
+            if (judge(aa_cond, &runs, mode, label, aa_commits[i], aa_commits[i - 1], verbose) < 0)
+                goto cleanup;
+        }
+        for (unsigned int t = 0; t < trials; t++)
+            for (size_t s = 0; s < NSLOWDOWNS; s++) {
+                size_t k = (size_t)t * NSLOWDOWNS + s;
+                char label[32];
+                snprintf(label, sizeof(label), "%-3s #%-2u", slowdowns[s].label, t + 1);
+                if (judge(&power[s], &runs, mode, label, slow_commits[k], base_commits[k],
+                          verbose) < 0)
+                    goto cleanup;
+            }
+        if (mode == OURS && print_dispersion(&runs, aa_commits, aa + 1, 1) < 0)
+            goto cleanup;
+        if (mode == OURS_ALL && print_dispersion(&runs, aa_commits, aa + 1, 0) < 0)
             goto cleanup;
     }
-    for (unsigned int t = 0; t < trials; t++)
-        for (size_t s = 0; s < NSLOWDOWNS; s++) {
-            size_t k = (size_t)t * NSLOWDOWNS + s;
-            char label[32];
-            int bo, bp;
-            snprintf(label, sizeof(label), "%-3s #%-2u", slowdowns[s].label, t + 1);
-            if (judge(&runs, label, slow_commits[k], base_commits[k], pw_targets[s],
-                      &pw_controls[s], &measured[s], &bo, &bp, verbose) < 0)
-                goto cleanup;
-            both_ours[s] += (size_t)bo;
-            both_plain[s] += (size_t)bp;
-        }
 
     /* 4. The figures. */
+    print_figures(aa_cond, power, aa, trials);
     {
-        tally all = aa_controls;
-        char r1[64], r2[64];
-        for (size_t i = 0; i < NTARGETS; i++) {
-            all.judged += aa_targets[i].judged;
-            all.ours += aa_targets[i].ours;
-            all.majors += aa_targets[i].majors;
-            all.plain += aa_targets[i].plain;
-            for (size_t k = 0; k < 8; k++)
-                all.kinds[k] += aa_targets[i].kinds[k];
-        }
-        printf("\n== A/A: %u checks of unchanged code against the previous run, "
-               "%zu test-runs ==\n",
-               aa, all.judged);
-        printf("%-26s %-24s %s\n", "", "ours (99%, 2%, BH 5%)", "plain (ANOVA 99%)");
-        printf("%-26s %-24s %s\n", "false alarms / test-run",
-               rate(r1, sizeof(r1), all.ours, all.judged),
-               rate(r2, sizeof(r2), all.plain, all.judged));
-        printf("%-26s %-24zu %s\n", "majors", all.majors, "-");
-        printf("our verdicts: ");
-        print_kinds(&all);
-        printf("\nper test (ours / plain alarms of test-runs):");
-        for (size_t i = 0; i < NTARGETS; i++)
-            printf(" %s %zu/%zu of %zu;", targets[i] + 9, aa_targets[i].ours, aa_targets[i].plain,
-                   aa_targets[i].judged);
-        printf(" controls %zu/%zu of %zu\n", aa_controls.ours, aa_controls.plain,
-               aa_controls.judged);
-
-        if (print_dispersion(&runs, aa_commits, aa + 1) < 0)
-            goto cleanup;
-        printf("\n== Power: %u trials per slowdown; detection = flagged minor or major ==\n",
-               trials);
-        printf("%-8s %-9s %-22s %-22s %-12s %-12s %s\n", "slowdown", "measured",
-               "ours config/adapt/both", "plain config/adapt/both", "ctl ours", "ctl plain",
-               "our verdicts on the slowed tests");
-        for (size_t s = 0; s < NSLOWDOWNS; s++) {
-            const tally *c = &pw_targets[s][0], *a = &pw_targets[s][1], *ctl = &pw_controls[s];
-            char ours[64], plain[64], co[32], cp[32];
-            tally both = *c;
-            for (size_t k = 0; k < 8; k++)
-                both.kinds[k] += a->kinds[k];
-            snprintf(ours, sizeof(ours), "%3.0f%% %3.0f%% %3.0f%%",
-                     c->judged ? 100.0 * (double)c->ours / (double)c->judged : NAN,
-                     a->judged ? 100.0 * (double)a->ours / (double)a->judged : NAN,
-                     100.0 * (double)both_ours[s] / (double)trials);
-            snprintf(plain, sizeof(plain), "%3.0f%% %3.0f%% %3.0f%%",
-                     c->judged ? 100.0 * (double)c->plain / (double)c->judged : NAN,
-                     a->judged ? 100.0 * (double)a->plain / (double)a->judged : NAN,
-                     100.0 * (double)both_plain[s] / (double)trials);
-            snprintf(co, sizeof(co), "%zu/%zu", ctl->ours, ctl->judged);
-            snprintf(cp, sizeof(cp), "%zu/%zu", ctl->plain, ctl->judged);
-            printf("%-8s %+7.1f%%  %-22s %-22s %-12s %-12s ", slowdowns[s].label,
-                   100 * changes_median(&measured[s]), ours, plain, co, cp);
-            print_kinds(&both);
-            printf("\n");
-        }
-        printf("(measured: median change of fib_config and fib_adaptive; ctl: alarms on the "
-               "unchanged tests fib_region, fib_table, sort_*)\n");
-        status = all.majors ? 1 : 0;
-        if (all.majors)
+        size_t majors = sum_groups(aa_cond, OURS, 0, NGROUPS).majors +
+                        sum_groups(aa_cond, OURS_ALL, 0, NGROUPS).majors;
+        status = majors ? 1 : 0;
+        if (majors)
             fprintf(stderr, "bench_detect: %zu MAJOR verdict(s) on unchanged code: a bug\n",
-                    all.majors);
+                    majors);
     }
 
 cleanup:
@@ -825,8 +886,12 @@ cleanup:
     free(aa_commits);
     free(base_commits);
     free(slow_commits);
-    for (size_t s = 0; s < NSLOWDOWNS; s++)
-        free(measured[s].x);
+    if (aa_cond)
+        free(aa_cond->changes);
+    for (size_t s = 0; power && s < NSLOWDOWNS; s++)
+        free(power[s].changes);
+    free(aa_cond);
+    free(power);
     return status;
 
 bad_usage:
