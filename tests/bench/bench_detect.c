@@ -571,8 +571,11 @@ static void print_figures(condition *aa, condition *power, unsigned int naa, uns
         char r[64];
         snprintf(r, sizeof(r), "%zu / %zu = %.1f%%", all[j].alarms, all[j].judged,
                  pct(all[j].alarms, all[j].judged));
-        printf("%-36s %-24s %s\n", judge_names[j], r,
-               j <= OURS_ALL ? (all[j].majors ? "MAJOR!" : "0") : "-");
+        if (j <= OURS_ALL)
+            printf("%-36s %-24s %zu%s\n", judge_names[j], r, all[j].majors,
+                   all[j].majors ? " (a bug, unless the categories are too tight)" : "");
+        else
+            printf("%-36s %-24s -\n", judge_names[j], r);
     }
     for (int j = OURS; j <= OURS_ALL; j++) {
         printf("%s verdicts: ", j == OURS ? "our" : "all-sample");
