@@ -2,12 +2,15 @@
 # End to end, as a user works: the Fibonacci example measured commit by commit in
 # a temporary git repository, then `culprit check` at each commit.
 #   - an unchanged commit gives no regression;
-#   - a commit that makes the test 2x slower inside its category is a minor one;
+#   - a commit that makes the test 4x slower inside its category is a minor one;
 #   - a commit that makes it leave its category is a major one: the test binary
 #     fails, and check names the test and both commits, exits 1, and writes a
 #     JUnit failure that passes the schema.
-# Effects are far above noise (2x and more than 10x); the unchanged step uses a 25%
-# practical threshold, so a busy machine's drift between two runs cannot flag it.
+# Effects are far above noise (4x, and more than 6x past the category limit). On a
+# shared 2-core machine two runs of unchanged code minutes apart were seen to differ
+# by up to 1.65x (other processes, noisy neighbours), so the unchanged and minor
+# steps use a 100% practical threshold: the statistics themselves are pinned by
+# unit tests on synthetic samples; this test pins the pipeline.
 # usage: check_fib.sh FIB_PERF CULPRIT SCHEMA
 set -euo pipefail
 fib_perf=$1 culprit=$2 schema=$3
@@ -44,26 +47,26 @@ grep -q "fib_config *fast" "$work/run.log" || fail "fib_config is not fast: $(ca
 echo "# a comment" >> fib.conf && git commit -qam "comment" && c2=$(git rev-parse HEAD)
 measure || fail "the unchanged run failed"
 set +e
-check --threshold 25 --fail-on minor > "$work/check.log" 2>&1
+check --threshold 100 --fail-on minor > "$work/check.log" 2>&1
 status=$?
 set -e
 [ "$status" -eq 0 ] || fail "unchanged commit: check exited $status: $(cat "$work/check.log")"
 if grep -qE "MAJOR|MINOR" "$work/check.log"; then fail "unchanged commit flagged: $(cat "$work/check.log")"; fi
 
-c3=$(commit "slower: twice the calls" 18 8)
-measure || fail "the 2x run failed (it should stay in its category)"
+c3=$(commit "slower: four times the calls" 18 16)
+measure || fail "the 4x run failed (it should stay in its category)"
 set +e
-check --threshold 25 --fail-on minor --json > "$work/minor.json" 2> "$work/minor.err"
+check --threshold 100 --fail-on minor --json > "$work/minor.json" 2> "$work/minor.err"
 status=$?
-check --threshold 25 > "$work/minor.log" 2>&1
+check --threshold 100 > "$work/minor.log" 2>&1
 status_default=$?
 set -e
-[ "$status" -eq 1 ] || fail "2x slower: check --fail-on minor exited $status"
+[ "$status" -eq 1 ] || fail "4x slower: check --fail-on minor exited $status: $(cat "$work/minor.json")"
 [ "$status_default" -eq 0 ] || fail "a minor regression fails only with --fail-on minor"
-grep -qE '"verdict": *"minor"' "$work/minor.json" || fail "2x slower is not minor: $(cat "$work/minor.json")"
+grep -qE '"verdict": *"minor"' "$work/minor.json" || fail "4x slower is not minor: $(cat "$work/minor.json")"
 grep -q "MINOR" "$work/minor.log" || fail "the minor regression is not shown: $(cat "$work/minor.log")"
 
-c4=$(commit "much slower: n + 8" 26 8)
+c4=$(commit "much slower: n + 8" 26 16)
 set +e
 measure
 run_status=$?
