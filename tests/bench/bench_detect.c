@@ -11,7 +11,9 @@
  *      the detection rate of those two tests, and alarms on the unchanged controls;
  *   3. the same loaded summaries judged by the paper's plain test (Heger et al. 2013,
  *      section 3: one-way ANOVA at 99% between the two revisions, any significant
- *      slowdown is a regression; no practical threshold, no FDR), side by side.
+ *      slowdown is a regression; no practical threshold, no FDR), side by side; both
+ *      on all samples and on the "judged" ones inside Tukey's severe fences, which
+ *      our verdicts use, so the effects of trimming and of threshold + FDR show apart.
  *
  * Everything happens in a temporary git repository, so every run is at its own
  * commit and the runner detects it as a user's would. The test binaries run with
@@ -107,7 +109,6 @@ typedef struct {
     char *history;   /* root/history: outside the work tree, so it stays clean */
     char *log;       /* root/child.log: output of the last child */
     char *conf;      /* repo/fib.conf */
-    int verbose;
 } sandbox;
 
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -803,7 +804,6 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (sandbox_init(&sb, default_categories) < 0)
         goto cleanup;
-    sb.verbose = verbose;
 
     /* 1. A/A: one empty commit per run, so each run has the previous as parent. */
     for (unsigned int i = 0; i <= aa; i++) {
