@@ -217,6 +217,10 @@ int cli_judge_option(cli_judge *judge, const cli_args *args)
         if (!(v > 0))
             return culprit_error_set(CULPRIT_EINVALID, "--fdr: '%s' is not above 0", args->value);
         d->fdr = v;
+    } else if (cli_is(args, "--noise-window")) {
+        if ((error = cli_parse_size(&judge->check.noise_window, "--noise-window", args->value,
+                                    0)) < 0)
+            return error;
     } else {
         return 0;
     }
@@ -236,7 +240,9 @@ void cli_judge_help(FILE *out)
           "  --allow-mixed         compare runs of different machines or build flags\n"
           "  --threshold PERCENT   smallest change that matters (default 2)\n"
           "  --confidence C        confidence of intervals and tests (default 0.99)\n"
-          "  --fdr Q               false discovery rate across the tests (default 0.05)\n",
+          "  --fdr Q               false discovery rate across the tests (default 0.05)\n"
+          "  --noise-window N      earlier runs of a test that estimate how much its runs\n"
+          "                        differ from each other (default 10; 0: none)\n",
           out);
 }
 

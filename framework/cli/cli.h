@@ -89,8 +89,8 @@ typedef struct {
 #define CLI_JUDGE_OPTIONS                                                                          \
     {"--fail-on", 1}, {"--json", 0}, {"--junit", 1}, {"--test", 1}, {"--history", 1},              \
         {"--project", 1}, {"--allow-mixed", 0}, {"--threshold", 1}, {"--confidence", 1},           \
-    {                                                                                              \
-        "--fdr", 1                                                                                 \
+        {"--fdr", 1}, {                                                                            \
+        "--noise-window", 1                                                                        \
     }
 
 void cli_judge_init(cli_judge *judge);

@@ -166,6 +166,8 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "category", cli_json_string(v->category));
         json_object_set_new(t, "category_high_ns", cli_json_number(v->category_high_ns));
         json_object_set_new(t, "more_samples", json_integer((json_int_t)v->more_samples));
+        json_object_set_new(t, "between_sd_ns", cli_json_number(v->between_sd));
+        json_object_set_new(t, "runs_vary", json_boolean(v->runs_vary));
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
     }
     return tests;

@@ -10,6 +10,7 @@
 #include "culprit/core.h"
 #include "culprit/detect.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,4 +85,95 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
     free((void *)baseline->runs);
     free((void *)baseline->label);
     memset(baseline, 0, sizeof(*baseline));
+}
+
+/* ------------------------------------------------------ run-to-run noise --- */
+
+static int same_string(const char *a, const char *b)
+{
+    return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+static int same_build(const culprit_run *a, const culprit_run *b)
+{
+    return same_string(a->machine, b->machine) && same_string(a->compiler, b->compiler) &&
+           same_string(a->flags, b->flags);
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median_of(double *x, size_t n)
+{
+    qsort(x, n, sizeof(*x), compare_doubles);
+    return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
+/* The median of a chi-square with one degree of freedom: a squared normal
+ * difference d ~ N(0, s^2) has median(d^2) = 0.454936 s^2. */
+#define CHI2_1_MEDIAN 0.454936423119572
+
+/* Fewer runs than this estimate nothing: with 1 or 2 degrees of freedom the t
+ * quantile (63.7, 9.9 at 99%) would make any test undecidable on the evidence of
+ * two or three runs. */
+#define NOISE_MIN_RUNS 4
+
+int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs *runs,
+                             const culprit_run *now_run, const culprit_test_result *now,
+                             size_t window)
+{
+    double *mean = NULL, *se2 = NULL, *total = NULL, *within = NULL;
+    size_t k = 0, i;
+    int error = 0;
+
+    *var = *df = 0;
+    if (window < NOISE_MIN_RUNS)
+        return 0;
+    mean = malloc(window * sizeof(*mean));
+    se2 = malloc(window * sizeof(*se2));
+    total = malloc(window * sizeof(*total));
+    within = malloc(window * sizeof(*within));
+    if (!mean || !se2 || !total || !within) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    /* Newest first: runs are sorted by time, so walk back from the end. */
+    for (i = runs->nruns; i-- > 0 && k < window;) {
+        const culprit_run *run = runs->runs[i];
+        const culprit_test_result *t;
+        const culprit_summary *s;
+        if (run == now_run || !same_string(run->suite, now_run->suite) ||
+            strcmp(run->timestamp ? run->timestamp : "",
+                   now_run->timestamp ? now_run->timestamp : "") >= 0 ||
+            !same_build(run, now_run))
+            continue;
+        if (!(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t))
+            continue;
+        s = t->judged.n >= 2 ? &t->judged : &t->summary;
+        if (s->n < 2 || !isfinite(s->mean) || !isfinite(s->sd))
+            continue;
+        mean[k] = s->mean;
+        se2[k++] = s->sd * s->sd / (double)s->n;
+    }
+    if (k < NOISE_MIN_RUNS)
+        goto cleanup;
+    for (i = 0; i + 1 < k; i++) {
+        double d = mean[i] - mean[i + 1];
+        total[i] = d * d / CHI2_1_MEDIAN;
+        within[i] = se2[i] + se2[i + 1];
+    }
+    /* Each difference of two run means has variance 2 var_between + se_i^2 + se_j^2. */
+    *var = (median_of(total, k - 1) - median_of(within, k - 1)) / 2;
+    if (*var < 0)
+        *var = 0;
+    *df = (double)(k - 1);
+cleanup:
+    free(mean);
+    free(se2);
+    free(total);
+    free(within);
+    return error;
 }

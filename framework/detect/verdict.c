@@ -199,7 +199,10 @@ static char *compose_message(const culprit_verdict *v, double confidence)
         }
         break;
     case CULPRIT_VERDICT_UNDECIDED:
-        if (v->more_samples)
+        if (v->runs_vary)
+            culprit_buf_puts(&b, "; this test varies more from run to run than within a run: "
+                                 "more runs would decide, more repetitions would not");
+        else if (v->more_samples)
             culprit_buf_printf(&b, "; about %zu more repetitions would decide", v->more_samples);
         break;
     case CULPRIT_VERDICT_NO_BASELINE:
@@ -253,6 +256,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
     culprit_welford wn, wb, one;
     culprit_welch welch;
+    double extra;
     culprit_buf key = CULPRIT_BUF_INIT;
     double half;
     int error;
@@ -264,7 +268,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         return error;
     out->now_mean = out->now_low = out->now_high = NAN;
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
-    out->p = out->q = NAN;
+    out->p = out->q = out->between_sd = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
     culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name);
     out->test = culprit_buf_detach(&key);
@@ -321,7 +325,11 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
 
     /* Welch's interval of the difference of means (Vogel 2017, section 3.3), as a
      * relative change against the baseline mean. */
-    if ((error = culprit_stats_welch(&welch, &wb, &wn, opts->confidence)) < 0)
+    /* The run now and the baseline's runs each carry a run offset: var (1 + 1/K). */
+    extra = base->between_var > 0 ? base->between_var * (1.0 + 1.0 / (double)base->n) : 0;
+    out->between_sd = base->between_var > 0 ? sqrt(base->between_var) : NAN;
+    if ((error = culprit_stats_welch_between(&welch, &wb, &wn, extra, base->between_df,
+                                             opts->confidence)) < 0)
         return error;
     out->p = welch.p;
     if (wb.mean > 0) {
@@ -345,8 +353,11 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         out->kind = CULPRIT_VERDICT_UNCHANGED;
     } else {
         out->kind = CULPRIT_VERDICT_UNDECIDED;
-        out->more_samples = more_samples_needed((out->change_high - out->change_low) / 2,
-                                                out->change, opts->threshold, wn.n);
+        /* When the runs' own offsets dominate, repetitions cannot shrink the interval. */
+        out->runs_vary = extra > welch.se * welch.se - extra;
+        if (!out->runs_vary)
+            out->more_samples = more_samples_needed((out->change_high - out->change_low) / 2,
+                                                    out->change, opts->threshold, wn.n);
     }
 done:
     if (!(out->message = compose_message(out, opts->confidence)))

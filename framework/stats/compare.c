@@ -34,6 +34,13 @@
 int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culprit_welford *b,
                         double confidence)
 {
+    return culprit_stats_welch_between(out, a, b, 0.0, 0.0, confidence);
+}
+
+int culprit_stats_welch_between(culprit_welch *out, const culprit_welford *a,
+                                const culprit_welford *b, double extra_var, double extra_df,
+                                double confidence)
+{
     double na, nb, va, vb, v, tail, q, stat;
 
     out->diff = out->low = out->high = out->se = out->df = out->p = NAN;
@@ -41,6 +48,10 @@ int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culp
     out->dist = CULPRIT_STATS_DIST_T;
     if (!(confidence > 0.0 && confidence < 1.0))
         return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)", confidence);
+    if (!(extra_var >= 0.0 && isfinite(extra_var)) || (extra_var > 0.0 && !(extra_df > 0.0)))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "extra variance %g with %g degrees of freedom is not usable",
+                                 extra_var, extra_df);
     if (a->n >= 1 && b->n >= 1)
         out->diff = b->mean - a->mean;
     if (a->n < 2 || b->n < 2)
@@ -54,7 +65,10 @@ int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culp
      * difference of two independent means with unequal variances. */
     va = culprit_welford_variance(a) / na;
     vb = culprit_welford_variance(b) / nb;
-    v = va + vb;
+    /* Kalibera & Jones 2013: a run's mean carries an offset of its own (the machine
+     * was slower or faster for that whole run), which the spread within the run does
+     * not show; its variance is added as a third component. */
+    v = va + vb + extra_var;
     out->se = sqrt(v);
     if (!isfinite(out->diff) || !isfinite(out->se))
         return culprit_error_set(CULPRIT_EINVALID, "non-finite mean or variance");
@@ -62,7 +76,8 @@ int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culp
     /* Vogel 2017 §3.3 (Georges et al. 2007): z for "large numbers of measurements",
      * n >= 30 -- both samples, or the smaller one would be judged by a normal
      * quantile it has not earned. */
-    if (a->n >= CULPRIT_STATS_WELCH_Z_MIN_N && b->n >= CULPRIT_STATS_WELCH_Z_MIN_N)
+    if (a->n >= CULPRIT_STATS_WELCH_Z_MIN_N && b->n >= CULPRIT_STATS_WELCH_Z_MIN_N &&
+        extra_var == 0.0)
         out->dist = CULPRIT_STATS_DIST_Z;
     tail = 1.0 - (1.0 - confidence) / 2.0;
 
@@ -83,7 +98,9 @@ int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culp
         /* Welch-Satterthwaite, as printed in Vogel 2017 §3.3:
          * df = (s1^2/n1 + s2^2/n2)^2 / ((s1^2/n1)^2/(n1-1) + (s2^2/n2)^2/(n2-1)).
          * One constant sample gives the other's n - 1, as it should. */
-        out->df = v * v / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+        out->df = v * v /
+                  (va * va / (na - 1.0) + vb * vb / (nb - 1.0) +
+                   (extra_var > 0.0 ? extra_var * extra_var / extra_df : 0.0));
         q = gsl_cdf_tdist_Pinv(tail, out->df);
         out->p = 2.0 * gsl_cdf_tdist_Q(stat, out->df);
     }

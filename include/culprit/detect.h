@@ -143,7 +143,10 @@ typedef struct {
     size_t n;
     const culprit_test_result *const *results;
     const culprit_run *const *runs;
-    const char *label; /**< what to call it in messages: a commit sha, or "3 commits" */
+    const char *label;  /**< what to call it in messages: a commit sha, or "3 commits" */
+    double between_var; /**< variance of one run's mean offset (Kalibera & Jones 2013), from
+                             culprit_detect_run_noise(); 0: unknown or none */
+    double between_df;  /**< its degrees of freedom */
 } culprit_baseline;
 
 /**
@@ -159,12 +162,28 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
                             size_t ncommits, size_t pool);
 void culprit_baseline_dispose(culprit_baseline *baseline);
 
+/**
+ * Estimates how much the mean of `now`'s test moves from one run to the next beyond
+ * what its repetitions show (the between-run variance of Kalibera & Jones 2013): from
+ * the last `window` measured runs of the same suite.test before `now_run` in time, on
+ * the same machine, compiler and flags, as the median of the squared differences of
+ * successive run means (robust to a past step change) less their within-run parts.
+ * Sets *var = 0 and *df = 0 when fewer than 4 such runs exist (fewer would give
+ * an estimate with 1 or 2 degrees of freedom, too uncertain to judge with).
+ */
+int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs *runs,
+                             const culprit_run *now_run, const culprit_test_result *now,
+                             size_t window);
+
 /** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
 typedef struct {
     culprit_verdict_kind kind;
     char *test;               /**< "suite.test" */
     size_t now_n, base_n;     /**< samples judged now and in the (pooled) baseline */
     size_t set_aside;         /**< extreme samples now (beyond Tukey's severe fences) not judged */
+    double between_sd;        /**< estimated sd of a run's offset (ns); NAN when not estimated */
+    int runs_vary;            /**< undecided because runs differ more than repetitions do:
+                                   more runs, not more repetitions, would decide */
     double now_mean;          /**< ns (the metric's unit) */
     double now_low, now_high; /**< confidence interval of the mean now */
     double base_mean;         /**< NAN without a baseline */
@@ -206,14 +225,15 @@ int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_det
 typedef struct {
     unsigned int version;
     culprit_detect_options detect;
-    size_t pool;      /**< baseline: pool the last K commits with data (default 1) */
-    const char *test; /**< only this test: "suite.test" or a bare test name; NULL: all */
+    size_t pool;         /**< baseline: pool the last K commits with data (default 1) */
+    const char *test;    /**< only this test: "suite.test" or a bare test name; NULL: all */
+    size_t noise_window; /**< earlier runs that estimate run-to-run noise (10; < 2: none) */
 } culprit_check_options;
 
 #define CULPRIT_CHECK_OPTIONS_VERSION 1
 #define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL                        \
+        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10                    \
     }
 
 /** The verdicts of one check, one per test, sorted by "suite.test". */

@@ -161,6 +161,20 @@ typedef struct {
 int culprit_stats_welch(culprit_welch *out, const culprit_welford *a, const culprit_welford *b,
                         double confidence);
 
+/**
+ * culprit_stats_welch() with a third variance component: se^2 = s_a^2/n_a + s_b^2/n_b
+ * + extra_var, where extra_var, estimated with extra_df degrees of freedom, is the
+ * between-run variance of the difference (Kalibera & Jones 2013, "Rigorous
+ * benchmarking in reasonable time": the mean of one run carries a random offset of
+ * that run, invisible to the spread within it). The Student t is used whenever
+ * extra_var > 0, with Welch-Satterthwaite degrees of freedom over the three
+ * components. extra_var == 0 is culprit_stats_welch(). CULPRIT_EINVALID when
+ * extra_var is negative or not finite, or extra_df <= 0 with extra_var > 0.
+ */
+int culprit_stats_welch_between(culprit_welch *out, const culprit_welford *a,
+                                const culprit_welford *b, double extra_var, double extra_df,
+                                double confidence);
+
 /** One-way analysis of variance of k groups. */
 typedef struct {
     double f;   /**< between-group mean square / within-group mean square */

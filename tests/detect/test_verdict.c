@@ -12,6 +12,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,7 +64,7 @@ static culprit_verdict judge(const culprit_run *run, const culprit_test_result *
     culprit_verdict v;
     const culprit_test_result *results[1] = {base};
     const culprit_run *runs[1] = {brun};
-    culprit_baseline b = {1, results, runs, BASE_SHA};
+    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0};
     assert_int_equal(culprit_detect_judge(&v, run, now, base ? &b : NULL, opts), 0);
     return v;
 }
@@ -315,12 +316,12 @@ static void pooled_baseline_merges_summaries_exactly(void **state)
     culprit_test_result *t = add(now, "x", 40, 100, 2);
     const culprit_test_result *results[] = {add(b1, "x", 10, 100, 1), add(b2, "x", 30, 104, 1)};
     const culprit_run *runs[] = {b1, b2};
-    culprit_baseline b = {2, results, runs, "c2 and 1 earlier commits"};
+    culprit_baseline b = {2, results, runs, "c2 and 1 earlier commits", 0, 0};
     culprit_verdict v;
     (void)state;
     assert_int_equal(culprit_detect_judge(&v, now, t, &b, NULL), 0);
     assert_int_equal(v.base_n, 40);
-    assert_true(fabs(v.base_mean - 103) < 1e-9); /* (10*100 + 30*104) / 40 */
+    assert_true(fabs(v.base_mean - 103) < 1e-9);                       /* (10*100 + 30*104) / 40 */
     assert_non_null(strstr(v.message, "at c2 and 1 earlier commits")); /* not cut to 12 */
     culprit_verdict_dispose(&v);
     culprit_run_free(now);
@@ -427,6 +428,84 @@ static void adjust_demotes_what_fdr_does_not_support(void **state)
         culprit_verdict_dispose(&v[i]);
 }
 
+/* A history of runs c1..c5 at the given means (n 30, sd 1000 ns), then c6 at `now`;
+ * checks c6 against its first-parent history with the run-to-run noise model. */
+static culprit_verdict_kind check_after_history(const double *means, size_t k, double now,
+                                                const char *other_machine_at, char **message)
+{
+    culprit_run *runs[8];
+    culprit_history_runs all = {0, runs, 0};
+    const char *commits[] = {"c6", "c5", "c4", "c3", "c2", "c1"};
+    culprit_check_result r;
+    culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
+    char commit[8], stamp[32];
+    culprit_verdict_kind kind;
+
+    for (size_t i = 0; i <= k; i++) {
+        snprintf(commit, sizeof(commit), "c%zu", i + 1);
+        snprintf(stamp, sizeof(stamp), "2026-01-0%zuT00:00:00.000000Z", i + 1);
+        runs[i] = new_run(commit, stamp,
+                          other_machine_at && !strcmp(other_machine_at, commit) ? "other" : "m");
+        add(runs[i], "x", 30, i < k ? means[i] : now, 1000);
+        all.nruns++;
+    }
+    assert_int_equal(culprit_detect_check(&r, &all, "c6", commits + 1, k, &o), 0);
+    assert_int_equal(r.n, 1);
+    kind = r.verdicts[0].kind;
+    *message = strdup(r.verdicts[0].message);
+    culprit_check_result_dispose(&r);
+    for (size_t i = 0; i <= k; i++)
+        culprit_run_free(runs[i]);
+    return kind;
+}
+
+static void runs_that_vary_from_run_to_run_do_not_alarm(void **state)
+{
+    /* Unchanged code whose runs land 10% apart: +11% now is within what runs do. */
+    const double drifting[] = {100e3, 110e3, 100e3, 110e3, 100e3};
+    const double quiet[] = {100e3, 100.2e3, 99.9e3, 100.1e3, 100e3};
+    double var, df;
+    char *message;
+    (void)state;
+
+    assert_int_equal(check_after_history(drifting, 5, 111e3, NULL, &message),
+                     CULPRIT_VERDICT_UNDECIDED);
+    assert_non_null(strstr(message, "more runs would decide"));
+    free(message);
+    /* a quiet history: the same +11% is a minor regression */
+    assert_int_equal(check_after_history(quiet, 5, 111e3, NULL, &message), CULPRIT_VERDICT_MINOR);
+    free(message);
+    /* a far-off run from another machine (c3) does not count as this machine's noise:
+     * counted, its 30% jumps would make +21% undecidable */
+    const double one_far_off[] = {100e3, 100.1e3, 130e3, 100.2e3, 100e3};
+    assert_int_equal(check_after_history(one_far_off, 5, 121e3, "c3", &message),
+                     CULPRIT_VERDICT_MINOR);
+    free(message);
+    assert_int_equal(check_after_history(one_far_off, 5, 121e3, NULL, &message),
+                     CULPRIT_VERDICT_UNDECIDED);
+    free(message);
+
+    /* the estimate itself: successive differences of 10000 ns, within parts tiny:
+     * var = (1e8 / 0.454936 - 2 * 1e6 / 30) / 2, with 3 degrees of freedom */
+    culprit_run *runs[4], *now = new_run("c5", "2026-01-05T00:00:00.000000Z", "m");
+    culprit_history_runs all = {4, runs, 0};
+    for (int i = 0; i < 4; i++) {
+        char stamp[32];
+        snprintf(stamp, sizeof(stamp), "2026-01-0%dT00:00:00.000000Z", i + 1);
+        runs[i] = new_run("c", stamp, "m");
+        add(runs[i], "x", 30, i % 2 ? 110e3 : 100e3, 1000);
+    }
+    culprit_test_result *t = add(now, "x", 30, 100e3, 1000);
+    assert_int_equal(culprit_detect_run_noise(&var, &df, &all, now, t, 10), 0);
+    assert_true(fabs(var - (1e8 / 0.454936423119572 - 2e6 / 30) / 2) < 1e-3);
+    assert_true(df == 3);
+    assert_int_equal(culprit_detect_run_noise(&var, &df, &all, now, t, 3), 0);
+    assert_true(var == 0 && df == 0); /* three runs are too few to tell */
+    for (int i = 0; i < 4; i++)
+        culprit_run_free(runs[i]);
+    culprit_run_free(now);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +519,7 @@ int main(void)
         cmocka_unit_test(pooled_baseline_merges_summaries_exactly),
         cmocka_unit_test(fdr_control_keeps_false_alarms_rare_and_finds_real_slowdowns),
         cmocka_unit_test(adjust_demotes_what_fdr_does_not_support),
+        cmocka_unit_test(runs_that_vary_from_run_to_run_do_not_alarm),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,6 +151,36 @@ static void welch_switches_from_t_to_z_at_n_30(void **state)
     assert_int_equal(w.dist, CULPRIT_STATS_DIST_T);
 }
 
+/* A third variance component (between-run offsets). Reference by hand and scipy
+ * 1.10.1: va = vb = 4/10, extra = 1.2 with 4 df: se = sqrt(2),
+ * df = 4 / (0.16/9 + 0.16/9 + 1.44/4) = 10.112359550561798,
+ * scipy.stats.t.ppf(0.995, df) for the interval, 2 * scipy.stats.t.sf(3 / sqrt(2), df). */
+static void welch_between_adds_a_run_variance_component(void **state)
+{
+    culprit_welford a = welford_from(10, 100, 2), b = welford_from(10, 103, 2);
+    culprit_welch plain, w;
+    (void)state;
+    assert_int_equal(culprit_stats_welch_between(&w, &a, &b, 1.2, 4, 0.99), 0);
+    assert_near(w.se, 1.4142135623730951, 1e-12);
+    assert_near(w.df, 10.112359550561798, 1e-9);
+    assert_near(w.low, -1.4708939247532369, 1e-9);
+    assert_near(w.high, 7.470893924753237, 1e-9);
+    assert_near(w.p, 0.05958999802947277, 1e-9);
+    assert_int_equal(w.dist, CULPRIT_STATS_DIST_T);
+    /* no extra component: exactly culprit_stats_welch */
+    assert_int_equal(culprit_stats_welch(&plain, &a, &b, 0.99), 0);
+    assert_int_equal(culprit_stats_welch_between(&w, &a, &b, 0, 0, 0.99), 0);
+    assert_near(w.low, plain.low, 0);
+    assert_near(w.p, plain.p, 0);
+    /* with n >= 30 the extra component keeps the t (its df are few) */
+    a = welford_from(40, 100, 2);
+    b = welford_from(40, 103, 2);
+    assert_int_equal(culprit_stats_welch_between(&w, &a, &b, 1.0, 3, 0.99), 0);
+    assert_int_equal(w.dist, CULPRIT_STATS_DIST_T);
+    assert_int_equal(culprit_stats_welch_between(&w, &a, &b, -1, 3, 0.99), CULPRIT_EINVALID);
+    assert_int_equal(culprit_stats_welch_between(&w, &a, &b, 1, 0, 0.99), CULPRIT_EINVALID);
+}
+
 static void welch_edge_cases(void **state)
 {
     const double one[] = {5.0}, two[] = {5.0, 7.0};
@@ -682,6 +712,7 @@ int main(void)
         cmocka_unit_test(welch_t_matches_scipy),
         cmocka_unit_test(welch_z_matches_scipy_normal),
         cmocka_unit_test(welch_switches_from_t_to_z_at_n_30),
+        cmocka_unit_test(welch_between_adds_a_run_variance_component),
         cmocka_unit_test(welch_edge_cases),
         cmocka_unit_test(anova_matches_scipy),
         cmocka_unit_test(anova_edge_cases),
