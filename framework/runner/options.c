@@ -33,7 +33,7 @@ void culprit_runner__usage(FILE *out, const char *program)
             "  --branch NAME        record this branch (also $CULPRIT_BRANCH)\n"
             "  --project FILE       project file (default: culprit.json at the repository root)\n"
             "  --fail-on major|none a test above its category fails (major, the default) or is\n"
-            "                       only recorded (none)\n"
+            "                       only recorded (none; also $CULPRIT_FAIL_ON)\n"
             "  --no-fork            run tests in this process (for debuggers; a crash ends all)\n"
             "  -v, --verbose        show each test's own output\n"
             "  -q, --quiet          print only failures and the summary line\n"
@@ -70,8 +70,21 @@ static int parse_seconds(double *out, const char *opt, const char *value)
     return 0;
 }
 
+/* --fail-on, or $CULPRIT_FAIL_ON: `source` names which, for the message. */
+static int parse_fail_on(culprit_runner_options *out, const char *source, const char *value)
+{
+    if (strcmp(value, "major") && strcmp(value, "none"))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "%s: '%s' is not major or none (a test binary judges categories "
+                                 "only; see culprit check)",
+                                 source, value);
+    out->fail_on_none = !strcmp(value, "none");
+    return 0;
+}
+
 int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv)
 {
+    const char *env_fail_on = getenv("CULPRIT_FAIL_ON");
     static const struct {
         const char *name;
         int takes_value;
@@ -85,6 +98,9 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
                  {"-h", 0}};
 
     memset(out, 0, sizeof(*out));
+    /* The environment first, so that the command line overrides it. */
+    if (env_fail_on && *env_fail_on && parse_fail_on(out, "CULPRIT_FAIL_ON", env_fail_on) < 0)
+        return CULPRIT_EINVALID;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *value = NULL, *eq = NULL;
         size_t len = strlen(arg);
@@ -142,14 +158,9 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
             out->branch = value;
         else if (!strcmp(name, "--project"))
             out->project = value;
-        else if (!strcmp(name, "--fail-on")) {
-            if (strcmp(value, "major") && strcmp(value, "none"))
-                return culprit_error_set(CULPRIT_EINVALID,
-                                         "--fail-on: '%s' is not major or none (a test binary "
-                                         "judges categories only; see culprit check)",
-                                         value);
-            out->fail_on_none = !strcmp(value, "none");
-        } else if (!strcmp(name, "--no-fork"))
+        else if (!strcmp(name, "--fail-on"))
+            error = parse_fail_on(out, name, value);
+        else if (!strcmp(name, "--no-fork"))
             out->no_fork = 1;
         else if (!strcmp(name, "--verbose") || !strcmp(name, "-v"))
             out->verbose = 1;

@@ -398,6 +398,15 @@ static void test_above_its_category_is_a_major_regression(void **state)
     assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
     assert_string_equal(json_string_value(json_object_get(t, "verdict")), "major");
     json_decref(doc);
+    /* the same from the environment (sanitizer builds), and a bad value named */
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_FAIL_ON=none", "--filter cpu_busy --no-history"),
+                     0);
+    assert_non_null(strstr(w->out.ptr, "cpu_busy"));
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_FAIL_ON=sometimes", "--list"), 2);
+    assert_non_null(strstr(w->err.ptr, "CULPRIT_FAIL_ON"));
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_FAIL_ON=none",
+                                "--filter cpu_busy --no-history --fail-on major"),
+                     1); /* the command line wins */
     assert_int_equal(run_sample(w, NULL, NULL, "--fail-on minor"), 2);
     unlink(path);
 }
