@@ -58,8 +58,12 @@ static int run_sample(workspace *w, const char *cwd, const char *env, const char
 
     snprintf(out_path, sizeof(out_path), "%s/.out", w->dir);
     snprintf(err_path, sizeof(err_path), "%s/.err", w->dir);
-    culprit_buf_printf(&cmd, "cd '%s' && env %s '%s' %s >'%s' 2>'%s'", cwd ? cwd : w->dir,
-                       env ? env : "", SAMPLE_BIN, args, out_path, err_path);
+    /* A clean culprit environment: the sanitizer suite sets CULPRIT_FAIL_ON=none for
+     * itself, and a developer's shell may carry CULPRIT_* settings. */
+    culprit_buf_printf(&cmd,
+                       "cd '%s' && env -u CULPRIT_FAIL_ON -u CULPRIT_COMMIT -u CULPRIT_BRANCH "
+                       "-u CULPRIT_HISTORY_DIR %s '%s' %s >'%s' 2>'%s'",
+                       cwd ? cwd : w->dir, env ? env : "", SAMPLE_BIN, args, out_path, err_path);
     status = system(cmd.ptr);
     culprit_buf_dispose(&cmd);
     culprit_buf_clear(&w->out);
