@@ -24,4 +24,5 @@ echo
 echo "History of every demo run so far ($(ls "$history"/*.xml | wc -l) files): $history"
 echo "Category assignments: $history/categories.json"
 echo "JUnit reports for CI: $out/*.junit.xml"
+echo "Judge a later commit's runs against these: $build/framework/cli/culprit check --history $history"
 exit "$status"
