@@ -140,27 +140,7 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
 {
     int error;
 
-    if ((error = culprit_history_set_string(&dst->name, src->name)) < 0 ||
-        (error = culprit_history_set_string(&dst->classname,
-                                            src->classname ? src->classname : suite)) < 0 ||
-        (error = culprit_history_set_string(&dst->message, src->message)) < 0 ||
-        (error = culprit_history_set_string(&dst->output, src->output)) < 0 ||
-        (error = culprit_history_set_string(&dst->category, src->category)) < 0 ||
-        (error = culprit_history_set_string(&dst->category_source, src->category_source)) < 0 ||
-        (error = culprit_history_set_string(&dst->verdict, src->verdict)) < 0 ||
-        (error = culprit_history_set_string(&dst->verdict_message, src->verdict_message)) < 0 ||
-        (error = culprit_history_set_string(&dst->metric, src->metric)) < 0 ||
-        (error = culprit_history_set_string(&dst->stop, src->stop)) < 0)
+    if ((error = culprit_test_result_copy_summary(dst, src)) < 0)
         return error;
-    dst->status = src->status;
-    dst->category_low_ns = src->category_low_ns;
-    dst->category_high_ns = src->category_high_ns;
-    dst->batch = src->batch;
-    dst->warmup = src->warmup;
-    dst->timer_overhead_ns = src->timer_overhead_ns;
-    dst->elapsed_s = src->elapsed_s;
-    dst->summary = src->summary;
-    dst->judged = src->judged;
-    dst->outliers = src->outliers;
-    return 0;
+    return src->classname ? 0 : culprit_history_set_string(&dst->classname, suite);
 }

@@ -6,6 +6,7 @@
 #include "internal.h"
 
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 const char *culprit_status_name(culprit_status status)
@@ -34,23 +35,50 @@ int culprit_run_new(culprit_run **out)
     return 0;
 }
 
+/* The owned strings of a test result: one list for freeing and for copying. */
+static const size_t test_strings[] = {
+    offsetof(culprit_test_result, name),     offsetof(culprit_test_result, classname),
+    offsetof(culprit_test_result, message),  offsetof(culprit_test_result, output),
+    offsetof(culprit_test_result, category), offsetof(culprit_test_result, category_source),
+    offsetof(culprit_test_result, verdict),  offsetof(culprit_test_result, verdict_message),
+    offsetof(culprit_test_result, metric),   offsetof(culprit_test_result, stop)};
+
+#define NTEST_STRINGS (sizeof(test_strings) / sizeof(test_strings[0]))
+
+static char **test_string(culprit_test_result *test, size_t i)
+{
+    return (char **)((char *)test + test_strings[i]);
+}
+
 static void test_result_dispose(culprit_test_result *test)
 {
-    free(test->name);
-    free(test->classname);
-    free(test->message);
-    free(test->output);
-    free(test->category);
-    free(test->category_source);
-    free(test->verdict);
-    free(test->verdict_message);
-    free(test->metric);
-    free(test->stop);
+    for (size_t i = 0; i < NTEST_STRINGS; i++)
+        free(*test_string(test, i));
     for (size_t i = 0; i < test->nseries; i++) {
         free(test->series[i].name);
         free(test->series[i].values);
     }
     free(test->series);
+}
+
+int culprit_test_result_copy_summary(culprit_test_result *dst, const culprit_test_result *src)
+{
+    /* Every scalar by assignment (a field added later is copied too), then each owned
+     * string replaced by a copy; the series are left out. */
+    *dst = *src;
+    dst->nseries = 0;
+    dst->series = NULL;
+    for (size_t i = 0; i < NTEST_STRINGS; i++)
+        *test_string(dst, i) = NULL;
+    for (size_t i = 0; i < NTEST_STRINGS; i++) {
+        const char *value = *test_string((culprit_test_result *)src, i);
+        if (value && !(*test_string(dst, i) = culprit_strdup(value))) {
+            test_result_dispose(dst);
+            memset(dst, 0, sizeof(*dst));
+            return CULPRIT_ERROR;
+        }
+    }
+    return 0;
 }
 
 void culprit_run_free(culprit_run *run)

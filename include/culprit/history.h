@@ -106,6 +106,12 @@ int culprit_history_set_string(char **field, const char *value);
 int culprit_test_result_add_series(culprit_test_result *test, const char *name,
                                    const double *values, size_t n, int absent);
 
+/**
+ * Copies `src` into the zeroed `dst` without its series: every summary, verdict and
+ * string (deep copies, owned by dst). For documents that carry verdicts, not samples.
+ */
+int culprit_test_result_copy_summary(culprit_test_result *dst, const culprit_test_result *src);
+
 /** The series called `name`, or NULL. Borrowed. */
 const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name);
 

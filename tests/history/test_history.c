@@ -250,6 +250,29 @@ static void write_text(const char *path, const char *text, size_t len)
     fclose(f);
 }
 
+static void copy_summary_copies_everything_but_the_series(void **state)
+{
+    culprit_run *run = make_run(), *copy = NULL;
+    culprit_test_result *dst;
+    const culprit_test_result *src = &run->tests[0];
+    (void)state;
+    assert_int_equal(culprit_run_new(&copy), 0);
+    assert_int_equal(culprit_run_add_test(&dst, copy), 0);
+    assert_int_equal(culprit_test_result_copy_summary(dst, src), 0);
+    assert_string_equal(dst->name, src->name);
+    assert_ptr_not_equal(dst->name, src->name); /* owned copies */
+    assert_string_equal(dst->verdict_message, src->verdict_message);
+    assert_string_equal(dst->category_source, src->category_source);
+    assert_memory_equal(&dst->summary, &src->summary, sizeof(src->summary));
+    assert_memory_equal(&dst->judged, &src->judged, sizeof(src->judged));
+    assert_int_equal(dst->batch, src->batch);
+    assert_int_equal(dst->nseries, 0);
+    assert_null(dst->series);
+    culprit_run_free(run); /* the copy does not depend on the original */
+    assert_int_equal(dst->batch, 16);
+    culprit_run_free(copy);
+}
+
 static void written_file_validates_against_junit_schema(void **state)
 {
     culprit_run *run = make_run();
@@ -598,6 +621,7 @@ int main(void)
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
         cmocka_unit_test(written_file_validates_against_junit_schema),
+        cmocka_unit_test(copy_summary_copies_everything_but_the_series),
         cmocka_unit_test(corrupt_and_foreign_files_are_invalid),
         cmocka_unit_test(reader_without_skip_shape_still_reads),
         cmocka_unit_test(store_never_overwrites),
