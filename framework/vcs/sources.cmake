@@ -1,5 +1,8 @@
 target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/changes.c
+  ${CMAKE_CURRENT_LIST_DIR}/checkout.c
   ${CMAKE_CURRENT_LIST_DIR}/commit.c
+  ${CMAKE_CURRENT_LIST_DIR}/dag.c
   ${CMAKE_CURRENT_LIST_DIR}/head.c
   ${CMAKE_CURRENT_LIST_DIR}/history.c
   ${CMAKE_CURRENT_LIST_DIR}/repo.c

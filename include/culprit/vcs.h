@@ -2,8 +2,11 @@
  * culprit vcs: what culprit needs from git, through libgit2: the commit a run
  * measures (HEAD of the working tree, its branch, whether the tree is dirty), and
  * on an open repository handle: revisions, first-parent history, ancestry and the
- * facts a report shows about a commit. Later issues add diffs and temporary checkouts.
- * Nothing here writes to the repository: not the index, not HEAD, not refs.
+ * facts a report shows about a commit; for bisection, the DAG between a good and a
+ * bad commit, the files and lines each commit changed, and temporary checkouts of
+ * any commit in a directory outside the working tree.
+ * Nothing here writes to the repository: not the index, not HEAD, not refs, not
+ * the working tree.
  *
  * Threads: the last error is thread-local (culprit_error_last()). A culprit_vcs
  * handle may be used by one thread at a time (libgit2's rule for git_repository);
@@ -161,6 +164,226 @@ int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const ch
 
 /** Frees the strings of `commit`; they are left NULL. Twice or NULL is harmless. */
 void culprit_vcs_commit_dispose(culprit_vcs_commit *commit);
+
+/* ---------------------------------------------------------------------------------
+ * The DAG of a bisection
+ * ------------------------------------------------------------------------------ */
+
+/** One commit of a bisection DAG. */
+typedef struct {
+    char sha[41];    /**< 40 hex digits */
+    char *subject;   /**< first line of the message, as culprit_vcs_commit_info() */
+    size_t *parents; /**< indices in the DAG of the parents that lie inside it, in
+                          the commit's parent order (first parent first); each is
+                          smaller than this node's own index. NULL when none. */
+    size_t nparents; /**< how many parents lie inside the DAG */
+    size_t noutside; /**< how many parents lie outside it (ancestors of a good commit) */
+} culprit_vcs_dag_node;
+
+/** The commits a bisection chooses from, parents before children. */
+typedef struct {
+    culprit_vcs_dag_node *nodes; /**< `n` nodes in a topological order; the last is bad */
+    size_t n;
+} culprit_vcs_dag;
+
+/**
+ * The DAG of the bisection between the `ngood` revisions `good` and the revision
+ * `bad` (`git rev-list bad ^good...`): the commits that are ancestors of bad, bad
+ * included, and ancestors of none of the good commits, merges and both sides of
+ * them included. Revisions are anything culprit_vcs_resolve() accepts.
+ * `out->nodes` is in a topological order: every parent inside the DAG comes before
+ * its children, so bad, the only commit without a child inside, comes last. Among
+ * the orders possible the one of libgit2's topological walk is taken; it is
+ * deterministic for a given repository.
+ *
+ * Errors (the message names the revisions):
+ * - CULPRIT_ENOTFOUND: an unknown revision;
+ * - CULPRIT_EINVALID: a revision that is not a commit, no good revision at all,
+ *   a good commit equal to bad, or a good commit that is not an ancestor of bad
+ *   ("good 'v1' (abc...) is not an ancestor of bad 'main' (def...)");
+ * - CULPRIT_ERROR: the history cannot be read.
+ * Free with culprit_vcs_dag_dispose(); on failure `*out` is empty.
+ * Not thread-safe on one `repo` (see the top of this file).
+ */
+int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char *const *good,
+                            size_t ngood, const char *bad);
+
+/** Frees the nodes of `dag`; it is left empty. Twice or NULL is harmless. */
+void culprit_vcs_dag_dispose(culprit_vcs_dag *dag);
+
+/**
+ * The index of the node with id `sha` in `dag`, or (size_t)-1 when none. Linear
+ * in the size of the DAG. Thread-safe.
+ */
+size_t culprit_vcs_dag_find(const culprit_vcs_dag *dag, const char *sha);
+
+/**
+ * Invariant checker, for assert(): 1 when `dag` is well formed, else 0. Well
+ * formed: at least one node; ids of 40 hex digits, all distinct; every parent
+ * index smaller than its node's (a topological order), none repeated within a
+ * node; every node but the last a parent of some later node (everything leads to
+ * bad). Allocates (O(n) memory, O(n log n) time); returns 0 when out of memory.
+ * Thread-safe.
+ */
+int culprit_vcs_dag_is_valid(const culprit_vcs_dag *dag);
+
+/* ---------------------------------------------------------------------------------
+ * What a commit changed
+ * ------------------------------------------------------------------------------ */
+
+/** How a file changed. */
+typedef enum {
+    CULPRIT_VCS_ADDED,
+    CULPRIT_VCS_DELETED,
+    CULPRIT_VCS_MODIFIED,
+    CULPRIT_VCS_RENAMED,   /**< possibly modified too; `old_path` is set */
+    CULPRIT_VCS_TYPECHANGE /**< a file became a symlink or a submodule, or back */
+} culprit_vcs_change_status;
+
+/** A range of lines on the new side of a diff, as in `@@ -a,b +start,lines @@`. */
+typedef struct {
+    size_t start; /**< first changed line, 1-based; for a pure deletion (lines == 0)
+                       the line after which lines were removed (0: at the top), as
+                       `git diff -U0` prints it */
+    size_t lines; /**< number of lines; 0 for a pure deletion */
+} culprit_vcs_range;
+
+/** One changed file. */
+typedef struct {
+    char *path;     /**< the new path; the old one for a deletion */
+    char *old_path; /**< the old path for a rename, else NULL */
+    culprit_vcs_change_status status;
+    int binary;                /**< 1: binary content, `ranges` is empty */
+    culprit_vcs_range *ranges; /**< hunks with no context, in order */
+    size_t nranges;
+} culprit_vcs_file_change;
+
+/** What a commit changed against one of its parents. */
+typedef struct {
+    char sha[41];                   /**< the commit */
+    char parent_sha[41];            /**< the parent compared with; "" for a root commit */
+    culprit_vcs_file_change *files; /**< in the diff's order (by path, as git diff lists them) */
+    size_t nfiles;
+} culprit_vcs_changeset;
+
+/**
+ * The files and line ranges commit `sha` changed against its parent number
+ * `parent` (0-based, as git_commit_parent(): 0 is the first parent, `sha^1`; a
+ * merge's other sides are 1, 2...). A root commit is compared with the empty tree
+ * (`parent` must be 0). Like `git diff -U0 -M parent sha`: no context lines, renames
+ * found at git's default 50% similarity, the indent heuristic on, no filters or
+ * whitespace options. Deleted files list one range {0, 0}; binary files none.
+ * Free with culprit_vcs_changeset_dispose(); on failure `*out` is empty.
+ * Errors: CULPRIT_EINVALID (not a full id, or `parent` out of range: the message
+ * says how many parents the commit has), CULPRIT_ENOTFOUND (no such commit),
+ * CULPRIT_ERROR (unreadable objects). Not thread-safe on one `repo`.
+ */
+int culprit_vcs_changes(culprit_vcs_changeset *out, culprit_vcs *repo, const char *sha,
+                        size_t parent);
+
+/** Frees what `changes` holds; it is left empty. Twice or NULL is harmless. */
+void culprit_vcs_changeset_dispose(culprit_vcs_changeset *changes);
+
+/* ---------------------------------------------------------------------------------
+ * Temporary checkouts
+ *
+ * The files of a commit written into a fresh directory outside the working tree,
+ * for building and running an old version. The repository is only read: no index
+ * is written, HEAD and refs do not move, no worktree is registered in .git (this
+ * is not `git worktree add`), the user's working tree is not touched. Blobs are
+ * written as stored: no checkout filters (CRLF conversion, ident, LFS smudge).
+ * Submodules are NOT checked out: see `allow_submodules`.
+ * ------------------------------------------------------------------------------ */
+
+/** A temporary checkout. Opaque. */
+typedef struct culprit_vcs_checkout culprit_vcs_checkout;
+
+/** Options of culprit_vcs_checkout_create(). */
+typedef struct {
+    unsigned int version;   /**< CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION */
+    const char *parent_dir; /**< where the checkout directory is created; NULL:
+                                 $TMPDIR, or /tmp when unset. Must lie outside
+                                 the repository's working tree and .git. */
+    int allow_submodules;   /**< 0 (default): a commit whose tree has a submodule
+                                 (gitlink) is refused with CULPRIT_EINVALID naming it;
+                                 1: its directory is left empty and counted in
+                                 culprit_vcs_checkout_submodules() */
+} culprit_vcs_checkout_options;
+
+#define CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION 1
+#define CULPRIT_VCS_CHECKOUT_OPTIONS_INIT                                                          \
+    {                                                                                              \
+        CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION, NULL, 0                                              \
+    }
+
+/** Sets `opts` to the defaults. Returns 0. */
+int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts);
+
+/**
+ * Writes the tree of commit `sha` into a new directory
+ * `<parent_dir>/culprit-checkout-XXXXXX` (mode 0700) and registers it in a
+ * process-wide registry of live checkouts (at most CULPRIT_VCS_MAX_CHECKOUTS at a
+ * time), so culprit_vcs_checkout_remove_all() can delete it. Regular files get
+ * mode 0644 or 0755 (minus the umask), symlinks are symlinks. `opts` NULL means
+ * defaults. `repo` must outlive the checkout.
+ * On any failure nothing is left behind: the directory is removed.
+ * Errors: CULPRIT_EINVALID (not a full id, a parent directory inside the working
+ * tree, a bad options version, a submodule without `allow_submodules`: the message
+ * names its path), CULPRIT_ENOTFOUND (no such commit), CULPRIT_EIO (the file
+ * system), CULPRIT_ERROR (unreadable objects, the registry full).
+ * The caller owns `*out` and ends it with culprit_vcs_checkout_remove().
+ * Thread-safe for distinct `repo` handles (the registry is locked).
+ */
+int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, const char *sha,
+                                const culprit_vcs_checkout_options *opts);
+
+/**
+ * Switches the checkout to commit `sha` in place: only the files that differ
+ * between the two commits' trees are rewritten (each replaced by a rename, so a
+ * file being read keeps its old content), files the new tree lacks are deleted
+ * along with directories they leave empty, the others keep their bytes and
+ * modification times, so an incremental build in the directory rebuilds only what
+ * changed. Files that are not in either tree (build outputs) are left alone; a
+ * tracked file edited inside the checkout is only restored when it differs
+ * between the two commits. Same errors as culprit_vcs_checkout_create(); after a
+ * failure the directory is half-switched: switch again or remove it.
+ */
+int culprit_vcs_checkout_switch(culprit_vcs_checkout *checkout, const char *sha);
+
+/** The checkout's directory (absolute, no trailing '/'); borrowed from `checkout`. */
+const char *culprit_vcs_checkout_path(const culprit_vcs_checkout *checkout);
+
+/** The commit the checkout holds (40 hex digits); borrowed from `checkout`. */
+const char *culprit_vcs_checkout_sha(const culprit_vcs_checkout *checkout);
+
+/** How many submodules of the current commit were left as empty directories. */
+size_t culprit_vcs_checkout_submodules(const culprit_vcs_checkout *checkout);
+
+/**
+ * Deletes the checkout's directory with everything in it (build outputs too),
+ * unregisters it and frees `checkout`, which is freed even on failure. NULL is a
+ * harmless no-op. CULPRIT_EIO when something could not be deleted (the message
+ * names it).
+ */
+int culprit_vcs_checkout_remove(culprit_vcs_checkout *checkout);
+
+/** The most checkouts that may be live at one time in a process. */
+#define CULPRIT_VCS_MAX_CHECKOUTS 64
+
+/**
+ * Deletes the directories of every live checkout of the process, for a signal
+ * handler (SIGINT, SIGTERM, SIGHUP) or an atexit() function: culprit installs
+ * neither; the caller does. ASYNC-SIGNAL-SAFE: it only reads the registry (a static
+ * array of fixed-size paths published with atomic flags), fork()s, execve()s
+ * `/bin/rm -rf -- <dirs>` in the child and waitpid()s for it, saving errno; no
+ * allocation, no lock, no stdio. The handles stay allocated (the process is
+ * expected to exit next); culprit_vcs_checkout_remove() on them afterwards is
+ * still safe. Returns the number of directories handed to rm, or -1 when fork
+ * failed or rm reported an error.
+ * Not to be called while another thread is creating a checkout in the same
+ * process except from a handler about to end the process.
+ */
+int culprit_vcs_checkout_remove_all(void);
 
 #ifdef __cplusplus
 }
