@@ -1,0 +1,181 @@
+/*
+ * culprit bisect: the pure bisection algorithm over a commit DAG (Heger et al.
+ * 2013, section 4.1, eq. 1; git bisect's rule). It decides which commit to test
+ * next and what the answer is; the caller decides what a commit is (good, bad or
+ * skipped), by measuring, by a script or by a statistical test. No git, no
+ * building, no measuring here: the DAG is a generic description given by indices.
+ *
+ * A search object holds the candidates: the commits that may still be the first
+ * bad one. At the start they are the ancestors-or-self of the bad end that are not
+ * ancestors-or-self of a good end. Each test narrows them:
+ *
+ *   good c  c and its ancestors leave the candidates;
+ *   bad c   only c and its ancestors stay; c becomes the bad end;
+ *   skip c  c stays a candidate but is never proposed again.
+ *
+ * The search is done when the bad end is the only candidate (found) or when every
+ * other candidate is skipped (ambiguous: the first bad commit is one of the range).
+ *
+ * Thread-safety: a search object is not shared; distinct objects are independent.
+ */
+#ifndef CULPRIT_BISECT_H
+#define CULPRIT_BISECT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * A DAG of `n` commits named 0..n-1. Commit i has `nparents[i]` parents listed in
+ * `parents[i]`; a parent index >= n is outside the DAG (on the good side) and is
+ * ignored. Both arrays may be NULL when n == 0 or when no commit has a parent
+ * (`nparents` NULL means every commit has none). The description is copied by
+ * culprit_bisect_new*(), so it may be freed afterwards.
+ *
+ * The caller gives the commits that are ancestors of the bad commit and not of the
+ * good one(s), the bad one included; the good side is implicit (outside). Any
+ * order of the indices works; ties between equally good test points are broken by
+ * the lowest index, so passing commits in `git rev-list` order (newest first)
+ * reproduces git's choice among ties.
+ */
+typedef struct {
+    size_t n;
+    const size_t *nparents;
+    const size_t *const *parents;
+} culprit_bisect_dag;
+
+/** What the caller found a tested commit to be. */
+typedef enum {
+    CULPRIT_BISECT_GOOD = 0, /**< not affected: the commit and its ancestors are not culprits */
+    CULPRIT_BISECT_BAD = 1,  /**< affected: the first bad commit is it or one of its ancestors */
+    CULPRIT_BISECT_SKIP = 2  /**< untestable (does not build, test fails, undecided) */
+} culprit_bisect_verdict;
+
+/** Where a search stands. */
+typedef enum {
+    CULPRIT_BISECT_RUNNING = 0,  /**< a commit remains to be tested (culprit_bisect_next) */
+    CULPRIT_BISECT_FOUND = 1,    /**< one candidate remains: the bad end is the first bad commit */
+    CULPRIT_BISECT_AMBIGUOUS = 2 /**< only skipped candidates plus the bad end remain */
+} culprit_bisect_status;
+
+/** A bisection search (opaque). */
+typedef struct culprit_bisect culprit_bisect;
+
+/**
+ * Starts a search over the whole DAG: the candidates are `bad` and its ancestors.
+ * Returns 0, CULPRIT_EINVALID (bad out of range, a parent cycle) or CULPRIT_ERROR
+ * (out of memory). The caller frees `*out` with culprit_bisect_free().
+ * O(N + E) time.
+ */
+int culprit_bisect_new(culprit_bisect **out, const culprit_bisect_dag *dag, size_t bad);
+
+/**
+ * Starts a search over a sub-range of the DAG: the candidates are `bad` and its
+ * ancestors, minus the `ngood` commits of `good` and their ancestors (good ends
+ * inside the DAG; the original good side stays implicit). This is what `--all`
+ * needs after a culprit c was found (the paper's section 6, limitation 3):
+ *
+ *   - above c: culprit_bisect_new_range(&s, dag, original_bad, &c, 1), tested
+ *     against c as the new good baseline;
+ *   - below c: for a parent p of c that is still bad against the original good
+ *     end, culprit_bisect_new_range(&s, dag, p, goods, ngoods) with the goods
+ *     that are known good against the same baseline and decision rule
+ *     (culprit_bisect_goods() of a search that used them; goods judged
+ *     against a stricter threshold may hide a smaller regression).
+ *
+ * CULPRIT_EINVALID when `bad` or a good is out of range, when `bad` is an
+ * ancestor-or-self of a good (empty range), or on a parent cycle.
+ */
+int culprit_bisect_new_range(culprit_bisect **out, const culprit_bisect_dag *dag, size_t bad,
+                             const size_t *good, size_t ngood);
+
+/** Frees a search. NULL is a no-op. */
+void culprit_bisect_free(culprit_bisect *bisect);
+
+/**
+ * The next commit to test: among the candidates that are neither skipped nor the
+ * bad end, the one of highest weight w = min(a + 1, N - (a + 1)), a its ancestors
+ * among the candidates, N the number of candidates (Heger et al. eq. 1, git's
+ * rule); ties go to the lowest index. CULPRIT_ENOTFOUND when the search is done
+ * (see culprit_bisect_status()). O((N + E) * N / 64) time, N^2 / 8 bytes.
+ */
+int culprit_bisect_next(size_t *out, const culprit_bisect *bisect);
+
+/**
+ * Records what `commit` is. It must be a candidate: CULPRIT_EINVALID otherwise,
+ * and when the bad end is marked good or skipped (a contradiction). Marking the
+ * bad end bad is a no-op. Every accepted mark counts as one tested commit.
+ * O(N + E) time.
+ */
+int culprit_bisect_mark(culprit_bisect *bisect, size_t commit, culprit_bisect_verdict mark);
+
+/**
+ * Decides a commit for culprit_bisect_run(): sets `*out` and returns 0, or returns
+ * a negative code to stop the search (the code is passed through).
+ */
+typedef int (*culprit_bisect_decide_cb)(culprit_bisect_verdict *out, const culprit_bisect *bisect,
+                                        size_t commit, void *payload);
+
+/**
+ * Runs the search to its end: next, decide, mark, until done. This is where a
+ * driver plugs its decision in (a statistical comparison with the good end, a
+ * script's exit code). Returns 0 when done, or the callback's negative code.
+ */
+int culprit_bisect_run(culprit_bisect *bisect, culprit_bisect_decide_cb decide, void *payload);
+
+/** Where the search stands. */
+culprit_bisect_status culprit_bisect_status_get(const culprit_bisect *bisect);
+
+/** The current bad end: the first bad commit once the status is FOUND. */
+size_t culprit_bisect_bad(const culprit_bisect *bisect);
+
+/** The number of candidates (N of eq. 1), the bad end and skipped ones included. */
+size_t culprit_bisect_ncandidates(const culprit_bisect *bisect);
+
+/** The number of commits marked so far (good, bad or skip): the builds spent. */
+size_t culprit_bisect_tested(const culprit_bisect *bisect);
+
+/** 1 when `commit` is a candidate, 0 otherwise (also when out of range). */
+int culprit_bisect_is_candidate(const culprit_bisect *bisect, size_t commit);
+
+/** 1 when `commit` was marked skip, 0 otherwise. */
+int culprit_bisect_is_skipped(const culprit_bisect *bisect, size_t commit);
+
+/**
+ * The commits that could be the first bad one, in increasing index order: the
+ * bad end alone when FOUND; the skipped candidates and the bad end when
+ * AMBIGUOUS (what git reports as "the first bad commit could be any of");
+ * every candidate while RUNNING. `*out` is malloc'd (caller frees with free();
+ * NULL when `*n_out` is 0).
+ */
+int culprit_bisect_range(size_t **out, size_t *n_out, const culprit_bisect *bisect);
+
+/**
+ * The commits marked good in this search, in marking order (for restarting below
+ * a culprit with culprit_bisect_new_range()). `*out` is malloc'd, caller frees.
+ */
+int culprit_bisect_goods(size_t **out, size_t *n_out, const culprit_bisect *bisect);
+
+/**
+ * Eq. 1 for every commit: `ancestors[i]` (a, may be NULL) and `weights[i]` (w, may
+ * be NULL), arrays of the DAG's n entries; commits that are not candidates get
+ * SIZE_MAX in both. For inspection and tests; culprit_bisect_next() uses the same.
+ */
+int culprit_bisect_weights(size_t *weights, size_t *ancestors, const culprit_bisect *bisect);
+
+/**
+ * Checks the search's invariants, for use inside assert(): the bad end is a
+ * candidate; every candidate is an ancestor-or-self of the bad end; the candidate
+ * set is convex (no candidate descends from a non-candidate that is itself a
+ * parent of a candidate, i.e. good ancestors never come back); the count matches.
+ * Returns 1 when they hold, 0 otherwise (NULL: 0). O(N + E).
+ */
+int culprit_bisect_check(const culprit_bisect *bisect);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
