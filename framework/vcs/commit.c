@@ -32,8 +32,6 @@ int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const ch
 {
     git_commit *commit = NULL;
     const git_signature *author;
-    const char *message;
-    size_t len;
     int error = 0;
 
     memset(out, 0, sizeof(*out));
@@ -41,16 +39,8 @@ int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const ch
         goto cleanup;
     git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(commit));
 
-    /* The first line, not git's first paragraph (%s): a subject wrapped by hand
-     * stays one line in a report. Trailing blanks and a CR from Windows editors go. */
-    message = git_commit_message(commit);
-    message = message ? message : "";
-    len = strcspn(message, "\n");
-    while (len > 0 &&
-           (message[len - 1] == '\r' || message[len - 1] == ' ' || message[len - 1] == '\t'))
-        len--;
-    if (!(out->subject = strndup(message, len))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (!(out->subject = culprit_vcs__subject(git_commit_message(commit)))) {
+        error = CULPRIT_ERROR;
         goto cleanup;
     }
 
@@ -73,6 +63,22 @@ cleanup:
     if (error < 0)
         culprit_vcs_commit_dispose(out);
     return error;
+}
+
+char *culprit_vcs__subject(const char *message)
+{
+    char *subject;
+    size_t len;
+
+    /* Trailing blanks and a CR from Windows editors go. */
+    message = message ? message : "";
+    len = strcspn(message, "\n");
+    while (len > 0 &&
+           (message[len - 1] == '\r' || message[len - 1] == ' ' || message[len - 1] == '\t'))
+        len--;
+    if (!(subject = strndup(message, len)))
+        culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return subject;
 }
 
 void culprit_vcs_commit_dispose(culprit_vcs_commit *commit)

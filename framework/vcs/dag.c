@@ -30,18 +30,6 @@ static int compare_sha_ptr(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static char *first_line(const char *message)
-{
-    size_t len;
-
-    message = message ? message : "";
-    len = strcspn(message, "\n");
-    while (len > 0 &&
-           (message[len - 1] == '\r' || message[len - 1] == ' ' || message[len - 1] == '\t'))
-        len--;
-    return strndup(message, len);
-}
-
 /* Resolves every good revision, checks each against bad and hides it in `walk`. */
 static int hide_goods(git_revwalk *walk, culprit_vcs *repo, const char *const *good, size_t ngood,
                       const char *bad, const char *bad_sha)
@@ -162,8 +150,8 @@ int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char 
         git_oid_tostr(node->sha, sizeof(node->sha), &oids[i]);
         if ((error = culprit_vcs__lookup_commit(&commit, repo, node->sha)) < 0)
             goto cleanup;
-        if (!(node->subject = first_line(git_commit_message(commit)))) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        if (!(node->subject = culprit_vcs__subject(git_commit_message(commit)))) {
+            error = CULPRIT_ERROR;
             goto cleanup;
         }
         if ((error = link_parents(node, commit, sorted, n)) < 0)

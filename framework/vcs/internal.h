@@ -29,4 +29,11 @@ int culprit_vcs__git_error(int code, const char *what);
  */
 int culprit_vcs__lookup_commit(git_commit **out, culprit_vcs *repo, const char *sha);
 
+/*
+ * The subject of a commit message: its first line without trailing blanks or CR
+ * (not git's first paragraph: a subject wrapped by hand stays one line in a
+ * report). Returns a malloc'd string, or NULL with the last error set.
+ */
+char *culprit_vcs__subject(const char *message);
+
 #endif

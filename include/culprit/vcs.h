@@ -324,7 +324,7 @@ int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts);
  * `<parent_dir>/culprit-checkout-XXXXXX` (mode 0700) and registers it in a
  * process-wide registry of live checkouts (at most CULPRIT_VCS_MAX_CHECKOUTS at a
  * time), so culprit_vcs_checkout_remove_all() can delete it. Regular files get
- * mode 0644 or 0755 (minus the umask), symlinks are symlinks. `opts` NULL means
+ * mode 0666 or 0777 minus the umask, symlinks are symlinks. `opts` NULL means
  * defaults. `repo` must outlive the checkout.
  * On any failure nothing is left behind: the directory is removed.
  * Errors: CULPRIT_EINVALID (not a full id, a parent directory inside the working
