@@ -89,7 +89,8 @@ typedef struct {
 #define CLI_JUDGE_OPTIONS                                                                          \
     {"--fail-on", 1}, {"--json", 0}, {"--junit", 1}, {"--test", 1}, {"--history", 1},              \
         {"--project", 1}, {"--allow-mixed", 0}, {"--threshold", 1}, {"--confidence", 1},           \
-        {"--fdr", 1}, {                                                                            \
+        {"--fdr", 1},                                                                              \
+    {                                                                                              \
         "--noise-window", 1                                                                        \
     }
 
@@ -181,6 +182,7 @@ int cli_write_junit(const char *path, const culprit_check_result *result, const 
 
 int cli_check(int argc, char **argv);
 int cli_compare(int argc, char **argv);
+int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 

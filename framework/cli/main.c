@@ -21,6 +21,7 @@ static const command commands[] = {
     {"compare", cli_compare, "judge one run, file or revision, against another"},
     {"history", cli_history, "each test's measurements along first-parent history"},
     {"categories", cli_categories, "show and change the tests' speed categories"},
+    {"bisect", cli_bisect, "find the commit that made a command slower"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

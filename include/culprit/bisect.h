@@ -174,6 +174,92 @@ int culprit_bisect_weights(size_t *weights, size_t *ancestors, const culprit_bis
  */
 int culprit_bisect_check(const culprit_bisect *bisect);
 
+/* ------------------------------------------------------------ sessions --- */
+
+struct culprit_bisect_step;
+
+/**
+ * One bisection on a real repository: build each commit chosen by the algorithm
+ * above in a temporary checkout outside the user's working tree, measure it
+ * against the good end with the runs of the two interleaved (so drift of the
+ * machine touches both alike), decide with Welch's interval, and go on until the
+ * first bad commit is found. The user's working tree, index, HEAD and refs are
+ * never touched.
+ *
+ * This first driver measures a command's whole run time (`command`, the way
+ * hyperfine times commands); perf-test measurement, history reuse, --all and
+ * relevance skipping come with the rest of issue 4.
+ */
+typedef struct {
+    unsigned int version;
+    const char *repository;      /**< a path inside the repository; NULL: "." */
+    const char *good;            /**< revision known to be fast */
+    const char *bad;             /**< revision known to be slow */
+    const char *build;           /**< shell command building a checkout (its directory is the
+                                      working directory and $CULPRIT_CHECKOUT); NULL: none */
+    const char *command;         /**< shell command whose run time is measured, in the checkout */
+    double confidence;           /**< of each decision (0.99) */
+    double threshold;            /**< smallest relative slowdown that makes a commit bad (0.02) */
+    unsigned int min_runs;       /**< runs per commit per decision, interleaved (5) */
+    unsigned int max_runs;       /**< when undecided, more runs up to this many (30) */
+    unsigned int max_failures;   /**< stop after this many commits failed to build or run (5) */
+    double timeout_s;            /**< kill a build or a run after this long (600) */
+    const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
+    /** Called after each step (NULL: silent). */
+    void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
+                     void *payload);
+    void *payload;
+} culprit_bisect_options;
+
+#define CULPRIT_BISECT_OPTIONS_VERSION 1
+#define CULPRIT_BISECT_OPTIONS_INIT                                                                \
+    {                                                                                              \
+        CULPRIT_BISECT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0.99, 0.02, 5, 30, 5, 600,   \
+            NULL, NULL, NULL                                                                       \
+    }
+
+/** One measured comparison of a commit against the good end. */
+typedef struct culprit_bisect_step {
+    char sha[41];
+    char *subject;
+    culprit_bisect_verdict verdict;         /**< bad: significantly slower than the good end */
+    char *skip_reason;                      /**< why a skipped commit could not be measured */
+    char good[41];                          /**< the good end it was compared with */
+    double good_mean_ns, mean_ns;           /**< mean run times */
+    double change, change_low, change_high; /**< relative change and its interval */
+    size_t runs;                            /**< runs of each of the two commits */
+} culprit_bisect_step;
+
+typedef enum {
+    CULPRIT_BISECT_RESULT_FOUND = 0,    /**< culprit holds the first bad commit */
+    CULPRIT_BISECT_RESULT_AMBIGUOUS,    /**< skips leave `range` as possible first bad commits */
+    CULPRIT_BISECT_RESULT_NO_REGRESSION /**< bad is not significantly slower than good */
+} culprit_bisect_outcome;
+
+typedef struct {
+    culprit_bisect_outcome outcome;
+    char culprit[41];
+    char *subject, *author, *date;          /**< of the culprit */
+    double change, change_low, change_high; /**< the culprit's step against its good end */
+    char good[41], bad[41];                 /**< the resolved ends */
+    size_t ncommits;                        /**< commits between them (the DAG) */
+    size_t nsteps;
+    culprit_bisect_step *steps; /**< the initial good/bad check first */
+    size_t builds, runs;        /**< spent */
+    size_t nrange;
+    char (*range)[41]; /**< AMBIGUOUS: the possible first bad commits */
+} culprit_bisect_result;
+
+/**
+ * Runs a bisection session. CULPRIT_ENOTFOUND / CULPRIT_EINVALID for bad revisions
+ * (unknown, good not an ancestor of bad, good == bad), CULPRIT_ERROR when the good or
+ * the bad end does not build or run, or too many commits failed (the message says
+ * which and why). A bad end that is not slower is not an error: outcome
+ * NO_REGRESSION, with the figures. Temporary checkouts are removed on every path.
+ */
+int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
+void culprit_bisect_result_dispose(culprit_bisect_result *result);
+
 #ifdef __cplusplus
 }
 #endif

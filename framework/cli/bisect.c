@@ -1,0 +1,270 @@
+/*
+ * `culprit bisect --good REV --bad REV [--build CMD] --command CMD`: finds the
+ * first commit between good and bad that made CMD significantly slower, building
+ * each step in a temporary checkout (culprit_bisect_session). The user's working
+ * tree is never touched; Ctrl-C removes the temporary checkouts.
+ */
+#include "cli.h"
+
+#include "culprit/bisect.h"
+#include "culprit/vcs.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const cli_option options[] = {{"--good", 1},     {"--bad", 1},       {"--build", 1},
+                                     {"--command", 1},  {"--json", 0},      {"--min-runs", 1},
+                                     {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1},
+                                     {"--timeout", 1},  {"--help", 0},      {NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit bisect --good REV --bad REV [--build CMD] --command CMD [--json]\n"
+          "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
+          "                      [--confidence C] [--timeout SECONDS]\n"
+          "Finds the first commit between good and bad that made CMD significantly slower.\n"
+          "Each commit is checked out in a temporary directory outside the working tree,\n"
+          "built with CMD's --build command there, and timed against the good end with the\n"
+          "runs of the two interleaved; the working tree, index and HEAD are never touched.\n"
+          "Both commands run with /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it.\n"
+          "\n"
+          "  --good REV            a revision known to be fast\n"
+          "  --bad REV             a revision known to be slow (descendant of good)\n"
+          "  --build CMD           builds a checkout (a failing build skips the commit)\n"
+          "  --command CMD         the command whose run time is bisected\n"
+          "  --min-runs N          runs of each commit per step, interleaved (default 5)\n"
+          "  --max-runs N          more runs, up to N, when a step cannot tell (default 30)\n"
+          "  --threshold PERCENT   smallest slowdown that makes a commit bad (default 2)\n"
+          "  --confidence C        of each step's decision (default 0.99)\n"
+          "  --timeout SECONDS     kill a build or a run after this long (default 600)\n"
+          "  --json                print the result as JSON on stdout\n"
+          "\n"
+          "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
+          "1 bad is not significantly slower than good, 2 usage or I/O error, a good or\n"
+          "bad end that does not build, or too many commits that do not.\n",
+          out);
+}
+
+static void on_signal(int sig)
+{
+    /* Async-signal-safe: removes the temporary checkouts, then dies of the signal. */
+    culprit_vcs_checkout_remove_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void put_change(FILE *out, double change, double low, double high, double confidence)
+{
+    if (isfinite(change))
+        fprintf(out, "%+.1f%% (%g%% CI %+.1f%% to %+.1f%%)", 100 * change, 100 * confidence,
+                100 * low, 100 * high);
+    else
+        fputs("-", out);
+}
+
+static const char *verdict_word(culprit_bisect_verdict v)
+{
+    return v == CULPRIT_BISECT_BAD ? "bad" : v == CULPRIT_BISECT_GOOD ? "good" : "skip";
+}
+
+typedef struct {
+    double confidence;
+} progress_state;
+
+/* One line per step, on a terminal only: commit, step k of about log2 N, verdict,
+ * effect with its interval. */
+static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
+                     void *payload)
+{
+    progress_state *p = payload;
+    culprit_buf mean = CULPRIT_BUF_INIT;
+
+    if (!isatty(STDERR_FILENO))
+        return;
+    culprit_buf_put_duration(&mean, step->mean_ns);
+    if (index == 0)
+        fprintf(stderr, "check   %.12s (bad end)   %-4s %10s ", step->sha,
+                verdict_word(step->verdict), culprit_buf_cstr(&mean));
+    else
+        fprintf(stderr, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha,
+                (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2))),
+                verdict_word(step->verdict), culprit_buf_cstr(&mean));
+    if (step->verdict == CULPRIT_BISECT_SKIP)
+        fprintf(stderr, "%s\n", step->skip_reason ? step->skip_reason : "");
+    else {
+        put_change(stderr, step->change, step->change_low, step->change_high, p->confidence);
+        fprintf(stderr, " in %zu runs each\n", step->runs);
+    }
+    culprit_buf_dispose(&mean);
+}
+
+static json_t *step_json(const culprit_bisect_step *s)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "commit", json_string(s->sha));
+    json_object_set_new(o, "subject", cli_json_string(s->subject));
+    json_object_set_new(o, "verdict", json_string(verdict_word(s->verdict)));
+    json_object_set_new(o, "good", json_string(s->good));
+    json_object_set_new(o, "good_mean_ns", cli_json_number(s->good_mean_ns));
+    json_object_set_new(o, "mean_ns", cli_json_number(s->mean_ns));
+    json_object_set_new(o, "change", cli_json_number(s->change));
+    json_object_set_new(o, "change_low", cli_json_number(s->change_low));
+    json_object_set_new(o, "change_high", cli_json_number(s->change_high));
+    json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+    json_object_set_new(o, "skip_reason", cli_json_string(s->skip_reason));
+    return o;
+}
+
+static int print_json(const culprit_bisect_result *r)
+{
+    static const char *const outcomes[] = {"found", "ambiguous", "no-regression"};
+    json_t *doc = json_object(), *steps = json_array(), *range = json_array();
+
+    json_object_set_new(doc, "culprit_json", json_integer(1));
+    json_object_set_new(doc, "command", json_string("bisect"));
+    json_object_set_new(doc, "outcome", json_string(outcomes[r->outcome]));
+    json_object_set_new(doc, "good", json_string(r->good));
+    json_object_set_new(doc, "bad", json_string(r->bad));
+    json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
+    json_object_set_new(doc, "culprit",
+                        r->outcome == CULPRIT_BISECT_RESULT_FOUND ? json_string(r->culprit)
+                                                                  : json_null());
+    json_object_set_new(doc, "subject", cli_json_string(r->subject));
+    json_object_set_new(doc, "author", cli_json_string(r->author));
+    json_object_set_new(doc, "date", cli_json_string(r->date));
+    json_object_set_new(doc, "change", cli_json_number(r->change));
+    json_object_set_new(doc, "change_low", cli_json_number(r->change_low));
+    json_object_set_new(doc, "change_high", cli_json_number(r->change_high));
+    json_object_set_new(doc, "builds", json_integer((json_int_t)r->builds));
+    json_object_set_new(doc, "runs", json_integer((json_int_t)r->runs));
+    for (size_t i = 0; i < r->nrange; i++)
+        json_array_append_new(range, json_string(r->range[i]));
+    json_object_set_new(doc, "range", range);
+    for (size_t i = 0; i < r->nsteps; i++)
+        json_array_append_new(steps, step_json(&r->steps[i]));
+    json_object_set_new(doc, "steps", steps);
+    return cli_json_print(doc);
+}
+
+static void print_text(const culprit_bisect_result *r, double confidence)
+{
+    size_t skipped = 0;
+
+    for (size_t i = 0; i < r->nsteps; i++)
+        skipped += r->steps[i].verdict == CULPRIT_BISECT_SKIP;
+    if (r->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION) {
+        const culprit_bisect_step *s = &r->steps[0];
+        printf("culprit bisect: %.12s is not significantly slower than %.12s: ", r->bad, r->good);
+        put_change(stdout, s->change, s->change_low, s->change_high, confidence);
+        printf(" in %zu runs each; nothing to bisect\n", s->runs);
+        return;
+    }
+    if (r->outcome == CULPRIT_BISECT_RESULT_FOUND) {
+        printf("culprit bisect: %s is the first slow commit\n", r->culprit);
+        printf("  %s\n  %s, %s\n  ", r->subject ? r->subject : "", r->author ? r->author : "",
+               r->date ? r->date : "");
+        put_change(stdout, r->change, r->change_low, r->change_high, confidence);
+        printf(" against the commit before it that was measured good\n");
+    } else {
+        printf("culprit bisect: skipped commits leave %zu possible first slow commits:\n",
+               r->nrange);
+        for (size_t i = 0; i < r->nrange; i++)
+            printf("  %s\n", r->range[i]);
+    }
+    printf("  %zu commits between %.12s and %.12s; %zu steps, %zu builds, %zu runs, "
+           "%zu skipped\n",
+           r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
+}
+
+int cli_bisect(int argc, char **argv)
+{
+    culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
+    culprit_bisect_result r;
+    progress_state p;
+    cli_args args;
+    int kind, json = 0, help = 0, error = 0, status;
+    size_t n;
+    double v;
+
+    cli_args_init(&args, "bisect", argc, argv, options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0)
+            return cli_usage_error("bisect");
+        if (kind == CLI_ARG_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "bisect: unexpected argument '%s'", args.value);
+            return cli_usage_error("bisect");
+        }
+        if (cli_is(&args, "--help"))
+            help = 1;
+        else if (cli_is(&args, "--good"))
+            o.good = args.value;
+        else if (cli_is(&args, "--bad"))
+            o.bad = args.value;
+        else if (cli_is(&args, "--build"))
+            o.build = args.value;
+        else if (cli_is(&args, "--command"))
+            o.command = args.value;
+        else if (cli_is(&args, "--json"))
+            json = 1;
+        else if (cli_is(&args, "--min-runs")) {
+            if ((error = cli_parse_size(&n, "--min-runs", args.value, 2)) == 0)
+                o.min_runs = (unsigned int)n;
+        } else if (cli_is(&args, "--max-runs")) {
+            if ((error = cli_parse_size(&n, "--max-runs", args.value, 2)) == 0)
+                o.max_runs = (unsigned int)n;
+        } else if (cli_is(&args, "--threshold")) {
+            if ((error = cli_parse_double(&v, "--threshold", args.value, 0, 1000,
+                                          "a percentage (0 to 1000)")) == 0)
+                o.threshold = v / 100;
+        } else if (cli_is(&args, "--confidence")) {
+            if ((error = cli_parse_double(&v, "--confidence", args.value, 0, 1,
+                                          "a confidence level such as 0.99")) == 0 &&
+                !(v > 0 && v < 1))
+                error = culprit_error_set(CULPRIT_EINVALID,
+                                          "--confidence: '%s' is not strictly between 0 and 1",
+                                          args.value);
+            o.confidence = v;
+        } else if (cli_is(&args, "--timeout")) {
+            if ((error = cli_parse_double(&v, "--timeout", args.value, 0, 1e7,
+                                          "a number of seconds")) == 0 &&
+                !(v > 0))
+                error = culprit_error_set(CULPRIT_EINVALID, "--timeout: '%s' is not above 0",
+                                          args.value);
+            o.timeout_s = v;
+        }
+        if (error < 0)
+            return cli_usage_error("bisect");
+    }
+    if (help) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (!o.good || !o.bad || !o.command) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad and --command are required");
+        return cli_usage_error("bisect");
+    }
+    if (o.max_runs < o.min_runs)
+        o.max_runs = o.min_runs;
+    p.confidence = o.confidence;
+    o.progress = progress;
+    o.payload = &p;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    if (culprit_bisect_session(&r, &o) < 0) {
+        cli_error(NULL);
+        return CLI_EXIT_ERROR;
+    }
+    status = r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
+    if (json) {
+        if (print_json(&r) < 0)
+            status = CLI_EXIT_ERROR;
+    } else {
+        print_text(&r, o.confidence);
+    }
+    culprit_bisect_result_dispose(&r);
+    return status;
+}

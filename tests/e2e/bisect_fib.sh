@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# End to end: `culprit bisect --command` on generated Fibonacci repositories, the
+# controlled experiments of Heger et al. 2013 (section 5.1, Fig. 9): six revisions
+# r1..r6 of a program whose input n comes from its configuration file. Effects are
+# far above noise (fib(n+12) is about 300x fib(n)); each bisection must name the
+# right commit, and the user's repository (a dirty working tree, an untracked file,
+# the index, HEAD, refs, stash) must be byte for byte unchanged afterwards.
+# usage: bisect_fib.sh CULPRIT
+set -euo pipefail
+culprit=$1
+work=$(mktemp -d /tmp/culprit-bisect-e2e-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+
+# make_repo DIR N1 N2 N3 N4 N5 N6 [BROKEN_REVISION]: r1..r6 with those n.
+make_repo() {
+  local dir=$1; shift
+  local broken=${7:-0}
+  git init -q "$dir"
+  cat > "$dir/main.c" <<'CEOF'
+#include <stdio.h>
+static unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
+int main(void)
+{
+    unsigned n = 0;
+    FILE *f = fopen("fib.conf", "r");
+    if (!f || fscanf(f, "n = %u", &n) != 1)
+        return 2;
+    fclose(f);
+    printf("%lu\n", fib(n));
+    return 0;
+}
+CEOF
+  for r in 1 2 3 4 5 6; do
+    printf 'n = %s\n' "${!r}" > "$dir/fib.conf"
+    if [ "$r" = "$broken" ]; then echo "this does not compile" >> "$dir/main.c"; fi
+    if [ "$r" = "$((broken + 1))" ] && [ "$broken" != 0 ]; then sed -i '$d' "$dir/main.c"; fi
+    git -C "$dir" add -A
+    git -C "$dir" commit -q --allow-empty -m "r$r: n = ${!r}"
+    git -C "$dir" tag "r$r"
+  done
+}
+
+# A fingerprint of everything a user could lose: files, index, HEAD, refs, stash.
+fingerprint() {
+  (cd "$1" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z |
+     xargs -0 sha256sum; stat -c '%i %Y' .git/index) | sha256sum
+}
+
+# bisect DIR EXPECTED_REVISION(S)...: runs culprit bisect r1..r6, checks the culprit
+bisect() {
+  local dir=$1; shift
+  local before after got
+  before=$(fingerprint "$dir")
+  (cd "$dir" && "$culprit" bisect --good r1 --bad r6 --build 'cc -O2 -o fibprog main.c' \
+      --command ./fibprog --json > "$work/out.json" 2> "$work/err.log") ||
+    fail "bisect in $dir exited $?: $(cat "$work/err.log")"
+  after=$(fingerprint "$dir")
+  [ "$before" = "$after" ] || fail "the user's repository $dir changed"
+  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
+  for want in "$@"; do
+    [ "$got" = "$(git -C "$dir" rev-parse "$want")" ] && return 0
+  done
+  fail "bisect in $dir named ${got:-nothing}, expected $*: $(cat "$work/out.json")"
+}
+
+# Experiment 1: a simple regression at r5.
+make_repo "$work/e1" 18 18 18 18 30 30
+echo "n = 40  # a dirty working tree: never used, never touched" > "$work/e1/fib.conf"
+echo untracked > "$work/e1/notes.txt"
+(cd "$work/e1" && git stash -q && echo "n = 41" > fib.conf)
+bisect "$work/e1" r5
+ls /tmp | grep -q "^culprit-checkout-" && ls -d /tmp/culprit-checkout-* | while read -r d; do
+  [ "$(stat -c %Y "$d")" -lt "$(($(date +%s) - 600))" ] || fail "a temporary checkout was left: $d"
+done
+
+# Experiment 2: an improvement at r3, then a regression at r4.
+make_repo "$work/e2" 24 24 18 30 30 30
+bisect "$work/e2" r4
+
+# Experiment 3: a regression at r4, then a (partial) improvement at r5.
+make_repo "$work/e3" 18 18 18 30 26 26
+bisect "$work/e3" r4
+
+# Experiment 4: oscillation, regressions at r3 and r5 (r4 fast again): one of them.
+make_repo "$work/e4" 18 18 30 18 30 30
+bisect "$work/e4" r3 r5
+
+# An unbuildable commit (r3) is skipped; the culprit is still found.
+make_repo "$work/e5" 18 18 18 18 30 30 3
+bisect "$work/e5" r5
+# r2..r6 give r3 and r4 the top weight (2); the lower index, r3, is tried and skipped.
+grep -q '"verdict": "skip"' "$work/out.json" || fail "the broken r3 was not skipped: $(cat "$work/out.json")"
+grep -q '"skip_reason": ".*exited with status' "$work/out.json" || fail "no skip reason"
+
+# No regression between good and bad: exit 1 with the figures.
+make_repo "$work/e6" 18 18 18 18 18 18
+set +e
+(cd "$work/e6" && "$culprit" bisect --good r1 --bad r6 --build 'cc -O2 -o fibprog main.c' \
+    --command ./fibprog > "$work/none.log" 2>&1)
+status=$?
+set -e
+[ "$status" -eq 1 ] || fail "no regression: exit $status: $(cat "$work/none.log")"
+grep -q "not significantly slower" "$work/none.log" || fail "no regression not said: $(cat "$work/none.log")"
+
+# Bad input: good not an ancestor of bad, unknown revision, a build failing everywhere.
+set +e
+(cd "$work/e6" && "$culprit" bisect --good r6 --bad r1 --command true > "$work/bad.log" 2>&1)
+[ $? -eq 2 ] && grep -q "not an ancestor" "$work/bad.log" || fail "good after bad: $(cat "$work/bad.log")"
+(cd "$work/e6" && "$culprit" bisect --good r0 --bad r6 --command true > "$work/bad.log" 2>&1)
+[ $? -eq 2 ] && grep -q "r0" "$work/bad.log" || fail "unknown revision: $(cat "$work/bad.log")"
+(cd "$work/e6" && "$culprit" bisect --good r1 --bad r6 --build false --command true > "$work/bad.log" 2>&1)
+[ $? -eq 2 ] && grep -q "does not build" "$work/bad.log" || fail "failing build: $(cat "$work/bad.log")"
+set -e
+echo "e2e bisect: experiments 1-4, a skipped commit, no regression and bad input as expected"
