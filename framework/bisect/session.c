@@ -41,14 +41,23 @@
 typedef struct {
     const culprit_bisect_options *opts;
     culprit_vcs *repo;
-    culprit_vcs_dag dag;
-    culprit_bisect_dag view;
-    size_t *nparents;
-    const size_t **parents;
     culprit_vcs_checkout *good_ck, *cand_ck;
     culprit_bisect_result *result;
     size_t failures;
 } session;
+
+/* The commits between one good and one bad end, as the algorithm's DAG. */
+typedef struct {
+    culprit_vcs_dag dag;
+    culprit_bisect_dag view;
+    size_t *nparents;
+    const size_t **parents;
+} range;
+
+/* --all: a range with no overall slowdown is scanned commit by commit (along the
+ * first-parent chain) up to this many commits, to find a regression hidden behind
+ * an improvement (the paper's oscillation); longer ones are reported unsearched. */
+#define SCAN_MAX 16
 
 static double now_ns(void)
 {
@@ -243,9 +252,9 @@ static int add_step(culprit_bisect_step **out, session *s, const char *sha)
 }
 
 /* One bisection step on DAG node `index`: build, compare, mark. */
-static int step_on(session *s, culprit_bisect *b, size_t index)
+static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
 {
-    const char *sha = s->dag.nodes[index].sha;
+    const char *sha = rg->dag.nodes[index].sha;
     culprit_buf reason = CULPRIT_BUF_INIT;
     culprit_bisect_step *step;
     int error;
@@ -285,105 +294,276 @@ cleanup:
     return error;
 }
 
-static int build_view(session *s)
+static void range_dispose(range *rg)
 {
-    size_t n = s->dag.n;
+    free(rg->nparents);
+    free((void *)rg->parents);
+    culprit_vcs_dag_dispose(&rg->dag);
+    memset(rg, 0, sizeof(*rg));
+}
 
-    s->nparents = calloc(n ? n : 1, sizeof(*s->nparents));
-    s->parents = calloc(n ? n : 1, sizeof(*s->parents));
-    if (!s->nparents || !s->parents)
+static int range_open(range *rg, session *s, const char *good, const char *bad)
+{
+    const char *goods[1] = {good};
+    size_t n;
+    int error;
+
+    memset(rg, 0, sizeof(*rg));
+    if ((error = culprit_vcs_dag_between(&rg->dag, s->repo, goods, 1, bad)) < 0)
+        return error;
+    n = rg->dag.n;
+    rg->nparents = calloc(n ? n : 1, sizeof(*rg->nparents));
+    rg->parents = calloc(n ? n : 1, sizeof(*rg->parents));
+    if (!rg->nparents || !rg->parents) {
+        range_dispose(rg);
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    for (size_t i = 0; i < n; i++) {
-        s->nparents[i] = s->dag.nodes[i].nparents;
-        s->parents[i] = s->dag.nodes[i].parents;
     }
-    s->view.n = n;
-    s->view.nparents = s->nparents;
-    s->view.parents = s->parents;
+    for (size_t i = 0; i < n; i++) {
+        rg->nparents[i] = rg->dag.nodes[i].nparents;
+        rg->parents[i] = rg->dag.nodes[i].parents;
+    }
+    rg->view.n = n;
+    rg->view.nparents = rg->nparents;
+    rg->view.parents = rg->parents;
     return 0;
 }
 
-/* The initial check: is bad significantly slower than good at all? */
-static int check_ends(session *s, int *regressed)
+/*
+ * Times `bad` against `good` (good in the good checkout, bad in the candidate's).
+ * *slower: bad is significantly slower. `what` names the pair in errors.
+ */
+static int check_pair(session *s, const char *good, const char *bad, int *slower,
+                      culprit_bisect_step **step_out)
 {
     culprit_buf reason = CULPRIT_BUF_INIT;
     culprit_bisect_step *step;
     int error;
 
-    if ((error = prepare(s, &s->good_ck, s->result->good, &reason)) < 0) {
+    if ((error = prepare(s, &s->good_ck, good, &reason)) < 0) {
         if (error == CULPRIT_ESKIP)
-            error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s does not build: %s",
-                                      s->result->good, culprit_buf_cstr(&reason));
+            error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s does not build: %s", good,
+                                      culprit_buf_cstr(&reason));
         goto cleanup;
     }
-    if ((error = add_step(&step, s, s->result->bad)) < 0)
+    if ((error = add_step(&step, s, bad)) < 0)
         goto cleanup;
-    if ((error = prepare(s, &s->cand_ck, s->result->bad, &reason)) == 0)
+    if ((error = prepare(s, &s->cand_ck, bad, &reason)) == 0)
         error = compare(s, step, &reason);
     if (error == CULPRIT_ESKIP)
-        error = culprit_error_set(CULPRIT_ERROR, "the bad end %.12s cannot be measured: %s",
-                                  s->result->bad, culprit_buf_cstr(&reason));
+        error = culprit_error_set(CULPRIT_ERROR, "%.12s cannot be measured: %s", bad,
+                                  culprit_buf_cstr(&reason));
     if (error < 0)
         goto cleanup;
-    *regressed = step->verdict == CULPRIT_BISECT_BAD;
+    *slower = step->verdict == CULPRIT_BISECT_BAD;
+    if (step_out)
+        *step_out = step;
     if (s->opts->progress)
-        s->opts->progress(step, 0, s->dag.n, s->opts->payload);
+        s->opts->progress(step, s->result->nsteps - 1, 0, s->opts->payload);
 cleanup:
     culprit_buf_dispose(&reason);
     return error;
 }
 
-static int finish(session *s, culprit_bisect *b)
+/* Records a culprit found with the measurement `step` made of it. */
+static int add_culprit(session *s, const char *sha, const culprit_bisect_step *step)
 {
     culprit_bisect_result *r = s->result;
-    size_t *range = NULL, n = 0;
-    int error = 0;
+    culprit_bisect_culprit *c = realloc(r->culprits, (r->nculprits + 1) * sizeof(*c));
 
-    if (culprit_bisect_status_get(b) == CULPRIT_BISECT_FOUND) {
-        const char *sha = s->dag.nodes[culprit_bisect_bad(b)].sha;
-        culprit_vcs_commit info;
-        r->outcome = CULPRIT_BISECT_RESULT_FOUND;
-        memcpy(r->culprit, sha, 41);
-        if (culprit_vcs_commit_info(&info, s->repo, sha) == 0) {
-            r->subject = culprit_strdup(info.subject);
-            r->author = culprit_strdup(info.author_name);
-            r->date = culprit_strdup(info.author_date);
-            culprit_vcs_commit_dispose(&info);
-        }
-        /* The magnitude: the step that found it bad (the newest step on it), or the
-         * initial check when the culprit is the bad end itself. */
-        for (size_t i = r->nsteps; i-- > 0;)
-            if (!strcmp(r->steps[i].sha, sha)) {
-                r->change = r->steps[i].change;
-                r->change_low = r->steps[i].change_low;
-                r->change_high = r->steps[i].change_high;
-                break;
-            }
-        return 0;
-    }
-    r->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
-    if ((error = culprit_bisect_range(&range, &n, b)) < 0)
-        return error;
-    if (!(r->range = calloc(n ? n : 1, sizeof(*r->range)))) {
-        free(range);
+    if (!c)
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    r->culprits = c;
+    c = &c[r->nculprits++];
+    memset(c, 0, sizeof(*c));
+    memcpy(c->sha, sha, 41);
+    c->subject = step && step->subject ? culprit_strdup(step->subject) : NULL;
+    c->change = step ? step->change : NAN;
+    c->change_low = step ? step->change_low : NAN;
+    c->change_high = step ? step->change_high : NAN;
+    return 0;
+}
+
+/* The newest step that measured `sha` (how much slower it was than its good end). */
+static const culprit_bisect_step *step_of(const culprit_bisect_result *r, const char *sha)
+{
+    for (size_t i = r->nsteps; i-- > 0;)
+        if (!strcmp(r->steps[i].sha, sha) && r->steps[i].verdict == CULPRIT_BISECT_BAD)
+            return &r->steps[i];
+    return NULL;
+}
+
+/*
+ * Bisects (good, bad], whose bad end is known to be slower. *found: 1 with the
+ * culprit in `culprit`, 0 when skips left a range (recorded in the result).
+ */
+static int bisect_range(session *s, const char *good, const char *bad, char culprit[41], int *found)
+{
+    culprit_bisect_result *r = s->result;
+    culprit_bisect *b = NULL;
+    range rg;
+    size_t *ids = NULL, n = 0;
+    int error;
+
+    *found = 0;
+    if ((error = range_open(&rg, s, good, bad)) < 0)
+        return error;
+    /* The good checkout must hold the good end, built, when the first step starts. */
+    if (!s->good_ck || strcmp(culprit_vcs_checkout_sha(s->good_ck), good) != 0) {
+        culprit_buf reason = CULPRIT_BUF_INIT;
+        error = prepare(s, &s->good_ck, good, &reason);
+        if (error == CULPRIT_ESKIP)
+            error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s does not build: %s", good,
+                                      culprit_buf_cstr(&reason));
+        culprit_buf_dispose(&reason);
+        if (error < 0)
+            goto cleanup;
+    }
+    if ((error = culprit_bisect_new(&b, &rg.view, rg.dag.n - 1)) < 0)
+        goto cleanup;
+    for (;;) {
+        size_t next;
+        error = culprit_bisect_next(&next, b);
+        if (error == CULPRIT_ENOTFOUND) {
+            error = 0;
+            break;
+        }
+        if (error < 0 || (error = step_on(s, &rg, b, next)) < 0)
+            goto cleanup;
+    }
+    if (culprit_bisect_status_get(b) == CULPRIT_BISECT_FOUND) {
+        memcpy(culprit, rg.dag.nodes[culprit_bisect_bad(b)].sha, 41);
+        *found = 1;
+        goto cleanup;
+    }
+    if ((error = culprit_bisect_range(&ids, &n, b)) < 0)
+        goto cleanup;
+    free(r->range);
+    if (!(r->range = calloc(n ? n : 1, sizeof(*r->range)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
     }
     for (size_t i = 0; i < n; i++)
-        memcpy(r->range[i], s->dag.nodes[range[i]].sha, 41);
+        memcpy(r->range[i], rg.dag.nodes[ids[i]].sha, 41);
     r->nrange = n;
-    free(range);
+cleanup:
+    free(ids);
+    culprit_bisect_free(b);
+    range_dispose(&rg);
+    return error;
+}
+
+/* The first-parent chain from good (excluded) to bad (included), oldest first;
+ * n = 0 when good is not on bad's first-parent line or the chain is too long. */
+static int chain_between(char (**out)[41], size_t *n, session *s, const char *good, const char *bad)
+{
+    char(*fp)[41] = NULL;
+    size_t k = 0, i;
+    int error;
+
+    *out = NULL;
+    *n = 0;
+    if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, bad, SCAN_MAX + 1)) < 0)
+        return error;
+    for (i = 0; i < k && strcmp(fp[i], good) != 0; i++)
+        ;
+    if (i < k && i > 0) {
+        /* fp[0..i) is bad back to just after good: reverse it. */
+        for (size_t a = 0, z = i - 1; a < z; a++, z--) {
+            char t[41];
+            memcpy(t, fp[a], 41);
+            memcpy(fp[a], fp[z], 41);
+            memcpy(fp[z], t, 41);
+        }
+        *out = fp;
+        *n = i;
+        return 0;
+    }
+    free(fp);
     return 0;
+}
+
+/*
+ * --all (the paper's section 6, limitation 3): every commit in (good, bad] that
+ * made the command significantly slower than the commit before it. A range whose
+ * bad end is slower is bisected, and the ranges below and above the culprit are
+ * searched again; a range without an overall slowdown is scanned commit by commit
+ * when short (an improvement can hide a later regression), else counted unsearched.
+ */
+static int search_all(session *s, const char *good, const char *bad, int known_slower)
+{
+    culprit_bisect_step *step = NULL;
+    char culprit[41], (*chain)[41] = NULL, (*fp)[41] = NULL;
+    size_t n = 0, k = 0;
+    int slower = known_slower, found, error = 0;
+
+    if (!strcmp(good, bad))
+        return 0;
+    if (!known_slower && (error = check_pair(s, good, bad, &slower, &step)) < 0)
+        return error;
+    if (slower) {
+        if ((error = bisect_range(s, good, bad, culprit, &found)) < 0 || !found)
+            return error;
+        if ((error = add_culprit(s, culprit, step_of(s->result, culprit))) < 0 ||
+            (error = culprit_vcs_first_parents(&fp, &k, s->repo, culprit, 2)) < 0)
+            goto cleanup;
+        if (k == 2 && (error = search_all(s, good, fp[1], 0)) < 0)
+            goto cleanup;
+        error = search_all(s, culprit, bad, 0);
+        goto cleanup;
+    }
+    if ((error = chain_between(&chain, &n, s, good, bad)) < 0)
+        goto cleanup;
+    if (n == 0 || n > SCAN_MAX) {
+        s->result->nunsearched++;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *prev = i ? chain[i - 1] : good;
+        if (i == n - 1 && n == 1)
+            break; /* (good, bad] with bad measured just now: nothing in between */
+        if ((error = check_pair(s, prev, chain[i], &slower, &step)) < 0)
+            goto cleanup;
+        if (slower && (error = add_culprit(s, chain[i], step)) < 0)
+            goto cleanup;
+    }
+cleanup:
+    free(chain);
+    free(fp);
+    return error;
+}
+
+/* The culprit's details for the result. */
+static void describe(session *s, const char *sha)
+{
+    culprit_bisect_result *r = s->result;
+    const culprit_bisect_step *step = step_of(r, sha);
+    culprit_vcs_commit info;
+
+    r->outcome = CULPRIT_BISECT_RESULT_FOUND;
+    memcpy(r->culprit, sha, 41);
+    if (culprit_vcs_commit_info(&info, s->repo, sha) == 0) {
+        r->subject = culprit_strdup(info.subject);
+        r->author = culprit_strdup(info.author_name);
+        r->date = culprit_strdup(info.author_date);
+        culprit_vcs_commit_dispose(&info);
+    }
+    if (step) {
+        r->change = step->change;
+        r->change_low = step->change_low;
+        r->change_high = step->change_high;
+    }
 }
 
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     session s;
-    culprit_bisect *b = NULL;
-    const char *good[1];
-    int error, regressed = 0;
+    range whole;
+    char culprit[41];
+    int error, slower = 0, found = 0;
 
     memset(out, 0, sizeof(*out));
     memset(&s, 0, sizeof(s));
+    memset(&whole, 0, sizeof(whole));
     out->change = out->change_low = out->change_high = NAN;
     if (!opts || !opts->good || !opts->bad || !opts->command)
         return culprit_error_set(CULPRIT_EINVALID, "a bisection needs good, bad and a command");
@@ -394,42 +574,42 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
                                  "2 <= min_runs <= max_runs, timeout > 0)");
     s.opts = opts;
     s.result = out;
-    good[0] = opts->good;
+    /* The whole range first: it validates the revisions (unknown, not an ancestor,
+     * equal) before anything is built. */
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
-        (error = culprit_vcs_dag_between(&s.dag, s.repo, good, 1, opts->bad)) < 0 ||
-        (error = culprit_vcs_resolve(out->good, s.repo, opts->good)) < 0 ||
-        (error = build_view(&s)) < 0)
+        (error = range_open(&whole, &s, opts->good, opts->bad)) < 0 ||
+        (error = culprit_vcs_resolve(out->good, s.repo, opts->good)) < 0)
         goto cleanup;
-    memcpy(out->bad, s.dag.nodes[s.dag.n - 1].sha, 41);
-    out->ncommits = s.dag.n;
+    memcpy(out->bad, whole.dag.nodes[whole.dag.n - 1].sha, 41);
+    out->ncommits = whole.dag.n;
 
-    if ((error = check_ends(&s, &regressed)) < 0)
+    if ((error = check_pair(&s, out->good, out->bad, &slower, NULL)) < 0)
         goto cleanup;
-    if (!regressed) {
+    if (!slower) {
         out->outcome = CULPRIT_BISECT_RESULT_NO_REGRESSION;
         goto cleanup;
     }
-    if ((error = culprit_bisect_new(&b, &s.view, s.dag.n - 1)) < 0)
-        goto cleanup;
-    /* The bad end is known bad from the initial check. */
-    for (;;) {
-        size_t next;
-        error = culprit_bisect_next(&next, b);
-        if (error == CULPRIT_ENOTFOUND) {
-            error = 0;
-            break;
-        }
-        if (error < 0 || (error = step_on(&s, b, next)) < 0)
+    if (opts->all) {
+        if ((error = search_all(&s, out->good, out->bad, 1)) < 0)
             goto cleanup;
+        if (out->nculprits)
+            describe(&s, out->culprits[0].sha);
+        else
+            out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
+        goto cleanup;
     }
-    error = finish(&s, b);
+    if ((error = bisect_range(&s, out->good, out->bad, culprit, &found)) < 0)
+        goto cleanup;
+    if (found) {
+        describe(&s, culprit);
+        error = add_culprit(&s, culprit, step_of(out, culprit));
+    } else {
+        out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
+    }
 cleanup:
-    culprit_bisect_free(b);
     culprit_vcs_checkout_remove(s.good_ck);
     culprit_vcs_checkout_remove(s.cand_ck);
-    free(s.nparents);
-    free((void *)s.parents);
-    culprit_vcs_dag_dispose(&s.dag);
+    range_dispose(&whole);
     culprit_vcs_free(s.repo);
     if (error < 0) {
         /* Keep the message of the failure through the disposals. */
@@ -454,5 +634,8 @@ void culprit_bisect_result_dispose(culprit_bisect_result *result)
     free(result->author);
     free(result->date);
     free(result->range);
+    for (size_t i = 0; i < result->nculprits; i++)
+        free(result->culprits[i].subject);
+    free(result->culprits);
     memset(result, 0, sizeof(*result));
 }

@@ -15,14 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-static const cli_option options[] = {{"--good", 1},     {"--bad", 1},       {"--build", 1},
-                                     {"--command", 1},  {"--json", 0},      {"--min-runs", 1},
-                                     {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1},
-                                     {"--timeout", 1},  {"--help", 0},      {NULL, 0}};
+static const cli_option options[] = {
+    {"--good", 1},     {"--bad", 1},      {"--build", 1},     {"--command", 1},    {"--json", 0},
+    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
+    {"--all", 0},      {"--help", 0},     {NULL, 0}};
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit bisect --good REV --bad REV [--build CMD] --command CMD [--json]\n"
+    fputs("usage: culprit bisect --good REV --bad REV [--build CMD] --command CMD [--all]\n"
+          "                      [--json]\n"
           "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
           "                      [--confidence C] [--timeout SECONDS]\n"
           "Finds the first commit between good and bad that made CMD significantly slower.\n"
@@ -40,6 +41,7 @@ static void usage(FILE *out)
           "  --threshold PERCENT   smallest slowdown that makes a commit bad (default 2)\n"
           "  --confidence C        of each step's decision (default 0.99)\n"
           "  --timeout SECONDS     kill a build or a run after this long (default 600)\n"
+          "  --all                 find every commit that made it slower, not only one\n"
           "  --json                print the result as JSON on stdout\n"
           "\n"
           "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
@@ -85,8 +87,8 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     if (!isatty(STDERR_FILENO))
         return;
     culprit_buf_put_duration(&mean, step->mean_ns);
-    if (index == 0)
-        fprintf(stderr, "check   %.12s (bad end)   %-4s %10s ", step->sha,
+    if (candidates == 0)
+        fprintf(stderr, "check   %.12s             %-4s %10s ", step->sha,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
     else
         fprintf(stderr, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha,
@@ -143,6 +145,20 @@ static int print_json(const culprit_bisect_result *r)
     for (size_t i = 0; i < r->nrange; i++)
         json_array_append_new(range, json_string(r->range[i]));
     json_object_set_new(doc, "range", range);
+    {
+        json_t *all = json_array();
+        for (size_t i = 0; i < r->nculprits; i++) {
+            json_t *c = json_object();
+            json_object_set_new(c, "commit", json_string(r->culprits[i].sha));
+            json_object_set_new(c, "subject", cli_json_string(r->culprits[i].subject));
+            json_object_set_new(c, "change", cli_json_number(r->culprits[i].change));
+            json_object_set_new(c, "change_low", cli_json_number(r->culprits[i].change_low));
+            json_object_set_new(c, "change_high", cli_json_number(r->culprits[i].change_high));
+            json_array_append_new(all, c);
+        }
+        json_object_set_new(doc, "culprits", all);
+        json_object_set_new(doc, "unsearched_ranges", json_integer((json_int_t)r->nunsearched));
+    }
     for (size_t i = 0; i < r->nsteps; i++)
         json_array_append_new(steps, step_json(&r->steps[i]));
     json_object_set_new(doc, "steps", steps);
@@ -168,6 +184,17 @@ static void print_text(const culprit_bisect_result *r, double confidence)
                r->date ? r->date : "");
         put_change(stdout, r->change, r->change_low, r->change_high, confidence);
         printf(" against the commit before it that was measured good\n");
+        for (size_t i = 1; i < r->nculprits; i++) {
+            printf("  also %s %s: ", r->culprits[i].sha,
+                   r->culprits[i].subject ? r->culprits[i].subject : "");
+            put_change(stdout, r->culprits[i].change, r->culprits[i].change_low,
+                       r->culprits[i].change_high, confidence);
+            printf("\n");
+        }
+        if (r->nunsearched)
+            printf("  %zu range(s) without an overall slowdown were too long to scan commit by "
+                   "commit\n",
+                   r->nunsearched);
     } else {
         printf("culprit bisect: skipped commits leave %zu possible first slow commits:\n",
                r->nrange);
@@ -209,6 +236,8 @@ int cli_bisect(int argc, char **argv)
             o.command = args.value;
         else if (cli_is(&args, "--json"))
             json = 1;
+        else if (cli_is(&args, "--all"))
+            o.all = 1;
         else if (cli_is(&args, "--min-runs")) {
             if ((error = cli_parse_size(&n, "--min-runs", args.value, 2)) == 0)
                 o.min_runs = (unsigned int)n;

@@ -204,6 +204,7 @@ typedef struct {
     unsigned int max_runs;       /**< when undecided, more runs up to this many (30) */
     unsigned int max_failures;   /**< stop after this many commits failed to build or run (5) */
     double timeout_s;            /**< kill a build or a run after this long (600) */
+    int all;                     /**< find every commit that made it slower, not only one */
     const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
     /** Called after each step (NULL: silent). */
     void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
@@ -215,7 +216,7 @@ typedef struct {
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         CULPRIT_BISECT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0.99, 0.02, 5, 30, 5, 600,   \
-            NULL, NULL, NULL                                                                       \
+            0, NULL, NULL, NULL                                                                    \
     }
 
 /** One measured comparison of a commit against the good end. */
@@ -236,6 +237,13 @@ typedef enum {
     CULPRIT_BISECT_RESULT_NO_REGRESSION /**< bad is not significantly slower than good */
 } culprit_bisect_outcome;
 
+/** One commit found to make the command slower (--all finds several). */
+typedef struct {
+    char sha[41];
+    char *subject;
+    double change, change_low, change_high; /**< against the good end it was measured with */
+} culprit_bisect_culprit;
+
 typedef struct {
     culprit_bisect_outcome outcome;
     char culprit[41];
@@ -248,6 +256,9 @@ typedef struct {
     size_t builds, runs;        /**< spent */
     size_t nrange;
     char (*range)[41]; /**< AMBIGUOUS: the possible first bad commits */
+    size_t nculprits;
+    culprit_bisect_culprit *culprits; /**< every culprit found, the first one first */
+    size_t nunsearched; /**< --all: ranges without an overall slowdown too long to scan */
 } culprit_bisect_result;
 
 /**

@@ -83,9 +83,24 @@ bisect "$work/e2" r4
 make_repo "$work/e3" 18 18 18 30 26 26
 bisect "$work/e3" r4
 
-# Experiment 4: oscillation, regressions at r3 and r5 (r4 fast again): one of them.
+# Experiment 4: oscillation, regressions at r3 and r5 (r4 fast again): one of them,
+# and with --all both (the paper's section 6, limitation 3).
 make_repo "$work/e4" 18 18 30 18 30 30
 bisect "$work/e4" r3 r5
+
+# bisect_all DIR REVISION...: --all names exactly these commits.
+bisect_all() {
+  local dir=$1; shift
+  (cd "$dir" && "$culprit" bisect --all --good r1 --bad r6 --build 'cc -O2 -o fibprog main.c' \
+      --command ./fibprog --json > "$work/all.json" 2> "$work/err.log") ||
+    fail "bisect --all in $dir exited $?: $(cat "$work/err.log")"
+  local got want
+  got=$(sed -n '/"culprits"/,/]/s/^ *"commit": "\([0-9a-f]*\)".*/\1/p' "$work/all.json" | sort)
+  want=$(for r in "$@"; do git -C "$dir" rev-parse "$r"; done | sort)
+  [ "$got" = "$want" ] || fail "bisect --all in $dir: got [$got], expected $*: $(cat "$work/all.json")"
+}
+bisect_all "$work/e4" r3 r5
+bisect_all "$work/e1" r5
 
 # An unbuildable commit (r3) is skipped; the culprit is still found.
 make_repo "$work/e5" 18 18 18 18 30 30 3
