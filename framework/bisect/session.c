@@ -20,11 +20,13 @@
 #define _GNU_SOURCE /* strsignal */
 #include "culprit/bisect.h"
 #include "culprit/core.h"
+#include "culprit/history.h"
 #include "culprit/stats.h"
 #include "culprit/vcs.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,7 +75,7 @@ static double now_ns(void)
  * status or signal, and the tail of its output) otherwise.
  */
 static int run_command(double *elapsed_ns, const char *command, const char *dir, double timeout_s,
-                       culprit_buf *reason)
+                       const char *const *env, culprit_buf *reason)
 {
     int fds[2], status = 0, timed_out = 0;
     char tail[OUTPUT_TAIL + 1];
@@ -98,6 +100,8 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
         if (chdir(dir) < 0)
             _exit(126);
         setenv("CULPRIT_CHECKOUT", dir, 1);
+        for (size_t i = 0; env && env[i]; i++)
+            putenv((char *)env[i]);
         execl("/bin/sh", "sh", "-c", command, (char *)NULL);
         _exit(127);
     }
@@ -171,7 +175,76 @@ static int prepare(session *s, culprit_vcs_checkout **ck, const char *sha, culpr
         return 0;
     s->result->builds++;
     return run_command(&elapsed, s->opts->build, culprit_vcs_checkout_path(*ck), s->opts->timeout_s,
-                       reason);
+                       NULL, reason);
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* The result of the perf test `test` ("suite.test" or "test") among the runs. */
+static const culprit_test_result *find_test(const culprit_history_runs *runs, const char *test)
+{
+    const culprit_test_result *found = NULL;
+
+    for (size_t r = 0; r < runs->nruns; r++)
+        for (size_t t = 0; t < runs->runs[r]->ntests; t++) {
+            const culprit_test_result *x = &runs->runs[r]->tests[t];
+            const char *suite = runs->runs[r]->suite ? runs->runs[r]->suite : "";
+            size_t len = strlen(suite);
+            if (!strcmp(x->name, test) || (!strncmp(test, suite, len) && test[len] == '.' &&
+                                           !strcmp(test + len + 1, x->name)))
+                found = x;
+        }
+    return found;
+}
+
+/*
+ * One run in checkout `ck`, its value in *value (ns): the command's whole run time,
+ * or, with --run/--test, the test's mean as the test binary measured it (its judged
+ * summary, inside the severe fences), read from a history directory of its own.
+ */
+static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, culprit_buf *reason)
+{
+    const culprit_bisect_options *o = s->opts;
+    char dir[] = "/tmp/culprit-bisect-run-XXXXXX", env_dir[64], env_commit[64];
+    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL};
+    culprit_history *h = NULL;
+    culprit_history_runs runs = {0, NULL, 0};
+    const culprit_test_result *t;
+    double elapsed;
+    int error;
+
+    if (!o->run)
+        return run_command(value, o->command, culprit_vcs_checkout_path(ck), o->timeout_s, NULL,
+                           reason);
+    if (!mkdtemp(dir))
+        return culprit_error_set_os("cannot create a directory for the test's results");
+    snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
+    snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", culprit_vcs_checkout_sha(ck));
+    if ((error = run_command(&elapsed, o->run, culprit_vcs_checkout_path(ck), o->timeout_s, env,
+                             reason)) < 0)
+        goto cleanup;
+    if ((error = culprit_history_open(&h, dir, 0)) < 0 ||
+        (error = culprit_history_load(&runs, h, NULL, NULL, NULL)) < 0)
+        goto cleanup;
+    if (!(t = find_test(&runs, o->test)) || !culprit_test_result_measured(t)) {
+        culprit_buf_clear(reason);
+        culprit_buf_printf(reason, "'%s' %s test '%s'", o->run,
+                           t ? "ran but did not pass" : "did not measure", o->test);
+        error = CULPRIT_ESKIP;
+        goto cleanup;
+    }
+    *value = t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+cleanup:
+    culprit_history_runs_dispose(&runs);
+    culprit_history_free(h);
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    return error;
 }
 
 /*
@@ -192,15 +265,13 @@ static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
     for (;;) {
         while (runs < target) {
             double tg, tc;
-            if ((error = run_command(&tg, o->command, culprit_vcs_checkout_path(s->good_ck),
-                                     o->timeout_s, reason)) < 0) {
+            if ((error = measure_once(s, s->good_ck, &tg, reason)) < 0) {
                 if (error == CULPRIT_ESKIP)
                     error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s fails: %s",
                                               step->good, culprit_buf_cstr(reason));
                 return error;
             }
-            if ((error = run_command(&tc, o->command, culprit_vcs_checkout_path(s->cand_ck),
-                                     o->timeout_s, reason)) < 0)
+            if ((error = measure_once(s, s->cand_ck, &tc, reason)) < 0)
                 return error;
             culprit_welford_add(&wg, tg);
             culprit_welford_add(&wc, tc);
@@ -565,8 +636,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     memset(&s, 0, sizeof(s));
     memset(&whole, 0, sizeof(whole));
     out->change = out->change_low = out->change_high = NAN;
-    if (!opts || !opts->good || !opts->bad || !opts->command)
-        return culprit_error_set(CULPRIT_EINVALID, "a bisection needs good, bad and a command");
+    if (!opts || !opts->good || !opts->bad || (!opts->command == !opts->run) ||
+        (opts->run && !opts->test))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a bisection needs good, bad, and either a command to time or "
+                                 "a run command with the test it measures");
     if (!(opts->confidence > 0 && opts->confidence < 1) || opts->min_runs < 2 ||
         opts->max_runs < opts->min_runs || !(opts->timeout_s > 0))
         return culprit_error_set(CULPRIT_EINVALID,

@@ -16,14 +16,14 @@
 #include <unistd.h>
 
 static const cli_option options[] = {
-    {"--good", 1},     {"--bad", 1},      {"--build", 1},     {"--command", 1},    {"--json", 0},
-    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
-    {"--all", 0},      {"--help", 0},     {NULL, 0}};
+    {"--good", 1},       {"--bad", 1},     {"--build", 1},    {"--command", 1},  {"--run", 1},
+    {"--test", 1},       {"--json", 0},    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1},
+    {"--confidence", 1}, {"--timeout", 1}, {"--all", 0},      {"--help", 0},     {NULL, 0}};
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit bisect --good REV --bad REV [--build CMD] --command CMD [--all]\n"
-          "                      [--json]\n"
+    fputs("usage: culprit bisect --good REV --bad REV [--build CMD]\n"
+          "                      (--command CMD | --run CMD --test NAME) [--all] [--json]\n"
           "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
           "                      [--confidence C] [--timeout SECONDS]\n"
           "Finds the first commit between good and bad that made CMD significantly slower.\n"
@@ -36,6 +36,10 @@ static void usage(FILE *out)
           "  --bad REV             a revision known to be slow (descendant of good)\n"
           "  --build CMD           builds a checkout (a failing build skips the commit)\n"
           "  --command CMD         the command whose run time is bisected\n"
+          "  --run CMD             or: runs a culprit test binary (it gets $CULPRIT_HISTORY_DIR,\n"
+          "                        $CULPRIT_COMMIT and CULPRIT_FAIL_ON=none) ...\n"
+          "  --test NAME           ... and the perf test (SUITE.TEST or TEST) whose mean is\n"
+          "                        bisected, as the test binary measured it\n"
           "  --min-runs N          runs of each commit per step, interleaved (default 5)\n"
           "  --max-runs N          more runs, up to N, when a step cannot tell (default 30)\n"
           "  --threshold PERCENT   smallest slowdown that makes a commit bad (default 2)\n"
@@ -234,6 +238,10 @@ int cli_bisect(int argc, char **argv)
             o.build = args.value;
         else if (cli_is(&args, "--command"))
             o.command = args.value;
+        else if (cli_is(&args, "--run"))
+            o.run = args.value;
+        else if (cli_is(&args, "--test"))
+            o.test = args.value;
         else if (cli_is(&args, "--json"))
             json = 1;
         else if (cli_is(&args, "--all"))
@@ -271,8 +279,9 @@ int cli_bisect(int argc, char **argv)
         usage(stdout);
         return CLI_EXIT_OK;
     }
-    if (!o.good || !o.bad || !o.command) {
-        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad and --command are required");
+    if (!o.good || !o.bad || (!o.command == !o.run) || (o.run && !o.test) || (o.test && !o.run)) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
+                                            "with --test are required");
         return cli_usage_error("bisect");
     }
     if (o.max_runs < o.min_runs)

@@ -192,19 +192,22 @@ struct culprit_bisect_step;
  */
 typedef struct {
     unsigned int version;
-    const char *repository;      /**< a path inside the repository; NULL: "." */
-    const char *good;            /**< revision known to be fast */
-    const char *bad;             /**< revision known to be slow */
-    const char *build;           /**< shell command building a checkout (its directory is the
-                                      working directory and $CULPRIT_CHECKOUT); NULL: none */
-    const char *command;         /**< shell command whose run time is measured, in the checkout */
-    double confidence;           /**< of each decision (0.99) */
-    double threshold;            /**< smallest relative slowdown that makes a commit bad (0.02) */
-    unsigned int min_runs;       /**< runs per commit per decision, interleaved (5) */
-    unsigned int max_runs;       /**< when undecided, more runs up to this many (30) */
-    unsigned int max_failures;   /**< stop after this many commits failed to build or run (5) */
-    double timeout_s;            /**< kill a build or a run after this long (600) */
-    int all;                     /**< find every commit that made it slower, not only one */
+    const char *repository;    /**< a path inside the repository; NULL: "." */
+    const char *good;          /**< revision known to be fast */
+    const char *bad;           /**< revision known to be slow */
+    const char *build;         /**< shell command building a checkout (its directory is the
+                                    working directory and $CULPRIT_CHECKOUT); NULL: none */
+    const char *command;       /**< shell command whose run time is measured, in the checkout */
+    const char *run;           /**< or: shell command running a culprit test binary in the checkout
+                                    (it gets CULPRIT_HISTORY_DIR, CULPRIT_COMMIT, CULPRIT_FAIL_ON=none) */
+    const char *test;          /**< with run: the perf test measured, "suite.test" or "test" */
+    double confidence;         /**< of each decision (0.99) */
+    double threshold;          /**< smallest relative slowdown that makes a commit bad (0.02) */
+    unsigned int min_runs;     /**< runs per commit per decision, interleaved (5) */
+    unsigned int max_runs;     /**< when undecided, more runs up to this many (30) */
+    unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
+    double timeout_s;          /**< kill a build or a run after this long (600) */
+    int all;                   /**< find every commit that made it slower, not only one */
     const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
     /** Called after each step (NULL: silent). */
     void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
@@ -214,10 +217,8 @@ typedef struct {
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
-    {                                                                                              \
-        CULPRIT_BISECT_OPTIONS_VERSION, NULL, NULL, NULL, NULL, NULL, 0.99, 0.02, 5, 30, 5, 600,   \
-            0, NULL, NULL, NULL                                                                    \
-    }
+    {.version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,             \
+     .min_runs = 5, .max_runs = 30, .max_failures = 5, .timeout_s = 600}
 
 /** One measured comparison of a commit against the good end. */
 typedef struct culprit_bisect_step {

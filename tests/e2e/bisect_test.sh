@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# End to end: `culprit bisect --run --test` on a culprit perf test that lives OUTSIDE
+# the bisected repository, as when a test is written after a regression was noticed
+# (the paper's Commons Math case). The repository holds only the system under test
+# (fib.c and its configuration); the test is built against each temporary checkout
+# through $CULPRIT_CHECKOUT. The regression at r4 (fib(n+12), about 300x) must be
+# found, and the user's repository left unchanged.
+# usage: bisect_test.sh CULPRIT LIBCULPRIT INCLUDE_DIR
+set -euo pipefail
+culprit=$1 lib=$2 include=$3
+work=$(mktemp -d /tmp/culprit-bisect-test-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+
+mkdir "$work/tests"
+cat > "$work/tests/fib_test.c" <<'CEOF'
+#include <culprit/culprit.h>
+#include <stdio.h>
+unsigned long fib(unsigned n);
+static unsigned n;
+static int read_conf(void **state)
+{
+    FILE *f = fopen("fib.conf", "r"); /* the checkout's: the working directory */
+    (void)state;
+    if (!f || fscanf(f, "n = %u", &n) != 1)
+        return -1;
+    fclose(f);
+    return 0;
+}
+static void fib_conf(void **state)
+{
+    (void)state;
+    assert_true(fib(n) > 0);
+}
+int main(int argc, char **argv)
+{
+    static const culprit_perf_test tests[] = {
+        culprit_perf_test(fib_conf, .setup = read_conf, .repetitions = 10),
+    };
+    return culprit_run_group_name("fibsuite", tests, argc, argv);
+}
+CEOF
+
+repo=$work/repo
+git init -q "$repo"
+echo 'unsigned long fib(unsigned n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }' > "$repo/fib.c"
+for r in 1 2 3 4 5 6; do
+  n=16; [ "$r" -ge 4 ] && n=28
+  printf 'n = %s\n' "$n" > "$repo/fib.conf"
+  git -C "$repo" add -A
+  git -C "$repo" commit -q --allow-empty -m "r$r: n = $n"
+  git -C "$repo" tag "r$r"
+done
+echo "local change" >> "$repo/fib.c" # dirty: never built, never touched
+
+libs=$(pkg-config --libs cmocka libgit2 jansson gsl libxml-2.0)
+build="cc -O2 -I'$include' -o fib_test '$work/tests/fib_test.c' fib.c '$lib' $libs -lm"
+before=$(cd "$repo" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+(cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" \
+    --run './fib_test --quiet' --test fibsuite.fib_conf --json > "$work/out.json" 2> "$work/err.log") ||
+  fail "bisect --test exited $?: $(cat "$work/err.log")"
+after=$(cd "$repo" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
+[ "$before" = "$after" ] || fail "the user's repository changed"
+got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
+[ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "named ${got:-nothing}, expected r4: $(cat "$work/out.json")"
+
+# A test name the binary does not have: the ends cannot be measured, exit 2.
+set +e
+(cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" --run './fib_test --quiet' \
+    --test fibsuite.nope > "$work/bad.log" 2>&1)
+status=$?
+set -e
+[ "$status" -eq 2 ] && grep -q "did not measure test 'fibsuite.nope'" "$work/bad.log" ||
+  fail "unknown test: exit $status: $(cat "$work/bad.log")"
+echo "e2e bisect --test: the culprit of a test living outside the repository found"
