@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <ftw.h>
 #include <math.h>
 #include <poll.h>
@@ -46,6 +47,12 @@ typedef struct {
     culprit_vcs_checkout *good_ck, *cand_ck;
     culprit_bisect_result *result;
     size_t failures;
+    /* Which commit each checkout holds a successful build of ("" none): a commit is
+     * never built twice in the same checkout. */
+    struct {
+        const culprit_vcs_checkout *ck;
+        char sha[41];
+    } built[2];
 } session;
 
 /* The commits between one good and one bad end, as the algorithm's DAG. */
@@ -161,7 +168,14 @@ static int prepare(session *s, culprit_vcs_checkout **ck, const char *sha, culpr
 {
     culprit_vcs_checkout_options o;
     double elapsed;
-    int error;
+    int error, slot = -1;
+
+    for (int i = 0; i < 2; i++)
+        if (*ck && s->built[i].ck == *ck) {
+            if (!strcmp(s->built[i].sha, sha))
+                return 0; /* already built there */
+            slot = i;
+        }
 
     if (!*ck) {
         culprit_vcs_checkout_options_init(&o);
@@ -171,11 +185,18 @@ static int prepare(session *s, culprit_vcs_checkout **ck, const char *sha, culpr
     } else if ((error = culprit_vcs_checkout_switch(*ck, sha)) < 0) {
         return error;
     }
-    if (!s->opts->build)
-        return 0;
-    s->result->builds++;
-    return run_command(&elapsed, s->opts->build, culprit_vcs_checkout_path(*ck), s->opts->timeout_s,
-                       NULL, reason);
+    if (slot < 0) /* a new checkout takes the free record */
+        slot = !s->built[0].ck ? 0 : 1;
+    s->built[slot].ck = *ck;
+    s->built[slot].sha[0] = '\0';
+    if (s->opts->build) {
+        s->result->builds++;
+        if ((error = run_command(&elapsed, s->opts->build, culprit_vcs_checkout_path(*ck),
+                                 s->opts->timeout_s, NULL, reason)) < 0)
+            return error;
+    }
+    memcpy(s->built[slot].sha, sha, 41);
+    return 0;
 }
 
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
@@ -322,6 +343,34 @@ static int add_step(culprit_bisect_step **out, session *s, const char *sha)
     return 0;
 }
 
+/* Does `sha` touch one of the relevant paths (a path, a directory prefix, or a
+ * glob)? Without paths everything is relevant. */
+static int relevant(session *s, const char *sha, int *out)
+{
+    culprit_vcs_changeset cs;
+    int error;
+
+    *out = 1;
+    if (!s->opts->npaths)
+        return 0;
+    if ((error = culprit_vcs_changes(&cs, s->repo, sha, 0)) < 0)
+        return error;
+    *out = 0;
+    for (size_t f = 0; f < cs.nfiles && !*out; f++)
+        for (size_t p = 0; p < s->opts->npaths && !*out; p++) {
+            const char *want = s->opts->paths[p],
+                       *files[2] = {cs.files[f].path, cs.files[f].old_path};
+            size_t len = strlen(want);
+            for (int k = 0; k < 2 && files[k]; k++)
+                if (fnmatch(want, files[k], 0) == 0 ||
+                    (strncmp(files[k], want, len) == 0 &&
+                     (files[k][len] == '/' || (len && want[len - 1] == '/'))))
+                    *out = 1;
+        }
+    culprit_vcs_changeset_dispose(&cs);
+    return 0;
+}
+
 /* One bisection step on DAG node `index`: build, compare, mark. */
 static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
 {
@@ -332,6 +381,18 @@ static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
 
     if ((error = add_step(&step, s, sha)) < 0)
         goto cleanup;
+    if (index + 1 < rg->dag.n) { /* the bad end is measured whatever it touches */
+        int is_relevant;
+        if ((error = relevant(s, sha, &is_relevant)) < 0)
+            goto cleanup;
+        if (!is_relevant) {
+            step->verdict = CULPRIT_BISECT_SKIP;
+            step->skip_reason = culprit_strdup("touches none of the relevant paths: not built");
+            s->result->nirrelevant++;
+            error = culprit_bisect_mark(b, index, CULPRIT_BISECT_SKIP);
+            goto cleanup;
+        }
+    }
     error = prepare(s, &s->cand_ck, sha, &reason);
     if (error == 0)
         error = compare(s, step, &reason);
@@ -508,6 +569,25 @@ static int bisect_range(session *s, const char *good, const char *bad, char culp
     }
     if ((error = culprit_bisect_range(&ids, &n, b)) < 0)
         goto cleanup;
+    if (s->opts->npaths) {
+        /* Skips for irrelevance leave a range; the one relevant commit in it is the
+         * answer (confirmed against its parent by the caller). */
+        size_t relevant_at = SIZE_MAX, nrelevant = 0;
+        for (size_t i = 0; i < n; i++) {
+            int is_relevant;
+            if ((error = relevant(s, rg.dag.nodes[ids[i]].sha, &is_relevant)) < 0)
+                goto cleanup;
+            if (is_relevant) {
+                relevant_at = ids[i];
+                nrelevant++;
+            }
+        }
+        if (nrelevant == 1) {
+            memcpy(culprit, rg.dag.nodes[relevant_at].sha, 41);
+            *found = 1;
+            goto cleanup;
+        }
+    }
     free(r->range);
     if (!(r->range = calloc(n ? n : 1, sizeof(*r->range)))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -636,6 +716,7 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     memset(&s, 0, sizeof(s));
     memset(&whole, 0, sizeof(whole));
     out->change = out->change_low = out->change_high = NAN;
+    out->confirmed = -1;
     if (!opts || !opts->good || !opts->bad || (!opts->command == !opts->run) ||
         (opts->run && !opts->test))
         return culprit_error_set(CULPRIT_EINVALID,
@@ -674,6 +755,21 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     }
     if ((error = bisect_range(&s, out->good, out->bad, culprit, &found)) < 0)
         goto cleanup;
+    if (found && opts->npaths) {
+        /* Relevance skipping assumed the skipped commits changed nothing: confirm the
+         * culprit against its first parent (Vogel 2017, 4.4.4). */
+        char(*fp)[41] = NULL;
+        size_t k = 0;
+        int slower = 0;
+        if ((error = culprit_vcs_first_parents(&fp, &k, s.repo, culprit, 2)) < 0)
+            goto cleanup;
+        if (k == 2)
+            error = check_pair(&s, fp[1], culprit, &slower, NULL);
+        free(fp);
+        if (error < 0)
+            goto cleanup;
+        out->confirmed = k == 2 ? slower : 1;
+    }
     if (found) {
         describe(&s, culprit);
         error = add_culprit(&s, culprit, step_of(out, culprit));

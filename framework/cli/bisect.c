@@ -16,9 +16,10 @@
 #include <unistd.h>
 
 static const cli_option options[] = {
-    {"--good", 1},       {"--bad", 1},     {"--build", 1},    {"--command", 1},  {"--run", 1},
-    {"--test", 1},       {"--json", 0},    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1},
-    {"--confidence", 1}, {"--timeout", 1}, {"--all", 0},      {"--help", 0},     {NULL, 0}};
+    {"--good", 1},     {"--bad", 1},       {"--build", 1},      {"--command", 1},
+    {"--run", 1},      {"--test", 1},      {"--json", 0},       {"--min-runs", 1},
+    {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
+    {"--all", 0},      {"--paths", 1},     {"--help", 0},       {NULL, 0}};
 
 static void usage(FILE *out)
 {
@@ -46,6 +47,9 @@ static void usage(FILE *out)
           "  --confidence C        of each step's decision (default 0.99)\n"
           "  --timeout SECONDS     kill a build or a run after this long (default 600)\n"
           "  --all                 find every commit that made it slower, not only one\n"
+          "  --paths P             relevant path (file, directory or glob; repeatable):\n"
+          "                        commits touching none are not built, and the culprit\n"
+          "                        is confirmed against its parent\n"
           "  --json                print the result as JSON on stdout\n"
           "\n"
           "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
@@ -162,6 +166,9 @@ static int print_json(const culprit_bisect_result *r)
         }
         json_object_set_new(doc, "culprits", all);
         json_object_set_new(doc, "unsearched_ranges", json_integer((json_int_t)r->nunsearched));
+        json_object_set_new(doc, "irrelevant", json_integer((json_int_t)r->nirrelevant));
+        json_object_set_new(doc, "confirmed",
+                            r->confirmed < 0 ? json_null() : json_boolean(r->confirmed));
     }
     for (size_t i = 0; i < r->nsteps; i++)
         json_array_append_new(steps, step_json(&r->steps[i]));
@@ -195,6 +202,13 @@ static void print_text(const culprit_bisect_result *r, double confidence)
                        r->culprits[i].change_high, confidence);
             printf("\n");
         }
+        if (r->confirmed == 1)
+            printf("  confirmed: slower than its parent (%zu irrelevant commits not built)\n",
+                   r->nirrelevant);
+        else if (r->confirmed == 0)
+            printf("  NOT confirmed: no slower than its parent; the cause may be in one of the "
+                   "%zu commits judged irrelevant to --paths\n",
+                   r->nirrelevant);
         if (r->nunsearched)
             printf("  %zu range(s) without an overall slowdown were too long to scan commit by "
                    "commit\n",
@@ -210,6 +224,13 @@ static void print_text(const culprit_bisect_result *r, double confidence)
            r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
 }
 
+/* A usage error once --paths may have been collected. */
+static int usage_error(const char **paths)
+{
+    free(paths);
+    return cli_usage_error("bisect");
+}
+
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
@@ -217,16 +238,18 @@ int cli_bisect(int argc, char **argv)
     progress_state p;
     cli_args args;
     int kind, json = 0, help = 0, error = 0, status;
+    const char **paths = NULL;
+    size_t npaths = 0;
     size_t n;
     double v;
 
     cli_args_init(&args, "bisect", argc, argv, options);
     while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
         if (kind < 0)
-            return cli_usage_error("bisect");
+            return usage_error(paths);
         if (kind == CLI_ARG_POSITIONAL) {
             culprit_error_set(CULPRIT_EINVALID, "bisect: unexpected argument '%s'", args.value);
-            return cli_usage_error("bisect");
+            return usage_error(paths);
         }
         if (cli_is(&args, "--help"))
             help = 1;
@@ -246,7 +269,16 @@ int cli_bisect(int argc, char **argv)
             json = 1;
         else if (cli_is(&args, "--all"))
             o.all = 1;
-        else if (cli_is(&args, "--min-runs")) {
+        else if (cli_is(&args, "--paths")) {
+            const char **grown = realloc(paths, (npaths + 1) * sizeof(*paths));
+            if (!grown) {
+                free(paths);
+                cli_error("out of memory");
+                return CLI_EXIT_ERROR;
+            }
+            paths = grown;
+            paths[npaths++] = args.value;
+        } else if (cli_is(&args, "--min-runs")) {
             if ((error = cli_parse_size(&n, "--min-runs", args.value, 2)) == 0)
                 o.min_runs = (unsigned int)n;
         } else if (cli_is(&args, "--max-runs")) {
@@ -273,26 +305,31 @@ int cli_bisect(int argc, char **argv)
             o.timeout_s = v;
         }
         if (error < 0)
-            return cli_usage_error("bisect");
+            return usage_error(paths);
     }
     if (help) {
+        free(paths);
         usage(stdout);
         return CLI_EXIT_OK;
     }
     if (!o.good || !o.bad || (!o.command == !o.run) || (o.run && !o.test) || (o.test && !o.run)) {
         culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
                                             "with --test are required");
-        return cli_usage_error("bisect");
+        return usage_error(paths);
     }
     if (o.max_runs < o.min_runs)
         o.max_runs = o.min_runs;
+    o.paths = paths;
+    o.npaths = npaths;
     p.confidence = o.confidence;
     o.progress = progress;
     o.payload = &p;
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
-    if (culprit_bisect_session(&r, &o) < 0) {
+    error = culprit_bisect_session(&r, &o);
+    free(paths);
+    if (error < 0) {
         cli_error(NULL);
         return CLI_EXIT_ERROR;
     }

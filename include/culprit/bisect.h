@@ -208,6 +208,9 @@ typedef struct {
     unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
     double timeout_s;          /**< kill a build or a run after this long (600) */
     int all;                   /**< find every commit that made it slower, not only one */
+    const char *const *paths;  /**< relevance (Vogel 2017, 4.4.4): commits touching none of
+                                    these paths (directories or globs) are not built */
+    size_t npaths;
     const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
     /** Called after each step (NULL: silent). */
     void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
@@ -217,8 +220,10 @@ typedef struct {
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
-    {.version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,             \
-     .min_runs = 5, .max_runs = 30, .max_failures = 5, .timeout_s = 600}
+    {                                                                                              \
+        .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
+        .min_runs = 5, .max_runs = 30, .max_failures = 5, .timeout_s = 600                         \
+    }
 
 /** One measured comparison of a commit against the good end. */
 typedef struct culprit_bisect_step {
@@ -260,6 +265,9 @@ typedef struct {
     size_t nculprits;
     culprit_bisect_culprit *culprits; /**< every culprit found, the first one first */
     size_t nunsearched; /**< --all: ranges without an overall slowdown too long to scan */
+    size_t nirrelevant; /**< commits not built because they touch none of `paths` */
+    int confirmed;      /**< with `paths`: 1 the culprit is slower than its parent, 0 it is
+                             not (the cause may be in a commit judged irrelevant); -1 unchecked */
 } culprit_bisect_result;
 
 /**

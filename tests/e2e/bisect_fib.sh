@@ -112,6 +112,40 @@ bisect "$work/e5" r5
 grep -q '"verdict": "skip"' "$work/out.json" || fail "the broken r3 was not skipped: $(cat "$work/out.json")"
 grep -q '"skip_reason": ".*exited with status' "$work/out.json" || fail "no skip reason"
 
+# Relevance skipping (--paths): 12 commits, every other one touching only docs/; the
+# regression is in a relevant one (r9). Fewer builds than without --paths, the culprit
+# confirmed against its parent. Then a regression hidden in a docs-only commit (the
+# assumption broken on purpose) is reported as not confirmed.
+rel=$work/rel
+git init -q "$rel"
+cp "$work/e1/main.c" "$rel/main.c" 2>/dev/null || git -C "$work/e1" show r1:main.c > "$rel/main.c"
+mkdir "$rel/docs"
+for r in $(seq 1 12); do
+  if [ $((r % 2)) = 0 ]; then echo "note $r" >> "$rel/docs/notes.txt"
+  else n=18; [ "$r" -ge 9 ] && n=30; printf 'n = %s\n' "$n" > "$rel/fib.conf"; echo "# r$r" >> "$rel/fib.conf"; fi
+  git -C "$rel" add -A; git -C "$rel" commit -q -m "r$r"; git -C "$rel" tag "r$r"
+done
+paths_run() { # paths_run OUT [--paths ...]
+  local out=$1; shift
+  (cd "$rel" && "$culprit" bisect --threshold 20 --good r1 --bad r12 \
+      --build 'cc -O2 -o fibprog main.c' --command ./fibprog --json "$@" > "$out" 2> "$work/err.log") ||
+    fail "bisect $* exited $?: $(cat "$work/err.log")"
+}
+paths_run "$work/plain.json"
+paths_run "$work/paths.json" --paths main.c --paths fib.conf
+for f in plain paths; do
+  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/$f.json")
+  [ "$got" = "$(git -C "$rel" rev-parse r9)" ] || fail "--paths ($f) named ${got:-nothing}: $(cat "$work/$f.json")"
+done
+builds() { sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$1"; }
+[ "$(builds "$work/paths.json")" -lt "$(builds "$work/plain.json")" ] ||
+  fail "--paths did not save builds: $(builds "$work/paths.json") vs $(builds "$work/plain.json")"
+grep -q '"confirmed": true' "$work/paths.json" || fail "--paths culprit not confirmed: $(cat "$work/paths.json")"
+grep -q '"irrelevant": [1-9]' "$work/paths.json" || fail "no commit skipped as irrelevant"
+paths_run "$work/wrong.json" --paths docs
+grep -q '"confirmed": false' "$work/wrong.json" ||
+  fail "a culprit found through wrong --paths was not flagged unconfirmed: $(cat "$work/wrong.json")"
+
 # No regression between good and bad: exit 1 with the figures.
 make_repo "$work/e6" 18 18 18 18 18 18
 set +e
