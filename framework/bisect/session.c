@@ -683,6 +683,41 @@ cleanup:
     return error;
 }
 
+/*
+ * Slow decay: the range is slower overall, but the culprit bisection found is not
+ * slower than its own parent. Rather than name a false single culprit, time each
+ * commit of the first-parent chain against the one before it and report what each
+ * contributes (up to 2 SCAN_MAX commits; a longer range is reported by its ends).
+ */
+static int slow_decay(session *s)
+{
+    culprit_bisect_result *r = s->result;
+    culprit_bisect_step *step;
+    char(*chain)[41] = NULL, (*fp)[41] = NULL;
+    size_t n = 0, k = 0, i;
+    int slower, error;
+
+    r->outcome = CULPRIT_BISECT_RESULT_SLOW_DECAY;
+    if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, r->bad, 2 * SCAN_MAX + 1)) < 0)
+        return error;
+    for (i = 0; i < k && strcmp(fp[i], r->good) != 0; i++)
+        ;
+    if (i == k) { /* too long, or good is off bad's first-parent line */
+        free(fp);
+        return 0;
+    }
+    n = i;
+    chain = fp;
+    for (size_t j = n; j-- > 0;) { /* oldest first */
+        const char *prev = j + 1 < k ? chain[j + 1] : r->good;
+        if ((error = check_pair(s, prev, chain[j], &slower, &step)) < 0 ||
+            (error = add_culprit(s, chain[j], step)) < 0)
+            break;
+    }
+    free(chain);
+    return error;
+}
+
 /* The culprit's details for the result. */
 static void describe(session *s, const char *sha)
 {
@@ -755,20 +790,28 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     }
     if ((error = bisect_range(&s, out->good, out->bad, culprit, &found)) < 0)
         goto cleanup;
-    if (found && opts->npaths) {
-        /* Relevance skipping assumed the skipped commits changed nothing: confirm the
-         * culprit against its first parent (Vogel 2017, 4.4.4). */
+    if (found) {
+        /* The culprit against its own parent. The step that marked it bad compared it
+         * with the good end of that time, which may lie several commits back: with
+         * relevance skipping (Vogel 2017, 4.4.4) the commits in between were assumed
+         * to change nothing, and in a slow decay each of them adds a little. */
+        const culprit_bisect_step *marked = step_of(out, culprit);
         char(*fp)[41] = NULL;
         size_t k = 0;
-        int slower = 0;
+        int slower = 1;
         if ((error = culprit_vcs_first_parents(&fp, &k, s.repo, culprit, 2)) < 0)
             goto cleanup;
-        if (k == 2)
+        if (k == 2 && !(marked && !strcmp(marked->good, fp[1])))
             error = check_pair(&s, fp[1], culprit, &slower, NULL);
         free(fp);
         if (error < 0)
             goto cleanup;
-        out->confirmed = k == 2 ? slower : 1;
+        if (opts->npaths) {
+            out->confirmed = slower;
+        } else if (!slower) {
+            error = slow_decay(&s);
+            goto cleanup;
+        }
     }
     if (found) {
         describe(&s, culprit);

@@ -130,7 +130,7 @@ static json_t *step_json(const culprit_bisect_step *s)
 
 static int print_json(const culprit_bisect_result *r)
 {
-    static const char *const outcomes[] = {"found", "ambiguous", "no-regression"};
+    static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
     json_t *doc = json_object(), *steps = json_array(), *range = json_array();
 
     json_object_set_new(doc, "culprit_json", json_integer(1));
@@ -189,7 +189,22 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         printf(" in %zu runs each; nothing to bisect\n", s->runs);
         return;
     }
-    if (r->outcome == CULPRIT_BISECT_RESULT_FOUND) {
+    if (r->outcome == CULPRIT_BISECT_RESULT_SLOW_DECAY) {
+        const culprit_bisect_step *s = &r->steps[0];
+        printf("culprit bisect: %.12s is slower than %.12s (", r->bad, r->good);
+        put_change(stdout, s->change, s->change_low, s->change_high, confidence);
+        printf("), but no single commit is: a slow decay. What each commit contributes:\n");
+        for (size_t i = 0; i < r->nculprits; i++) {
+            printf("  %.12s %-40.40s ", r->culprits[i].sha,
+                   r->culprits[i].subject ? r->culprits[i].subject : "");
+            put_change(stdout, r->culprits[i].change, r->culprits[i].change_low,
+                       r->culprits[i].change_high, confidence);
+            printf("\n");
+        }
+        if (!r->nculprits)
+            printf("  (the range is too long, or not on one first-parent line, to time commit by "
+                   "commit)\n");
+    } else if (r->outcome == CULPRIT_BISECT_RESULT_FOUND) {
         printf("culprit bisect: %s is the first slow commit\n", r->culprit);
         printf("  %s\n  %s, %s\n  ", r->subject ? r->subject : "", r->author ? r->author : "",
                r->date ? r->date : "");

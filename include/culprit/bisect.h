@@ -238,9 +238,12 @@ typedef struct culprit_bisect_step {
 } culprit_bisect_step;
 
 typedef enum {
-    CULPRIT_BISECT_RESULT_FOUND = 0,    /**< culprit holds the first bad commit */
-    CULPRIT_BISECT_RESULT_AMBIGUOUS,    /**< skips leave `range` as possible first bad commits */
-    CULPRIT_BISECT_RESULT_NO_REGRESSION /**< bad is not significantly slower than good */
+    CULPRIT_BISECT_RESULT_FOUND = 0,     /**< culprit holds the first bad commit */
+    CULPRIT_BISECT_RESULT_AMBIGUOUS,     /**< skips leave `range` as possible first bad commits */
+    CULPRIT_BISECT_RESULT_NO_REGRESSION, /**< bad is not significantly slower than good */
+    CULPRIT_BISECT_RESULT_SLOW_DECAY     /**< bad is slower, but no single commit is: `culprits`
+                                              lists the commits of the range with the change each
+                                              contributes (Heger et al. 2013, section 6, 2) */
 } culprit_bisect_outcome;
 
 /** One commit found to make the command slower (--all finds several). */
