@@ -16,10 +16,10 @@
 #include <unistd.h>
 
 static const cli_option options[] = {
-    {"--good", 1},     {"--bad", 1},       {"--build", 1},      {"--command", 1},
-    {"--run", 1},      {"--test", 1},      {"--json", 0},       {"--min-runs", 1},
-    {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
-    {"--all", 0},      {"--paths", 1},     {"--help", 0},       {NULL, 0}};
+    {"--good", 1},       {"--bad", 1},     {"--build", 1},    {"--command", 1},  {"--run", 1},
+    {"--test", 1},       {"--json", 0},    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1},
+    {"--confidence", 1}, {"--timeout", 1}, {"--all", 0},      {"--auto", 0},     {"--history", 1},
+    {"--paths", 1},      {"--help", 0},    {NULL, 0}};
 
 static void usage(FILE *out)
 {
@@ -47,6 +47,9 @@ static void usage(FILE *out)
           "  --confidence C        of each step's decision (default 0.99)\n"
           "  --timeout SECONDS     kill a build or a run after this long (default 600)\n"
           "  --all                 find every commit that made it slower, not only one\n"
+          "  --auto                take good and bad from the history of --test: the last\n"
+          "                        commit where it was fine and the first flagged after it\n"
+          "  --history DIR         with --auto: the history directory (as culprit check)\n"
           "  --paths P             relevant path (file, directory or glob; repeatable):\n"
           "                        commits touching none are not built, and the culprit\n"
           "                        is confirmed against its parent\n"
@@ -239,6 +242,76 @@ static void print_text(const culprit_bisect_result *r, double confidence)
            r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
 }
 
+/*
+ * --auto: walks the test's runs along first-parent history from HEAD (newest 200
+ * commits), judging each commit with data against the ones before it as `culprit
+ * history` does; bad is the first flagged commit (minor or major) after the last
+ * commit where the test was fine, good is that commit.
+ */
+static int auto_range(char good[41], char bad[41], const char *test, const char *history_dir)
+{
+    cli_env env;
+    culprit_history_runs runs = {0, NULL, 0};
+    char head[41], (*fp)[41] = NULL;
+    const char **shas = NULL; /* detect takes an array of pointers */
+    size_t n = 0;
+    int error, have_bad = 0;
+
+    memset(&env, 0, sizeof(env));
+    if ((error = cli_env_open(&env, NULL, history_dir, 1)) < 0 ||
+        (error = cli_load_history(&runs, env.settings.history_dir)) < 0 ||
+        (error = cli_require_test(&runs, test, env.settings.history_dir)) < 0 ||
+        (error = culprit_vcs_resolve(head, env.repo, "HEAD")) < 0 ||
+        (error = culprit_vcs_first_parents(&fp, &n, env.repo, head, 200)) < 0)
+        goto cleanup;
+    if (!(shas = calloc(n ? n : 1, sizeof(*shas)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < n; i++)
+        shas[i] = fp[i];
+    /* Oldest first: remember the latest fine commit, and the first flagged one after it. */
+    for (size_t i = n; i-- > 0;) {
+        culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
+        culprit_check_result r;
+        o.test = test;
+        error = culprit_detect_check(&r, &runs, fp[i], shas + i + 1, n - i - 1, &o);
+        if (error == CULPRIT_ENOTFOUND) { /* no run of the test at this commit */
+            error = 0;
+            continue;
+        }
+        if (error < 0)
+            goto cleanup;
+        culprit_verdict_kind k = r.n ? r.verdicts[0].kind : CULPRIT_VERDICT_NOT_RUN;
+        culprit_check_result_dispose(&r);
+        if (k == CULPRIT_VERDICT_MAJOR || k == CULPRIT_VERDICT_MINOR) {
+            if (!have_bad && good[0]) {
+                memcpy(bad, fp[i], 41);
+                have_bad = 1;
+            }
+        } else if (k == CULPRIT_VERDICT_UNCHANGED || k == CULPRIT_VERDICT_IMPROVEMENT ||
+                   k == CULPRIT_VERDICT_NO_BASELINE) {
+            memcpy(good, fp[i], 41);
+            have_bad = 0; /* fine again: a later regression is the one to find */
+        }
+    }
+    if (!good[0] || !have_bad)
+        error = culprit_error_set(CULPRIT_ENOTFOUND,
+                                  "--auto: the history of '%s' on the first-parent line of HEAD "
+                                  "has no flagged commit after one where it was fine",
+                                  test);
+    else
+        fprintf(stderr,
+                "culprit bisect --auto: good %.12s (last fine), bad %.12s (first flagged)\n", good,
+                bad);
+cleanup:
+    free(shas);
+    free(fp);
+    culprit_history_runs_dispose(&runs);
+    cli_env_dispose(&env);
+    return error;
+}
+
 /* A usage error once --paths may have been collected. */
 static int usage_error(const char **paths)
 {
@@ -253,8 +326,10 @@ int cli_bisect(int argc, char **argv)
     progress_state p;
     cli_args args;
     int kind, json = 0, help = 0, error = 0, status;
-    const char **paths = NULL;
+    const char **paths = NULL, *history_dir = NULL;
     size_t npaths = 0;
+    int automatic = 0;
+    char good[41] = "", bad[41] = "";
     size_t n;
     double v;
 
@@ -284,6 +359,10 @@ int cli_bisect(int argc, char **argv)
             json = 1;
         else if (cli_is(&args, "--all"))
             o.all = 1;
+        else if (cli_is(&args, "--auto"))
+            automatic = 1;
+        else if (cli_is(&args, "--history"))
+            history_dir = args.value;
         else if (cli_is(&args, "--paths")) {
             const char **grown = realloc(paths, (npaths + 1) * sizeof(*paths));
             if (!grown) {
@@ -326,6 +405,21 @@ int cli_bisect(int argc, char **argv)
         free(paths);
         usage(stdout);
         return CLI_EXIT_OK;
+    }
+    if (automatic) {
+        if (o.good || o.bad || !o.test) {
+            culprit_error_set(CULPRIT_EINVALID,
+                              "bisect: --auto takes good and bad from the history of --test; "
+                              "give --test, not --good or --bad");
+            return usage_error(paths);
+        }
+        if (auto_range(good, bad, o.test, history_dir) < 0) {
+            free(paths);
+            cli_error(NULL);
+            return CLI_EXIT_ERROR;
+        }
+        o.good = good;
+        o.bad = bad;
     }
     if (!o.good || !o.bad || (!o.command == !o.run) || (o.run && !o.test) || (o.test && !o.run)) {
         culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "

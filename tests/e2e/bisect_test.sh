@@ -52,10 +52,20 @@ for r in 1 2 3 4 5 6; do
   git -C "$repo" commit -q --allow-empty -m "r$r: n = $n"
   git -C "$repo" tag "r$r"
 done
-echo "local change" >> "$repo/fib.c" # dirty: never built, never touched
-
 libs=$(pkg-config --libs cmocka libgit2 jansson gsl libxml-2.0)
 build="cc -O2 -I'$include' -o fib_test '$work/tests/fib_test.c' fib.c '$lib' $libs -lm"
+
+# A history for --auto: the test measured at r3 (fine: nothing before it) and r6
+# (slow), as a CI that ran every few commits would have recorded it (this is our
+# fixture repository: checking it out is fine). More runs in a young history could be
+# falsely flagged on this noisy machine, and --auto would rightly start from them.
+(cd "$repo" && eval "${build/-o fib_test/-o $work/fib_test_hist}") || fail "cannot build the test"
+for r in r3 r6; do
+  git -C "$repo" checkout -q "$r"
+  (cd "$repo" && CULPRIT_HISTORY_DIR="$work/hist" CULPRIT_FAIL_ON=none "$work/fib_test_hist" --quiet >/dev/null 2>&1)
+done
+git -C "$repo" checkout -q master 2>/dev/null || git -C "$repo" checkout -q main
+echo "local change" >> "$repo/fib.c" # dirty: never built, never touched
 before=$(cd "$repo" && find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum | sha256sum)
 (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" \
     --run './fib_test --quiet' --test fibsuite.fib_conf --json > "$work/out.json" 2> "$work/err.log") ||
@@ -64,6 +74,19 @@ after=$(cd "$repo" && find . -path ./.git/objects -prune -o -type f -print0 | so
 [ "$before" = "$after" ] || fail "the user's repository changed"
 got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
 [ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "named ${got:-nothing}, expected r4: $(cat "$work/out.json")"
+
+# --auto: good and bad from the history: the last fine run (r3), the first flagged (r6).
+(cd "$repo" && "$culprit" bisect --auto --test fibsuite.fib_conf --history "$work/hist" \
+    --build "$build" --run './fib_test --quiet' --json > "$work/auto.json" 2> "$work/auto.err") ||
+  fail "bisect --auto exited $?: $(cat "$work/auto.err")"
+ok=0
+for g in r3; do
+  grep -q "good $(git -C "$repo" rev-parse --short=12 $g) (last fine), bad $(git -C "$repo" rev-parse --short=12 r6)" \
+    "$work/auto.err" && ok=1
+done
+[ "$ok" = 1 ] || fail "--auto chose other ends: $(cat "$work/auto.err"); $(cd "$repo" && "$culprit" history --test fibsuite.fib_conf --history "$work/hist" 2>&1)"
+got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/auto.json")
+[ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "--auto named ${got:-nothing}: $(cat "$work/auto.json")"
 
 # A test name the binary does not have: the ends cannot be measured, exit 2.
 set +e
