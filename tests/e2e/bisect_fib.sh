@@ -114,6 +114,23 @@ bisect "$work/e5" r5
 grep -q '"verdict": "skip"' "$work/out.json" || fail "the broken r3 was not skipped: $(cat "$work/out.json")"
 grep -q '"skip_reason": ".*exited with status' "$work/out.json" || fail "no skip reason"
 
+# A merge DAG: the regression (s2) is on a side branch merged into main after an
+# unrelated mainline commit; bisecting from the fork point to the merge finds s2.
+merge=$work/merge
+make_repo "$merge" 18 18 18 18 18 18
+git -C "$merge" checkout -q -b side r6
+printf 'n = 18\n# s1\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s1
+printf 'n = 30\n# s2\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s2; git -C "$merge" tag s2
+printf 'n = 30\n# s3\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s3
+git -C "$merge" checkout -q -
+echo "mainline" > "$merge/MAIN.txt"; git -C "$merge" add MAIN.txt; git -C "$merge" commit -qm m1
+git -C "$merge" merge -q --no-ff -m "merge side" side
+(cd "$merge" && "$culprit" bisect --threshold 20 --good r6 --bad HEAD --build 'cc -O2 -o fibprog main.c' \
+    --command ./fibprog --json > "$work/merge.json" 2> "$work/err.log") ||
+  fail "bisect on a merge DAG exited $?: $(cat "$work/err.log")"
+got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/merge.json")
+[ "$got" = "$(git -C "$merge" rev-parse s2)" ] || fail "merge DAG: named ${got:-nothing}, expected s2: $(cat "$work/merge.json")"
+
 # Relevance skipping (--paths): 12 commits, every other one touching only docs/; the
 # regression is in a relevant one (r9). Fewer builds than without --paths, the culprit
 # confirmed against its parent. Then a regression hidden in a docs-only commit (the
@@ -202,4 +219,4 @@ set +e
 (cd "$work/e6" && "$culprit" bisect --good r1 --bad r6 --build false --command true > "$work/bad.log" 2>&1)
 [ $? -eq 2 ] && grep -q "does not build" "$work/bad.log" || fail "failing build: $(cat "$work/bad.log")"
 set -e
-echo "e2e bisect: experiments 1-4, a skipped commit, no regression and bad input as expected"
+echo "e2e bisect: experiments 1-4 (and --all), a merge DAG, a skipped commit, --paths, slow decay, no regression and bad input as expected"
