@@ -81,7 +81,7 @@ ls /tmp | grep -q "^culprit-checkout-" && ls -d /tmp/culprit-checkout-* | while 
 done
 
 # Experiment 2: an improvement at r3, then a regression at r4.
-make_repo "$work/e2" 24 24 18 36 36 36
+make_repo "$work/e2" 24 24 18 48 48 48
 bisect "$work/e2" r4
 
 # Experiment 3: a regression at r4, then a (partial) improvement at r5.
