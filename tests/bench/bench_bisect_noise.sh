@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# Benchmark: bisecting a 20% regression in a ~1 ms program under the machine's real
+# noise, `culprit bisect` (default settings) against `git bisect run` with a classic
+# fixed-threshold script, on the same generated repositories (docs/bisect.md,
+# "Benchmark: bisecting under real noise"; issue 4, "Quality figures").
+#
+# Each trial generates a git repository of --commits commits: a small C program whose
+# loop count comes from work.conf; the first commit is fast, one commit (its position
+# drawn per trial from --seed) raises the loop count so that the whole run, process
+# start-up included, is about 20% slower; every other commit changes only unrelated
+# files. The loop counts are calibrated on this machine at the start (printed).
+#   culprit: culprit bisect --good FIRST --bad LAST --build 'cc -O2 -o prog prog.c'
+#            --command ./prog --json            (builds and runs read from the JSON)
+#   git:     in a clone, the good and the bad end are built and timed once (median of
+#            --git-runs runs); the threshold is halfway between; then
+#            git bisect start LAST FIRST; git bisect run threshold.sh, which builds the
+#            commit and says bad when the median of --git-runs runs exceeds it.
+# Both time the same thing: `/bin/sh -c ./prog` in the checkout (culprit runs its
+# --command with /bin/sh). The tools alternate trial by trial (odd trials culprit
+# first). Exit status: 0 unless a hard error (a tool failing to run, a build failing).
+#
+# usage: bench_bisect_noise.sh CULPRIT [--quick] [--trials N] [--commits N]
+#                              [--seed S] [--git-runs N] [--good-n N --bad-n N]
+#   --quick: 2 trials of each tool on 16-commit repositories, shorter calibration.
+set -euo pipefail
+
+usage() { sed -n '/^# usage:/,/^#   --quick/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 1 ] || usage
+culprit=$1; shift
+[ -x "$culprit" ] || { echo "bench_bisect_noise: $culprit is not executable" >&2; exit 2; }
+culprit=$(cd "$(dirname "$culprit")" && pwd)/$(basename "$culprit")
+trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_rounds=5
+while [ $# -gt 0 ]; do
+  case $1 in
+    --quick) trials=2 commits=16 calib_runs=51 calib_rounds=2 ;;
+    --trials) trials=$2; shift ;;
+    --commits) commits=$2; shift ;;
+    --seed) seed=$2; shift ;;
+    --git-runs) git_runs=$2; shift ;;
+    --good-n) good_n=$2; shift ;;
+    --bad-n) bad_n=$2; shift ;;
+    *) usage ;;
+  esac
+  shift
+done
+[ "$commits" -ge 3 ] && [ "$trials" -ge 1 ] && [ "$git_runs" -ge 1 ] || usage
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench-noise-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+die() { echo "bench_bisect_noise: $*" >&2; exit 1; }
+git() { command git -c user.name=bench -c user.email=bench@example.org \
+          -c init.defaultBranch=main -c advice.detachedHead=false "$@"; }
+now_ns() { date +%s%N; }
+
+# --- helpers compiled once: the timer (median wall time of N runs of a command) ----
+mkdir -p "$work/bin"
+cat > "$work/bin/timer.c" <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static int cmp(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+/* timer N CMD [ARG]...: runs CMD N times, prints the median wall time in ns. */
+int main(int argc, char **argv)
+{
+    if (argc < 3)
+        return 2;
+    int n = atoi(argv[1]);
+    long long *t = malloc(sizeof *t * (size_t)(n > 0 ? n : 1));
+    if (n < 1 || !t)
+        return 2;
+    for (int i = 0; i < n; i++) {
+        struct timespec a, b;
+        int st;
+        clock_gettime(CLOCK_MONOTONIC, &a);
+        pid_t p = fork();
+        if (p < 0)
+            return 2;
+        if (p == 0) {
+            execvp(argv[2], argv + 2);
+            _exit(127);
+        }
+        if (waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 2;
+        clock_gettime(CLOCK_MONOTONIC, &b);
+        t[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+    }
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    printf("%lld\n", n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
+    return 0;
+}
+EOF
+cc -O2 -o "$work/bin/timer" "$work/bin/timer.c" || die "cannot build the timer"
+timer=$work/bin/timer
+
+# threshold.sh THRESHOLD_NS: the classic fixed-threshold `git bisect run` script.
+cat > "$work/bin/threshold.sh" <<EOF
+#!/bin/sh
+echo x >> "$work/git-builds"
+cc -O2 -o prog prog.c || exit 125
+t=\$("$timer" $git_runs /bin/sh -c ./prog) || exit 125
+[ "\$t" -gt "\$1" ] && exit 1
+exit 0
+EOF
+chmod +x "$work/bin/threshold.sh"
+
+cat > "$work/prog.c" <<'EOF'
+#include <stdio.h>
+/* The work per run: n rounds of a linear congruential generator, n from work.conf. */
+int main(void)
+{
+    unsigned long n = 0, i;
+    FILE *f = fopen("work.conf", "r");
+    if (!f || fscanf(f, "n = %lu", &n) != 1)
+        return 2;
+    fclose(f);
+    volatile unsigned long x = 1;
+    for (i = 0; i < n; i++)
+        x = x * 6364136223846793005UL + 1442695040888963407UL;
+    return 0;
+}
+EOF
+
+# --- calibration: loop counts for a ~1.5 ms good run and a 20% slower bad run -----
+cal=$work/calib
+mkdir -p "$cal"
+cp "$work/prog.c" "$cal/"
+(cd "$cal" && cc -O2 -o prog prog.c) || die "cannot build the program"
+# t_direct N / t_sh N: median ns of ./prog (or /bin/sh -c ./prog) with n = N
+t_direct() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" ./prog); }
+t_sh() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" /bin/sh -c ./prog); }
+# median of the arguments
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
+if [ -z "$good_n" ] || [ -z "$bad_n" ]; then
+  big=1000000
+  z=() b=()
+  for _ in $(seq "$calib_rounds"); do z+=("$(t_direct 0)"); b+=("$(t_direct $big)"); done
+  t0=$(median "${z[@]}") t1=$(median "${b[@]}")
+  [ "$t1" -gt "$t0" ] || die "calibration: the loop does not take time ($t0 ns, $t1 ns)"
+  # ns per 1000 iterations, then a good run of ~1.5 ms, process start-up included
+  per_k=$(( (t1 - t0) * 1000 / big )); [ "$per_k" -ge 1 ] || per_k=1
+  good_n=$(( (1500000 - t0) * 1000 / per_k )); [ "$good_n" -ge 100000 ] || good_n=100000
+  # the bad run: 20% more than the good run as the tools see it (/bin/sh -c ./prog)
+  g=(); for _ in $(seq "$calib_rounds"); do g+=("$(t_sh "$good_n")"); done
+  tg=$(median "${g[@]}")
+  bad_n=$(( good_n + tg / 5 * 1000 / per_k ))
+  # one correction from an interleaved measurement of both
+  g=() b=()
+  for _ in $(seq "$calib_rounds"); do g+=("$(t_sh "$good_n")"); b+=("$(t_sh "$bad_n")"); done
+  tg=$(median "${g[@]}") tb=$(median "${b[@]}")
+  bad_n=$(( bad_n + (tg * 6 / 5 - tb) * 1000 / per_k ))
+  [ "$bad_n" -gt "$good_n" ] || bad_n=$(( good_n * 3 / 2 ))
+fi
+# what the trials will face: interleaved medians of the good and the bad program
+gd=() bd=() gs=() bs=()
+for _ in $(seq "$calib_rounds"); do
+  gd+=("$(t_direct "$good_n")"); bd+=("$(t_direct "$bad_n")")
+  gs+=("$(t_sh "$good_n")"); bs+=("$(t_sh "$bad_n")")
+done
+tgd=$(median "${gd[@]}") tbd=$(median "${bd[@]}") tgs=$(median "${gs[@]}") tbs=$(median "${bs[@]}")
+echo "calibration (median of $calib_rounds x $calib_runs runs each):"
+printf '  good n = %-8s ./prog %.3f ms   /bin/sh -c ./prog %.3f ms\n' "$good_n" \
+  "$(awk "BEGIN{print $tgd/1e6}")" "$(awk "BEGIN{print $tgs/1e6}")"
+printf '  bad  n = %-8s ./prog %.3f ms   /bin/sh -c ./prog %.3f ms\n' "$bad_n" \
+  "$(awk "BEGIN{print $tbd/1e6}")" "$(awk "BEGIN{print $tbs/1e6}")"
+printf '  slowdown: ./prog %+.1f%%   /bin/sh -c ./prog %+.1f%% (what both tools time)\n' \
+  "$(awk "BEGIN{print ($tbd/$tgd-1)*100}")" "$(awk "BEGIN{print ($tbs/$tgs-1)*100}")"
+
+# --- the repositories ---------------------------------------------------------------
+# make_repo DIR POS: commits 0..commits-1, the regression at commit POS (1..commits-1)
+make_repo() {
+  local dir=$1 pos=$2 i
+  git init -q "$dir"
+  cp "$work/prog.c" "$dir/prog.c"
+  printf 'n = %s\n' "$good_n" > "$dir/work.conf"
+  printf 'notes\n' > "$dir/notes.txt"
+  mkdir -p "$dir/doc"
+  printf 'doc\n' > "$dir/doc/readme.md"
+  git -C "$dir" add -A
+  git -C "$dir" commit -q -m "c0: the program, n = $good_n"
+  for i in $(seq 1 $((commits - 1))); do
+    if [ "$i" = "$pos" ]; then
+      printf 'n = %s\n' "$bad_n" > "$dir/work.conf"
+      git -C "$dir" commit -q -am "c$i: n = $bad_n (the regression)"
+    elif [ $((i % 2)) = 0 ]; then
+      echo "line $i" >> "$dir/notes.txt"
+      git -C "$dir" commit -q -am "c$i: notes"
+    else
+      echo "line $i" >> "$dir/doc/readme.md"
+      git -C "$dir" commit -q -am "c$i: doc"
+    fi
+  done
+}
+
+# run_culprit REPO EXPECTED: appends "correct builds runs wall_ns" to $work/culprit.tsv
+run_culprit() {
+  local repo=$1 want=$2 rc=0 t0 t1 got outcome builds runs
+  t0=$(now_ns)
+  (cd "$repo" && "$culprit" bisect --good "$good" --bad "$bad" \
+     --build 'cc -O2 -o prog prog.c' --command ./prog --json) \
+     > "$work/out.json" 2> "$work/err.log" || rc=$?
+  t1=$(now_ns)
+  [ "$rc" -le 1 ] || die "culprit bisect exited $rc: $(cat "$work/err.log")"
+  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
+  outcome=$(sed -n 's/^  "outcome": "\([a-z-]*\)".*/\1/p' "$work/out.json")
+  builds=$(sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$work/out.json")
+  runs=$(sed -n 's/^  "runs": \([0-9]*\).*/\1/p' "$work/out.json")
+  [ -n "$builds" ] && [ -n "$runs" ] || die "no builds/runs in culprit's JSON: $(cat "$work/out.json")"
+  local ok=0; [ "$got" = "$want" ] && ok=1
+  printf '%s %s %s %s\n' "$ok" "$builds" "$runs" "$((t1 - t0))" >> "$work/culprit.tsv"
+  printf '  culprit: %-7s %-13s %-12s builds %2s runs %4s  %5.1f s\n' \
+    "$([ $ok = 1 ] && echo correct || echo WRONG)" "$outcome" "${got:0:10}" "$builds" "$runs" \
+    "$(awk "BEGIN{print $((t1 - t0))/1e9}")"
+}
+
+# run_git REPO EXPECTED: appends "correct builds runs wall_ns" to $work/git.tsv
+run_git() {
+  local repo=$1 want=$2 clone=$work/clone t0 t1 tg tb thr got nb
+  rm -rf "$clone" "$work/git-builds"
+  t0=$(now_ns)
+  git clone -q "$repo" "$clone"
+  # the threshold, measured once: halfway between the good and the bad end
+  git -C "$clone" checkout -q "$good"
+  (cd "$clone" && cc -O2 -o prog prog.c) || die "git: the good end does not build"
+  tg=$(cd "$clone" && "$timer" "$git_runs" /bin/sh -c ./prog) || die "git: the good end fails"
+  git -C "$clone" checkout -q "$bad"
+  (cd "$clone" && cc -O2 -o prog prog.c) || die "git: the bad end does not build"
+  tb=$(cd "$clone" && "$timer" "$git_runs" /bin/sh -c ./prog) || die "git: the bad end fails"
+  thr=$(( (tg + tb) / 2 ))
+  (cd "$clone" && git bisect start "$bad" "$good" >/dev/null &&
+     git bisect run "$work/bin/threshold.sh" "$thr") > "$work/git.log" 2>&1 ||
+    die "git bisect run failed: $(tail -5 "$work/git.log")"
+  got=$(git -C "$clone" rev-parse --verify -q refs/bisect/bad || true)
+  git -C "$clone" bisect reset -q >/dev/null 2>&1 || true
+  t1=$(now_ns)
+  nb=$(( $(wc -l < "$work/git-builds") + 2 ))
+  local ok=0; [ "$got" = "$want" ] && ok=1
+  printf '%s %s %s %s\n' "$ok" "$nb" "$((nb * git_runs))" "$((t1 - t0))" >> "$work/git.tsv"
+  printf '  git:     %-7s threshold %.3f ms (good %.3f, bad %.3f)  %-12s builds %2s runs %4s  %5.1f s\n' \
+    "$([ $ok = 1 ] && echo correct || echo WRONG)" "$(awk "BEGIN{print $thr/1e6}")" \
+    "$(awk "BEGIN{print $tg/1e6}")" "$(awk "BEGIN{print $tb/1e6}")" "${got:0:10}" \
+    "$nb" "$((nb * git_runs))" "$(awk "BEGIN{print $((t1 - t0))/1e9}")"
+}
+
+# --- the trials ---------------------------------------------------------------------
+: > "$work/culprit.tsv"; : > "$work/git.tsv"
+RANDOM=$seed
+echo "trials: $trials, $commits commits each, seed $seed, git threshold script: median of $git_runs runs"
+for t in $(seq "$trials"); do
+  pos=$(( 1 + RANDOM % (commits - 1) ))
+  repo=$work/repo
+  rm -rf "$repo"
+  make_repo "$repo" "$pos"
+  good=$(git -C "$repo" rev-list --max-parents=0 HEAD)
+  bad=$(git -C "$repo" rev-parse HEAD)
+  want=$(git -C "$repo" rev-parse "HEAD~$((commits - 1 - pos))")
+  echo "trial $t: regression at c$pos (${want:0:10})"
+  if [ $((t % 2)) = 1 ]; then run_culprit "$repo" "$want"; run_git "$repo" "$want"
+  else run_git "$repo" "$want"; run_culprit "$repo" "$want"; fi
+done
+
+# --- the table ----------------------------------------------------------------------
+summary() {
+  awk -v name="$1" '{ok += $1; b += $2; r += $3; w += $4; n++}
+    END {printf "%-40s %4d / %-4d %11.1f %10.1f %15.2f\n", name, ok, n, b/n, r/n, w/n/1e9}' "$2"
+}
+echo
+printf '%-40s %11s %11s %10s %15s\n' tool correct "mean builds" "mean runs" "mean wall (s)"
+summary "culprit bisect (defaults)" "$work/culprit.tsv"
+summary "git bisect run (fixed threshold, $git_runs runs)" "$work/git.tsv"
