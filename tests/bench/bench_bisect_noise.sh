@@ -32,7 +32,7 @@ culprit=$(cd "$(dirname "$culprit")" && pwd)/$(basename "$culprit")
 trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_rounds=5
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) trials=2 commits=16 calib_runs=51 calib_rounds=2 ;;
+    --quick) trials=2 commits=16 calib_runs=51 calib_rounds=3 ;;
     --trials) trials=$2; shift ;;
     --commits) commits=$2; shift ;;
     --seed) seed=$2; shift ;;
@@ -65,9 +65,12 @@ static int cmp(const void *a, const void *b)
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
-/* timer N CMD [ARG]...: runs CMD N times, prints the median wall time in ns. */
+/* timer [-m] N CMD [ARG]...: runs CMD N times, prints the median wall time in ns
+   (with -m the minimum: the run least disturbed by the rest of the machine). */
 int main(int argc, char **argv)
 {
+    int min = argc > 1 && argv[1][0] == '-' && argv[1][1] == 'm';
+    argc -= min, argv += min;
     if (argc < 3)
         return 2;
     int n = atoi(argv[1]);
@@ -91,7 +94,7 @@ int main(int argc, char **argv)
         t[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
     }
     qsort(t, (size_t)n, sizeof *t, cmp);
-    printf("%lld\n", n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
+    printf("%lld\n", min ? t[0] : n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
     return 0;
 }
 EOF
@@ -131,9 +134,13 @@ cal=$work/calib
 mkdir -p "$cal"
 cp "$work/prog.c" "$cal/"
 (cd "$cal" && cc -O2 -o prog prog.c) || die "cannot build the program"
-# t_direct N / t_sh N: median ns of ./prog (or /bin/sh -c ./prog) with n = N
-t_direct() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" ./prog); }
-t_sh() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" /bin/sh -c ./prog); }
+# t_direct N / t_sh N: the fastest of --calib-runs runs of ./prog (or /bin/sh -c
+# ./prog) with n = N, in ns: the minimum is what the work costs when nothing else
+# gets in the way, so a burst of noise during the calibration (a shared VM's steal
+# time) does not skew the loop counts; the medians are printed next to it.
+t_direct() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" -m "$calib_runs" ./prog); }
+t_sh() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" -m "$calib_runs" /bin/sh -c ./prog); }
+m_sh() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" /bin/sh -c ./prog); }
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 if [ -z "$good_n" ] || [ -z "$bad_n" ]; then
@@ -149,27 +156,39 @@ if [ -z "$good_n" ] || [ -z "$bad_n" ]; then
   g=(); for _ in $(seq "$calib_rounds"); do g+=("$(t_sh "$good_n")"); done
   tg=$(median "${g[@]}")
   bad_n=$(( good_n + tg / 5 * 1000 / per_k ))
-  # one correction from an interleaved measurement of both
-  g=() b=()
-  for _ in $(seq "$calib_rounds"); do g+=("$(t_sh "$good_n")"); b+=("$(t_sh "$bad_n")"); done
-  tg=$(median "${g[@]}") tb=$(median "${b[@]}")
-  bad_n=$(( bad_n + (tg * 6 / 5 - tb) * 1000 / per_k ))
+  # corrections: the median over rounds of the bad/good ratio, each round timing the
+  # two back to back so that a drift of the machine's speed cancels out
+  # (each step at most half the current difference, so that one noisy round cannot
+  # throw the count far off)
+  for _ in 1 2 3 4; do
+    g=() q=()
+    for _ in $(seq "$calib_rounds"); do
+      x=$(t_sh "$good_n"); y=$(t_sh "$bad_n"); g+=("$x"); q+=("$((y * 1000 / x))")
+    done
+    tg=$(median "${g[@]}") r=$(median "${q[@]}")
+    step=$(( (1200 - r) * tg / per_k )) half=$(( (bad_n - good_n) / 2 ))
+    [ "$step" -le "$half" ] || step=$half
+    [ "$step" -ge "-$half" ] || step=-$half
+    bad_n=$(( bad_n + step ))
+  done
   [ "$bad_n" -gt "$good_n" ] || bad_n=$(( good_n * 3 / 2 ))
 fi
-# what the trials will face: interleaved medians of the good and the bad program
-gd=() bd=() gs=() bs=()
+# what the trials will face, good and bad timed back to back in each round: the
+# fastest run (the work itself) and the median (the work plus the machine's noise)
+gd=() bd=() gs=() bs=() mg=() mb=()
 for _ in $(seq "$calib_rounds"); do
   gd+=("$(t_direct "$good_n")"); bd+=("$(t_direct "$bad_n")")
   gs+=("$(t_sh "$good_n")"); bs+=("$(t_sh "$bad_n")")
+  mg+=("$(m_sh "$good_n")"); mb+=("$(m_sh "$bad_n")")
 done
+ms() { awk "BEGIN{printf \"%.3f\", $1/1e6}"; }
+pct() { awk "BEGIN{printf \"%+.1f%%\", ($2/$1-1)*100}"; }
 tgd=$(median "${gd[@]}") tbd=$(median "${bd[@]}") tgs=$(median "${gs[@]}") tbs=$(median "${bs[@]}")
-echo "calibration (median of $calib_rounds x $calib_runs runs each):"
-printf '  good n = %-8s ./prog %.3f ms   /bin/sh -c ./prog %.3f ms\n' "$good_n" \
-  "$(awk "BEGIN{print $tgd/1e6}")" "$(awk "BEGIN{print $tgs/1e6}")"
-printf '  bad  n = %-8s ./prog %.3f ms   /bin/sh -c ./prog %.3f ms\n' "$bad_n" \
-  "$(awk "BEGIN{print $tbd/1e6}")" "$(awk "BEGIN{print $tbs/1e6}")"
-printf '  slowdown: ./prog %+.1f%%   /bin/sh -c ./prog %+.1f%% (what both tools time)\n' \
-  "$(awk "BEGIN{print ($tbd/$tgd-1)*100}")" "$(awk "BEGIN{print ($tbs/$tgs-1)*100}")"
+tmg=$(median "${mg[@]}") tmb=$(median "${mb[@]}")
+echo "calibration ($calib_rounds rounds of $calib_runs runs; fastest run, median over rounds):"
+echo "  good n = $good_n: ./prog $(ms "$tgd") ms, /bin/sh -c ./prog $(ms "$tgs") ms (median run $(ms "$tmg") ms)"
+echo "  bad  n = $bad_n: ./prog $(ms "$tbd") ms, /bin/sh -c ./prog $(ms "$tbs") ms (median run $(ms "$tmb") ms)"
+echo "  slowdown: ./prog $(pct "$tgd" "$tbd"), /bin/sh -c ./prog $(pct "$tgs" "$tbs") (what both tools time; median runs $(pct "$tmg" "$tmb"))"
 
 # --- the repositories ---------------------------------------------------------------
 # make_repo DIR POS: commits 0..commits-1, the regression at commit POS (1..commits-1)
