@@ -168,7 +168,7 @@ if [ -z "$good_n" ] || [ -z "$bad_n" ]; then
     tg=$(median "${g[@]}") r=$(median "${q[@]}")
     step=$(( (1200 - r) * tg / per_k )) half=$(( (bad_n - good_n) / 2 ))
     [ "$step" -le "$half" ] || step=$half
-    [ "$step" -ge "-$half" ] || step=-$half
+    [ "$step" -ge $((-half)) ] || step=$((-half))
     bad_n=$(( bad_n + step ))
   done
   [ "$bad_n" -gt "$good_n" ] || bad_n=$(( good_n * 3 / 2 ))
