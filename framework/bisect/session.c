@@ -28,6 +28,7 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <ftw.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -232,7 +233,7 @@ static const culprit_test_result *find_test(const culprit_history_runs *runs, co
 static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, culprit_buf *reason)
 {
     const culprit_bisect_options *o = s->opts;
-    char dir[] = "/tmp/culprit-bisect-run-XXXXXX", env_dir[64], env_commit[64];
+    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64];
     const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL};
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
@@ -243,8 +244,10 @@ static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, cul
     if (!o->run)
         return run_command(value, o->command, culprit_vcs_checkout_path(ck), o->timeout_s, NULL,
                            reason);
+    snprintf(dir, sizeof(dir), "%s/culprit-bisect-run-XXXXXX", culprit_fs_tmpdir());
     if (!mkdtemp(dir))
-        return culprit_error_set_os("cannot create a directory for the test's results");
+        return culprit_error_set_os("cannot create a directory for the test's results in '%s'",
+                                    culprit_fs_tmpdir());
     snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
     snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", culprit_vcs_checkout_sha(ck));
     if ((error = run_command(&elapsed, o->run, culprit_vcs_checkout_path(ck), o->timeout_s, env,
@@ -462,7 +465,7 @@ static int range_open(range *rg, session *s, const char *good, const char *bad)
 
 /*
  * Times `bad` against `good` (good in the good checkout, bad in the candidate's).
- * *slower: bad is significantly slower. `what` names the pair in errors.
+ * *slower: bad is significantly slower; *step_out (optional) the step recorded.
  */
 static int check_pair(session *s, const char *good, const char *bad, int *slower,
                       culprit_bisect_step **step_out)

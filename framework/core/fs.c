@@ -133,6 +133,12 @@ cleanup:
     return error;
 }
 
+const char *culprit_fs_tmpdir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
 int culprit_fs_read_file(culprit_buf *out, const char *path)
 {
     int fd, error = 0;

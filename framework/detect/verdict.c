@@ -80,20 +80,10 @@ static const culprit_summary *judged_summary(const culprit_test_result *t)
     return t->judged.n >= 2 ? &t->judged : &t->summary;
 }
 
-/* A test result's judged summary as the exact Welford state it came from
- * (m2 = sd^2 (n-1)). */
+/* A test result's judged summary as the exact Welford state it came from. */
 static void welford_of(culprit_welford *w, const culprit_test_result *t)
 {
-    const culprit_summary *s = judged_summary(t);
-
-    culprit_welford_init(w);
-    if (s->n == 0 || !isfinite(s->mean))
-        return;
-    w->n = s->n;
-    w->mean = s->mean;
-    w->m2 = s->n > 1 && isfinite(s->sd) ? s->sd * s->sd * (double)(s->n - 1) : 0;
-    w->min = s->min;
-    w->max = s->max;
+    culprit_welford_from_summary(w, judged_summary(t));
 }
 
 /* Which fingerprint of the baseline's runs differs from the run judged, or NULL. */

@@ -237,15 +237,13 @@ static void child_main(const culprit_runner_job *job, const char *result_path, i
 
 static int make_result_path(culprit_buf *path)
 {
-    const char *tmp = getenv("TMPDIR");
+    const char *tmp = culprit_fs_tmpdir();
     int fd, error;
 
-    if ((error = culprit_buf_printf(path, "%s/culprit-result-XXXXXX", tmp && *tmp ? tmp : "/tmp")) <
-        0)
+    if ((error = culprit_buf_printf(path, "%s/culprit-result-XXXXXX", tmp)) < 0)
         return error;
     if ((fd = mkstemp(path->ptr)) < 0)
-        return culprit_error_set_os("cannot create a temporary file in '%s'",
-                                    tmp && *tmp ? tmp : "/tmp");
+        return culprit_error_set_os("cannot create a temporary file in '%s'", tmp);
     close(fd);
     return 0;
 }

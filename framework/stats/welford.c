@@ -97,3 +97,15 @@ double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence)
     return culprit_stats_t_critical(confidence, (double)(w->n - 1)) * culprit_welford_sd(w) /
            sqrt((double)w->n);
 }
+
+void culprit_welford_from_summary(culprit_welford *w, const culprit_summary *s)
+{
+    culprit_welford_init(w);
+    if (s->n == 0 || !isfinite(s->mean))
+        return;
+    w->n = s->n;
+    w->mean = s->mean;
+    w->m2 = s->n > 1 && isfinite(s->sd) ? s->sd * s->sd * (double)(s->n - 1) : 0;
+    w->min = s->min;
+    w->max = s->max;
+}

@@ -377,9 +377,7 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
     if (opts->version != CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID, "unknown checkout options version %u",
                                  opts->version);
-    parent = opts->parent_dir;
-    if (!parent && (!(parent = getenv("TMPDIR")) || !*parent))
-        parent = "/tmp";
+    parent = opts->parent_dir ? opts->parent_dir : culprit_fs_tmpdir();
     if (!realpath(parent, real_parent))
         return culprit_error_set_os("cannot use '%s' for temporary checkouts", parent);
     if ((error = check_outside(repo, real_parent)) < 0)

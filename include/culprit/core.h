@@ -100,6 +100,9 @@ int culprit_fs_mkdir_p(const char *path);
  */
 int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
 
+/** Where temporary files go: $TMPDIR when set and not empty, else "/tmp". */
+const char *culprit_fs_tmpdir(void);
+
 /** Reads a whole file into `out` (appended). CULPRIT_ENOTFOUND when it does not exist. */
 int culprit_fs_read_file(culprit_buf *out, const char *path);
 

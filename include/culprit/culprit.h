@@ -38,13 +38,13 @@ extern "C" {
  * Declare it with culprit_perf_test(); fields left out take the defaults below.
  */
 typedef struct culprit_perf_test {
-    const char *name;              /**< set by the macro from the function name */
-    CMUnitTestFunction test_func;  /**< the CMocka test body: one repetition */
-    CMFixtureFunction setup;       /**< per test, untimed (CMocka fixture) */
-    CMFixtureFunction teardown;    /**< per test, untimed */
-    CMFixtureFunction rep_setup;   /**< per repetition, untimed (disables batching) */
+    const char *name;               /**< set by the macro from the function name */
+    CMUnitTestFunction test_func;   /**< the CMocka test body: one repetition */
+    CMFixtureFunction setup;        /**< per test, untimed (CMocka fixture) */
+    CMFixtureFunction teardown;     /**< per test, untimed */
+    CMFixtureFunction rep_setup;    /**< per repetition, untimed (disables batching) */
     CMFixtureFunction rep_teardown; /**< per repetition, untimed */
-    void *initial_state;           /**< *state before setup, as cmocka_unit_test_prestate */
+    void *initial_state;            /**< *state before setup, as cmocka_unit_test_prestate */
 
     unsigned int repetitions;     /**< > 0: fixed sample count; 0: adaptive (default) */
     unsigned int warmup;          /**< untimed repetitions first; 0: the default (1) */
@@ -103,7 +103,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
 /** culprit_run_group() with an explicit group name. */
 #define culprit_run_group_name(group, tests, argc, argv)                                           \
-    culprit_run_perf_tests((group), (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv),  \
+    culprit_run_perf_tests((group), (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv),   \
                            &(const culprit_build_info){CULPRIT__COMPILER, CULPRIT_BUILD_FLAGS})
 
 #ifdef __cplusplus

@@ -68,6 +68,13 @@ typedef struct {
 } culprit_summary;
 
 /**
+ * The exact Welford state a summary came from (n, mean, m2 = sd^2 (n - 1), min, max):
+ * the history keeps summaries, and comparisons need no raw samples. An empty or
+ * non-finite summary gives an empty accumulator.
+ */
+void culprit_welford_from_summary(culprit_welford *w, const culprit_summary *s);
+
+/**
  * Summarizes `n` samples at `confidence`. NaN values are ignored (out->n counts the
  * others). With no value left every
  * field is NaN except n; with n == 1 the interval is [-inf, +inf].

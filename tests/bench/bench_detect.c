@@ -434,17 +434,6 @@ static const culprit_summary *judged_of(const culprit_test_result *t)
     return t->judged.n >= 2 ? &t->judged : &t->summary;
 }
 
-/* A summary as the exact Welford state it came from: m2 = sd^2 (n - 1). */
-static void welford_of(culprit_welford *w, const culprit_summary *s)
-{
-    culprit_welford_init(w);
-    w->n = s->n;
-    w->mean = s->mean;
-    w->m2 = s->n > 1 ? s->sd * s->sd * (double)(s->n - 1) : 0;
-    w->min = s->min;
-    w->max = s->max;
-}
-
 /*
  * The paper's plain test (Heger et al. 2013, section 3): one-way ANOVA between the
  * two revisions at 99%, a regression whenever it is significant and the mean grew; on
@@ -468,8 +457,8 @@ static int plain_regression(int *out, int *compared, const culprit_history_runs 
         return fail("baseline of %s: %s", now->name, culprit_error_last());
     if (base.n == 1) {
         const culprit_test_result *b = base.results[0];
-        welford_of(&groups[0], judged ? judged_of(b) : &b->summary);
-        welford_of(&groups[1], judged ? judged_of(now) : &now->summary);
+        culprit_welford_from_summary(&groups[0], judged ? judged_of(b) : &b->summary);
+        culprit_welford_from_summary(&groups[1], judged ? judged_of(now) : &now->summary);
         rc = culprit_stats_anova(&anova, groups, 2);
         if (rc < 0 && rc != CULPRIT_EUNDECIDED) {
             culprit_baseline_dispose(&base);

@@ -69,12 +69,24 @@ static void write_atomic_never_replaces_with_no_replace(void **state)
     free(path);
 }
 
+static void tmpdir_follows_the_environment(void **state)
+{
+    (void)state;
+    assert_int_equal(setenv("TMPDIR", "/var/tmp", 1), 0);
+    assert_string_equal(culprit_fs_tmpdir(), "/var/tmp");
+    assert_int_equal(setenv("TMPDIR", "", 1), 0);
+    assert_string_equal(culprit_fs_tmpdir(), "/tmp");
+    assert_int_equal(unsetenv("TMPDIR"), 0);
+    assert_string_equal(culprit_fs_tmpdir(), "/tmp");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(error_last_keeps_code_and_message),
         cmocka_unit_test(buf_grows_and_stays_terminated),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
+        cmocka_unit_test(tmpdir_follows_the_environment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,6 +239,27 @@ static void summarize_within_keeps_only_the_range(void **state)
     assert_int_equal(within.n, 11);
 }
 
+/* A summary turned back into its Welford state judges exactly like the samples. */
+static void welford_from_summary_round_trips(void **state)
+{
+    const double x[] = {3, 1, 4, 1, 5, 9, 2, 6, 5, 3};
+    culprit_summary s, empty = {0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0.99};
+    culprit_welford direct, back;
+    (void)state;
+    culprit_welford_init(&direct);
+    for (size_t i = 0; i < 10; i++)
+        culprit_welford_add(&direct, x[i]);
+    assert_int_equal(culprit_stats_summarize(&s, x, 10, 0.99), 0);
+    culprit_welford_from_summary(&back, &s);
+    assert_int_equal(back.n, 10);
+    assert_near(back.mean, direct.mean, 1e-12);
+    assert_near(back.m2, direct.m2, 1e-9);
+    assert_near(culprit_welford_variance(&back), culprit_welford_variance(&direct), 1e-12);
+    assert_true(back.min == 1 && back.max == 9);
+    culprit_welford_from_summary(&back, &empty);
+    assert_int_equal(back.n, 0);
+}
+
 static void sorted_copy_drops_nan(void **state)
 {
     const double x[] = {3, NAN, 1, 2};
@@ -270,6 +291,7 @@ int main(void)
         cmocka_unit_test(outliers_counted_by_tukey_fences),
         cmocka_unit_test(sorted_copy_drops_nan),
         cmocka_unit_test(summarize_within_keeps_only_the_range),
+        cmocka_unit_test(welford_from_summary_round_trips),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
