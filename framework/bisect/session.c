@@ -276,16 +276,38 @@ cleanup:
  * Returns CULPRIT_ESKIP (with reason) when the candidate's command fails, an error
  * when the good end's does.
  */
+/*
+ * One side's runs as the state a step judges: the runs inside Tukey's severe fences,
+ * as verdicts judge samples (docs/detection.md): a stall of the machine that makes a
+ * few runs several times longer must not decide a step.
+ */
+static int judged_runs(culprit_welford *w, const double *x, size_t n, double confidence)
+{
+    culprit_outliers f;
+    culprit_summary s;
+    int error;
+
+    if ((error = culprit_stats_outliers(&f, x, n)) < 0 ||
+        (error =
+             culprit_stats_summarize_within(&s, x, n, f.low_severe, f.high_severe, confidence)) < 0)
+        return error;
+    culprit_welford_from_summary(w, &s);
+    return 0;
+}
+
 static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
 {
     const culprit_bisect_options *o = s->opts;
     culprit_welford wg, wc;
     culprit_welch w;
     unsigned int runs = 0, target = o->min_runs;
-    int error;
+    double *xg = calloc(o->max_runs, sizeof(*xg)), *xc = calloc(o->max_runs, sizeof(*xc));
+    int error = 0;
 
-    culprit_welford_init(&wg);
-    culprit_welford_init(&wc);
+    if (!xg || !xc) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
     for (;;) {
         while (runs < target) {
             double tg, tc;
@@ -293,17 +315,19 @@ static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
                 if (error == CULPRIT_ESKIP)
                     error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s fails: %s",
                                               step->good, culprit_buf_cstr(reason));
-                return error;
+                goto cleanup;
             }
             if ((error = measure_once(s, s->cand_ck, &tc, reason)) < 0)
-                return error;
-            culprit_welford_add(&wg, tg);
-            culprit_welford_add(&wc, tc);
+                goto cleanup;
+            xg[runs] = tg;
+            xc[runs] = tc;
             s->result->runs += 2;
             runs++;
         }
-        if ((error = culprit_stats_welch(&w, &wg, &wc, o->confidence)) < 0)
-            return error;
+        if ((error = judged_runs(&wg, xg, runs, o->confidence)) < 0 ||
+            (error = judged_runs(&wc, xc, runs, o->confidence)) < 0 ||
+            (error = culprit_stats_welch(&w, &wg, &wc, o->confidence)) < 0)
+            goto cleanup;
         step->runs = runs;
         step->good_mean_ns = wg.mean;
         step->mean_ns = wc.mean;
@@ -312,16 +336,21 @@ static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
         step->change_high = w.high / wg.mean;
         if (step->change_low > 0 && step->change > o->threshold) {
             step->verdict = CULPRIT_BISECT_BAD;
-            return 0;
+            goto cleanup;
         }
         /* Good once a slowdown beyond the threshold is ruled out, or when more runs
          * are not allowed: the paper's rule, "otherwise good". */
         if (step->change_high < o->threshold || runs >= o->max_runs) {
             step->verdict = CULPRIT_BISECT_GOOD;
-            return 0;
+            step->undecided = step->change_high >= o->threshold;
+            goto cleanup;
         }
         target = runs * 2 < o->max_runs ? runs * 2 : o->max_runs;
     }
+cleanup:
+    free(xg);
+    free(xc);
+    return error;
 }
 
 static int add_step(culprit_bisect_step **out, session *s, const char *sha)
@@ -474,19 +503,24 @@ static int check_pair(session *s, const char *good, const char *bad, int *slower
     culprit_bisect_step *step;
     int error;
 
+    /* A side that cannot be built or run is CULPRIT_ESKIP, with the message set: the
+     * initial check turns it into an error, the scans step over the commit. */
     if ((error = prepare(s, &s->good_ck, good, &reason)) < 0) {
         if (error == CULPRIT_ESKIP)
-            error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s does not build: %s", good,
-                                      culprit_buf_cstr(&reason));
+            culprit_error_set(CULPRIT_ESKIP, "the good end %.12s does not build: %s", good,
+                              culprit_buf_cstr(&reason));
         goto cleanup;
     }
     if ((error = add_step(&step, s, bad)) < 0)
         goto cleanup;
     if ((error = prepare(s, &s->cand_ck, bad, &reason)) == 0)
         error = compare(s, step, &reason);
-    if (error == CULPRIT_ESKIP)
-        error = culprit_error_set(CULPRIT_ERROR, "%.12s cannot be measured: %s", bad,
-                                  culprit_buf_cstr(&reason));
+    if (error == CULPRIT_ESKIP) {
+        culprit_error_set(CULPRIT_ESKIP, "%.12s cannot be measured: %s", bad,
+                          culprit_buf_cstr(&reason));
+        step->verdict = CULPRIT_BISECT_SKIP;
+        step->skip_reason = culprit_buf_detach(&reason);
+    }
     if (error < 0)
         goto cleanup;
     *slower = step->verdict == CULPRIT_BISECT_BAD;
@@ -645,6 +679,7 @@ static int chain_between(char (**out)[41], size_t *n, session *s, const char *go
  */
 static int search_all(session *s, const char *good, const char *bad, int known_slower)
 {
+    const char *last;
     culprit_bisect_step *step = NULL;
     char culprit[41], (*chain)[41] = NULL, (*fp)[41] = NULL;
     size_t n = 0, k = 0;
@@ -652,8 +687,12 @@ static int search_all(session *s, const char *good, const char *bad, int known_s
 
     if (!strcmp(good, bad))
         return 0;
-    if (!known_slower && (error = check_pair(s, good, bad, &slower, &step)) < 0)
-        return error;
+    if (!known_slower && (error = check_pair(s, good, bad, &slower, &step)) < 0) {
+        if (error != CULPRIT_ESKIP)
+            return error;
+        s->result->nunsearched++; /* an end that cannot be measured: not searchable */
+        return 0;
+    }
     if (slower) {
         if ((error = bisect_range(s, good, bad, culprit, &found)) < 0 || !found)
             return error;
@@ -667,18 +706,21 @@ static int search_all(session *s, const char *good, const char *bad, int known_s
     }
     if ((error = chain_between(&chain, &n, s, good, bad)) < 0)
         goto cleanup;
+    last = good;
     if (n == 0 || n > SCAN_MAX) {
         s->result->nunsearched++;
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *prev = i ? chain[i - 1] : good;
         if (i == n - 1 && n == 1)
             break; /* (good, bad] with bad measured just now: nothing in between */
-        if ((error = check_pair(s, prev, chain[i], &slower, &step)) < 0)
+        if ((error = check_pair(s, last, chain[i], &slower, &step)) == CULPRIT_ESKIP) {
+            error = 0; /* unbuildable: the next commit is compared with `last` */
+            continue;
+        }
+        if (error < 0 || (slower && (error = add_culprit(s, chain[i], step)) < 0))
             goto cleanup;
-        if (slower && (error = add_culprit(s, chain[i], step)) < 0)
-            goto cleanup;
+        last = chain[i];
     }
 cleanup:
     free(chain);
@@ -711,11 +753,15 @@ static int slow_decay(session *s)
     }
     n = i;
     chain = fp;
+    const char *last = r->good;    /* the newest commit measured so far */
     for (size_t j = n; j-- > 0;) { /* oldest first */
-        const char *prev = j + 1 < k ? chain[j + 1] : r->good;
-        if ((error = check_pair(s, prev, chain[j], &slower, &step)) < 0 ||
-            (error = add_culprit(s, chain[j], step)) < 0)
+        if ((error = check_pair(s, last, chain[j], &slower, &step)) == CULPRIT_ESKIP) {
+            error = 0; /* unbuildable: its change is counted with the next commit's */
+            continue;
+        }
+        if (error < 0 || (error = add_culprit(s, chain[j], step)) < 0)
             break;
+        last = chain[j];
     }
     free(chain);
     return error;
@@ -776,8 +822,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     memcpy(out->bad, whole.dag.nodes[whole.dag.n - 1].sha, 41);
     out->ncommits = whole.dag.n;
 
-    if ((error = check_pair(&s, out->good, out->bad, &slower, NULL)) < 0)
+    if ((error = check_pair(&s, out->good, out->bad, &slower, NULL)) < 0) {
+        if (error == CULPRIT_ESKIP) /* keep the message; an end must be measurable */
+            error = culprit_error_recode(CULPRIT_ERROR);
         goto cleanup;
+    }
     if (!slower) {
         out->outcome = CULPRIT_BISECT_RESULT_NO_REGRESSION;
         goto cleanup;
@@ -799,19 +848,27 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
          * relevance skipping (Vogel 2017, 4.4.4) the commits in between were assumed
          * to change nothing, and in a slow decay each of them adds a little. */
         const culprit_bisect_step *marked = step_of(out, culprit);
+        culprit_bisect_step *check = NULL;
         char(*fp)[41] = NULL;
         size_t k = 0;
-        int slower = 1;
+        int slower = 1, checked = 0, needed;
         if ((error = culprit_vcs_first_parents(&fp, &k, s.repo, culprit, 2)) < 0)
             goto cleanup;
-        if (k == 2 && !(marked && !strcmp(marked->good, fp[1])))
-            error = check_pair(&s, fp[1], culprit, &slower, NULL);
+        needed = k == 2 && !(marked && !strcmp(marked->good, fp[1]));
+        if (needed) {
+            error = check_pair(&s, fp[1], culprit, &slower, &check);
+            checked = error == 0;
+            if (error == CULPRIT_ESKIP) /* the parent cannot be measured: keep the culprit */
+                error = 0;
+        }
         free(fp);
         if (error < 0)
             goto cleanup;
         if (opts->npaths) {
-            out->confirmed = slower;
-        } else if (!slower) {
+            out->confirmed = !needed ? 1 : checked ? slower : -1;
+        } else if (checked && !slower && !check->undecided) {
+            /* A decay only when the parent check ruled out a slowdown beyond the
+             * threshold; runs that could not tell leave the culprit named. */
             error = slow_decay(&s);
             goto cleanup;
         }

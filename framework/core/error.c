@@ -25,6 +25,12 @@ int culprit_error_last_code(void)
     return last_code;
 }
 
+int culprit_error_recode(int code)
+{
+    last_code = code;
+    return code;
+}
+
 void culprit_error_clear(void)
 {
     last_message[0] = '\0';

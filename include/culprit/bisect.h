@@ -235,6 +235,7 @@ typedef struct culprit_bisect_step {
     double good_mean_ns, mean_ns;           /**< mean run times */
     double change, change_low, change_high; /**< relative change and its interval */
     size_t runs;                            /**< runs of each of the two commits */
+    int undecided; /**< good only because max_runs could not tell (not a proven non-slowdown) */
 } culprit_bisect_step;
 
 typedef enum {

@@ -39,6 +39,9 @@ const char *culprit_error_last(void);
 /** The code of the last error set on this thread (0 when none). */
 int culprit_error_last_code(void);
 
+/** Changes the code of this thread's last error, keeping its message; returns `code`. */
+int culprit_error_recode(int code);
+
 /** Clears this thread's last error. */
 void culprit_error_clear(void);
 

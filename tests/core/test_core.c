@@ -69,6 +69,15 @@ static void write_atomic_never_replaces_with_no_replace(void **state)
     free(path);
 }
 
+static void recode_keeps_the_message(void **state)
+{
+    (void)state;
+    culprit_error_set(CULPRIT_ESKIP, "'%s' does not build", "abc");
+    assert_int_equal(culprit_error_recode(CULPRIT_ERROR), CULPRIT_ERROR);
+    assert_int_equal(culprit_error_last_code(), CULPRIT_ERROR);
+    assert_string_equal(culprit_error_last(), "'abc' does not build");
+}
+
 static void tmpdir_follows_the_environment(void **state)
 {
     (void)state;
@@ -87,6 +96,7 @@ int main(void)
         cmocka_unit_test(buf_grows_and_stays_terminated),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
         cmocka_unit_test(tmpdir_follows_the_environment),
+        cmocka_unit_test(recode_keeps_the_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
