@@ -1,0 +1,1 @@
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model.c)

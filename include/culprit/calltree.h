@@ -1,0 +1,126 @@
+/*
+ * culprit calltree: the calling-context tree of a program run (Heger et al. 2013,
+ * section 4.2; Vogel 2017, section 3.5), how it is read, written and symbolized,
+ * and the analyses that name the function behind a regression.
+ *
+ * The model is the same whatever produced it: the trace runtime of a binary built
+ * with -finstrument-functions (framework/trace, see docs/calltree-format.md for the
+ * file it writes), or a folded-stack file from any profiler. A node is a function
+ * in its call path: the root's children are the functions threads entered first
+ * (main, thread start routines), and a function called from two different paths
+ * has two nodes. Threads are merged: the same path in two threads is one node.
+ *
+ * Functions are identified by name and source file, never by address, so trees
+ * from two builds of a program can be compared after both binaries are gone.
+ *
+ * Thread-safety: a tree is not shared between threads while it is changed;
+ * distinct trees are independent.
+ */
+#ifndef CULPRIT_CALLTREE_H
+#define CULPRIT_CALLTREE_H
+
+#include "culprit/core.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ model --- */
+
+/** "No such node / function": the root's parent, an unknown index. */
+#define CULPRIT_CALLTREE_NONE ((size_t)-1)
+
+/** One function of the program. Strings are owned by the tree. */
+typedef struct {
+    char *name; /**< symbol name ("fib", "static_helper"); never NULL once symbolized;
+                     "0x<offset>" when no symbol covers the address */
+    char *file; /**< source file of its definition; NULL when unknown (no debug info) */
+    unsigned int line_low, line_high; /**< its lines in `file` (inclusive); 0 when unknown */
+    char *object; /**< the ELF object (executable or shared library) it lives in; NULL unknown */
+    uint64_t address; /**< its entry relative to the object's load address (0 unknown) */
+} culprit_calltree_function;
+
+/**
+ * One node: a function reached through one call path. Times are nanoseconds of
+ * the program's monotonic clock, with the calibrated per-call overhead of the
+ * instrumentation subtracted when it was measured (see the tree's mode).
+ *
+ * `inclusive_ns` is the sum over the node's calls of each call's duration, its
+ * callees included; `inclusive_sq_ns2` the sum of the squared durations, so that
+ * the mean and variance of one call's duration are known (the per-call samples
+ * the statistical test of the BFS diff compares). `exclusive_ns` is the time in
+ * the function's own code: inclusive minus the inclusive time of its children.
+ * Times are NAN when the node was not timed (structure mode, or level mode at
+ * another depth).
+ */
+typedef struct {
+    size_t function;         /**< index into the tree's functions; NONE for the root */
+    size_t parent;           /**< index of its parent node; NONE for the root */
+    size_t depth;            /**< 0 for the root, 1 for main and thread entries */
+    uint64_t calls;          /**< how many times this path was entered */
+    double inclusive_ns;     /**< sum of the calls' durations, callees included */
+    double inclusive_sq_ns2; /**< sum of the squares of the calls' durations */
+    double exclusive_ns;     /**< time in its own code */
+    size_t nchildren;
+    size_t *children; /**< node indices, owned by the tree */
+} culprit_calltree_node;
+
+/** How the times of a tree were taken. */
+typedef enum {
+    CULPRIT_CALLTREE_STRUCTURE = 0, /**< call counts only; no clock was read */
+    CULPRIT_CALLTREE_LEVEL = 1,     /**< nodes at one depth timed per run, merged per level */
+    CULPRIT_CALLTREE_FULL = 2       /**< every call timed, calibrated overhead subtracted */
+} culprit_calltree_mode;
+
+/**
+ * A calling-context tree. nodes[0] is the root (function NONE). Children always
+ * have higher indices than their parent (nodes are in creation order).
+ */
+typedef struct {
+    size_t nfunctions;
+    culprit_calltree_function *functions;
+    size_t nnodes;
+    culprit_calltree_node *nodes;
+    culprit_calltree_mode mode;
+    char *binary;              /**< the program that ran; NULL unknown */
+    char *command;             /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;        /**< the per-call overhead subtracted (0: none) */
+    size_t afunctions, anodes; /**< allocated entries */
+} culprit_calltree;
+
+/** Creates a tree holding only its root. Caller frees with culprit_calltree_free(). */
+int culprit_calltree_new(culprit_calltree **out);
+/** Frees a tree. NULL is a no-op. */
+void culprit_calltree_free(culprit_calltree *tree);
+
+/**
+ * The index of the function with this identity (name and file; file NULL matches
+ * only a function without a file), added when absent with its line range and
+ * object. Returns 0 with *out set, or CULPRIT_ERROR (out of memory).
+ */
+int culprit_calltree_function_intern(size_t *out, culprit_calltree *tree, const char *name,
+                                     const char *file, unsigned int line_low,
+                                     unsigned int line_high);
+
+/**
+ * The child of `parent` for `function`, added (calls 0, times 0) when absent.
+ * Returns 0 with *out set to its node index, or CULPRIT_ERROR.
+ */
+int culprit_calltree_child(size_t *out, culprit_calltree *tree, size_t parent, size_t function);
+
+/**
+ * Checks the tree's invariants, for use inside assert(): node 0 is the only root;
+ * every parent index is lower than its child's and lists it among its children;
+ * depths are the parent's plus one; function indices are in range; no node has
+ * two children of the same function. Returns 1 when they hold (NULL: 0).
+ */
+int culprit_calltree_check(const culprit_calltree *tree);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
