@@ -81,6 +81,19 @@ typedef struct {
  * an improvement (the paper's oscillation); longer ones are reported unsearched. */
 #define SCAN_MAX 16
 
+/* The process group of the build or run in progress (0: none), for
+ * culprit_bisect_interrupt(): the child runs in a group of its own, so a Ctrl-C at
+ * the terminal reaches culprit alone, and culprit must end what it started. */
+static volatile sig_atomic_t running_group;
+
+void culprit_bisect_interrupt(void)
+{
+    pid_t group = (pid_t)running_group;
+
+    if (group > 0)
+        kill(-group, SIGKILL);
+}
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -126,6 +139,7 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
         _exit(127);
     }
     setpgid(pid, pid);
+    running_group = pid;
     close(fds[1]);
     deadline = start + timeout_s * 1e9;
     for (;;) {
@@ -159,6 +173,7 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
     close(fds[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
+    running_group = 0;
     *elapsed_ns = now_ns() - start;
     if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0)
         return 0;

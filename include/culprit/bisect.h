@@ -289,6 +289,13 @@ typedef struct {
  * NO_REGRESSION, with the figures. Temporary checkouts are removed on every path.
  */
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
+
+/**
+ * Kills the build or run a session has in progress, with everything it started (its
+ * process group). Async-signal-safe: for a SIGINT/SIGTERM handler, which then
+ * removes the checkouts with culprit_vcs_checkout_remove_all() and ends the process.
+ */
+void culprit_bisect_interrupt(void);
 void culprit_bisect_result_dispose(culprit_bisect_result *result);
 
 #ifdef __cplusplus
