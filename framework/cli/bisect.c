@@ -140,6 +140,7 @@ static json_t *step_json(const culprit_bisect_step *s)
     json_object_set_new(o, "change_high", cli_json_number(s->change_high));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
     json_object_set_new(o, "reused", json_integer((json_int_t)s->reused));
+    json_object_set_new(o, "undecided", json_boolean(s->undecided));
     json_object_set_new(o, "skip_reason", cli_json_string(s->skip_reason));
     return o;
 }
@@ -204,6 +205,9 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         printf("culprit bisect: %.12s is not significantly slower than %.12s: ", r->bad, r->good);
         put_change(stdout, s->change, s->change_low, s->change_high, confidence);
         printf(" in %zu runs each; nothing to bisect\n", s->runs);
+        if (s->undecided)
+            printf("  the runs could not rule a slowdown beyond the threshold out either: they "
+                   "vary too much to tell; more runs (--max-runs) may decide\n");
         return;
     }
     if (r->outcome == CULPRIT_BISECT_RESULT_SLOW_DECAY) {
