@@ -17,7 +17,7 @@
  * turns out good it becomes the new good end, and the two checkouts trade roles,
  * so each commit is built once and a build directory is reused incrementally.
  */
-#define _GNU_SOURCE /* strsignal */
+#define _GNU_SOURCE /* asprintf */
 #include "culprit/bisect.h"
 #include "culprit/core.h"
 #include "culprit/history.h"
@@ -30,13 +30,10 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -81,114 +78,47 @@ typedef struct {
  * an improvement (the paper's oscillation); longer ones are reported unsearched. */
 #define SCAN_MAX 16
 
-/* The process group of the build or run in progress (0: none), for
- * culprit_bisect_interrupt(): the child runs in a group of its own, so a Ctrl-C at
- * the terminal reaches culprit alone, and culprit must end what it started. */
-static volatile sig_atomic_t running_group;
-
-void culprit_bisect_interrupt(void)
-{
-    pid_t group = (pid_t)running_group;
-
-    if (group > 0)
-        kill(-group, SIGKILL);
-}
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /*
  * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
- * group so a timeout kills everything it started. *elapsed_ns gets the wall time
- * from fork to exit. Returns 0 when it exited 0; CULPRIT_ESKIP with the reason (exit
- * status or signal, and the tail of its output) otherwise.
+ * group so a timeout (or culprit_process_interrupt() on Ctrl-C) ends everything it
+ * started. *elapsed_ns gets the wall time from start to exit. Returns 0 when it
+ * exited 0; CULPRIT_ESKIP with the reason (exit status or signal, and the tail of
+ * its output) otherwise.
  */
 static int run_command(double *elapsed_ns, const char *command, const char *dir, double timeout_s,
                        const char *const *env, culprit_buf *reason)
 {
-    int fds[2], status = 0, timed_out = 0;
-    char tail[OUTPUT_TAIL + 1];
-    size_t kept = 0;
-    double start, deadline;
-    pid_t pid;
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    const char *all_env[8] = {NULL};
+    char checkout[PATH_MAX + 32], *what = NULL;
+    size_t n = 0;
+    int error;
 
-    if (pipe(fds) < 0)
-        return culprit_error_set_os("cannot create a pipe");
-    start = now_ns();
-    if ((pid = fork()) < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return culprit_error_set_os("cannot fork");
+    snprintf(checkout, sizeof(checkout), "CULPRIT_CHECKOUT=%s", dir);
+    all_env[n++] = checkout;
+    for (size_t i = 0; env && env[i] && n + 1 < sizeof(all_env) / sizeof(*all_env); i++)
+        all_env[n++] = env[i];
+    o.shell = command;
+    o.dir = dir;
+    o.env = all_env;
+    o.timeout_s = timeout_s;
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    o.tail = OUTPUT_TAIL;
+    o.own_group = 1;
+    if ((error = culprit_process_run(&r, &o)) < 0)
+        return error;
+    *elapsed_ns = r.elapsed_ns;
+    if (!culprit_process_succeeded(&r)) {
+        culprit_buf_clear(reason);
+        if (asprintf(&what, "'%s'", command) < 0)
+            what = NULL;
+        culprit_process_describe(reason, &r, what ? what : command, timeout_s);
+        free(what);
+        error = CULPRIT_ESKIP;
     }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (chdir(dir) < 0)
-            _exit(126);
-        setenv("CULPRIT_CHECKOUT", dir, 1);
-        for (size_t i = 0; env && env[i]; i++)
-            putenv((char *)env[i]);
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    running_group = pid;
-    close(fds[1]);
-    deadline = start + timeout_s * 1e9;
-    for (;;) {
-        char chunk[4096];
-        struct pollfd p = {fds[0], POLLIN, 0};
-        double left = (deadline - now_ns()) / 1e6;
-        if (left <= 0) {
-            timed_out = 1;
-            kill(-pid, SIGKILL);
-            break;
-        }
-        int n = poll(&p, 1, left > 1e6 ? 1000000 : (int)left + 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0)
-            continue;
-        ssize_t got = read(fds[0], chunk, sizeof(chunk));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        /* Keep only the tail: a build can print megabytes. */
-        for (ssize_t i = 0; i < got; i++) {
-            if (kept == OUTPUT_TAIL) {
-                memmove(tail, tail + 1, OUTPUT_TAIL - 1);
-                kept--;
-            }
-            tail[kept++] = chunk[i];
-        }
-    }
-    close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    running_group = 0;
-    *elapsed_ns = now_ns() - start;
-    if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    tail[kept] = '\0';
-    culprit_buf_clear(reason);
-    if (timed_out)
-        culprit_buf_printf(reason, "'%s' timed out after %g s", command, timeout_s);
-    else if (WIFSIGNALED(status))
-        culprit_buf_printf(reason, "'%s' was killed by signal %d (%s)", command, WTERMSIG(status),
-                           strsignal(WTERMSIG(status)));
-    else
-        culprit_buf_printf(reason, "'%s' exited with status %d", command, WEXITSTATUS(status));
-    if (kept)
-        culprit_buf_printf(reason, ": ...%s", tail);
-    return CULPRIT_ESKIP;
+    culprit_process_result_dispose(&r);
+    return error;
 }
 
 /* Puts `sha` into checkout *ck (created on first use) and builds it. */

@@ -72,7 +72,7 @@ static void on_signal(int sig)
     /* Async-signal-safe: ends the build or run in progress (it is in a process group
      * of its own, out of the terminal's reach), removes the temporary checkouts, then
      * dies of the signal. */
-    culprit_bisect_interrupt();
+    culprit_process_interrupt();
     culprit_vcs_checkout_remove_all();
     signal(sig, SIG_DFL);
     raise(sig);

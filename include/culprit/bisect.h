@@ -287,15 +287,11 @@ typedef struct {
  * the bad end does not build or run, or too many commits failed (the message says
  * which and why). A bad end that is not slower is not an error: outcome
  * NO_REGRESSION, with the figures. Temporary checkouts are removed on every path.
+ * Builds and runs go in a process group of their own: a SIGINT handler ends them
+ * with culprit_process_interrupt() before culprit_vcs_checkout_remove_all().
  */
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
 
-/**
- * Kills the build or run a session has in progress, with everything it started (its
- * process group). Async-signal-safe: for a SIGINT/SIGTERM handler, which then
- * removes the checkouts with culprit_vcs_checkout_remove_all() and ends the process.
- */
-void culprit_bisect_interrupt(void);
 void culprit_bisect_result_dispose(culprit_bisect_result *result);
 
 #ifdef __cplusplus
