@@ -389,7 +389,7 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
         longest = history[h].n > longest ? history[h].n : longest;
     if (!(hist_vals = malloc(k * nhw * sizeof(double))) ||
         !(new_vals = malloc(k * nnw * sizeof(double))) ||
-        !(scratch = malloc((longest > window ? longest : window) * sizeof(double))) ||
+        !(scratch = malloc((longest > nhw ? longest : nhw) * sizeof(double))) ||
         !(median = malloc(k * sizeof(double))) || !(sd = malloc(k * sizeof(double))) ||
         !(hist_levels = malloc(k * nhw)) || !(new_levels = malloc(k * nnw)) ||
         !(marked = calloc(k * nnw, 1)))
