@@ -463,23 +463,30 @@ void culprit_rules_verdict_dispose(culprit_rules_verdict *verdict);
 typedef struct {
     unsigned int version;
     culprit_detect_options detect;
-    size_t pool;         /**< baseline: pool the last K commits with data (default 1) */
-    const char *test;    /**< only this test: "suite.test" or a bare test name; NULL: all */
-    size_t noise_window; /**< earlier runs that estimate run-to-run noise (10; < 2: none) */
+    size_t pool;            /**< baseline: pool the last K commits with data (default 1) */
+    const char *test;       /**< only this test: "suite.test" or a bare test name; NULL: all */
+    size_t noise_window;    /**< earlier runs that estimate run-to-run noise (10; < 2: none) */
+    unsigned int detectors; /**< culprit_detector set (CULPRIT_DETECTOR_TIME) */
+    culprit_clusters_options clusters; /**< for CULPRIT_DETECTOR_CLUSTERS */
+    culprit_rules_options rules;       /**< for CULPRIT_DETECTOR_RULES */
 } culprit_check_options;
 
 #define CULPRIT_CHECK_OPTIONS_VERSION 1
 #define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10                    \
+        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10,                   \
+            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT       \
     }
 
 /** The verdicts of one check, one per test, sorted by "suite.test". */
 typedef struct {
     size_t n;
     culprit_verdict *verdicts;
-    const culprit_test_result **now; /**< the result judged (borrowed from the runs) */
-    const culprit_run **now_runs;    /**< the run it came from */
+    const culprit_test_result **now;    /**< the result judged (borrowed from the runs) */
+    const culprit_run **now_runs;       /**< the run it came from */
+    unsigned int detectors;             /**< the detectors that judged (culprit_detector set) */
+    culprit_clusters_verdict *clusters; /**< n entries with CULPRIT_DETECTOR_CLUSTERS, else NULL */
+    culprit_rules_verdict *rules;       /**< n entries with CULPRIT_DETECTOR_RULES, else NULL */
 } culprit_check_result;
 
 /**
@@ -489,6 +496,14 @@ typedef struct {
  * first-parent ancestors of commit, or one named commit), then controls the false
  * discovery rate across them. CULPRIT_ENOTFOUND when no run is at `commit` (or none
  * has opts->test).
+ *
+ * With CULPRIT_DETECTOR_CLUSTERS in opts->detectors, the counters of each test are
+ * judged against the same baseline by culprit_detect_clusters(), its threshold
+ * calibrated from A/A pairs (two runs of the test at one commit, same machine) when
+ * the history has any; with CULPRIT_DETECTOR_RULES, by culprit_detect_rules()
+ * against the newest passing run at each of the last opts->rules.history commits
+ * with data. Both need the runs loaded with CULPRIT_HISTORY_LOAD_SAMPLES; without
+ * samples they report "not judged". The time verdict is always computed.
  */
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
@@ -500,7 +515,14 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 
 void culprit_check_result_dispose(culprit_check_result *result);
 
-/** The worst verdict of a check by severity: major > minor > everything else. */
+/** 1 when test i of the check is flagged by a counter detector (clusters or rules). */
+int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
+
+/**
+ * The worst verdict of a check by severity: major > minor > everything else. A
+ * counter detector's flag counts as minor; the time verdicts count only when
+ * CULPRIT_DETECTOR_TIME judged (or no detector set is recorded).
+ */
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
 
 #ifdef __cplusplus
