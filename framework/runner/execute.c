@@ -91,6 +91,15 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
     r->batch = s->batch;
     r->warmup = s->warmup;
     r->timer_overhead_ns = s->timer_overhead_ns;
+    if (s->stop == CULPRIT_STOP_DURATION) {
+        r->load_calls = (size_t)s->calls.n;
+        r->load_call_mean = s->calls.mean;
+        r->load_call_sd = culprit_welford_sd(&s->calls);
+        r->load_call_min = s->calls.min;
+        r->load_call_max = s->calls.max;
+        r->load_warmup_intervals = s->warmup_intervals;
+        r->load_interval_s = s->interval_s;
+    }
     if ((error = culprit_history_set_string(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
         (error = culprit_history_set_string(&r->metric, metric)) < 0 ||
         (error = culprit_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||

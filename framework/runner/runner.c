@@ -268,6 +268,9 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     if (t->batch)
         job->measure.batch = t->batch;
     job->timeout_s = t->timeout_s;
+    /* A load test runs for its duration: no repetitions, precision or budget. */
+    job->measure.duration_s = t->duration_s;
+    job->measure.interval_s = t->interval_s;
     /* The command line overrides the declarations. */
     if (r->opt.repetitions)
         job->measure.repetitions = r->opt.repetitions;
@@ -277,6 +280,11 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
+    if (r->opt.duration_s > 0 && t->duration_s > 0) {
+        job->measure.duration_s = r->opt.duration_s;
+        if (job->measure.interval_s > r->opt.duration_s)
+            job->measure.interval_s = 0;
+    }
 }
 
 static int selected(const runner *r, const culprit_perf_test *t)

@@ -9,4 +9,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/bootstrap.c)
 target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/regress.c
-  ${CMAKE_CURRENT_LIST_DIR}/cluster.c)
+  ${CMAKE_CURRENT_LIST_DIR}/cluster.c
+  ${CMAKE_CURRENT_LIST_DIR}/steady.c)

@@ -370,6 +370,19 @@ double culprit_stats_calinski_harabasz(const double *dist, size_t n, const size_
 int culprit_stats_cluster_ch_cut(size_t *labels, size_t *k, const culprit_dendrogram *d,
                                  const double *dist);
 
+/* --- steady state ------------------------------------------------------------------- */
+
+/**
+ * The truncation point of the Marginal Standard Error Rule (MSER, White 1997; MSER-5
+ * of White, Cobb & Spratt 2000 applies it to means of batches of 5): the number d of
+ * leading observations to discard as warm-up, the d in [0, n/2] minimizing
+ * sum_{i >= d} (x_i - mean_d)^2 / (n - d)^2, mean_d the mean of x_d..x_{n-1} (the
+ * squared standard error of the mean of what is kept, up to a constant). The
+ * smallest d on ties; 0 when n < 2. O(n): the suffix sums are Welford updates from
+ * the end. Thread-safe.
+ */
+size_t culprit_stats_mser(const double *x, size_t n);
+
 /* --- multiple testing ------------------------------------------------------------------- */
 
 /**

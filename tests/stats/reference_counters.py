@@ -58,3 +58,14 @@ for k in range(2, 7):
     LP = linkage(P, method="average")
     labs = fcluster(LP, k, criterion="maxclust")
     print("points: average linkage k", k, list(labs), "CH", repr(ch(P, labs)))
+
+# MSER (White 1997): d in 0..n/2 minimizing sum((x[d:] - mean)^2) / (n - d)^2.
+def mser(x):
+    n = len(x)
+    stats = [(np.sum((np.array(x[d:]) - np.mean(x[d:])) ** 2) / (n - d) ** 2, d)
+             for d in range(0, n // 2 + 1)]
+    return min(stats)[1]
+print("mser(x)", mser([50, 40, 30, 20, 15] + [10, 11, 9, 10, 12, 8, 10, 11, 9, 10, 10, 11, 9,
+                                            10, 12, 8, 10, 11, 9, 10]))
+print("mser(flat)", mser([10, 11, 9, 10, 12, 8, 10, 11, 9, 10]))
+print("mser(trend)", mser(list(range(1, 11))))

@@ -188,6 +188,22 @@ static void ch_cut_picks_the_largest_index(void **state)
     culprit_dendrogram_dispose(&d);
 }
 
+static void mser_cuts_a_warm_up_transient(void **state)
+{
+    /* tests/stats/reference_counters.py: "mser(x)" brute force over d = 0..n/2. */
+    const double x[] = {50, 40, 30, 20, 15, 10, 11, 9, 10, 12, 8, 10, 11,
+                        9,  10, 10, 11, 9,  10, 12, 8, 10, 11, 9, 10};
+    const double flat[] = {10, 11, 9, 10, 12, 8, 10, 11, 9, 10};
+    const double trend[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+    (void)state;
+    assert_int_equal(culprit_stats_mser(x, 25), 5);
+    /* No transient: nothing cut. */
+    assert_int_equal(culprit_stats_mser(flat, 10), 0);
+    /* A run that never settles: the rule stops at half (the search limit). */
+    assert_int_equal(culprit_stats_mser(trend, 10), 5);
+    assert_int_equal(culprit_stats_mser(x, 1), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -199,6 +215,7 @@ int main(void)
         cmocka_unit_test(cut_matches_scipy_fcluster),
         cmocka_unit_test(calinski_harabasz_equals_centroid_form),
         cmocka_unit_test(ch_cut_picks_the_largest_index),
+        cmocka_unit_test(mser_cuts_a_warm_up_transient),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
