@@ -203,6 +203,8 @@ static json_t *json_clusters(const culprit_clusters_verdict *v)
         json_object_set_new(j, "ks_p", cli_json_number(c->ks_p));
         json_object_set_new(j, "r2", cli_json_number(c->r2));
         json_object_set_new(j, "error", cli_json_number(c->error));
+        json_object_set_new(j, "threshold", cli_json_number(c->threshold));
+        json_object_set_new(j, "calibrated", json_boolean(c->calibrated));
         json_object_set_new(j, "flagged", json_boolean(c->flagged));
         json_array_append_new(clusters, j);
     }

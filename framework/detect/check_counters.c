@@ -6,10 +6,13 @@
  * need summaries only: these read the raw series.
  *
  * A/A pairs: two runs of the test at one commit on the same machine, compiler and
- * flags are runs of unchanged code; the largest cluster error between them is what
- * noise alone produces for that test, so the threshold becomes
- * max(aa_floor, aa_margin x that error) instead of the paper's fixed 30%, which
- * Shang et al. (§4.4) say developers must learn for their system.
+ * flags are runs of unchanged code; the error of each cluster between them is what
+ * noise alone does to the models of its counters. A cluster's threshold becomes
+ * max(aa_floor, aa_margin x the largest A/A error of its counters) instead of the
+ * paper's fixed 30%, which Shang et al. (§4.4) say developers must learn for their
+ * system: a counter of rare events (involuntary context switches, system time at
+ * microsecond resolution) mispredicts by 100% between identical runs, write_bytes
+ * by 0.2%, and one threshold cannot serve both.
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
@@ -27,20 +30,21 @@ static int table_of(culprit_counter_table *out, const culprit_test_result *r)
     return culprit_counter_table_from_results(out, &r, 1);
 }
 
-/* The calibrated threshold of test `now` (from `now_run`), or NAN without A/A pairs. */
-static int calibrate(double *threshold, size_t *npairs, const culprit_history_runs *runs,
-                     const culprit_run *now_run, const culprit_test_result *now,
-                     const culprit_clusters_options *opts)
+/* The A/A errors per counter of test `now` (from `now_run`); *n == 0 without pairs. */
+static int calibrate(char ***names, double **errors, size_t *n, size_t *npairs,
+                     const culprit_history_runs *runs, const culprit_run *now_run,
+                     const culprit_test_result *now, const culprit_clusters_options *opts)
 {
     culprit_counter_table tables[2 * AA_MAX_PAIRS];
     const culprit_counter_table *pairs[2 * AA_MAX_PAIRS];
-    size_t n = 0;
+    size_t np = 0;
     int error = 0;
 
-    *threshold = NAN;
-    *npairs = 0;
+    *names = NULL;
+    *errors = NULL;
+    *n = *npairs = 0;
     /* Newest first; a run pairs with the next older run of the same commit. */
-    for (size_t i = runs->nruns; i-- > 0 && n < AA_MAX_PAIRS;) {
+    for (size_t i = runs->nruns; i-- > 0 && np < AA_MAX_PAIRS;) {
         const culprit_run *a = runs->runs[i];
         const culprit_test_result *ta;
         if (!a->commit || strcmp(a->commit, "unknown") == 0 || a->dirty ||
@@ -56,27 +60,23 @@ static int calibrate(double *threshold, size_t *npairs, const culprit_history_ru
                 !culprit_detect__same_build(a, b) || !(tb = culprit_run_find_test(b, now->name)) ||
                 !culprit_test_result_measured(tb))
                 continue;
-            if ((error = table_of(&tables[2 * n], tb)) < 0)
+            if ((error = table_of(&tables[2 * np], tb)) < 0)
                 goto cleanup;
-            if ((error = table_of(&tables[2 * n + 1], ta)) < 0) {
-                culprit_counter_table_dispose(&tables[2 * n]);
+            if ((error = table_of(&tables[2 * np + 1], ta)) < 0) {
+                culprit_counter_table_dispose(&tables[2 * np]);
                 goto cleanup;
             }
-            pairs[2 * n] = &tables[2 * n];
-            pairs[2 * n + 1] = &tables[2 * n + 1];
-            n++;
+            pairs[2 * np] = &tables[2 * np];
+            pairs[2 * np + 1] = &tables[2 * np + 1];
+            np++;
             break;
         }
     }
-    if (n > 0) {
-        double worst = culprit_clusters_aa_error(pairs, n, opts);
-        if (!isnan(worst)) {
-            *threshold = fmax(opts->aa_floor, opts->aa_margin * worst);
-            *npairs = n;
-        }
-    }
+    if (np > 0 && (error = culprit_clusters_aa_errors(names, errors, n, pairs, np, opts)) == 0 &&
+        *n > 0)
+        *npairs = np;
 cleanup:
-    for (size_t i = 0; i < 2 * n; i++)
+    for (size_t i = 0; i < 2 * np; i++)
         culprit_counter_table_dispose(&tables[i]);
     return error;
 }
@@ -89,8 +89,9 @@ static int judge_clusters(culprit_clusters_verdict *out, const culprit_history_r
     culprit_baseline base;
     culprit_counter_table old, cur;
     culprit_clusters_options copts = opts->clusters;
-    double calibrated;
-    size_t npairs = 0;
+    char **aa_names = NULL;
+    double *aa_errors = NULL;
+    size_t aa_n = 0, npairs = 0;
     int error;
 
     memset(&old, 0, sizeof(old));
@@ -99,32 +100,25 @@ static int judge_clusters(culprit_clusters_verdict *out, const culprit_history_r
                                          opts->pool)) < 0)
         return error;
     if ((error = culprit_counter_table_from_results(&old, base.results, base.n)) < 0 ||
-        (error = table_of(&cur, now)) < 0 ||
-        (error = calibrate(&calibrated, &npairs, runs, now_run, now, &opts->clusters)) < 0)
+        (error = table_of(&cur, now)) < 0)
         goto cleanup;
-    if (!isnan(calibrated))
-        copts.threshold = calibrated;
+    /* An explicit threshold (aa_margin 0) is not calibrated. */
+    if (opts->clusters.aa_margin > 0 &&
+        (error = calibrate(&aa_names, &aa_errors, &aa_n, &npairs, runs, now_run, now,
+                           &opts->clusters)) < 0)
+        goto cleanup;
+    copts.aa_n = aa_n;
+    copts.aa_counters = (const char *const *)aa_names;
+    copts.aa_errors = aa_errors;
     if ((error = culprit_detect_clusters(out, &old, &cur, &copts)) < 0)
         goto cleanup;
-    out->calibrated = !isnan(calibrated);
     out->aa_pairs = npairs;
-    if (out->judged && out->calibrated) {
-        /* The message names the threshold; say where it came from. */
-        culprit_buf msg = CULPRIT_BUF_INIT;
-        culprit_buf_printf(&msg, "%s (threshold %.0f%% from %zu A/A pair%s)", out->message,
-                           100 * out->threshold, npairs, npairs == 1 ? "" : "s");
-        if (!out->flagged) {
-            free(out->message);
-            out->message = culprit_buf_detach(&msg);
-        } else {
-            culprit_buf_dispose(&msg);
-        }
-    }
     if (!out->judged && base.n == 0) {
         free(out->message);
         out->message = culprit_strdup("counter clusters not judged: no baseline");
     }
 cleanup:
+    culprit_clusters_aa_dispose(aa_names, aa_errors, aa_n);
     culprit_counter_table_dispose(&old);
     culprit_counter_table_dispose(&cur);
     culprit_baseline_dispose(&base);

@@ -147,6 +147,22 @@ static int most_redundant(size_t *which, double *r2, const work *w)
     return error;
 }
 
+/* Step 5 for a model that is the old mean: sum |y - mean| / sum |y|. */
+static double mean_error(const double *old, size_t n_old, const double *y, size_t n)
+{
+    double mean = 0, abs_err = 0, abs_y = 0;
+
+    for (size_t i = 0; i < n_old; i++)
+        mean += old[i] / (double)n_old;
+    for (size_t i = 0; i < n; i++) {
+        abs_err += fabs(y[i] - mean);
+        abs_y += fabs(y[i]);
+    }
+    if (abs_err == 0)
+        return 0;
+    return abs_err / (abs_y > 0 ? abs_y : fabs(mean) * (double)n);
+}
+
 /* Step 5: sum |y - y_hat| / sum |y| over the new version. */
 static double prediction_error(const culprit_ols *fit, const double *const *x, const double *y,
                                size_t n)
@@ -165,9 +181,26 @@ static double prediction_error(const culprit_ols *fit, const double *const *x, c
     return abs_err / (abs_y > 0 ? abs_y : abs_pred);
 }
 
+/*
+ * The threshold of a cluster whose dependent counter is `dependent`: calibrated
+ * from that counter's A/A error when it has one (the error judged is that of its
+ * predictions), else the default.
+ */
+static double cluster_threshold(int *calibrated, const char *dependent,
+                                const culprit_clusters_options *opts)
+{
+    for (size_t a = 0; a < opts->aa_n; a++)
+        if (strcmp(opts->aa_counters[a], dependent) == 0) {
+            *calibrated = 1;
+            return fmax(opts->aa_floor, opts->aa_margin * opts->aa_errors[a]);
+        }
+    *calibrated = 0;
+    return opts->threshold;
+}
+
 /* Step 4 and 5 for the cluster made of the counters `members` (indices into w). */
 static int model_cluster(culprit_counter_cluster *out, const work *w, const size_t *members,
-                         size_t m, double threshold)
+                         size_t m, const culprit_clusters_options *opts)
 {
     const double **x_old = NULL, **x_new = NULL;
     size_t dep = 0;
@@ -210,7 +243,8 @@ static int model_cluster(culprit_counter_cluster *out, const work *w, const size
         goto cleanup;
     out->r2 = fit.r2;
     out->error = prediction_error(&fit, x_new, w->now[members[dep]], w->n_new);
-    out->flagged = out->error > threshold;
+    out->threshold = cluster_threshold(&out->calibrated, out->counters[0], opts);
+    out->flagged = out->error > out->threshold;
     goto cleanup;
 oom:
     error = culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -237,8 +271,12 @@ static int set_message(culprit_clusters_verdict *v)
         return 0;
     }
     if (!v->flagged) {
-        culprit_buf_printf(&msg, "%zu counter cluster%s, all predicted within %.0f%%", v->nclusters,
-                           v->nclusters == 1 ? "" : "s", 100 * v->threshold);
+        culprit_buf_printf(&msg, "%zu counter cluster%s, all predicted within ", v->nclusters,
+                           v->nclusters == 1 ? "" : "s");
+        if (v->calibrated)
+            culprit_buf_puts(&msg, "their thresholds (calibrated on A/A runs)");
+        else
+            culprit_buf_printf(&msg, "%.0f%%", 100 * v->threshold);
     } else {
         size_t nflag = 0;
         for (size_t i = 0; i < v->nclusters; i++)
@@ -251,12 +289,12 @@ static int set_message(culprit_clusters_verdict *v)
             culprit_buf_printf(&msg, " {%s", c->counters[0]);
             for (size_t j = 1; j < c->ncounters; j++)
                 culprit_buf_printf(&msg, ", %s", c->counters[j]);
-            culprit_buf_printf(&msg, "} %s mispredicted by %.0f%%", c->counters[0], 100 * c->error);
+            culprit_buf_printf(&msg, "} %s mispredicted by %.0f%% (threshold %.0f%%%s)",
+                               c->counters[0], 100 * c->error, 100 * c->threshold,
+                               c->calibrated ? ", from A/A runs" : "");
             if (i + 1 < v->nclusters && v->clusters[i + 1].flagged)
                 culprit_buf_puts(&msg, ";");
         }
-        culprit_buf_printf(&msg, " (threshold %.0f%%%s)", 100 * v->threshold,
-                           v->calibrated ? ", calibrated on A/A runs" : "");
     }
     free(v->message);
     v->message = culprit_buf_detach(&msg);
@@ -365,11 +403,12 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
         for (size_t c = 0; c < w.k; c++)
             if (labels[c] == l)
                 members[m++] = c;
-        error = model_cluster(&out->clusters[l], &w, members, m, opts->threshold);
+        error = model_cluster(&out->clusters[l], &w, members, m, opts);
         out->nclusters = l + 1;
         if (error < 0)
             goto cleanup;
         out->flagged |= out->clusters[l].flagged;
+        out->calibrated |= out->clusters[l].calibrated;
     }
     qsort(out->clusters, out->nclusters, sizeof(*out->clusters), by_error);
     out->judged = 1;
@@ -388,19 +427,76 @@ cleanup:
     return error;
 }
 
-double culprit_clusters_aa_error(const culprit_counter_table *const *pairs, size_t npairs,
-                                 const culprit_clusters_options *opts)
+void culprit_clusters_aa_dispose(char **names, double *errors, size_t n)
 {
-    double worst = NAN;
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+    free(errors);
+}
 
-    for (size_t i = 0; i < npairs; i++) {
+/* Raises the A/A error of `name` in the lists to at least e (appending it). */
+static int aa_note(char ***names, double **errors, size_t *count, const char *name, double e)
+{
+    char **grown_names;
+    double *grown;
+
+    for (size_t at = 0; at < *count; at++)
+        if (strcmp((*names)[at], name) == 0) {
+            if (e > (*errors)[at])
+                (*errors)[at] = e;
+            return 0;
+        }
+    if (!(grown_names = realloc(*names, (*count + 1) * sizeof(char *))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    *names = grown_names;
+    if (!(grown = realloc(*errors, (*count + 1) * sizeof(double))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    *errors = grown;
+    if (!(grown_names[*count] = culprit_strdup(name)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    grown[(*count)++] = e;
+    return 0;
+}
+
+int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
+                               const culprit_counter_table *const *pairs, size_t npairs,
+                               const culprit_clusters_options *opts)
+{
+    culprit_clusters_options plain = CULPRIT_CLUSTERS_OPTIONS_INIT;
+    int error = 0;
+
+    *names = NULL;
+    *errors = NULL;
+    *n = 0;
+    if (opts)
+        plain = *opts;
+    plain.aa_n = 0; /* the pairs themselves are judged uncalibrated */
+    for (size_t i = 0; i < npairs && error == 0; i++) {
+        const culprit_counter_table *a = pairs[2 * i], *b = pairs[2 * i + 1];
         culprit_clusters_verdict v;
-        if (culprit_detect_clusters(&v, pairs[2 * i], pairs[2 * i + 1], opts) < 0)
-            continue;
-        for (size_t c = 0; v.judged && c < v.nclusters; c++)
-            if (isnan(worst) || v.clusters[c].error > worst)
-                worst = v.clusters[c].error;
+        if ((error = culprit_detect_clusters(&v, a, b, &plain)) < 0)
+            break;
+        /* A dependent counter: its model's error. Every other counter: the error of
+         * predicting it by its old mean, what a cluster of its own would give. */
+        for (size_t c = 0; v.judged && c < v.nclusters && error == 0; c++)
+            error = aa_note(names, errors, n, v.clusters[c].counters[0], v.clusters[c].error);
+        for (size_t c = 0; v.judged && c < a->ncounters && error == 0; c++) {
+            int j = culprit_counter_table_find(b, a->names[c]), dependent = 0;
+            for (size_t k = 0; k < v.nclusters; k++)
+                dependent |= strcmp(v.clusters[k].counters[0], a->names[c]) == 0;
+            if (j < 0 || dependent)
+                continue;
+            error = aa_note(names, errors, n, a->names[c],
+                            mean_error(a->values[c], a->n, b->values[j], b->n));
+        }
         culprit_clusters_verdict_dispose(&v);
     }
-    return worst;
+    if (error < 0) {
+        culprit_clusters_aa_dispose(*names, *errors, *n);
+        *names = NULL;
+        *errors = NULL;
+        *n = 0;
+    }
+    return error;
 }

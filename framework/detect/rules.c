@@ -22,6 +22,8 @@
  *   - Severity (eq. 3): the fraction of the new run's windows in which the counter
  *     is flagged, i.e. in which one of its flagged rules is violated (the premise
  *     holds, the consequent does not).
+ *   - A counter constant within every earlier run (max RSS, a level) is left out:
+ *     its windows only say which run they came from.
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
@@ -266,6 +268,15 @@ void culprit_rules_verdict_dispose(culprit_rules_verdict *v)
     memset(v, 0, sizeof(*v));
 }
 
+/* 1 when column c of t takes more than one value. */
+static int varies_within(const culprit_counter_table *t, int c)
+{
+    for (size_t i = 1; i < t->n; i++)
+        if (t->values[c][i] != t->values[c][0])
+            return 1;
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -358,11 +369,16 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
         if (!(where[h] = calloc(now->ncounters + 1, sizeof(int))))
             goto oom;
     for (size_t c = 0; c < now->ncounters; c++) {
-        int everywhere = 1;
-        for (size_t h = 0; h < nhistory && everywhere; h++)
+        int everywhere = 1, varies = 0;
+        for (size_t h = 0; h < nhistory && everywhere; h++) {
             everywhere =
                 (where[h][k] = culprit_counter_table_find(&history[h], now->names[c])) >= 0;
-        if (!everywhere)
+            varies |= everywhere && varies_within(&history[h], where[h][k]);
+        }
+        /* A level constant within every earlier run (max RSS) says which run a window
+         * came from, not how counters move together; its run-to-run jitter would
+         * violate every rule about it in every new run. */
+        if (!everywhere || !varies)
             continue;
         where[nhistory][k] = (int)c;
         names[k++] = now->names[c];

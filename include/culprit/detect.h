@@ -281,30 +281,38 @@ typedef struct {
     size_t min_observations; /**< fewer observations in a version: not judged (10) */
     double aa_margin;        /**< calibrated threshold = margin x the largest A/A error (1.5) */
     double aa_floor;         /**< ... and never below this (0.10) */
+    /* A/A calibration (culprit_clusters_aa_errors()), borrowed; aa_n == 0: none. A
+     * cluster's threshold is max(aa_floor, aa_margin x the A/A error of its dependent
+     * counter), or `threshold` when that counter has none. */
+    size_t aa_n;
+    const char *const *aa_counters;
+    const double *aa_errors;
 } culprit_clusters_options;
 
 #define CULPRIT_CLUSTERS_OPTIONS_VERSION 1
 #define CULPRIT_CLUSTERS_OPTIONS_INIT                                                              \
     {                                                                                              \
-        CULPRIT_CLUSTERS_OPTIONS_VERSION, 0.9, 0.30, 10, 1.5, 0.10                                 \
+        CULPRIT_CLUSTERS_OPTIONS_VERSION, 0.9, 0.30, 10, 1.5, 0.10, 0, NULL, NULL                  \
     }
 
 /** One cluster of counters and its model. */
 typedef struct {
     size_t ncounters;
-    char **counters; /**< the dependent counter first, then the independent ones */
-    double ks_p;     /**< two-sample KS p-value of the dependent counter, old vs new */
-    double r2;       /**< R^2 of the model on the old version */
-    double error;    /**< mean prediction error on the new version, relative */
-    int flagged;     /**< error > threshold */
+    char **counters;  /**< the dependent counter first, then the independent ones */
+    double ks_p;      /**< two-sample KS p-value of the dependent counter, old vs new */
+    double r2;        /**< R^2 of the model on the old version */
+    double error;     /**< mean prediction error on the new version, relative */
+    double threshold; /**< the error that flags this cluster (calibrated or the default) */
+    int calibrated;   /**< the threshold came from A/A errors of its counters */
+    int flagged;      /**< error > threshold */
 } culprit_counter_cluster;
 
 typedef struct {
     int judged;          /**< 0: not enough data (the message says why) */
-    int flagged;         /**< some cluster is above the threshold */
-    double threshold;    /**< the threshold applied */
-    int calibrated;      /**< the threshold came from A/A pairs in history */
-    size_t aa_pairs;     /**< A/A pairs it came from */
+    int flagged;         /**< some cluster is above its threshold */
+    double threshold;    /**< the default threshold (clusters may have calibrated ones) */
+    int calibrated;      /**< some cluster's threshold came from A/A pairs in history */
+    size_t aa_pairs;     /**< A/A pairs the calibration came from */
     size_t n_old, n_new; /**< observations per version */
     size_t nconstant;    /**< counters dropped for zero variance in both versions */
     char **constant;
@@ -327,7 +335,8 @@ int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int v
  * (4) per cluster the dependent counter is the one with the smallest two-sample KS
  * p-value between the versions, modelled by OLS on the others fitted on `old`;
  * (5) its mean prediction error on `now`, sum |y - y_hat| / sum |y| (relative to the
- * observed total), above opts->threshold flags the cluster. Fewer than
+ * observed total), above the cluster's threshold flags it: opts->threshold, or the
+ * A/A-calibrated one of its counters (opts->aa_*). Fewer than
  * min_observations in a version, or no counter left: judged = 0. Negative only for
  * allocation failure or bad options. Dispose with culprit_clusters_verdict_dispose().
  */
@@ -336,12 +345,18 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
 void culprit_clusters_verdict_dispose(culprit_clusters_verdict *verdict);
 
 /**
- * The largest cluster error of culprit_detect_clusters() over `npairs` A/A pairs
- * (pairs[2i], pairs[2i+1]: two runs of unchanged code), or NAN when no pair could be
- * judged. The calibrated threshold is max(aa_floor, aa_margin x this).
+ * A/A calibration: runs culprit_detect_clusters() on `npairs` A/A pairs (pairs[2i],
+ * pairs[2i+1]: two runs of unchanged code) and gives, per counter, the largest
+ * prediction error seen for it: its model's error when it was a cluster's dependent
+ * counter, else the error of predicting it by its old mean -- what noise alone does
+ * to predictions of that counter. *names and *errors (*n entries, malloc'd, names too) are for
+ * culprit_clusters_options.aa_*; free with culprit_clusters_aa_dispose(). *n == 0
+ * when no pair could be judged. Returns 0 or CULPRIT_ERROR.
  */
-double culprit_clusters_aa_error(const culprit_counter_table *const *pairs, size_t npairs,
-                                 const culprit_clusters_options *opts);
+int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
+                               const culprit_counter_table *const *pairs, size_t npairs,
+                               const culprit_clusters_options *opts);
+void culprit_clusters_aa_dispose(char **names, double *errors, size_t n);
 
 /* --- association rules (Foo et al. 2010 §IV) --- */
 
@@ -450,7 +465,8 @@ typedef struct {
  * premise occurs in the new run, the confidence change (eq. 1) above
  * opts->threshold flags its consequent counter; severity per counter (eq. 3).
  * A rule whose premise never occurs in the new run is not judged (its confidence is
- * undefined). Negative only for allocation failure. Dispose with
+ * undefined). A counter constant within every history run (a level such as
+ * max_rss_kb) is left out. Negative only for allocation failure. Dispose with
  * culprit_rules_verdict_dispose().
  */
 int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table *history,

@@ -204,16 +204,48 @@ static void clusters_error_of_a_fit_on_the_old_version(void **state)
     culprit_counter_table_dispose(&now);
 }
 
-static void clusters_aa_error_calibrates(void **state)
+static void clusters_aa_errors_calibrate_per_counter(void **state)
 {
-    culprit_counter_table t[4];
+    culprit_counter_table t[4], now;
     const culprit_counter_table *pairs[4] = {&t[0], &t[1], &t[2], &t[3]};
+    culprit_clusters_options opts;
+    culprit_clusters_verdict v;
+    char **names;
+    double *errors;
+    size_t n;
     (void)state;
     for (int i = 0; i < 4; i++)
         assert_int_equal(synth_table(&t[i], 40, (uint64_t)(100 + i), 1.0), 0);
-    double e = culprit_clusters_aa_error(pairs, 2, NULL);
-    /* A/A errors are the counters' relative noise: a few percent here. */
-    assert_true(e > 0 && e < 0.15);
+    assert_int_equal(culprit_clusters_aa_errors(&names, &errors, &n, pairs, 2, NULL), 0);
+    /* Every counter has an A/A error: its relative noise, a few percent; the
+     * constant majflt none (its old mean predicts it exactly). */
+    assert_int_equal(n, SYNTH_COUNTERS);
+    for (size_t i = 0; i < n; i++) {
+        assert_true(errors[i] >= 0 && errors[i] < 0.15);
+        if (strcmp(names[i], "majflt") == 0)
+            assert_near(errors[i], 0, 0);
+    }
+    /* Calibrated: every cluster's threshold is max(10%, 1.5 x the A/A error of its
+     * dependent counter), below the default 30%, so a 25% shift of write_bytes (error ~0.2,
+     * missed at 30%) is caught. */
+    assert_int_equal(culprit_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION), 0);
+    opts.aa_n = n;
+    opts.aa_counters = (const char *const *)names;
+    opts.aa_errors = errors;
+    assert_int_equal(synth_table(&now, 40, 7, 1.25), 0);
+    assert_int_equal(culprit_detect_clusters(&v, &t[0], &now, &opts), 0);
+    assert_true(v.calibrated);
+    const culprit_counter_cluster *io = cluster_of(&v, "write_bytes");
+    assert_non_null(io);
+    assert_true(io->calibrated);
+    assert_true(io->threshold >= 0.10 && io->threshold < 0.2);
+    assert_true(io->flagged);
+    for (size_t i = 0; i < v.nclusters; i++)
+        if (&v.clusters[i] != io)
+            assert_false(v.clusters[i].flagged);
+    culprit_clusters_verdict_dispose(&v);
+    culprit_clusters_aa_dispose(names, errors, n);
+    culprit_counter_table_dispose(&now);
     for (int i = 0; i < 4; i++)
         culprit_counter_table_dispose(&t[i]);
 }
@@ -368,7 +400,7 @@ int main(void)
         cmocka_unit_test(clusters_drop_constant_and_redundant_counters),
         cmocka_unit_test(clusters_flag_the_shifted_io_group_only),
         cmocka_unit_test(clusters_error_of_a_fit_on_the_old_version),
-        cmocka_unit_test(clusters_aa_error_calibrates),
+        cmocka_unit_test(clusters_aa_errors_calibrate_per_counter),
         cmocka_unit_test(rules_levels_follow_foo_figure5),
         cmocka_unit_test(rules_confidence_change_is_cosine_distance),
         cmocka_unit_test(rules_apriori_matches_brute_force),
