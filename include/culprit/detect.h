@@ -279,7 +279,7 @@ typedef struct {
                                   redundant (0.9) */
     double threshold;        /**< mean prediction error that is a regression (0.30) */
     size_t min_observations; /**< fewer observations in a version: not judged (10) */
-    double aa_margin;        /**< calibrated threshold = margin x the largest A/A error (1.5) */
+    double aa_margin;        /**< calibrated threshold = margin x the A/A error (2.0) */
     double aa_floor;         /**< ... and never below this (0.10) */
     /* A/A calibration (culprit_clusters_aa_errors()), borrowed; aa_n == 0: none. A
      * cluster's threshold is max(aa_floor, aa_margin x the A/A error of its dependent
@@ -292,7 +292,7 @@ typedef struct {
 #define CULPRIT_CLUSTERS_OPTIONS_VERSION 1
 #define CULPRIT_CLUSTERS_OPTIONS_INIT                                                              \
     {                                                                                              \
-        CULPRIT_CLUSTERS_OPTIONS_VERSION, 0.9, 0.30, 10, 1.5, 0.10, 0, NULL, NULL                  \
+        CULPRIT_CLUSTERS_OPTIONS_VERSION, 0.9, 0.30, 10, 2.0, 0.10, 0, NULL, NULL                  \
     }
 
 /** One cluster of counters and its model. */

@@ -225,7 +225,7 @@ static void clusters_aa_errors_calibrate_per_counter(void **state)
         if (strcmp(names[i], "majflt") == 0)
             assert_near(errors[i], 0, 0);
     }
-    /* Calibrated: every cluster's threshold is max(10%, 1.5 x the A/A error of its
+    /* Calibrated: every cluster's threshold is max(10%, 2 x the A/A error of its
      * dependent counter), below the default 30%, so a 25% shift of write_bytes (error ~0.2,
      * missed at 30%) is caught. */
     assert_int_equal(culprit_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION), 0);
