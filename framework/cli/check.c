@@ -74,9 +74,12 @@ static int parse_detector_option(culprit_check_options *check, const cli_args *a
     int error;
 
     if (cli_is(args, "--detector")) {
-        if ((error = culprit_detector_parse(&check->detectors, args->value)) < 0)
-            return culprit_error_set(CULPRIT_EINVALID, "check: --detector: %s",
-                                     culprit_error_last());
+        if ((error = culprit_detector_parse(&check->detectors, args->value)) < 0) {
+            /* The message is formatted from a copy: the last error is rewritten. */
+            char why[256];
+            snprintf(why, sizeof(why), "%s", culprit_error_last());
+            return culprit_error_set(CULPRIT_EINVALID, "check: --detector: %s", why);
+        }
         return 1;
     }
     if (cli_is(args, "--cluster-threshold")) {
