@@ -14,23 +14,37 @@
  * alarm rate = A/A cases with any flag / A/A cases.
  *
  * Usage: bench_counters [--quick] [CASES]   (--quick: 20 cases of each kind, the
- * ctest size; default 200). Exits 1 when recall or precision is below 0.9 or more
- * than 10% of A/A cases raise an alarm.
+ * ctest size; default 200). Build with -DOBS=1000 for longer runs (the time per
+ * test it prints then shows how the detectors scale). Exits 1 when recall or precision is below 0.9
+ * or more than 10% of A/A cases raise an alarm.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "detect/counters_synth.h"
 
+#ifndef HISTORY
 #define HISTORY 10
-#define OBS     30
+#endif
+#ifndef OBS
+#define OBS 30
+#endif
 
 typedef struct {
     size_t cases, detected, correct, flags, aa_alarms;
+    double seconds; /* spent in the detector */
 } tally;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 /* Counts the flagged clusters of a verdict into t. */
 static void count_clusters(tally *t, const culprit_clusters_verdict *cv, int ab)
@@ -62,15 +76,18 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
     culprit_clusters_verdict cv;
     culprit_rules_verdict rv;
     int ab = shift != 1.0, hit, any;
+    double t0;
 
     for (int h = 0; h < HISTORY; h++)
         synth_table(&hist[h], OBS, seed * 100 + (uint64_t)h, 1.0);
     synth_table(&now, OBS, seed * 100 + 99, shift);
 
+    t0 = now_s();
     if (culprit_detect_clusters(&cv, &hist[HISTORY - 1], &now, NULL) < 0) {
         fprintf(stderr, "bench_counters: %s\n", culprit_error_last());
         exit(2);
     }
+    clusters->seconds += now_s() - t0;
     count_clusters(clusters, &cv, ab);
     culprit_clusters_verdict_dispose(&cv);
 
@@ -82,6 +99,7 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
         char **names;
         double *errors;
         size_t n;
+        t0 = now_s();
         if (culprit_clusters_aa_errors(&names, &errors, &n, pair, 1, NULL) < 0) {
             fprintf(stderr, "bench_counters: %s\n", culprit_error_last());
             exit(2);
@@ -93,15 +111,18 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
             fprintf(stderr, "bench_counters: %s\n", culprit_error_last());
             exit(2);
         }
+        calibrated->seconds += now_s() - t0;
         count_clusters(calibrated, &cv, ab);
         culprit_clusters_verdict_dispose(&cv);
         culprit_clusters_aa_dispose(names, errors, n);
     }
 
+    t0 = now_s();
     if (culprit_detect_rules(&rv, hist, HISTORY, &now, NULL) < 0) {
         fprintf(stderr, "bench_counters: %s\n", culprit_error_last());
         exit(2);
     }
+    rules->seconds += now_s() - t0;
     hit = any = 0;
     for (size_t i = 0; i < rv.ncounters; i++) {
         culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
@@ -137,9 +158,10 @@ static int report(const char *name, const tally *ab, const tally *aa)
     double alarms = ratio(aa->aa_alarms, aa->cases);
 
     printf("%-12s precision %.3f (%zu of %zu flags correct)  recall %.3f (%zu of %zu shifted "
-           "cases)  A/A alarms %.3f (%zu of %zu)\n",
+           "cases)  A/A alarms %.3f (%zu of %zu)  %.2f ms per test\n",
            name, precision, ab->correct, flags, recall, ab->detected, ab->cases, alarms,
-           aa->aa_alarms, aa->cases);
+           aa->aa_alarms, aa->cases,
+           1e3 * (ab->seconds + aa->seconds) / (double)(ab->cases + aa->cases));
     return precision < 0.9 || recall < 0.9 || alarms > 0.1;
 }
 
