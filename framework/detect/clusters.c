@@ -282,18 +282,16 @@ static int set_message(culprit_clusters_verdict *v)
         for (size_t i = 0; i < v->nclusters; i++)
             nflag += v->clusters[i].flagged;
         culprit_buf_printf(&msg, "%zu of %zu counter clusters regressed:", nflag, v->nclusters);
-        for (size_t i = 0; i < v->nclusters; i++) {
+        for (size_t i = 0, shown = 0; i < v->nclusters; i++) {
             const culprit_counter_cluster *c = &v->clusters[i];
             if (!c->flagged)
                 continue;
-            culprit_buf_printf(&msg, " {%s", c->counters[0]);
+            culprit_buf_printf(&msg, "%s {%s", shown++ ? ";" : "", c->counters[0]);
             for (size_t j = 1; j < c->ncounters; j++)
                 culprit_buf_printf(&msg, ", %s", c->counters[j]);
             culprit_buf_printf(&msg, "} %s mispredicted by %.0f%% (threshold %.0f%%%s)",
                                c->counters[0], 100 * c->error, 100 * c->threshold,
                                c->calibrated ? ", from A/A runs" : "");
-            if (i + 1 < v->nclusters && v->clusters[i + 1].flagged)
-                culprit_buf_puts(&msg, ";");
         }
     }
     free(v->message);
