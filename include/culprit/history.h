@@ -59,7 +59,8 @@ typedef struct {
     char *metric;       /**< the judged series, "wall_ns" by default */
     unsigned int batch; /**< iterations per sample */
     unsigned int warmup;
-    char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed" */
+    char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed",
+                   "duration" (a load test) */
     double timer_overhead_ns;
     double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
 
