@@ -198,21 +198,28 @@ static int rerun(const char *binary, const char *test, const char *dir, const ch
     return 0;
 }
 
-static int flagged(culprit_verdict_kind kind)
+/* Test i is flagged by a detector of the check: the time verdict (when it judged)
+ * or a counter detector. */
+static int flagged(const culprit_check_result *result, size_t i)
 {
-    return kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR;
+    culprit_verdict_kind kind = result->verdicts[i].kind;
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
+
+    return (time && (kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR)) ||
+           culprit_check_counters_flagged(result, i);
 }
 
 /*
  * Re-runs each flagged test once, then judges again: a test stays flagged only if
  * its re-run is flagged too (the newest run at the commit is the re-run). Tests
- * whose binary is unknown or gone keep their verdict.
+ * whose binary is unknown or gone keep their verdict. For the counter clusters the
+ * re-run also makes an A/A pair at the commit, which calibrates their thresholds.
  */
 static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
                    const char *sha, const char *const *bases, size_t nbases,
                    const culprit_check_options *opts)
 {
-    culprit_verdict_kind *before = NULL;
+    int *before = NULL;
     char **keys = NULL;
     size_t n = result->n, reran = 0;
     int error = 0;
@@ -223,10 +230,10 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
     for (size_t i = 0; i < n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
         const char *binary = result->now_runs[i]->binary;
-        before[i] = v->kind;
+        before[i] = flagged(result, i);
         if (!(keys[i] = culprit_strdup(v->test)))
             goto oom;
-        if (!flagged(v->kind))
+        if (!before[i])
             continue;
         if (!binary || access(binary, X_OK) != 0) {
             fprintf(stderr, "culprit: cannot confirm %s: %s%s%s; keeping the verdict\n", v->test,
@@ -253,7 +260,7 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
     for (size_t i = 0; i < result->n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
         for (size_t k = 0; k < n; k++)
-            if (strcmp(keys[k], v->test) == 0 && flagged(before[k]) && !flagged(v->kind))
+            if (strcmp(keys[k], v->test) == 0 && before[k] && !flagged(result, i))
                 fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
                         culprit_verdict_name(v->kind));
     }
