@@ -18,6 +18,7 @@
 
 #include "culprit/core.h"
 #include "culprit/detect.h"
+#include "culprit/stats.h"
 #include "detect/counters_synth.h"
 #include "stats/near.h"
 
@@ -392,6 +393,95 @@ static void rules_windows_are_medians(void **state)
         culprit_counter_table_dispose(&hist[h]);
 }
 
+/* ------------------------------------------------------------------ check --- */
+
+/* A run of suite "io" at `commit` with one test "journal" of synthetic counters. */
+static culprit_run *counter_run(const char *commit, const char *stamp, uint64_t seed,
+                                double write_scale, int dirty)
+{
+    culprit_run *run;
+    culprit_test_result *t;
+    culprit_counter_table table;
+
+    assert_int_equal(culprit_run_new(&run), 0);
+    culprit_history_set_string(&run->suite, "io");
+    culprit_history_set_string(&run->commit, commit);
+    culprit_history_set_string(&run->timestamp, stamp);
+    culprit_history_set_string(&run->machine, "m");
+    run->dirty = dirty;
+    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    culprit_history_set_string(&t->name, "journal");
+    culprit_history_set_string(&t->classname, "io");
+    culprit_history_set_string(&t->metric, "wall_ns");
+    t->status = CULPRIT_STATUS_PASS;
+    assert_int_equal(synth_table(&table, 40, seed, write_scale), 0);
+    for (size_t c = 0; c < table.ncounters; c++)
+        assert_int_equal(
+            culprit_test_result_add_series(t, table.names[c], table.values[c], table.n, 0), 0);
+    assert_int_equal(culprit_stats_summarize(&t->summary, table.values[0], table.n, 0.99), 0);
+    culprit_counter_table_dispose(&table);
+    return run;
+}
+
+static void check_runs_the_counter_detectors_with_a_calibration(void **state)
+{
+    culprit_run *all[5];
+    culprit_history_runs runs = {5, all, 0};
+    const char *bases[] = {"b", "a"};
+    culprit_check_options opts = CULPRIT_CHECK_OPTIONS_INIT;
+    culprit_check_result r;
+    (void)state;
+    all[0] = counter_run("a", "2024-01-01T00:00:00Z", 1, 1.0, 0);
+    all[1] = counter_run("b", "2024-01-02T00:00:00Z", 2, 1.0, 0);
+    all[2] = counter_run("b", "2024-01-02T01:00:00Z", 3, 1.0, 0); /* A/A with all[1] */
+    all[3] = counter_run("b", "2024-01-02T02:00:00Z", 4, 1.0, 1); /* dirty: not A/A */
+    all[4] = counter_run("c", "2024-01-03T00:00:00Z", 5, 2.0, 0); /* 2x write_bytes */
+
+    /* Time only (the default): no counter verdicts. */
+    assert_int_equal(culprit_detect_check(&r, &runs, "c", bases, 2, &opts), 0);
+    assert_null(r.clusters);
+    assert_null(r.rules);
+    assert_int_equal(r.detectors, CULPRIT_DETECTOR_TIME);
+    culprit_check_result_dispose(&r);
+
+    opts.detectors = CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES;
+    assert_int_equal(culprit_detect_check(&r, &runs, "c", bases, 2, &opts), 0);
+    assert_int_equal(r.n, 1);
+    assert_non_null(r.clusters);
+    assert_non_null(r.rules);
+    /* One clean A/A pair at b (the dirty run is left out). */
+    assert_true(r.clusters[0].judged);
+    assert_int_equal(r.clusters[0].aa_pairs, 1);
+    assert_true(r.clusters[0].calibrated);
+    assert_true(r.clusters[0].flagged);
+    assert_string_equal(r.clusters[0].clusters[0].counters[0], "write_bytes");
+    /* Rules from the newest run at each of b and a. */
+    assert_true(r.rules[0].judged);
+    assert_int_equal(r.rules[0].history_runs, 2);
+    assert_true(r.rules[0].flagged);
+    assert_string_equal(r.rules[0].counters[0].counter, "write_bytes");
+    assert_true(culprit_check_counters_flagged(&r, 0));
+    /* A counter flag is minor; without time in the set the time verdict does not
+     * count, whatever it is. */
+    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    r.verdicts[0].kind = CULPRIT_VERDICT_MAJOR;
+    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    r.detectors |= CULPRIT_DETECTOR_TIME;
+    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MAJOR);
+    culprit_check_result_dispose(&r);
+
+    /* An explicit threshold turns the calibration off. */
+    opts.detectors = CULPRIT_DETECTOR_CLUSTERS;
+    opts.clusters.aa_margin = 0;
+    assert_int_equal(culprit_detect_check(&r, &runs, "c", bases, 2, &opts), 0);
+    assert_false(r.clusters[0].calibrated);
+    assert_int_equal(r.clusters[0].aa_pairs, 0);
+    assert_null(r.rules);
+    culprit_check_result_dispose(&r);
+    for (int i = 0; i < 5; i++)
+        culprit_run_free(all[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +496,7 @@ int main(void)
         cmocka_unit_test(rules_apriori_matches_brute_force),
         cmocka_unit_test(rules_detector_flags_the_changed_counter_with_its_severity),
         cmocka_unit_test(rules_windows_are_medians),
+        cmocka_unit_test(check_runs_the_counter_detectors_with_a_calibration),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
