@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "culprit/detect.h"
+#include "culprit/stats.h"
 
 #define SYNTH_COUNTERS 8
 
@@ -64,6 +65,26 @@ static inline int synth_table(culprit_counter_table *out, size_t n, uint64_t see
                                        SYNTH_COUNTERS, n);
     for (int c = 0; c < SYNTH_COUNTERS; c++)
         free(cols[c]);
+    return error;
+}
+
+/*
+ * Gives result `t` the series of synth_table() and the summary of its wall_ns (what
+ * the time verdict reads): a stored result with counters, for the check tests.
+ * Returns 0 or a negative error.
+ */
+static inline int synth_result(culprit_test_result *t, size_t n, uint64_t seed, double write_scale)
+{
+    culprit_counter_table table;
+    int error;
+
+    if ((error = synth_table(&table, n, seed, write_scale)) < 0)
+        return error;
+    for (size_t c = 0; c < table.ncounters && error == 0; c++)
+        error = culprit_test_result_add_series(t, table.names[c], table.values[c], table.n, 0);
+    if (error == 0)
+        error = culprit_stats_summarize(&t->summary, table.values[0], table.n, 0.99);
+    culprit_counter_table_dispose(&table);
     return error;
 }
 
