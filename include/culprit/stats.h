@@ -364,8 +364,10 @@ double culprit_stats_calinski_harabasz(const double *dist, size_t n, const size_
 /**
  * Cuts the dendrogram where the Calinski-Harabasz index is largest over k = 2..n-1
  * (the stopping rule Shang et al. 2015 §4.2.3 use; the smallest such k on ties).
- * With n <= 2 the index is undefined and every item is its own cluster. Sets
- * labels (n entries) and *k. Returns 0 or CULPRIT_ERROR when out of memory.
+ * With n <= 2 the index is undefined and every item is its own cluster; when every
+ * index is undefined (all distances 0: nothing separates the items) there is one
+ * cluster. Sets labels (n entries) and *k. Returns 0 or CULPRIT_ERROR when out of
+ * memory.
  */
 int culprit_stats_cluster_ch_cut(size_t *labels, size_t *k, const culprit_dendrogram *d,
                                  const double *dist);

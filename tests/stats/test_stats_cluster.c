@@ -186,6 +186,13 @@ static void ch_cut_picks_the_largest_index(void **state)
     assert_int_equal(culprit_stats_cluster_ch_cut(labels, &k, &d, two), 0);
     assert_int_equal(k, 2);
     culprit_dendrogram_dispose(&d);
+    /* Identical items: no index is defined, one cluster. */
+    const double same[9] = {0};
+    assert_int_equal(culprit_stats_cluster_average(&d, same, 3), 0);
+    assert_int_equal(culprit_stats_cluster_ch_cut(labels, &k, &d, same), 0);
+    assert_int_equal(k, 1);
+    assert_true(labels[0] == 0 && labels[1] == 0 && labels[2] == 0);
+    culprit_dendrogram_dispose(&d);
 }
 
 static void mser_cuts_a_warm_up_transient(void **state)
