@@ -70,8 +70,11 @@ static void trampoline(void **state)
         signal(SIGABRT, SIG_DFL);
     }
     current.state = state;
-    if (culprit_measure_run(&current.samples, &current.job->measure, &cb) == CULPRIT_ESKIP)
+    int rc = culprit_measure_run(&current.samples, &current.job->measure, &cb);
+    if (rc == CULPRIT_ESKIP)
         fail_msg("a per-repetition setup or teardown of %s failed", t->name);
+    else if (rc < 0) /* bad options: say so rather than pass without samples */
+        fail_msg("%s: %s", t->name, culprit_error_last());
     current.finished = 1;
 }
 

@@ -333,6 +333,14 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
             fprintf(stderr, "%s: test #%zu has no name or function\n", r.program, i);
             return RUNNER_EXIT_USAGE;
         }
+        if (tests[i].duration_s < 0 || tests[i].interval_s < 0 ||
+            (tests[i].duration_s > 0 && tests[i].interval_s > tests[i].duration_s)) {
+            fprintf(stderr,
+                    "%s: test '%s': .duration_s (%g s) and .interval_s (%g s) must not be "
+                    "negative, and the interval must not exceed the duration\n",
+                    r.program, tests[i].name, tests[i].duration_s, tests[i].interval_s);
+            return RUNNER_EXIT_USAGE;
+        }
         for (size_t j = 0; j < i; j++)
             if (strcmp(tests[i].name, tests[j].name) == 0) {
                 fprintf(stderr, "%s: test name '%s' is declared twice\n", r.program, tests[i].name);
