@@ -1,6 +1,8 @@
 /*
- * culprit detect: speed categories (the paper's baseline for major regressions)
- * and, in later issues, the verdicts. A category is a named range of response
+ * culprit detect: speed categories (the paper's baseline for major regressions),
+ * the verdicts of the time detector (docs/detection.md), the counter detectors
+ * (counter clusters and association rules, docs/counters.md) and the check that
+ * runs them over every test of a commit. A category is a named range of response
  * time; the set is ordered from fastest to slowest, each category ending where
  * the next begins (fast < 1 ms <= medium < 100 ms <= slow by default).
  */
