@@ -122,22 +122,21 @@ int culprit_stats_ols(culprit_ols *out, const double *const *x, size_t p, const 
         if (scale[j] > 0)
             used[q++] = j;
     }
+    /* GSL's error handler is process-wide, so it is left as it is (thread safety):
+     * the dimensions below always agree and every value is finite, the only inputs
+     * gsl_multifit_linear rejects. */
     if (q > 0) {
-        gsl_error_handler_t *old = gsl_set_error_handler_off();
         int status;
         if (!(design = gsl_matrix_alloc(n, q)) || !(rhs = gsl_vector_alloc(n)) ||
             !(beta = gsl_vector_alloc(q)) || !(cov = gsl_matrix_alloc(q, q)) ||
-            !(work = gsl_multifit_linear_alloc(n, q))) {
-            gsl_set_error_handler(old);
+            !(work = gsl_multifit_linear_alloc(n, q)))
             goto oom;
-        }
         for (size_t i = 0; i < n; i++) {
             gsl_vector_set(rhs, i, y[i] - ymean);
             for (size_t c = 0; c < q; c++)
                 gsl_matrix_set(design, i, c, (x[used[c]][i] - mean[used[c]]) / scale[used[c]]);
         }
         status = gsl_multifit_linear(design, rhs, beta, cov, &chisq, work);
-        gsl_set_error_handler(old);
         if (status) {
             error =
                 culprit_error_set(CULPRIT_ERROR, "least squares failed: %s", gsl_strerror(status));
