@@ -11,8 +11,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static const cli_option options[] = {{"--commit", 1},  {"--baseline", 1}, {"--pool", 1},
-                                     {"--confirm", 0}, {"--help", 0},     CLI_JUDGE_OPTIONS,
+static const cli_option options[] = {{"--commit", 1},
+                                     {"--baseline", 1},
+                                     {"--pool", 1},
+                                     {"--confirm", 0},
+                                     {"--help", 0},
+                                     {"--detector", 1},
+                                     {"--cluster-threshold", 1},
+                                     {"--rules-support", 1},
+                                     {"--rules-confidence", 1},
+                                     {"--rules-change", 1},
+                                     {"--rules-window", 1},
+                                     {"--rules-history", 1},
+                                     CLI_JUDGE_OPTIONS,
                                      {NULL, 0}};
 
 static void usage(FILE *out)
@@ -27,7 +38,19 @@ static void usage(FILE *out)
           "                        earlier data on the commit's first-parent history)\n"
           "  --pool K              pool the runs of the last K earlier commits with data\n"
           "  --confirm             re-run each flagged test once; report it only if the\n"
-          "                        re-run is flagged too\n",
+          "                        re-run is flagged too\n"
+          "  --detector LIST       time, clusters, rules, comma-separated (default time):\n"
+          "                        clusters models the counters (Shang et al. 2015), rules\n"
+          "                        mines their habits from history (Foo et al. 2010); a\n"
+          "                        counter detector's flag is a minor regression\n"
+          "  --cluster-threshold PERCENT\n"
+          "                        prediction error of a counter cluster that is a\n"
+          "                        regression (default 30, or calibrated on A/A runs)\n"
+          "  --rules-support S     minimum support of a frequent itemset (default 0.2)\n"
+          "  --rules-confidence C  minimum confidence of a rule (default 0.8)\n"
+          "  --rules-change X      confidence change that flags a rule (default 0.2)\n"
+          "  --rules-window N      observations per window (default 1)\n"
+          "  --rules-history K     earlier runs the rules are mined from (default 10)\n",
           out);
     cli_judge_help(out);
     fputs("\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
@@ -41,6 +64,54 @@ typedef struct {
     const char *baseline_rev;
     int confirm;
 } check_args;
+
+/* The options of the counter detectors; 0 when `args` is none of them. */
+static int parse_detector_option(culprit_check_options *check, const cli_args *args)
+{
+    double percent;
+    int error;
+
+    if (cli_is(args, "--detector")) {
+        if ((error = culprit_detector_parse(&check->detectors, args->value)) < 0) {
+            /* The message is formatted from a copy: the last error is rewritten. */
+            char why[256];
+            snprintf(why, sizeof(why), "%s", culprit_error_last());
+            return culprit_error_set(CULPRIT_EINVALID, "check: --detector: %s", why);
+        }
+        return 1;
+    }
+    if (cli_is(args, "--cluster-threshold")) {
+        if ((error = cli_parse_double(&percent, "--cluster-threshold", args->value, 1e-9, 1e6,
+                                      "a percentage above 0")) < 0)
+            return error;
+        check->clusters.threshold = percent / 100;
+        /* An explicit threshold is the user's choice: no A/A calibration. */
+        check->clusters.aa_margin = 0;
+        check->clusters.aa_floor = check->clusters.threshold;
+        return 1;
+    }
+    if (cli_is(args, "--rules-support"))
+        return cli_parse_double(&check->rules.min_support, "--rules-support", args->value, 1e-9, 1,
+                                "a fraction in (0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-confidence"))
+        return cli_parse_double(&check->rules.min_confidence, "--rules-confidence", args->value,
+                                1e-9, 1, "a fraction in (0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-change"))
+        return cli_parse_double(&check->rules.threshold, "--rules-change", args->value, 0, 1,
+                                "a fraction in [0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-window"))
+        return cli_parse_size(&check->rules.window, "--rules-window", args->value, 1) < 0 ? -1 : 1;
+    if (cli_is(args, "--rules-history"))
+        return cli_parse_size(&check->rules.history, "--rules-history", args->value, 1) < 0 ? -1
+                                                                                            : 1;
+    return 0;
+}
 
 static int parse(check_args *a, int argc, char **argv, int *help)
 {
@@ -72,11 +143,21 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         else if (cli_is(&args, "--pool") &&
                  (error = cli_parse_size(&a->judge.check.pool, "--pool", args.value, 1)) < 0)
             return error;
+        else if ((error = parse_detector_option(&a->judge.check, &args)) < 0)
+            return error;
     }
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --baseline names one commit; --pool cannot apply");
     return 0;
+}
+
+/* The counter detectors read the raw series; the time verdicts only summaries. */
+static unsigned int history_flags(const culprit_check_options *opts)
+{
+    return opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)
+               ? CULPRIT_HISTORY_LOAD_SAMPLES
+               : 0;
 }
 
 /* ---------------------------------------------------------------- --confirm --- */
@@ -109,21 +190,28 @@ static int rerun(const char *binary, const char *test, const char *dir, const ch
     return error;
 }
 
-static int flagged(culprit_verdict_kind kind)
+/* Test i is flagged by a detector of the check: the time verdict (when it judged)
+ * or a counter detector. */
+static int flagged(const culprit_check_result *result, size_t i)
 {
-    return kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR;
+    culprit_verdict_kind kind = result->verdicts[i].kind;
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
+
+    return (time && (kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR)) ||
+           culprit_check_counters_flagged(result, i);
 }
 
 /*
  * Re-runs each flagged test once, then judges again: a test stays flagged only if
  * its re-run is flagged too (the newest run at the commit is the re-run). Tests
- * whose binary is unknown or gone keep their verdict.
+ * whose binary is unknown or gone keep their verdict. For the counter clusters the
+ * re-run also makes an A/A pair at the commit, which calibrates their thresholds.
  */
 static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
                    const char *sha, const char *const *bases, size_t nbases,
                    const culprit_check_options *opts)
 {
-    culprit_verdict_kind *before = NULL;
+    int *before = NULL;
     char **keys = NULL;
     size_t n = result->n, reran = 0;
     int error = 0;
@@ -134,10 +222,10 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
     for (size_t i = 0; i < n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
         const char *binary = result->now_runs[i]->binary;
-        before[i] = v->kind;
+        before[i] = flagged(result, i);
         if (!(keys[i] = culprit_strdup(v->test)))
             goto oom;
-        if (!flagged(v->kind))
+        if (!before[i])
             continue;
         if (!binary || access(binary, X_OK) != 0) {
             fprintf(stderr, "culprit: cannot confirm %s: %s%s%s; keeping the verdict\n", v->test,
@@ -158,13 +246,13 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto cleanup;
     culprit_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = cli_load_history(runs, dir)) < 0 ||
+    if ((error = cli_load_history_flags(runs, dir, history_flags(opts))) < 0 ||
         (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
         for (size_t k = 0; k < n; k++)
-            if (strcmp(keys[k], v->test) == 0 && flagged(before[k]) && !flagged(v->kind))
+            if (strcmp(keys[k], v->test) == 0 && before[k] && !flagged(result, i))
                 fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
                         culprit_verdict_name(v->kind));
     }
@@ -219,7 +307,7 @@ int cli_check(int argc, char **argv)
     check_args a;
     cli_env env;
     culprit_history_runs runs = {0, NULL, 0};
-    culprit_check_result result = {0, NULL, NULL, NULL};
+    culprit_check_result result = {0, NULL, NULL, NULL, 0, NULL, NULL};
     char sha[41], base_sha[41], (*parents)[41] = NULL;
     const char **bases = NULL;
     size_t nparents = 0, nbases = 0;
@@ -250,7 +338,8 @@ int cli_check(int argc, char **argv)
         for (size_t i = 1; i < nparents; i++)
             bases[nbases++] = parents[i];
     }
-    if ((error = cli_load_history(&runs, env.settings.history_dir)) < 0)
+    if ((error = cli_load_history_flags(&runs, env.settings.history_dir,
+                                        history_flags(&a.judge.check))) < 0)
         goto cleanup;
     if (a.judge.check.test &&
         (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)

@@ -123,6 +123,8 @@ void cli_env_dispose(cli_env *env);
 /* Loads every run of the history directory (summaries only). CULPRIT_ENOTFOUND when
  * the directory does not exist. */
 int cli_load_history(culprit_history_runs *out, const char *dir);
+/* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
+int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags);
 
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in
@@ -149,7 +151,8 @@ const char *cli_verdict_tag(culprit_verdict_kind kind);
 const char *cli_verdict_color(culprit_verdict_kind kind);
 #define CLI_COLOR_RESET "\033[0m"
 
-/* One line per verdict: tag and message. */
+/* One line per verdict: tag and message; under it, one line per counter detector
+ * that judged the test ("  clusters: ...", "  rules: ..."). */
 void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color);
 /* "N tests: a major, b minor, c undecided, d unchanged[, ...]" */
 void cli_put_counts(culprit_buf *out, const culprit_check_result *result);
@@ -162,9 +165,11 @@ json_t *cli_json_number(double x);
 json_t *cli_json_string(const char *s);
 /* {"major": a, "minor": b, ...} for every verdict kind. */
 json_t *cli_json_counts(const culprit_check_result *result);
-/* The "tests" array of a check or compare document. */
+/* The "tests" array of a check or compare document; each test also has "clusters" and
+ * "rules" objects when those detectors judged. */
 json_t *cli_json_verdicts(const culprit_check_result *result);
-/* Adds "fail_on", "exit_code", "counts" and "tests" to a check or compare document. */
+/* Adds "detectors", "fail_on", "exit_code", "counts" and "tests" to a check or compare
+ * document. */
 void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
                          int exit_code);
 /* Prints a document on stdout (indented, keys in insertion order) and frees it. */

@@ -146,7 +146,7 @@ int cli_compare(int argc, char **argv)
     side sides[2];
     const char *positional[2] = {NULL, NULL};
     culprit_history_runs runs = {0, NULL, 0};
-    culprit_check_result result = {0, NULL, NULL, NULL};
+    culprit_check_result result = {0, NULL, NULL, NULL, 0, NULL, NULL};
     size_t npositional = 0;
     int kind, help = 0, exit_code = CLI_EXIT_ERROR, error = 0;
 

@@ -50,8 +50,13 @@ static void warn_skipped(const char *path, const char *message, void *payload)
 
 int cli_load_history(culprit_history_runs *out, const char *dir)
 {
+    return cli_load_history_flags(out, dir, 0);
+}
+
+int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags)
+{
     culprit_history *history = NULL;
-    culprit_history_query query = {NULL, NULL, NULL, 0};
+    culprit_history_query query = {NULL, NULL, NULL, flags};
     struct stat st;
     int error;
 

@@ -59,6 +59,30 @@ const char *cli_verdict_color(culprit_verdict_kind kind)
     }
 }
 
+/* The lines of the counter detectors under a test's verdict line. */
+static void print_counter_lines(FILE *out, const culprit_check_result *result, size_t i, int color)
+{
+    const char *c = color ? cli_verdict_color(CULPRIT_VERDICT_MINOR) : "";
+    const char *reset = *c ? CLI_COLOR_RESET : "";
+
+    if (result->clusters) {
+        const culprit_clusters_verdict *v = &result->clusters[i];
+        fprintf(out, "  %s%-9s%s %s\n", v->flagged ? c : "", v->flagged ? "CLUSTERS" : "clusters",
+                v->flagged ? reset : "", v->message ? v->message : "");
+    }
+    if (result->rules) {
+        const culprit_rules_verdict *v = &result->rules[i];
+        fprintf(out, "  %s%-9s%s %s\n", v->flagged ? c : "", v->flagged ? "RULES" : "rules",
+                v->flagged ? reset : "", v->message ? v->message : "");
+        /* The rules a flagged counter violates, the largest confidence change first. */
+        for (size_t f = 0; v->flagged && f < v->ncounters && f < 3; f++)
+            for (size_t r = 0; r < v->counters[f].nrules && r < 2; r++)
+                fprintf(out, "            %s: %s (confidence %.2f -> %.2f)\n",
+                        v->counters[f].counter, v->counters[f].rules[r].text,
+                        v->counters[f].rules[r].conf_base, v->counters[f].rules[r].conf_new);
+    }
+}
+
 void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color)
 {
     for (size_t i = 0; i < result->n; i++) {
@@ -66,6 +90,7 @@ void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color
         const char *c = color ? cli_verdict_color(v->kind) : "";
         fprintf(out, "%s%-11s%s %s\n", c, cli_verdict_tag(v->kind), *c ? CLI_COLOR_RESET : "",
                 v->message ? v->message : v->test);
+        print_counter_lines(out, result, i, color);
     }
 }
 
@@ -136,6 +161,94 @@ json_t *cli_json_counts(const culprit_check_result *result)
     return counts;
 }
 
+static json_t *json_names(char *const *names, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    return a;
+}
+
+static json_t *json_clusters(const culprit_clusters_verdict *v)
+{
+    json_t *o = json_object(), *clusters = json_array(), *redundant = json_array();
+
+    if (!o || !clusters || !redundant) {
+        json_decref(o);
+        json_decref(clusters);
+        json_decref(redundant);
+        return NULL;
+    }
+    json_object_set_new(o, "judged", json_boolean(v->judged));
+    json_object_set_new(o, "flagged", json_boolean(v->flagged));
+    json_object_set_new(o, "message", cli_json_string(v->message));
+    json_object_set_new(o, "threshold", cli_json_number(v->threshold));
+    json_object_set_new(o, "calibrated", json_boolean(v->calibrated));
+    json_object_set_new(o, "aa_pairs", json_integer((json_int_t)v->aa_pairs));
+    json_object_set_new(o, "n_old", json_integer((json_int_t)v->n_old));
+    json_object_set_new(o, "n_new", json_integer((json_int_t)v->n_new));
+    json_object_set_new(o, "constant", json_names(v->constant, v->nconstant));
+    for (size_t i = 0; i < v->nredundant; i++) {
+        json_t *r = json_object();
+        json_object_set_new(r, "counter", json_string(v->redundant[i]));
+        json_object_set_new(r, "r2", cli_json_number(v->redundant_r2[i]));
+        json_array_append_new(redundant, r);
+    }
+    json_object_set_new(o, "redundant", redundant);
+    for (size_t i = 0; i < v->nclusters; i++) {
+        const culprit_counter_cluster *c = &v->clusters[i];
+        json_t *j = json_object();
+        json_object_set_new(j, "dependent", json_string(c->counters[0]));
+        json_object_set_new(j, "counters", json_names(c->counters, c->ncounters));
+        json_object_set_new(j, "ks_p", cli_json_number(c->ks_p));
+        json_object_set_new(j, "r2", cli_json_number(c->r2));
+        json_object_set_new(j, "error", cli_json_number(c->error));
+        json_object_set_new(j, "threshold", cli_json_number(c->threshold));
+        json_object_set_new(j, "calibrated", json_boolean(c->calibrated));
+        json_object_set_new(j, "flagged", json_boolean(c->flagged));
+        json_array_append_new(clusters, j);
+    }
+    json_object_set_new(o, "clusters", clusters);
+    return o;
+}
+
+static json_t *json_rules(const culprit_rules_verdict *v)
+{
+    json_t *o = json_object(), *counters = json_array();
+
+    if (!o || !counters) {
+        json_decref(o);
+        json_decref(counters);
+        return NULL;
+    }
+    json_object_set_new(o, "judged", json_boolean(v->judged));
+    json_object_set_new(o, "flagged", json_boolean(v->flagged));
+    json_object_set_new(o, "message", cli_json_string(v->message));
+    json_object_set_new(o, "history_runs", json_integer((json_int_t)v->history_runs));
+    json_object_set_new(o, "history_windows", json_integer((json_int_t)v->history_windows));
+    json_object_set_new(o, "new_windows", json_integer((json_int_t)v->new_windows));
+    json_object_set_new(o, "rules", json_integer((json_int_t)v->nrules));
+    for (size_t i = 0; i < v->ncounters; i++) {
+        const culprit_flagged_counter *f = &v->counters[i];
+        json_t *c = json_object(), *rules = json_array();
+        json_object_set_new(c, "counter", json_string(f->counter));
+        json_object_set_new(c, "severity", cli_json_number(f->severity));
+        json_object_set_new(c, "violated", json_integer((json_int_t)f->nviolated));
+        for (size_t r = 0; r < f->nrules; r++) {
+            json_t *j = json_object();
+            json_object_set_new(j, "rule", json_string(f->rules[r].text));
+            json_object_set_new(j, "conf_base", cli_json_number(f->rules[r].conf_base));
+            json_object_set_new(j, "conf_new", cli_json_number(f->rules[r].conf_new));
+            json_object_set_new(j, "change", cli_json_number(f->rules[r].change));
+            json_array_append_new(rules, j);
+        }
+        json_object_set_new(c, "rules", rules);
+        json_array_append_new(counters, c);
+    }
+    json_object_set_new(o, "counters", counters);
+    return o;
+}
+
 json_t *cli_json_verdicts(const culprit_check_result *result)
 {
     json_t *tests = json_array();
@@ -169,6 +282,10 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "between_sd_ns", cli_json_number(v->between_sd));
         json_object_set_new(t, "runs_vary", json_boolean(v->runs_vary));
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
+        if (result->clusters)
+            json_object_set_new(t, "clusters", json_clusters(&result->clusters[i]));
+        if (result->rules)
+            json_object_set_new(t, "rules", json_rules(&result->rules[i]));
     }
     return tests;
 }
@@ -176,6 +293,13 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
 void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
                          int exit_code)
 {
+    json_t *detectors = json_array();
+    unsigned int set = result->detectors ? result->detectors : CULPRIT_DETECTOR_TIME;
+
+    for (unsigned int d = CULPRIT_DETECTOR_TIME; detectors && d <= CULPRIT_DETECTOR_RULES; d <<= 1)
+        if (set & d)
+            json_array_append_new(detectors, json_string(culprit_detector_name(d)));
+    json_object_set_new(doc, "detectors", detectors);
     json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(fail_on)));
     json_object_set_new(doc, "exit_code", json_integer(exit_code));
     json_object_set_new(doc, "counts", cli_json_counts(result));
@@ -200,33 +324,67 @@ int cli_json_print(json_t *doc)
 
 /* ---------------------------------------------------------------------- JUnit --- */
 
-static int junit_test(culprit_run *run, const culprit_verdict *v, const culprit_test_result *now,
-                      const culprit_run *from, cli_fail_on fail_on)
+/*
+ * The verdict line of test i of a JUnit document: the time verdict's message, then
+ * those of the counter detectors that judged, separated by "; ".
+ */
+static char *junit_message(const culprit_check_result *result, size_t i)
 {
+    culprit_buf b = CULPRIT_BUF_INIT;
+    const culprit_verdict *v = &result->verdicts[i];
+
+    culprit_buf_puts(&b, v->message ? v->message : v->test);
+    if (result->clusters && result->clusters[i].message)
+        culprit_buf_printf(&b, "; %s", result->clusters[i].message);
+    if (result->rules && result->rules[i].message)
+        culprit_buf_printf(&b, "; %s", result->rules[i].message);
+    return culprit_buf_detach(&b);
+}
+
+static int junit_test(culprit_run *run, const culprit_check_result *result, size_t i,
+                      cli_fail_on fail_on)
+{
+    const culprit_verdict *v = &result->verdicts[i];
+    const culprit_test_result *now = result->now[i];
+    const culprit_run *from = result->now_runs[i];
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
+    culprit_verdict_kind kind = time ? v->kind : CULPRIT_VERDICT_UNCHANGED;
     culprit_test_result *t;
+    char *message = NULL;
+    const char *verdict;
     int failing, error;
 
     if ((error = culprit_run_add_test(&t, run)) < 0 ||
         (error = cli_copy_test(t, now, from->suite)) < 0)
         return error;
-    failing = v->kind == CULPRIT_VERDICT_MAJOR ||
-              (v->kind == CULPRIT_VERDICT_MINOR && fail_on == CLI_FAIL_ON_MINOR);
+    /* A counter detector's flag is a minor regression: the time stayed, a counter
+     * moved. */
+    failing = kind == CULPRIT_VERDICT_MAJOR ||
+              ((kind == CULPRIT_VERDICT_MINOR || culprit_check_counters_flagged(result, i)) &&
+               fail_on == CLI_FAIL_ON_MINOR);
     if (fail_on == CLI_FAIL_ON_NONE)
         failing = 0;
-    if ((error = culprit_history_set_string(&t->verdict, culprit_verdict_name(v->kind))) < 0 ||
-        (error = culprit_history_set_string(&t->verdict_message, v->message)) < 0)
-        return error;
+    verdict = culprit_verdict_name(v->kind);
+    if (kind != CULPRIT_VERDICT_MAJOR && culprit_check_counters_flagged(result, i))
+        verdict = "minor";
+    if (!(message = junit_message(result, i)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if ((error = culprit_history_set_string(&t->verdict, verdict)) < 0 ||
+        (error = culprit_history_set_string(&t->verdict_message, message)) < 0)
+        goto cleanup;
     if (failing) {
         t->status = CULPRIT_STATUS_FAILURE;
-        if ((error = culprit_history_set_string(&t->message, v->message)) < 0)
-            return error;
+        if ((error = culprit_history_set_string(&t->message, message)) < 0)
+            goto cleanup;
     } else if (v->kind != CULPRIT_VERDICT_NOT_RUN) {
         /* The test itself passed; minor/undecided are recorded in the verdict. */
         t->status = CULPRIT_STATUS_PASS;
         if ((error = culprit_history_set_string(&t->message, NULL)) < 0)
-            return error;
+            goto cleanup;
     }
-    return 0;
+cleanup:
+    free(message);
+    return error;
 }
 
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
@@ -254,8 +412,7 @@ int cli_write_junit(const char *path, const culprit_check_result *result, const 
                   (error = culprit_history_set_string(&run->flags, first->flags)) < 0))
         goto cleanup;
     for (size_t i = 0; i < result->n; i++)
-        if ((error = junit_test(run, &result->verdicts[i], result->now[i], result->now_runs[i],
-                                fail_on)) < 0)
+        if ((error = junit_test(run, result, i, fail_on)) < 0)
             goto cleanup;
     error = culprit_history_write_file(run, path, 0);
 cleanup:

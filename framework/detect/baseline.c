@@ -9,6 +9,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -94,7 +95,7 @@ static int same_string(const char *a, const char *b)
     return strcmp(a ? a : "", b ? b : "") == 0;
 }
 
-static int same_build(const culprit_run *a, const culprit_run *b)
+int culprit_detect__same_build(const culprit_run *a, const culprit_run *b)
 {
     return same_string(a->machine, b->machine) && same_string(a->compiler, b->compiler) &&
            same_string(a->flags, b->flags);
@@ -148,7 +149,7 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
         if (run == now_run || !same_string(run->suite, now_run->suite) ||
             strcmp(run->timestamp ? run->timestamp : "",
                    now_run->timestamp ? now_run->timestamp : "") >= 0 ||
-            !same_build(run, now_run))
+            !culprit_detect__same_build(run, now_run))
             continue;
         if (!(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t))
             continue;

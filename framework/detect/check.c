@@ -7,6 +7,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
+#include "internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -132,7 +133,11 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         out->now_runs[i] = e[i].run;
         out->n = i + 1;
     }
-    error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect);
+    if ((error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect)) < 0)
+        goto cleanup;
+    out->detectors = opts->detectors ? opts->detectors : CULPRIT_DETECTOR_TIME;
+    if (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES))
+        error = culprit_detect__judge_counters(out, runs, baseline_commits, nbaseline, opts);
 cleanup:
     for (size_t i = 0; i < n; i++)
         free(e[i].key);
@@ -193,24 +198,38 @@ void culprit_check_result_dispose(culprit_check_result *result)
 {
     if (!result)
         return;
-    for (size_t i = 0; i < result->n; i++)
+    for (size_t i = 0; i < result->n; i++) {
         culprit_verdict_dispose(&result->verdicts[i]);
+        if (result->clusters)
+            culprit_clusters_verdict_dispose(&result->clusters[i]);
+        if (result->rules)
+            culprit_rules_verdict_dispose(&result->rules[i]);
+    }
+    free(result->clusters);
+    free(result->rules);
     free(result->verdicts);
     free((void *)result->now);
     free((void *)result->now_runs);
     memset(result, 0, sizeof(*result));
 }
 
+int culprit_check_counters_flagged(const culprit_check_result *result, size_t i)
+{
+    return (result->clusters && result->clusters[i].flagged) ||
+           (result->rules && result->rules[i].flagged);
+}
+
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
 {
     culprit_verdict_kind worst = CULPRIT_VERDICT_UNCHANGED;
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
 
     for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict_kind k = result->verdicts[i].kind;
+        culprit_verdict_kind k = time ? result->verdicts[i].kind : CULPRIT_VERDICT_UNCHANGED;
         if (k == CULPRIT_VERDICT_MAJOR)
             return k;
-        if (k == CULPRIT_VERDICT_MINOR)
-            worst = k;
+        if (k == CULPRIT_VERDICT_MINOR || culprit_check_counters_flagged(result, i))
+            worst = CULPRIT_VERDICT_MINOR;
     }
     return worst;
 }

@@ -75,6 +75,14 @@ static const struct field {
     FIELD("outliers-n-low-mild", FIELD_SIZE, outliers.n_low_mild),
     FIELD("outliers-n-high-mild", FIELD_SIZE, outliers.n_high_mild),
     FIELD("outliers-n-high-severe", FIELD_SIZE, outliers.n_high_severe),
+    /* Written only for load tests (load-calls > 0): see put_field(). */
+    FIELD("load-calls", FIELD_SIZE, load_calls),
+    FIELD("load-call-mean", FIELD_DOUBLE, load_call_mean),
+    FIELD("load-call-sd", FIELD_DOUBLE, load_call_sd),
+    FIELD("load-call-min", FIELD_DOUBLE, load_call_min),
+    FIELD("load-call-max", FIELD_DOUBLE, load_call_max),
+    FIELD("load-warmup-intervals", FIELD_SIZE, load_warmup_intervals),
+    FIELD("load-interval-s", FIELD_DOUBLE, load_interval_s),
 };
 
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
@@ -122,6 +130,9 @@ static int put_field(culprit_buf *head, const culprit_test_result *test, const s
     int error;
 
     if (f->type == FIELD_STRING && !*(char *const *)base)
+        return 0;
+    /* Blocks of ordinary tests stay as they were. */
+    if (strncmp(f->key, "load-", 5) == 0 && test->load_calls == 0)
         return 0;
     if ((error = culprit_buf_put(head, f->key, f->keylen)) < 0 ||
         (error = culprit_buf_put(head, " ", 1)) < 0)

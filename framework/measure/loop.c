@@ -154,6 +154,8 @@ const char *culprit_stop_reason_name(culprit_stop_reason reason)
         return "max";
     case CULPRIT_STOP_FAILED:
         return "failed";
+    case CULPRIT_STOP_DURATION:
+        return "duration";
     }
     return "unknown";
 }
@@ -181,6 +183,12 @@ static int check_options(const culprit_measure_options *o, const culprit_measure
         return culprit_error_set(CULPRIT_EINVALID, "target_ci %g is not positive", o->target_ci);
     if (!(o->min_sample_ns >= 0.0) || isnan(o->budget_s))
         return culprit_error_set(CULPRIT_EINVALID, "min_sample_ns or budget_s is invalid");
+    if (!(o->duration_s >= 0.0) || isnan(o->interval_s) ||
+        (o->duration_s > 0 && o->interval_s > o->duration_s))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "load test: duration %g s or interval %g s is invalid "
+                                 "(the interval must not exceed the duration)",
+                                 o->duration_s, o->interval_s);
     return 0;
 }
 
@@ -401,6 +409,117 @@ static int sample_loop(loop *l, unsigned int k)
     }
 }
 
+/* ---- load-test mode -------------------------------------------------------------- */
+
+/* Drops the first d samples of every array (the warm-up intervals). */
+static void samples_drop_front(culprit_samples *s, size_t d)
+{
+    size_t keep = s->n - d;
+
+    memmove(s->wall_ns, s->wall_ns + d, keep * sizeof(double));
+    memmove(s->cpu_ns, s->cpu_ns + d, keep * sizeof(double));
+    for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
+        if (s->counters[j])
+            memmove(s->counters[j], s->counters[j] + d, keep * sizeof(double));
+    s->n = keep;
+}
+
+/*
+ * Calls the body until the duration has passed, timing every call (a load test's
+ * calls are requests, long against the ~20-35 ns of two clock reads). Each call
+ * goes into the interval's Welford accumulator; at the end of an interval its mean
+ * becomes the sample and the accumulator is kept, so that after the warm-up cut the
+ * kept intervals merge (Chan et al.) into exact statistics of every steady call
+ * without a single call having been stored.
+ */
+static int load_loop(loop *l)
+{
+    const culprit_measure_options *o = l->opts;
+    const culprit_clock *clock = l->clock, *cpu = l->cpu;
+    culprit_samples *s = l->s;
+    double interval_ns = (o->interval_s > 0 ? o->interval_s : o->duration_s / 60) * 1e9;
+    double duration_ns = o->duration_s * 1e9, before[CULPRIT_COUNTER__COUNT],
+           after[CULPRIT_COUNTER__COUNT];
+    culprit_welford w, *kept = NULL;
+    uint64_t start, from, t0, t1, c0, c1;
+    int rc, error = 0;
+
+    s->batch = 1;
+    s->interval_s = interval_ns / 1e9;
+    culprit_welford_init(&w);
+    culprit_welford_init(&s->calls);
+    if (!(kept = malloc(s->capacity * sizeof(*kept))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (l->counters)
+        culprit_counters_read(l->counters, before);
+    c0 = cpu->now_ns(cpu->payload);
+    start = from = clock->now_ns(clock->payload);
+    for (;;) {
+        if (l->setup && (rc = l->setup(l->payload)) != 0) {
+            error = callback_failed(l, "setup", rc);
+            goto cleanup;
+        }
+        region_reset();
+        t0 = clock->now_ns(clock->payload);
+        rc = l->body(l->payload);
+        t1 = clock->now_ns(clock->payload);
+        if (rc != 0) {
+            error = callback_failed(l, "body", rc);
+            goto cleanup;
+        }
+        if (l->teardown && (rc = l->teardown(l->payload)) != 0) {
+            error = callback_failed(l, "teardown", rc);
+            goto cleanup;
+        }
+        if (region.count > 0) {
+            culprit_welford_add(&w, region.sum_ns);
+            s->used_region = 1;
+        } else {
+            culprit_welford_add(&w, positive((double)(t1 - t0) - s->timer_overhead_ns));
+        }
+        if ((double)(t1 - from) < interval_ns)
+            continue;
+        /* The interval is over: one sample of per-call means. */
+        if (s->n == s->capacity) {
+            culprit_welford *grown = realloc(kept, 2 * s->capacity * sizeof(*kept));
+            if (!grown) {
+                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+                goto cleanup;
+            }
+            kept = grown;
+            if ((error = samples_reserve(s, s->capacity * 2)) < 0)
+                goto cleanup;
+        }
+        c1 = cpu->now_ns(cpu->payload);
+        if (l->counters)
+            culprit_counters_read(l->counters, after);
+        s->wall_ns[s->n] = w.mean;
+        s->cpu_ns[s->n] = positive((double)(c1 - c0) - l->cpu_overhead_ns) / (double)w.n;
+        for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
+            if (s->counters[j])
+                s->counters[j][s->n] = j == CULPRIT_COUNTER_MAX_RSS_KB
+                                           ? after[j]
+                                           : (after[j] - before[j]) / (double)w.n;
+        kept[s->n++] = w;
+        culprit_welford_init(&w);
+        memcpy(before, after, sizeof(before));
+        c0 = c1;
+        from = t1;
+        if ((double)(t1 - start) >= duration_ns)
+            break;
+    }
+    s->stop = CULPRIT_STOP_DURATION;
+    s->warmup_intervals = culprit_stats_mser(s->wall_ns, s->n);
+    for (size_t i = s->warmup_intervals; i < s->n; i++)
+        culprit_welford_merge(&s->calls, &kept[i]);
+    for (size_t i = 0; i < s->warmup_intervals; i++)
+        s->warmup += (unsigned int)kept[i].n;
+    samples_drop_front(s, s->warmup_intervals);
+cleanup:
+    free(kept);
+    return error;
+}
+
 int culprit_measure_run(culprit_samples **out, const culprit_measure_options *opts,
                         const culprit_measure_callbacks *cb)
 {
@@ -460,6 +579,10 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     for (i = 0; i < opts->warmup; i++)
         if ((error = run_untimed(&l)) < 0)
             goto cleanup;
+    if (opts->duration_s > 0) {
+        error = load_loop(&l);
+        goto cleanup;
+    }
 
     /* Setup and teardown belong to one iteration each, so they force k = 1. */
     if (cb->setup || cb->teardown)

@@ -70,8 +70,11 @@ static void trampoline(void **state)
         signal(SIGABRT, SIG_DFL);
     }
     current.state = state;
-    if (culprit_measure_run(&current.samples, &current.job->measure, &cb) == CULPRIT_ESKIP)
+    int rc = culprit_measure_run(&current.samples, &current.job->measure, &cb);
+    if (rc == CULPRIT_ESKIP)
         fail_msg("a per-repetition setup or teardown of %s failed", t->name);
+    else if (rc < 0) /* bad options: say so rather than pass without samples */
+        fail_msg("%s: %s", t->name, culprit_error_last());
     current.finished = 1;
 }
 
@@ -91,6 +94,15 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
     r->batch = s->batch;
     r->warmup = s->warmup;
     r->timer_overhead_ns = s->timer_overhead_ns;
+    if (s->stop == CULPRIT_STOP_DURATION) {
+        r->load_calls = (size_t)s->calls.n;
+        r->load_call_mean = s->calls.mean;
+        r->load_call_sd = culprit_welford_sd(&s->calls);
+        r->load_call_min = s->calls.min;
+        r->load_call_max = s->calls.max;
+        r->load_warmup_intervals = s->warmup_intervals;
+        r->load_interval_s = s->interval_s;
+    }
     if ((error = culprit_history_set_string(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
         (error = culprit_history_set_string(&r->metric, metric)) < 0 ||
         (error = culprit_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||

@@ -23,6 +23,7 @@ void culprit_runner__usage(FILE *out, const char *program)
             "  --warmup N           untimed repetitions before sampling\n"
             "  --budget SECONDS     time budget per test\n"
             "  --timeout SECONDS    kill a test that runs longer, report it as an error\n"
+            "  --duration SECONDS   run load tests (.duration_s) for this long instead\n"
             "  --history DIR        history directory (default: $CULPRIT_HISTORY_DIR, the\n"
             "                       project file's, or .culprit/history at the repository root)\n"
             "  --no-history         do not write a history file\n"
@@ -88,14 +89,14 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     static const struct {
         const char *name;
         int takes_value;
-    } known[] = {{"--list", 0},    {"--filter", 1},     {"--repetitions", 1},
-                 {"--warmup", 1},  {"--budget", 1},     {"--timeout", 1},
-                 {"--history", 1}, {"--no-history", 0}, {"--junit", 1},
-                 {"--json", 0},    {"--commit", 1},     {"--branch", 1},
-                 {"--project", 1}, {"--fail-on", 1},    {"--no-fork", 0},
-                 {"--verbose", 0}, {"-v", 0},           {"--quiet", 0},
-                 {"-q", 0},        {"--version", 0},    {"--help", 0},
-                 {"-h", 0}};
+    } known[] = {{"--list", 0},     {"--filter", 1},  {"--repetitions", 1},
+                 {"--warmup", 1},   {"--budget", 1},  {"--timeout", 1},
+                 {"--duration", 1}, {"--history", 1}, {"--no-history", 0},
+                 {"--junit", 1},    {"--json", 0},    {"--commit", 1},
+                 {"--branch", 1},   {"--project", 1}, {"--fail-on", 1},
+                 {"--no-fork", 0},  {"--verbose", 0}, {"-v", 0},
+                 {"--quiet", 0},    {"-q", 0},        {"--version", 0},
+                 {"--help", 0},     {"-h", 0}};
 
     memset(out, 0, sizeof(*out));
     /* The environment first, so that the command line overrides it. */
@@ -144,6 +145,8 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
             error = parse_seconds(&out->budget_s, name, value);
         else if (!strcmp(name, "--timeout"))
             error = parse_seconds(&out->timeout_s, name, value);
+        else if (!strcmp(name, "--duration"))
+            error = parse_seconds(&out->duration_s, name, value);
         else if (!strcmp(name, "--history"))
             out->history_dir = value;
         else if (!strcmp(name, "--no-history"))

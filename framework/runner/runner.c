@@ -268,6 +268,9 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     if (t->batch)
         job->measure.batch = t->batch;
     job->timeout_s = t->timeout_s;
+    /* A load test runs for its duration: no repetitions, precision or budget. */
+    job->measure.duration_s = t->duration_s;
+    job->measure.interval_s = t->interval_s;
     /* The command line overrides the declarations. */
     if (r->opt.repetitions)
         job->measure.repetitions = r->opt.repetitions;
@@ -277,6 +280,11 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
+    if (r->opt.duration_s > 0 && t->duration_s > 0) {
+        job->measure.duration_s = r->opt.duration_s;
+        if (job->measure.interval_s > r->opt.duration_s)
+            job->measure.interval_s = 0;
+    }
 }
 
 static int selected(const runner *r, const culprit_perf_test *t)
@@ -323,6 +331,14 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     for (i = 0; i < ntests; i++) {
         if (!tests[i].name || !tests[i].test_func) {
             fprintf(stderr, "%s: test #%zu has no name or function\n", r.program, i);
+            return RUNNER_EXIT_USAGE;
+        }
+        if (tests[i].duration_s < 0 || tests[i].interval_s < 0 ||
+            (tests[i].duration_s > 0 && tests[i].interval_s > tests[i].duration_s)) {
+            fprintf(stderr,
+                    "%s: test '%s': .duration_s (%g s) and .interval_s (%g s) must not be "
+                    "negative, and the interval must not exceed the duration\n",
+                    r.program, tests[i].name, tests[i].duration_s, tests[i].interval_s);
             return RUNNER_EXIT_USAGE;
         }
         for (size_t j = 0; j < i; j++)

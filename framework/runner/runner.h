@@ -19,8 +19,9 @@ typedef struct {
     unsigned int repetitions; /* 0: as declared */
     unsigned int warmup;      /* 0: as declared */
     int warmup_set;
-    double budget_s;  /* 0: as declared */
-    double timeout_s; /* 0: as declared */
+    double budget_s;   /* 0: as declared */
+    double timeout_s;  /* 0: as declared */
+    double duration_s; /* load tests: 0 as declared */
     const char *history_dir;
     const char *junit;
     const char *commit;

@@ -7,3 +7,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ks.c
   ${CMAKE_CURRENT_LIST_DIR}/adjust.c
   ${CMAKE_CURRENT_LIST_DIR}/bootstrap.c)
+target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/regress.c
+  ${CMAKE_CURRENT_LIST_DIR}/cluster.c
+  ${CMAKE_CURRENT_LIST_DIR}/steady.c)

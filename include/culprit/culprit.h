@@ -9,6 +9,7 @@
  *     {
  *         static const culprit_perf_test tests[] = {
  *             culprit_perf_test(fib_30, .repetitions = 50, .category = "fast"),
+ *             culprit_perf_test(serve_one, .duration_s = 60),   (a load test)
  *         };
  *         return culprit_run_group(tests, argc, argv);
  *     }
@@ -56,6 +57,9 @@ typedef struct culprit_perf_test {
     const char *category;         /**< "fast", "medium", ... or NULL: automatic */
     const char *metric;           /**< judged series: "wall_ns" (default), "cpu_ns", ... */
     double timeout_s;             /**< kill the test after this long; 0: no limit */
+    double duration_s;            /**< > 0: a load test, calling the body for this long, one sample
+                                       per interval, warm-up cut by MSER (docs/measure.md) */
+    double interval_s;            /**< load test: seconds per sample; 0: duration_s / 60 */
 
     const char *file; /**< where it was declared (set by the macro) */
     int line;

@@ -1,6 +1,8 @@
 /*
- * culprit detect: speed categories (the paper's baseline for major regressions)
- * and, in later issues, the verdicts. A category is a named range of response
+ * culprit detect: speed categories (the paper's baseline for major regressions),
+ * the verdicts of the time detector (docs/detection.md), the counter detectors
+ * (counter clusters and association rules, docs/counters.md) and the check that
+ * runs them over every test of a commit. A category is a named range of response
  * time; the set is ordered from fastest to slowest, each category ending where
  * the next begins (fast < 1 ms <= medium < 100 ms <= slow by default).
  */
@@ -220,28 +222,289 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
  */
 int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts);
 
+/* ---------------------------------------------------- counter detectors --- */
+
+/*
+ * Regressions that show in counters before, or instead of, time: the counter-cluster
+ * models of Shang et al. 2015 §4 and the association rules over history of Foo et
+ * al. 2010 §IV (docs/counters.md). Both read the per-repetition (or per-interval)
+ * series every result records: wall_ns, cpu_ns, user_ns, sys_ns, max_rss_kb, minflt,
+ * majflt, nvcsw, nivcsw, read_bytes, write_bytes, instructions, cycles.
+ */
+
+/** The detectors of `culprit check --detector`; a set is their bitwise or. */
+typedef enum {
+    CULPRIT_DETECTOR_TIME = 1u,     /**< the category and history verdict above */
+    CULPRIT_DETECTOR_CLUSTERS = 2u, /**< counter-cluster models (Shang et al. 2015) */
+    CULPRIT_DETECTOR_RULES = 4u     /**< association rules over history (Foo et al. 2010) */
+} culprit_detector;
+
+/**
+ * Parses a comma-separated list such as "time,clusters,rules" into a set.
+ * CULPRIT_EINVALID naming the unknown word (with the known ones) or an empty list.
+ */
+int culprit_detector_parse(unsigned int *out, const char *list);
+/** "time", "clusters", "rules". */
+const char *culprit_detector_name(culprit_detector detector);
+
+/**
+ * Observations of counters: `ncounters` named columns of `n` values each
+ * (values[c][i] is counter c at observation i). Owned; culprit_counter_table_dispose().
+ */
+typedef struct {
+    size_t ncounters;
+    size_t n;
+    char **names;
+    double **values;
+} culprit_counter_table;
+
+/**
+ * The table of the series of `nresults` results (samples loaded) stacked one after
+ * the other: the counters are those present in every result with a value for every
+ * observation (an absent or non-finite series is left out). n == 0 when a result has
+ * no sample loaded. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_counter_table_from_results(culprit_counter_table *out,
+                                       const culprit_test_result *const *results, size_t nresults);
+/** Builds a table from borrowed columns (copied). */
+int culprit_counter_table_init(culprit_counter_table *out, const char *const *names,
+                               const double *const *values, size_t ncounters, size_t n);
+/** Index of counter `name`, or -1. */
+int culprit_counter_table_find(const culprit_counter_table *table, const char *name);
+void culprit_counter_table_dispose(culprit_counter_table *table);
+
+/* --- counter clusters (Shang et al. 2015 §4) --- */
+
+typedef struct {
+    unsigned int version;
+    double redundancy_r2;    /**< a counter predicted by the others with R^2 >= this is
+                                  redundant (0.9) */
+    double threshold;        /**< mean prediction error that is a regression (0.30) */
+    size_t min_observations; /**< fewer observations in a version: not judged (10) */
+    double aa_margin;        /**< calibrated threshold = margin x the A/A error (2.0) */
+    double aa_floor;         /**< ... and never below this (0.10) */
+    /* A/A calibration (culprit_clusters_aa_errors()), borrowed; aa_n == 0: none. A
+     * cluster's threshold is max(aa_floor, aa_margin x the A/A error of its dependent
+     * counter), or `threshold` when that counter has none. */
+    size_t aa_n;
+    const char *const *aa_counters;
+    const double *aa_errors;
+} culprit_clusters_options;
+
+#define CULPRIT_CLUSTERS_OPTIONS_VERSION 1
+#define CULPRIT_CLUSTERS_OPTIONS_INIT                                                              \
+    {                                                                                              \
+        CULPRIT_CLUSTERS_OPTIONS_VERSION, 0.9, 0.30, 10, 2.0, 0.10, 0, NULL, NULL                  \
+    }
+
+/** One cluster of counters and its model. */
+typedef struct {
+    size_t ncounters;
+    char **counters;  /**< the dependent counter first, then the independent ones */
+    double ks_p;      /**< two-sample KS p-value of the dependent counter, old vs new */
+    double r2;        /**< R^2 of the model on the old version */
+    double error;     /**< mean prediction error on the new version, relative */
+    double threshold; /**< the error that flags this cluster (calibrated or the default) */
+    int calibrated;   /**< the threshold came from A/A errors of its counters */
+    int flagged;      /**< error > threshold */
+} culprit_counter_cluster;
+
+typedef struct {
+    int judged;          /**< 0: not enough data (the message says why) */
+    int flagged;         /**< some cluster is above its threshold */
+    double threshold;    /**< the default threshold (clusters may have calibrated ones) */
+    int calibrated;      /**< some cluster's threshold came from A/A pairs in history */
+    size_t aa_pairs;     /**< A/A pairs the calibration came from */
+    size_t n_old, n_new; /**< observations per version */
+    size_t nconstant;    /**< counters dropped for zero variance in both versions */
+    char **constant;
+    size_t nredundant; /**< counters dropped as redundant, in the order dropped */
+    char **redundant;
+    double *redundant_r2; /**< the R^2 each was dropped with */
+    size_t nclusters;     /**< sorted by error, largest first */
+    culprit_counter_cluster *clusters;
+    char *message; /**< one line for a developer */
+} culprit_clusters_verdict;
+
+int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int version);
+
+/**
+ * The counter-cluster detector of Shang et al. 2015 §4 on the counters common to
+ * `old` and `now`: (1) drop counters with zero variance in both versions; (2)
+ * redundancy analysis: repeatedly drop the counter best predicted by the others
+ * (OLS on both versions' observations) while that R^2 >= opts->redundancy_r2;
+ * (3) Pearson distances, average-linkage clustering, cut by Calinski-Harabasz;
+ * (4) per cluster the dependent counter is the one with the smallest two-sample KS
+ * p-value between the versions, modelled by OLS on the others fitted on `old`;
+ * (5) its mean prediction error on `now`, sum |y - y_hat| / sum |y| (relative to the
+ * observed total), above the cluster's threshold flags it: opts->threshold, or the
+ * A/A-calibrated one of its counters (opts->aa_*). Fewer than
+ * min_observations in a version, or no counter left: judged = 0. Negative only for
+ * allocation failure or bad options. Dispose with culprit_clusters_verdict_dispose().
+ */
+int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter_table *old,
+                            const culprit_counter_table *now, const culprit_clusters_options *opts);
+void culprit_clusters_verdict_dispose(culprit_clusters_verdict *verdict);
+
+/**
+ * A/A calibration: runs culprit_detect_clusters() on `npairs` A/A pairs (pairs[2i],
+ * pairs[2i+1]: two runs of unchanged code) and gives, per counter, the largest
+ * prediction error seen for it: its model's error when it was a cluster's dependent
+ * counter, else the error of predicting it by its old mean -- what noise alone does
+ * to predictions of that counter. *names and *errors (*n entries, malloc'd, names too) are for
+ * culprit_clusters_options.aa_*; free with culprit_clusters_aa_dispose(). *n == 0
+ * when no pair could be judged. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
+                               const culprit_counter_table *const *pairs, size_t npairs,
+                               const culprit_clusters_options *opts);
+void culprit_clusters_aa_dispose(char **names, double *errors, size_t n);
+
+/* --- association rules (Foo et al. 2010 §IV) --- */
+
+typedef struct {
+    unsigned int version;
+    size_t window;         /**< observations per window, summarized by their median (1) */
+    double min_support;    /**< of a frequent itemset, over the history's windows (0.2) */
+    double min_confidence; /**< of a rule in the history (0.8) */
+    double threshold;      /**< confidence change that flags a rule (0.2) */
+    size_t max_itemset;    /**< items per frequent itemset, premise + consequent (3) */
+    size_t history;        /**< prior passing runs mined: one per commit, newest first (10) */
+    size_t min_windows;    /**< fewer windows in the new run, or 2x fewer in history: not
+                                judged (5) */
+    double min_severity;   /**< the test is flagged when a counter's severity reaches this
+                                (0.5); counters below are still listed */
+} culprit_rules_options;
+
+#define CULPRIT_RULES_OPTIONS_VERSION 1
+#define CULPRIT_RULES_OPTIONS_INIT                                                                 \
+    {                                                                                              \
+        CULPRIT_RULES_OPTIONS_VERSION, 1, 0.2, 0.8, 0.2, 3, 10, 5, 0.5                             \
+    }
+
+int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version);
+
+/** Discretization levels of Foo et al. 2010, Figure 5. */
+typedef enum {
+    CULPRIT_LEVEL_LOW = 0,    /**< below median - sd */
+    CULPRIT_LEVEL_MEDIUM = 1, /**< within median +- sd */
+    CULPRIT_LEVEL_HIGH = 2    /**< above median + sd */
+} culprit_level;
+
+/** "low", "medium", "high". */
+const char *culprit_level_name(culprit_level level);
+/** The level of x given the history's median and standard deviation (bounds inclusive). */
+culprit_level culprit_rules_level(double x, double median, double sd);
+
+/**
+ * Foo et al. 2010 eq. 1: 1 - cos(V_b, V_n) with V = (conf, 1 - conf); 0 when the
+ * confidence did not change, 1 when it went from 1 to 0 or from 0 to 1.
+ */
+double culprit_rules_confidence_change(double conf_base, double conf_new);
+
+/** An item: counter `counter` at `level`. */
+typedef struct {
+    unsigned short counter;
+    unsigned char level;
+} culprit_item;
+
+/** An association rule premise => consequent (one item), mined from history. */
+typedef struct {
+    size_t npremise;
+    culprit_item premise[7];
+    culprit_item consequent;
+    double support;    /**< of premise + consequent in the history */
+    double confidence; /**< support(premise + consequent) / support(premise) */
+} culprit_rule;
+
+/**
+ * Apriori (Agrawal & Srikant 1994) over `ntrans` transactions of `ncounters` levels
+ * each (levels[t * ncounters + c]): every itemset of at most max_itemset items with
+ * support >= min_support, and from each (of two items or more) the rules with one
+ * item as consequent and confidence >= min_confidence. *out (malloc'd, caller
+ * frees) holds *nout rules, ordered by itemset then consequent. max_itemset is
+ * clamped to 2..8. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *levels, size_t ntrans,
+                       size_t ncounters, double min_support, double min_confidence,
+                       size_t max_itemset);
+
+/** One violated rule of a flagged counter. */
+typedef struct {
+    char *text;       /**< "cpu_ns=medium, wall_ns=medium => write_bytes=medium" */
+    double conf_base; /**< confidence in the history */
+    double conf_new;  /**< confidence in the new run */
+    double change;    /**< culprit_rules_confidence_change() */
+} culprit_violated_rule;
+
+/** A counter in the consequent of a rule whose confidence changed too much. */
+typedef struct {
+    char *counter;
+    double severity;  /**< fraction of the new run's windows in which a flagged rule of
+                           this counter is violated (premise holds, consequent does not) */
+    size_t nviolated; /**< its flagged rules */
+    size_t nrules;    /**< the (at most 10) kept here, largest change first */
+    culprit_violated_rule *rules;
+} culprit_flagged_counter;
+
+typedef struct {
+    int judged;             /**< 0: too little history or data (the message says why) */
+    int flagged;            /**< some counter's severity reaches opts->min_severity */
+    size_t history_runs;    /**< runs mined */
+    size_t history_windows; /**< their windows (transactions) */
+    size_t new_windows;
+    size_t nrules;    /**< rules mined */
+    size_t ncounters; /**< flagged counters, by severity, largest first */
+    culprit_flagged_counter *counters;
+    char *message;
+} culprit_rules_verdict;
+
+/**
+ * The association-rule detector of Foo et al. 2010 §IV: windows of opts->window
+ * observations of every counter common to the history and `now`, represented by
+ * their medians; levels from the history's median and sd per counter (Figure 5);
+ * rules mined from the history's windows (culprit_rules_mine); for each rule whose
+ * premise occurs in the new run, the confidence change (eq. 1) above
+ * opts->threshold flags its consequent counter; severity per counter (eq. 3).
+ * A rule whose premise never occurs in the new run is not judged (its confidence is
+ * undefined). A counter constant within every history run (a level such as
+ * max_rss_kb) is left out. Negative only for allocation failure. Dispose with
+ * culprit_rules_verdict_dispose().
+ */
+int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table *history,
+                         size_t nhistory, const culprit_counter_table *now,
+                         const culprit_rules_options *opts);
+void culprit_rules_verdict_dispose(culprit_rules_verdict *verdict);
+
 /* ----------------------------------------------------------------- checks --- */
 
 typedef struct {
     unsigned int version;
     culprit_detect_options detect;
-    size_t pool;         /**< baseline: pool the last K commits with data (default 1) */
-    const char *test;    /**< only this test: "suite.test" or a bare test name; NULL: all */
-    size_t noise_window; /**< earlier runs that estimate run-to-run noise (10; < 2: none) */
+    size_t pool;            /**< baseline: pool the last K commits with data (default 1) */
+    const char *test;       /**< only this test: "suite.test" or a bare test name; NULL: all */
+    size_t noise_window;    /**< earlier runs that estimate run-to-run noise (10; < 2: none) */
+    unsigned int detectors; /**< culprit_detector set (CULPRIT_DETECTOR_TIME) */
+    culprit_clusters_options clusters; /**< for CULPRIT_DETECTOR_CLUSTERS */
+    culprit_rules_options rules;       /**< for CULPRIT_DETECTOR_RULES */
 } culprit_check_options;
 
 #define CULPRIT_CHECK_OPTIONS_VERSION 1
 #define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
     {                                                                                              \
-        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10                    \
+        CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10,                   \
+            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT       \
     }
 
 /** The verdicts of one check, one per test, sorted by "suite.test". */
 typedef struct {
     size_t n;
     culprit_verdict *verdicts;
-    const culprit_test_result **now; /**< the result judged (borrowed from the runs) */
-    const culprit_run **now_runs;    /**< the run it came from */
+    const culprit_test_result **now;    /**< the result judged (borrowed from the runs) */
+    const culprit_run **now_runs;       /**< the run it came from */
+    unsigned int detectors;             /**< the detectors that judged (culprit_detector set) */
+    culprit_clusters_verdict *clusters; /**< n entries with CULPRIT_DETECTOR_CLUSTERS, else NULL */
+    culprit_rules_verdict *rules;       /**< n entries with CULPRIT_DETECTOR_RULES, else NULL */
 } culprit_check_result;
 
 /**
@@ -251,6 +514,14 @@ typedef struct {
  * first-parent ancestors of commit, or one named commit), then controls the false
  * discovery rate across them. CULPRIT_ENOTFOUND when no run is at `commit` (or none
  * has opts->test).
+ *
+ * With CULPRIT_DETECTOR_CLUSTERS in opts->detectors, the counters of each test are
+ * judged against the same baseline by culprit_detect_clusters(), its threshold
+ * calibrated from A/A pairs (two runs of the test at one commit, same machine) when
+ * the history has any; with CULPRIT_DETECTOR_RULES, by culprit_detect_rules()
+ * against the newest passing run at each of the last opts->rules.history commits
+ * with data. Both need the runs loaded with CULPRIT_HISTORY_LOAD_SAMPLES; without
+ * samples they report "not judged". The time verdict is always computed.
  */
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
@@ -262,7 +533,14 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 
 void culprit_check_result_dispose(culprit_check_result *result);
 
-/** The worst verdict of a check by severity: major > minor > everything else. */
+/** 1 when test i of the check is flagged by a counter detector (clusters or rules). */
+int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
+
+/**
+ * The worst verdict of a check by severity: major > minor > everything else. A
+ * counter detector's flag counts as minor; the time verdicts count only when
+ * CULPRIT_DETECTOR_TIME judged (or no detector set is recorded).
+ */
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
 
 #ifdef __cplusplus

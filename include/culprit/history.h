@@ -59,7 +59,8 @@ typedef struct {
     char *metric;       /**< the judged series, "wall_ns" by default */
     unsigned int batch; /**< iterations per sample */
     unsigned int warmup;
-    char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed" */
+    char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed",
+                   "duration" (a load test) */
     double timer_overhead_ns;
     double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
 
@@ -67,6 +68,14 @@ typedef struct {
     culprit_summary judged;  /**< of the metric series inside Tukey's severe fences: what
                                   verdicts judge (n == 0 when not recorded) */
     culprit_outliers outliers;
+
+    /* Load tests only (a duration-based test, docs/measure.md; load_calls == 0
+     * otherwise): the series are per-interval means, and these are the exact
+     * statistics of every steady-state call, warm-up intervals excluded. */
+    size_t load_calls;
+    double load_call_mean, load_call_sd, load_call_min, load_call_max; /**< ns */
+    size_t load_warmup_intervals; /**< leading intervals discarded as warm-up (MSER) */
+    double load_interval_s;       /**< the interval of one sample */
 
     size_t nseries;
     culprit_series *series;

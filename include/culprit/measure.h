@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "culprit/stats.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -89,13 +91,15 @@ typedef struct {
     int counters;                   /**< read counters per sample (default 1) */
     const culprit_clock *clock;     /**< NULL: CLOCK_MONOTONIC */
     const culprit_clock *cpu_clock; /**< NULL: CLOCK_PROCESS_CPUTIME_ID */
+    double duration_s; /**< > 0: load-test mode, call the body for this long (docs/measure.md) */
+    double interval_s; /**< load test: one sample per interval; <= 0: duration_s / 60 */
 } culprit_measure_options;
 
 #define CULPRIT_MEASURE_OPTIONS_VERSION 1
 #define CULPRIT_MEASURE_OPTIONS_INIT                                                               \
     {                                                                                              \
         CULPRIT_MEASURE_OPTIONS_VERSION, 1, 0, 10, 100000, 0.01, 0.99, 5.0, 0, 100000.0, 1, NULL,  \
-            NULL                                                                                   \
+            NULL, 0.0, 0.0                                                                         \
     }
 
 /** Fills `opts` with the defaults. Returns CULPRIT_EINVALID for an unknown version. */
@@ -113,10 +117,11 @@ typedef enum {
     CULPRIT_STOP_PRECISION, /**< the CI reached the target half-width */
     CULPRIT_STOP_BUDGET,    /**< the time budget ran out */
     CULPRIT_STOP_MAX,       /**< max_repetitions was reached */
-    CULPRIT_STOP_FAILED     /**< a callback returned non-zero */
+    CULPRIT_STOP_FAILED,    /**< a callback returned non-zero */
+    CULPRIT_STOP_DURATION   /**< load test: the duration was reached */
 } culprit_stop_reason;
 
-/** "fixed", "precision", "budget", "max", "failed". */
+/** "fixed", "precision", "budget", "max", "failed", "duration". */
 const char *culprit_stop_reason_name(culprit_stop_reason reason);
 
 /** What one measurement produced. Values are per iteration (divided by the batch). */
@@ -132,10 +137,22 @@ typedef struct {
     double timer_overhead_ns; /**< the calibrated cost subtracted from each sample */
     double elapsed_s;         /**< everything the loop spent, warm-up included */
     int used_region;          /**< 1 when samples came from CULPRIT_REGION, not the body */
+    /* Load-test mode only (duration_s > 0): a sample is one interval, its values the
+     * per-call means over that interval. */
+    culprit_welford calls;   /**< every call of the steady state, exactly (Welford/Chan) */
+    size_t warmup_intervals; /**< leading intervals discarded as warm-up (MSER) */
+    double interval_s;       /**< the interval length used */
 } culprit_samples;
 
 /**
- * Runs the sampling loop (docs/measure.md). `*out` is set before the first callback
+ * Runs the sampling loop (docs/measure.md). With opts->duration_s > 0 it runs a load
+ * test instead: after opts->warmup untimed calls, the body is called (with setup and
+ * teardown around each call, untimed) until duration_s has passed, every call timed;
+ * each interval of interval_s becomes one sample (the mean wall time per call, CPU
+ * time and counters per call over the interval), the warm-up intervals are found by
+ * culprit_stats_mser() on the interval means and dropped, and `calls` accumulates
+ * every call of the rest without storing it. batch is 1, stop "duration"; the
+ * repetition, precision and budget options do not apply. `*out` is set before the first callback
  * runs, so a caller whose callback never returns (a longjmp from a failed CMocka
  * assertion) still owns and frees it with culprit_samples_free(), which also ends
  * the abandoned measurement's timed regions. NULL options mean the defaults.

@@ -266,6 +266,125 @@ typedef struct {
 int culprit_stats_ks(culprit_ks *out, const double *a, size_t n_a, const double *b, size_t n_b,
                      culprit_stats_pmethod method);
 
+/* --- correlation, least squares, clustering (Shang et al. 2015) ---------------------- */
+
+/**
+ * Pearson's product-moment correlation of `x` and `y` (`n` pairs), computed from
+ * centred sums (two passes, no cancellation). NaN when n < 2 or either series is
+ * constant (the correlation is undefined). Thread-safe.
+ */
+double culprit_stats_pearson(const double *x, const double *y, size_t n);
+
+/**
+ * The Pearson distance of Shang et al. 2015, eq. 1: 1 - rho for rho >= 0 and |rho|
+ * for rho < 0, in [0, 1]. Strongly correlated counters are close, uncorrelated ones
+ * far (1), and a strong inverse relation counts as far too. NaN for a NaN rho.
+ */
+double culprit_stats_pearson_distance(double rho);
+
+/**
+ * The k x k matrix (row-major, caller-allocated `out`) of Pearson distances between
+ * `k` series of `n` values each (`cols[c][i]`). A constant series has distance 1
+ * (no relation) to every other, 0 to itself. Thread-safe.
+ */
+void culprit_stats_pearson_distances(double *out, const double *const *cols, size_t k, size_t n);
+
+/** An ordinary least-squares fit y = intercept + sum_j coef[j] x_j. */
+typedef struct {
+    size_t p;         /**< regressors (the intercept not counted) */
+    size_t n;         /**< observations fitted */
+    double intercept; /**< b_0 */
+    double *coef;     /**< p coefficients (owned); 0 for a regressor constant in the fit */
+    double r2;        /**< coefficient of determination 1 - RSS / TSS on the fitted data; 1
+                           when y is constant and fitted exactly */
+} culprit_ols;
+
+/**
+ * Least squares of y on the `p` columns `x[j][i]` plus an intercept, over `n`
+ * observations: the columns are centred and scaled by their standard deviation
+ * (counters differ by orders of magnitude), solved by GSL's SVD least squares
+ * (gsl_multifit_linear, which tolerates collinear columns with the minimum-norm
+ * solution), and transformed back. A regressor constant over the fit gets
+ * coefficient 0 (the intercept absorbs it). Dispose with culprit_ols_dispose().
+ *
+ * Returns 0; CULPRIT_EUNDECIDED when n < p + 2 (no residual degree of freedom:
+ * R^2 would be 1 whatever the data); CULPRIT_EINVALID for a non-finite value;
+ * CULPRIT_ERROR when out of memory. Thread-safe.
+ */
+int culprit_stats_ols(culprit_ols *out, const double *const *x, size_t p, const double *y,
+                      size_t n);
+/** The prediction of observation `i` of the columns `x` (same order as the fit). */
+double culprit_stats_ols_predict(const culprit_ols *fit, const double *const *x, size_t i);
+void culprit_ols_dispose(culprit_ols *fit);
+
+/**
+ * A dendrogram of agglomerative clustering, in the layout of scipy's linkage matrix:
+ * items are 0..n-1, merge i joins clusters a[i] and b[i] (a < b) into cluster n + i
+ * at height[i], the distance between them; heights never decrease under average
+ * linkage.
+ */
+typedef struct {
+    size_t n;  /**< items clustered */
+    size_t *a; /**< n - 1 merges */
+    size_t *b;
+    double *height;
+    size_t *size; /**< items in the merged cluster */
+} culprit_dendrogram;
+
+/**
+ * Average-linkage (UPGMA, Sokal & Michener 1958) hierarchical clustering of `n`
+ * items from their n x n row-major distance matrix: start with one cluster per item,
+ * merge the closest pair, and set the distance of the merged cluster to any other
+ * as the mean distance over all pairs of their items (Shang et al. 2015 §4.2.2).
+ * Ties merge the pair with the smallest ids first. n >= 1. Dispose with
+ * culprit_dendrogram_dispose(). Returns 0, CULPRIT_EINVALID (n == 0, a negative or
+ * NaN distance) or CULPRIT_ERROR (out of memory). Thread-safe.
+ */
+int culprit_stats_cluster_average(culprit_dendrogram *out, const double *dist, size_t n);
+void culprit_dendrogram_dispose(culprit_dendrogram *d);
+
+/**
+ * Cuts the dendrogram into `k` clusters (1 <= k <= n) by undoing its last k - 1
+ * merges: labels[i] in 0..k-1, numbered in order of the first item of each cluster
+ * (item 0 is in cluster 0). CULPRIT_EINVALID for k out of range.
+ */
+int culprit_stats_cluster_cut(size_t *labels, const culprit_dendrogram *d, size_t k);
+
+/**
+ * The Calinski-Harabasz index (Calinski & Harabasz 1974) of a partition of `n`
+ * items into `k` clusters, from their distance matrix: CH = (B / (k - 1)) /
+ * (W / (n - k)), with W = sum over clusters c of (1 / 2|c|) sum_{i,j in c} d_ij^2
+ * and B = T - W, T = (1 / 2n) sum_{i,j} d_ij^2 -- the within and between sums of
+ * squares written with distances, equal to the centroid form for Euclidean ones.
+ * NaN when k < 2 or k >= n; INFINITY when W == 0 < B.
+ */
+double culprit_stats_calinski_harabasz(const double *dist, size_t n, const size_t *labels,
+                                       size_t k);
+
+/**
+ * Cuts the dendrogram where the Calinski-Harabasz index is largest over k = 2..n-1
+ * (the stopping rule Shang et al. 2015 §4.2.3 use; the smallest such k on ties).
+ * With n <= 2 the index is undefined and every item is its own cluster; when every
+ * index is undefined (all distances 0: nothing separates the items) there is one
+ * cluster. Sets labels (n entries) and *k. Returns 0 or CULPRIT_ERROR when out of
+ * memory.
+ */
+int culprit_stats_cluster_ch_cut(size_t *labels, size_t *k, const culprit_dendrogram *d,
+                                 const double *dist);
+
+/* --- steady state ------------------------------------------------------------------- */
+
+/**
+ * The truncation point of the Marginal Standard Error Rule (MSER, White 1997; MSER-5
+ * of White, Cobb & Spratt 2000 applies it to means of batches of 5): the number d of
+ * leading observations to discard as warm-up, the d in [0, n/2] minimizing
+ * sum_{i >= d} (x_i - mean_d)^2 / (n - d)^2, mean_d the mean of x_d..x_{n-1} (the
+ * squared standard error of the mean of what is kept, up to a constant). The
+ * smallest d on ties; 0 when n < 2. O(n): the suffix sums are Welford updates from
+ * the end. Thread-safe.
+ */
+size_t culprit_stats_mser(const double *x, size_t n);
+
 /* --- multiple testing ------------------------------------------------------------------- */
 
 /**

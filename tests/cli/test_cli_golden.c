@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "cli_fixture.h"
+#include "culprit/stats.h"
+#include "detect/counters_synth.h"
 
 /* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
 static char *replace_all(char *text, const char *from, const char *to)
@@ -161,6 +163,97 @@ static void history_json_matches_golden(void **state)
     check_golden(*state, "history --json", "history.json", 0);
 }
 
+/* ---------------------------------------------------- counter detectors --- */
+
+/*
+ * One test, io.journal, with the counter series of tests/detect/counters_synth.h
+ * (40 observations per run, deterministic): c[1], c[2] twice (an A/A pair), and
+ * c[3], where write_bytes is doubled and nothing else changes.
+ */
+static void store_counter_run(const repo_fixture *repo, int commit, const char *stamp,
+                              uint64_t seed, double write_scale)
+{
+    const synthetic_test one[] = {{"journal", 1e6, 5e4, 40, "medium", CULPRIT_STATUS_PASS}};
+    culprit_run *run = fixture_run("io", repo->sha[commit], stamp, NULL, one, 1);
+    /* The time verdict reads the summary: it becomes the wall_ns series'. */
+    assert_int_equal(synth_result(&run->tests[0], 40, seed, write_scale), 0);
+    fixture_store(repo->history, run);
+}
+
+static int counters_setup(void **state)
+{
+    static repo_fixture repo;
+
+    fixture_repo(&repo);
+    store_counter_run(&repo, 1, "2024-03-02T12:00:00Z", 11, 1.0);
+    store_counter_run(&repo, 2, "2024-03-03T12:00:00Z", 12, 1.0);
+    store_counter_run(&repo, 2, "2024-03-03T12:30:00Z", 13, 1.0);
+    store_counter_run(&repo, 3, "2024-03-04T12:00:00Z", 14, 2.0);
+    *state = &repo;
+    return 0;
+}
+
+static void check_counters_json_matches_golden(void **state)
+{
+    /* Flagged by the counter detectors only: a minor regression, exit 0 under the
+     * default --fail-on major. */
+    check_golden(*state, "check --json --detector=time,clusters,rules", "check_counters.json", 0);
+}
+
+static void check_counters_text_and_exit_status(void **state)
+{
+    const repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL,
+                               "check --detector=time,clusters,rules "
+                               "--fail-on minor");
+    char *line;
+
+    assert_int_equal(r.status, 1);
+    line = line_with(r.out, "  CLUSTERS ");
+    assert_contains(line, "write_bytes");
+    assert_contains(line, "from A/A runs");
+    free(line);
+    line = line_with(r.out, "  RULES ");
+    assert_contains(line, "write_bytes");
+    free(line);
+    cli_result_dispose(&r);
+    /* The time detector alone sees nothing to fail on. */
+    r = run_culprit(repo->dir, NULL, "check --detector=time --fail-on minor");
+    assert_int_equal(r.status, 0);
+    assert_lacks(r.out, "CLUSTERS");
+    assert_lacks(r.out, "clusters");
+    cli_result_dispose(&r);
+    /* A/A: at c[2] against c[1], nothing is flagged. */
+    r = run_culprit(repo->dir, NULL,
+                    "check --commit HEAD~1 --detector=clusters,rules "
+                    "--fail-on minor");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "  clusters ");
+    assert_contains(r.out, "  rules ");
+    cli_result_dispose(&r);
+}
+
+static void check_counters_junit_and_bad_detector(void **state)
+{
+    const repo_fixture *repo = *state;
+    char path[512], *xml;
+
+    snprintf(path, sizeof(path), "%s/verdicts.xml", repo->dir);
+    expect_culprit(repo->dir, 1, NULL,
+                   "check --detector=time,clusters --fail-on minor --junit '%s'", path);
+    assert_non_null(xml = read_text(path));
+    assert_contains(xml, "<failure type=\"culprit.minor-regression\"");
+    assert_contains(xml, "counter clusters regressed");
+    free(xml);
+    expect_culprit(repo->dir, 2, "unknown detector 'cluster'", "check --detector=time,cluster");
+}
+
+static int counters_teardown(void **state)
+{
+    fixture_remove(*state);
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -168,5 +261,11 @@ int main(void)
         cmocka_unit_test(check_pool_json_matches_golden),
         cmocka_unit_test(history_json_matches_golden),
     };
-    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
+    const struct CMUnitTest counters[] = {
+        cmocka_unit_test(check_counters_json_matches_golden),
+        cmocka_unit_test(check_counters_text_and_exit_status),
+        cmocka_unit_test(check_counters_junit_and_bad_detector),
+    };
+    return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown) |
+           cmocka_run_group_tests_name("counters", counters, counters_setup, counters_teardown);
 }

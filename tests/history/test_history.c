@@ -196,6 +196,38 @@ static void round_trip_keeps_every_field(void **state)
     culprit_buf_dispose(&doc);
 }
 
+static void load_test_fields_round_trip_and_stay_out_of_other_blocks(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    /* No load test: no "load-" line (blocks of ordinary tests are unchanged). */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_null(strstr(doc.ptr, "load-"));
+    culprit_buf_dispose(&doc);
+    run->tests[0].load_calls = 1234567;
+    run->tests[0].load_call_mean = 10000.5;
+    run->tests[0].load_call_sd = 1.0 / 3.0;
+    run->tests[0].load_call_min = 9000;
+    run->tests[0].load_call_max = 25000.25;
+    run->tests[0].load_warmup_intervals = 6;
+    run->tests[0].load_interval_s = 0.5;
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_non_null(strstr(doc.ptr, "load-calls 1234567\n"));
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", 0), 0);
+    const culprit_test_result *t = &back->tests[0];
+    assert_int_equal(t->load_calls, 1234567);
+    assert_true(t->load_call_mean == 10000.5 && t->load_call_sd == 1.0 / 3.0);
+    assert_true(t->load_call_min == 9000 && t->load_call_max == 25000.25);
+    assert_int_equal(t->load_warmup_intervals, 6);
+    assert_true(t->load_interval_s == 0.5);
+    assert_int_equal(back->tests[1].load_calls, 0);
+    culprit_run_free(run);
+    culprit_run_free(back);
+    culprit_buf_dispose(&doc);
+}
+
 static void numbers_round_trip_bit_for_bit(void **state)
 {
     char text[CULPRIT_HISTORY__NUMBER_MAX];
@@ -619,6 +651,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_keeps_every_field),
+        cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),

@@ -612,10 +612,114 @@ static void real_clocks_produce_samples(void **state)
     culprit_samples_free(s);
 }
 
+/* ---- load-test mode -------------------------------------------------------------- */
+
+static void load_test_cuts_the_warm_up_and_samples_per_interval(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    /* Clock reads cost nothing (overhead 0); 2000 warm-up calls of 30 us, then 10 us
+     * each, for 1 s in intervals of 10 ms: about 100 intervals, the first 6 slow or
+     * mixed (2000 x 30 us = 60 ms). */
+    scenario_init(&sc, 0, 10000);
+    sc.warmup_calls = 2000;
+    sc.warmup_cost = 30000;
+    sc.opts.warmup = 0;
+    sc.opts.duration_s = 1.0;
+    sc.opts.interval_s = 0.01;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(s->stop, CULPRIT_STOP_DURATION);
+    assert_string_equal(culprit_stop_reason_name(s->stop), "duration");
+    assert_int_equal(s->batch, 1);
+    assert_near(s->interval_s, 0.01, 1e-12);
+    /* MSER drops exactly the intervals that hold slow calls: the 5 all-slow ones and
+     * the mixed sixth (330 slow calls, then fast). */
+    assert_int_equal(s->warmup_intervals, 6);
+    assert_true(s->n + s->warmup_intervals >= 99 && s->n + s->warmup_intervals <= 101);
+    /* What is kept is the steady state, exactly: every call 10 us. */
+    assert_near(s->calls.mean, 10000, 0);
+    assert_near(s->calls.min, 10000, 0);
+    assert_near(s->calls.max, 10000, 0);
+    assert_int_equal(s->calls.n + s->warmup, sc.calls);
+    for (size_t i = 0; i < s->n; i++) {
+        assert_near(s->wall_ns[i], 10000, 0);
+        assert_near(s->cpu_ns[i], 10000, 1e-9);
+    }
+    culprit_samples_free(s);
+}
+
+/* Every call's cost, kept by the test (the library keeps none). */
+static double *load_log;
+static size_t load_nlog;
+
+static int logged_body(void *payload)
+{
+    scenario *sc = payload;
+    uint64_t before = sc->f.wall;
+    int rc = body(payload);
+    load_log[load_nlog++] = (double)(sc->f.wall - before);
+    return rc;
+}
+
+static void load_test_statistics_are_exact_over_a_million_calls(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    culprit_welford w;
+    double sum = 0, ss = 0;
+    (void)state;
+    /* 10 us +- 5 us (uniform), 10 s of fake time: about 1,000,000 calls. */
+    scenario_init(&sc, 0, 10000);
+    sc.noise = 5000;
+    sc.opts.warmup = 0;
+    sc.opts.duration_s = 10.0;
+    sc.cb.body = logged_body;
+    assert_non_null(load_log = malloc(1100000 * sizeof(double)));
+    load_nlog = 0;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_true(sc.calls > 990000 && sc.calls < 1010000);
+    /* Default interval: duration / 60. */
+    assert_near(s->interval_s, 10.0 / 60, 1e-12);
+    /* The kept intervals are the last calls.n calls: compare with a two-pass mean
+     * and variance over them. */
+    assert_true(s->calls.n > 500000);
+    size_t first = load_nlog - (size_t)s->calls.n;
+    for (size_t i = first; i < load_nlog; i++)
+        sum += load_log[i];
+    double mean = sum / (double)s->calls.n;
+    for (size_t i = first; i < load_nlog; i++)
+        ss += (load_log[i] - mean) * (load_log[i] - mean);
+    assert_near(s->calls.mean, mean, 1e-9 * mean);
+    assert_near(culprit_welford_variance(&s->calls), ss / (double)(s->calls.n - 1),
+                1e-9 * ss / (double)s->calls.n);
+    /* The uniform integers in [5000, 15000]: variance (10001^2 - 1) / 12 (by hand). */
+    assert_near(culprit_welford_sd(&s->calls), sqrt((10001.0 * 10001.0 - 1) / 12), 10);
+    culprit_welford_init(&w);
+    free(load_log);
+    culprit_samples_free(s);
+}
+
+static void load_test_rejects_an_interval_longer_than_the_duration(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 0, 10000);
+    sc.opts.duration_s = 1.0;
+    sc.opts.interval_s = 2.0;
+    assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "interval"));
+    culprit_samples_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(options_init_and_names),
+        cmocka_unit_test(load_test_cuts_the_warm_up_and_samples_per_interval),
+        cmocka_unit_test(load_test_statistics_are_exact_over_a_million_calls),
+        cmocka_unit_test(load_test_rejects_an_interval_longer_than_the_duration),
         cmocka_unit_test(bad_options_are_rejected),
         cmocka_unit_test(overhead_is_the_median_of_back_to_back_reads),
         cmocka_unit_test(warmup_is_excluded_and_count_is_fixed),

@@ -1,7 +1,7 @@
 /*
  * A culprit test binary exercising the runner's paths: a passing test, a failing
- * assertion, a crash, a hang, per-repetition setup and a test with an explicit
- * category. test_runner.c runs it the way ctest and CI do and checks what it says.
+ * assertion, a crash, a hang, per-repetition setup, a test with an explicit
+ * category and a load test. test_runner.c runs it the way ctest and CI do and checks what it says.
  */
 #include <culprit/culprit.h>
 
@@ -26,6 +26,13 @@ static void busy_fast(void **state)
 {
     (void)state;
     spin(20000);
+}
+
+/* A load test: the same work called for its duration, one sample per interval. */
+static void load_spin(void **state)
+{
+    (void)state;
+    spin(2000);
 }
 
 /* The same work judged on CPU time, which preemption on a busy machine does not
@@ -116,6 +123,7 @@ int main(int argc, char **argv)
         culprit_perf_test(sorts_fresh_input, .repetitions = 40, .setup = alloc_input,
                           .teardown = free_input, .rep_setup = fill),
         culprit_perf_test(cpu_busy, .repetitions = 30, .metric = "cpu_ns"),
+        culprit_perf_test(load_spin, .duration_s = 0.3, .interval_s = 0.01),
     };
     return culprit_run_group_name("sample", tests, argc, argv);
 }

@@ -133,9 +133,49 @@ static void list_prints_names_in_declaration_order(void **state)
     workspace *w = *state;
     assert_int_equal(run_sample(w, NULL, NULL, "--list"), 0);
     assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\nfails_third_time\ncrashes\n"
-                                    "hangs\nsorts_fresh_input\ncpu_busy\n");
+                                    "hangs\nsorts_fresh_input\ncpu_busy\nload_spin\n");
     assert_int_equal(run_sample(w, NULL, NULL, "--list --filter 'busy_*'"), 0);
     assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\n");
+}
+
+static void load_test_records_intervals_and_exact_call_statistics(void **state)
+{
+    workspace *w = *state;
+    char hist[128], args[512];
+    culprit_run *run = NULL;
+    char *file;
+    const culprit_test_result *t;
+
+    snprintf(hist, sizeof(hist), "%s/load-history", w->dir);
+    snprintf(args, sizeof(args), "--filter load_spin --history '%s'", hist);
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    assert_non_null(strstr(w->out.ptr, "duration)"));
+    assert_non_null(file = first_file(hist, ".xml"));
+    assert_int_equal(culprit_history_read_file(&run, file, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
+    free(file);
+    t = culprit_run_find_test(run, "load_spin");
+    assert_non_null(t);
+    assert_string_equal(t->stop, "duration");
+    assert_int_equal(t->batch, 1);
+    /* 0.3 s in 10 ms intervals: at most 30 (an interval ends after the call that
+     * crosses 10 ms, so a slow machine makes fewer), at most half cut as warm-up. */
+    assert_true(t->load_interval_s == 0.01);
+    size_t intervals = t->summary.n + t->load_warmup_intervals;
+    assert_true(intervals >= 10 && intervals <= 30);
+    assert_true(t->load_warmup_intervals <= intervals / 2);
+    /* Every kept call is counted once, and the per-call mean lies between the
+     * fastest and the slowest call. */
+    assert_true(t->load_calls >= t->summary.n);
+    assert_true(t->load_call_min <= t->load_call_mean && t->load_call_mean <= t->load_call_max);
+    assert_true(t->load_call_sd >= 0);
+    /* The counters are per-interval series of the same length. */
+    assert_int_equal(culprit_test_result_series(t, "write_bytes")->n, t->summary.n);
+    culprit_run_free(run);
+
+    /* --duration shortens it. */
+    snprintf(args, sizeof(args), "--filter load_spin --duration 0.1 --no-history --json");
+    assert_int_equal(run_sample(w, NULL, NULL, args), 0);
+    assert_non_null(strstr(w->err.ptr, "duration)"));
 }
 
 static void usage_errors_exit_2_naming_the_input(void **state)
@@ -242,7 +282,7 @@ static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
     assert_int_equal(culprit_history_open(&h, hist, 0), 0);
     assert_int_equal(culprit_history_load(&runs, h, NULL, NULL, NULL), 0);
     assert_int_equal(runs.nruns, 1);
-    assert_int_equal(runs.runs[0]->ntests, 7);
+    assert_int_equal(runs.runs[0]->ntests, 8);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "crashes")->status, CULPRIT_STATUS_ERROR);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "busy_fast")->status, CULPRIT_STATUS_PASS);
     char *file = first_file(hist, ".xml");
@@ -419,6 +459,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(list_prints_names_in_declaration_order, setup, teardown),
+        cmocka_unit_test_setup_teardown(load_test_records_intervals_and_exact_call_statistics,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(usage_errors_exit_2_naming_the_input, setup, teardown),
         cmocka_unit_test_setup_teardown(passing_run_writes_valid_history_junit_and_json, setup,
                                         teardown),
