@@ -123,6 +123,56 @@ int culprit_calltree_child(size_t *out, culprit_calltree *tree, size_t parent, s
  */
 int culprit_calltree_check(const culprit_calltree *tree);
 
+/* -------------------------------------------------- file and symbolization --- */
+
+/** The version of the call-tree file format this library reads and writes. */
+#define CULPRIT_CALLTREE_FORMAT 1
+
+/**
+ * Reads a call-tree file (docs/calltree-format.md), as written by the trace runtime
+ * or by culprit_calltree_write_file(). Functions the file does not name (a raw file
+ * from the runtime) get their address as a name ("0x1139" in the binary,
+ * "libfoo.so+0x1139" in another object) until culprit_calltree_symbolize().
+ * Functions or call paths that turn out identical (same name and file) are merged.
+ * Caller frees *out with culprit_calltree_free(). Errors: CULPRIT_ENOTFOUND (no such
+ * file), CULPRIT_EINVALID with a message "FILE:LINE: what is wrong" for a foreign,
+ * newer, malformed or truncated file, CULPRIT_EIO. Thread-safe.
+ */
+int culprit_calltree_read_file(culprit_calltree **out, const char *path);
+
+/** Same as culprit_calltree_read_file() from memory; `name` is used in messages. */
+int culprit_calltree_read_buffer(culprit_calltree **out, const char *data, size_t len,
+                                 const char *name);
+
+/** Appends the file form of `tree` to `out`. */
+int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree);
+
+/** Writes `tree` to `path` atomically (culprit_fs_write_atomic). */
+int culprit_calltree_write_file(const culprit_calltree *tree, const char *path);
+
+/**
+ * 1 when function `f` of `tree` still has an address for a name (not symbolized,
+ * or no symbol covers it).
+ */
+int culprit_calltree_function_is_raw(const culprit_calltree *tree, size_t f);
+
+/**
+ * Symbolizes every raw function of `tree` from the ELF object on disk it lives in
+ * (executable or shared library; libdw/libelf, separate debug files found the way
+ * elfutils does): symbol name (exported and static functions alike), source file
+ * and line range of its definition from DWARF. Functions that then share an
+ * identity are merged, with their call paths. Objects that no longer exist are
+ * skipped; `*nmissing` (may be NULL) receives how many functions kept an address
+ * because their object is gone, has no symbol table (stripped) or no symbol covers
+ * them. Returns 0 or CULPRIT_ERROR (out of memory). Not thread-safe on one tree.
+ */
+int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing);
+
+/**
+ * Adds `src`'s node statistics into `dst` (times: NaN plus x is x), the helper
+ * readers and mergers share.
+ */
+void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src);
 /* --------------------------------------------------------------- analysis --- */
 
 /* ---- folded stacks ---- */
