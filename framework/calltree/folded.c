@@ -203,9 +203,14 @@ int culprit_calltree_read_folded(culprit_calltree **out, const char *path)
     return error;
 }
 
+#define CALLTREE_MAGIC "culprit-calltree "
+
 int culprit_calltree_is_folded(const char *text, size_t len)
 {
     const char *p = text, *end = text + len;
+
+    if (len >= strlen(CALLTREE_MAGIC) && memcmp(text, CALLTREE_MAGIC, strlen(CALLTREE_MAGIC)) == 0)
+        return 0;
 
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -218,6 +223,33 @@ int culprit_calltree_is_folded(const char *text, size_t len)
         p = nl ? nl + 1 : end;
     }
     return 0;
+}
+
+int culprit_calltree_load(culprit_calltree **out, const char *path)
+{
+    culprit_buf text = CULPRIT_BUF_INIT;
+    const char *data;
+    int error;
+
+    *out = NULL;
+    if ((error = culprit_fs_read_file(&text, path)) < 0)
+        return error;
+    data = text.ptr ? text.ptr : "";
+    if (text.size >= strlen(CALLTREE_MAGIC) &&
+        memcmp(data, CALLTREE_MAGIC, strlen(CALLTREE_MAGIC)) == 0)
+        error = culprit_calltree_read_buffer(out, data, text.size, path);
+    else if ((error = culprit_calltree_parse_folded(out, data, text.size, path)) < 0 &&
+             !culprit_calltree_is_folded(data, text.size)) {
+        /* Not even the first line is a folded stack: say what was expected. */
+        char *why = culprit_strdup(culprit_error_last());
+        error = culprit_error_set(CULPRIT_EINVALID,
+                                  "%s: neither a call-tree file (first line 'culprit-calltree "
+                                  "N') nor folded stacks ('main;f;k 10' per line): %s",
+                                  path, why ? why : "");
+        free(why);
+    }
+    culprit_buf_dispose(&text);
+    return error;
 }
 
 /* The weight a node contributes: its own cost, or its calls in a structure tree. */
