@@ -149,6 +149,7 @@ static void the_format_is_recognized_by_content(void **state)
     assert_true(culprit_calltree_is_folded("\n  \nmain;f 10\n", 14));
     assert_false(culprit_calltree_is_folded("{\"format\": 1}\n", 15));
     assert_false(culprit_calltree_is_folded("", 0));
+    assert_false(culprit_calltree_is_folded("culprit-calltree 1\n", 19));
     assert_false(culprit_calltree_is_folded("ma\0in 1\n", 8));
 }
 
@@ -170,6 +171,43 @@ static void a_file_is_read_and_a_missing_one_named(void **state)
     assert_null(t);
 }
 
+static void either_format_loads_by_content(void **state)
+{
+    char dir[] = "/tmp/culprit-load-XXXXXX", path[64];
+    culprit_calltree *t = fixture_fig5(20, 1000), *back;
+    FILE *f;
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    /* A call-tree file written by the library. */
+    snprintf(path, sizeof(path), "%s/a.calltree", dir);
+    assert_int_equal(culprit_calltree_write_file(t, path), 0);
+    assert_int_equal(culprit_calltree_load(&back, path), 0);
+    assert_int_equal(back->mode, CULPRIT_CALLTREE_FULL);
+    assert_int_equal(back->nnodes, t->nnodes);
+    culprit_calltree_free(back);
+    /* Folded stacks. */
+    snprintf(path, sizeof(path), "%s/b.folded", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("main;f 3\n", f);
+    fclose(f);
+    assert_int_equal(culprit_calltree_load(&back, path), 0);
+    assert_int_equal(back->mode, CULPRIT_CALLTREE_WEIGHTS);
+    culprit_calltree_free(back);
+    /* Neither. */
+    assert_non_null(f = fopen(path, "w"));
+    fputs("<html>\n", f);
+    fclose(f);
+    assert_int_equal(culprit_calltree_load(&back, path), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "neither a call-tree file"));
+    assert_non_null(strstr(culprit_error_last(), path));
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/a.calltree", dir);
+    unlink(path);
+    rmdir(dir);
+    culprit_calltree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +218,7 @@ int main(void)
         cmocka_unit_test(malformed_lines_are_named_by_file_and_line),
         cmocka_unit_test(the_format_is_recognized_by_content),
         cmocka_unit_test(a_file_is_read_and_a_missing_one_named),
+        cmocka_unit_test(either_format_loads_by_content),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
