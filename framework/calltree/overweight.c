@@ -227,8 +227,10 @@ int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
         out->nrounds++;
         if (out->nrounds > opts->recurse || !(r->delta_total > 0) || !(r->base_total > 0))
             break;
+        /* "Above" beyond rounding: a profile that grew uniformly has every symbol
+         * at 100% give or take the last bits, and none of them is a pivot. */
         for (size_t i = 0; i < r->nrows && r->pivot == CULPRIT_CALLTREE_NONE; i++)
-            if (r->rows[i].overweight > opts->min_overweight &&
+            if (r->rows[i].overweight > opts->min_overweight + 1e-6 &&
                 r->rows[i].responsibility >= opts->min_responsibility)
                 r->pivot = i;
         if (r->pivot == CULPRIT_CALLTREE_NONE)
