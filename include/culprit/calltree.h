@@ -199,10 +199,19 @@ int culprit_calltree_parse_folded(culprit_calltree **out, const char *text, size
 int culprit_calltree_read_folded(culprit_calltree **out, const char *path);
 
 /**
- * 1 when `text` looks like folded stacks: its first non-blank line ends in a blank
- * and a number and has no NUL byte. Used to tell folded files from call-tree files.
+ * 1 when `text` looks like folded stacks: it does not start with the call-tree
+ * file's magic ("culprit-calltree "), and its first non-blank line ends in a blank
+ * and a number and has no NUL byte.
  */
 int culprit_calltree_is_folded(const char *text, size_t len);
+
+/**
+ * Reads `path` whichever it holds, told by content: a call-tree file
+ * (culprit_calltree_read_buffer()) or folded stacks (culprit_calltree_parse_folded()).
+ * A file whose first line is neither is CULPRIT_EINVALID naming the file, both
+ * formats and the line; the other errors are the readers' (FILE:LINE: why).
+ */
+int culprit_calltree_load(culprit_calltree **out, const char *path);
 
 /**
  * Appends `tree` to `out` as folded stacks, one line per node whose exclusive cost
