@@ -22,6 +22,7 @@ static const command commands[] = {
     {"history", cli_history, "each test's measurements along first-parent history"},
     {"categories", cli_categories, "show and change the tests' speed categories"},
     {"bisect", cli_bisect, "find the commit that made a command slower"},
+    {"calltree", cli_calltree, "record and show call trees of instrumented programs"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
