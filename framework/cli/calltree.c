@@ -1,8 +1,8 @@
 /*
- * `culprit calltree <subcommand>`: the call-tree commands, dispatched from a small
- * table. Each subcommand lives in a file of its own (calltree_diff.c,
- * calltree_fold.c, ...), so that the commands of recording and of analysis grow
- * side by side.
+ * `culprit calltree <subcommand>`: the dispatch table of the call-tree commands.
+ * Each subcommand lives in its own file (calltree_record.c: record and show;
+ * calltree_diff.c and calltree_fold.c: the analyses), so that two people can add
+ * subcommands without touching each other's code; only this table is shared.
  */
 #include "cli.h"
 
@@ -15,6 +15,8 @@ typedef struct {
 } subcommand;
 
 static const subcommand subcommands[] = {
+    {"record", cli_calltree_record, "record a command's call tree (structure, then per level)"},
+    {"show", cli_calltree_show, "print a call-tree file as an indented tree"},
     {"diff", cli_calltree_diff, "name the functions behind a slowdown between two call trees"},
     {"fold", cli_calltree_fold, "print a call tree as folded stacks for flame-graph tools"},
 };
@@ -23,9 +25,9 @@ static const subcommand subcommands[] = {
 static void usage(FILE *out)
 {
     fputs("usage: culprit calltree <subcommand> [<args>]\n"
-          "Call trees recorded from binaries built with -finstrument-functions.\n"
-          "\n"
-          "subcommands:\n",
+          "Records, reads and compares the call trees of programs built with\n"
+          "culprit_instrument().\n"
+          "\nsubcommands:\n",
           out);
     for (size_t i = 0; i < NSUB; i++)
         fprintf(out, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
@@ -45,7 +47,7 @@ int cli_calltree(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     for (size_t i = 0; i < NSUB; i++) {
-        if (strcmp(argv[1], subcommands[i].name) == 0)
+        if (strcmp(subcommands[i].name, argv[1]) == 0)
             return subcommands[i].run(argc - 1, argv + 1);
         names[i] = subcommands[i].name;
     }

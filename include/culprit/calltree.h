@@ -441,6 +441,50 @@ int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
 
 void culprit_calltree_overweight_dispose(culprit_calltree_overweight *ow);
 
+/* ------------------------------------------------------------------ record --- */
+
+/** How culprit_calltree_record() runs the command. */
+typedef struct {
+    unsigned int version;    /**< CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION */
+    const char *workdir;     /**< directory the command runs in; NULL: the current one */
+    const char *const *env;  /**< extra "NAME=value" entries, NULL-terminated; may be NULL */
+    unsigned int max_levels; /**< timing runs for depths 1..max_levels only; 0: every depth */
+    int quiet;               /**< the command's stdout and stderr go to /dev/null */
+    /** Called before each run (0 = the structure run, then depth 1, 2, ...); may be NULL. */
+    void (*progress)(unsigned int run, unsigned int nruns, void *payload);
+    void *payload;
+} culprit_calltree_record_options;
+
+#define CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION 1
+#define CULPRIT_CALLTREE_RECORD_OPTIONS_INIT                                                       \
+    {                                                                                              \
+        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL                      \
+    }
+
+/** Initializes `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
+int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
+                                         unsigned int version);
+
+/**
+ * Records the call tree of a command built with culprit_instrument() (or
+ * -finstrument-functions and the culprit_trace runtime), the paper's way (Heger et
+ * al. 2013, section 4.2): one run in structure mode gives the tree and the call
+ * counts; then one run per depth d = 1..max depth in level mode times only the
+ * calls at depth d, so a function's time carries no instrumentation of its callees
+ * but the calibrated cost of their hooks. The trees are merged (structure from the
+ * first run; each node's times from the run of its depth, scaled to its call count
+ * when a run called it a different number of times; exclusive = inclusive minus
+ * the children's inclusive) and symbolized. `argv` is NULL-terminated; argv[0] is
+ * looked up in PATH. The command may exit non-zero; it must not die of a signal.
+ *
+ * Caller frees *out. Errors: CULPRIT_ENOTFOUND when the command wrote no call
+ * tree or an empty one (not instrumented: the message says how to fix it),
+ * CULPRIT_ERROR when it could not be run or was killed, CULPRIT_EINVALID for a
+ * bad option. Not thread-safe (forks and waits for its children).
+ */
+int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
+                            const culprit_calltree_record_options *opts);
+
 #ifdef __cplusplus
 }
 #endif
