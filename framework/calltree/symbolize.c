@@ -51,8 +51,28 @@ static int find_subprogram(Dwarf_Die *out, Dwarf_Die *parent, Dwarf_Addr pc)
     return -1;
 }
 
+/* 1 when `pc` is code of a function inlined into `die` (its lines are the inlined
+ * function's, not this one's). */
+static int in_inlined(Dwarf_Die *die, Dwarf_Addr pc)
+{
+    Dwarf_Die child;
+
+    if (dwarf_child(die, &child) != 0)
+        return 0;
+    do {
+        int tag = dwarf_tag(&child);
+        if (tag == DW_TAG_inlined_subroutine && dwarf_haspc(&child, pc) > 0)
+            return 1;
+        if ((tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) &&
+            in_inlined(&child, pc))
+            return 1;
+    } while (dwarf_siblingof(&child, &child) == 0);
+    return 0;
+}
+
 /* The line range of a function: from its declaration line to the last line the
- * line table gives any of its code in the same file. */
+ * line table gives any of its own code in the same file (code inlined into it
+ * carries the inlined function's lines and is left out). */
 static void line_range(unsigned int *low, unsigned int *high, Dwarf_Die *cu, Dwarf_Die *fn,
                        const char *file)
 {
@@ -72,8 +92,10 @@ static void line_range(unsigned int *low, unsigned int *high, Dwarf_Die *cu, Dwa
         const char *src;
         if (!l || dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &no) != 0 || no <= 0 ||
             dwarf_haspc(fn, a) <= 0 || !(src = dwarf_linesrc(l, NULL, NULL)) ||
-            strcmp(src, file) != 0)
+            strcmp(src, file) != 0 || in_inlined(fn, a))
             continue;
+        if (decl > 0 && no < decl)
+            continue; /* a C body follows its declarator: code from elsewhere */
         if (*low == 0 || (unsigned int)no < *low)
             *low = (unsigned int)no;
         if ((unsigned int)no > *high)
