@@ -11,9 +11,11 @@
 
 /*
  * (*out)[i] is the index in `to` of the function of `from` with the same name and
- * file, or CULPRIT_CALLTREE_NONE. With `loose`, a function without a file on
- * either side matches by name alone (folded stacks carry no files), an exact
- * match winning. The caller frees *out. Returns 0 or CULPRIT_ERROR.
+ * file, or CULPRIT_CALLTREE_NONE. Without an exact match, the function of the same
+ * name whose file shares the most trailing path components (at least the file
+ * name) matches: two builds in two directories. With `loose`, a function without
+ * a file on either side matches by name alone (folded stacks carry no files), an
+ * exact match winning. The caller frees *out. Returns 0 or CULPRIT_ERROR.
  */
 int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
                                    const culprit_calltree *to, int loose);

@@ -29,6 +29,23 @@ static int same_file(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* How many trailing path components `a` and `b` share ("/x/src/f.c" and
+ * "/y/src/f.c": 2); 0 when even the file names differ. */
+static size_t common_components(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), n = 0;
+
+    while (la > 0 && lb > 0 && a[la - 1] == b[lb - 1]) {
+        la--, lb--;
+        if (a[la] == '/')
+            n++;
+    }
+    /* A whole component matched when both reached a '/' or their start. */
+    if ((la == 0 || a[la - 1] == '/') && (lb == 0 || b[lb - 1] == '/'))
+        n++;
+    return n;
+}
+
 int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
                                    const culprit_calltree *to, int loose)
 {
@@ -55,13 +72,22 @@ int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
     for (size_t i = 0; i < from->nfunctions; i++) {
         const culprit_calltree_function *f = &from->functions[i];
         size_t s = (size_t)hash_name(f->name) & (nslots - 1), found = CULPRIT_CALLTREE_NONE;
+        size_t best = 0;
         for (; slots[s] != CULPRIT_CALLTREE_NONE; s = (s + 1) & (nslots - 1)) {
             const culprit_calltree_function *g = &to->functions[slots[s]];
+            size_t shared;
             if (strcmp(f->name, g->name) != 0)
                 continue;
             if (same_file(f->file, g->file)) {
                 found = slots[s];
                 break;
+            }
+            /* Two builds in two directories (a bisection's checkouts) record the
+             * same source under different absolute paths: the same file name, and
+             * as much of the path as they share, identify it. */
+            if (f->file && g->file && (shared = common_components(f->file, g->file)) > best) {
+                best = shared;
+                found = slots[s];
             }
             if (loose && (!f->file || !g->file) && found == CULPRIT_CALLTREE_NONE)
                 found = slots[s];

@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tree_fixture.h"
@@ -265,6 +266,58 @@ static void functions_match_by_name_and_file_not_by_order(void **state)
     culprit_calltree_free(test);
 }
 
+/* The fig5 tree with every function's file replaced by `file`. */
+static culprit_calltree *fig5_in(const char *file, double fem_own_ns)
+{
+    culprit_calltree *t = fixture_fig5(20, fem_own_ns);
+
+    for (size_t f = 0; f < t->nfunctions; f++) {
+        free(t->functions[f].file);
+        t->functions[f].file = strdup(file);
+    }
+    return t;
+}
+
+static void builds_in_two_directories_match_by_the_file_path_they_share(void **state)
+{
+    /* The test build holds, before the real fem, a fem of another directory's fig5.c:
+     * the one sharing more of the path (src/fig5.c) is the match. */
+    static const struct {
+        const char *path;
+        double mean;
+        uint64_t calls;
+    } nodes[] = {
+        {"foo", 14600, 20},         {"foo;bar", 3000, 20},         {"foo;doo", 11500, 20},
+        {"foo;doo;fem", 11000, 20}, {"foo;doo;fem;qux", 2000, 20}, {"foo;doo;fem;wug", 1000, 60}};
+    culprit_calltree *base = fig5_in("/tmp/checkout-a/src/fig5.c", 1000), *test;
+    culprit_calltree_diff d;
+    size_t decoy;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_new(&test), 0);
+    test->mode = CULPRIT_CALLTREE_FULL;
+    assert_int_equal(
+        culprit_calltree_function_intern(&decoy, test, "fem", "/tmp/checkout-b/lib/fig5.c", 1, 2),
+        0);
+    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+        fixture_node(test, nodes[i].path, "/tmp/checkout-b/src/fig5.c", nodes[i].calls,
+                     nodes[i].mean, 0.02 * nodes[i].mean);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 7);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(test);
+    /* Another file name is another function. */
+    test = fig5_in("/tmp/checkout-b/src/fig6.c", 6000);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 1);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
 static void a_single_call_is_judged_by_the_threshold(void **state)
 {
     culprit_calltree *base = fixture_fig5(1, 1000), *test = fixture_fig5(1, 6000);
@@ -315,6 +368,7 @@ int main(void)
         cmocka_unit_test(the_lowest_of_a_slower_chain_is_the_suspect),
         cmocka_unit_test(both_ends_are_suspects_when_the_middle_did_not_regress),
         cmocka_unit_test(functions_match_by_name_and_file_not_by_order),
+        cmocka_unit_test(builds_in_two_directories_match_by_the_file_path_they_share),
         cmocka_unit_test(a_single_call_is_judged_by_the_threshold),
         cmocka_unit_test(trees_without_per_call_times_are_refused),
     };
