@@ -260,7 +260,9 @@ static int merge(tree *out, size_t *nthreads)
         /* Frames still open end now (in the file; the program goes on). */
         for (uint32_t d = 1; !error && d <= t->depth && d < TRACE_STACK_MAX; d++) {
             trace_frame *f = &t->stack[d];
-            if (f->timed && f->node->self < n) {
+            /* Another thread's frame may be mid-push: a slot never used is NULL, a
+             * reused one points at a node of this thread (nodes are never freed). */
+            if (f->timed && f->node && f->node->self < n) {
                 double x = (double)(now - f->start) - c->overhead_in -
                            (double)(t->count - f->count0) * per;
                 if (x < 0)
