@@ -352,85 +352,90 @@ void __cyg_profile_func_exit(void *fn, void *site)
  * descendants), and `overhead_in` the part of a timed call's own hooks inside its
  * measured window (an empty call's recorded duration). The minimum of several
  * rounds is kept: preemption only ever adds time. */
-static void mimic(void) __attribute__((noinline)) NOINSTR;
-static void mimic(void)
+static unsigned long mimic(unsigned long x) __attribute__((noinline)) NOINSTR;
+static unsigned long mimic(unsigned long x)
 {
+    /* Like most functions, it keeps a value live across the hooks, which makes the
+     * compiler save and restore registers around them as it does in real code. */
     __cyg_profile_func_enter((void *)&mimic, __builtin_return_address(0));
-    __asm__ volatile("" ::: "memory");
+    __asm__ volatile("" : "+r"(x)::"memory");
     __cyg_profile_func_exit((void *)&mimic, __builtin_return_address(0));
+    return x + 1;
 }
 
-static void bare(void) __attribute__((noinline)) NOINSTR;
-static void bare(void)
+static unsigned long bare(unsigned long x) __attribute__((noinline)) NOINSTR;
+static unsigned long bare(unsigned long x)
 {
-    __asm__ volatile("" ::: "memory");
+    __asm__ volatile("" : "+r"(x)::"memory");
+    return x + 1;
 }
 
-static void (*volatile calibration_target)(void);
+static unsigned long (*volatile calibration_target)(unsigned long);
 
-static double loop_ticks(void (*fn)(void)) NOINSTR;
-static double loop_ticks(void (*fn)(void))
+static double loop_ticks(unsigned long (*fn)(unsigned long)) NOINSTR;
+static double loop_ticks(unsigned long (*fn)(unsigned long))
 {
     enum { N = 2000 };
+    unsigned long x = 0;
     uint64_t t0, t1;
 
     calibration_target = fn;
     t0 = trace__ticks();
     for (int i = 0; i < N; i++)
-        calibration_target();
+        x = calibration_target(x);
     t1 = trace__ticks();
+    __asm__ volatile("" ::"r"(x));
     return (double)(t1 - t0) / N;
 }
 
-/* One round in `mode`: the added cost per call, and (want_inside) the recorded one. */
-static double round_cost(trace_thread *t, culprit_trace_mode mode, int want_inside) NOINSTR;
-static double round_cost(trace_thread *t, culprit_trace_mode mode, int want_inside)
+static void set_mode(culprit_trace_mode mode, unsigned int level) NOINSTR;
+static void set_mode(culprit_trace_mode mode, unsigned int level)
 {
-    trace_node *n;
-    double cost;
-
-    trace__config.mode = mode;
-    trace__config.full = mode == CULPRIT_TRACE_FULL;
-    trace__config.any_timed = mode != CULPRIT_TRACE_STRUCTURE;
-    trace__config.timed_level = 0;
-    cost = loop_ticks(mimic) - loop_ticks(bare);
-    n = trace__node(t, 1); /* the only call path of the private state */
-    if (want_inside)
-        cost = n->calls ? n->sum / (double)n->calls : 0;
-    n->sum = n->sq = 0;
-    n->calls = 0;
-    return cost < 0 ? 0 : cost;
+    trace_config *c = &trace__config;
+    c->mode = mode;
+    c->level = level;
+    c->full = mode == CULPRIT_TRACE_FULL;
+    c->any_timed = mode != CULPRIT_TRACE_STRUCTURE;
+    c->timed_level = mode == CULPRIT_TRACE_LEVEL ? level : 0;
 }
 
+static double min2(double a, double b) NOINSTR;
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Each loop is timed in 9 rounds and its minimum kept, then the bare loop's minimum
+ * subtracted (the difference of two noisy figures must not be minimized itself: a
+ * preempted bare loop would make it 0). */
 static void calibrate(void)
 {
     trace_config *c = &trace__config;
     culprit_trace_mode mode = c->mode;
     unsigned int level = c->level;
     trace_thread *t = thread_new(), *saved = self;
-    double pair = 1e300, in = 1e300, untimed = 1e300;
+    double base = 1e300, full = 1e300, structure = 1e300, in = 1e300;
+    trace_node *n;
 
     if (!t)
         return;
     self = t;
     c->overhead_pair = c->overhead_in = c->overhead_untimed = 0;
     for (int r = 0; r < 9; r++) {
-        double x;
-        if ((x = round_cost(t, CULPRIT_TRACE_FULL, 1)) < in)
-            in = x;
-        if ((x = round_cost(t, CULPRIT_TRACE_FULL, 0)) < pair)
-            pair = x;
-        if ((x = round_cost(t, CULPRIT_TRACE_STRUCTURE, 0)) < untimed)
-            untimed = x;
+        base = min2(base, loop_ticks(bare));
+        set_mode(CULPRIT_TRACE_FULL, 1);
+        full = min2(full, loop_ticks(mimic));
+        n = trace__node(t, 1); /* the only call path of the private state */
+        in = min2(in, n->sum / (double)n->calls);
+        n->sum = n->sq = 0;
+        n->calls = 0;
+        set_mode(CULPRIT_TRACE_STRUCTURE, 1);
+        structure = min2(structure, loop_ticks(mimic));
     }
     c->overhead_in = in;
-    c->overhead_pair = pair;
-    c->overhead_untimed = untimed;
-    c->mode = mode;
-    c->level = level;
-    c->full = mode == CULPRIT_TRACE_FULL;
-    c->any_timed = mode != CULPRIT_TRACE_STRUCTURE;
-    c->timed_level = mode == CULPRIT_TRACE_LEVEL ? level : 0;
+    c->overhead_pair = full > base ? full - base : 0;
+    c->overhead_untimed = structure > base ? structure - base : 0;
+    set_mode(mode, level);
     self = saved;
     munmap(t->stack, TRACE_STACK_MAX * sizeof(trace_frame));
     munmap(t->chunks[0], TRACE_CHUNK * sizeof(trace_node));
