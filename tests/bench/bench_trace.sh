@@ -32,7 +32,7 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench-trace-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
-# min_of CMD...: the smallest number the command prints over $runs runs.
+# min_of CMD...: the smallest number the command prints over $runs runs in a row.
 min_of() {
   local best='' t
   for _ in $(seq "$runs"); do
@@ -53,10 +53,15 @@ per_call() { # TOTAL_NS BASE_NS CALLS -> ns per call
 }
 
 echo "bench_trace: $calls calls of an empty function (uftrace: $ucalls), min of $runs runs"
-base=$(min_of "$plain" calls "$calls")
-s=$(min_of traced structure 0 "$instr" calls "$calls")
-l=$(min_of traced level 3 "$instr" calls "$calls") # main -> calls -> empty: depth 3
-f=$(min_of traced full 0 "$instr" calls "$calls")
+# The configurations take turns, so that a burst of load hits them alike.
+base='' s='' l='' f=''
+lower() { if [ -z "$1" ] || [ "$2" -lt "$1" ]; then echo "$2"; else echo "$1"; fi; }
+for _ in $(seq "$runs"); do
+  base=$(lower "$base" "$("$plain" calls "$calls")")
+  s=$(lower "$s" "$(traced structure 0 "$instr" calls "$calls")")
+  l=$(lower "$l" "$(traced level 3 "$instr" calls "$calls")") # main -> calls -> empty
+  f=$(lower "$f" "$(traced full 0 "$instr" calls "$calls")")
+done
 structure=$(per_call "$s" "$base" "$calls")
 level=$(per_call "$l" "$base" "$calls")
 full=$(per_call "$f" "$base" "$calls")
@@ -79,10 +84,12 @@ else
 fi
 
 # Bias: work() (depth 2) timed alone, against the same loop uninstrumented. Its
-# callees still run their (untimed) hooks; the runtime subtracts their calibrated cost.
-wbase=$(min_of "$plain" work "$work")
-best=''
+# callees still run their (untimed) hooks; the runtime subtracts their calibrated
+# cost. The two are run alternately, so a burst of load hits both alike.
+wbase='' best=''
 for _ in $(seq "$runs"); do
+  b=$("$plain" work "$work")
+  if [ -z "$wbase" ] || [ "$b" -lt "$wbase" ]; then wbase=$b; fi
   traced level 2 "$instr" work "$work" >/dev/null
   t=$(awk '$1 == "node" && $5 == 2 { printf "%.0f", $7 }' "$tmp/t.calltree")
   if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
