@@ -28,6 +28,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -122,6 +123,12 @@ static uint32_t new_node(trace_thread *t, uint32_t parent, void *fn)
 
 static void calibrate(void) NOINSTR;
 
+static void reset_lock(void) NOINSTR;
+static void reset_lock(void)
+{
+    pthread_mutex_init(&trace__lock, NULL);
+}
+
 static void global_init(void) NOINSTR;
 static void global_init(void)
 {
@@ -140,9 +147,25 @@ static void global_init(void)
         c->mode = CULPRIT_TRACE_STRUCTURE;
     else if (mode && strcmp(mode, "level") == 0)
         c->mode = CULPRIT_TRACE_LEVEL;
-    c->level = level ? (unsigned int)strtoul(level, NULL, 10) : 1;
-    if (c->level == 0)
-        c->level = 1;
+    else if (mode && *mode && strcmp(mode, "full") != 0)
+        fprintf(stderr,
+                "culprit trace: CULPRIT_TRACE_MODE '%s' is not structure, level or full; "
+                "recording in full mode\n",
+                mode);
+    c->level = 1;
+    if (level && *level) {
+        char *end;
+        unsigned long v = strtoul(level, &end, 10);
+        if (*end || v == 0 || v >= TRACE_STACK_MAX)
+            fprintf(stderr,
+                    "culprit trace: CULPRIT_TRACE_LEVEL '%s' is not a depth from 1; timing "
+                    "depth 1\n",
+                    level);
+        else
+            c->level = (unsigned int)v;
+    }
+    /* A child forked while another thread held the lock must not deadlock on it. */
+    pthread_atfork(NULL, NULL, reset_lock);
     c->full = c->mode == CULPRIT_TRACE_FULL;
     c->timed_level = c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0;
     c->any_timed = c->mode != CULPRIT_TRACE_STRUCTURE;
