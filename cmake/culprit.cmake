@@ -1,5 +1,7 @@
 # culprit.cmake: the CMake API of culprit for projects that write perf tests.
 #
+#   culprit_instrument(<target>)         (call trees: see below and docs/cmake.md)
+#
 #   culprit_discover_tests(<target>
 #                          [HISTORY_DIR dir]
 #                          [TIMEOUT seconds]            (default 300)

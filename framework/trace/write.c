@@ -260,13 +260,15 @@ static int merge(tree *out, size_t *nthreads)
         /* Frames still open end now (in the file; the program goes on). */
         for (uint32_t d = 1; !error && d <= t->depth && d < TRACE_STACK_MAX; d++) {
             trace_frame *f = &t->stack[d];
-            if (f->timed && f->node < n) {
+            /* Another thread's frame may be mid-push: a slot never used is NULL, a
+             * reused one points at a node of this thread (nodes are never freed). */
+            if (f->timed && f->node && f->node->self < n) {
                 double x = (double)(now - f->start) - c->overhead_in -
                            (double)(t->count - f->count0) * per;
                 if (x < 0)
                     x = 0;
-                out->v[map[f->node]].sum += x;
-                out->v[map[f->node]].sq += x * x;
+                out->v[map[f->node->self]].sum += x;
+                out->v[map[f->node->self]].sq += x * x;
             }
         }
         free(map);

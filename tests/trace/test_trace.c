@@ -387,6 +387,47 @@ static void a_command_that_cannot_run_is_an_error(void **state)
     assert_non_null(strstr(culprit_error_last(), "could not be run"));
 }
 
+/* The runner's hook: one tree per perf test, with that test's calls only. */
+static void the_runner_writes_a_tree_per_perf_test(void **state)
+{
+    char *trees = path_in_dir("trees");
+    culprit_calltree *hot = NULL, *cold = NULL;
+    size_t body, helper;
+    int status;
+    pid_t pid = fork();
+    (void)state;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("CULPRIT_TRACE_DIR", trees, 1);
+        unsetenv("CULPRIT_TRACE_OUT");
+        unsetenv("CULPRIT_TRACE_MODE");
+        execl(PERF_FIXTURE, PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", "--warmup",
+              "0", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(culprit_calltree_read_file(&hot, path_in_dir("trees/perf.hot.calltree")), 0);
+    assert_int_equal(culprit_calltree_read_file(&cold, path_in_dir("trees/perf.cold.calltree")), 0);
+    assert_int_equal(culprit_calltree_symbolize(hot, NULL), 0);
+    assert_int_equal(culprit_calltree_symbolize(cold, NULL), 0);
+    assert_int_equal(hot->mode, CULPRIT_CALLTREE_FULL);
+    /* The test body ran at least its 5 repetitions, each calling helper 100 times. */
+    body = find(hot, "main", "hot", NULL);
+    helper = find(hot, "main", "hot", "helper", NULL);
+    assert_true(calls(hot, body) >= 5);
+    assert_int_equal(calls(hot, helper), 100 * calls(hot, body));
+    assert_int_equal(find(hot, "main", "cold", NULL), CULPRIT_CALLTREE_NONE);
+    assert_int_equal(calls(cold, find(cold, "main", "cold", "helper", NULL)),
+                     calls(cold, find(cold, "main", "cold", NULL)));
+    assert_int_equal(find(cold, "main", "hot", NULL), CULPRIT_CALLTREE_NONE);
+    /* The harness is not instrumented: main's only children are the test bodies. */
+    assert_int_equal(hot->nodes[find(hot, "main", NULL)].nchildren, 1);
+    culprit_calltree_free(hot);
+    culprit_calltree_free(cold);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -418,6 +459,7 @@ int main(void)
         cmocka_unit_test(a_stripped_binary_shows_addresses),
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
+        cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
