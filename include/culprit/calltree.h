@@ -331,7 +331,9 @@ typedef struct {
 
 /**
  * Compares `test` against `base` (Heger et al. 2013, section 4.2): nodes are
- * matched by the path of function identities; each matched pair's per-call
+ * matched by the path of function identities (name and file; without an exact
+ * match, the same name in the file that shares the most trailing path components,
+ * so builds in two directories compare); each matched pair's per-call
  * durations are compared with Welch's test at `confidence`, and a node is slower
  * when the interval of the relative change lies above 0 and the change exceeds
  * `threshold` (detection's minor-regression rule). A side with a single call has
