@@ -324,7 +324,9 @@ typedef struct {
     culprit_calltree_diff_options options;
     culprit_calltree_pair *pairs; /**< pairs[0] is the roots'; parents before children */
     size_t npairs;
-    culprit_calltree_suspect *suspects; /**< ranked: changed first, then by total_delta */
+    culprit_calltree_suspect *suspects; /**< ranked: changed first (once correlated), the
+                                             search's own before those found below an
+                                             unregressed caller, then by total_delta */
     size_t nsuspects;
     int correlated; /**< culprit_calltree_correlate() ran */
 } culprit_calltree_diff;
@@ -344,7 +346,8 @@ typedef struct {
  * suspect and is not descended. Among the nodes it reaches, the lowest slower node
  * of each chain is a suspect (Vogel 2017, section 3.5); below a suspect, a slower
  * node under callers that are not slower is a suspect too ("both ends"). Suspects
- * are ranked by total_delta (largest first) until culprit_calltree_correlate().
+ * the search reached rank before the lower ends, then by total_delta (largest
+ * first); culprit_calltree_correlate() puts the changed ones first.
  *
  * Both trees need per-call times (not structure mode, not folded weights):
  * otherwise CULPRIT_EINVALID saying which. CULPRIT_ERROR out of memory.
@@ -369,10 +372,10 @@ const culprit_calltree_function *culprit_calltree_diff_function(const culprit_ca
  * every function of every suspect path whose own line range (file, line_low ..
  * line_high of the test tree) intersects a hunk of `changes` (new-side ranges,
  * as `git diff -U0` gives), keeps the intersecting lines, and ranks the suspects
- * again: changed suspects first, then by total_delta. Files match when one path
- * ends with the other at a '/' boundary (trees hold absolute or build-relative
- * paths; changes are relative to the repository). A function without a line range
- * in a changed file is FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
+ * again: changed suspects first, then as culprit_calltree_diff_trees() ranks. Files match when one
+ * path ends with the other at a '/' boundary (trees hold absolute or build-relative paths; changes
+ * are relative to the repository). A function without a line range in a changed file is
+ * FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
  */
 int culprit_calltree_correlate(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes);
 
