@@ -385,9 +385,18 @@ cleanup:
     return error;
 }
 
+/* Recording the whole run's tree (CULPRIT_TRACE_OUT, as `culprit calltree record`
+ * does) needs the tests in this process: a forked child's calls would stay in the
+ * child, which does not write the file. */
+static int trace_whole_run(void)
+{
+    const char *out = getenv("CULPRIT_TRACE_OUT");
+    return culprit_trace_dump && out && *out;
+}
+
 int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *job)
 {
-    if (job->no_fork) {
+    if (job->no_fork || trace_whole_run()) {
         run_here(r, job, 0);
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
             r->message = culprit_strdup("the test failed (see its output above)");

@@ -428,6 +428,26 @@ static void the_runner_writes_a_tree_per_perf_test(void **state)
     culprit_calltree_free(cold);
 }
 
+/* Recording a perf-test binary as a whole: the runner keeps the tests in its own
+ * process, so their calls are in the tree. */
+static void recording_a_perf_test_binary_keeps_its_tests_in_process(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.max_levels = 2;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "hot", "helper", NULL)),
+                     100 * calls(t, find(t, "main", "hot", NULL)));
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_false(isnan(t->nodes[find(t, "main", "hot", NULL)].inclusive_ns));
+    assert_true(isnan(t->nodes[find(t, "main", "hot", "helper", NULL)].inclusive_ns));
+    culprit_calltree_free(t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -460,6 +480,7 @@ int main(void)
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
         cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
+        cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
