@@ -507,6 +507,24 @@ void culprit_trace_reset(void)
     pthread_mutex_unlock(&trace__lock);
 }
 
+unsigned int culprit_trace_depth(void)
+{
+    trace_thread *t = self;
+    return t && t != &disabled ? t->depth : 0;
+}
+
+void culprit_trace_unwind(unsigned int depth)
+{
+    trace_thread *t = self;
+    uint64_t now;
+
+    if (!t || t == &disabled || t->lost)
+        return;
+    now = trace__config.any_timed ? trace__ticks() : 0;
+    while (t->depth > depth)
+        pop(t, now);
+}
+
 /* Writes CULPRIT_TRACE_OUT when the program exits (return from main or exit()),
  * in the process that read the configuration only: a forked child without exec
  * would otherwise overwrite its parent's file with a copy of its tree. */

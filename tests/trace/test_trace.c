@@ -448,6 +448,26 @@ static void recording_a_perf_test_binary_keeps_its_tests_in_process(void **state
     culprit_calltree_free(t);
 }
 
+/* A failed CMocka assertion longjmps out of the test body; the runner closes the
+ * abandoned frames, so the next test is main's child, not the failed one's. */
+static void a_failed_assertion_does_not_adopt_the_next_test(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    const char *env[] = {"PERF_FIXTURE_FAIL=1", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.env = env;
+    opts.max_levels = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "fails", NULL)), 1);
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_int_equal(find(t, "main", "fails", "cold", NULL), CULPRIT_CALLTREE_NONE);
+    culprit_calltree_free(t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -481,6 +501,7 @@ int main(void)
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
         cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
         cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
+        cmocka_unit_test(a_failed_assertion_does_not_adopt_the_next_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
