@@ -169,11 +169,12 @@ static void global_init(void)
     c->full = c->mode == CULPRIT_TRACE_FULL;
     c->timed_level = c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0;
     c->any_timed = c->mode != CULPRIT_TRACE_STRUCTURE;
+    if (c->mode == CULPRIT_TRACE_STRUCTURE)
+        return; /* no clock, ever */
     c->use_tsc = tsc_invariant();
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
-    if (c->mode != CULPRIT_TRACE_STRUCTURE)
-        calibrate();
+    calibrate();
 }
 
 static trace_thread *thread_new(void) NOINSTR;

@@ -216,8 +216,14 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
 static void structure_mode_keeps_counts_only(void **state)
 {
     culprit_calltree *t = record("structure", "0", "levels", NULL);
+    culprit_buf raw = CULPRIT_BUF_INIT;
     (void)state;
 
+    /* The runtime says which clock it read per call: none. */
+    assert_int_equal(culprit_fs_read_file(&raw, path_in_dir("run.calltree")), 0);
+    assert_non_null(strstr(raw.ptr, "\nclock none\n"));
+    assert_non_null(strstr(raw.ptr, "\noverhead-ns 0\n"));
+    culprit_buf_dispose(&raw);
     assert_int_equal(t->mode, CULPRIT_CALLTREE_STRUCTURE);
     assert_int_equal(calls(t, find(t, "main", "outer", "inner", "spin", NULL)), 3);
     for (size_t i = 1; i < t->nnodes; i++) {
