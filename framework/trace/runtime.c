@@ -169,11 +169,12 @@ static void global_init(void)
     c->full = c->mode == CULPRIT_TRACE_FULL;
     c->timed_level = c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0;
     c->any_timed = c->mode != CULPRIT_TRACE_STRUCTURE;
+    if (c->mode == CULPRIT_TRACE_STRUCTURE)
+        return; /* no clock, ever */
     c->use_tsc = tsc_invariant();
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
-    if (c->mode != CULPRIT_TRACE_STRUCTURE)
-        calibrate();
+    calibrate();
 }
 
 static trace_thread *thread_new(void) NOINSTR;
@@ -505,6 +506,24 @@ void culprit_trace_reset(void)
         }
     }
     pthread_mutex_unlock(&trace__lock);
+}
+
+unsigned int culprit_trace_depth(void)
+{
+    trace_thread *t = self;
+    return t && t != &disabled ? t->depth : 0;
+}
+
+void culprit_trace_unwind(unsigned int depth)
+{
+    trace_thread *t = self;
+    uint64_t now;
+
+    if (!t || t == &disabled || t->lost)
+        return;
+    now = trace__config.any_timed ? trace__ticks() : 0;
+    while (t->depth > depth)
+        pop(t, now);
 }
 
 /* Writes CULPRIT_TRACE_OUT when the program exits (return from main or exit()),

@@ -329,7 +329,10 @@ int trace__write(const char *path)
     fprintf(f, "pid %ld\n", (long)getpid());
     fprintf(f, "mode %s\n", mode_name(c->mode));
     fprintf(f, "level %u\n", c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0);
-    fprintf(f, "clock %s\n", c->use_tsc ? "tsc" : "monotonic");
+    fprintf(f, "clock %s\n",
+            c->mode == CULPRIT_TRACE_STRUCTURE ? "none"
+            : c->use_tsc                       ? "tsc"
+                                               : "monotonic");
     fprintf(f, "overhead-ns %.17g\n",
             c->mode == CULPRIT_TRACE_FULL    ? c->overhead_pair * scale
             : c->mode == CULPRIT_TRACE_LEVEL ? c->overhead_untimed * scale

@@ -216,8 +216,14 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
 static void structure_mode_keeps_counts_only(void **state)
 {
     culprit_calltree *t = record("structure", "0", "levels", NULL);
+    culprit_buf raw = CULPRIT_BUF_INIT;
     (void)state;
 
+    /* The runtime says which clock it read per call: none. */
+    assert_int_equal(culprit_fs_read_file(&raw, path_in_dir("run.calltree")), 0);
+    assert_non_null(strstr(raw.ptr, "\nclock none\n"));
+    assert_non_null(strstr(raw.ptr, "\noverhead-ns 0\n"));
+    culprit_buf_dispose(&raw);
     assert_int_equal(t->mode, CULPRIT_CALLTREE_STRUCTURE);
     assert_int_equal(calls(t, find(t, "main", "outer", "inner", "spin", NULL)), 3);
     for (size_t i = 1; i < t->nnodes; i++) {
@@ -428,6 +434,46 @@ static void the_runner_writes_a_tree_per_perf_test(void **state)
     culprit_calltree_free(cold);
 }
 
+/* Recording a perf-test binary as a whole: the runner keeps the tests in its own
+ * process, so their calls are in the tree. */
+static void recording_a_perf_test_binary_keeps_its_tests_in_process(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.max_levels = 2;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "hot", "helper", NULL)),
+                     100 * calls(t, find(t, "main", "hot", NULL)));
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_false(isnan(t->nodes[find(t, "main", "hot", NULL)].inclusive_ns));
+    assert_true(isnan(t->nodes[find(t, "main", "hot", "helper", NULL)].inclusive_ns));
+    culprit_calltree_free(t);
+}
+
+/* A failed CMocka assertion longjmps out of the test body; the runner closes the
+ * abandoned frames, so the next test is main's child, not the failed one's. */
+static void a_failed_assertion_does_not_adopt_the_next_test(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    const char *env[] = {"PERF_FIXTURE_FAIL=1", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.env = env;
+    opts.max_levels = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "fails", NULL)), 1);
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_int_equal(find(t, "main", "fails", "cold", NULL), CULPRIT_CALLTREE_NONE);
+    culprit_calltree_free(t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -460,6 +506,8 @@ int main(void)
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
         cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
+        cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
+        cmocka_unit_test(a_failed_assertion_does_not_adopt_the_next_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
