@@ -217,10 +217,11 @@ int culprit_calltree_load(culprit_calltree **out, const char *path);
  * Appends `tree` to `out` as folded stacks, one line per node whose exclusive cost
  * is not zero (and per leaf, with weight 0), in depth-first order: the path of
  * function names from main down, then the exclusive cost (nanoseconds of a timed
- * tree, the weight of a folded one; integers without a fraction, negative costs
- * as 0). A tree without times (structure mode) writes each node's call count. Reading the output
- * with culprit_calltree_parse_folded() gives the same paths and weights. Returns 0 or CULPRIT_ERROR
- * (out of memory).
+ * tree, the weight of a folded one; integers as integers, other values in the
+ * fewest digits that read back exactly, negative costs as 0). A tree without times
+ * (structure mode) writes each node's call count. Reading the output with
+ * culprit_calltree_parse_folded() gives the same paths and weights.
+ * Returns 0 or CULPRIT_ERROR (out of memory).
  */
 int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree);
 
