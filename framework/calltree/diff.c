@@ -291,6 +291,8 @@ static int compare_suspects(const void *x, const void *y, void *payload)
 
 void culprit_calltree__rank_suspects(culprit_calltree_diff *d)
 {
+    if (d->nsuspects < 2) /* also: qsort_r must not see the NULL of an empty array */
+        return;
     qsort_r(d->suspects, d->nsuspects, sizeof(*d->suspects), compare_suspects, d);
 }
 
