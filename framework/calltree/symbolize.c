@@ -18,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,6 +109,7 @@ typedef struct {
     const char *object;
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    char build_id[2 * 64 + 1]; /* of the file on disk, hex; "" when it has none */
 } session;
 
 typedef struct {
@@ -115,13 +117,16 @@ typedef struct {
     size_t n;
 } sessions;
 
-static Dwfl_Module *open_object(sessions *all, const char *object, int *error)
+static session *open_object(sessions *all, const char *object, int *error)
 {
+    const unsigned char *bits;
+    GElf_Addr vaddr;
     session *s;
+    int len;
 
     for (size_t i = 0; i < all->n; i++)
         if (strcmp(all->v[i].object, object) == 0)
-            return all->v[i].mod;
+            return &all->v[i];
     if (!(s = realloc(all->v, (all->n + 1) * sizeof(*s)))) {
         *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", object);
         return NULL;
@@ -130,20 +135,25 @@ static Dwfl_Module *open_object(sessions *all, const char *object, int *error)
     s = &all->v[all->n++];
     s->object = object;
     s->mod = NULL;
+    s->build_id[0] = '\0';
     if (!(s->dwfl = dwfl_begin(&callbacks)))
-        return NULL;
+        return s;
     dwfl_report_begin(s->dwfl);
     /* Bias 0: the recorded offsets are the object's own addresses (st_value). */
     if (access(object, R_OK) == 0)
         s->mod = dwfl_report_elf(s->dwfl, object, object, -1, 0, false);
     dwfl_report_end(s->dwfl, NULL, NULL);
-    return s->mod;
+    if (s->mod && (len = dwfl_module_build_id(s->mod, &bits, &vaddr)) > 0 && len <= 64)
+        for (int k = 0; k < len; k++)
+            snprintf(s->build_id + 2 * k, 3, "%02x", bits[k]);
+    return s;
 }
 
 /* Names function `f` from its object; 1 when named, 0 when it keeps its address. */
 static int name_function(culprit_calltree_function *fn, sessions *all, int *error)
 {
-    Dwfl_Module *mod = open_object(all, fn->object, error);
+    session *s = open_object(all, fn->object, error);
+    Dwfl_Module *mod = s ? s->mod : NULL;
     GElf_Off off;
     GElf_Sym sym;
     Dwarf_Addr bias = 0;
@@ -153,6 +163,9 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     char *n = NULL, *fl = NULL;
 
     if (!mod)
+        return 0;
+    /* Rebuilt since the run: its addresses now belong to other functions. */
+    if (fn->build_id && strcmp(fn->build_id, s->build_id) != 0)
         return 0;
     name = dwfl_module_addrinfo(mod, fn->address, &off, &sym, NULL, NULL, NULL);
     if ((cu = dwfl_module_addrdie(mod, fn->address, &bias)) &&
@@ -200,7 +213,9 @@ static int remerge(culprit_calltree *tree)
                                                       fn->line_high)) < 0)
             goto cleanup;
         if (!t->functions[fmap[i]].object && fn->object) {
-            if (!(t->functions[fmap[i]].object = culprit_strdup(fn->object))) {
+            if (!(t->functions[fmap[i]].object = culprit_strdup(fn->object)) ||
+                (fn->build_id &&
+                 !(t->functions[fmap[i]].build_id = culprit_strdup(fn->build_id)))) {
                 error = CULPRIT_ERROR;
                 goto cleanup;
             }

@@ -188,8 +188,9 @@ int cli_calltree_show(int argc, char **argv)
     if (unnamed)
         fprintf(stderr,
                 "culprit: hint: %zu function(s) are shown by address: their binary is gone, "
-                "stripped or without symbols; keep the unstripped binary built with -g "
-                "(culprit_instrument adds it)\n",
+                "rebuilt since the run, stripped or without symbols; keep the unstripped "
+                "binary built with -g (culprit_instrument adds it), or record with "
+                "'culprit calltree record', which names functions right away\n",
                 unnamed);
     else if (nofile)
         fprintf(stderr,

@@ -38,6 +38,7 @@ typedef struct {
 
 typedef struct {
     char *name;
+    char build_id[2 * 64 + 1]; /* hex; "" when the object has none */
     uintptr_t load;
     uintptr_t lo[16], hi[16]; /* its executable segments */
     int nseg;
@@ -105,6 +106,34 @@ static uint32_t child(tree *t, uint32_t parent, void *fn)
     return (uint32_t)t->n++;
 }
 
+/* The object's GNU build-id, from its PT_NOTE segments in memory: it tells whether
+ * the file on disk is still the one that ran when the tree is symbolized later. */
+static void build_id(object *o, struct dl_phdr_info *info) NOINSTR;
+static void build_id(object *o, struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const char *p, *end;
+        if (ph->p_type != PT_NOTE)
+            continue;
+        p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const unsigned char *desc =
+                (const unsigned char *)(p + sizeof(*n) + ((n->n_namesz + 3) & ~3u));
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof(*n), "GNU", 4) == 0 && n->n_descsz <= 64 &&
+                (const char *)desc + n->n_descsz <= end) {
+                for (unsigned int k = 0; k < n->n_descsz; k++)
+                    snprintf(o->build_id + 2 * k, 3, "%02x", desc[k]);
+                return;
+            }
+            p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *payload) NOINSTR;
 static int add_object(struct dl_phdr_info *info, size_t size, void *payload)
 {
@@ -124,6 +153,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *payload)
     }
     if (!o.nseg)
         return 0;
+    build_id(&o, info);
     if (objs->n == 0 && (!info->dlpi_name || !*info->dlpi_name)) {
         /* The first entry is the executable, without a name. */
         ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -340,7 +370,8 @@ int trace__write(const char *path)
     fprintf(f, "threads %zu\n", nthreads);
     fprintf(f, "objects %zu\n", objs.n);
     for (size_t i = 0; i < objs.n; i++) {
-        fprintf(f, "object %zu 0x%jx ", i, (uintmax_t)objs.v[i].load);
+        fprintf(f, "object %zu 0x%jx %s ", i, (uintmax_t)objs.v[i].load,
+                objs.v[i].build_id[0] ? objs.v[i].build_id : "-");
         put_string(f, objs.v[i].name);
         fputc('\n', f);
     }

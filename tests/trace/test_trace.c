@@ -337,6 +337,32 @@ static void a_symbolized_tree_loads_after_the_binary_is_gone(void **state)
     unlink(file);
 }
 
+/* A raw tree outlives a rebuild of its binary: the build-id recorded at run time no
+ * longer matches the file, so its functions keep their addresses, not wrong names. */
+static void a_rebuilt_binary_is_not_used_to_name_an_old_tree(void **state)
+{
+    char *copy = path_in_dir("fixture-rebuilt"), *out = path_in_dir("rebuilt.calltree");
+    char cmd[1024];
+    culprit_calltree *t = NULL;
+    size_t missing = 0;
+    (void)state;
+
+    copy_fixture(copy);
+    assert_int_equal(run(copy, out, "structure", "0", "threads", NULL), 0);
+    /* "Rebuilt": another program at the same path. */
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", PLAIN, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_non_null(t->functions[0].build_id);
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    assert_int_equal(missing, t->nfunctions);
+    for (size_t i = 0; i < t->nfunctions; i++)
+        assert_true(culprit_calltree_function_is_raw(t, i));
+    culprit_calltree_free(t);
+    unlink(copy);
+    unlink(out);
+}
+
 static void a_stripped_binary_shows_addresses(void **state)
 {
     char *copy = path_in_dir("fixture-stripped"), cmd[1024];
@@ -502,6 +528,7 @@ int main(void)
         cmocka_unit_test(static_functions_of_a_shared_library_are_named),
         cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
         cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
+        cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
         cmocka_unit_test(a_stripped_binary_shows_addresses),
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
