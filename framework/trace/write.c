@@ -313,7 +313,8 @@ int trace__write(const char *path)
     tree t = {0};
     objects objs = {0};
     void **fns = NULL;
-    size_t nfns = 0, nthreads = 0, nout = 0;
+    uint32_t *slots = NULL;
+    size_t nfns = 0, nthreads = 0, nout = 0, nslots = 64, h;
     double scale = c->mode == CULPRIT_TRACE_STRUCTURE ? 1.0 : ns_per_tick();
     char *tmp = NULL, exe[4096];
     FILE *f = NULL;
@@ -326,7 +327,9 @@ int trace__write(const char *path)
 
     /* Which nodes are written (called since the last reset, under a written parent),
      * their indices in the file and their functions'. */
-    if (!(fns = malloc(t.n * sizeof(*fns))))
+    while (nslots < 2 * t.n)
+        nslots *= 2;
+    if (!(fns = malloc(t.n * sizeof(*fns))) || !(slots = calloc(nslots, sizeof(*slots))))
         goto cleanup;
     t.v[0].out = 0;
     nout = 1;
@@ -336,10 +339,15 @@ int trace__write(const char *path)
         if (m->calls == 0 || t.v[m->parent].out == UINT32_MAX)
             continue;
         m->out = (uint32_t)nout++;
-        for (m->func = 0; m->func < nfns && fns[m->func] != m->fn; m->func++)
+        /* fn -> function index, open addressing (trees reach 10^5 nodes). */
+        for (h = hash(0, m->fn, nslots - 1); slots[h] && fns[slots[h] - 1] != m->fn;
+             h = (h + 1) & (nslots - 1))
             ;
-        if (m->func == nfns)
+        if (!slots[h]) {
             fns[nfns++] = m->fn;
+            slots[h] = (uint32_t)nfns;
+        }
+        m->func = slots[h] - 1;
         t.v[m->parent].child_sum += m->sum;
     }
 
@@ -431,6 +439,7 @@ cleanup:
         free(objs.v[i].name);
     free(objs.v);
     free(fns);
+    free(slots);
     free(t.v);
     free(t.slots);
     errno = saved_errno;
