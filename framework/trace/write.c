@@ -52,8 +52,15 @@ typedef struct {
 static size_t hash(uint32_t parent, void *fn, size_t mask) NOINSTR;
 static size_t hash(uint32_t parent, void *fn, size_t mask)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)fn ^ ((uint64_t)parent << 32)) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 17) & mask;
+    /* splitmix64's finalizer: every input bit reaches the low bits the mask keeps
+     * (a recursion is one function under 10^5 different parents). */
+    uint64_t x = (uint64_t)(uintptr_t)fn ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return (size_t)x & mask;
 }
 
 static int rehash(tree *t) NOINSTR;

@@ -181,6 +181,26 @@ static void recursion_counts_each_depth(void **state)
     culprit_calltree_free(t);
 }
 
+/* A recursion 100,000 deep: a tree that deep is read, checked, symbolized and
+ * written without recursing on the C stack. */
+static void a_deep_recursion_is_one_node_per_depth(void **state)
+{
+    culprit_calltree *t = record("structure", "0", "deep", "100000");
+    culprit_buf out = CULPRIT_BUF_INIT;
+    size_t deepest = 0;
+    (void)state;
+
+    for (size_t i = 1; i < t->nnodes; i++) {
+        assert_int_equal(t->nodes[i].calls, 1);
+        if (t->nodes[i].depth > deepest)
+            deepest = t->nodes[i].depth;
+    }
+    assert_int_equal(deepest, 100002); /* main, then down(100000) .. down(0) */
+    assert_int_equal(culprit_calltree_write_buf(&out, t), 0);
+    culprit_buf_dispose(&out);
+    culprit_calltree_free(t);
+}
+
 static void a_longjmp_closes_the_frames_it_leaves(void **state)
 {
     culprit_calltree *t = record("full", "0", "longjmp", NULL);
@@ -520,6 +540,7 @@ int main(void)
         cmocka_unit_test(static_functions_of_a_pie_are_named_with_file_and_lines),
         cmocka_unit_test(two_threads_on_the_same_path_merge_with_exact_counts),
         cmocka_unit_test(recursion_counts_each_depth),
+        cmocka_unit_test(a_deep_recursion_is_one_node_per_depth),
         cmocka_unit_test(a_longjmp_closes_the_frames_it_leaves),
         cmocka_unit_test(exit_writes_the_tree_with_open_frames_closed),
         cmocka_unit_test(structure_mode_keeps_counts_only),
