@@ -128,7 +128,7 @@ static int ends_with(const char *s, const char *suffix)
 static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state)
 {
     culprit_buf raw = CULPRIT_BUF_INIT;
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     size_t leaf = find(t, "worker", "leaf", NULL);
     const culprit_calltree_function *fn;
     unsigned int line = line_of(FIXTURE_SOURCE, "/* LEAF */");
@@ -150,7 +150,7 @@ static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state
 
 static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 {
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "worker", NULL)), 2);
@@ -162,7 +162,7 @@ static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 
 static void recursion_counts_each_depth(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "fib", "10");
+    culprit_calltree *t = record("structure", "1", "fib", "10");
     uint64_t total = 0;
     size_t deepest = 0;
     (void)state;
@@ -185,7 +185,7 @@ static void recursion_counts_each_depth(void **state)
  * written without recursing on the C stack. */
 static void a_deep_recursion_is_one_node_per_depth(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "deep", "100000");
+    culprit_calltree *t = record("structure", "1", "deep", "100000");
     culprit_buf out = CULPRIT_BUF_INIT;
     size_t deepest = 0;
     (void)state;
@@ -203,7 +203,7 @@ static void a_deep_recursion_is_one_node_per_depth(void **state)
 
 static void a_longjmp_closes_the_frames_it_leaves(void **state)
 {
-    culprit_calltree *t = record("full", "0", "longjmp", NULL);
+    culprit_calltree *t = record("full", "1", "longjmp", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "main", "catcher", "jumper", "deep", "leaf", NULL)), 1);
@@ -220,7 +220,7 @@ static void a_longjmp_closes_the_frames_it_leaves(void **state)
 
 static void exit_writes_the_tree_with_open_frames_closed(void **state)
 {
-    culprit_calltree *t = record("full", "0", "exit", NULL);
+    culprit_calltree *t = record("full", "1", "exit", NULL);
     size_t in_exit = find(t, "main", "in_exit", NULL);
     (void)state;
 
@@ -235,7 +235,7 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
 
 static void structure_mode_keeps_counts_only(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "levels", NULL);
+    culprit_calltree *t = record("structure", "1", "levels", NULL);
     culprit_buf raw = CULPRIT_BUF_INIT;
     (void)state;
 
@@ -269,7 +269,7 @@ static void level_mode_times_only_its_depth(void **state)
 
 static void full_mode_times_every_call(void **state)
 {
-    culprit_calltree *t = record("full", "0", "levels", NULL);
+    culprit_calltree *t = record("full", "1", "levels", NULL);
     size_t outer = find(t, "main", "outer", NULL), inner = find(t, "main", "outer", "inner", NULL);
     (void)state;
 
@@ -285,7 +285,7 @@ static void full_mode_times_every_call(void **state)
 
 static void static_functions_of_a_shared_library_are_named(void **state)
 {
-    culprit_calltree *t = record("full", "0", "lib", NULL);
+    culprit_calltree *t = record("full", "1", "lib", NULL);
     size_t helper = find(t, "main", "fixture_lib_entry", "lib_helper", NULL);
     const culprit_calltree_function *fn;
     (void)state;
@@ -368,7 +368,7 @@ static void a_rebuilt_binary_is_not_used_to_name_an_old_tree(void **state)
     (void)state;
 
     copy_fixture(copy);
-    assert_int_equal(run(copy, out, "structure", "0", "threads", NULL), 0);
+    assert_int_equal(run(copy, out, "structure", "1", "threads", NULL), 0);
     /* "Rebuilt": another program at the same path. */
     snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", PLAIN, copy);
     assert_int_equal(system(cmd), 0);
