@@ -126,8 +126,28 @@ static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
     else if (fn->file)
         culprit_buf_printf(line, "  %s", fn->file);
     puts(culprit_buf_cstr(line));
-    for (size_t c = 0; c < n->nchildren; c++)
-        print_node(t, n->children[c], line);
+}
+
+/* Depth first, children in the order they were first called; with an explicit
+ * stack, since a deep recursion makes a tree deeper than the C stack. */
+static int print_tree(const culprit_calltree *t)
+{
+    culprit_buf line = CULPRIT_BUF_INIT;
+    size_t *stack = malloc(t->nnodes * sizeof(*stack)), n = 0;
+
+    if (!stack)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    stack[n++] = 0;
+    while (n > 0) {
+        size_t i = stack[--n];
+        if (i != 0)
+            print_node(t, i, &line);
+        for (size_t c = t->nodes[i].nchildren; c > 0; c--)
+            stack[n++] = t->nodes[i].children[c - 1];
+    }
+    free(stack);
+    culprit_buf_dispose(&line);
+    return 0;
 }
 
 static const char *mode_name(culprit_calltree_mode mode)
@@ -140,7 +160,6 @@ static const char *mode_name(culprit_calltree_mode mode)
 int cli_calltree_show(int argc, char **argv)
 {
     culprit_calltree *tree = NULL;
-    culprit_buf line = CULPRIT_BUF_INIT;
     const char *file = NULL;
     size_t unnamed = 0, nofile = 0;
     cli_args args;
@@ -183,13 +202,16 @@ int cli_calltree_show(int argc, char **argv)
     if (tree->overhead_ns > 0)
         printf(", %.1f ns per instrumented call subtracted", tree->overhead_ns);
     printf("\n\n%10s %11s %11s  %s\n", "calls", "inclusive", "exclusive", "function");
-    for (size_t c = 0; c < tree->nodes[0].nchildren; c++)
-        print_node(tree, tree->nodes[0].children[c], &line);
+    if (print_tree(tree) < 0) {
+        cli_error(NULL);
+        goto cleanup;
+    }
     if (unnamed)
         fprintf(stderr,
                 "culprit: hint: %zu function(s) are shown by address: their binary is gone, "
-                "stripped or without symbols; keep the unstripped binary built with -g "
-                "(culprit_instrument adds it)\n",
+                "rebuilt since the run, stripped or without symbols; keep the unstripped "
+                "binary built with -g (culprit_instrument adds it), or record with "
+                "'culprit calltree record', which names functions right away\n",
                 unnamed);
     else if (nofile)
         fprintf(stderr,
@@ -198,7 +220,6 @@ int cli_calltree_show(int argc, char **argv)
                 nofile);
     exit_code = CLI_EXIT_OK;
 cleanup:
-    culprit_buf_dispose(&line);
     culprit_calltree_free(tree);
     return exit_code;
 }

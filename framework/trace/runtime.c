@@ -438,7 +438,7 @@ static void calibrate(void)
     culprit_trace_mode mode = c->mode;
     unsigned int level = c->level;
     trace_thread *t = thread_new(), *saved = self;
-    double base = 1e300, full = 1e300, structure = 1e300, in = 1e300;
+    double base = 1e300, full = 1e300, untimed = 1e300, in = 1e300;
     trace_node *n;
 
     if (!t)
@@ -453,12 +453,15 @@ static void calibrate(void)
         in = min2(in, n->sum / (double)n->calls);
         n->sum = n->sq = 0;
         n->calls = 0;
-        set_mode(CULPRIT_TRACE_STRUCTURE, 1);
-        structure = min2(structure, loop_ticks(mimic));
+        /* An untimed call in level mode (the mimic runs at depth 1, level 2 is
+         * timed): the path level mode's descendants take, which counts descendants
+         * and tests the depth, unlike structure mode's. */
+        set_mode(CULPRIT_TRACE_LEVEL, 2);
+        untimed = min2(untimed, loop_ticks(mimic));
     }
     c->overhead_in = in;
     c->overhead_pair = full > base ? full - base : 0;
-    c->overhead_untimed = structure > base ? structure - base : 0;
+    c->overhead_untimed = untimed > base ? untimed - base : 0;
     set_mode(mode, level);
     self = saved;
     munmap(t->stack, TRACE_STACK_MAX * sizeof(trace_frame));

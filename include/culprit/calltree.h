@@ -42,6 +42,9 @@ typedef struct {
     unsigned int line_low, line_high; /**< its lines in `file` (inclusive); 0 when unknown */
     char *object; /**< the ELF object (executable or shared library) it lives in; NULL unknown */
     uint64_t address; /**< its entry relative to the object's load address (0 unknown) */
+    char *build_id;   /**< the object's GNU build-id in hex, as recorded at run time; NULL
+                           unknown. Symbolization refuses an object whose file on disk has
+                           another one (rebuilt since the run) */
 } culprit_calltree_function;
 
 /**

@@ -58,9 +58,9 @@ base='' s='' l='' f=''
 lower() { if [ -z "$1" ] || [ "$2" -lt "$1" ]; then echo "$2"; else echo "$1"; fi; }
 for _ in $(seq "$runs"); do
   base=$(lower "$base" "$("$plain" calls "$calls")")
-  s=$(lower "$s" "$(traced structure 0 "$instr" calls "$calls")")
+  s=$(lower "$s" "$(traced structure 1 "$instr" calls "$calls")")
   l=$(lower "$l" "$(traced level 3 "$instr" calls "$calls")") # main -> calls -> empty
-  f=$(lower "$f" "$(traced full 0 "$instr" calls "$calls")")
+  f=$(lower "$f" "$(traced full 1 "$instr" calls "$calls")")
 done
 structure=$(per_call "$s" "$base" "$calls")
 level=$(per_call "$l" "$base" "$calls")

@@ -104,7 +104,7 @@ static void show_hints_at_g_when_functions_stay_addresses(void **state)
     snprintf(path, sizeof(path), "%s/raw.calltree", dir);
     assert_non_null(f = fopen(path, "w"));
     fputs("culprit-calltree 1\nbinary /gone/prog\nmode structure\nobjects 1\n"
-          "object 0 0x5555 /gone/prog\nfunctions 1\nfunction 0 0 0x1139 - - 0 0\nnodes 2\n"
+          "object 0 0x5555 - /gone/prog\nfunctions 1\nfunction 0 0 0x1139 - - 0 0\nnodes 2\n"
           "node 0 - - 0 0 - - -\nnode 1 0 0 1 1 - - -\nend\n",
           f);
     fclose(f);

@@ -128,7 +128,7 @@ static int ends_with(const char *s, const char *suffix)
 static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state)
 {
     culprit_buf raw = CULPRIT_BUF_INIT;
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     size_t leaf = find(t, "worker", "leaf", NULL);
     const culprit_calltree_function *fn;
     unsigned int line = line_of(FIXTURE_SOURCE, "/* LEAF */");
@@ -150,7 +150,7 @@ static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state
 
 static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 {
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "worker", NULL)), 2);
@@ -162,7 +162,7 @@ static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 
 static void recursion_counts_each_depth(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "fib", "10");
+    culprit_calltree *t = record("structure", "1", "fib", "10");
     uint64_t total = 0;
     size_t deepest = 0;
     (void)state;
@@ -181,9 +181,29 @@ static void recursion_counts_each_depth(void **state)
     culprit_calltree_free(t);
 }
 
+/* A recursion 100,000 deep: a tree that deep is read, checked, symbolized and
+ * written without recursing on the C stack. */
+static void a_deep_recursion_is_one_node_per_depth(void **state)
+{
+    culprit_calltree *t = record("structure", "1", "deep", "100000");
+    culprit_buf out = CULPRIT_BUF_INIT;
+    size_t deepest = 0;
+    (void)state;
+
+    for (size_t i = 1; i < t->nnodes; i++) {
+        assert_int_equal(t->nodes[i].calls, 1);
+        if (t->nodes[i].depth > deepest)
+            deepest = t->nodes[i].depth;
+    }
+    assert_int_equal(deepest, 100002); /* main, then down(100000) .. down(0) */
+    assert_int_equal(culprit_calltree_write_buf(&out, t), 0);
+    culprit_buf_dispose(&out);
+    culprit_calltree_free(t);
+}
+
 static void a_longjmp_closes_the_frames_it_leaves(void **state)
 {
-    culprit_calltree *t = record("full", "0", "longjmp", NULL);
+    culprit_calltree *t = record("full", "1", "longjmp", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "main", "catcher", "jumper", "deep", "leaf", NULL)), 1);
@@ -200,7 +220,7 @@ static void a_longjmp_closes_the_frames_it_leaves(void **state)
 
 static void exit_writes_the_tree_with_open_frames_closed(void **state)
 {
-    culprit_calltree *t = record("full", "0", "exit", NULL);
+    culprit_calltree *t = record("full", "1", "exit", NULL);
     size_t in_exit = find(t, "main", "in_exit", NULL);
     (void)state;
 
@@ -215,7 +235,7 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
 
 static void structure_mode_keeps_counts_only(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "levels", NULL);
+    culprit_calltree *t = record("structure", "1", "levels", NULL);
     culprit_buf raw = CULPRIT_BUF_INIT;
     (void)state;
 
@@ -249,7 +269,7 @@ static void level_mode_times_only_its_depth(void **state)
 
 static void full_mode_times_every_call(void **state)
 {
-    culprit_calltree *t = record("full", "0", "levels", NULL);
+    culprit_calltree *t = record("full", "1", "levels", NULL);
     size_t outer = find(t, "main", "outer", NULL), inner = find(t, "main", "outer", "inner", NULL);
     (void)state;
 
@@ -265,7 +285,7 @@ static void full_mode_times_every_call(void **state)
 
 static void static_functions_of_a_shared_library_are_named(void **state)
 {
-    culprit_calltree *t = record("full", "0", "lib", NULL);
+    culprit_calltree *t = record("full", "1", "lib", NULL);
     size_t helper = find(t, "main", "fixture_lib_entry", "lib_helper", NULL);
     const culprit_calltree_function *fn;
     (void)state;
@@ -335,6 +355,32 @@ static void a_symbolized_tree_loads_after_the_binary_is_gone(void **state)
     culprit_calltree_free(t);
     culprit_calltree_free(u);
     unlink(file);
+}
+
+/* A raw tree outlives a rebuild of its binary: the build-id recorded at run time no
+ * longer matches the file, so its functions keep their addresses, not wrong names. */
+static void a_rebuilt_binary_is_not_used_to_name_an_old_tree(void **state)
+{
+    char *copy = path_in_dir("fixture-rebuilt"), *out = path_in_dir("rebuilt.calltree");
+    char cmd[1024];
+    culprit_calltree *t = NULL;
+    size_t missing = 0;
+    (void)state;
+
+    copy_fixture(copy);
+    assert_int_equal(run(copy, out, "structure", "1", "threads", NULL), 0);
+    /* "Rebuilt": another program at the same path. */
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", PLAIN, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_non_null(t->functions[0].build_id);
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    assert_int_equal(missing, t->nfunctions);
+    for (size_t i = 0; i < t->nfunctions; i++)
+        assert_true(culprit_calltree_function_is_raw(t, i));
+    culprit_calltree_free(t);
+    unlink(copy);
+    unlink(out);
 }
 
 static void a_stripped_binary_shows_addresses(void **state)
@@ -494,6 +540,7 @@ int main(void)
         cmocka_unit_test(static_functions_of_a_pie_are_named_with_file_and_lines),
         cmocka_unit_test(two_threads_on_the_same_path_merge_with_exact_counts),
         cmocka_unit_test(recursion_counts_each_depth),
+        cmocka_unit_test(a_deep_recursion_is_one_node_per_depth),
         cmocka_unit_test(a_longjmp_closes_the_frames_it_leaves),
         cmocka_unit_test(exit_writes_the_tree_with_open_frames_closed),
         cmocka_unit_test(structure_mode_keeps_counts_only),
@@ -502,6 +549,7 @@ int main(void)
         cmocka_unit_test(static_functions_of_a_shared_library_are_named),
         cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
         cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
+        cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
         cmocka_unit_test(a_stripped_binary_shows_addresses),
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
