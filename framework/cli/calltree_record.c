@@ -90,15 +90,17 @@ cleanup:
 
 /* ------------------------------------------------------------------- show --- */
 
-static const cli_option show_options[] = {{"--help", 0}, {NULL, 0}};
+static const cli_option show_options[] = {{"--depth", 1}, {"--help", 0}, {NULL, 0}};
 
 static void show_usage(FILE *out)
 {
-    fputs("usage: culprit calltree show FILE\n"
+    fputs("usage: culprit calltree show [--depth N] FILE\n"
           "Prints the call tree of FILE, one node per line, indented by depth: calls,\n"
           "inclusive and exclusive time summed over the calls ('-': not timed), the\n"
           "function and where it is defined. Functions still named by their address are\n"
           "symbolized from their binary when it is still there.\n"
+          "\n"
+          "  --depth N   print the nodes down to depth N only (1 = main and thread entries)\n"
           "\nExit status: 0, or 2 on a usage or I/O error or an empty tree.\n",
           out);
 }
@@ -130,7 +132,7 @@ static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
 
 /* Depth first, children in the order they were first called; with an explicit
  * stack, since a deep recursion makes a tree deeper than the C stack. */
-static int print_tree(const culprit_calltree *t)
+static int print_tree(const culprit_calltree *t, size_t max_depth)
 {
     culprit_buf line = CULPRIT_BUF_INIT;
     size_t *stack = malloc(t->nnodes * sizeof(*stack)), n = 0;
@@ -142,6 +144,8 @@ static int print_tree(const culprit_calltree *t)
         size_t i = stack[--n];
         if (i != 0)
             print_node(t, i, &line);
+        if (max_depth && t->nodes[i].depth >= max_depth)
+            continue;
         for (size_t c = t->nodes[i].nchildren; c > 0; c--)
             stack[n++] = t->nodes[i].children[c - 1];
     }
@@ -161,7 +165,7 @@ int cli_calltree_show(int argc, char **argv)
 {
     culprit_calltree *tree = NULL;
     const char *file = NULL;
-    size_t unnamed = 0, nofile = 0;
+    size_t unnamed = 0, nofile = 0, max_depth = 0;
     cli_args args;
     int kind, exit_code = CLI_EXIT_ERROR;
 
@@ -169,6 +173,11 @@ int cli_calltree_show(int argc, char **argv)
     while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
         if (kind < 0)
             return cli_usage_error("calltree show");
+        if (kind == CLI_ARG_OPTION && cli_is(&args, "--depth")) {
+            if (cli_parse_size(&max_depth, "--depth", args.value, 1) < 0)
+                return cli_usage_error("calltree show");
+            continue;
+        }
         if (kind == CLI_ARG_OPTION) {
             show_usage(stdout);
             return CLI_EXIT_OK;
@@ -202,7 +211,7 @@ int cli_calltree_show(int argc, char **argv)
     if (tree->overhead_ns > 0)
         printf(", %.1f ns per instrumented call subtracted", tree->overhead_ns);
     printf("\n\n%10s %11s %11s  %s\n", "calls", "inclusive", "exclusive", "function");
-    if (print_tree(tree) < 0) {
+    if (print_tree(tree, max_depth) < 0) {
         cli_error(NULL);
         goto cleanup;
     }

@@ -51,6 +51,12 @@ static void show_prints_the_indented_tree(void **state)
     assert_string_equal(r.err, ""); /* named with files: no hint */
     free(expected);
     cli_result_dispose(&r);
+    /* --depth 2: foo, bar, doo only. */
+    r = run_culprit(dir, NULL, "calltree show --depth 2 fig5.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "    doo  /src/fig5.c:22-25\n");
+    assert_lacks(r.out, "fem");
+    cli_result_dispose(&r);
 }
 
 static void show_names_the_line_of_a_truncated_file(void **state)
@@ -154,6 +160,8 @@ static void usage_errors(void **state)
     expect_culprit(dir, 2, "--levels: '0' is not an integer of at least 1",
                    "calltree record --levels 0 -- true");
     expect_culprit(dir, 2, "which file?", "calltree show");
+    expect_culprit(dir, 2, "--depth: '0' is not an integer of at least 1",
+                   "calltree show --depth 0 x");
     expect_culprit(dir, 2, "did you mean 'show'", "calltree shwo x");
     expect_culprit(dir, 0, "calltree record [--out FILE]", "calltree record --help");
     expect_culprit(dir, 0, "record", "calltree --help");

@@ -298,6 +298,20 @@ static void static_functions_of_a_shared_library_are_named(void **state)
     culprit_calltree_free(t);
 }
 
+static void an_instrumented_library_in_a_plain_program_is_recorded(void **state)
+{
+    culprit_calltree *t = NULL;
+    char *out = path_in_dir("lib-user.calltree");
+    (void)state;
+
+    assert_int_equal(run(LIB_USER, out, "structure", "1", NULL, NULL), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_int_equal(culprit_calltree_symbolize(t, NULL), 0);
+    /* No main: the program is not instrumented; the library's entry is depth 1. */
+    assert_int_equal(calls(t, find(t, "fixture_lib_entry", "lib_helper", NULL)), 7);
+    culprit_calltree_free(t);
+}
+
 static void record_merges_a_structure_run_and_one_run_per_level(void **state)
 {
     const char *argv[] = {FIXTURE, "levels", NULL};
@@ -547,6 +561,7 @@ int main(void)
         cmocka_unit_test(level_mode_times_only_its_depth),
         cmocka_unit_test(full_mode_times_every_call),
         cmocka_unit_test(static_functions_of_a_shared_library_are_named),
+        cmocka_unit_test(an_instrumented_library_in_a_plain_program_is_recorded),
         cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
         cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
         cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
