@@ -70,6 +70,17 @@ void assert_lacks(const char *haystack, const char *needle);
 /* The line of `text` that contains `needle` (malloc'd), or fails. */
 char *line_with(const char *text, const char *needle);
 
+/* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
+char *replace_all(char *text, const char *from, const char *to);
+
+/*
+ * Compares the JSON text `actual` with tests/cli/golden/`golden_name`: numbers to
+ * 1e-9 relative (another libm may differ in the last digits), every key, string
+ * and count exactly. CULPRIT_UPDATE_GOLDEN=1 rewrites the file. `what` names the
+ * command in the failure message.
+ */
+void assert_json_golden(const char *actual, const char *golden_name, const char *what);
+
 /* Reads a whole file (malloc'd), or NULL when it does not exist. */
 char *read_text(const char *path);
 
