@@ -218,8 +218,8 @@ int cli_judge_option(cli_judge *judge, const cli_args *args)
             return culprit_error_set(CULPRIT_EINVALID, "--fdr: '%s' is not above 0", args->value);
         d->fdr = v;
     } else if (cli_is(args, "--noise-window")) {
-        if ((error = cli_parse_size(&judge->check.noise_window, "--noise-window", args->value,
-                                    0)) < 0)
+        if ((error = cli_parse_size(&judge->check.noise_window, "--noise-window", args->value, 0)) <
+            0)
             return error;
     } else {
         return 0;

@@ -22,6 +22,7 @@ static const command commands[] = {
     {"history", cli_history, "each test's measurements along first-parent history"},
     {"categories", cli_categories, "show and change the tests' speed categories"},
     {"bisect", cli_bisect, "find the commit that made a command slower"},
+    {"report", cli_report, "write the HTML report, or a Markdown summary for CI"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -281,4 +282,132 @@ char *line_with(const char *text, const char *needle)
         end = at + strlen(at);
     assert_non_null(line = strndup(start, (size_t)(end - start)));
     return line;
+}
+
+/* --------------------------------------------------------- golden files --- */
+
+/* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
+static char *replace_all(char *text, const char *from, const char *to)
+{
+    size_t lf = strlen(from), lt = strlen(to), n = 0;
+    char *out, *w;
+    const char *r;
+
+    for (r = text; (r = strstr(r, from)); r += lf)
+        n++;
+    if (n == 0)
+        return text;
+    assert_non_null(out = malloc(strlen(text) + n * lt + 1));
+    for (r = text, w = out;;) {
+        const char *at = strstr(r, from);
+        size_t keep = at ? (size_t)(at - r) : strlen(r);
+        memcpy(w, r, keep);
+        w += keep;
+        if (!at)
+            break;
+        memcpy(w, to, lt);
+        w += lt;
+        r = at + lf;
+    }
+    *w = '\0';
+    free(text);
+    return out;
+}
+
+char *golden_normalize(char *text, const repo_fixture *repo)
+{
+    char name[8], prefix[13];
+
+    text = replace_all(text, repo->dir, "<TMP>");
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "<c%d>", i);
+        text = replace_all(text, repo->sha[i], name);
+        snprintf(prefix, sizeof(prefix), "%.12s", repo->sha[i]);
+        text = replace_all(text, prefix, name);
+    }
+    return text;
+}
+
+int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size)
+{
+    if (json_is_number(a) && json_is_number(b)) {
+        double x = json_number_value(a), y = json_number_value(b);
+        if (fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)))
+            return 1;
+        snprintf(where, size, "%.17g != %.17g", x, y);
+        return 0;
+    }
+    if (json_typeof(a) != json_typeof(b)) {
+        snprintf(where, size, "types differ");
+        return 0;
+    }
+    if (json_is_object(a)) {
+        const char *key;
+        json_t *v;
+        if (json_object_size(a) != json_object_size(b)) {
+            snprintf(where, size, "object sizes differ");
+            return 0;
+        }
+        json_object_foreach((json_t *)a, key, v)
+        {
+            if (!json_object_get(b, key) ||
+                !golden_same_json(v, json_object_get(b, key), where, size)) {
+                size_t len = strlen(where);
+                snprintf(where + len, size - len, " in \"%s\"", key);
+                return 0;
+            }
+        }
+        return 1;
+    }
+    if (json_is_array(a)) {
+        if (json_array_size(a) != json_array_size(b)) {
+            snprintf(where, size, "array sizes differ");
+            return 0;
+        }
+        for (size_t i = 0; i < json_array_size(a); i++)
+            if (!golden_same_json(json_array_get(a, i), json_array_get(b, i), where, size)) {
+                size_t len = strlen(where);
+                snprintf(where + len, size - len, " at [%zu]", i);
+                return 0;
+            }
+        return 1;
+    }
+    if (json_equal((json_t *)a, (json_t *)b))
+        return 1;
+    snprintf(where, size, "'%s' != '%s'", json_string_value(a) ? json_string_value(a) : "?",
+             json_string_value(b) ? json_string_value(b) : "?");
+    return 0;
+}
+
+void expect_golden_json(const repo_fixture *repo, const char *args, const char *golden_dir,
+                        const char *golden_name, int status)
+{
+    char path[1024], where[2048] = "";
+    cli_result r = run_culprit(repo->dir, NULL, "%s", args);
+    char *actual, *expected;
+    json_t *a, *e;
+    json_error_t jerr;
+
+    assert_int_equal(r.status, status);
+    actual = golden_normalize(r.out, repo);
+    r.out = NULL;
+    snprintf(path, sizeof(path), "%s/%s/%s", CULPRIT_SOURCE_DIR, golden_dir, golden_name);
+    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(actual, f);
+        fclose(f);
+    }
+    if (!(expected = read_text(path)))
+        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    if (!(a = json_loads(actual, 0, &jerr)))
+        fail_msg("culprit %s: not JSON: %s\n%s", args, jerr.text, actual);
+    assert_non_null(e = json_loads(expected, 0, NULL));
+    if (!golden_same_json(a, e, where, sizeof(where)))
+        fail_msg("culprit %s differs from %s: %s\n--- actual:\n%s", args, path, where, actual);
+    json_decref(a);
+    json_decref(e);
+    free(actual);
+    free(expected);
+    cli_result_dispose(&r);
 }

@@ -1,0 +1,226 @@
+/*
+ * Tests of `culprit report` (framework/report, framework/cli/report.c) on the
+ * scenario of tests/cli/cli_fixture.c: eight tests at c3, one per verdict, plus
+ * the bisection, call-tree and overweight documents of tests/report/data/ (their
+ * <c1>..<c3> replaced by the fixture's shas). The JSON document and the Markdown
+ * summary are compared with tests/report/golden/ (CULPRIT_UPDATE_GOLDEN=1 rewrites
+ * them); the HTML page is checked for the elements a reader relies on and for
+ * being self-contained; bad inputs must fail with exit 2 and a message naming them.
+ * The page in a real browser is tests/report/report_browser.sh.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../cli/cli_fixture.h"
+
+/* Copies data file `name` into `dir` with the fixture's shas in place of <cN>. */
+static void put_data(const repo_fixture *repo, const char *name, const char *dir)
+{
+    char path[1024], token[8];
+    char *text, *at;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/tests/report/data/%s", CULPRIT_SOURCE_DIR, name);
+    assert_non_null(text = read_text(path));
+    for (int i = 0; i < 4; i++) {
+        snprintf(token, sizeof(token), "<c%d>", i);
+        while ((at = strstr(text, token))) {
+            /* "<cN>" is 4 characters, a sha 40: rebuild the string around it. */
+            size_t head = (size_t)(at - text);
+            char *grown = malloc(strlen(text) + 41);
+            assert_non_null(grown);
+            memcpy(grown, text, head);
+            memcpy(grown + head, repo->sha[i], 40);
+            strcpy(grown + head + 40, at + 4);
+            free(text);
+            text = grown;
+        }
+    }
+    snprintf(path, sizeof(path), "mkdir -p '%s'", dir);
+    assert_int_equal(system(path), 0);
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+    free(text);
+}
+
+static int setup(void **state)
+{
+    repo_fixture *repo;
+    char results[512];
+
+    fixture_setup(state);
+    repo = *state;
+    snprintf(results, sizeof(results), "%s/.culprit/results", repo->dir);
+    put_data(repo, "bisect.json", results);
+    put_data(repo, "calltree.json", results);
+    put_data(repo, "overweight.json", results);
+    return 0;
+}
+
+static void report_json_matches_golden(void **state)
+{
+    expect_golden_json(*state, "report --format json", "tests/report/golden", "report.json", 0);
+}
+
+static void report_json_without_results_has_null_parts(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL, "report --format json --results /nonexistent");
+
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "\"bisect\": null");
+    assert_contains(r.out, "\"calltree\": null");
+    assert_contains(r.out, "\"overweight\": null");
+    assert_contains(r.out, "\"major\": 1");
+    cli_result_dispose(&r);
+}
+
+static void report_markdown_matches_golden(void **state)
+{
+    repo_fixture *repo = *state;
+    char path[1024];
+    cli_result r = run_culprit(repo->dir, NULL, "report --format markdown");
+    char *actual, *expected;
+
+    assert_int_equal(r.status, 0);
+    actual = golden_normalize(r.out, repo);
+    r.out = NULL;
+    snprintf(path, sizeof(path), "%s/tests/report/golden/report.md", CULPRIT_SOURCE_DIR);
+    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(actual, f);
+        fclose(f);
+    }
+    if (!(expected = read_text(path)))
+        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    if (strcmp(actual, expected) != 0)
+        fail_msg("culprit report --format markdown differs from %s:\n--- actual:\n%s\n--- "
+                 "expected:\n%s",
+                 path, actual, expected);
+    free(actual);
+    free(expected);
+    cli_result_dispose(&r);
+}
+
+static void report_markdown_lists_flagged_tests_only(void **state)
+{
+    repo_fixture *repo = *state;
+    cli_result r = run_culprit(repo->dir, NULL, "report --format markdown");
+
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "## culprit: 1 major and 1 minor regression");
+    assert_contains(r.out, "| **MAJOR** | `perf.major` |");
+    assert_lacks(r.out, "`perf.stable`"); /* unchanged: counted, not listed */
+    assert_contains(r.out, "Suspect path: `foo \xe2\x86\x92 doo \xe2\x86\x92 fem`");
+    assert_contains(r.out, "`fem` (src/fem.c:20-22, 31)");
+    cli_result_dispose(&r);
+}
+
+static void report_html_is_self_contained_with_plots_and_tree(void **state)
+{
+    repo_fixture *repo = *state;
+    char path[1024];
+    cli_result r = run_culprit(repo->dir, NULL, "report");
+    char *html;
+
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof(path), "%s/.culprit/report/index.html", repo->dir);
+    assert_contains(r.out, path);
+    assert_non_null(html = read_text(path));
+    /* One plot per test, with whiskers, limits, marked regressions and hover text. */
+    assert_contains(html, "<svg class=\"plot\"");
+    assert_contains(html, "class=\"whisker\"");
+    assert_contains(html, "<line class=\"limit\"");
+    assert_contains(html, "fast &lt; 1.00 ms");
+    assert_contains(html, "<g class=\"pt v-major\"><title>");
+    assert_contains(html, "class=\"pt v-minor\"");
+    assert_contains(html, "MAJOR +200.0%");
+    assert_contains(html, "class=\"culprit\"");
+    assert_contains(html, "id=\"legend\"");
+    /* The bisection, escaped. */
+    assert_contains(html, "id=\"steps\"");
+    assert_contains(html, "commit 2 &lt;with&gt; &quot;markup&quot; &amp; more");
+    assert_lacks(html, "<with>");
+    /* The call tree: suspect nodes open and highlighted, the changed one dotted. */
+    assert_contains(html, "<li class=\"node suspect changed\"><details open><summary "
+                          "class=\"row\"><span class=\"fn\">fem</span><span class=\"dot\"");
+    assert_contains(html, "<li class=\"node\"><div class=\"row\"><span class=\"fn\">qux");
+    assert_contains(html, "<span class=\"a\">+        for (k = 0; k &lt; 4; k++)</span>");
+    assert_contains(html, "id=\"overweight\"");
+    /* Self-contained: no script, no external resource; a dark scheme. */
+    assert_lacks(html, "<script");
+    assert_lacks(html, "http://");
+    assert_lacks(html, "https://");
+    assert_lacks(html, " src=");
+    assert_contains(html, "prefers-color-scheme:dark");
+    free(html);
+    cli_result_dispose(&r);
+}
+
+static void report_out_writes_markdown_file(void **state)
+{
+    repo_fixture *repo = *state;
+    char dir[600], path[700];
+    cli_result r;
+    char *md;
+
+    snprintf(dir, sizeof(dir), "%s/out dir", repo->dir);
+    r = run_culprit(repo->dir, NULL, "report --format md --out '%s'", dir);
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof(path), "%s/report.md", dir);
+    assert_contains(r.out, path);
+    assert_non_null(md = read_text(path));
+    assert_contains(md, "## culprit:");
+    free(md);
+    cli_result_dispose(&r);
+}
+
+static void report_bad_inputs_fail_naming_them(void **state)
+{
+    repo_fixture *repo = *state;
+    char bad[600];
+    FILE *f;
+
+    expect_culprit(repo->dir, 2, "--bisect: no such file 'missing.json'",
+                   "report --bisect missing.json");
+    expect_culprit(repo->dir, 2,
+                   "is not the document of `culprit calltree diff --json` (its \"command\" is "
+                   "'bisect')",
+                   "report --calltree .culprit/results/bisect.json");
+    snprintf(bad, sizeof(bad), "%s/broken.json", repo->dir);
+    assert_non_null(f = fopen(bad, "w"));
+    fputs("{\"command\": \"overweight\",\n \"rows\": [1,\n", f);
+    fclose(f);
+    expect_culprit(repo->dir, 2, "--overweight: 'broken.json' is not JSON: line 3",
+                   "report --overweight broken.json");
+    expect_culprit(repo->dir, 2, "'pdf' is not a report format", "report --format pdf");
+    expect_culprit(repo->dir, 2, "did you mean '--bisect'", "report --bisct x");
+    expect_culprit(repo->dir, 2, "no history directory", "report --history nowhere");
+    expect_culprit(repo->dir, 2, "no test 'perf.majr'", "report --test perf.majr");
+    expect_culprit(repo->dir, 0, "usage: culprit report", "report --help");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(report_json_matches_golden),
+        cmocka_unit_test(report_json_without_results_has_null_parts),
+        cmocka_unit_test(report_markdown_matches_golden),
+        cmocka_unit_test(report_markdown_lists_flagged_tests_only),
+        cmocka_unit_test(report_html_is_self_contained_with_plots_and_tree),
+        cmocka_unit_test(report_out_writes_markdown_file),
+        cmocka_unit_test(report_bad_inputs_fail_naming_them),
+    };
+    return cmocka_run_group_tests(tests, setup, fixture_teardown);
+}
