@@ -49,7 +49,7 @@ static const char css[] =
     "--minor:#f0b72f;--faster:#56d364;--undecided:#58a6ff;--plain:#9198a1;--limit:#d2a8ff;"
     "--suspect:#3d2a17;--suspect-border:#db6d28;--culprit:#ff7b72;--add:#12261e;"
     "--del:#2d1214}}\n"
-    "*{box-sizing:border-box}\n"
+    "*{box-sizing:border-box}a{color:var(--undecided)}\n"
     "body{margin:0;background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,-apple-system,"
     "'Segoe UI',Roboto,'DejaVu Sans',sans-serif}\n"
     "main{max-width:62rem;margin:0 auto;padding:1.5rem 1.25rem 3rem}\n"
@@ -110,8 +110,10 @@ static const char css[] =
     "ul.tree ul{border-left:1px dotted var(--border);margin-left:.45rem}\n"
     ".row{display:flex;flex-wrap:wrap;align-items:baseline;gap:.2rem .7rem;padding:.12rem .4rem;"
     "border-radius:.3rem;border:1px solid transparent}\n"
-    "summary.row{cursor:pointer}summary.row::marker{color:var(--muted)}\n"
-    "div.row{padding-left:1.35rem}\n"
+    "summary.row{cursor:pointer;list-style:none}summary.row::-webkit-details-marker{display:none}\n"
+    "summary.row::before{content:'\\25B8';display:inline-block;width:.8rem;color:var(--muted)}\n"
+    "details[open]>summary.row::before{content:'\\25BE'}\n"
+    "div.row{padding-left:1.9rem}\n"
     ".suspect>.row,.suspect>details>.row{background:var(--suspect);"
     "border-color:var(--suspect-border)}\n"
     ".fn{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-weight:600}\n"
@@ -333,7 +335,11 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
 {
     const culprit_report_point *now = culprit_report_current(r, s);
     double top = 0, limit = NAN, step, last_label = -1e9;
-    size_t culprit = culprit_index(r);
+    /* The culprit line belongs to the regressions the bisection was about. */
+    size_t culprit =
+        now && (now->verdict == CULPRIT_VERDICT_MAJOR || now->verdict == CULPRIT_VERDICT_MINOR)
+            ? culprit_index(r)
+            : SIZE_MAX;
     scale sc = {0, r->ncommits};
 
     for (size_t i = 0; i < s->npoints; i++)
@@ -366,7 +372,10 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
                            "y2=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">",
                            PLOT_LEFT, PLOT_W - PLOT_RIGHT, py(&sc, y), py(&sc, y), PLOT_LEFT - 8,
                            py(&sc, y) + 4);
-        duration(out, y);
+        if (y == 0)
+            culprit_buf_puts(out, "0");
+        else
+            duration(out, y);
         culprit_buf_puts(out, "</text>\n");
     }
     /* The region above the test's own limit: where a major regression lands. */
@@ -451,7 +460,7 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
                                x, py(&sc, p->low_ns), py(&sc, p->high_ns), x - 4,
                                py(&sc, p->low_ns), x - 4, py(&sc, p->high_ns));
         culprit_buf_printf(out, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\"/>", x, y,
-                           flagged ? "5.5" : "4");
+                           flagged ? "5" : "3.5");
         if (flagged) {
             culprit_buf_printf(
                 out, "<text class=\"mark\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s ",
@@ -648,7 +657,13 @@ static void node_row(culprit_buf *out, const culprit_report_node *n)
     duration(out, n->test_ns);
     culprit_buf_puts(out, "</span>");
     if (isfinite(n->change)) {
-        culprit_buf_printf(out, "<span class=\"%s\">", n->change > 0 ? "up" : "down");
+        /* Coloured only when the analysis found it slower (or faster): a +0.3% of
+         * noise in red would draw the eye to the wrong place. */
+        culprit_buf_printf(out, "<span class=\"%s\">",
+                           !n->status && !n->suspect                    ? "muted"
+                           : n->suspect || !strcmp(n->status, "slower") ? "up"
+                           : !strcmp(n->status, "faster")               ? "down"
+                                                                        : "muted");
         culprit_report__put_change(out, n->change);
         culprit_buf_puts(out, "</span>");
     }

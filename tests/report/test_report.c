@@ -164,6 +164,13 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
     assert_lacks(html, "https://");
     assert_lacks(html, " src=");
     assert_contains(html, "prefers-color-scheme:dark");
+    /* report_browser.sh opens this page in a real browser. */
+    if (getenv("CULPRIT_REPORT_KEEP")) {
+        FILE *f = fopen(getenv("CULPRIT_REPORT_KEEP"), "w");
+        assert_non_null(f);
+        fputs(html, f);
+        fclose(f);
+    }
     free(html);
     cli_result_dispose(&r);
 }
