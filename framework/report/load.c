@@ -268,6 +268,11 @@ static int read_ranges(culprit_report_node *n, const json_t *ranges)
             hi = json_number_value(json_array_get(r, 1));
         } else if (json_is_number(r)) {
             lo = hi = json_number_value(r);
+        } else if (json_is_object(r) && isfinite(number(r, "start"))) {
+            /* A diff hunk's new side, "+start,lines": a pure deletion (lines 0)
+             * is shown at the line it follows. */
+            lo = number(r, "start");
+            hi = lo + fmax(number(r, "lines"), 1) - 1;
         } else if (json_is_object(r)) {
             lo = number(r, "low");
             hi = number(r, "high");
@@ -287,6 +292,7 @@ static int read_node(tree_reader *t, const json_t *j, size_t parent, size_t dept
     static const char *const base_keys[] = {"base_ns", "base_mean_ns", "base_inclusive_ns", NULL};
     static const char *const test_keys[] = {"test_ns", "test_mean_ns", "test_inclusive_ns", NULL};
     static const char *const lines_keys[] = {"changed_lines", "lines", NULL};
+    static const char *const status_keys[] = {"status", "verdict", NULL};
     culprit_report_node *n = NULL;
     const json_t *children, *flag, *lines = NULL;
     size_t index;
@@ -301,7 +307,8 @@ static int read_node(tree_reader *t, const json_t *j, size_t parent, size_t dept
     index = t->tree->nnodes - 1;
     if ((error = string_of(&n->function, j, name_keys)) < 0 ||
         (error = string(&n->file, j, "file")) < 0 ||
-        (error = string(&n->status, j, "status")) < 0 || (error = string(&n->diff, j, "diff")) < 0)
+        (error = string_of(&n->status, j, status_keys)) < 0 ||
+        (error = string(&n->diff, j, "diff")) < 0)
         return error;
     if (!n->function)
         return culprit_error_set(CULPRIT_EINVALID, "--calltree: '%s': node %zu has no function",
@@ -327,7 +334,9 @@ static int read_node(tree_reader *t, const json_t *j, size_t parent, size_t dept
     flag = json_object_get(j, "suspect");
     n->suspect = json_is_true(flag);
     flag = json_object_get(j, "changed");
-    n->changed = json_is_true(flag);
+    /* A boolean, or how the function relates to the commit: "lines", "file", "no". */
+    n->changed =
+        json_is_true(flag) || (json_is_string(flag) && strcmp(json_string_value(flag), "no") != 0);
     for (size_t k = 0; lines_keys[k] && !lines; k++)
         lines = json_object_get(j, lines_keys[k]);
     if ((error = read_ranges(&t->tree->nodes[index], lines)) < 0)
@@ -350,6 +359,8 @@ static int suspect_text(char **out, const json_t *s)
     const json_t *path = json_is_object(s) ? json_object_get(s, "path") : s;
 
     *out = NULL;
+    if (json_is_object(s) && json_is_string(json_object_get(s, "path_text")))
+        path = json_object_get(s, "path_text");
     if (json_is_string(path))
         return (*out = culprit_strdup(json_string_value(path))) ? 0 : CULPRIT_ERROR;
     for (size_t i = 0; json_is_array(path) && i < json_array_size(path); i++) {
@@ -367,6 +378,57 @@ static int suspect_text(char **out, const json_t *s)
     }
     *out = text.size ? culprit_buf_detach(&text) : NULL;
     culprit_buf_dispose(&text);
+    return 0;
+}
+
+/* The node for path element `j` under `parent`: an existing one with the same
+ * function and file, or a new one read from `j`. */
+static int path_node(size_t *out, tree_reader *t, const json_t *j, size_t parent)
+{
+    const char *name = json_string_value(json_object_get(j, "function"));
+    const char *file = json_string_value(json_object_get(j, "file"));
+    int error;
+
+    for (size_t i = 0; i < t->tree->nnodes; i++) {
+        const culprit_report_node *n = &t->tree->nodes[i];
+        if (n->parent == parent && name && strcmp(n->function, name) == 0 && (!file == !n->file) &&
+            (!file || strcmp(n->file, file) == 0)) {
+            *out = i;
+            return 0;
+        }
+    }
+    if ((error = read_node(t, j, parent, 1, 0)) < 0)
+        return error;
+    *out = t->tree->nnodes - 1;
+    return 0;
+}
+
+/*
+ * A document that lists only its suspects, each with the path of nodes from the
+ * top of the tree down to it: the tree shown is the union of those paths (the part
+ * of the call tree a reader has to look at). The path's last node is the suspect;
+ * the slower nodes on the way are highlighted too (Fig. 6 crosses the whole path).
+ */
+static int read_suspect_paths(tree_reader *t, const json_t *suspects)
+{
+    int error;
+
+    for (size_t i = 0; i < json_array_size(suspects); i++) {
+        const json_t *path = json_object_get(json_array_get(suspects, i), "path");
+        size_t parent = SIZE_MAX, node = SIZE_MAX, len = json_array_size(path);
+        for (size_t k = 0; k < len; k++) {
+            const json_t *j = json_array_get(path, k);
+            const char *v;
+            if (!json_is_object(j))
+                break;
+            if ((error = path_node(&node, t, j, parent)) < 0)
+                return error;
+            v = t->tree->nodes[node].status;
+            if (k + 1 == len || (v && strcmp(v, "slower") == 0))
+                t->tree->nodes[node].suspect = 1;
+            parent = node;
+        }
+    }
     return 0;
 }
 
@@ -403,6 +465,8 @@ int culprit_report_load_calltree(culprit_report *report, const char *path)
     suspects = json_object_get(doc, "suspects");
     if (!suspects)
         suspects = json_object_get(doc, "paths");
+    if (!nodes && json_is_array(suspects) && (error = read_suspect_paths(&t, suspects)) < 0)
+        goto cleanup;
     if (json_is_array(suspects) && json_array_size(suspects)) {
         size_t len = json_array_size(suspects);
         if (!(t.tree->suspects = calloc(len, sizeof(char *)))) {
@@ -447,9 +511,11 @@ int culprit_report_load_overweight(culprit_report *report, const char *path)
     list = json_object_get(doc, "rows");
     if (!list)
         list = json_object_get(doc, "symbols");
+    if (!list) /* the recursive analysis: its first round is the whole profile */
+        list = json_object_get(json_array_get(json_object_get(doc, "rounds"), 0), "functions");
     if (!json_is_array(list)) {
-        error =
-            culprit_error_set(CULPRIT_EINVALID, "--overweight: '%s' has no \"rows\" array", path);
+        error = culprit_error_set(CULPRIT_EINVALID,
+                                  "--overweight: '%s' has no \"rounds\" with \"functions\"", path);
         goto cleanup;
     }
     len = json_array_size(list);

@@ -193,6 +193,37 @@ static void report_out_writes_markdown_file(void **state)
     cli_result_dispose(&r);
 }
 
+/* The shape `culprit calltree diff --json` prints: only the suspects, each with the
+ * path of nodes down to it; the tree shown is the union of the paths. */
+static void report_reads_suspect_paths(void **state)
+{
+    repo_fixture *repo = *state;
+    char dir[600];
+    cli_result r;
+
+    snprintf(dir, sizeof(dir), "%s/paths", repo->dir);
+    put_data(repo, "calltree_paths.json", dir);
+    r = run_culprit(repo->dir, NULL, "report --format json --calltree paths/calltree_paths.json");
+    assert_int_equal(r.status, 0);
+    /* foo once (both paths start there), then doo, fem, bar, wug: five nodes. */
+    assert_contains(r.out, "\"suspects\": [\n      \"foo \u2192 doo \u2192 fem\",\n      "
+                           "\"foo \u2192 bar \u2192 wug\"\n    ]");
+    assert_contains(r.out, "\"function\": \"wug\"");
+    assert_lacks(strstr(r.out, "\"function\": \"fem\"") + 1, "\"function\": \"foo\"");
+    cli_result_dispose(&r);
+    r = run_culprit(repo->dir, NULL, "report --calltree paths/calltree_paths.json --out paths");
+    assert_int_equal(r.status, 0);
+    cli_result_dispose(&r);
+    snprintf(dir, sizeof(dir), "%s/paths/index.html", repo->dir);
+    char *html = read_text(dir);
+    assert_non_null(html);
+    /* fem: changed lines 20-22 and the deletion after 31; bar is not highlighted. */
+    assert_contains(html, "changed lines 20&ndash;22, 31");
+    assert_contains(html, "<li class=\"node\"><details open><summary class=\"row\"><span "
+                          "class=\"fn\">bar</span>");
+    free(html);
+}
+
 static void report_bad_inputs_fail_naming_them(void **state)
 {
     repo_fixture *repo = *state;
@@ -227,6 +258,7 @@ int main(void)
         cmocka_unit_test(report_markdown_lists_flagged_tests_only),
         cmocka_unit_test(report_html_is_self_contained_with_plots_and_tree),
         cmocka_unit_test(report_out_writes_markdown_file),
+        cmocka_unit_test(report_reads_suspect_paths),
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
