@@ -38,17 +38,19 @@ static const cli_option options[] = {{"--out", 1},
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit report [--out DIR] [--format html|markdown|json] [--commit REV]\n"
+    fputs("usage: culprit report [--out DIR] [--format html|markdown|json|text] [--commit REV]\n"
           "                      [--bisect FILE] [--calltree FILE] [--overweight FILE]\n"
           "                      [--results DIR] [--limit N] [--test NAME] [--title TEXT]\n"
           "Writes the feedback for a commit: each test's time along first-parent history\n"
           "with its verdicts and category limits, the bisection's culprit, the culprit's\n"
           "call tree and the overweight table.\n"
           "\n"
-          "  --format FORMAT       html (default): one self-contained page, DIR/index.html;\n"
+          "  --format FORMAT       html (default): one self-contained page, DIR/index.html,\n"
+          "                        and a summary block on stdout ending with its path;\n"
           "                        markdown: a short summary for CI and pull requests;\n"
-          "                        json: the report's data (markdown and json go to stdout\n"
-          "                        unless --out is given: DIR/report.md, DIR/report.json)\n"
+          "                        json: the report's data; text: the summary block\n"
+          "                        (these go to stdout unless --out is given: DIR/report.md,\n"
+          "                        DIR/report.json, DIR/report.txt)\n"
           "  --out DIR             where to write (default .culprit/report)\n"
           "  --commit REV          the commit reported on (default HEAD)\n"
           "  --limit N             first-parent commits shown (default 30)\n"
@@ -161,9 +163,10 @@ cleanup:
     return error;
 }
 
-static int write_output(const report_args *a, const culprit_buf *text, const char *workdir)
+static int write_output(const report_args *a, const culprit_buf *text, const culprit_buf *summary,
+                        const char *workdir)
 {
-    static const char *const names[] = {"index.html", "report.md", "report.json"};
+    static const char *const names[] = {"index.html", "report.md", "report.json", "report.txt"};
     char *dir = NULL, *path = NULL;
     int error;
 
@@ -180,8 +183,13 @@ static int write_output(const report_args *a, const culprit_buf *text, const cha
     if ((error = culprit_fs_mkdir_p(dir)) < 0 ||
         (error = culprit_fs_write_atomic(path, text->ptr, text->size, 0)) < 0)
         goto cleanup;
-    /* The path alone on stdout, so scripts can pick it up; people read stderr too. */
-    printf("%s\n", path);
+    /* The page: the summary block, then where it is (the last line, for scripts). */
+    if (a->format == CULPRIT_REPORT_HTML) {
+        fwrite(summary->ptr, 1, summary->size, stdout);
+        printf("  %-10s %s\n", "report", path);
+    } else {
+        printf("%s\n", path);
+    }
 cleanup:
     free(dir);
     free(path);
@@ -196,7 +204,7 @@ int cli_report(int argc, char **argv)
     cli_env env;
     culprit_report *report = NULL;
     culprit_history_runs runs = {0, NULL, 0};
-    culprit_buf text = CULPRIT_BUF_INIT;
+    culprit_buf text = CULPRIT_BUF_INIT, summary = CULPRIT_BUF_INIT;
     char *results = NULL;
     const char *slash;
     int kind, help = 0, error = 0;
@@ -275,13 +283,16 @@ int cli_report(int argc, char **argv)
         goto cleanup;
     }
     if ((error = load_results(report, &a, results)) < 0 ||
-        (error = culprit_report_render(&text, report, a.format)) < 0)
+        (error = culprit_report_render(&text, report, a.format)) < 0 ||
+        (a.format == CULPRIT_REPORT_HTML &&
+         (error = culprit_report_render(&summary, report, CULPRIT_REPORT_TEXT)) < 0))
         goto cleanup;
-    error = write_output(&a, &text, culprit_vcs_workdir(env.repo));
+    error = write_output(&a, &text, &summary, culprit_vcs_workdir(env.repo));
 cleanup:
     if (error < 0)
         cli_error(NULL);
     culprit_buf_dispose(&text);
+    culprit_buf_dispose(&summary);
     free(results);
     culprit_history_runs_dispose(&runs);
     culprit_report_free(report);

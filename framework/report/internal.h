@@ -14,6 +14,7 @@ void culprit_report__calltree_free(culprit_report_calltree *calltree);
 int culprit_report__render_html(culprit_buf *out, const culprit_report *report);
 int culprit_report__render_markdown(culprit_buf *out, const culprit_report *report);
 int culprit_report__render_json(culprit_buf *out, const culprit_report *report);
+int culprit_report__render_text(culprit_buf *out, const culprit_report *report);
 
 /* "+12.3%", or "-" when not finite. */
 int culprit_report__put_change(culprit_buf *out, double change);

@@ -221,9 +221,12 @@ int culprit_report_format_parse(culprit_report_format *out, const char *name)
         *out = CULPRIT_REPORT_MARKDOWN;
     else if (strcmp(name, "json") == 0)
         *out = CULPRIT_REPORT_JSON;
+    else if (strcmp(name, "text") == 0)
+        *out = CULPRIT_REPORT_TEXT;
     else
         return culprit_error_set(
-            CULPRIT_EINVALID, "--format: '%s' is not a report format (html, markdown, json)", name);
+            CULPRIT_EINVALID, "--format: '%s' is not a report format (html, markdown, json, text)",
+            name);
     return 0;
 }
 
@@ -237,6 +240,8 @@ int culprit_report_render(culprit_buf *out, const culprit_report *report,
         return culprit_report__render_markdown(out, report);
     case CULPRIT_REPORT_JSON:
         return culprit_report__render_json(out, report);
+    case CULPRIT_REPORT_TEXT:
+        return culprit_report__render_text(out, report);
     }
     return culprit_error_set(CULPRIT_EINVALID, "unknown report format %d", (int)format);
 }

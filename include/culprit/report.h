@@ -186,14 +186,15 @@ int culprit_report_load_overweight(culprit_report *report, const char *path);
 typedef enum {
     CULPRIT_REPORT_HTML = 0, /**< one self-contained page: inline CSS and SVG, no script */
     CULPRIT_REPORT_MARKDOWN, /**< a short summary for CI step summaries and PR comments */
-    CULPRIT_REPORT_JSON      /**< the model as one JSON document */
+    CULPRIT_REPORT_JSON,     /**< the model as one JSON document */
+    CULPRIT_REPORT_TEXT      /**< a summary block for the terminal */
 } culprit_report_format;
 
 /** The tag a verdict is shown with: "MAJOR", "MINOR", "FASTER", "UNDECIDED",
  * "unchanged", "no baseline", "MIXED", "not run" (upper case: look here). */
 const char *culprit_report_verdict_tag(culprit_verdict_kind kind);
 
-/** Parses "html", "markdown" (or "md"), "json". CULPRIT_EINVALID otherwise. */
+/** Parses "html", "markdown" (or "md"), "json", "text". CULPRIT_EINVALID otherwise. */
 int culprit_report_format_parse(culprit_report_format *out, const char *name);
 
 /** The verdict counts of the report's commit: the verdicts of the points there. */

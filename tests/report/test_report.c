@@ -136,6 +136,16 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
 
     assert_int_equal(r.status, 0);
     snprintf(path, sizeof(path), "%s/.culprit/report/index.html", repo->dir);
+    /* The summary block on stdout, the page's path last. */
+    assert_contains(r.out, "culprit report at ");
+    assert_contains(r.out, ": 8 tests measured: 1 major, 1 minor, 1 faster, 1 undecided");
+    assert_contains(r.out, "\n  MAJOR      perf.major: major regression: 1.50 ms now");
+    assert_contains(r.out, "\n  culprit    ");
+    assert_contains(r.out, "+200.0% (CI +196.0% to +204.0%); 3 steps, 3 builds, 30 runs among 2 "
+                           "commits\n");
+    assert_contains(r.out, "\n  where      foo \xe2\x86\x92 doo \xe2\x86\x92 fem (fem changed "
+                           "by the culprit)\n");
+    assert_contains(r.out, "\n  report     ");
     assert_contains(r.out, path);
     assert_non_null(html = read_text(path));
     /* One plot per test, with whiskers, limits, marked regressions and hover text. */
