@@ -131,7 +131,7 @@ static json_t *step_json(const culprit_bisect_step *s)
     return o;
 }
 
-static int print_json(const culprit_bisect_result *r)
+static int print_json(const culprit_bisect_result *r, const char *test)
 {
     static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
     json_t *doc = json_object(), *steps = json_array(), *range = json_array();
@@ -139,6 +139,7 @@ static int print_json(const culprit_bisect_result *r)
     json_object_set_new(doc, "culprit_json", json_integer(1));
     json_object_set_new(doc, "command", json_string("bisect"));
     json_object_set_new(doc, "outcome", json_string(outcomes[r->outcome]));
+    json_object_set_new(doc, "test", cli_json_string(test)); /* --test, for the report */
     json_object_set_new(doc, "good", json_string(r->good));
     json_object_set_new(doc, "bad", json_string(r->bad));
     json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
@@ -444,7 +445,7 @@ int cli_bisect(int argc, char **argv)
     }
     status = r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
     if (json) {
-        if (print_json(&r) < 0)
+        if (print_json(&r, o.test) < 0)
             status = CLI_EXIT_ERROR;
     } else {
         print_text(&r, o.confidence);

@@ -83,7 +83,10 @@ static const char css[] =
     "svg .limit{stroke:var(--limit);stroke-width:1.4;stroke-dasharray:6 4}\n"
     "svg text.limit-label{fill:var(--limit);font-weight:600}\n"
     "svg .over{fill:var(--major);opacity:.06}\n"
-    "svg .series{fill:none;stroke:var(--line);stroke-width:1.6}\n"
+    "svg .series{fill:none;stroke:var(--line);stroke-width:1.6}"
+    "svg .series.gap{stroke-dasharray:3 4;opacity:.6}\n"
+    "svg .step path{fill:var(--undecided);stroke:var(--bg);stroke-width:1}"
+    "svg .step.bad path{fill:var(--major)}svg .step:hover path{stroke:var(--fg)}\n"
     "svg .whisker{stroke:var(--line);stroke-width:1.3}\n"
     "svg .pt circle{fill:var(--bg);stroke:var(--plain);stroke-width:2}\n"
     "svg .v-major circle{fill:var(--major);stroke:var(--major)}"
@@ -294,6 +297,11 @@ static void legend(culprit_buf *out)
         "<span><svg width=\"10\" height=\"14\"><line x1=\"5\" y1=\"0\" x2=\"5\" y2=\"14\" "
         "stroke=\"var(--culprit)\" stroke-width=\"1.5\" stroke-dasharray=\"2 3\"/></svg>culprit "
         "commit</span>"
+        "<span><svg width=\"26\" height=\"10\"><line x1=\"0\" y1=\"5\" x2=\"26\" y2=\"5\" "
+        "stroke=\"var(--line)\" stroke-width=\"1.6\" stroke-dasharray=\"3 4\"/></svg>not "
+        "measured in between</span>"
+        "<span><svg width=\"14\" height=\"14\"><path d=\"M7 1L13 7L7 13L1 7Z\" "
+        "fill=\"var(--undecided)\"/></svg>measured by the bisection (red: slower)</span>"
         "<span>hover a point for its figures</span></div>\n");
 }
 
@@ -323,21 +331,61 @@ static void point_title(culprit_buf *out, const culprit_report *r, const culprit
     culprit_buf_puts(out, "</title>");
 }
 
+static size_t commit_index(const culprit_report *r, const char *sha);
+
 static size_t culprit_index(const culprit_report *r)
 {
-    for (size_t i = 0; r->bisect && r->bisect->culprit[0] && i < r->ncommits; i++)
-        if (strcmp(r->commits[i].sha, r->bisect->culprit) == 0)
+    return r->bisect ? commit_index(r, r->bisect->culprit) : SIZE_MAX;
+}
+
+static size_t commit_index(const culprit_report *r, const char *sha)
+{
+    for (size_t i = 0; sha[0] && i < r->ncommits; i++)
+        if (strcmp(r->commits[i].sha, sha) == 0)
             return i;
     return SIZE_MAX;
+}
+
+/* The bisection's measurements of the test, as diamonds at their commits: the
+ * step the history alone cannot show (it has data at the ends only). */
+static void bisect_steps(culprit_buf *out, const culprit_report *r, const scale *sc)
+{
+    const culprit_report_bisect *b = r->bisect;
+    char sha[13];
+
+    for (size_t i = 0; i < b->nsteps; i++) {
+        const culprit_report_step *st = &b->steps[i];
+        size_t c = commit_index(r, st->commit);
+        double x, y;
+        if (c == SIZE_MAX || !isfinite(st->mean_ns))
+            continue;
+        x = px(sc, c);
+        y = py(sc, st->mean_ns);
+        culprit_buf_printf(out, "<g class=\"step%s\"><title>bisection %s",
+                           st->verdict && strcmp(st->verdict, "bad") == 0 ? " bad" : "",
+                           i ? "step " : "check");
+        if (i)
+            culprit_buf_printf(out, "%zu", i);
+        culprit_buf_printf(out, ": %s ", culprit_report__short(sha, st->commit));
+        h(out, st->subject);
+        culprit_buf_puts(out, "\nmean ");
+        duration(out, st->mean_ns);
+        culprit_buf_printf(out, " in %zu runs: ", st->runs);
+        h(out, st->verdict);
+        culprit_buf_printf(out, "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\"/></g>\n", x, y - 6);
+    }
 }
 
 static void plot(culprit_buf *out, const culprit_report *r, const culprit_report_series *s)
 {
     const culprit_report_point *now = culprit_report_current(r, s);
     double top = 0, limit = NAN, step, last_label = -1e9;
-    /* The culprit line belongs to the regressions the bisection was about. */
+    /* The culprit line belongs to the test the bisection was about (or, when it
+     * timed a command, to the regressed tests). */
+    int steps = culprit_report_bisect_is_of(r, s);
     size_t culprit =
-        now && (now->verdict == CULPRIT_VERDICT_MAJOR || now->verdict == CULPRIT_VERDICT_MINOR)
+        steps || (r->bisect && !r->bisect->test && now &&
+                  (now->verdict == CULPRIT_VERDICT_MAJOR || now->verdict == CULPRIT_VERDICT_MINOR))
             ? culprit_index(r)
             : SIZE_MAX;
     scale sc = {0, r->ncommits};
@@ -345,6 +393,8 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
     for (size_t i = 0; i < s->npoints; i++)
         top =
             fmax(top, isfinite(s->points[i].high_ns) ? s->points[i].high_ns : s->points[i].mean_ns);
+    for (size_t i = 0; steps && i < r->bisect->nsteps; i++)
+        top = fmax(top, isfinite(r->bisect->steps[i].mean_ns) ? r->bisect->steps[i].mean_ns : 0);
     if (!(top > 0))
         top = 1;
     /* The limits shown: every category boundary within reach of the data. */
@@ -438,13 +488,19 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
                            r->commits[culprit].sha);
     }
     /* The series: means joined, then each point with its whisker and its title. */
-    if (s->npoints > 1) {
-        culprit_buf_puts(out, "<polyline class=\"series\" points=\"");
-        for (size_t i = 0; i < s->npoints; i++)
-            culprit_buf_printf(out, "%s%.1f,%.1f", i ? " " : "", px(&sc, s->points[i].commit),
-                               py(&sc, s->points[i].mean_ns));
-        culprit_buf_puts(out, "\"/>\n");
+    /* Solid between neighbouring commits, dashed across commits not measured. */
+    for (size_t i = 1; i < s->npoints; i++) {
+        const culprit_report_point *a = &s->points[i - 1], *b = &s->points[i];
+        if (!isfinite(a->mean_ns) || !isfinite(b->mean_ns))
+            continue;
+        culprit_buf_printf(out,
+                           "<line class=\"series%s\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+                           "y2=\"%.1f\"/>\n",
+                           b->commit == a->commit + 1 ? "" : " gap", px(&sc, a->commit),
+                           py(&sc, a->mean_ns), px(&sc, b->commit), py(&sc, b->mean_ns));
     }
+    if (steps)
+        bisect_steps(out, r, &sc);
     for (size_t i = 0; i < s->npoints; i++) {
         const culprit_report_point *p = &s->points[i];
         double x = px(&sc, p->commit), y = py(&sc, p->mean_ns);

@@ -80,6 +80,7 @@ static json_t *bisect_json(const culprit_report_bisect *b)
         return json_null();
     }
     json_object_set_new(j, "outcome", str(b->outcome));
+    json_object_set_new(j, "test", str(b->test));
     json_object_set_new(j, "good", json_string(b->good));
     json_object_set_new(j, "bad", json_string(b->bad));
     json_object_set_new(j, "culprit", b->culprit[0] ? json_string(b->culprit) : json_null());

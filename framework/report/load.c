@@ -121,6 +121,7 @@ void culprit_report__bisect_free(culprit_report_bisect *b)
     if (!b)
         return;
     free(b->outcome);
+    free(b->test);
     free(b->subject);
     free(b->author);
     free(b->date);
@@ -181,7 +182,8 @@ int culprit_report_load_bisect(culprit_report *report, const char *path)
     sha(b->good, doc, "good");
     sha(b->bad, doc, "bad");
     sha(b->culprit, doc, "culprit");
-    if ((error = string(&b->subject, doc, "subject")) < 0 ||
+    if ((error = string(&b->test, doc, "test")) < 0 ||
+        (error = string(&b->subject, doc, "subject")) < 0 ||
         (error = string(&b->author, doc, "author")) < 0 ||
         (error = string(&b->date, doc, "date")) < 0 ||
         (error = read_steps(&b->steps, &b->nsteps, json_object_get(doc, "steps"))) < 0 ||

@@ -202,6 +202,20 @@ const culprit_report_point *culprit_report_current(const culprit_report *report,
     return last->commit == report->ncommits - 1 ? last : NULL;
 }
 
+int culprit_report_bisect_is_of(const culprit_report *report, const culprit_report_series *series)
+{
+    const char *test = report->bisect ? report->bisect->test : NULL;
+    size_t lt, ls;
+
+    if (!test)
+        return 0;
+    lt = strlen(test);
+    ls = strlen(series->test);
+    /* "suite.test", or the bare test name bisect also accepts. */
+    return strcmp(test, series->test) == 0 || (ls > lt && series->test[ls - lt - 1] == '.' &&
+                                               strcmp(series->test + ls - lt, test) == 0);
+}
+
 size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind kind)
 {
     size_t n = 0;

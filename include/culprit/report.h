@@ -71,7 +71,8 @@ typedef struct {
 
 /** The bisection result (`culprit bisect --json`). */
 typedef struct {
-    char *outcome;                       /**< "found", "ambiguous", "no-regression", "slow-decay" */
+    char *outcome; /**< "found", "ambiguous", "no-regression", "slow-decay" */
+    char *test;    /**< the perf test bisected ("suite.test" or "test"); NULL: a command */
     char good[41], bad[41], culprit[41]; /**< culprit "" when none */
     char *subject, *author, *date;
     double change, change_low, change_high;
@@ -199,6 +200,9 @@ int culprit_report_format_parse(culprit_report_format *out, const char *name);
 
 /** The verdict counts of the report's commit: the verdicts of the points there. */
 size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind kind);
+
+/** 1 when the bisection was about the test of `series` (its steps are that test's means). */
+int culprit_report_bisect_is_of(const culprit_report *report, const culprit_report_series *series);
 
 /**
  * The point of `series` at the report's commit (its newest commit), or NULL when

@@ -157,6 +157,9 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
     assert_contains(html, "class=\"pt v-minor\"");
     assert_contains(html, "MAJOR +200.0%");
     assert_contains(html, "class=\"culprit\"");
+    /* The bisection was of perf.major: its steps are drawn on that plot only. */
+    assert_contains(html, "<g class=\"step bad\"><title>bisection check: ");
+    assert_contains(html, "<g class=\"step\"><title>bisection step 1: ");
     assert_contains(html, "id=\"legend\"");
     /* The bisection, escaped. */
     assert_contains(html, "id=\"steps\"");
