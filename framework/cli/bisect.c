@@ -85,32 +85,45 @@ static const char *verdict_word(culprit_bisect_verdict v)
 
 typedef struct {
     double confidence;
+    cli_progress bar;
 } progress_state;
 
 /* One line per step, on a terminal only: commit, step k of about log2 N, verdict,
- * effect with its interval. */
+ * effect with its interval; below it the live status line with the bar. */
 static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
                      void *payload)
 {
     progress_state *p = payload;
+    size_t left = (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2)));
+    char *text = NULL;
+    size_t size = 0;
+    FILE *line;
     culprit_buf mean = CULPRIT_BUF_INIT;
 
-    if (!isatty(STDERR_FILENO))
+    if (!isatty(STDERR_FILENO) || !(line = open_memstream(&text, &size)))
         return;
     culprit_buf_put_duration(&mean, step->mean_ns);
     if (candidates == 0)
-        fprintf(stderr, "check   %.12s             %-4s %10s ", step->sha,
+        fprintf(line, "check   %.12s             %-4s %10s ", step->sha,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
     else
-        fprintf(stderr, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha,
-                (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2))),
+        fprintf(line, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha, left,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
     if (step->verdict == CULPRIT_BISECT_SKIP)
-        fprintf(stderr, "%s\n", step->skip_reason ? step->skip_reason : "");
+        fprintf(line, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
-        put_change(stderr, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(stderr, " in %zu runs each\n", step->runs);
+        put_change(line, step->change, step->change_low, step->change_high, p->confidence);
+        fprintf(line, " in %zu runs each\n", step->runs);
     }
+    fclose(line);
+    cli_progress_print(&p->bar, text);
+    /* The bar: steps done against steps done plus the ones about left. */
+    if (candidates == 0)
+        cli_progress_status(&p->bar, NAN, "bisecting: choosing the first step");
+    else
+        cli_progress_status(&p->bar, (double)(index + 1) / (double)(index + 1 + left),
+                            "bisecting: step %zu done, about %zu left", index, left);
+    free(text);
     culprit_buf_dispose(&mean);
 }
 
@@ -437,7 +450,9 @@ int cli_bisect(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
+    cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, &o);
+    cli_progress_stop(&p.bar);
     free(paths);
     if (error < 0) {
         cli_error(NULL);

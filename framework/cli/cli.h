@@ -14,6 +14,7 @@
 #include "culprit/vcs.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 
 /* Exit codes, documented in docs/cli.md. */
@@ -186,6 +187,28 @@ int cli_json_print(json_t *doc);
  */
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
                     const char *commit, cli_fail_on fail_on);
+
+/* ----------------------------------------------------------------- progress --- */
+
+/* A live status line on stderr (progress.c); inert when not on a terminal or in CI. */
+typedef struct {
+    FILE *out; /* NULL: inert */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    int running, drawn;
+    unsigned int tick;
+    double start, fraction; /* fraction of the work done, NAN unknown (no bar) */
+    char status[256];
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, const char *status);
+/* Changes the status text and the bar (fraction NAN: spinner only). */
+void cli_progress_status(cli_progress *p, double fraction, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prints a permanent line (with its newline) on stderr, above the status line. */
+void cli_progress_print(cli_progress *p, const char *line);
+/* Removes the status line and stops its thread. */
+void cli_progress_stop(cli_progress *p);
 
 /* ------------------------------------------------------------- subcommands --- */
 

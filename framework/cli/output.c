@@ -15,9 +15,7 @@
 
 int cli_use_color(void)
 {
-    const char *no_color = getenv("NO_COLOR");
-
-    return isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    return culprit_color_wanted(STDOUT_FILENO);
 }
 
 const char *cli_verdict_tag(culprit_verdict_kind kind)
