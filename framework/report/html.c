@@ -32,6 +32,7 @@
 #define PLOT_RIGHT  96.0 /* room for the category names at the right end of the limits */
 #define PLOT_TOP    22.0
 #define PLOT_BOTTOM 34.0
+#define PLOT_INSET  14.0
 /* A category limit is drawn when it lies within this factor of the highest point,
  * so a test far below its limit is not squashed against the axis. */
 #define LIMIT_SPAN 4.0
@@ -74,7 +75,8 @@ static const char css[] =
     ".card{background:var(--card);border:1px solid var(--border);border-radius:.5rem;"
     "padding:.9rem 1.1rem;margin:.8rem 0}\n"
     ".answer{border-left:4px solid var(--culprit)}\n"
-    ".answer p{margin:.2rem 0}\n"
+    ".answer p{margin:.2rem 0}.card>:first-child{margin-top:0}.card>:last-child"
+    "{margin-bottom:0}\n"
     ".test{margin:1.2rem 0 1.6rem}.test .msg{margin:.1rem 0 .4rem;color:var(--muted);"
     "font-size:.9rem}\n"
     "svg.plot{width:100%;height:auto;display:block}\n"
@@ -267,8 +269,10 @@ typedef struct {
 
 static double px(const scale *s, size_t commit)
 {
-    double w = PLOT_W - PLOT_LEFT - PLOT_RIGHT;
-    return PLOT_LEFT + (s->ncommits > 1 ? w * (double)commit / (double)(s->ncommits - 1) : w / 2);
+    /* Inset from both ends, so the first point does not sit on the axis labels. */
+    double w = PLOT_W - PLOT_LEFT - PLOT_RIGHT - 2 * PLOT_INSET;
+    return PLOT_LEFT + PLOT_INSET +
+           (s->ncommits > 1 ? w * (double)commit / (double)(s->ncommits - 1) : w / 2);
 }
 
 static double py(const scale *s, double ns)
