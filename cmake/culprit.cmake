@@ -201,3 +201,41 @@ function(culprit_discover_tests target)
   endif()
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${include_file}")
 endfunction()
+
+# culprit_instrument(<target>)
+#
+# Builds <target> with -finstrument-functions (plus -g, so that call trees name
+# files and lines: debug information does not change the generated code) and links
+# the trace runtime culprit::culprit_trace, which records the call tree
+# (docs/calltree.md). What must stay uninstrumented stays so: the runtime is its own
+# library built without the flag, libculprit is linked as it was built, and the
+# inline functions of culprit's and CMocka's headers are excluded
+# (-finstrument-functions-exclude-file-list), so a perf test's tree holds the
+# code under test, not the harness.
+#
+# Executables and static libraries link the runtime; a shared library gets only the
+# flags and passes the runtime on to whoever links it (INTERFACE), so a process has
+# one runtime, in its executable, and the library's hooks bind to it. A MODULE
+# loaded with dlopen() needs its host built with ENABLE_EXPORTS (or instrumented
+# with culprit_instrument) for the same reason. See docs/cmake.md.
+function(culprit_instrument target)
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "culprit_instrument: '${target}' is not a target")
+  endif()
+  if(NOT TARGET culprit::culprit_trace)
+    message(FATAL_ERROR "culprit_instrument: the trace runtime culprit::culprit_trace is "
+                        "missing (find_package(culprit) or add_subdirectory(culprit) first)")
+  endif()
+  get_target_property(type ${target} TYPE)
+  target_compile_options(${target} PRIVATE -finstrument-functions -g
+    "-finstrument-functions-exclude-file-list=include/culprit/,cmocka.h,cmocka_private.h")
+  if(type STREQUAL "SHARED_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
+    target_link_libraries(${target} INTERFACE culprit::culprit_trace)
+  elseif(type STREQUAL "EXECUTABLE" OR type STREQUAL "STATIC_LIBRARY"
+         OR type STREQUAL "OBJECT_LIBRARY")
+    target_link_libraries(${target} PRIVATE culprit::culprit_trace)
+  else()
+    message(FATAL_ERROR "culprit_instrument: '${target}' is a ${type}; an executable or a "
+                        "library is needed")
+  endif()
+endfunction()

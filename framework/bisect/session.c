@@ -18,7 +18,7 @@
  * so each commit is built once and a build directory is reused incrementally.
  */
 #define _GNU_SOURCE /* strsignal */
-#include "culprit/bisect.h"
+#include "internal.h"
 #include "culprit/core.h"
 #include "culprit/history.h"
 #include "culprit/stats.h"
@@ -789,6 +789,47 @@ static void describe(session *s, const char *sha)
     }
 }
 
+/* --calltree: the culprit and its first parent, built in the two checkouts (a
+ * commit already built there is not built again), then recorded and diffed. */
+static int calltree_step(session *s, const char *culprit)
+{
+    culprit_bisect_result *out = s->result;
+    culprit_buf reason = CULPRIT_BUF_INIT;
+    char(*fp)[41] = NULL;
+    size_t k = 0;
+    int error;
+
+    if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, culprit, 2)) < 0) {
+        /* the message says why */
+    } else if (k < 2) {
+        error = culprit_error_set(CULPRIT_ENOTFOUND,
+                                  "the culprit %.12s has no parent to compare "
+                                  "its call tree with",
+                                  culprit);
+    } else {
+        memcpy(out->parent, fp[1], 41);
+        if ((error = prepare(s, &s->good_ck, out->parent, &reason)) < 0 ||
+            (error = prepare(s, &s->cand_ck, culprit, &reason)) < 0) {
+            if (error == CULPRIT_ESKIP)
+                culprit_error_set(error, "building for the call trees: %s",
+                                  culprit_buf_cstr(&reason));
+        } else {
+            error = culprit_bisect__calltree(out, s->repo, s->opts,
+                                             culprit_vcs_checkout_path(s->good_ck),
+                                             culprit_vcs_checkout_path(s->cand_ck));
+        }
+    }
+    free(fp);
+    culprit_buf_dispose(&reason);
+    /* The culprit stands: what went wrong with its call trees is reported beside it. */
+    if (error < 0 && !out->calltree_error) {
+        if (!(out->calltree_error = culprit_strdup(culprit_error_last())))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        culprit_error_clear();
+    }
+    return 0;
+}
+
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     session s;
@@ -834,9 +875,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     if (opts->all) {
         if ((error = search_all(&s, out->good, out->bad, 1)) < 0)
             goto cleanup;
-        if (out->nculprits)
+        if (out->nculprits) {
             describe(&s, out->culprits[0].sha);
-        else
+            if (opts->calltree)
+                error = calltree_step(&s, out->culprits[0].sha);
+        } else
             out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
         goto cleanup;
     }
@@ -875,7 +918,8 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     }
     if (found) {
         describe(&s, culprit);
-        error = add_culprit(&s, culprit, step_of(out, culprit));
+        if ((error = add_culprit(&s, culprit, step_of(out, culprit))) == 0 && opts->calltree)
+            error = calltree_step(&s, culprit);
     } else {
         out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
     }
@@ -910,5 +954,10 @@ void culprit_bisect_result_dispose(culprit_bisect_result *result)
     for (size_t i = 0; i < result->nculprits; i++)
         free(result->culprits[i].subject);
     free(result->culprits);
+    culprit_calltree_diff_dispose(&result->calltree);
+    culprit_calltree_free(result->parent_tree);
+    culprit_calltree_free(result->culprit_tree);
+    culprit_vcs_changeset_dispose(&result->changes);
+    free(result->calltree_error);
     memset(result, 0, sizeof(*result));
 }

@@ -1,1 +1,10 @@
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/model.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/match.c ${CMAKE_CURRENT_LIST_DIR}/folded.c
+  ${CMAKE_CURRENT_LIST_DIR}/diff.c ${CMAKE_CURRENT_LIST_DIR}/correlate.c
+  ${CMAKE_CURRENT_LIST_DIR}/overweight.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/file.c)
+# Symbolization reads the ELF objects' symbol tables and DWARF with libdw/libelf.
+pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw libelf)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/symbolize.c)
+target_link_libraries(culprit PRIVATE PkgConfig::LIBDW)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/record.c)

@@ -38,6 +38,21 @@ int cli_usage_error(const char *command)
     return CLI_EXIT_ERROR;
 }
 
+int cli_unknown_command(const char *parent, const char *name, const char *const *names, size_t n)
+{
+    const char **near = NULL;
+    culprit_buf msg = CULPRIT_BUF_INIT;
+    size_t nnear = 0;
+
+    culprit_suggest(&near, &nnear, name, names, n, 3);
+    culprit_buf_printf(&msg, "'%s' is not a %s command", name, parent ? parent : "culprit");
+    culprit_suggest_format(&msg, near, nnear);
+    culprit_error_set(CULPRIT_EINVALID, "%s", culprit_buf_cstr(&msg));
+    free(near);
+    culprit_buf_dispose(&msg);
+    return cli_usage_error(parent);
+}
+
 void cli_args_init(cli_args *args, const char *command, int argc, char **argv,
                    const cli_option *options)
 {

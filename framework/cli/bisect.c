@@ -19,7 +19,7 @@ static const cli_option options[] = {
     {"--good", 1},       {"--bad", 1},     {"--build", 1},    {"--command", 1},  {"--run", 1},
     {"--test", 1},       {"--json", 0},    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1},
     {"--confidence", 1}, {"--timeout", 1}, {"--all", 0},      {"--auto", 0},     {"--history", 1},
-    {"--paths", 1},      {"--help", 0},    {NULL, 0}};
+    {"--paths", 1},      {"--help", 0},    {"--calltree", 0}, {NULL, 0}};
 
 static void usage(FILE *out)
 {
@@ -53,6 +53,9 @@ static void usage(FILE *out)
           "  --paths P             relevant path (file, directory or glob; repeatable):\n"
           "                        commits touching none are not built, and the culprit\n"
           "                        is confirmed against its parent\n"
+          "  --calltree            then record the call trees of the culprit and its parent\n"
+          "                        (the command's binary built with culprit_instrument) and\n"
+          "                        name the functions and lines behind the slowdown\n"
           "  --json                print the result as JSON on stdout\n"
           "\n"
           "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
@@ -144,7 +147,39 @@ static json_t *step_json(const culprit_bisect_step *s)
     return o;
 }
 
-static int print_json(const culprit_bisect_result *r, const char *test)
+/* --calltree: the diff of the culprit's call tree against its parent's, or why not. */
+static json_t *calltree_json(const culprit_bisect_result *r, int requested)
+{
+    json_t *o;
+
+    if (!requested || (r->outcome != CULPRIT_BISECT_RESULT_FOUND && !r->nculprits))
+        return json_null();
+    if (r->calltree_error) {
+        o = json_object();
+        json_object_set_new(o, "parent", r->parent[0] ? json_string(r->parent) : json_null());
+        json_object_set_new(o, "error", json_string(r->calltree_error));
+        return o;
+    }
+    o = cli_json_calltree_diff(&r->calltree);
+    json_object_set_new(o, "parent", json_string(r->parent));
+    json_object_set_new(o, "error", json_null());
+    return o;
+}
+
+static void print_calltree(const culprit_bisect_result *r)
+{
+    if (r->calltree_error) {
+        fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r->calltree_error);
+        return;
+    }
+    printf("\ncall trees of %.12s against its parent %.12s:\n",
+           r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
+    cli_print_calltree_diff(stdout, &r->calltree);
+    printf("%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
+           r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
+}
+
+static int print_json(const culprit_bisect_result *r, const char *test, int calltree)
 {
     static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
     json_t *doc = json_object(), *steps = json_array(), *range = json_array();
@@ -190,6 +225,7 @@ static int print_json(const culprit_bisect_result *r, const char *test)
     for (size_t i = 0; i < r->nsteps; i++)
         json_array_append_new(steps, step_json(&r->steps[i]));
     json_object_set_new(doc, "steps", steps);
+    json_object_set_new(doc, "calltree", calltree_json(r, calltree));
     return cli_json_print(doc);
 }
 
@@ -373,6 +409,8 @@ int cli_bisect(int argc, char **argv)
             json = 1;
         else if (cli_is(&args, "--all"))
             o.all = 1;
+        else if (cli_is(&args, "--calltree"))
+            o.calltree = 1;
         else if (cli_is(&args, "--auto"))
             automatic = 1;
         else if (cli_is(&args, "--history"))
@@ -460,10 +498,14 @@ int cli_bisect(int argc, char **argv)
     }
     status = r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
     if (json) {
-        if (print_json(&r, o.test) < 0)
+        if (print_json(&r, o.test, o.calltree) < 0)
             status = CLI_EXIT_ERROR;
+        if (o.calltree && r.calltree_error)
+            fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r.calltree_error);
     } else {
         print_text(&r, o.confidence);
+        if (o.calltree && (r.outcome == CULPRIT_BISECT_RESULT_FOUND || r.nculprits))
+            print_calltree(&r);
     }
     culprit_bisect_result_dispose(&r);
     return status;

@@ -6,6 +6,7 @@
 #ifndef CULPRIT_CLI_H
 #define CULPRIT_CLI_H
 
+#include "culprit/calltree.h"
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -60,6 +61,10 @@ void cli_args_init(cli_args *args, const char *command, int argc, char **argv,
  */
 int cli_args_next(cli_args *args);
 int cli_is(const cli_args *args, const char *name);
+
+/* "'NAME' is not a PARENT command; did you mean ...", as a usage error (exit 2);
+ * PARENT NULL is culprit itself. */
+int cli_unknown_command(const char *parent, const char *name, const char *const *names, size_t n);
 
 /* Numbers from option values; the message names the option and the value. */
 int cli_parse_size(size_t *out, const char *option, const char *value, size_t min);
@@ -218,5 +223,20 @@ int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);
+int cli_calltree(int argc, char **argv);
+/* The calltree subcommands of the trace side (calltree_record.c). */
+int cli_calltree_record(int argc, char **argv);
+int cli_calltree_show(int argc, char **argv);
+int cli_calltree_diff(int argc, char **argv);
+int cli_calltree_fold(int argc, char **argv);
+int cli_overweight(int argc, char **argv);
+
+/* ------------------------------------------------------------ call trees --- */
+
+/* The JSON object of a call-tree diff (docs/cli.md, "culprit calltree diff"):
+ * options, pairs compared and the ranked suspects with their paths and marks. */
+json_t *cli_json_calltree_diff(const culprit_calltree_diff *diff);
+/* The suspects of a diff as text, one block per suspect. */
+void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *diff);
 
 #endif

@@ -23,6 +23,8 @@ static const command commands[] = {
     {"categories", cli_categories, "show and change the tests' speed categories"},
     {"bisect", cli_bisect, "find the commit that made a command slower"},
     {"report", cli_report, "write the HTML report, or a Markdown summary for CI"},
+    {"calltree", cli_calltree, "record, show, fold and diff call trees"},
+    {"overweight", cli_overweight, "which functions grew more than their share of a profile"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -51,20 +53,12 @@ static const command *find_command(const char *name)
 
 static int unknown_command(const char *name)
 {
-    const char *names[NCOMMANDS + 1], **near = NULL;
-    culprit_buf msg = CULPRIT_BUF_INIT;
-    size_t nnear = 0;
+    const char *names[NCOMMANDS + 1];
 
     for (size_t i = 0; i < NCOMMANDS; i++)
         names[i] = commands[i].name;
     names[NCOMMANDS] = "help";
-    culprit_suggest(&near, &nnear, name, names, NCOMMANDS + 1, 3);
-    culprit_buf_printf(&msg, "'%s' is not a culprit command", name);
-    culprit_suggest_format(&msg, near, nnear);
-    culprit_error_set(CULPRIT_EINVALID, "%s", culprit_buf_cstr(&msg));
-    free(near);
-    culprit_buf_dispose(&msg);
-    return cli_usage_error(NULL);
+    return cli_unknown_command(NULL, name, names, NCOMMANDS + 1);
 }
 
 int main(int argc, char **argv)

@@ -26,6 +26,38 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The trace runtime (framework/trace), when the test binary was built with
+ * culprit_instrument(): weak references, so that libculprit neither depends on it
+ * nor needs it linked; they are NULL in a binary without it. The runtime's API sits
+ * in the same object file as its hooks, which the instrumented code pulls in. */
+extern int culprit_trace_dump(const char *path) __attribute__((weak));
+extern void culprit_trace_reset(void) __attribute__((weak));
+
+/* With CULPRIT_TRACE_DIR set, a call tree per perf test: <dir>/<suite>.<test>.calltree,
+ * holding only the calls made while the test ran (docs/calltree.md). */
+static void trace_begin(void)
+{
+    const char *dir = getenv("CULPRIT_TRACE_DIR");
+    if (culprit_trace_reset && dir && *dir)
+        culprit_trace_reset();
+}
+
+static void trace_end(const culprit_runner_job *job)
+{
+    const char *dir = getenv("CULPRIT_TRACE_DIR");
+    culprit_buf name = CULPRIT_BUF_INIT;
+    char *path = NULL;
+
+    if (!culprit_trace_dump || !dir || !*dir)
+        return;
+    if (culprit_buf_printf(&name, "%s.%s.calltree", job->suite, job->test->name) == 0 &&
+        culprit_fs_mkdir_p(dir) == 0 && (path = culprit_fs_join(dir, name.ptr)) &&
+        culprit_trace_dump(path) < 0)
+        fprintf(stderr, "culprit: cannot write the call tree '%s': %s\n", path, strerror(errno));
+    free(path);
+    culprit_buf_dispose(&name);
+}
+
 /* The test being run in this process; CMocka's trampoline reaches it through here. */
 static struct {
     const culprit_runner_job *job;
@@ -128,7 +160,9 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
     current.job = job;
     current.restore_crash_signals = in_child;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    trace_begin();
     failed = _cmocka_run_group_tests(job->suite, &ct, 1, NULL, NULL);
+    trace_end(job);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     failed = failed || !current.finished;

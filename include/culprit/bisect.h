@@ -21,6 +21,8 @@
 #ifndef CULPRIT_BISECT_H
 #define CULPRIT_BISECT_H
 
+#include "culprit/calltree.h"
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -216,6 +218,11 @@ typedef struct {
     void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
                      void *payload);
     void *payload;
+    /** After a culprit is found: record the call trees of the culprit and its first
+     * parent in their checkouts (the command, or the run command, of a binary built
+     * with culprit_instrument) and diff them with change correlation against the
+     * culprit (Heger et al. 2013, sections 4.2-4.3), at `confidence` and `threshold`. */
+    int calltree;
 } culprit_bisect_options;
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
@@ -272,6 +279,15 @@ typedef struct {
     size_t nirrelevant; /**< commits not built because they touch none of `paths` */
     int confirmed;      /**< with `paths`: 1 the culprit is slower than its parent, 0 it is
                              not (the cause may be in a commit judged irrelevant); -1 unchecked */
+    /* With opts->calltree and a culprit found: */
+    char parent[41];                /**< the culprit's first parent the trees compare with */
+    culprit_calltree *parent_tree;  /**< recorded in the parent's checkout */
+    culprit_calltree *culprit_tree; /**< recorded in the culprit's */
+    culprit_calltree_diff calltree; /**< culprit against parent, correlated with `changes` */
+    culprit_vcs_changeset changes;  /**< what the culprit changed against its parent */
+    char *calltree_error; /**< why the call-tree analysis could not run (the program is not
+                               instrumented, a build failed...), or NULL; the bisection's
+                               outcome stands either way */
 } culprit_bisect_result;
 
 /**

@@ -20,6 +20,7 @@
 #define CULPRIT_CALLTREE_H
 
 #include "culprit/core.h"
+#include "culprit/vcs.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -72,7 +73,10 @@ typedef struct {
 typedef enum {
     CULPRIT_CALLTREE_STRUCTURE = 0, /**< call counts only; no clock was read */
     CULPRIT_CALLTREE_LEVEL = 1,     /**< nodes at one depth timed per run, merged per level */
-    CULPRIT_CALLTREE_FULL = 2       /**< every call timed, calibrated overhead subtracted */
+    CULPRIT_CALLTREE_FULL = 2,      /**< every call timed, calibrated overhead subtracted */
+    CULPRIT_CALLTREE_WEIGHTS = 3    /**< from folded stacks: exclusive and inclusive are the
+                                         profiler's weights (samples, ns...), calls are 0
+                                         (unknown) and inclusive_sq_ns2 is NaN */
 } culprit_calltree_mode;
 
 /**
@@ -118,6 +122,368 @@ int culprit_calltree_child(size_t *out, culprit_calltree *tree, size_t parent, s
  * two children of the same function. Returns 1 when they hold (NULL: 0).
  */
 int culprit_calltree_check(const culprit_calltree *tree);
+
+/* -------------------------------------------------- file and symbolization --- */
+
+/** The version of the call-tree file format this library reads and writes. */
+#define CULPRIT_CALLTREE_FORMAT 1
+
+/**
+ * Reads a call-tree file (docs/calltree-format.md), as written by the trace runtime
+ * or by culprit_calltree_write_file(). Functions the file does not name (a raw file
+ * from the runtime) get their address as a name ("0x1139" in the binary,
+ * "libfoo.so+0x1139" in another object) until culprit_calltree_symbolize().
+ * Functions or call paths that turn out identical (same name and file) are merged.
+ * Caller frees *out with culprit_calltree_free(). Errors: CULPRIT_ENOTFOUND (no such
+ * file), CULPRIT_EINVALID with a message "FILE:LINE: what is wrong" for a foreign,
+ * newer, malformed or truncated file, CULPRIT_EIO. Thread-safe.
+ */
+int culprit_calltree_read_file(culprit_calltree **out, const char *path);
+
+/** Same as culprit_calltree_read_file() from memory; `name` is used in messages. */
+int culprit_calltree_read_buffer(culprit_calltree **out, const char *data, size_t len,
+                                 const char *name);
+
+/** Appends the file form of `tree` to `out`. */
+int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree);
+
+/** Writes `tree` to `path` atomically (culprit_fs_write_atomic). */
+int culprit_calltree_write_file(const culprit_calltree *tree, const char *path);
+
+/**
+ * 1 when function `f` of `tree` still has an address for a name (not symbolized,
+ * or no symbol covers it).
+ */
+int culprit_calltree_function_is_raw(const culprit_calltree *tree, size_t f);
+
+/**
+ * Symbolizes every raw function of `tree` from the ELF object on disk it lives in
+ * (executable or shared library; libdw/libelf, separate debug files found the way
+ * elfutils does): symbol name (exported and static functions alike), source file
+ * and line range of its definition from DWARF. Functions that then share an
+ * identity are merged, with their call paths. Objects that no longer exist are
+ * skipped; `*nmissing` (may be NULL) receives how many functions kept an address
+ * because their object is gone, has no symbol table (stripped) or no symbol covers
+ * them. Returns 0 or CULPRIT_ERROR (out of memory). Not thread-safe on one tree.
+ */
+int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing);
+
+/**
+ * Adds `src`'s node statistics into `dst` (times: NaN plus x is x), the helper
+ * readers and mergers share.
+ */
+void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src);
+/* --------------------------------------------------------------- analysis --- */
+
+/* ---- folded stacks ---- */
+
+/**
+ * Parses folded stacks ("main;f;k 10" per line: frames root first, separated by
+ * ';', then blanks and a non-negative weight, integer or decimal), the collapsed
+ * format of flamegraph.pl's stackcollapse tools and `perf script | stackcollapse`.
+ * Each weight is the exclusive cost of the stack's last frame; the same stack on
+ * several lines adds up; every node's inclusive cost is the sum of the exclusive
+ * costs below it. Functions have no file (folded stacks carry names only). The
+ * tree's mode is CULPRIT_CALLTREE_WEIGHTS. Blank lines are skipped; a trailing
+ * '\r' is ignored.
+ *
+ * `name` names the input in messages ("perf.folded:12: ..."). Returns 0 with
+ * `*out` owned by the caller (culprit_calltree_free()); CULPRIT_EINVALID for a
+ * malformed line (no weight, a negative or non-numeric weight, an empty frame or
+ * stack), the message naming `name` and the line; CULPRIT_ERROR out of memory.
+ */
+int culprit_calltree_parse_folded(culprit_calltree **out, const char *text, size_t len,
+                                  const char *name);
+
+/** culprit_calltree_parse_folded() of the file at `path` (CULPRIT_EIO: unreadable). */
+int culprit_calltree_read_folded(culprit_calltree **out, const char *path);
+
+/**
+ * 1 when `text` looks like folded stacks: it does not start with the call-tree
+ * file's magic ("culprit-calltree "), and its first non-blank line ends in a blank
+ * and a number and has no NUL byte.
+ */
+int culprit_calltree_is_folded(const char *text, size_t len);
+
+/**
+ * Reads `path` whichever it holds, told by content: a call-tree file
+ * (culprit_calltree_read_buffer()) or folded stacks (culprit_calltree_parse_folded()).
+ * A file whose first line is neither is CULPRIT_EINVALID naming the file, both
+ * formats and the line; the other errors are the readers' (FILE:LINE: why).
+ */
+int culprit_calltree_load(culprit_calltree **out, const char *path);
+
+/**
+ * Appends `tree` to `out` as folded stacks, one line per node whose exclusive cost
+ * is not zero (and per leaf, with weight 0), in depth-first order: the path of
+ * function names from main down, then the exclusive cost (nanoseconds of a timed
+ * tree, the weight of a folded one; integers without a fraction, negative costs
+ * as 0). A tree without times (structure mode) writes each node's call count. Reading the output
+ * with culprit_calltree_parse_folded() gives the same paths and weights. Returns 0 or CULPRIT_ERROR
+ * (out of memory).
+ */
+int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree);
+
+/* ---- BFS diff (Heger et al. 2013, section 4.2; Vogel 2017, section 3.5) ---- */
+
+/** How a node of the test tree compares with its base counterpart. */
+typedef enum {
+    CULPRIT_CALLTREE_UNCHANGED = 0, /**< no change beyond the threshold, or not significant */
+    CULPRIT_CALLTREE_SLOWER = 1,    /**< significantly slower by more than the threshold */
+    CULPRIT_CALLTREE_FASTER = 2,    /**< significantly faster by more than the threshold */
+    CULPRIT_CALLTREE_UNDECIDED = 3  /**< untimed, or the test cannot decide */
+} culprit_calltree_verdict;
+
+/** "unchanged", "slower", "faster", "undecided". */
+const char *culprit_calltree_verdict_name(culprit_calltree_verdict verdict);
+
+typedef struct {
+    unsigned int version;
+    double confidence; /**< of Welch's interval of the per-call difference (0.99) */
+    double threshold;  /**< relative change of the per-call mean that matters (0.02) */
+} culprit_calltree_diff_options;
+
+#define CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION 1
+#define CULPRIT_CALLTREE_DIFF_OPTIONS_INIT                                                         \
+    {                                                                                              \
+        CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02                                          \
+    }
+
+int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version);
+
+/**
+ * One node present in both trees: the same path of function identities (name and
+ * file) from the root. Per-call figures come from the nodes' sums: mean =
+ * inclusive / calls, variance from the sum of squares (Welch's test on the
+ * per-call durations, culprit_stats_welch()).
+ */
+typedef struct {
+    size_t base, test; /**< node indices in the base and the test tree */
+    size_t parent;     /**< index of the parent pair; NONE for the roots' pair */
+    culprit_calltree_verdict verdict;
+    int tested;        /**< 1: Welch decided; 0: a side had one call, judged by the
+                            threshold alone (or untimed: undecided) */
+    int shape_changed; /**< children added or removed, or a child's calls per call of
+                            this node changed */
+    size_t added, removed, calls_changed; /**< how: children only in test, only in base,
+                                               matched children with other calls per call */
+    int reached; /**< the breadth-first search compared it (its callers all slower) */
+    uint64_t base_calls, test_calls;
+    double base_mean, test_mean;            /**< per-call inclusive time, ns */
+    double diff, diff_low, diff_high;       /**< test - base per call, and its interval */
+    double change, change_low, change_high; /**< diff / base_mean, and its interval */
+    double p;                               /**< Welch's two-sided p-value (NaN untested) */
+    double total_delta;                     /**< test inclusive sum - base inclusive sum, ns */
+} culprit_calltree_pair;
+
+/** Why a suspect is one. */
+typedef enum {
+    CULPRIT_CALLTREE_LOWEST = 0, /**< the lowest slower node of a chain of slower nodes */
+    CULPRIT_CALLTREE_SHAPE = 1,  /**< slower and its calls changed shape: not descended */
+    CULPRIT_CALLTREE_BELOW = 2   /**< slower below a caller that is not (Vogel 2017 §3.5:
+                                      both ends of the chain are candidates) */
+} culprit_calltree_suspect_kind;
+
+/** "lowest-regressed", "shape-changed", "below-unregressed". */
+const char *culprit_calltree_suspect_kind_name(culprit_calltree_suspect_kind kind);
+
+/** How a function's own lines relate to a commit's changes. */
+typedef enum {
+    CULPRIT_CALLTREE_NOT_CHANGED = 0,   /**< its file's hunks miss its lines, or no hunk */
+    CULPRIT_CALLTREE_LINES_CHANGED = 1, /**< a hunk intersects its line range */
+    CULPRIT_CALLTREE_FILE_CHANGED = 2   /**< its file changed; its lines are unknown */
+} culprit_calltree_change;
+
+/** "no", "lines", "file". */
+const char *culprit_calltree_change_name(culprit_calltree_change change);
+
+/** The change correlation of one function of a suspect path. */
+typedef struct {
+    culprit_calltree_change change;
+    culprit_vcs_range *lines; /**< the changed lines inside the function (hunks clipped to
+                                   its range; lines == 0: lines deleted after `start`) */
+    size_t nlines;
+} culprit_calltree_mark;
+
+/** A suspect: the path from the top of the tree down to the node suspected. */
+typedef struct {
+    culprit_calltree_suspect_kind kind;
+    size_t *path; /**< pair indices, the first below the root, the last the suspect */
+    size_t npath;
+    culprit_calltree_mark *marks; /**< per path element; NULL until correlated */
+    int changed; /**< the suspect's own lines changed (LINES_CHANGED), or its file when
+                      its lines are unknown (FILE_CHANGED) */
+} culprit_calltree_suspect;
+
+/**
+ * The result of culprit_calltree_diff(). `base` and `test` are borrowed: the
+ * trees must outlive the diff.
+ */
+typedef struct {
+    const culprit_calltree *base, *test;
+    culprit_calltree_diff_options options;
+    culprit_calltree_pair *pairs; /**< pairs[0] is the roots'; parents before children */
+    size_t npairs;
+    culprit_calltree_suspect *suspects; /**< ranked: changed first, then by total_delta */
+    size_t nsuspects;
+    int correlated; /**< culprit_calltree_correlate() ran */
+} culprit_calltree_diff;
+
+/**
+ * Compares `test` against `base` (Heger et al. 2013, section 4.2): nodes are
+ * matched by the path of function identities; each matched pair's per-call
+ * durations are compared with Welch's test at `confidence`, and a node is slower
+ * when the interval of the relative change lies above 0 and the change exceeds
+ * `threshold` (detection's minor-regression rule). A side with a single call has
+ * no variance: the change alone decides, and `tested` is 0.
+ *
+ * The breadth-first search starts at the root's children and descends only into
+ * slower nodes whose shape did not change; a slower node whose shape changed is a
+ * suspect and is not descended. Among the nodes it reaches, the lowest slower node
+ * of each chain is a suspect (Vogel 2017, section 3.5); below a suspect, a slower
+ * node under callers that are not slower is a suspect too ("both ends"). Suspects
+ * are ranked by total_delta (largest first) until culprit_calltree_correlate().
+ *
+ * Both trees need per-call times (not structure mode, not folded weights):
+ * otherwise CULPRIT_EINVALID saying which. CULPRIT_ERROR out of memory.
+ * Free with culprit_calltree_diff_dispose().
+ */
+int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltree *base,
+                                const culprit_calltree *test,
+                                const culprit_calltree_diff_options *opts);
+
+/** Frees what a diff holds; it is left empty. Twice is harmless. */
+void culprit_calltree_diff_dispose(culprit_calltree_diff *diff);
+
+/**
+ * The function of a pair (from the test tree), or NULL for the roots' pair.
+ * Borrowed from the diff's test tree.
+ */
+const culprit_calltree_function *culprit_calltree_diff_function(const culprit_calltree_diff *diff,
+                                                                size_t pair);
+
+/**
+ * Change correlation (Heger et al. 2013, section 4.3, at function level): marks
+ * every function of every suspect path whose own line range (file, line_low ..
+ * line_high of the test tree) intersects a hunk of `changes` (new-side ranges,
+ * as `git diff -U0` gives), keeps the intersecting lines, and ranks the suspects
+ * again: changed suspects first, then by total_delta. Files match when one path
+ * ends with the other at a '/' boundary (trees hold absolute or build-relative
+ * paths; changes are relative to the repository). A function without a line range
+ * in a changed file is FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
+ */
+int culprit_calltree_correlate(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes);
+
+/* ---- overweight analysis ---- */
+
+/** One symbol present in both profiles. Costs are in the profiles' unit. */
+typedef struct {
+    const char *name;      /**< borrowed from the test profile */
+    const char *file;      /**< NULL when unknown */
+    double base, test;     /**< B(s), T(s): cost of the stacks that contain s */
+    double delta;          /**< T(s) - B(s) */
+    double expected;       /**< B(s) * D / B0: its share of the total change */
+    double overweight;     /**< 100 * delta / expected (NaN when expected is 0) */
+    double responsibility; /**< 100 * delta / D (NaN when D is 0) */
+} culprit_calltree_overweight_row;
+
+/** One round: the profiles with the stacks of earlier pivots dropped. */
+typedef struct {
+    double base_total, test_total, delta_total; /**< B0, T0, D = T0 - B0 */
+    culprit_calltree_overweight_row *rows;      /**< by overweight, highest first (NaN last) */
+    size_t nrows;
+    size_t pivot; /**< the row chosen as pivot, or NONE (the last round) */
+} culprit_calltree_overweight_round;
+
+typedef struct {
+    unsigned int version;
+    size_t recurse;            /**< pivots to drop at most (0: one round only) */
+    double min_responsibility; /**< a pivot explains at least this % of D (10) */
+    double min_overweight;     /**< a pivot grew by more than this % of its share (100:
+                                    more than proportionally) */
+} culprit_calltree_overweight_options;
+
+#define CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION 1
+#define CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_INIT                                                   \
+    {                                                                                              \
+        CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION, 0, 10.0, 100.0                                \
+    }
+
+int culprit_calltree_overweight_options_init(culprit_calltree_overweight_options *opts,
+                                             unsigned int version);
+
+typedef struct {
+    culprit_calltree_overweight_round *rounds;
+    size_t nrounds;
+} culprit_calltree_overweight;
+
+/**
+ * Overweight analysis of `test` against `base`. Every node is a stack (its path
+ * from the root) whose cost is the node's exclusive cost; a symbol's inclusive
+ * cost is the cost of the stacks that contain it, each stack counted once even
+ * when the symbol recurses; B0 and T0 are the totals. For the symbols present in
+ * both: delta(s) = T(s) - B(s), expected(s) = B(s) D / B0, overweight%(s) = 100
+ * delta(s) / expected(s), responsibility%(s) = 100 delta(s) / D.
+ *
+ * With opts->recurse > 0: the pivot is the row of highest overweight among those
+ * with overweight above min_overweight and responsibility at least
+ * min_responsibility; every stack that contains it is dropped from both profiles
+ * and the analysis runs again, up to `recurse` times, while D > 0 and a pivot
+ * qualifies. Symbols match by name and file, by name alone when a side has no file.
+ *
+ * Trees need costs: exclusive times, or weights (folded); a structure-mode tree is
+ * CULPRIT_EINVALID, as is a base whose total is not positive. The rows borrow the
+ * test tree's strings. Free with culprit_calltree_overweight_dispose().
+ */
+int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
+                                      const culprit_calltree *base, const culprit_calltree *test,
+                                      const culprit_calltree_overweight_options *opts);
+
+void culprit_calltree_overweight_dispose(culprit_calltree_overweight *ow);
+
+/* ------------------------------------------------------------------ record --- */
+
+/** How culprit_calltree_record() runs the command. */
+typedef struct {
+    unsigned int version;    /**< CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION */
+    const char *workdir;     /**< directory the command runs in; NULL: the current one */
+    const char *const *env;  /**< extra "NAME=value" entries, NULL-terminated; may be NULL */
+    unsigned int max_levels; /**< timing runs for depths 1..max_levels only; 0: every depth */
+    int quiet;               /**< the command's stdout and stderr go to /dev/null */
+    /** Called before each run (0 = the structure run, then depth 1, 2, ...); may be NULL. */
+    void (*progress)(unsigned int run, unsigned int nruns, void *payload);
+    void *payload;
+} culprit_calltree_record_options;
+
+#define CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION 1
+#define CULPRIT_CALLTREE_RECORD_OPTIONS_INIT                                                       \
+    {                                                                                              \
+        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL                      \
+    }
+
+/** Initializes `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
+int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
+                                         unsigned int version);
+
+/**
+ * Records the call tree of a command built with culprit_instrument() (or
+ * -finstrument-functions and the culprit_trace runtime), the paper's way (Heger et
+ * al. 2013, section 4.2): one run in structure mode gives the tree and the call
+ * counts; then one run per depth d = 1..max depth in level mode times only the
+ * calls at depth d, so a function's time carries no instrumentation of its callees
+ * but the calibrated cost of their hooks. The trees are merged (structure from the
+ * first run; each node's times from the run of its depth, scaled to its call count
+ * when a run called it a different number of times; exclusive = inclusive minus
+ * the children's inclusive) and symbolized. `argv` is NULL-terminated; argv[0] is
+ * looked up in PATH. The command may exit non-zero; it must not die of a signal.
+ *
+ * Caller frees *out. Errors: CULPRIT_ENOTFOUND when the command wrote no call
+ * tree or an empty one (not instrumented: the message says how to fix it),
+ * CULPRIT_ERROR when it could not be run or was killed, CULPRIT_EINVALID for a
+ * bad option. Not thread-safe (forks and waits for its children).
+ */
+int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
+                            const culprit_calltree_record_options *opts);
 
 #ifdef __cplusplus
 }

@@ -284,10 +284,8 @@ char *line_with(const char *text, const char *needle)
     return line;
 }
 
-/* --------------------------------------------------------- golden files --- */
-
 /* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
-static char *replace_all(char *text, const char *from, const char *to)
+char *replace_all(char *text, const char *from, const char *to)
 {
     size_t lf = strlen(from), lt = strlen(to), n = 0;
     char *out, *w;
@@ -328,7 +326,7 @@ char *golden_normalize(char *text, const repo_fixture *repo)
     return text;
 }
 
-int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size)
+static int same_json(const json_t *a, const json_t *b, char *where, size_t size)
 {
     if (json_is_number(a) && json_is_number(b)) {
         double x = json_number_value(a), y = json_number_value(b);
@@ -350,8 +348,7 @@ int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size)
         }
         json_object_foreach((json_t *)a, key, v)
         {
-            if (!json_object_get(b, key) ||
-                !golden_same_json(v, json_object_get(b, key), where, size)) {
+            if (!json_object_get(b, key) || !same_json(v, json_object_get(b, key), where, size)) {
                 size_t len = strlen(where);
                 snprintf(where + len, size - len, " in \"%s\"", key);
                 return 0;
@@ -365,7 +362,7 @@ int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size)
             return 0;
         }
         for (size_t i = 0; i < json_array_size(a); i++)
-            if (!golden_same_json(json_array_get(a, i), json_array_get(b, i), where, size)) {
+            if (!same_json(json_array_get(a, i), json_array_get(b, i), where, size)) {
                 size_t len = strlen(where);
                 snprintf(where + len, size - len, " at [%zu]", i);
                 return 0;
@@ -379,19 +376,14 @@ int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size)
     return 0;
 }
 
-void expect_golden_json(const repo_fixture *repo, const char *args, const char *golden_dir,
-                        const char *golden_name, int status)
+void assert_json_golden(const char *actual, const char *golden_name, const char *what)
 {
     char path[1024], where[2048] = "";
-    cli_result r = run_culprit(repo->dir, NULL, "%s", args);
-    char *actual, *expected;
+    char *expected;
     json_t *a, *e;
     json_error_t jerr;
 
-    assert_int_equal(r.status, status);
-    actual = golden_normalize(r.out, repo);
-    r.out = NULL;
-    snprintf(path, sizeof(path), "%s/%s/%s", CULPRIT_SOURCE_DIR, golden_dir, golden_name);
+    snprintf(path, sizeof(path), "%s/tests/cli/golden/%s", CULPRIT_SOURCE_DIR, golden_name);
     if (getenv("CULPRIT_UPDATE_GOLDEN")) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
@@ -401,13 +393,11 @@ void expect_golden_json(const repo_fixture *repo, const char *args, const char *
     if (!(expected = read_text(path)))
         fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
     if (!(a = json_loads(actual, 0, &jerr)))
-        fail_msg("culprit %s: not JSON: %s\n%s", args, jerr.text, actual);
+        fail_msg("culprit %s: not JSON: %s\n%s", what, jerr.text, actual);
     assert_non_null(e = json_loads(expected, 0, NULL));
-    if (!golden_same_json(a, e, where, sizeof(where)))
-        fail_msg("culprit %s differs from %s: %s\n--- actual:\n%s", args, path, where, actual);
+    if (!same_json(a, e, where, sizeof(where)))
+        fail_msg("culprit %s differs from %s: %s\n--- actual:\n%s", what, path, where, actual);
     json_decref(a);
     json_decref(e);
-    free(actual);
     free(expected);
-    cli_result_dispose(&r);
 }

@@ -9,8 +9,6 @@
 
 #include "culprit/history.h"
 
-#include <jansson.h>
-
 #include <stddef.h>
 
 /* The repository: c[0] (no data), c[1], c[2], c[3] = HEAD of branch main. */
@@ -72,20 +70,22 @@ void assert_lacks(const char *haystack, const char *needle);
 /* The line of `text` that contains `needle` (malloc'd), or fails. */
 char *line_with(const char *text, const char *needle);
 
-/* Reads a whole file (malloc'd), or NULL when it does not exist. */
-char *read_text(const char *path);
-
-/* ------------------------------------------------------------ golden files --- */
+/* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
+char *replace_all(char *text, const char *from, const char *to);
 
 /* Replaces the temporary directory with <TMP> and the commit ids (full and 12-digit)
- * with <c0>..<c3> in `text` (reallocated). */
+ * with <c0>..<c3> in `text` (reallocated), for golden comparisons. */
 char *golden_normalize(char *text, const repo_fixture *repo);
-/* Compares two JSON values, numbers to 1e-9 relative; says where they differ. */
-int golden_same_json(const json_t *a, const json_t *b, char *where, size_t size);
-/* Runs `culprit ARGS` in the repository, asserts its exit status and compares its
- * stdout, normalized, with <source>/<golden_dir>/<golden_name>
- * (CULPRIT_UPDATE_GOLDEN=1 rewrites the file). */
-void expect_golden_json(const repo_fixture *repo, const char *args, const char *golden_dir,
-                        const char *golden_name, int status);
+
+/*
+ * Compares the JSON text `actual` with tests/cli/golden/`golden_name`: numbers to
+ * 1e-9 relative (another libm may differ in the last digits), every key, string
+ * and count exactly. CULPRIT_UPDATE_GOLDEN=1 rewrites the file. `what` names the
+ * command in the failure message.
+ */
+void assert_json_golden(const char *actual, const char *golden_name, const char *what);
+
+/* Reads a whole file (malloc'd), or NULL when it does not exist. */
+char *read_text(const char *path);
 
 #endif

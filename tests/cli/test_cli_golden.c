@@ -23,7 +23,15 @@
 static void check_golden(const repo_fixture *repo, const char *args, const char *golden_name,
                          int status)
 {
-    expect_golden_json(repo, args, "tests/cli/golden", golden_name, status);
+    cli_result r = run_culprit(repo->dir, NULL, "%s", args);
+    char *actual;
+
+    assert_int_equal(r.status, status);
+    actual = golden_normalize(r.out, repo);
+    r.out = NULL;
+    assert_json_golden(actual, golden_name, args);
+    free(actual);
+    cli_result_dispose(&r);
 }
 
 static void check_json_matches_golden(void **state)

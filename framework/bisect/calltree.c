@@ -1,0 +1,91 @@
+/*
+ * The call-tree step of a bisection (Heger et al. 2013, sections 4.2-4.3): once
+ * the culprit is known, the call trees of the culprit and of its first parent are
+ * recorded in their checkouts with the command the bisection timed, compared with
+ * the BFS diff, and the suspects are correlated with the culprit's own changes, so
+ * the report names the function and the lines, not only the commit.
+ *
+ * The diff judges with the bisection's confidence and threshold: the threshold is
+ * the user's "smallest slowdown that matters", and a node of the tree slower by
+ * less is not worth accusing either.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Function files as paths in the repository: the checkout's directory is gone when
+ * the bisection ends, and "src/fem.c" is what the user's tree calls the file.
+ * Files outside the checkout (system headers, libraries) keep their paths.
+ */
+static int relative_to(culprit_calltree *tree, const char *dir)
+{
+    size_t n = strlen(dir);
+
+    for (size_t f = 0; f < tree->nfunctions; f++) {
+        char *file = tree->functions[f].file, *rel;
+        if (!file || strncmp(file, dir, n) != 0 || file[n] != '/')
+            continue;
+        if (!(rel = culprit_strdup(file + n + 1)))
+            return CULPRIT_ERROR;
+        free(file);
+        tree->functions[f].file = rel;
+    }
+    return 0;
+}
+
+/* The tree of one side; 0, or the error with its message naming the side. */
+static int record(culprit_calltree **out, const culprit_bisect_options *opts, const char *dir,
+                  const char *sha, const char *what)
+{
+    culprit_calltree_record_options o = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    char env_dir[4200];
+    /* As the bisection runs it: /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it;
+     * a test binary must not fail on its own verdicts. */
+    const char *env[] = {env_dir, "CULPRIT_FAIL_ON=none", NULL};
+    const char *argv[] = {"/bin/sh", "-c", opts->run ? opts->run : opts->command, NULL};
+    int error;
+
+    snprintf(env_dir, sizeof(env_dir), "CULPRIT_CHECKOUT=%s", dir);
+    o.workdir = dir;
+    o.env = env;
+    o.quiet = 1;
+    if ((error = culprit_calltree_record(out, argv, &o)) < 0 ||
+        (error = relative_to(*out, dir)) < 0) {
+        char *why = culprit_strdup(culprit_error_last());
+        const char *shell = "'/bin/sh' ", *rest = why ? why : "";
+        /* The recorder names the program it ran, the shell: the user's command it is. */
+        if (strncmp(rest, shell, strlen(shell)) == 0)
+            error = culprit_error_set(error, "recording the call tree of the %s %.12s: '%s' %s",
+                                      what, sha, argv[2], rest + strlen(shell));
+        else
+            error = culprit_error_set(error, "recording the call tree of the %s %.12s: %s", what,
+                                      sha, rest);
+        free(why);
+    }
+    return error;
+}
+
+int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
+                             const culprit_bisect_options *opts, const char *parent_dir,
+                             const char *culprit_dir)
+{
+    culprit_calltree_diff_options d = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    int error;
+
+    d.confidence = opts->confidence;
+    d.threshold = opts->threshold;
+    if ((error = record(&out->parent_tree, opts, parent_dir, out->parent, "parent")) < 0 ||
+        (error = record(&out->culprit_tree, opts, culprit_dir, out->culprit, "culprit")) < 0 ||
+        (error = culprit_calltree_diff_trees(&out->calltree, out->parent_tree, out->culprit_tree,
+                                             &d)) < 0 ||
+        (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
+        (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
+        if (!(out->calltree_error = culprit_strdup(culprit_error_last())))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        culprit_error_clear();
+    }
+    return 0;
+}

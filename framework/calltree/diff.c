@@ -1,0 +1,392 @@
+/*
+ * The BFS diff of two call trees (Heger et al. 2013, section 4.2) and the choice
+ * of suspects among the slower nodes (Vogel 2017, section 3.5).
+ *
+ * Nodes are matched by their path of function identities, so two builds compare.
+ * Each matched pair is judged on its per-call durations (mean and variance from
+ * the node's call count, inclusive sum and sum of squares) with Welch's test and
+ * detection's rule for a minor regression: the interval of the relative change
+ * above zero and the change beyond a practical threshold. The paper used an ANOVA
+ * on two groups, which is the pooled-variance t test; Welch's test is its
+ * unequal-variance form, the one detection uses (Vogel 2017, section 3.3).
+ *
+ * Every matched pair is judged (linear time); the breadth-first search then only
+ * descends into slower nodes whose shape did not change, as the paper does. A
+ * slower node with no slower callee is the lowest of its chain and the likeliest
+ * cause (Vogel); below it, a slower node reached through callers that did not
+ * regress is a candidate too ("both ends").
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* qsort_r */
+#endif
+#include "internal.h"
+
+#include "culprit/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const verdict_names[] = {"unchanged", "slower", "faster", "undecided"};
+static const char *const kind_names[] = {"lowest-regressed", "shape-changed", "below-unregressed"};
+
+const char *culprit_calltree_verdict_name(culprit_calltree_verdict verdict)
+{
+    return (unsigned)verdict < 4 ? verdict_names[verdict] : "unknown";
+}
+
+const char *culprit_calltree_suspect_kind_name(culprit_calltree_suspect_kind kind)
+{
+    return (unsigned)kind < 3 ? kind_names[kind] : "unknown";
+}
+
+int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version)
+{
+    culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+
+    if (version != CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "calltree diff options version %u is not %d",
+                                 version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION);
+    *opts = defaults;
+    return 0;
+}
+
+/* Construction state: the pairs and, per pair, where its children start. */
+typedef struct {
+    culprit_calltree_diff *d;
+    size_t apairs;
+    size_t *first, *count; /* children of pair k: pairs first[k] .. first[k]+count[k]-1 */
+    size_t asuspects;
+} builder;
+
+static int add_pair(builder *b, size_t base, size_t test, size_t parent)
+{
+    culprit_calltree_diff *d = b->d;
+
+    if (d->npairs == b->apairs) {
+        size_t n = b->apairs ? 2 * b->apairs : 64;
+        culprit_calltree_pair *p = realloc(d->pairs, n * sizeof(*p));
+        size_t *f = p ? realloc(b->first, n * sizeof(*f)) : NULL;
+        size_t *c = f ? realloc(b->count, n * sizeof(*c)) : NULL;
+        if (p)
+            d->pairs = p;
+        if (f)
+            b->first = f;
+        if (!c)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
+        b->count = c;
+        b->apairs = n;
+    }
+    memset(&d->pairs[d->npairs], 0, sizeof(d->pairs[0]));
+    d->pairs[d->npairs].base = base;
+    d->pairs[d->npairs].test = test;
+    d->pairs[d->npairs].parent = parent;
+    b->first[d->npairs] = b->count[d->npairs] = 0;
+    d->npairs++;
+    return 0;
+}
+
+/* A call count relative to the caller's: a * pb == b * pa, in 128 bits. */
+static int same_rate(uint64_t child_b, uint64_t parent_b, uint64_t child_t, uint64_t parent_t)
+{
+    if (parent_b == 0 || parent_t == 0) /* the roots: no calls of their own */
+        return child_b == child_t;
+    return (unsigned __int128)child_b * parent_t == (unsigned __int128)child_t * parent_b;
+}
+
+/* Matches the children of pair k, appending their pairs, and records its shape. */
+static int match_children(builder *b, const size_t *map, size_t k)
+{
+    culprit_calltree_diff *d = b->d;
+    const culprit_calltree_node *nb = &d->base->nodes[d->pairs[k].base];
+    const culprit_calltree_node *nt = &d->test->nodes[d->pairs[k].test];
+    size_t matched = 0, changed = 0;
+    int error;
+
+    b->first[k] = d->npairs;
+    for (size_t i = 0; i < nb->nchildren; i++) {
+        size_t cb = nb->children[i], want = map[d->base->nodes[cb].function];
+        if (want == CULPRIT_CALLTREE_NONE)
+            continue;
+        for (size_t j = 0; j < nt->nchildren; j++) {
+            size_t ct = nt->children[j];
+            if (d->test->nodes[ct].function != want)
+                continue;
+            if ((error = add_pair(b, cb, ct, k)) < 0)
+                return error;
+            matched++;
+            changed += !same_rate(d->base->nodes[cb].calls, nb->calls, d->test->nodes[ct].calls,
+                                  nt->calls);
+            break;
+        }
+    }
+    b->count[k] = matched;
+    d->pairs[k].added = nt->nchildren - matched;
+    d->pairs[k].removed = nb->nchildren - matched;
+    d->pairs[k].calls_changed = changed;
+    d->pairs[k].shape_changed = matched != nt->nchildren || matched != nb->nchildren || changed;
+    return 0;
+}
+
+/* The per-call durations of a node as a Welford state; 0 when it has none. */
+static int per_call(culprit_welford *w, const culprit_calltree_node *n)
+{
+    double mean;
+
+    culprit_welford_init(w);
+    if (n->calls == 0 || !isfinite(n->inclusive_ns))
+        return 0;
+    mean = n->inclusive_ns / (double)n->calls;
+    w->n = n->calls;
+    w->mean = w->min = w->max = mean;
+    /* m2 = sum x^2 - n mean^2; rounding can take it a hair below zero. */
+    w->m2 = isfinite(n->inclusive_sq_ns2) ? n->inclusive_sq_ns2 - n->inclusive_ns * mean : NAN;
+    if (w->m2 < 0)
+        w->m2 = 0;
+    return 1;
+}
+
+static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
+                  const culprit_calltree_node *nt, const culprit_calltree_diff_options *o)
+{
+    culprit_welford wb, wt;
+    culprit_welch welch;
+    double thr = o->threshold;
+
+    p->base_calls = nb->calls;
+    p->test_calls = nt->calls;
+    p->base_mean = p->test_mean = p->diff = p->diff_low = p->diff_high = NAN;
+    p->change = p->change_low = p->change_high = p->p = NAN;
+    p->total_delta = nt->inclusive_ns - nb->inclusive_ns;
+    p->verdict = CULPRIT_CALLTREE_UNDECIDED;
+    if (!per_call(&wb, nb) || !per_call(&wt, nt))
+        return; /* untimed, or never called on one side */
+    p->base_mean = wb.mean;
+    p->test_mean = wt.mean;
+    p->diff = wt.mean - wb.mean;
+    if (!(wb.mean > 0))
+        return;
+    p->change = p->diff / wb.mean;
+    if (wb.n < 2 || wt.n < 2 || !isfinite(wb.m2) || !isfinite(wt.m2)) {
+        /* One call has no variance to test: the threshold alone judges, as a
+         * developer reading the two numbers would. */
+        p->verdict = p->change > thr    ? CULPRIT_CALLTREE_SLOWER
+                     : p->change < -thr ? CULPRIT_CALLTREE_FASTER
+                                        : CULPRIT_CALLTREE_UNCHANGED;
+        return;
+    }
+    if (culprit_stats_welch(&welch, &wb, &wt, o->confidence) < 0) {
+        culprit_error_clear();
+        return;
+    }
+    p->tested = 1;
+    p->diff_low = welch.low;
+    p->diff_high = welch.high;
+    p->p = welch.p;
+    p->change_low = welch.low / wb.mean;
+    p->change_high = welch.high / wb.mean;
+    /* Detection's rule (framework/detect/verdict.c): significant AND beyond the
+     * practical threshold; a significant change inside it does not count. */
+    if (p->change_low > 0 && p->change > thr)
+        p->verdict = CULPRIT_CALLTREE_SLOWER;
+    else if (p->change_high < 0 && p->change < -thr)
+        p->verdict = CULPRIT_CALLTREE_FASTER;
+    else if ((p->change_low > -thr && p->change_high < thr) || p->change_low > 0 ||
+             p->change_high < 0)
+        p->verdict = CULPRIT_CALLTREE_UNCHANGED;
+}
+
+static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)
+{
+    culprit_calltree_diff *d = b->d;
+    culprit_calltree_suspect *s;
+    size_t depth = 0;
+
+    if (d->nsuspects == b->asuspects) {
+        size_t n = b->asuspects ? 2 * b->asuspects : 8;
+        if (!(s = realloc(d->suspects, n * sizeof(*s))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
+        d->suspects = s;
+        b->asuspects = n;
+    }
+    for (size_t i = k; i != 0; i = d->pairs[i].parent)
+        depth++;
+    s = &d->suspects[d->nsuspects];
+    memset(s, 0, sizeof(*s));
+    if (!(s->path = malloc(depth * sizeof(*s->path))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
+    s->kind = kind;
+    s->npath = depth;
+    for (size_t i = k; i != 0; i = d->pairs[i].parent)
+        s->path[--depth] = i;
+    d->nsuspects++;
+    return 0;
+}
+
+static int search_below(builder *b, size_t k);
+
+/*
+ * Pair k is slower. The paper's search: a changed shape stops here; otherwise
+ * descend into the slower callees. No slower callee: k is the lowest of its chain.
+ * Callees that did not regress are searched for slower nodes further down.
+ */
+static int explore(builder *b, size_t k, culprit_calltree_suspect_kind lowest_kind)
+{
+    culprit_calltree_diff *d = b->d;
+    size_t slower = 0;
+    int error;
+
+    if (d->pairs[k].shape_changed)
+        return add_suspect(b, k, CULPRIT_CALLTREE_SHAPE);
+    for (size_t j = b->first[k]; j < b->first[k] + b->count[k]; j++) {
+        if (d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER) {
+            slower++;
+            if ((error = explore(b, j, lowest_kind)) < 0)
+                return error;
+        } else if ((error = search_below(b, j)) < 0) {
+            return error;
+        }
+    }
+    return slower ? 0 : add_suspect(b, k, lowest_kind);
+}
+
+/* Pair k did not regress though its caller did: slower nodes below it are the
+ * lower ends of chains with an unregressed middle (Vogel 2017, section 3.5). */
+static int search_below(builder *b, size_t k)
+{
+    culprit_calltree_diff *d = b->d;
+    int error;
+
+    for (size_t j = b->first[k]; j < b->first[k] + b->count[k]; j++) {
+        if (d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER)
+            error = explore(b, j, CULPRIT_CALLTREE_BELOW);
+        else
+            error = search_below(b, j);
+        if (error < 0)
+            return error;
+    }
+    return 0;
+}
+
+/* Ranking: changed first (after correlation), BFS suspects before the lower ends,
+ * then the time the suspect added in total, then the path's order. */
+static int compare_suspects(const void *x, const void *y, void *payload)
+{
+    const culprit_calltree_suspect *a = x, *b = y;
+    const culprit_calltree_diff *d = payload;
+    double da, db;
+
+    if (a->changed != b->changed)
+        return b->changed - a->changed;
+    if ((a->kind == CULPRIT_CALLTREE_BELOW) != (b->kind == CULPRIT_CALLTREE_BELOW))
+        return a->kind == CULPRIT_CALLTREE_BELOW ? 1 : -1;
+    da = d->pairs[a->path[a->npath - 1]].total_delta;
+    db = d->pairs[b->path[b->npath - 1]].total_delta;
+    if (da != db)
+        return da < db ? 1 : -1;
+    return a->path[a->npath - 1] < b->path[b->npath - 1] ? -1 : 1;
+}
+
+void culprit_calltree__rank_suspects(culprit_calltree_diff *d)
+{
+    qsort_r(d->suspects, d->nsuspects, sizeof(*d->suspects), compare_suspects, d);
+}
+
+static int check_timed(const culprit_calltree *tree, const char *which)
+{
+    if (tree->mode == CULPRIT_CALLTREE_STRUCTURE)
+        return culprit_error_set(
+            CULPRIT_EINVALID, "the %s call tree has no times (recorded in structure mode)", which);
+    if (tree->mode == CULPRIT_CALLTREE_WEIGHTS)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "the %s call tree holds folded-stack weights, not per-call times: "
+                                 "the statistical diff needs call-tree files (culprit overweight "
+                                 "compares folded stacks)",
+                                 which);
+    return 0;
+}
+
+int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltree *base,
+                                const culprit_calltree *test,
+                                const culprit_calltree_diff_options *opts)
+{
+    culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    builder b = {out, 0, NULL, NULL, 0};
+    size_t *map = NULL;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!opts)
+        opts = &defaults;
+    if (!(opts->confidence > 0 && opts->confidence < 1))
+        return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)",
+                                 opts->confidence);
+    if (!(opts->threshold >= 0 && isfinite(opts->threshold)))
+        return culprit_error_set(CULPRIT_EINVALID, "threshold %g is not a non-negative number",
+                                 opts->threshold);
+    if ((error = check_timed(base, "base")) < 0 || (error = check_timed(test, "test")) < 0)
+        return error;
+    out->base = base;
+    out->test = test;
+    out->options = *opts;
+    if ((error = culprit_calltree__function_map(&map, base, test, 0)) < 0 ||
+        (error = add_pair(&b, 0, 0, CULPRIT_CALLTREE_NONE)) < 0)
+        goto cleanup;
+    /* Pairs grow in breadth-first order: parents before children, siblings together. */
+    for (size_t k = 0; k < out->npairs; k++) {
+        if ((error = match_children(&b, map, k)) < 0)
+            goto cleanup;
+        if (k > 0)
+            judge(&out->pairs[k], &base->nodes[out->pairs[k].base],
+                  &test->nodes[out->pairs[k].test], opts);
+    }
+    out->pairs[0].verdict = CULPRIT_CALLTREE_UNCHANGED;
+    out->pairs[0].reached = 1;
+    for (size_t k = 1; k < out->npairs; k++) {
+        const culprit_calltree_pair *up = &out->pairs[out->pairs[k].parent];
+        out->pairs[k].reached =
+            out->pairs[k].parent == 0 ||
+            (up->reached && up->verdict == CULPRIT_CALLTREE_SLOWER && !up->shape_changed);
+    }
+    /* The search starts at the entry points (main, thread starts): the root is no
+     * function; an entry point that is not slower has nothing to explain. */
+    for (size_t j = b.first[0]; j < b.first[0] + b.count[0]; j++)
+        if (out->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER &&
+            (error = explore(&b, j, CULPRIT_CALLTREE_LOWEST)) < 0)
+            goto cleanup;
+    culprit_calltree__rank_suspects(out);
+cleanup:
+    free(map);
+    free(b.first);
+    free(b.count);
+    if (error < 0)
+        culprit_calltree_diff_dispose(out);
+    return error;
+}
+
+void culprit_calltree_diff_dispose(culprit_calltree_diff *diff)
+{
+    if (!diff)
+        return;
+    for (size_t i = 0; i < diff->nsuspects; i++) {
+        culprit_calltree_suspect *s = &diff->suspects[i];
+        for (size_t k = 0; s->marks && k < s->npath; k++)
+            free(s->marks[k].lines);
+        free(s->marks);
+        free(s->path);
+    }
+    free(diff->suspects);
+    free(diff->pairs);
+    memset(diff, 0, sizeof(*diff));
+}
+
+const culprit_calltree_function *culprit_calltree_diff_function(const culprit_calltree_diff *diff,
+                                                                size_t pair)
+{
+    size_t node;
+
+    if (pair == 0 || pair >= diff->npairs)
+        return NULL;
+    node = diff->pairs[pair].test;
+    return &diff->test->functions[diff->test->nodes[node].function];
+}

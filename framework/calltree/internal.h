@@ -1,0 +1,35 @@
+/*
+ * What the call-tree analyses share inside the module: matching the functions of
+ * two trees by identity. Trees of two builds list their functions in different
+ * orders; every analysis needs "this function of tree A is that one of tree B" in
+ * constant time, so the map is built once per pair of trees with a hash table.
+ */
+#ifndef CULPRIT_CALLTREE_INTERNAL_H
+#define CULPRIT_CALLTREE_INTERNAL_H
+
+#include "culprit/calltree.h"
+
+/*
+ * (*out)[i] is the index in `to` of the function of `from` with the same name and
+ * file, or CULPRIT_CALLTREE_NONE. Without an exact match, the function of the same
+ * name whose file shares the most trailing path components (at least the file
+ * name) matches: two builds in two directories. With `loose`, a function without
+ * a file on either side matches by name alone (folded stacks carry no files), an
+ * exact match winning. The caller frees *out. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
+                                   const culprit_calltree *to, int loose);
+
+/* FNV-1a of `n` bytes: the function tables' hash (match.c, folded.c). */
+uint64_t culprit_calltree__hash(const char *s, size_t n);
+
+/* The cost of each node's own code: exclusive_ns where finite, else inclusive
+ * minus the children's inclusive (clamped at 0), else NaN. `out` has nnodes
+ * entries. Returns the number of nodes below the root with a finite cost. */
+size_t culprit_calltree__exclusive(double *out, const culprit_calltree *tree);
+
+/* Sorts a diff's suspects: changed first, the breadth-first search's suspects
+ * before the lower ends, then by the time they added (diff.c). */
+void culprit_calltree__rank_suspects(culprit_calltree_diff *diff);
+
+#endif

@@ -1,0 +1,278 @@
+/*
+ * Recording a command's call tree the paper's way (Heger et al. 2013, section 4.2):
+ * "we use a full instrumentation of the test case to retrieve the structure of a
+ * call tree and the number of method calls", then "in each step, PRCA instruments
+ * only the methods on one level of the call tree". The command is run once with
+ * CULPRIT_TRACE_MODE=structure, then once per depth with CULPRIT_TRACE_MODE=level;
+ * the trace runtime linked into it writes one file per run into a temporary
+ * directory, and the runs are merged here into one tree, then symbolized while the
+ * binary is still there. `culprit calltree record` and `culprit bisect --calltree`
+ * (in a checkout directory, with its own environment) are built on this.
+ */
+#define _GNU_SOURCE /* execvpe */
+#include "culprit/calltree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
+                                         unsigned int version)
+{
+    culprit_calltree_record_options init = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    if (version != CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "unknown record options version %u", version);
+    *opts = init;
+    return 0;
+}
+
+/* The environment of a run: the caller's without any CULPRIT_TRACE_* (a variable
+ * left over from the user's shell must not redirect the files), the options'
+ * extra entries, then this run's mode. `strings` owns the added entries. */
+static int run_env(char ***out, char **strings, const culprit_calltree_record_options *opts,
+                   const char *path, const char *mode, unsigned int level)
+{
+    size_t n = 0, k = 0, nextra = 0;
+    char **env;
+
+    while (environ[n])
+        n++;
+    while (opts->env && opts->env[nextra])
+        nextra++;
+    if (!(env = calloc(n + nextra + 4, sizeof(*env))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "CULPRIT_TRACE_", 14) != 0)
+            env[k++] = environ[i];
+    for (size_t i = 0; i < nextra; i++)
+        env[k++] = (char *)opts->env[i];
+    if (asprintf(&strings[0], "CULPRIT_TRACE_OUT=%s", path) < 0 ||
+        asprintf(&strings[1], "CULPRIT_TRACE_MODE=%s", mode) < 0 ||
+        asprintf(&strings[2], "CULPRIT_TRACE_LEVEL=%u", level) < 0) {
+        free(env);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    env[k++] = strings[0];
+    env[k++] = strings[1];
+    env[k++] = strings[2];
+    env[k] = NULL;
+    *out = env;
+    return 0;
+}
+
+static void command_line(culprit_buf *out, const char *const *argv)
+{
+    for (size_t i = 0; argv[i]; i++) {
+        if (i)
+            culprit_buf_puts(out, " ");
+        culprit_buf_puts(out, argv[i]);
+    }
+}
+
+/* Runs the command once; 0 when it ran to an exit (any status). */
+static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
+                    const char *path, const char *mode, unsigned int level)
+{
+    char *strings[3] = {NULL, NULL, NULL}, **env = NULL;
+    int status = 0, error;
+    pid_t pid;
+
+    if ((error = run_env(&env, strings, opts, path, mode, level)) < 0)
+        goto cleanup;
+    fflush(stdout);
+    fflush(stderr);
+    if ((pid = fork()) < 0) {
+        error = culprit_error_set_os("cannot fork");
+        goto cleanup;
+    }
+    if (pid == 0) {
+        if (opts->quiet) {
+            int fd = open("/dev/null", O_WRONLY);
+            if (fd >= 0) {
+                dup2(fd, 1);
+                dup2(fd, 2);
+            }
+        }
+        if (opts->workdir && chdir(opts->workdir) < 0) {
+            fprintf(stderr, "culprit: cannot enter '%s': %s\n", opts->workdir, strerror(errno));
+            _exit(127);
+        }
+        execvpe(argv[0], (char *const *)argv, env);
+        fprintf(stderr, "culprit: cannot run '%s': %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR) {
+            error = culprit_error_set_os("cannot wait for '%s'", argv[0]);
+            goto cleanup;
+        }
+    if (WIFSIGNALED(status))
+        error = culprit_error_set(CULPRIT_ERROR, "'%s' was killed by signal %d while recorded",
+                                  argv[0], WTERMSIG(status));
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && access(path, F_OK) != 0)
+        error =
+            culprit_error_set(CULPRIT_ERROR, "'%s' could not be run (exit status 127)", argv[0]);
+cleanup:
+    free(env);
+    for (int i = 0; i < 3; i++)
+        free(strings[i]);
+    return error;
+}
+
+static int not_instrumented(const char *const *argv, const char *what)
+{
+    return culprit_error_set(
+        CULPRIT_ENOTFOUND,
+        "'%s' %s: it was not built with instrumentation; build it with "
+        "culprit_instrument(<target>) in CMake (docs/cmake.md), or compile its sources with "
+        "-finstrument-functions -g and link it with libculprit_trace",
+        argv[0], what);
+}
+
+static int same_function(const culprit_calltree *a, size_t fa, const culprit_calltree *b, size_t fb)
+{
+    const culprit_calltree_function *x = &a->functions[fa], *y = &b->functions[fb];
+    return strcmp(x->name, y->name) == 0 &&
+           ((!x->file && !y->file) || (x->file && y->file && strcmp(x->file, y->file) == 0));
+}
+
+/* Copies the times of run `level`'s nodes at depth `depth` into the structure tree,
+ * matched by call path. Paths the structure run did not see are left out. */
+static int merge_level(culprit_calltree *s, const culprit_calltree *l, size_t depth)
+{
+    size_t *map = malloc(l->nnodes * sizeof(*map));
+
+    if (!map)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory merging call trees");
+    map[0] = 0;
+    for (size_t i = 1; i < l->nnodes; i++) {
+        const culprit_calltree_node *n = &l->nodes[i];
+        size_t p = map[n->parent], found = CULPRIT_CALLTREE_NONE;
+        map[i] = CULPRIT_CALLTREE_NONE;
+        if (p == CULPRIT_CALLTREE_NONE || n->depth > depth)
+            continue;
+        for (size_t c = 0; c < s->nodes[p].nchildren && found == CULPRIT_CALLTREE_NONE; c++)
+            if (same_function(s, s->nodes[s->nodes[p].children[c]].function, l, n->function))
+                found = s->nodes[p].children[c];
+        map[i] = found;
+        if (found != CULPRIT_CALLTREE_NONE && n->depth == depth && n->calls > 0 &&
+            !isnan(n->inclusive_ns)) {
+            culprit_calltree_node *t = &s->nodes[found];
+            double scale = (double)t->calls / (double)n->calls;
+            t->inclusive_ns = n->inclusive_ns * scale;
+            t->inclusive_sq_ns2 = n->inclusive_sq_ns2 * scale;
+        }
+    }
+    free(map);
+    return 0;
+}
+
+int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
+                            const culprit_calltree_record_options *opts)
+{
+    culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *s = NULL, *l = NULL;
+    culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
+    size_t depth = 0, nlevels;
+    int error;
+
+    *out = NULL;
+    if (!opts)
+        opts = &defaults;
+    if (opts->version != CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "unknown record options version %u",
+                                 opts->version);
+    if (!argv || !argv[0])
+        return culprit_error_set(CULPRIT_EINVALID, "no command to record");
+    if ((error = culprit_buf_printf(&dir, "%s/culprit-record-XXXXXX", culprit_fs_tmpdir())) < 0)
+        goto cleanup;
+    if (!mkdtemp(dir.ptr)) {
+        error = culprit_error_set_os("cannot create a temporary directory in '%s'",
+                                     culprit_fs_tmpdir());
+        culprit_buf_clear(&dir);
+        goto cleanup;
+    }
+    if ((error = culprit_buf_printf(&path, "%s/run.calltree", dir.ptr)) < 0)
+        goto cleanup;
+
+    /* The structure run. */
+    if (opts->progress)
+        opts->progress(0, 0, opts->payload);
+    if ((error = run_once(argv, opts, path.ptr, "structure", 0)) < 0)
+        goto cleanup;
+    if (access(path.ptr, F_OK) != 0) {
+        error = not_instrumented(argv, "wrote no call tree");
+        goto cleanup;
+    }
+    if ((error = culprit_calltree_read_file(&s, path.ptr)) < 0)
+        goto cleanup;
+    unlink(path.ptr);
+    if (s->nnodes <= 1) {
+        error = not_instrumented(argv, "recorded no instrumented call");
+        goto cleanup;
+    }
+    for (size_t i = 1; i < s->nnodes; i++)
+        if (s->nodes[i].depth > depth)
+            depth = s->nodes[i].depth;
+    nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
+
+    /* One timing run per depth. */
+    for (size_t d = 1; d <= nlevels; d++) {
+        if (opts->progress)
+            opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
+        if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
+            goto cleanup;
+        if (access(path.ptr, F_OK) != 0) {
+            error = culprit_error_set(CULPRIT_ERROR,
+                                      "'%s' wrote no call tree in its level-%zu run, although "
+                                      "its structure run did",
+                                      argv[0], d);
+            goto cleanup;
+        }
+        if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
+            (error = merge_level(s, l, d)) < 0)
+            goto cleanup;
+        s->overhead_ns = l->overhead_ns;
+        culprit_calltree_free(l);
+        l = NULL;
+        unlink(path.ptr);
+    }
+
+    /* Exclusive time: the node's own minus its children's, each from its own run. */
+    s->mode = CULPRIT_CALLTREE_LEVEL;
+    for (size_t i = 1; i < s->nnodes; i++) {
+        culprit_calltree_node *n = &s->nodes[i];
+        double x = n->inclusive_ns;
+        for (size_t c = 0; c < n->nchildren && !isnan(x); c++)
+            x -= s->nodes[n->children[c]].inclusive_ns;
+        n->exclusive_ns = isnan(x) ? NAN : x < 0 ? 0 : x;
+    }
+    command_line(&cmd, argv);
+    free(s->command);
+    if (!(s->command = culprit_buf_detach(&cmd))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    if ((error = culprit_calltree_symbolize(s, NULL)) < 0)
+        goto cleanup;
+    *out = s;
+    s = NULL;
+cleanup:
+    culprit_calltree_free(s);
+    culprit_calltree_free(l);
+    if (path.ptr)
+        unlink(path.ptr);
+    if (dir.size)
+        rmdir(dir.ptr);
+    culprit_buf_dispose(&dir);
+    culprit_buf_dispose(&path);
+    culprit_buf_dispose(&cmd);
+    return error;
+}

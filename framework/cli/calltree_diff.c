@@ -1,0 +1,297 @@
+/*
+ * `culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]`: the BFS
+ * diff of two call trees (culprit_calltree_diff_trees), the suspect paths ranked,
+ * and with a commit, each function of the paths marked when the commit changed
+ * its own lines (culprit_calltree_correlate). The renderings of a diff live here
+ * too, for `culprit bisect --calltree`.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_option options[] = {{"--help", 0},   {"--json", 0},      {"--repo", 1},
+                                     {"--commit", 1}, {"--threshold", 1}, {"--confidence", 1},
+                                     {NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]\n"
+          "                              [--threshold PERCENT] [--confidence C]\n"
+          "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
+          "with BASE's (Welch's test on the per-call times), the search descends only into\n"
+          "significantly slower nodes, and the lowest slower node of each chain is a\n"
+          "suspect (a slower node whose callees changed is one and is not descended).\n"
+          "BASE and TEST are call-tree files (culprit calltree record).\n"
+          "\n"
+          "  --commit REV          mark the functions whose own lines REV changed (against\n"
+          "                        its first parent) and rank those suspects first\n"
+          "  --repo DIR            the repository of REV (default: the current directory)\n"
+          "  --threshold PERCENT   smallest per-call slowdown that counts (default 2)\n"
+          "  --confidence C        of each node's test (default 0.99)\n"
+          "  --json                print the result as JSON on stdout\n"
+          "\n"
+          "Exit status: 0 the trees were compared (with or without suspects), 2 usage or\n"
+          "I/O error (unreadable or foreign file, a tree without per-call times).\n",
+          out);
+}
+
+/* ------------------------------------------------------------------ rendering --- */
+
+static void put_path(culprit_buf *b, const culprit_calltree_diff *d,
+                     const culprit_calltree_suspect *s)
+{
+    for (size_t k = 0; k < s->npath; k++)
+        culprit_buf_printf(b, "%s%s", k ? " \u2192 " : "",
+                           culprit_calltree_diff_function(d, s->path[k])->name);
+}
+
+static json_t *lines_json(const culprit_calltree_mark *m)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; m && i < m->nlines; i++) {
+        json_t *o = json_object();
+        json_object_set_new(o, "start", json_integer((json_int_t)m->lines[i].start));
+        json_object_set_new(o, "lines", json_integer((json_int_t)m->lines[i].lines));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit_calltree_mark *m)
+{
+    const culprit_calltree_pair *p = &d->pairs[k];
+    const culprit_calltree_function *f = culprit_calltree_diff_function(d, k);
+    json_t *o = json_object();
+
+    json_object_set_new(o, "function", json_string(f->name));
+    json_object_set_new(o, "file", cli_json_string(f->file));
+    json_object_set_new(o, "line_low", json_integer(f->line_low));
+    json_object_set_new(o, "line_high", json_integer(f->line_high));
+    json_object_set_new(o, "verdict", json_string(culprit_calltree_verdict_name(p->verdict)));
+    json_object_set_new(o, "tested", json_boolean(p->tested));
+    json_object_set_new(o, "shape_changed", json_boolean(p->shape_changed));
+    json_object_set_new(o, "children_added", json_integer((json_int_t)p->added));
+    json_object_set_new(o, "children_removed", json_integer((json_int_t)p->removed));
+    json_object_set_new(o, "calls_changed", json_integer((json_int_t)p->calls_changed));
+    json_object_set_new(o, "base_calls", json_integer((json_int_t)p->base_calls));
+    json_object_set_new(o, "test_calls", json_integer((json_int_t)p->test_calls));
+    json_object_set_new(o, "base_mean_ns", cli_json_number(p->base_mean));
+    json_object_set_new(o, "test_mean_ns", cli_json_number(p->test_mean));
+    json_object_set_new(o, "diff_ns", cli_json_number(p->diff));
+    json_object_set_new(o, "diff_low_ns", cli_json_number(p->diff_low));
+    json_object_set_new(o, "diff_high_ns", cli_json_number(p->diff_high));
+    json_object_set_new(o, "change", cli_json_number(p->change));
+    json_object_set_new(o, "change_low", cli_json_number(p->change_low));
+    json_object_set_new(o, "change_high", cli_json_number(p->change_high));
+    json_object_set_new(o, "p", cli_json_number(p->p));
+    json_object_set_new(o, "total_delta_ns", cli_json_number(p->total_delta));
+    json_object_set_new(o, "changed",
+                        m ? json_string(culprit_calltree_change_name(m->change)) : json_null());
+    json_object_set_new(o, "changed_lines", lines_json(m));
+    return o;
+}
+
+json_t *cli_json_calltree_diff(const culprit_calltree_diff *d)
+{
+    json_t *o = json_object(), *suspects = json_array();
+
+    json_object_set_new(o, "confidence", json_real(d->options.confidence));
+    json_object_set_new(o, "threshold", json_real(d->options.threshold));
+    json_object_set_new(o, "nodes_compared", json_integer((json_int_t)(d->npairs - 1)));
+    json_object_set_new(o, "correlated", json_boolean(d->correlated));
+    for (size_t i = 0; i < d->nsuspects; i++) {
+        const culprit_calltree_suspect *s = &d->suspects[i];
+        culprit_buf path = CULPRIT_BUF_INIT;
+        json_t *js = json_object(), *nodes = json_array();
+        put_path(&path, d, s);
+        json_object_set_new(js, "rank", json_integer((json_int_t)i + 1));
+        json_object_set_new(js, "kind", json_string(culprit_calltree_suspect_kind_name(s->kind)));
+        json_object_set_new(js, "path_text", json_string(culprit_buf_cstr(&path)));
+        json_object_set_new(js, "changed", d->correlated ? json_boolean(s->changed) : json_null());
+        for (size_t k = 0; k < s->npath; k++)
+            json_array_append_new(nodes, node_json(d, s->path[k], s->marks ? &s->marks[k] : NULL));
+        json_object_set_new(js, "path", nodes);
+        json_array_append_new(suspects, js);
+        culprit_buf_dispose(&path);
+    }
+    json_object_set_new(o, "suspects", suspects);
+    return o;
+}
+
+static void put_percent(culprit_buf *b, double x)
+{
+    if (isfinite(x))
+        culprit_buf_printf(b, "%+.1f%%", 100 * x);
+    else
+        culprit_buf_puts(b, "-");
+}
+
+static void put_lines(culprit_buf *b, const culprit_calltree_mark *m)
+{
+    for (size_t i = 0; i < m->nlines; i++) {
+        const culprit_vcs_range *r = &m->lines[i];
+        culprit_buf_puts(b, i ? ", " : " ");
+        if (r->lines == 0)
+            culprit_buf_printf(b, "deleted after %zu", r->start);
+        else if (r->lines == 1)
+            culprit_buf_printf(b, "%zu", r->start);
+        else
+            culprit_buf_printf(b, "%zu-%zu", r->start, r->start + r->lines - 1);
+    }
+}
+
+void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
+{
+    static const char *const why[] = {"the lowest slower node of its chain",
+                                      "slower, and its calls changed shape",
+                                      "slower below a caller that is not"};
+
+    for (size_t i = 0; i < d->nsuspects; i++) {
+        const culprit_calltree_suspect *s = &d->suspects[i];
+        culprit_buf b = CULPRIT_BUF_INIT;
+        culprit_buf_printf(&b, "suspect %zu: ", i + 1);
+        put_path(&b, d, s);
+        culprit_buf_printf(&b, "  (%s%s)\n", why[s->kind],
+                           !d->correlated ? ""
+                           : s->changed   ? "; CHANGED in the commit"
+                                          : "; not changed in the commit");
+        /* The suspect first, then its callers up the path. */
+        for (size_t k = s->npath; k-- > 0;) {
+            const culprit_calltree_pair *p = &d->pairs[s->path[k]];
+            const culprit_calltree_function *f = culprit_calltree_diff_function(d, s->path[k]);
+            culprit_buf_printf(&b, "  %-20s ", f->name);
+            culprit_buf_put_duration(&b, p->base_mean);
+            culprit_buf_puts(&b, " -> ");
+            culprit_buf_put_duration(&b, p->test_mean);
+            culprit_buf_puts(&b, " per call, ");
+            put_percent(&b, p->change);
+            if (p->tested) {
+                culprit_buf_printf(&b, " (%g%% CI ", 100 * d->options.confidence);
+                put_percent(&b, p->change_low);
+                culprit_buf_puts(&b, " to ");
+                put_percent(&b, p->change_high);
+                culprit_buf_puts(&b, ")");
+            } else {
+                culprit_buf_puts(&b, " (untested: one call)");
+            }
+            culprit_buf_printf(&b, ", %llu calls, ", (unsigned long long)p->test_calls);
+            if (p->total_delta >= 0)
+                culprit_buf_puts(&b, "+");
+            culprit_buf_put_duration(&b, p->total_delta);
+            culprit_buf_puts(&b, " in total");
+            if (p->shape_changed)
+                culprit_buf_printf(&b, "; callees: %zu added, %zu removed, %zu with other counts",
+                                   p->added, p->removed, p->calls_changed);
+            if (s->marks && s->marks[k].change == CULPRIT_CALLTREE_LINES_CHANGED) {
+                culprit_buf_printf(&b, "\n  %-20s changed: %s:", "", f->file);
+                put_lines(&b, &s->marks[k]);
+            } else if (s->marks && s->marks[k].change == CULPRIT_CALLTREE_FILE_CHANGED) {
+                culprit_buf_printf(&b, "\n  %-20s its file %s changed (its lines are unknown)", "",
+                                   f->file);
+            }
+            culprit_buf_puts(&b, "\n");
+        }
+        fputs(culprit_buf_cstr(&b), out);
+        culprit_buf_dispose(&b);
+    }
+}
+
+/* ----------------------------------------------------------------- command --- */
+
+int cli_calltree_diff(int argc, char **argv)
+{
+    cli_judge judge;
+    cli_args args;
+    const char *positional[2] = {NULL, NULL}, *repo_dir = NULL, *rev = NULL;
+    culprit_calltree *trees[2] = {NULL, NULL};
+    culprit_calltree_diff diff;
+    culprit_calltree_diff_options opts = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    culprit_vcs *repo = NULL;
+    culprit_vcs_changeset changes;
+    char sha[41] = "";
+    size_t npositional = 0;
+    int kind, help = 0, error = 0;
+
+    memset(&diff, 0, sizeof(diff));
+    memset(&changes, 0, sizeof(changes));
+    cli_judge_init(&judge);
+    cli_args_init(&args, "calltree diff", argc, argv, options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0 || (error = cli_judge_option(&judge, &args)) < 0)
+            return cli_usage_error("calltree diff");
+        if (kind == CLI_ARG_POSITIONAL) {
+            if (npositional == 2) {
+                culprit_error_set(CULPRIT_EINVALID, "calltree diff: unexpected argument '%s'",
+                                  args.value);
+                return cli_usage_error("calltree diff");
+            }
+            positional[npositional++] = args.value;
+        } else if (cli_is(&args, "--help")) {
+            help = 1;
+        } else if (cli_is(&args, "--repo")) {
+            repo_dir = args.value;
+        } else if (cli_is(&args, "--commit")) {
+            rev = args.value;
+        }
+    }
+    if (help) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    if (npositional != 2) {
+        culprit_error_set(CULPRIT_EINVALID, "calltree diff: needs two call trees, BASE and TEST");
+        return cli_usage_error("calltree diff");
+    }
+    if (repo_dir && !rev) {
+        culprit_error_set(CULPRIT_EINVALID, "calltree diff: --repo needs --commit REV");
+        return cli_usage_error("calltree diff");
+    }
+    /* The options detection shares (--threshold, --confidence) parse as theirs. */
+    opts.confidence = judge.check.detect.confidence;
+    opts.threshold = judge.check.detect.threshold;
+
+    for (int i = 0; i < 2; i++)
+        if ((error = culprit_calltree_load(&trees[i], positional[i])) < 0)
+            goto cleanup;
+    if ((error = culprit_calltree_diff_trees(&diff, trees[0], trees[1], &opts)) < 0)
+        goto cleanup;
+    if (rev) {
+        if ((error = culprit_vcs_open(&repo, repo_dir ? repo_dir : ".")) < 0 ||
+            (error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||
+            (error = culprit_vcs_changes(&changes, repo, sha, 0)) < 0 ||
+            (error = culprit_calltree_correlate(&diff, &changes)) < 0)
+            goto cleanup;
+    }
+    if (judge.json) {
+        json_t *doc = cli_json_document("calltree diff");
+        if (doc) {
+            json_object_set_new(doc, "base", json_string(positional[0]));
+            json_object_set_new(doc, "test", json_string(positional[1]));
+            json_object_set_new(doc, "commit", rev ? json_string(sha) : json_null());
+            json_t *body = cli_json_calltree_diff(&diff);
+            json_object_update(doc, body);
+            json_decref(body);
+        }
+        error = cli_json_print(doc);
+    } else {
+        cli_print_calltree_diff(stdout, &diff);
+        printf("culprit calltree diff %s against %s: %zu suspect%s among %zu functions compared",
+               positional[1], positional[0], diff.nsuspects, diff.nsuspects == 1 ? "" : "s",
+               diff.npairs - 1);
+        if (rev)
+            printf(", changes of %.12s", sha);
+        printf("\n");
+    }
+cleanup:
+    if (error < 0)
+        cli_error(NULL);
+    culprit_calltree_diff_dispose(&diff);
+    culprit_vcs_changeset_dispose(&changes);
+    culprit_vcs_free(repo);
+    culprit_calltree_free(trees[0]);
+    culprit_calltree_free(trees[1]);
+    return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}

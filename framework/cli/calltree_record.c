@@ -1,0 +1,204 @@
+/*
+ * `culprit calltree record` and `culprit calltree show`: the trace side of the
+ * call-tree commands. record runs culprit_calltree_record() (a structure run, then
+ * one timing run per level) and writes the symbolized tree; show reads a tree file,
+ * symbolizes what is still an address when the binary is there, and prints the
+ * indented tree with calls, inclusive and exclusive time and where each function
+ * is defined, with a hint when functions are unnamed or the tree is empty.
+ */
+#include "cli.h"
+
+#include "culprit/calltree.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const cli_option record_options[] = {
+    {"--out", 1}, {"--levels", 1}, {"--quiet", 0}, {"--help", 0}, {NULL, 0}};
+
+static void record_usage(FILE *out)
+{
+    fputs("usage: culprit calltree record [--out FILE] [--levels N] [--quiet] [--] CMD [ARG...]\n"
+          "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
+          "call tree (call counts, no clock read), then once per depth of the tree timing\n"
+          "only the calls at that depth, and writes the merged, symbolized tree.\n"
+          "\n"
+          "  --out FILE   the call-tree file to write (default culprit.calltree)\n"
+          "  --levels N   time depths 1..N only (default: every depth)\n"
+          "  --quiet      send CMD's output to /dev/null\n"
+          "\nExit status: 0, or 2 on a usage or I/O error, a command that is not\n"
+          "instrumented or dies of a signal.\n",
+          out);
+}
+
+static void progress(unsigned int run, unsigned int nruns, void *payload)
+{
+    (void)payload;
+    if (run == 0)
+        fprintf(stderr, "culprit: recording the structure\n");
+    else
+        fprintf(stderr, "culprit: timing depth %u of %u\n", run, nruns);
+}
+
+int cli_calltree_record(int argc, char **argv)
+{
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *tree = NULL;
+    const char *out = "culprit.calltree";
+    char **command = NULL;
+    cli_args args;
+    size_t levels;
+    int kind, exit_code = CLI_EXIT_ERROR;
+
+    cli_args_init(&args, "calltree record", argc, argv, record_options);
+    while (!command && (kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0)
+            return cli_usage_error("calltree record");
+        if (kind == CLI_ARG_POSITIONAL)
+            command = argv + args.i; /* the command takes every argument after it */
+        else if (cli_is(&args, "--help")) {
+            record_usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_is(&args, "--out"))
+            out = args.value;
+        else if (cli_is(&args, "--quiet"))
+            opts.quiet = 1;
+        else if (cli_is(&args, "--levels")) {
+            if (cli_parse_size(&levels, "--levels", args.value, 1) < 0)
+                return cli_usage_error("calltree record");
+            opts.max_levels = (unsigned int)levels;
+        }
+    }
+    if (!command) {
+        culprit_error_set(CULPRIT_EINVALID, "calltree record: no command to record");
+        return cli_usage_error("calltree record");
+    }
+    opts.progress = progress;
+    if (culprit_calltree_record(&tree, (const char *const *)command, &opts) < 0 ||
+        culprit_calltree_write_file(tree, out) < 0) {
+        cli_error(NULL);
+        goto cleanup;
+    }
+    fprintf(stderr, "culprit: wrote %s (%zu nodes, %zu functions)\n", out, tree->nnodes - 1,
+            tree->nfunctions);
+    exit_code = CLI_EXIT_OK;
+cleanup:
+    culprit_calltree_free(tree);
+    return exit_code;
+}
+
+/* ------------------------------------------------------------------- show --- */
+
+static const cli_option show_options[] = {{"--help", 0}, {NULL, 0}};
+
+static void show_usage(FILE *out)
+{
+    fputs("usage: culprit calltree show FILE\n"
+          "Prints the call tree of FILE, one node per line, indented by depth: calls,\n"
+          "inclusive and exclusive time summed over the calls ('-': not timed), the\n"
+          "function and where it is defined. Functions still named by their address are\n"
+          "symbolized from their binary when it is still there.\n"
+          "\nExit status: 0, or 2 on a usage or I/O error or an empty tree.\n",
+          out);
+}
+
+static void put_time(culprit_buf *line, double ns)
+{
+    culprit_buf cell = CULPRIT_BUF_INIT;
+    culprit_buf_put_duration(&cell, ns);
+    culprit_buf_printf(line, " %11s", culprit_buf_cstr(&cell));
+    culprit_buf_dispose(&cell);
+}
+
+static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
+{
+    const culprit_calltree_node *n = &t->nodes[i];
+    const culprit_calltree_function *fn = &t->functions[n->function];
+
+    culprit_buf_clear(line);
+    culprit_buf_printf(line, "%10llu", (unsigned long long)n->calls);
+    put_time(line, n->inclusive_ns);
+    put_time(line, n->exclusive_ns);
+    culprit_buf_printf(line, "  %*s%s", (int)(2 * (n->depth - 1)), "", fn->name);
+    if (fn->file && fn->line_low)
+        culprit_buf_printf(line, "  %s:%u-%u", fn->file, fn->line_low, fn->line_high);
+    else if (fn->file)
+        culprit_buf_printf(line, "  %s", fn->file);
+    puts(culprit_buf_cstr(line));
+    for (size_t c = 0; c < n->nchildren; c++)
+        print_node(t, n->children[c], line);
+}
+
+static const char *mode_name(culprit_calltree_mode mode)
+{
+    return mode == CULPRIT_CALLTREE_STRUCTURE ? "structure (call counts only)"
+           : mode == CULPRIT_CALLTREE_LEVEL   ? "level (each depth timed in its own run)"
+                                              : "full (every call timed)";
+}
+
+int cli_calltree_show(int argc, char **argv)
+{
+    culprit_calltree *tree = NULL;
+    culprit_buf line = CULPRIT_BUF_INIT;
+    const char *file = NULL;
+    size_t unnamed = 0, nofile = 0;
+    cli_args args;
+    int kind, exit_code = CLI_EXIT_ERROR;
+
+    cli_args_init(&args, "calltree show", argc, argv, show_options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0)
+            return cli_usage_error("calltree show");
+        if (kind == CLI_ARG_OPTION) {
+            show_usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        if (file) {
+            culprit_error_set(CULPRIT_EINVALID, "calltree show: one file only ('%s')", args.value);
+            return cli_usage_error("calltree show");
+        }
+        file = args.value;
+    }
+    if (!file) {
+        culprit_error_set(CULPRIT_EINVALID, "calltree show: which file?");
+        return cli_usage_error("calltree show");
+    }
+    if (culprit_calltree_read_file(&tree, file) < 0 ||
+        culprit_calltree_symbolize(tree, &unnamed) < 0) {
+        cli_error(NULL);
+        goto cleanup;
+    }
+    if (tree->nnodes <= 1) {
+        cli_error("%s: the tree is empty: %s ran no instrumented function; build it with "
+                  "culprit_instrument(<target>) in CMake, or compile with "
+                  "-finstrument-functions -g and link libculprit_trace",
+                  file, tree->binary ? tree->binary : "the program");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < tree->nfunctions; i++)
+        nofile += tree->functions[i].file == NULL;
+    printf("%s: %s\n", file, tree->command ? tree->command : tree->binary ? tree->binary : "");
+    printf("mode %s", mode_name(tree->mode));
+    if (tree->overhead_ns > 0)
+        printf(", %.1f ns per instrumented call subtracted", tree->overhead_ns);
+    printf("\n\n%10s %11s %11s  %s\n", "calls", "inclusive", "exclusive", "function");
+    for (size_t c = 0; c < tree->nodes[0].nchildren; c++)
+        print_node(tree, tree->nodes[0].children[c], &line);
+    if (unnamed)
+        fprintf(stderr,
+                "culprit: hint: %zu function(s) are shown by address: their binary is gone, "
+                "stripped or without symbols; keep the unstripped binary built with -g "
+                "(culprit_instrument adds it)\n",
+                unnamed);
+    else if (nofile)
+        fprintf(stderr,
+                "culprit: hint: %zu function(s) have no source file: build with -g for files "
+                "and lines\n",
+                nofile);
+    exit_code = CLI_EXIT_OK;
+cleanup:
+    culprit_buf_dispose(&line);
+    culprit_calltree_free(tree);
+    return exit_code;
+}

@@ -1,0 +1,215 @@
+/*
+ * `culprit overweight BASE TEST [--recurse N] [--json]`: which symbols grew more
+ * than their share of a profile (culprit_calltree_overweight_trees), each input a
+ * call-tree file or folded stacks from any profiler, told apart by content. With
+ * --recurse, the top pivot's stacks are dropped and the rest analysed again.
+ */
+#include "cli.h"
+
+#include <math.h>
+#include <string.h>
+
+static const cli_option options[] = {
+    {"--help", 0}, {"--json", 0}, {"--recurse", 1}, {"--top", 1}, {"--min-responsibility", 1},
+    {NULL, 0}};
+
+static void usage(FILE *out)
+{
+    fputs("usage: culprit overweight BASE TEST [--recurse N] [--top N] [--json]\n"
+          "                          [--min-responsibility PERCENT]\n"
+          "Which functions grew more than their share of the total change from BASE to\n"
+          "TEST. For a function s with inclusive cost B(s) before and T(s) after (each\n"
+          "stack counted once even when s recurses), root costs B0, T0 and D = T0 - B0:\n"
+          "  expected(s) = B(s) D / B0     overweight = 100 (T(s) - B(s)) / expected(s)\n"
+          "  responsibility = 100 (T(s) - B(s)) / D\n"
+          "100% overweight is growth in proportion; sorted by overweight, highest first.\n"
+          "Each input is a call-tree file or folded stacks ('main;f;k 10' per line, as\n"
+          "stackcollapse-perf.pl writes), told apart by content.\n"
+          "\n"
+          "  --recurse N                 drop the stacks of the top pivot (overweight above\n"
+          "                              100% and a sizeable responsibility) and analyse again,\n"
+          "                              up to N times (default 0)\n"
+          "  --min-responsibility PCT    what is sizeable for a pivot (default 10)\n"
+          "  --top N                     functions listed per round in text (default 20;\n"
+          "                              0: all; --json lists all)\n"
+          "  --json                      print the result as JSON on stdout\n"
+          "\n"
+          "Exit status: 0 analysed, 2 usage or I/O error (unreadable or malformed input,\n"
+          "a profile without costs).\n",
+          out);
+}
+
+/* A cost in the profiles' unit: a duration for call trees, a number for weights. */
+static void put_cost(culprit_buf *b, double x, int durations, int sign)
+{
+    if (sign && x >= 0)
+        culprit_buf_puts(b, "+");
+    if (durations)
+        culprit_buf_put_duration(b, x);
+    else
+        culprit_buf_printf(b, "%.6g", x);
+}
+
+static void put_percent(culprit_buf *b, double x)
+{
+    if (isfinite(x))
+        culprit_buf_printf(b, "%10.1f%%", x);
+    else
+        culprit_buf_printf(b, "%11s", "-");
+}
+
+static void print_text(const culprit_calltree_overweight *ow, int durations, size_t top)
+{
+    for (size_t r = 0; r < ow->nrounds; r++) {
+        const culprit_calltree_overweight_round *round = &ow->rounds[r];
+        culprit_buf b = CULPRIT_BUF_INIT;
+        size_t n = top && top < round->nrows ? top : round->nrows;
+        if (r > 0)
+            culprit_buf_printf(&b, "\nround %zu, without the stacks of %s", r,
+                               ow->rounds[r - 1].rows[ow->rounds[r - 1].pivot].name);
+        else
+            culprit_buf_puts(&b, "round 0");
+        culprit_buf_puts(&b, ": total ");
+        put_cost(&b, round->base_total, durations, 0);
+        culprit_buf_puts(&b, " -> ");
+        put_cost(&b, round->test_total, durations, 0);
+        culprit_buf_puts(&b, " (");
+        put_cost(&b, round->delta_total, durations, 1);
+        culprit_buf_puts(&b, ")\n  overweight  responsib.  delta         function\n");
+        for (size_t i = 0; i < n; i++) {
+            const culprit_calltree_overweight_row *row = &round->rows[i];
+            culprit_buf delta = CULPRIT_BUF_INIT;
+            put_cost(&delta, row->delta, durations, 1);
+            culprit_buf_puts(&b, " ");
+            put_percent(&b, row->overweight);
+            culprit_buf_puts(&b, " ");
+            put_percent(&b, row->responsibility);
+            culprit_buf_printf(&b, "  %-12s  %s%s%s%s\n", culprit_buf_cstr(&delta), row->name,
+                               row->file ? " (" : "", row->file ? row->file : "",
+                               row->file ? ")" : "");
+            culprit_buf_dispose(&delta);
+        }
+        if (n < round->nrows)
+            culprit_buf_printf(&b, "  ... %zu more (--top 0 lists all)\n", round->nrows - n);
+        if (round->pivot != CULPRIT_CALLTREE_NONE)
+            culprit_buf_printf(&b, "pivot: %s\n", round->rows[round->pivot].name);
+        fputs(culprit_buf_cstr(&b), stdout);
+        culprit_buf_dispose(&b);
+    }
+}
+
+static json_t *rows_json(const culprit_calltree_overweight_round *round)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; i < round->nrows; i++) {
+        const culprit_calltree_overweight_row *row = &round->rows[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "function", json_string(row->name));
+        json_object_set_new(o, "file", cli_json_string(row->file));
+        json_object_set_new(o, "base", cli_json_number(row->base));
+        json_object_set_new(o, "test", cli_json_number(row->test));
+        json_object_set_new(o, "delta", cli_json_number(row->delta));
+        json_object_set_new(o, "expected", cli_json_number(row->expected));
+        json_object_set_new(o, "overweight", cli_json_number(row->overweight));
+        json_object_set_new(o, "responsibility", cli_json_number(row->responsibility));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static int print_json(const culprit_calltree_overweight *ow,
+                      const culprit_calltree_overweight_options *o, const char *const paths[2],
+                      int durations)
+{
+    json_t *doc = cli_json_document("overweight"), *rounds = json_array(), *dropped = json_array();
+
+    if (doc) {
+        json_object_set_new(doc, "base", json_string(paths[0]));
+        json_object_set_new(doc, "test", json_string(paths[1]));
+        json_object_set_new(doc, "unit", json_string(durations ? "ns" : "weight"));
+        json_object_set_new(doc, "recurse", json_integer((json_int_t)o->recurse));
+        json_object_set_new(doc, "min_responsibility", json_real(o->min_responsibility));
+        json_object_set_new(doc, "min_overweight", json_real(o->min_overweight));
+        for (size_t r = 0; r < ow->nrounds; r++) {
+            const culprit_calltree_overweight_round *round = &ow->rounds[r];
+            json_t *jr = json_object();
+            json_object_set_new(jr, "round", json_integer((json_int_t)r));
+            json_object_set_new(jr, "dropped", json_deep_copy(dropped));
+            json_object_set_new(jr, "base_total", cli_json_number(round->base_total));
+            json_object_set_new(jr, "test_total", cli_json_number(round->test_total));
+            json_object_set_new(jr, "delta_total", cli_json_number(round->delta_total));
+            json_object_set_new(jr, "pivot",
+                                round->pivot == CULPRIT_CALLTREE_NONE
+                                    ? json_null()
+                                    : json_string(round->rows[round->pivot].name));
+            json_object_set_new(jr, "functions", rows_json(round));
+            json_array_append_new(rounds, jr);
+            if (round->pivot != CULPRIT_CALLTREE_NONE)
+                json_array_append_new(dropped, json_string(round->rows[round->pivot].name));
+        }
+        json_object_set_new(doc, "rounds", rounds);
+    }
+    json_decref(dropped);
+    return cli_json_print(doc);
+}
+
+int cli_overweight(int argc, char **argv)
+{
+    cli_args args;
+    const char *paths[2] = {NULL, NULL};
+    culprit_calltree *trees[2] = {NULL, NULL};
+    culprit_calltree_overweight ow = {NULL, 0};
+    culprit_calltree_overweight_options o = CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_INIT;
+    size_t npositional = 0, top = 20;
+    int kind, json = 0, durations, error = 0;
+
+    cli_args_init(&args, "overweight", argc, argv, options);
+    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+        if (kind < 0)
+            return cli_usage_error("overweight");
+        if (kind == CLI_ARG_POSITIONAL) {
+            if (npositional == 2) {
+                culprit_error_set(CULPRIT_EINVALID, "overweight: unexpected argument '%s'",
+                                  args.value);
+                return cli_usage_error("overweight");
+            }
+            paths[npositional++] = args.value;
+        } else if (cli_is(&args, "--help")) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        } else if (cli_is(&args, "--json")) {
+            json = 1;
+        } else if ((cli_is(&args, "--recurse") &&
+                    cli_parse_size(&o.recurse, "--recurse", args.value, 0) < 0) ||
+                   (cli_is(&args, "--top") && cli_parse_size(&top, "--top", args.value, 0) < 0) ||
+                   (cli_is(&args, "--min-responsibility") &&
+                    cli_parse_double(&o.min_responsibility, "--min-responsibility", args.value, 0,
+                                     100, "a percentage (0 to 100)") < 0)) {
+            return cli_usage_error("overweight");
+        }
+    }
+    if (npositional != 2) {
+        culprit_error_set(CULPRIT_EINVALID, "overweight: needs two profiles, BASE and TEST");
+        return cli_usage_error("overweight");
+    }
+    for (int i = 0; i < 2; i++)
+        if ((error = culprit_calltree_load(&trees[i], paths[i])) < 0)
+            goto cleanup;
+    if ((error = culprit_calltree_overweight_trees(&ow, trees[0], trees[1], &o)) < 0)
+        goto cleanup;
+    /* Folded weights have no unit (samples, bytes...): shown as plain numbers. */
+    durations =
+        trees[0]->mode != CULPRIT_CALLTREE_WEIGHTS && trees[1]->mode != CULPRIT_CALLTREE_WEIGHTS;
+    if (json)
+        error = print_json(&ow, &o, paths, durations);
+    else
+        print_text(&ow, durations, top);
+cleanup:
+    if (error < 0)
+        cli_error(NULL);
+    culprit_calltree_overweight_dispose(&ow);
+    culprit_calltree_free(trees[0]);
+    culprit_calltree_free(trees[1]);
+    return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}

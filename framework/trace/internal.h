@@ -1,0 +1,87 @@
+/*
+ * What the two files of the trace runtime share: the per-thread state (a shadow
+ * stack and a calling-context tree in chunked pools), the global configuration and
+ * the clock. runtime.c holds the hot path; write.c merges the threads and writes
+ * the call-tree file.
+ */
+#ifndef CULPRIT_TRACE_INTERNAL_H
+#define CULPRIT_TRACE_INTERNAL_H
+
+#include "culprit/trace.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NOINSTR __attribute__((no_instrument_function))
+
+/* Node pool: chunks of 4096 nodes allocated with mmap when the previous one fills,
+ * so a node never moves (another thread may be reading it while writing a tree)
+ * and nodes stay indices (4 bytes). 4096 chunks: 16 M distinct call paths per thread. */
+#define TRACE_CHUNK_BITS 12
+#define TRACE_CHUNK      (1u << TRACE_CHUNK_BITS)
+#define TRACE_MAX_CHUNKS 4096u
+
+/* Shadow stack: 256 Ki frames reserved (MAP_NORESERVE: only touched pages cost
+ * memory), deeper than the default 8 MiB thread stack holds frames of 32 bytes. */
+#define TRACE_STACK_MAX (1u << 18)
+
+/* One calling context of one thread. Index 0 is the root; 0 also means "none" in
+ * the child links since the root is nobody's child. Times in clock ticks, already
+ * corrected for the instrumentation's overhead. */
+typedef struct {
+    void *fn;
+    uint32_t parent;
+    uint32_t first_child, next_sibling;
+    uint32_t hint; /* the child found last: loops call the same callee again */
+    uint64_t calls;
+    double sum; /* sum of the timed calls' inclusive durations */
+    double sq;  /* sum of their squares */
+} trace_node;
+
+typedef struct {
+    void *fn;
+    uintptr_t sp;    /* the enter hook's frame address: deeper calls have lower ones */
+    uint64_t start;  /* clock at entry (timed frames only) */
+    uint64_t count0; /* the thread's call counter at entry: descendants = count - count0 */
+    uint32_t node;
+    uint32_t timed;
+} trace_frame;
+
+typedef struct trace_thread {
+    trace_node *chunks[TRACE_MAX_CHUNKS];
+    _Atomic uint32_t nnodes; /* published with release once a node is complete */
+    uint32_t depth;          /* index of the top frame; 0 = only the root */
+    uint32_t lost;           /* frames not pushed (stack or pool full) still open */
+    uint64_t count;          /* calls entered by this thread (overhead correction) */
+    trace_frame *stack;
+    int registered;
+    struct trace_thread *next;
+} trace_thread;
+
+/* The configuration, fixed by trace__init() before the first call is recorded. */
+typedef struct {
+    culprit_trace_mode mode;
+    unsigned int level;
+    const char *out;         /* CULPRIT_TRACE_OUT or NULL */
+    pid_t pid;               /* the process that read it: forked children do not write */
+    double overhead_pair;    /* ticks one instrumented call adds to a timed ancestor */
+    double overhead_in;      /* ticks a timed call's own hooks add to its duration */
+    double overhead_untimed; /* ticks an untimed call adds to a timed ancestor */
+    uint64_t t0_ticks;       /* clock at start, with ... */
+    uint64_t t0_ns;          /* ... CLOCK_MONOTONIC then, to convert ticks to ns */
+    int use_tsc;
+} trace_config;
+
+extern trace_config trace__config;
+extern pthread_mutex_t trace__lock; /* guards the thread list; never on the hot path */
+extern trace_thread *trace__threads;
+
+uint64_t trace__ticks(void) NOINSTR;
+uint64_t trace__mono_ns(void) NOINSTR;
+trace_node *trace__node(trace_thread *t, uint32_t i) NOINSTR;
+/* Writes the tree as the file format of docs/calltree-format.md; 0 or -1 (errno). */
+int trace__write(const char *path) NOINSTR;
+
+#endif

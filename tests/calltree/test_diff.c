@@ -1,0 +1,376 @@
+/*
+ * The BFS diff (Heger et al. 2013, section 4.2) and the choice of suspects
+ * (Vogel 2017, section 3.5) on hand-built trees: the paper's Fig. 5 with fem
+ * slower, a changed shape stopping the search, chains of slower nodes with and
+ * without a middle node that did not regress, and bad input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tree_fixture.h"
+
+static const char *name_of(const culprit_calltree_diff *d, size_t pair)
+{
+    return culprit_calltree_diff_function(d, pair)->name;
+}
+
+/* The suspect's path as "a;b;c". */
+static const char *path_of(const culprit_calltree_diff *d, const culprit_calltree_suspect *s)
+{
+    static char buf[512];
+
+    buf[0] = '\0';
+    for (size_t k = 0; k < s->npath; k++) {
+        if (k)
+            strcat(buf, ";");
+        strcat(buf, name_of(d, s->path[k]));
+    }
+    return buf;
+}
+
+static const culprit_calltree_pair *pair_at(const culprit_calltree_diff *d, const char *path)
+{
+    size_t node = fixture_find(d->test, path);
+
+    assert_int_not_equal(node, CULPRIT_CALLTREE_NONE);
+    for (size_t k = 0; k < d->npairs; k++)
+        if (d->pairs[k].test == node)
+            return &d->pairs[k];
+    fail_msg("no pair for %s", path);
+    return NULL;
+}
+
+static void fig5_fem_slower_is_the_suspect_path(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 6000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 7); /* the root and six functions */
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_LOWEST);
+    for (const char *const *p = (const char *const[]){"foo", "foo;doo", "foo;doo;fem", NULL}; *p;
+         p++) {
+        const culprit_calltree_pair *x = pair_at(&d, *p);
+        assert_int_equal(x->verdict, CULPRIT_CALLTREE_SLOWER);
+        assert_true(x->tested);
+        assert_true(x->change_low > 0);
+    }
+    for (const char *const *p =
+             (const char *const[]){"foo;bar", "foo;doo;fem;qux", "foo;doo;fem;wug", NULL};
+         *p; p++) {
+        const culprit_calltree_pair *x = pair_at(&d, *p);
+        assert_int_equal(x->verdict, CULPRIT_CALLTREE_UNCHANGED);
+        assert_true(x->reached); /* compared, and cleared */
+        assert_false(x->shape_changed);
+    }
+    /* fem: 11 us per call against 6 us, +83%; 20 calls add 100 us. */
+    {
+        const culprit_calltree_pair *fem = pair_at(&d, "foo;doo;fem");
+        assert_true(fabs(fem->diff - 5000) < 1e-6);
+        assert_true(fabs(fem->change - 5000.0 / 6000.0) < 1e-9);
+        assert_true(fem->diff_low < 5000 && fem->diff_high > 5000);
+        assert_true(fabs(fem->total_delta - 100000) < 1e-6);
+    }
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_diff_dispose(&d); /* twice is harmless */
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void unchanged_trees_have_no_suspect(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 1000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 0);
+    assert_int_equal(pair_at(&d, "foo")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_false(pair_at(&d, "foo;doo")->reached); /* foo did not regress: not descended */
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void a_small_significant_change_stays_under_the_threshold(void **state)
+{
+    /* fem +0.5% per call with a tiny spread: significant, but under 2%. */
+    culprit_calltree *base = fixture_fig5(1000, 1000), *test = fixture_fig5(1000, 1030);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_options_init(&o, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION),
+                     0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_int_equal(d.nsuspects, 0);
+    culprit_calltree_diff_dispose(&d);
+    /* A threshold of 0 takes any significant change. */
+    o.threshold = 0;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_SLOWER);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void a_changed_shape_stops_the_search(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 1000);
+    culprit_calltree_diff d;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    (void)state;
+
+    /* fem now calls wug four times per call (and is slower for it); wug itself
+     * also looks slower, but fem is not descended. */
+    fixture_node(test, "foo;doo;fem;wug", file, 80, 1500, 30);
+    fixture_node(test, "foo;doo;fem", file, 20, 1000 + 2000 + 4 * 1500, 180);
+    fixture_node(test, "foo;doo", file, 20, 500 + 9000, 190);
+    fixture_node(test, "foo", file, 20, 100 + 3000 + 9500, 250);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_SHAPE);
+    assert_true(pair_at(&d, "foo;doo;fem")->shape_changed);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->calls_changed, 1);
+    assert_int_equal(pair_at(&d, "foo;doo;fem;wug")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_false(pair_at(&d, "foo;doo;fem;wug")->reached);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(test);
+
+    /* A callee added is a change of shape too, and it is named in the counts. */
+    test = fixture_fig5(20, 6000);
+    fixture_node(test, "foo;doo;fem;zot", file, 20, 10, 1);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 1);
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_SHAPE);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->added, 1);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->removed, 0);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void more_calls_of_the_caller_do_not_change_the_shape(void **state)
+{
+    /* foo runs 30 times instead of 20: every count scales, the shape is the same. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(30, 6000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_false(pair_at(&d, "foo;doo;fem")->shape_changed);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+/* Vogel 2017, Fig. 3.8: A calls Aa and Ab; Aa calls Aa1; Aa1 calls Aa11 and Aa12. */
+static culprit_calltree *vogel_tree(double a_own, double aa_own, double aa1_own)
+{
+    culprit_calltree *t;
+    double aa1 = aa1_own + 2000, aa = aa_own + aa1, a = a_own + aa + 1000;
+
+    assert_int_equal(culprit_calltree_new(&t), 0);
+    t->mode = CULPRIT_CALLTREE_FULL;
+    fixture_node(t, "A", "v.c", 50, a, 0.01 * a);
+    fixture_node(t, "A;Aa", "v.c", 50, aa, 0.01 * aa);
+    fixture_node(t, "A;Ab", "v.c", 50, 1000, 10);
+    fixture_node(t, "A;Aa;Aa1", "v.c", 50, aa1, 0.01 * aa1);
+    fixture_node(t, "A;Aa;Aa1;Aa11", "v.c", 50, 1000, 10);
+    fixture_node(t, "A;Aa;Aa1;Aa12", "v.c", 50, 1000, 10);
+    fixture_finish(t);
+    return t;
+}
+
+static void the_lowest_of_a_slower_chain_is_the_suspect(void **state)
+{
+    culprit_calltree *base = vogel_tree(1000, 1000, 1000), *test = vogel_tree(1000, 1000, 9000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "A;Aa;Aa1");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_LOWEST);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void both_ends_are_suspects_when_the_middle_did_not_regress(void **state)
+{
+    /* Aa spends 1 ms of its own, so Aa1's +1 us is 0.1% of it: Aa does not regress,
+     * A does (its own +50%), Aa1 does (+33%). */
+    culprit_calltree *base = vogel_tree(1e6, 1e6, 1000), *test = vogel_tree(1.5e6, 1e6, 2000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(pair_at(&d, "A")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_int_equal(pair_at(&d, "A;Aa")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_int_equal(pair_at(&d, "A;Aa;Aa1")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_false(pair_at(&d, "A;Aa;Aa1")->reached); /* the BFS stops at Aa */
+    assert_int_equal(d.nsuspects, 2);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "A");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_LOWEST);
+    assert_string_equal(path_of(&d, &d.suspects[1]), "A;Aa;Aa1");
+    assert_int_equal(d.suspects[1].kind, CULPRIT_CALLTREE_BELOW);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void functions_match_by_name_and_file_not_by_order(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test;
+    culprit_calltree_diff d;
+    size_t extra;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    (void)state;
+
+    /* The test build lists its functions in another order, with a same-named
+     * function of another file in front: identities, not indices, match. */
+    assert_int_equal(culprit_calltree_new(&test), 0);
+    test->mode = CULPRIT_CALLTREE_FULL;
+    assert_int_equal(culprit_calltree_function_intern(&extra, test, "fem", "other.c", 1, 2), 0);
+    fixture_node(test, "foo;doo;fem;wug", file, 60, 1000, 20);
+    fixture_node(test, "foo;doo;fem;qux", file, 20, 2000, 40);
+    fixture_node(test, "foo;doo;fem", file, 20, 11000, 220);
+    fixture_node(test, "foo;doo", file, 20, 11500, 230);
+    fixture_node(test, "foo;bar", file, 20, 3000, 60);
+    fixture_node(test, "foo", file, 20, 14600, 292);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 7);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_string_equal(culprit_calltree_diff_function(&d, d.suspects[0].path[2])->file, file);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+/* The fig5 tree with every function's file replaced by `file`. */
+static culprit_calltree *fig5_in(const char *file, double fem_own_ns)
+{
+    culprit_calltree *t = fixture_fig5(20, fem_own_ns);
+
+    for (size_t f = 0; f < t->nfunctions; f++) {
+        free(t->functions[f].file);
+        t->functions[f].file = strdup(file);
+    }
+    return t;
+}
+
+static void builds_in_two_directories_match_by_the_file_path_they_share(void **state)
+{
+    /* The test build holds, before the real fem, a fem of another directory's fig5.c:
+     * the one sharing more of the path (src/fig5.c) is the match. */
+    static const struct {
+        const char *path;
+        double mean;
+        uint64_t calls;
+    } nodes[] = {
+        {"foo", 14600, 20},         {"foo;bar", 3000, 20},         {"foo;doo", 11500, 20},
+        {"foo;doo;fem", 11000, 20}, {"foo;doo;fem;qux", 2000, 20}, {"foo;doo;fem;wug", 1000, 60}};
+    culprit_calltree *base = fig5_in("/tmp/checkout-a/src/fig5.c", 1000), *test;
+    culprit_calltree_diff d;
+    size_t decoy;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_new(&test), 0);
+    test->mode = CULPRIT_CALLTREE_FULL;
+    assert_int_equal(
+        culprit_calltree_function_intern(&decoy, test, "fem", "/tmp/checkout-b/lib/fig5.c", 1, 2),
+        0);
+    for (size_t i = 0; i < sizeof(nodes) / sizeof(nodes[0]); i++)
+        fixture_node(test, nodes[i].path, "/tmp/checkout-b/src/fig5.c", nodes[i].calls,
+                     nodes[i].mean, 0.02 * nodes[i].mean);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 7);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(test);
+    /* Another file name is another function. */
+    test = fig5_in("/tmp/checkout-b/src/fig6.c", 6000);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.npairs, 1);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void a_single_call_is_judged_by_the_threshold(void **state)
+{
+    culprit_calltree *base = fixture_fig5(1, 1000), *test = fixture_fig5(1, 6000);
+    culprit_calltree_diff d;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_false(pair_at(&d, "foo;doo;fem")->tested);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_true(isnan(pair_at(&d, "foo;doo;fem")->p));
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void trees_without_per_call_times_are_refused(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 1000);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    (void)state;
+
+    test->mode = CULPRIT_CALLTREE_WEIGHTS;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "test call tree holds folded-stack weights"));
+    base->mode = CULPRIT_CALLTREE_STRUCTURE;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "base call tree has no times"));
+    o.confidence = 1;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), CULPRIT_EINVALID);
+    assert_int_equal(
+        culprit_calltree_diff_options_init(&o, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION + 1),
+        CULPRIT_EINVALID);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(fig5_fem_slower_is_the_suspect_path),
+        cmocka_unit_test(unchanged_trees_have_no_suspect),
+        cmocka_unit_test(a_small_significant_change_stays_under_the_threshold),
+        cmocka_unit_test(a_changed_shape_stops_the_search),
+        cmocka_unit_test(more_calls_of_the_caller_do_not_change_the_shape),
+        cmocka_unit_test(the_lowest_of_a_slower_chain_is_the_suspect),
+        cmocka_unit_test(both_ends_are_suspects_when_the_middle_did_not_regress),
+        cmocka_unit_test(functions_match_by_name_and_file_not_by_order),
+        cmocka_unit_test(builds_in_two_directories_match_by_the_file_path_they_share),
+        cmocka_unit_test(a_single_call_is_judged_by_the_threshold),
+        cmocka_unit_test(trees_without_per_call_times_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,423 @@
+/*
+ * The trace runtime end to end: the fixture programs (fixture.c, fixture_lib.c) are
+ * built with culprit_instrument(), run with CULPRIT_TRACE_* set, and their files read
+ * and symbolized. Counts are asserted exactly; times only for what the mode says
+ * (timed or not), never for their size.
+ */
+#include "culprit/calltree.h"
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static char dir[] = "/tmp/culprit-trace-XXXXXX";
+
+static char *path_in_dir(const char *name)
+{
+    static char buf[4][512];
+    static int k;
+    char *p = buf[k++ % 4];
+    snprintf(p, 512, "%s/%s", dir, name);
+    return p;
+}
+
+/* Runs `prog what [arg]` with the trace variables; returns its exit status. */
+static int run(const char *prog, const char *out, const char *mode, const char *level,
+               const char *what, const char *arg)
+{
+    pid_t pid = fork();
+    int status;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("CULPRIT_TRACE_OUT", out, 1);
+        setenv("CULPRIT_TRACE_MODE", mode, 1);
+        setenv("CULPRIT_TRACE_LEVEL", level, 1);
+        unsetenv("CULPRIT_TRACE_DIR");
+        execl(prog, prog, what, arg, (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static culprit_calltree *record_raw(const char *mode, const char *level, const char *what,
+                                    const char *arg)
+{
+    culprit_calltree *t = NULL;
+    char *out = path_in_dir("run.calltree");
+    assert_int_equal(run(FIXTURE, out, mode, level, what, arg), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_true(culprit_calltree_check(t));
+    return t;
+}
+
+static culprit_calltree *record(const char *mode, const char *level, const char *what,
+                                const char *arg)
+{
+    culprit_calltree *t = record_raw(mode, level, what, arg);
+    size_t missing = 99;
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    assert_int_equal(missing, 0);
+    assert_true(culprit_calltree_check(t));
+    return t;
+}
+
+/* The node reached from the root by the functions named, or NONE. */
+static size_t find(const culprit_calltree *t, ...)
+{
+    va_list ap;
+    const char *name;
+    size_t node = 0;
+
+    va_start(ap, t);
+    while (node != CULPRIT_CALLTREE_NONE && (name = va_arg(ap, const char *))) {
+        size_t next = CULPRIT_CALLTREE_NONE;
+        for (size_t c = 0; c < t->nodes[node].nchildren; c++) {
+            size_t k = t->nodes[node].children[c];
+            if (strcmp(t->functions[t->nodes[k].function].name, name) == 0)
+                next = k;
+        }
+        node = next;
+    }
+    va_end(ap);
+    return node;
+}
+
+static uint64_t calls(const culprit_calltree *t, size_t node)
+{
+    assert_int_not_equal(node, CULPRIT_CALLTREE_NONE);
+    return t->nodes[node].calls;
+}
+
+/* The line of `marker` in `file` (1-based). */
+static unsigned int line_of(const char *file, const char *marker)
+{
+    char line[512];
+    unsigned int n = 0;
+    FILE *f = fopen(file, "r");
+
+    assert_non_null(f);
+    while (fgets(line, sizeof(line), f)) {
+        n++;
+        if (strstr(line, marker)) {
+            fclose(f);
+            return n;
+        }
+    }
+    fclose(f);
+    fail_msg("'%s' not in %s", marker, file);
+    return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t a = s ? strlen(s) : 0, b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state)
+{
+    culprit_buf raw = CULPRIT_BUF_INIT;
+    culprit_calltree *t = record("full", "0", "threads", NULL);
+    size_t leaf = find(t, "worker", "leaf", NULL);
+    const culprit_calltree_function *fn;
+    unsigned int line = line_of(FIXTURE_SOURCE, "/* LEAF */");
+    (void)state;
+
+    /* A PIE: the executable was loaded at a non-zero address. */
+    assert_int_equal(culprit_fs_read_file(&raw, path_in_dir("run.calltree")), 0);
+    assert_non_null(strstr(raw.ptr, "\nobject 0 0x"));
+    assert_null(strstr(raw.ptr, "\nobject 0 0x0 "));
+    fn = &t->functions[t->nodes[leaf].function];
+    assert_string_equal(fn->name, "leaf");
+    assert_true(ends_with(fn->file, "tests/trace/fixture.c"));
+    assert_int_equal(fn->line_low, line);
+    assert_int_equal(fn->line_high, line + 3); /* the closing brace */
+    assert_true(ends_with(fn->object, "trace_fixture"));
+    culprit_buf_dispose(&raw);
+    culprit_calltree_free(t);
+}
+
+static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
+{
+    culprit_calltree *t = record("full", "0", "threads", NULL);
+    (void)state;
+
+    assert_int_equal(calls(t, find(t, "worker", NULL)), 2);
+    assert_int_equal(calls(t, find(t, "worker", "leaf", NULL)), 2000);
+    assert_int_equal(calls(t, find(t, "main", NULL)), 1);
+    assert_true(t->nodes[find(t, "worker", "leaf", NULL)].inclusive_ns > 0);
+    culprit_calltree_free(t);
+}
+
+static void recursion_counts_each_depth(void **state)
+{
+    culprit_calltree *t = record("structure", "0", "fib", "10");
+    uint64_t total = 0;
+    size_t deepest = 0;
+    (void)state;
+
+    for (size_t i = 1; i < t->nnodes; i++) {
+        if (strcmp(t->functions[t->nodes[i].function].name, "fib") != 0)
+            continue;
+        total += t->nodes[i].calls;
+        if (t->nodes[i].depth > deepest)
+            deepest = t->nodes[i].depth;
+    }
+    assert_int_equal(total, 177);  /* fib(10) makes 2 fib(11) - 1 calls */
+    assert_int_equal(deepest, 11); /* main, then fib(10) down to fib(1) */
+    assert_int_equal(calls(t, find(t, "main", "fib", NULL)), 1);
+    assert_int_equal(calls(t, find(t, "main", "fib", "fib", NULL)), 2);
+    culprit_calltree_free(t);
+}
+
+static void a_longjmp_closes_the_frames_it_leaves(void **state)
+{
+    culprit_calltree *t = record("full", "0", "longjmp", NULL);
+    (void)state;
+
+    assert_int_equal(calls(t, find(t, "main", "catcher", "jumper", "deep", "leaf", NULL)), 1);
+    /* after() is main's child, not deep()'s: catcher()'s exit popped the frames the
+     * longjmp abandoned, and closed them (timed). */
+    assert_int_equal(calls(t, find(t, "main", "after", "leaf", NULL)), 1);
+    assert_int_equal(find(t, "main", "catcher", "jumper", "deep", "after", NULL),
+                     CULPRIT_CALLTREE_NONE);
+    assert_false(isnan(t->nodes[find(t, "main", "catcher", "jumper", "deep", NULL)].inclusive_ns));
+    assert_true(t->nodes[find(t, "main", "catcher", NULL)].inclusive_ns >=
+                t->nodes[find(t, "main", "catcher", "jumper", NULL)].inclusive_ns);
+    culprit_calltree_free(t);
+}
+
+static void exit_writes_the_tree_with_open_frames_closed(void **state)
+{
+    culprit_calltree *t = record("full", "0", "exit", NULL);
+    size_t in_exit = find(t, "main", "in_exit", NULL);
+    (void)state;
+
+    assert_int_equal(calls(t, in_exit), 1);
+    assert_int_equal(calls(t, find(t, "main", "in_exit", "inner", "spin", NULL)), 1);
+    /* main and in_exit never returned: closed at the time of writing. */
+    assert_true(t->nodes[in_exit].inclusive_ns >=
+                t->nodes[find(t, "main", "in_exit", "inner", NULL)].inclusive_ns);
+    assert_true(t->nodes[find(t, "main", NULL)].inclusive_ns > 0);
+    culprit_calltree_free(t);
+}
+
+static void structure_mode_keeps_counts_only(void **state)
+{
+    culprit_calltree *t = record("structure", "0", "levels", NULL);
+    (void)state;
+
+    assert_int_equal(t->mode, CULPRIT_CALLTREE_STRUCTURE);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", "spin", NULL)), 3);
+    for (size_t i = 1; i < t->nnodes; i++) {
+        assert_true(isnan(t->nodes[i].inclusive_ns));
+        assert_true(isnan(t->nodes[i].exclusive_ns));
+    }
+    assert_true(t->overhead_ns == 0);
+    culprit_calltree_free(t);
+}
+
+static void level_mode_times_only_its_depth(void **state)
+{
+    culprit_calltree *t = record("level", "2", "levels", NULL);
+    (void)state;
+
+    assert_int_equal(t->mode, CULPRIT_CALLTREE_LEVEL);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", NULL)), 3);
+    for (size_t i = 1; i < t->nnodes; i++)
+        assert_int_equal(isnan(t->nodes[i].inclusive_ns), t->nodes[i].depth != 2);
+    assert_true(t->nodes[find(t, "main", "outer", NULL)].inclusive_ns > 0);
+    culprit_calltree_free(t);
+}
+
+static void full_mode_times_every_call(void **state)
+{
+    culprit_calltree *t = record("full", "0", "levels", NULL);
+    size_t outer = find(t, "main", "outer", NULL), inner = find(t, "main", "outer", "inner", NULL);
+    (void)state;
+
+    assert_int_equal(t->mode, CULPRIT_CALLTREE_FULL);
+    assert_true(t->overhead_ns > 0);
+    for (size_t i = 1; i < t->nnodes; i++)
+        assert_false(isnan(t->nodes[i].inclusive_ns));
+    /* outer's three calls of inner run inside it. */
+    assert_true(t->nodes[outer].inclusive_ns >= 0.99 * t->nodes[inner].inclusive_ns);
+    assert_true(t->nodes[inner].inclusive_sq_ns2 > 0);
+    culprit_calltree_free(t);
+}
+
+static void static_functions_of_a_shared_library_are_named(void **state)
+{
+    culprit_calltree *t = record("full", "0", "lib", NULL);
+    size_t helper = find(t, "main", "fixture_lib_entry", "lib_helper", NULL);
+    const culprit_calltree_function *fn;
+    (void)state;
+
+    assert_int_equal(calls(t, helper), 10);
+    fn = &t->functions[t->nodes[helper].function];
+    assert_true(ends_with(fn->file, "tests/trace/fixture_lib.c"));
+    assert_int_equal(fn->line_low, line_of(FIXTURE_LIB_SOURCE, "static long lib_helper"));
+    assert_non_null(strstr(fn->object, "libtrace_fixture_lib.so"));
+    culprit_calltree_free(t);
+}
+
+static void record_merges_a_structure_run_and_one_run_per_level(void **state)
+{
+    const char *argv[] = {FIXTURE, "levels", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    /* Left over from the user's shell: must not redirect the runs' files. */
+    setenv("CULPRIT_TRACE_OUT", "/nonexistent/dir/x.calltree", 1);
+    opts.quiet = 1;
+    opts.workdir = "/";
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    unsetenv("CULPRIT_TRACE_OUT");
+    assert_true(culprit_calltree_check(t));
+    assert_int_equal(t->mode, CULPRIT_CALLTREE_LEVEL);
+    assert_int_equal(calls(t, find(t, "main", "outer", NULL)), 1);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", NULL)), 3);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", "spin", NULL)), 3);
+    /* Every depth timed, each in its own run. */
+    for (size_t i = 1; i < t->nnodes; i++) {
+        assert_false(isnan(t->nodes[i].inclusive_ns));
+        assert_false(isnan(t->nodes[i].exclusive_ns));
+    }
+    assert_string_equal(t->command, FIXTURE " levels");
+    culprit_calltree_free(t);
+}
+
+static void copy_fixture(const char *to)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", FIXTURE, to);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void a_symbolized_tree_loads_after_the_binary_is_gone(void **state)
+{
+    char *copy = path_in_dir("fixture-copy"), *file = path_in_dir("copy.calltree");
+    const char *argv[] = {copy, "lib", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL, *u = NULL;
+    size_t missing = 0;
+    (void)state;
+
+    copy_fixture(copy);
+    opts.quiet = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(culprit_calltree_write_file(t, file), 0);
+    unlink(copy);
+    assert_int_equal(culprit_calltree_read_file(&u, file), 0);
+    assert_int_equal(culprit_calltree_symbolize(u, &missing), 0);
+    assert_int_equal(missing, 0);
+    assert_int_equal(calls(u, find(u, "main", "fixture_lib_entry", "lib_helper", NULL)), 10);
+    assert_true(
+        ends_with(u->functions[t->nodes[find(u, "main", NULL)].function].file, "fixture.c"));
+    culprit_calltree_free(t);
+    culprit_calltree_free(u);
+    unlink(file);
+}
+
+static void a_stripped_binary_shows_addresses(void **state)
+{
+    char *copy = path_in_dir("fixture-stripped"), cmd[1024];
+    const char *argv[] = {copy, "threads", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    size_t missing = 0, raw = 0;
+    (void)state;
+
+    copy_fixture(copy);
+    snprintf(cmd, sizeof(cmd), "strip '%s'", copy);
+    assert_int_equal(system(cmd), 0);
+    opts.quiet = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    for (size_t i = 0; i < t->nfunctions; i++) {
+        raw += culprit_calltree_function_is_raw(t, i);
+        assert_null(t->functions[i].file);
+        assert_int_equal(strncmp(t->functions[i].name, "0x", 2), 0);
+    }
+    assert_int_equal(missing, raw);
+    assert_true(raw >= 3); /* main, worker, leaf */
+    /* Counts do not need names. */
+    assert_int_equal(
+        t->nodes[t->nodes[0].children[0]].calls + t->nodes[t->nodes[0].children[1]].calls, 3);
+    culprit_calltree_free(t);
+    unlink(copy);
+}
+
+static void an_uninstrumented_binary_is_named_with_the_fix(void **state)
+{
+    const char *argv[] = {PLAIN, NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), CULPRIT_ENOTFOUND);
+    assert_null(t);
+    assert_non_null(strstr(culprit_error_last(), "not built with instrumentation"));
+    assert_non_null(strstr(culprit_error_last(), "culprit_instrument"));
+    assert_non_null(strstr(culprit_error_last(), "-finstrument-functions"));
+}
+
+static void a_command_that_cannot_run_is_an_error(void **state)
+{
+    const char *argv[] = {"/nonexistent/program", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), CULPRIT_ERROR);
+    assert_non_null(strstr(culprit_error_last(), "could not be run"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    char cmd[600];
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(static_functions_of_a_pie_are_named_with_file_and_lines),
+        cmocka_unit_test(two_threads_on_the_same_path_merge_with_exact_counts),
+        cmocka_unit_test(recursion_counts_each_depth),
+        cmocka_unit_test(a_longjmp_closes_the_frames_it_leaves),
+        cmocka_unit_test(exit_writes_the_tree_with_open_frames_closed),
+        cmocka_unit_test(structure_mode_keeps_counts_only),
+        cmocka_unit_test(level_mode_times_only_its_depth),
+        cmocka_unit_test(full_mode_times_every_call),
+        cmocka_unit_test(static_functions_of_a_shared_library_are_named),
+        cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
+        cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
+        cmocka_unit_test(a_stripped_binary_shows_addresses),
+        cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
+        cmocka_unit_test(a_command_that_cannot_run_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
