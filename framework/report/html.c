@@ -827,6 +827,11 @@ static int calltree(culprit_buf *out, const culprit_report_calltree *c)
                           "(<span class=\"cross\">&#x2716;</span>); "
                           "<span class=\"dot\"></span> marks a function whose own lines the "
                           "culprit commit changed. Click a node to fold it.</p>\n");
+    if (c->error) {
+        culprit_buf_puts(out, "<p><strong>No call-tree analysis:</strong> ");
+        h(out, c->error);
+        culprit_buf_puts(out, "</p>\n");
+    }
     if (c->nsuspects) {
         culprit_buf_puts(out, "<ol class=\"suspects\">");
         for (size_t i = 0; i < c->nsuspects; i++) {

@@ -116,6 +116,7 @@ static json_t *calltree_json(const culprit_report_calltree *c)
     json_object_set_new(j, "base", str(c->base));
     json_object_set_new(j, "test", str(c->test));
     json_object_set_new(j, "commit", str(c->commit));
+    json_object_set_new(j, "error", str(c->error));
     for (size_t i = 0; i < c->nsuspects; i++)
         json_array_append_new(suspects, json_string(c->suspects[i]));
     json_object_set_new(j, "suspects", suspects);

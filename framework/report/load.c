@@ -107,6 +107,8 @@ static void sha(char out[41], const json_t *o, const char *key)
     }
 }
 
+static int read_calltree(culprit_report_calltree **out, const json_t *doc, const char *path);
+
 /* --------------------------------------------------------------- bisection --- */
 
 static void step_dispose(culprit_report_step *s)
@@ -197,6 +199,17 @@ int culprit_report_load_bisect(culprit_report *report, const char *path)
     b->runs = count(doc, "runs");
     confirmed = json_object_get(doc, "confirmed");
     b->confirmed = json_is_boolean(confirmed) ? json_is_true(confirmed) : -1;
+    /* bisect --calltree embeds the analysis of the culprit; a document named with
+     * --calltree, or found in the results directory, takes its place. */
+    if (json_is_object(json_object_get(doc, "calltree")) && !report->calltree) {
+        if ((error = read_calltree(&report->calltree, json_object_get(doc, "calltree"), path)) < 0)
+            goto cleanup;
+        if (!report->calltree->commit && b->culprit[0] &&
+            !(report->calltree->commit = culprit_strdup(b->culprit))) {
+            error = CULPRIT_ERROR;
+            goto cleanup;
+        }
+    }
     culprit_report__bisect_free(report->bisect);
     report->bisect = b;
     b = NULL;
@@ -215,6 +228,7 @@ void culprit_report__calltree_free(culprit_report_calltree *c)
     free(c->base);
     free(c->test);
     free(c->commit);
+    free(c->error);
     for (size_t i = 0; i < c->nnodes; i++) {
         culprit_report_node *n = &c->nodes[i];
         free(n->function);
@@ -434,34 +448,32 @@ static int read_suspect_paths(tree_reader *t, const json_t *suspects)
     return 0;
 }
 
-int culprit_report_load_calltree(culprit_report *report, const char *path)
+/* The call-tree part of `doc`: a calltree diff document, or the "calltree" object
+ * `culprit bisect --calltree --json` embeds (with "parent" and "error"). */
+static int read_calltree(culprit_report_calltree **out, const json_t *doc, const char *path)
 {
-    static const char *const base_keys[] = {"base", "base_file", NULL};
+    static const char *const base_keys[] = {"base", "base_file", "parent", NULL};
     static const char *const test_keys[] = {"test", "test_file", NULL};
     tree_reader t = {NULL, 0, path};
-    json_t *doc = NULL, *nodes, *suspects;
-    int error;
+    const json_t *nodes, *suspects;
+    int error = 0;
 
-    if ((error = load_document(&doc, path, "calltree diff", "--calltree")) < 0)
-        return error;
-    if (!(t.tree = calloc(1, sizeof(*t.tree)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
-    }
+    *out = NULL;
+    if (!(t.tree = calloc(1, sizeof(*t.tree))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
     if ((error = string_of(&t.tree->base, doc, base_keys)) < 0 ||
         (error = string_of(&t.tree->test, doc, test_keys)) < 0 ||
-        (error = string(&t.tree->commit, doc, "commit")) < 0)
+        (error = string(&t.tree->commit, doc, "commit")) < 0 ||
+        (error = string(&t.tree->error, doc, "error")) < 0)
         goto cleanup;
     nodes = json_object_get(doc, "nodes");
     if (!nodes)
         nodes = json_object_get(doc, "tree");
     if (json_is_object(nodes)) /* one root object */
         error = read_node(&t, nodes, SIZE_MAX, 1, 0);
-    for (size_t i = 0; json_is_array(nodes) && i < json_array_size(nodes) && error == 0; i++) {
-        const json_t *n = json_array_get(nodes, i);
+    for (size_t i = 0; json_is_array(nodes) && i < json_array_size(nodes) && error == 0; i++)
         /* Top nodes of a nested tree carry no "parent"; a flat list's do. */
-        error = read_node(&t, n, SIZE_MAX, 1, 0);
-    }
+        error = read_node(&t, json_array_get(nodes, i), SIZE_MAX, 1, 0);
     if (error < 0)
         goto cleanup;
     suspects = json_object_get(doc, "suspects");
@@ -483,11 +495,25 @@ int culprit_report_load_calltree(culprit_report *report, const char *path)
                 t.tree->suspects[t.tree->nsuspects++] = text;
         }
     }
-    culprit_report__calltree_free(report->calltree);
-    report->calltree = t.tree;
+    *out = t.tree;
     t.tree = NULL;
 cleanup:
     culprit_report__calltree_free(t.tree);
+    return error;
+}
+
+int culprit_report_load_calltree(culprit_report *report, const char *path)
+{
+    culprit_report_calltree *tree = NULL;
+    json_t *doc = NULL;
+    int error;
+
+    if ((error = load_document(&doc, path, "calltree diff", "--calltree")) < 0 ||
+        (error = read_calltree(&tree, doc, path)) < 0)
+        goto cleanup;
+    culprit_report__calltree_free(report->calltree);
+    report->calltree = tree;
+cleanup:
     json_decref(doc);
     return error;
 }

@@ -158,6 +158,12 @@ static void calltree(culprit_buf *out, const culprit_report_calltree *c)
     int any = 0;
 
     culprit_buf_puts(out, "### Where\n\n");
+    if (c->error) {
+        culprit_buf_puts(out, "No call-tree analysis: ");
+        culprit_report__put_md(out, c->error);
+        culprit_buf_puts(out, "\n\n");
+        return;
+    }
     if (c->nsuspects) {
         culprit_buf_puts(out, "Suspect path: `");
         culprit_buf_puts(out, c->suspects[0]);

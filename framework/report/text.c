@@ -62,6 +62,8 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
     } else if (b) {
         culprit_buf_printf(out, "  %-10s %s\n", "bisection", b->outcome);
     }
+    if (c && c->error)
+        culprit_buf_printf(out, "  %-10s no call-tree analysis: %s\n", "where", c->error);
     if (c && c->nsuspects) {
         culprit_buf_printf(out, "  %-10s %s", "where", c->suspects[0]);
         for (size_t i = 0; i < c->nnodes; i++)

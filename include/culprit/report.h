@@ -108,6 +108,7 @@ typedef struct {
 typedef struct {
     char *base, *test; /**< what was compared (file names or commits) */
     char *commit;      /**< the commit whose changes were correlated; NULL none */
+    char *error;       /**< why there is no analysis (bisect --calltree); NULL none */
     size_t nnodes;
     culprit_report_node *nodes; /**< parents before children */
     size_t nsuspects;

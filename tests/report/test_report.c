@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,6 +248,47 @@ static void report_reads_suspect_paths(void **state)
     free(html);
 }
 
+/* `culprit bisect --calltree --json` embeds the analysis: the report shows it without
+ * a separate document, and says why when the analysis could not run. */
+static void report_reads_the_call_tree_inside_the_bisect_document(void **state)
+{
+    repo_fixture *repo = *state;
+    char dir[600], path[700];
+    json_t *bisect, *tree;
+    cli_result r;
+
+    snprintf(dir, sizeof(dir), "%s/embedded", repo->dir);
+    put_data(repo, "bisect.json", dir);
+    put_data(repo, "calltree_paths.json", dir);
+    snprintf(path, sizeof(path), "%s/bisect.json", dir);
+    assert_non_null(bisect = json_load_file(path, 0, NULL));
+    snprintf(path, sizeof(path), "%s/calltree_paths.json", dir);
+    assert_non_null(tree = json_load_file(path, 0, NULL));
+    json_object_del(tree, "command");
+    json_object_set_new(tree, "parent", json_string(repo->sha[2]));
+    json_object_set_new(tree, "error", json_null());
+    json_object_set(bisect, "calltree", tree);
+    snprintf(path, sizeof(path), "%s/bisect.json", dir);
+    assert_int_equal(json_dump_file(bisect, path, 0), 0);
+    r = run_culprit(repo->dir, NULL, "report --format markdown --results embedded");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "Suspect path: `foo \xe2\x86\x92 doo \xe2\x86\x92 fem`");
+    assert_contains(r.out, "`fem` (src/fem.c:20-22, 31)");
+    cli_result_dispose(&r);
+
+    json_object_set_new(bisect, "calltree",
+                        json_pack("{s:s,s:s}", "parent", repo->sha[2], "error",
+                                  "the program is not instrumented (-finstrument-functions)"));
+    assert_int_equal(json_dump_file(bisect, path, 0), 0);
+    r = run_culprit(repo->dir, NULL, "report --format markdown --results embedded");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "No call-tree analysis: the program is not instrumented "
+                           "(-finstrument-functions)");
+    cli_result_dispose(&r);
+    json_decref(tree);
+    json_decref(bisect);
+}
+
 static void report_bad_inputs_fail_naming_them(void **state)
 {
     repo_fixture *repo = *state;
@@ -282,6 +324,7 @@ int main(void)
         cmocka_unit_test(report_html_is_self_contained_with_plots_and_tree),
         cmocka_unit_test(report_out_writes_markdown_file),
         cmocka_unit_test(report_reads_suspect_paths),
+        cmocka_unit_test(report_reads_the_call_tree_inside_the_bisect_document),
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
