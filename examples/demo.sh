@@ -7,10 +7,14 @@
 #  3. runs the perf test at the first and the last commit and flags the regression
 #     (culprit check);
 #  4. bisects the 30 commits to the culprit (culprit bisect --auto);
-#  5. writes the HTML report and prints where it is, with the summary.
+#  5. records the call trees of the culprit and its parent, built with
+#     -finstrument-functions, and diffs them (culprit calltree record / diff,
+#     culprit overweight): the path down to normalize_word(), marked as changed;
+#  6. writes the HTML report and prints where it is, with the summary.
 #
 # Everything it writes goes to demo-out/ (CULPRIT_DEMO_OUT): the repository, its
-# history (.culprit/history), the JSON results (.culprit/results) and the report.
+# history (.culprit/history), the JSON results (.culprit/results), the call trees
+# and the report.
 # Your own checkout of culprit is never modified.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,12 +28,12 @@ step "Installing what is missing and building culprit"
 bash .ci/install-deps
 build=${CULPRIT_BUILD_DIR:-build/demo}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCULPRIT_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target culprit_cli culprit >/dev/null
+cmake --build "$build" -j"$(nproc)" --target culprit_cli culprit culprit_trace >/dev/null
 culprit=$root/$build/framework/cli/culprit
 
 out=${CULPRIT_DEMO_OUT:-$root/demo-out}
 repo=$out/wordfreq
-rm -rf "$repo" "$out/report"
+rm -rf "$repo" "$out/report" "$out/calltrees"
 mkdir -p "$repo/src" "$repo/tests"
 
 step "Making a throw-away repository with 30 commits: $repo"
@@ -37,11 +41,17 @@ step "Making a throw-away repository with 30 commits: $repo"
 # libculprit just built (bisect runs this in each temporary checkout).
 export CULPRIT_DEMO_INCLUDE=$root/include
 export CULPRIT_DEMO_LIB=$root/$build/framework/libculprit.a
+export CULPRIT_DEMO_TRACE=$root/$build/framework/trace/libculprit_trace.a
 export CULPRIT_DEMO_LIBS="$(pkg-config --libs cmocka libgit2 jansson gsl libxml-2.0) -lm"
 cat >"$repo/build.sh" <<'EOF'
-# Builds the perf test (variables set by culprit's examples/demo.sh).
+# Builds the perf test (variables set by culprit's examples/demo.sh); INSTRUMENT=1
+# builds it for call trees, as culprit_instrument() does in CMake.
+flags=
+[ -n "${INSTRUMENT:-}" ] && flags="-finstrument-functions
+  -finstrument-functions-exclude-file-list=include/culprit/,cmocka.h,cmocka_private.h
+  $CULPRIT_DEMO_TRACE -lpthread"
 exec cc -O2 -g -I"$CULPRIT_DEMO_INCLUDE" -Isrc -o perf_wordfreq src/*.c tests/perf_wordfreq.c \
-  "$CULPRIT_DEMO_LIB" $CULPRIT_DEMO_LIBS
+  "$CULPRIT_DEMO_LIB" $flags $CULPRIT_DEMO_LIBS
 EOF
 ex=$root/examples/wordfreq
 cp "$ex/wordfreq.h" "$ex/wordfreq.c" "$ex/table.c" "$ex/normalize.c" "$repo/src/"
@@ -118,6 +128,28 @@ mkdir -p "$repo/.culprit/results"
 (cd "$repo" && "$culprit" bisect --auto --test wordfreq.count_distinct_words \
   --build 'sh build.sh' --run './perf_wordfreq --quiet' --json \
   >.culprit/results/bisect.json)
+
+culprit_sha=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)",$/\1/p' "$repo/.culprit/results/bisect.json")
+if [ -n "$culprit_sha" ]; then
+  step "Recording the call trees of the culprit and its parent: culprit calltree record / diff"
+  mkdir -p "$out/calltrees"
+  for side in parent culprit; do
+    rev=$culprit_sha
+    [ "$side" = parent ] && rev=$culprit_sha^
+    git -C "$repo" worktree add -q --detach "$out/calltrees/$side" "$rev"
+    (cd "$out/calltrees/$side" && INSTRUMENT=1 sh build.sh &&
+      "$culprit" calltree record --quiet --out "../$side.calltree" -- \
+        ./perf_wordfreq --no-fork --no-history --quiet 2>"../$side.log") ||
+      { cat "$out/calltrees/$side.log" >&2; exit 1; }
+    tail -1 "$out/calltrees/$side.log" >&2
+  done
+  (cd "$repo" && "$culprit" calltree diff "$out/calltrees/parent.calltree" \
+    "$out/calltrees/culprit.calltree" --commit "$culprit_sha" --json >.culprit/results/calltree.json &&
+    "$culprit" calltree diff "$out/calltrees/parent.calltree" "$out/calltrees/culprit.calltree" \
+      --commit "$culprit_sha" >"$out/calltrees/diff.txt" && sed -n 1,3p "$out/calltrees/diff.txt" &&
+    "$culprit" overweight "$out/calltrees/parent.calltree" "$out/calltrees/culprit.calltree" \
+      --json >.culprit/results/overweight.json)
+fi
 
 step "Writing the report"
 (cd "$repo" && "$culprit" report --out "$out/report")
