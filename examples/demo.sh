@@ -143,12 +143,13 @@ if [ -n "$culprit_sha" ]; then
       { cat "$out/calltrees/$side.log" >&2; exit 1; }
     tail -1 "$out/calltrees/$side.log" >&2
   done
-  (cd "$repo" && "$culprit" calltree diff "$out/calltrees/parent.calltree" \
-    "$out/calltrees/culprit.calltree" --commit "$culprit_sha" --json >.culprit/results/calltree.json &&
-    "$culprit" calltree diff "$out/calltrees/parent.calltree" "$out/calltrees/culprit.calltree" \
-      --commit "$culprit_sha" >"$out/calltrees/diff.txt" && sed -n 1,3p "$out/calltrees/diff.txt" &&
-    "$culprit" overweight "$out/calltrees/parent.calltree" "$out/calltrees/culprit.calltree" \
-      --json >.culprit/results/overweight.json)
+  results=$repo/.culprit/results
+  (cd "$out/calltrees" &&
+    "$culprit" calltree diff parent.calltree culprit.calltree --repo "$repo" \
+      --commit "$culprit_sha" --json >"$results/calltree.json" &&
+    "$culprit" calltree diff parent.calltree culprit.calltree --repo "$repo" \
+      --commit "$culprit_sha" >diff.txt && sed -n 1,3p diff.txt &&
+    "$culprit" overweight parent.calltree culprit.calltree --json >"$results/overweight.json")
 fi
 
 step "Writing the report"

@@ -889,8 +889,9 @@ static void overweight(culprit_buf *out, const culprit_report *r)
             culprit_buf_puts(out, "-");
         culprit_buf_printf(out, "</td><td><span class=\"bar\" style=\"width:%.1fpx\"></span>",
                            bar * 1.2);
-        if (isfinite(w->responsibility_pct))
-            culprit_buf_printf(out, "%.0f%%", w->responsibility_pct);
+        if (isfinite(w->responsibility_pct)) /* no "-0%" for a tiny negative share */
+            culprit_buf_printf(out, "%.0f%%",
+                               fabs(w->responsibility_pct) < 0.5 ? 0.0 : w->responsibility_pct);
         culprit_buf_puts(out, "</td></tr>\n");
     }
     culprit_buf_puts(out, "</tbody></table>\n</section>\n");
