@@ -25,7 +25,7 @@ step() { printf '\n\033[1m==> %s\033[0m\n' "$*" >&2; }
 [ -n "${NO_COLOR:-}" ] || [ ! -t 2 ] && step() { printf '\n==> %s\n' "$*" >&2; }
 
 step "Installing what is missing and building culprit"
-bash .ci/install-deps
+bash .ci/install-deps --no-browser
 build=${CULPRIT_BUILD_DIR:-build/demo}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCULPRIT_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target culprit_cli culprit culprit_trace >/dev/null
