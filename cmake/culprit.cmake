@@ -1,5 +1,7 @@
 # culprit.cmake: the CMake API of culprit for projects that write perf tests.
 #
+#   culprit_instrument(<target>)         (call trees: see below and docs/cmake.md)
+#
 #   culprit_discover_tests(<target>
 #                          [HISTORY_DIR dir]
 #                          [TIMEOUT seconds]            (default 300)
@@ -230,7 +232,13 @@ function(culprit_instrument target)
   target_compile_options(${target} PRIVATE -finstrument-functions -g
     "-finstrument-functions-exclude-file-list=include/culprit/,cmocka.h,cmocka_private.h")
   if(type STREQUAL "SHARED_LIBRARY" OR type STREQUAL "MODULE_LIBRARY")
+    # glibc defines do-nothing hooks: without --undefined, an executable that is not
+    # instrumented itself would not pull the runtime out of its archive, and the
+    # library's hooks would bind to glibc's. Pulled in, the executable defines them
+    # and exports them, since the library references them.
     target_link_libraries(${target} INTERFACE culprit::culprit_trace)
+    target_link_options(${target} INTERFACE
+      "LINKER:--undefined=__cyg_profile_func_enter,--undefined=__cyg_profile_func_exit")
   elseif(type STREQUAL "EXECUTABLE" OR type STREQUAL "STATIC_LIBRARY"
          OR type STREQUAL "OBJECT_LIBRARY")
     target_link_libraries(${target} PRIVATE culprit::culprit_trace)

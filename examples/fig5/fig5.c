@@ -16,10 +16,10 @@
 #include <stdlib.h>
 
 /* n units of work, inline in the function that spends them (a helper function
- * would be a callee of its own in the tree); a unit is about a microsecond. */
+ * would be a callee of its own in the tree); a unit is a few microseconds. */
 #define SPIN(n)                                                                                    \
     do {                                                                                           \
-        for (volatile unsigned long spin_i = 0; spin_i < (n) * 2000UL; spin_i++)                    \
+        for (volatile unsigned long spin_i = 0; spin_i < (n)*2000UL; spin_i++)                     \
             ;                                                                                      \
     } while (0)
 

@@ -278,8 +278,10 @@ static int compare_suspects(const void *x, const void *y, void *payload)
 
     if (a->changed != b->changed)
         return b->changed - a->changed;
-    if ((a->kind == CULPRIT_CALLTREE_BELOW) != (b->kind == CULPRIT_CALLTREE_BELOW))
-        return a->kind == CULPRIT_CALLTREE_BELOW ? 1 : -1;
+    /* The search's own suspects (reached through slower callers only) before the
+     * lower ends found below an unregressed caller, whatever their kind. */
+    if (d->pairs[a->path[a->npath - 1]].reached != d->pairs[b->path[b->npath - 1]].reached)
+        return d->pairs[a->path[a->npath - 1]].reached ? -1 : 1;
     da = d->pairs[a->path[a->npath - 1]].total_delta;
     db = d->pairs[b->path[b->npath - 1]].total_delta;
     if (da != db)
@@ -289,6 +291,8 @@ static int compare_suspects(const void *x, const void *y, void *payload)
 
 void culprit_calltree__rank_suspects(culprit_calltree_diff *d)
 {
+    if (d->nsuspects < 2) /* also: qsort_r must not see the NULL of an empty array */
+        return;
     qsort_r(d->suspects, d->nsuspects, sizeof(*d->suspects), compare_suspects, d);
 }
 

@@ -255,7 +255,7 @@ static int truncated(reader *r, const char *what, size_t found, size_t expected)
 
 static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
 {
-    char **objects = NULL;
+    char **objects = NULL, **build_ids = NULL;
     size_t *fmap = NULL, *nmap = NULL, nfunctions = 0, nnodes = 0;
     culprit_buf name = CULPRIT_BUF_INIT;
     uint64_t n;
@@ -263,7 +263,8 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
 
     if (nobjects > 1u << 20)
         return fail(r, "implausible object count %zu", nobjects);
-    if (!(objects = calloc(nobjects + 1, sizeof(*objects)))) {
+    if (!(objects = calloc(nobjects + 1, sizeof(*objects))) ||
+        !(build_ids = calloc(nobjects + 1, sizeof(*build_ids)))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory reading '%s'", r->name);
         goto cleanup;
     }
@@ -273,9 +274,9 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             error = more < 0 ? more : truncated(r, "objects", i, nobjects);
             goto cleanup;
         }
-        if (r->nfields != 4 || strcmp(r->fields[0], "object") != 0) {
-            error =
-                fail(r, "expected 'object INDEX LOAD-ADDRESS PATH' (%zu of %zu)", i + 1, nobjects);
+        if (r->nfields != 5 || strcmp(r->fields[0], "object") != 0) {
+            error = fail(r, "expected 'object INDEX LOAD-ADDRESS BUILD-ID PATH' (%zu of %zu)",
+                         i + 1, nobjects);
             goto cleanup;
         }
         if ((error = parse_u64(r, &idx, r->fields[1], "object index")) < 0)
@@ -284,9 +285,18 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             error = fail(r, "object %" PRIu64 " out of order (expected %zu)", idx, i);
             goto cleanup;
         }
-        char *path;
-        if ((error = decode(r, &path, r->fields[3])) < 0)
+        char *path, *id;
+        if ((error = decode(r, &path, r->fields[4])) < 0 ||
+            (error = decode(r, &id, r->fields[3])) < 0)
             goto cleanup;
+        if (id && (strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) % 2)) {
+            error = fail(r, "bad build-id '%s' (expected lower-case hex or '-')", id);
+            goto cleanup;
+        }
+        if (id && !(build_ids[i] = culprit_strdup(id))) {
+            error = CULPRIT_ERROR;
+            goto cleanup;
+        }
         if (!path) {
             error = fail(r, "object %zu has no path", i);
             goto cleanup;
@@ -360,7 +370,8 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             goto cleanup;
         culprit_calltree_function *fn = &tree->functions[fmap[i]];
         if (!fn->object && obj != CULPRIT_CALLTREE_NONE) {
-            if (!(fn->object = culprit_strdup(objects[obj]))) {
+            if (!(fn->object = culprit_strdup(objects[obj])) ||
+                (build_ids[obj] && !(fn->build_id = culprit_strdup(build_ids[obj])))) {
                 error = CULPRIT_ERROR;
                 goto cleanup;
             }
@@ -462,7 +473,10 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
 cleanup:
     for (size_t i = 0; objects && i < nobjects; i++)
         free(objects[i]);
+    for (size_t i = 0; build_ids && i < nobjects; i++)
+        free(build_ids[i]);
     free(objects);
+    free(build_ids);
     free(fmap);
     free(nmap);
     culprit_buf_dispose(&name);
@@ -554,24 +568,38 @@ static const char *mode_name(culprit_calltree_mode mode)
                                               : "full";
 }
 
+/* 1 when functions a and b live in the same object (path and build-id). */
+static int same_object(const culprit_calltree_function *a, const culprit_calltree_function *b)
+{
+    return strcmp(a->object, b->object) == 0 &&
+           ((!a->build_id && !b->build_id) ||
+            (a->build_id && b->build_id && strcmp(a->build_id, b->build_id) == 0));
+}
+
+/* The object index of function f: its position among the distinct objects in order
+ * of first mention (`first[k]` is the first function of object k). */
+static size_t object_of(const culprit_calltree *tree, const size_t *first, size_t nobjects,
+                        size_t f)
+{
+    size_t k = 0;
+    while (k < nobjects && !same_object(&tree->functions[first[k]], &tree->functions[f]))
+        k++;
+    return k;
+}
+
 int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
 {
-    const char **objects = NULL;
+    size_t *first = NULL;
     size_t nobjects = 0;
     int error = 0;
 
     /* The objects are those the functions name, in order of first mention; their
      * load addresses belong to the run and are not kept in the model ("-"). */
-    if (tree->nfunctions && !(objects = calloc(tree->nfunctions, sizeof(*objects))))
+    if (tree->nfunctions && !(first = calloc(tree->nfunctions, sizeof(*first))))
         return culprit_error_set(CULPRIT_ERROR, "out of memory writing a call tree");
-    for (size_t i = 0; i < tree->nfunctions; i++) {
-        const char *o = tree->functions[i].object;
-        size_t k;
-        for (k = 0; o && k < nobjects && strcmp(objects[k], o) != 0; k++)
-            ;
-        if (o && k == nobjects)
-            objects[nobjects++] = o;
-    }
+    for (size_t i = 0; i < tree->nfunctions; i++)
+        if (tree->functions[i].object && object_of(tree, first, nobjects, i) == nobjects)
+            first[nobjects++] = i;
     if ((error = culprit_buf_printf(out, "culprit-calltree %d\nbinary ", CULPRIT_CALLTREE_FORMAT)) <
             0 ||
         (error = put_string(out, tree->binary)) < 0 ||
@@ -581,17 +609,17 @@ int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
                                     mode_name(tree->mode), tree->overhead_ns, nobjects)) < 0)
         goto cleanup;
     for (size_t i = 0; i < nobjects; i++) {
-        if ((error = culprit_buf_printf(out, "object %zu - ", i)) < 0 ||
-            (error = put_string(out, objects[i])) < 0 || (error = culprit_buf_puts(out, "\n")) < 0)
+        const culprit_calltree_function *fn = &tree->functions[first[i]];
+        if ((error = culprit_buf_printf(out, "object %zu - %s ", i,
+                                        fn->build_id ? fn->build_id : "-")) < 0 ||
+            (error = put_string(out, fn->object)) < 0 || (error = culprit_buf_puts(out, "\n")) < 0)
             goto cleanup;
     }
     if ((error = culprit_buf_printf(out, "functions %zu\n", tree->nfunctions)) < 0)
         goto cleanup;
     for (size_t i = 0; i < tree->nfunctions; i++) {
         const culprit_calltree_function *fn = &tree->functions[i];
-        size_t k = 0;
-        while (fn->object && strcmp(objects[k], fn->object) != 0)
-            k++;
+        size_t k = fn->object ? object_of(tree, first, nobjects, i) : 0;
         if ((error = culprit_buf_printf(out, "function %zu ", i)) < 0 ||
             (error = fn->object ? culprit_buf_printf(out, "%zu", k) : culprit_buf_puts(out, "-")) <
                 0 ||
@@ -616,7 +644,7 @@ int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
     }
     error = culprit_buf_puts(out, "end\n");
 cleanup:
-    free(objects);
+    free(first);
     return error;
 }
 

@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,15 @@ static int frame_function(size_t *out, name_table *t, culprit_calltree *tree, co
     t->names[s] = tree->functions[*out].name;
     t->index[s] = *out;
     return 0;
+}
+
+/* 1 when the `n` bytes at `p` are blanks (the input need not end in a NUL). */
+static int all_blank(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] != ' ' && p[i] != '\t')
+            return 0;
+    return 1;
 }
 
 /* Splits "stack weight" at the last run of blanks; 0 or a message. */
@@ -160,7 +170,7 @@ int culprit_calltree_parse_folded(culprit_calltree **out, const char *text, size
                                       lineno);
             goto cleanup;
         }
-        if (strspn(p, " \t") < n) {
+        if (!all_blank(p, n)) {
             if (!(why = split_line(p, n, &stack_len, &weight)) &&
                 (error = add_line(tree, &names, p, stack_len, weight, &why)) < 0 && !why)
                 goto cleanup;
@@ -218,7 +228,7 @@ int culprit_calltree_is_folded(const char *text, size_t len)
         double weight;
         if (n > 0 && p[n - 1] == '\r')
             n--;
-        if (strspn(p, " \t") < n)
+        if (!all_blank(p, n))
             return !memchr(p, '\0', n) && !split_line(p, n, &stack_len, &weight);
         p = nl ? nl + 1 : end;
     }
@@ -260,6 +270,22 @@ static double own_weight(const culprit_calltree *tree, const culprit_calltree_no
     return n->exclusive_ns;
 }
 
+/* Integers stay integers (samples, ns); other values in the fewest digits that
+ * read back to the same number, so reading the output gives the same weights. */
+static int put_weight(culprit_buf *out, double w)
+{
+    char text[64];
+
+    if (w == floor(w) && w < 1e15)
+        return culprit_buf_printf(out, " %.0f\n", w);
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(text, sizeof(text), "%.*g", digits, w);
+        if (strtod(text, NULL) == w)
+            break;
+    }
+    return culprit_buf_printf(out, " %s\n", text);
+}
+
 static int put_path(culprit_buf *out, const culprit_calltree *tree, size_t node)
 {
     if (tree->nodes[node].parent > 0 && put_path(out, tree, tree->nodes[node].parent) < 0)
@@ -290,12 +316,7 @@ int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree
         if (w != 0 || n->nchildren == 0) {
             if ((error = put_path(out, tree, i)) < 0)
                 goto cleanup;
-            /* Integers stay integers (samples, ns); fractions keep 9 digits. */
-            if (w == floor(w) && fabs(w) < 1e15)
-                error = culprit_buf_printf(out, " %.0f\n", w);
-            else
-                error = culprit_buf_printf(out, " %.9g\n", w);
-            if (error < 0)
+            if ((error = put_weight(out, w)) < 0)
                 goto cleanup;
         }
         for (size_t c = n->nchildren; c-- > 0;)

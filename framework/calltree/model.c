@@ -54,6 +54,7 @@ void culprit_calltree_free(culprit_calltree *tree)
         free(tree->functions[i].name);
         free(tree->functions[i].file);
         free(tree->functions[i].object);
+        free(tree->functions[i].build_id);
     }
     for (size_t i = 0; i < tree->nnodes; i++)
         free(tree->nodes[i].children);

@@ -55,13 +55,14 @@ static int run_env(char ***out, char **strings, const culprit_calltree_record_op
         env[k++] = (char *)opts->env[i];
     if (asprintf(&strings[0], "CULPRIT_TRACE_OUT=%s", path) < 0 ||
         asprintf(&strings[1], "CULPRIT_TRACE_MODE=%s", mode) < 0 ||
-        asprintf(&strings[2], "CULPRIT_TRACE_LEVEL=%u", level) < 0) {
+        (level && asprintf(&strings[2], "CULPRIT_TRACE_LEVEL=%u", level) < 0)) {
         free(env);
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
     }
     env[k++] = strings[0];
     env[k++] = strings[1];
-    env[k++] = strings[2];
+    if (level) /* the structure run has none */
+        env[k++] = strings[2];
     env[k] = NULL;
     *out = env;
     return 0;

@@ -18,6 +18,7 @@
 #include <elfutils/libdwfl.h>
 #include <dwarf.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,25 +31,116 @@ static const Dwfl_Callbacks callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
-/* The subprogram DIE of `cu` whose code holds `pc`; 0 when found. */
-static int find_subprogram(Dwarf_Die *out, Dwarf_Die *parent, Dwarf_Addr pc)
+/* ------------------------------------------------------- per-CU DWARF index --- */
+
+/* A compilation unit can hold thousands of functions and its line table tens of
+ * thousands of rows (an amalgamated source); looking each function up by walking
+ * them made symbolization quadratic. Each CU met is indexed once: its subprograms'
+ * address ranges and its line table, both sorted by address. */
+typedef struct {
+    Dwarf_Addr lo, hi;
+    Dwarf_Die die;
+} sub_range;
+
+typedef struct {
+    Dwarf_Addr addr;
+    int line;
+    const char *file;
+} line_row;
+
+typedef struct {
+    Dwarf_Off offset; /* of the CU DIE */
+    sub_range *subs;
+    size_t nsubs;
+    line_row *rows;
+    size_t nrows;
+} cu_index;
+
+static int by_lo(const void *a, const void *b)
+{
+    Dwarf_Addr x = ((const sub_range *)a)->lo, y = ((const sub_range *)b)->lo;
+    return x < y ? -1 : x > y;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+    Dwarf_Addr x = ((const line_row *)a)->addr, y = ((const line_row *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+static int add_subs(cu_index *c, size_t *alloc, Dwarf_Die *parent)
 {
     Dwarf_Die die;
 
     if (dwarf_child(parent, &die) != 0)
-        return -1;
+        return 0;
     do {
         int tag = dwarf_tag(&die);
-        if (tag == DW_TAG_subprogram && dwarf_haspc(&die, pc) > 0) {
-            *out = die;
-            return 0;
+        if (tag == DW_TAG_subprogram) {
+            Dwarf_Addr base, lo, hi;
+            ptrdiff_t off = 0;
+            while ((off = dwarf_ranges(&die, off, &base, &lo, &hi)) > 0) {
+                if (c->nsubs == *alloc) {
+                    size_t n = *alloc ? 2 * *alloc : 64;
+                    sub_range *v = realloc(c->subs, n * sizeof(*v));
+                    if (!v)
+                        return -1;
+                    c->subs = v;
+                    *alloc = n;
+                }
+                c->subs[c->nsubs++] = (sub_range){lo, hi, die};
+            }
+        } else if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type ||
+                    tag == DW_TAG_structure_type) &&
+                   add_subs(c, alloc, &die) < 0) {
+            return -1; /* C++ keeps functions one level down */
         }
-        /* C++ namespaces and classes hold their functions one level down. */
-        if ((tag == DW_TAG_namespace || tag == DW_TAG_class_type || tag == DW_TAG_structure_type) &&
-            find_subprogram(out, &die, pc) == 0)
-            return 0;
     } while (dwarf_siblingof(&die, &die) == 0);
-    return -1;
+    return 0;
+}
+
+static int build_index(cu_index *c, Dwarf_Die *cu)
+{
+    Dwarf_Lines *lines;
+    size_t n, alloc = 0;
+
+    c->offset = dwarf_dieoffset(cu);
+    if (add_subs(c, &alloc, cu) < 0)
+        return -1;
+    qsort(c->subs, c->nsubs, sizeof(*c->subs), by_lo);
+    if (dwarf_getsrclines(cu, &lines, &n) != 0 || n == 0)
+        return 0;
+    if (!(c->rows = malloc(n * sizeof(*c->rows))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        Dwarf_Line *l = dwarf_onesrcline(lines, i);
+        line_row *r = &c->rows[c->nrows];
+        if (l && dwarf_lineaddr(l, &r->addr) == 0 && dwarf_lineno(l, &r->line) == 0 &&
+            r->line > 0 && (r->file = dwarf_linesrc(l, NULL, NULL)))
+            c->nrows++;
+    }
+    qsort(c->rows, c->nrows, sizeof(*c->rows), by_addr);
+    return 0;
+}
+
+/* The subprogram whose code holds `pc`, or NULL. */
+static Dwarf_Die *find_subprogram(cu_index *c, Dwarf_Addr pc)
+{
+    size_t lo = 0, hi = c->nsubs;
+
+    while (lo < hi) { /* the first range starting after pc */
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->subs[mid].lo <= pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    /* Ranges of distinct functions do not overlap; look back a little in case a
+     * function's range is listed twice. */
+    for (size_t k = lo; k > 0 && k + 4 > lo; k--)
+        if (pc >= c->subs[k - 1].lo && pc < c->subs[k - 1].hi)
+            return &c->subs[k - 1].die;
+    return NULL;
 }
 
 /* 1 when `pc` is code of a function inlined into `die` (its lines are the inlined
@@ -72,42 +164,49 @@ static int in_inlined(Dwarf_Die *die, Dwarf_Addr pc)
 
 /* The line range of a function: from its declaration line to the last line the
  * line table gives any of its own code in the same file (code inlined into it
- * carries the inlined function's lines and is left out). */
-static void line_range(unsigned int *low, unsigned int *high, Dwarf_Die *cu, Dwarf_Die *fn,
+ * carries the inlined function's lines and is left out, and so do lines before
+ * the declaration: a C body follows its declarator). */
+static void line_range(unsigned int *low, unsigned int *high, cu_index *c, Dwarf_Die *fn,
                        const char *file)
 {
-    Dwarf_Lines *lines;
-    size_t n;
+    Dwarf_Addr base, lo, hi;
+    ptrdiff_t off = 0;
     int decl = 0;
 
     *low = *high = 0;
     if (dwarf_decl_line(fn, &decl) == 0 && decl > 0)
         *low = *high = (unsigned int)decl;
-    if (dwarf_getsrclines(cu, &lines, &n) != 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        Dwarf_Line *l = dwarf_onesrcline(lines, i);
-        Dwarf_Addr a;
-        int no;
-        const char *src;
-        if (!l || dwarf_lineaddr(l, &a) != 0 || dwarf_lineno(l, &no) != 0 || no <= 0 ||
-            dwarf_haspc(fn, a) <= 0 || !(src = dwarf_linesrc(l, NULL, NULL)) ||
-            strcmp(src, file) != 0 || in_inlined(fn, a))
-            continue;
-        if (decl > 0 && no < decl)
-            continue; /* a C body follows its declarator: code from elsewhere */
-        if (*low == 0 || (unsigned int)no < *low)
-            *low = (unsigned int)no;
-        if ((unsigned int)no > *high)
-            *high = (unsigned int)no;
+    while ((off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0) {
+        size_t a = 0, b = c->nrows;
+        while (a < b) { /* the first row at or after lo */
+            size_t mid = a + (b - a) / 2;
+            if (c->rows[mid].addr < lo)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        for (; a < c->nrows && c->rows[a].addr < hi; a++) {
+            const line_row *r = &c->rows[a];
+            if ((decl > 0 && r->line < decl) || (r->file != file && strcmp(r->file, file) != 0) ||
+                in_inlined(fn, r->addr))
+                continue;
+            if (*low == 0 || (unsigned int)r->line < *low)
+                *low = (unsigned int)r->line;
+            if ((unsigned int)r->line > *high)
+                *high = (unsigned int)r->line;
+        }
     }
 }
 
-/* One libdwfl session per object, opened on first use and kept until the end. */
+/* One libdwfl session per object, opened on first use and kept until the end,
+ * with the index of each compilation unit met. */
 typedef struct {
     const char *object;
     Dwfl *dwfl;
     Dwfl_Module *mod;
+    char build_id[2 * 64 + 1]; /* of the file on disk, hex; "" when it has none */
+    cu_index *cus;
+    size_t ncus;
 } session;
 
 typedef struct {
@@ -115,55 +214,102 @@ typedef struct {
     size_t n;
 } sessions;
 
-static Dwfl_Module *open_object(sessions *all, const char *object, int *error)
+static cu_index *cu_for(session *s, Dwarf_Die *cu, int *error)
 {
+    Dwarf_Off offset = dwarf_dieoffset(cu);
+    cu_index *v;
+
+    for (size_t i = 0; i < s->ncus; i++)
+        if (s->cus[i].offset == offset)
+            return &s->cus[i];
+    if (!(v = realloc(s->cus, (s->ncus + 1) * sizeof(*v)))) {
+        *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", s->object);
+        return NULL;
+    }
+    s->cus = v;
+    v = &s->cus[s->ncus++];
+    memset(v, 0, sizeof(*v));
+    if (build_index(v, cu) < 0) {
+        *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", s->object);
+        return NULL;
+    }
+    return v;
+}
+
+static session *open_object(sessions *all, const char *object, int *error)
+{
+    const unsigned char *bits;
+    GElf_Addr vaddr;
     session *s;
+    int len;
 
     for (size_t i = 0; i < all->n; i++)
         if (strcmp(all->v[i].object, object) == 0)
-            return all->v[i].mod;
+            return &all->v[i];
     if (!(s = realloc(all->v, (all->n + 1) * sizeof(*s)))) {
         *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", object);
         return NULL;
     }
     all->v = s;
     s = &all->v[all->n++];
+    memset(s, 0, sizeof(*s));
     s->object = object;
-    s->mod = NULL;
     if (!(s->dwfl = dwfl_begin(&callbacks)))
-        return NULL;
+        return s;
     dwfl_report_begin(s->dwfl);
     /* Bias 0: the recorded offsets are the object's own addresses (st_value). */
     if (access(object, R_OK) == 0)
         s->mod = dwfl_report_elf(s->dwfl, object, object, -1, 0, false);
     dwfl_report_end(s->dwfl, NULL, NULL);
-    return s->mod;
+    if (s->mod && (len = dwfl_module_build_id(s->mod, &bits, &vaddr)) > 0 && len <= 64)
+        for (int k = 0; k < len; k++)
+            snprintf(s->build_id + 2 * k, 3, "%02x", bits[k]);
+    return s;
+}
+
+static void close_sessions(sessions *all)
+{
+    for (size_t i = 0; i < all->n; i++) {
+        for (size_t k = 0; k < all->v[i].ncus; k++) {
+            free(all->v[i].cus[k].subs);
+            free(all->v[i].cus[k].rows);
+        }
+        free(all->v[i].cus);
+        if (all->v[i].dwfl)
+            dwfl_end(all->v[i].dwfl);
+    }
+    free(all->v);
 }
 
 /* Names function `f` from its object; 1 when named, 0 when it keeps its address. */
 static int name_function(culprit_calltree_function *fn, sessions *all, int *error)
 {
-    Dwfl_Module *mod = open_object(all, fn->object, error);
+    session *s = open_object(all, fn->object, error);
+    Dwfl_Module *mod = s ? s->mod : NULL;
     GElf_Off off;
     GElf_Sym sym;
     Dwarf_Addr bias = 0;
-    Dwarf_Die *cu, sub;
+    Dwarf_Die *cu, *sub;
+    cu_index *index;
     const char *name = NULL, *file = NULL;
     unsigned int low = 0, high = 0;
     char *n = NULL, *fl = NULL;
 
     if (!mod)
         return 0;
+    /* Rebuilt since the run: its addresses now belong to other functions. */
+    if (fn->build_id && strcmp(fn->build_id, s->build_id) != 0)
+        return 0;
     name = dwfl_module_addrinfo(mod, fn->address, &off, &sym, NULL, NULL, NULL);
-    if ((cu = dwfl_module_addrdie(mod, fn->address, &bias)) &&
-        find_subprogram(&sub, cu, fn->address - bias) == 0) {
-        const char *dname = dwarf_diename(&sub);
+    if ((cu = dwfl_module_addrdie(mod, fn->address, &bias)) && (index = cu_for(s, cu, error)) &&
+        (sub = find_subprogram(index, fn->address - bias))) {
+        const char *dname = dwarf_diename(sub);
         if (!name && dname)
             name = dname; /* a function the symbol table lost but DWARF describes */
-        if ((file = dwarf_decl_file(&sub)))
-            line_range(&low, &high, cu, &sub, file);
+        if ((file = dwarf_decl_file(sub)))
+            line_range(&low, &high, index, sub, file);
     }
-    if (!name)
+    if (*error < 0 || !name)
         return 0;
     if (!(n = strdup(name)) || (file && !(fl = strdup(file)))) {
         free(n);
@@ -200,7 +346,9 @@ static int remerge(culprit_calltree *tree)
                                                       fn->line_high)) < 0)
             goto cleanup;
         if (!t->functions[fmap[i]].object && fn->object) {
-            if (!(t->functions[fmap[i]].object = culprit_strdup(fn->object))) {
+            if (!(t->functions[fmap[i]].object = culprit_strdup(fn->object)) ||
+                (fn->build_id &&
+                 !(t->functions[fmap[i]].build_id = culprit_strdup(fn->build_id)))) {
                 error = CULPRIT_ERROR;
                 goto cleanup;
             }
@@ -254,10 +402,7 @@ int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing)
         else
             missing++;
     }
-    for (size_t i = 0; i < s.n; i++)
-        if (s.v[i].dwfl)
-            dwfl_end(s.v[i].dwfl);
-    free(s.v);
+    close_sessions(&s);
     if (error == 0 && named)
         error = remerge(tree);
     if (nmissing)

@@ -90,15 +90,17 @@ cleanup:
 
 /* ------------------------------------------------------------------- show --- */
 
-static const cli_option show_options[] = {{"--help", 0}, {NULL, 0}};
+static const cli_option show_options[] = {{"--depth", 1}, {"--help", 0}, {NULL, 0}};
 
 static void show_usage(FILE *out)
 {
-    fputs("usage: culprit calltree show FILE\n"
+    fputs("usage: culprit calltree show [--depth N] FILE\n"
           "Prints the call tree of FILE, one node per line, indented by depth: calls,\n"
           "inclusive and exclusive time summed over the calls ('-': not timed), the\n"
           "function and where it is defined. Functions still named by their address are\n"
           "symbolized from their binary when it is still there.\n"
+          "\n"
+          "  --depth N   print the nodes down to depth N only (1 = main and thread entries)\n"
           "\nExit status: 0, or 2 on a usage or I/O error or an empty tree.\n",
           out);
 }
@@ -126,8 +128,30 @@ static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
     else if (fn->file)
         culprit_buf_printf(line, "  %s", fn->file);
     puts(culprit_buf_cstr(line));
-    for (size_t c = 0; c < n->nchildren; c++)
-        print_node(t, n->children[c], line);
+}
+
+/* Depth first, children in the order they were first called; with an explicit
+ * stack, since a deep recursion makes a tree deeper than the C stack. */
+static int print_tree(const culprit_calltree *t, size_t max_depth)
+{
+    culprit_buf line = CULPRIT_BUF_INIT;
+    size_t *stack = malloc(t->nnodes * sizeof(*stack)), n = 0;
+
+    if (!stack)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    stack[n++] = 0;
+    while (n > 0) {
+        size_t i = stack[--n];
+        if (i != 0)
+            print_node(t, i, &line);
+        if (max_depth && t->nodes[i].depth >= max_depth)
+            continue;
+        for (size_t c = t->nodes[i].nchildren; c > 0; c--)
+            stack[n++] = t->nodes[i].children[c - 1];
+    }
+    free(stack);
+    culprit_buf_dispose(&line);
+    return 0;
 }
 
 static const char *mode_name(culprit_calltree_mode mode)
@@ -140,9 +164,8 @@ static const char *mode_name(culprit_calltree_mode mode)
 int cli_calltree_show(int argc, char **argv)
 {
     culprit_calltree *tree = NULL;
-    culprit_buf line = CULPRIT_BUF_INIT;
     const char *file = NULL;
-    size_t unnamed = 0, nofile = 0;
+    size_t unnamed = 0, nofile = 0, max_depth = 0;
     cli_args args;
     int kind, exit_code = CLI_EXIT_ERROR;
 
@@ -150,6 +173,11 @@ int cli_calltree_show(int argc, char **argv)
     while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
         if (kind < 0)
             return cli_usage_error("calltree show");
+        if (kind == CLI_ARG_OPTION && cli_is(&args, "--depth")) {
+            if (cli_parse_size(&max_depth, "--depth", args.value, 1) < 0)
+                return cli_usage_error("calltree show");
+            continue;
+        }
         if (kind == CLI_ARG_OPTION) {
             show_usage(stdout);
             return CLI_EXIT_OK;
@@ -183,13 +211,16 @@ int cli_calltree_show(int argc, char **argv)
     if (tree->overhead_ns > 0)
         printf(", %.1f ns per instrumented call subtracted", tree->overhead_ns);
     printf("\n\n%10s %11s %11s  %s\n", "calls", "inclusive", "exclusive", "function");
-    for (size_t c = 0; c < tree->nodes[0].nchildren; c++)
-        print_node(tree, tree->nodes[0].children[c], &line);
+    if (print_tree(tree, max_depth) < 0) {
+        cli_error(NULL);
+        goto cleanup;
+    }
     if (unnamed)
         fprintf(stderr,
                 "culprit: hint: %zu function(s) are shown by address: their binary is gone, "
-                "stripped or without symbols; keep the unstripped binary built with -g "
-                "(culprit_instrument adds it)\n",
+                "rebuilt since the run, stripped or without symbols; keep the unstripped "
+                "binary built with -g (culprit_instrument adds it), or record with "
+                "'culprit calltree record', which names functions right away\n",
                 unnamed);
     else if (nofile)
         fprintf(stderr,
@@ -198,7 +229,6 @@ int cli_calltree_show(int argc, char **argv)
                 nofile);
     exit_code = CLI_EXIT_OK;
 cleanup:
-    culprit_buf_dispose(&line);
     culprit_calltree_free(tree);
     return exit_code;
 }

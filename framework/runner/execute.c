@@ -32,6 +32,8 @@
  * in the same object file as its hooks, which the instrumented code pulls in. */
 extern int culprit_trace_dump(const char *path) __attribute__((weak));
 extern void culprit_trace_reset(void) __attribute__((weak));
+extern unsigned int culprit_trace_depth(void) __attribute__((weak));
+extern void culprit_trace_unwind(unsigned int depth) __attribute__((weak));
 
 /* With CULPRIT_TRACE_DIR set, a call tree per perf test: <dir>/<suite>.<test>.calltree,
  * holding only the calls made while the test ran (docs/calltree.md). */
@@ -154,6 +156,7 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
     const culprit_perf_test *t = job->test;
     struct CMUnitTest ct = {t->name, trampoline, t->setup, t->teardown, t->initial_state};
     int failed, error = 0;
+    unsigned int depth;
     struct timespec t0, t1;
 
     memset(&current, 0, sizeof(current));
@@ -161,7 +164,11 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
     current.restore_crash_signals = in_child;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     trace_begin();
+    depth = culprit_trace_depth ? culprit_trace_depth() : 0;
     failed = _cmocka_run_group_tests(job->suite, &ct, 1, NULL, NULL);
+    /* A failed assertion longjmp'd out of the test body: close its frames. */
+    if (culprit_trace_unwind)
+        culprit_trace_unwind(depth);
     trace_end(job);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     r->elapsed_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
@@ -419,9 +426,18 @@ cleanup:
     return error;
 }
 
+/* Recording the whole run's tree (CULPRIT_TRACE_OUT, as `culprit calltree record`
+ * does) needs the tests in this process: a forked child's calls would stay in the
+ * child, which does not write the file. */
+static int trace_whole_run(void)
+{
+    const char *out = getenv("CULPRIT_TRACE_OUT");
+    return culprit_trace_dump && out && *out;
+}
+
 int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *job)
 {
-    if (job->no_fork) {
+    if (job->no_fork || trace_whole_run()) {
         run_here(r, job, 0);
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
             r->message = culprit_strdup("the test failed (see its output above)");

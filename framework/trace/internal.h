@@ -16,6 +16,13 @@
 
 #define NOINSTR __attribute__((no_instrument_function))
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+#define HAVE_TSC 1
+#else
+#define HAVE_TSC 0
+#endif
+
 /* Node pool: chunks of 4096 nodes allocated with mmap when the previous one fills,
  * so a node never moves (another thread may be reading it while writing a tree)
  * and nodes stay indices (4 bytes). 4096 chunks: 16 M distinct call paths per thread. */
@@ -30,11 +37,11 @@
 /* One calling context of one thread. Index 0 is the root; 0 also means "none" in
  * the child links since the root is nobody's child. Times in clock ticks, already
  * corrected for the instrumentation's overhead. */
-typedef struct {
+typedef struct trace_node {
     void *fn;
-    uint32_t parent;
+    struct trace_node *hint; /* the child found last: loops call the same callee again */
+    uint32_t self, parent;   /* indices */
     uint32_t first_child, next_sibling;
-    uint32_t hint; /* the child found last: loops call the same callee again */
     uint64_t calls;
     double sum; /* sum of the timed calls' inclusive durations */
     double sq;  /* sum of their squares */
@@ -45,8 +52,8 @@ typedef struct {
     uintptr_t sp;    /* the enter hook's frame address: deeper calls have lower ones */
     uint64_t start;  /* clock at entry (timed frames only) */
     uint64_t count0; /* the thread's call counter at entry: descendants = count - count0 */
-    uint32_t node;
-    uint32_t timed;
+    trace_node *node;
+    uint64_t timed;
 } trace_frame;
 
 typedef struct trace_thread {
@@ -54,6 +61,7 @@ typedef struct trace_thread {
     _Atomic uint32_t nnodes; /* published with release once a node is complete */
     uint32_t depth;          /* index of the top frame; 0 = only the root */
     uint32_t lost;           /* frames not pushed (stack or pool full) still open */
+    uint32_t skip;           /* nonzero: the hooks take the slow path (disabled, lost) */
     uint64_t count;          /* calls entered by this thread (overhead correction) */
     trace_frame *stack;
     int registered;
@@ -69,6 +77,9 @@ typedef struct {
     double overhead_pair;    /* ticks one instrumented call adds to a timed ancestor */
     double overhead_in;      /* ticks a timed call's own hooks add to its duration */
     double overhead_untimed; /* ticks an untimed call adds to a timed ancestor */
+    int full;                /* mode == FULL, for the hot path */
+    int any_timed;           /* mode != STRUCTURE */
+    uint32_t timed_level;    /* the level timed in LEVEL mode, else 0 (none) */
     uint64_t t0_ticks;       /* clock at start, with ... */
     uint64_t t0_ns;          /* ... CLOCK_MONOTONIC then, to convert ticks to ns */
     int use_tsc;
@@ -78,8 +89,20 @@ extern trace_config trace__config;
 extern pthread_mutex_t trace__lock; /* guards the thread list; never on the hot path */
 extern trace_thread *trace__threads;
 
-uint64_t trace__ticks(void) NOINSTR;
 uint64_t trace__mono_ns(void) NOINSTR;
+
+/* The time-stamp counter where the CPU says it is invariant (a few ns to read
+ * against ~20 ns for clock_gettime through the vDSO: the per-call budget is 25 ns);
+ * CLOCK_MONOTONIC elsewhere. Ticks are converted to ns when the tree is written. */
+static inline uint64_t trace__ticks(void) NOINSTR;
+static inline uint64_t trace__ticks(void)
+{
+#if HAVE_TSC
+    if (__builtin_expect(trace__config.use_tsc, 1))
+        return __rdtsc();
+#endif
+    return trace__mono_ns();
+}
 trace_node *trace__node(trace_thread *t, uint32_t i) NOINSTR;
 /* Writes the tree as the file format of docs/calltree-format.md; 0 or -1 (errno). */
 int trace__write(const char *path) NOINSTR;

@@ -28,18 +28,12 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#define HAVE_TSC 1
-#else
-#define HAVE_TSC 0
-#endif
 
 void __cyg_profile_func_enter(void *fn, void *site) NOINSTR;
 void __cyg_profile_func_exit(void *fn, void *site) NOINSTR;
@@ -51,7 +45,7 @@ trace_thread *trace__threads;
 static __thread trace_thread *self;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Marks a thread whose hooks return at once (tracing off, or out of memory). */
-static trace_thread disabled;
+static trace_thread disabled = {.skip = 1};
 
 /* A stale frame is only one within this distance below the current hook frame:
  * code running on another stack (a signal's alternate stack, a coroutine) must
@@ -65,18 +59,6 @@ uint64_t trace__mono_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The time-stamp counter where the CPU says it is invariant (a few ns to read
- * against ~20 ns for clock_gettime through the vDSO: the per-call budget is 25 ns);
- * CLOCK_MONOTONIC elsewhere. Ticks are converted to ns when the tree is written. */
-uint64_t trace__ticks(void)
-{
-#if HAVE_TSC
-    if (trace__config.use_tsc)
-        return __rdtsc();
-#endif
-    return trace__mono_ns();
 }
 
 static int tsc_invariant(void) NOINSTR;
@@ -126,6 +108,7 @@ static uint32_t new_node(trace_thread *t, uint32_t parent, void *fn)
     n = trace__node(t, i);
     memset(n, 0, sizeof(*n));
     n->fn = fn;
+    n->self = i;
     n->parent = parent;
     p = trace__node(t, parent);
     n->next_sibling = p->first_child;
@@ -139,6 +122,12 @@ static uint32_t new_node(trace_thread *t, uint32_t parent, void *fn)
 /* ------------------------------------------------------------ thread state --- */
 
 static void calibrate(void) NOINSTR;
+
+static void reset_lock(void) NOINSTR;
+static void reset_lock(void)
+{
+    pthread_mutex_init(&trace__lock, NULL);
+}
 
 static void global_init(void) NOINSTR;
 static void global_init(void)
@@ -158,14 +147,34 @@ static void global_init(void)
         c->mode = CULPRIT_TRACE_STRUCTURE;
     else if (mode && strcmp(mode, "level") == 0)
         c->mode = CULPRIT_TRACE_LEVEL;
-    c->level = level ? (unsigned int)strtoul(level, NULL, 10) : 1;
-    if (c->level == 0)
-        c->level = 1;
+    else if (mode && *mode && strcmp(mode, "full") != 0)
+        fprintf(stderr,
+                "culprit trace: CULPRIT_TRACE_MODE '%s' is not structure, level or full; "
+                "recording in full mode\n",
+                mode);
+    c->level = 1;
+    if (level && *level) {
+        char *end;
+        unsigned long v = strtoul(level, &end, 10);
+        if (*end || v == 0 || v >= TRACE_STACK_MAX)
+            fprintf(stderr,
+                    "culprit trace: CULPRIT_TRACE_LEVEL '%s' is not a depth from 1; timing "
+                    "depth 1\n",
+                    level);
+        else
+            c->level = (unsigned int)v;
+    }
+    /* A child forked while another thread held the lock must not deadlock on it. */
+    pthread_atfork(NULL, NULL, reset_lock);
+    c->full = c->mode == CULPRIT_TRACE_FULL;
+    c->timed_level = c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0;
+    c->any_timed = c->mode != CULPRIT_TRACE_STRUCTURE;
+    if (c->mode == CULPRIT_TRACE_STRUCTURE)
+        return; /* no clock, ever */
     c->use_tsc = tsc_invariant();
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
-    if (c->mode != CULPRIT_TRACE_STRUCTURE)
-        calibrate();
+    calibrate();
 }
 
 static trace_thread *thread_new(void) NOINSTR;
@@ -184,6 +193,7 @@ static trace_thread *thread_new(void)
     }
     atomic_store_explicit(&t->nnodes, 1, memory_order_release); /* the root */
     t->stack[0].sp = UINTPTR_MAX;
+    t->stack[0].node = t->chunks[0];
     return t;
 }
 
@@ -210,25 +220,28 @@ static trace_thread *thread_init(void)
 
 /* ---------------------------------------------------------------- hot path --- */
 
+/* The fast paths below are written so that the compiler needs few registers and no
+ * calls on them: everything rare (first call of a thread, a new call path, a
+ * longjmp, a full stack) is in cold functions. */
+
 static inline int is_timed(uint32_t depth) NOINSTR;
 static inline int is_timed(uint32_t depth)
 {
-    return trace__config.mode == CULPRIT_TRACE_FULL ||
-           (trace__config.mode == CULPRIT_TRACE_LEVEL && depth == trace__config.level);
+    return trace__config.full || depth == trace__config.timed_level;
 }
 
-/* Pops the top frame, adding its duration (ending at `now`, read by the caller
- * when 0 is passed and the frame is timed) minus the instrumentation's share:
- * its own hooks' part inside the window and each descendant call's full cost. */
+/* Pops the top frame, adding its duration (ending at `now`, read here when 0 is
+ * passed and the frame is timed) minus the instrumentation's share: its own hooks'
+ * part inside the window and each descendant call's full cost. */
 static inline void pop(trace_thread *t, uint64_t now) NOINSTR;
 static inline void pop(trace_thread *t, uint64_t now)
 {
     trace_frame *f = &t->stack[t->depth--];
 
-    if (f->timed) {
-        trace_node *n = trace__node(t, f->node);
-        double per = trace__config.mode == CULPRIT_TRACE_FULL ? trace__config.overhead_pair
-                                                              : trace__config.overhead_untimed;
+    if (trace__config.any_timed && f->timed) {
+        trace_node *n = f->node;
+        double per =
+            trace__config.full ? trace__config.overhead_pair : trace__config.overhead_untimed;
         double d = (double)((now ? now : trace__ticks()) - f->start) - trace__config.overhead_in -
                    (double)(t->count - f->count0) * per;
         if (d < 0)
@@ -238,146 +251,218 @@ static inline void pop(trace_thread *t, uint64_t now)
     }
 }
 
-void __cyg_profile_func_enter(void *fn, void *site)
+static inline void push(trace_thread *t, trace_node *c, void *fn, uintptr_t sp) NOINSTR;
+static inline void push(trace_thread *t, trace_node *c, void *fn, uintptr_t sp)
 {
-    trace_thread *t = self;
-    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
-    trace_frame *f;
-    trace_node *p;
-    uint32_t parent, c, depth;
+    uint32_t depth = t->depth + 1;
+    trace_frame *f = &t->stack[depth];
 
-    (void)site;
-    if (__builtin_expect(!t, 0) && !(t = thread_init()))
+    c->calls++;
+    f->fn = fn;
+    f->sp = sp;
+    f->node = c;
+    t->depth = depth;
+    /* Structure mode stops here: no clock, no descendant count (exit knows the
+     * frame is untimed from the mode, so `timed` need not be written either). */
+    if (!trace__config.any_timed)
         return;
-    if (__builtin_expect(t == &disabled, 0))
+    f->count0 = ++t->count;
+    if ((f->timed = (uint64_t)is_timed(depth)))
+        f->start = trace__ticks(); /* last, so the hook's own work stays outside */
+}
+
+/* Everything the fast enter path does not handle. */
+static void enter_slow(trace_thread *t, void *fn, uintptr_t sp)
+    __attribute__((noinline, cold)) NOINSTR;
+static void enter_slow(trace_thread *t, void *fn, uintptr_t sp)
+{
+    trace_node *p, *c;
+    uint32_t i;
+
+    if (!t && !(t = thread_init()))
         return;
-    if (__builtin_expect(t->lost != 0, 0)) {
+    if (t == &disabled)
+        return;
+    if (t->lost != 0) {
         t->lost++;
         return;
     }
     /* Frames deeper than this call were abandoned by a longjmp. */
-    while (__builtin_expect(
-        t->depth > 0 && t->stack[t->depth].sp < sp && sp - t->stack[t->depth].sp < STALE_WINDOW, 0))
+    while (t->depth > 0 && t->stack[t->depth].sp < sp && sp - t->stack[t->depth].sp < STALE_WINDOW)
         pop(t, 0);
-    depth = t->depth + 1;
-    if (__builtin_expect(depth >= TRACE_STACK_MAX, 0)) {
-        t->lost = 1;
+    if (t->depth + 1 >= TRACE_STACK_MAX) {
+        t->lost = t->skip = 1;
         return;
     }
-    parent = t->stack[t->depth].node;
-    p = trace__node(t, parent);
-    c = p->hint;
-    if (!c || trace__node(t, c)->fn != fn) {
-        for (c = p->first_child; c && trace__node(t, c)->fn != fn;
-             c = trace__node(t, c)->next_sibling)
-            ;
-        if (!c && !(c = new_node(t, parent, fn))) {
-            t->lost = 1;
-            return;
-        }
-        p->hint = c;
+    p = t->stack[t->depth].node;
+    for (i = p->first_child; i && trace__node(t, i)->fn != fn; i = trace__node(t, i)->next_sibling)
+        ;
+    if (!i && !(i = new_node(t, p->self, fn))) {
+        t->lost = t->skip = 1;
+        return;
     }
-    trace__node(t, c)->calls++;
-    t->count++;
-    f = &t->stack[depth];
-    f->fn = fn;
-    f->sp = sp;
-    f->node = c;
-    f->count0 = t->count;
-    t->depth = depth;
-    if ((f->timed = (uint32_t)is_timed(depth)))
-        f->start = trace__ticks(); /* last, so the hook's own work stays outside */
+    c = trace__node(t, i);
+    p->hint = c;
+    push(t, c, fn, sp);
+}
+
+void __cyg_profile_func_enter(void *fn, void *site)
+{
+    trace_thread *t = self;
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    trace_frame *top;
+    trace_node *c;
+
+    (void)site;
+    if (__builtin_expect(!t || t->skip, 0))
+        return enter_slow(t, fn, sp);
+    top = &t->stack[t->depth];
+    c = top->node->hint;
+    if (__builtin_expect(top->sp < sp || !c || c->fn != fn || t->depth + 1 >= TRACE_STACK_MAX, 0))
+        return enter_slow(t, fn, sp);
+    push(t, c, fn, sp);
+}
+
+/* Everything the fast exit path does not handle. */
+static void exit_slow(trace_thread *t, void *fn) __attribute__((noinline, cold)) NOINSTR;
+static void exit_slow(trace_thread *t, void *fn)
+{
+    uint64_t now = 0;
+    uint32_t k;
+
+    if (!t || t == &disabled)
+        return;
+    if (t->lost != 0) {
+        if (--t->lost == 0)
+            t->skip = 0;
+        return;
+    }
+    /* longjmp'd past: pop until the function returning is on top; an exit without
+     * its enter (entered before tracing started) is ignored. */
+    for (k = t->depth; k > 0 && t->stack[k].fn != fn; k--)
+        ;
+    if (k == 0)
+        return;
+    if (trace__config.any_timed && t->stack[k].timed)
+        now = trace__ticks();
+    while (t->depth >= k)
+        pop(t, now);
 }
 
 void __cyg_profile_func_exit(void *fn, void *site)
 {
     trace_thread *t = self;
-    uint64_t now = 0;
-    uint32_t k;
+    uint64_t now;
 
     (void)site;
-    if (__builtin_expect(!t || t == &disabled, 0))
-        return;
-    if (__builtin_expect(t->lost != 0, 0)) {
-        t->lost--;
+    if (__builtin_expect(!t || t->skip || t->stack[t->depth].fn != fn, 0))
+        return exit_slow(t, fn);
+    if (!trace__config.any_timed) {
+        t->depth--;
         return;
     }
-    if (t->stack[t->depth].timed)
-        now = trace__ticks(); /* first, for the same reason */
-    if (__builtin_expect(t->stack[t->depth].fn != fn, 0)) {
-        /* longjmp'd past: pop until the function returning is on top; an exit
-         * without its enter (entered before tracing started) is ignored. */
-        for (k = t->depth; k > 0 && t->stack[k].fn != fn; k--)
-            ;
-        if (k == 0)
-            return;
-        while (t->depth > k)
-            pop(t, now);
-    }
-    if (t->depth > 0)
-        pop(t, now);
+    now = t->stack[t->depth].timed ? trace__ticks() : 0; /* first, to keep the hook out */
+    pop(t, now);
 }
 
 /* ------------------------------------------------------------- calibration --- */
 
-/* The overhead is measured with the hooks themselves on a private thread state:
- * `overhead_pair` is what one timed enter/exit pair costs around it (what a timed
- * ancestor sees for each descendant call), `overhead_in` what a timed call's own
- * hooks put inside its measured window (an empty call's recorded duration), and
- * `overhead_untimed` the cost of an untimed pair (level mode's descendants). The
- * minimum of several rounds is kept: preemption only ever adds time. */
-static double round_cost(trace_thread *t, culprit_trace_mode mode, int want_inside) NOINSTR;
-static double round_cost(trace_thread *t, culprit_trace_mode mode, int want_inside)
+/* The overhead is measured with the hooks themselves on a private thread state,
+ * called the way compiled code calls them: `mimic` is what -finstrument-functions
+ * makes of an empty function, `bare` the same function uninstrumented, both called
+ * through a pointer so neither is inlined. Per call, `overhead_pair` is what an
+ * instrumented call adds in full mode (what a timed ancestor sees for each of its
+ * descendant calls), `overhead_untimed` the same for an untimed call (level mode's
+ * descendants), and `overhead_in` the part of a timed call's own hooks inside its
+ * measured window (an empty call's recorded duration). The minimum of several
+ * rounds is kept: preemption only ever adds time. */
+static unsigned long mimic(unsigned long x) __attribute__((noinline)) NOINSTR;
+static unsigned long mimic(unsigned long x)
+{
+    /* Like most functions, it keeps a value live across the hooks, which makes the
+     * compiler save and restore registers around them as it does in real code. */
+    __cyg_profile_func_enter((void *)&mimic, __builtin_return_address(0));
+    __asm__ volatile("" : "+r"(x)::"memory");
+    __cyg_profile_func_exit((void *)&mimic, __builtin_return_address(0));
+    return x + 1;
+}
+
+static unsigned long bare(unsigned long x) __attribute__((noinline)) NOINSTR;
+static unsigned long bare(unsigned long x)
+{
+    __asm__ volatile("" : "+r"(x)::"memory");
+    return x + 1;
+}
+
+static unsigned long (*volatile calibration_target)(unsigned long);
+
+static double loop_ticks(unsigned long (*fn)(unsigned long)) NOINSTR;
+static double loop_ticks(unsigned long (*fn)(unsigned long))
 {
     enum { N = 2000 };
-    void *fn = (void *)&round_cost;
-    trace_node *n;
+    unsigned long x = 0;
     uint64_t t0, t1;
 
-    trace__config.mode = mode;
-    trace__config.level = 1;
+    calibration_target = fn;
     t0 = trace__ticks();
-    for (int i = 0; i < N; i++) {
-        __cyg_profile_func_enter(fn, NULL);
-        __cyg_profile_func_exit(fn, NULL);
-    }
+    for (int i = 0; i < N; i++)
+        x = calibration_target(x);
     t1 = trace__ticks();
-    n = trace__node(t, 1); /* the only call path of the private state */
-    if (want_inside) {
-        double inside = n->sum / N;
-        n->sum = n->sq = 0;
-        return inside;
-    }
-    n->sum = n->sq = 0;
+    __asm__ volatile("" ::"r"(x));
     return (double)(t1 - t0) / N;
 }
 
+static void set_mode(culprit_trace_mode mode, unsigned int level) NOINSTR;
+static void set_mode(culprit_trace_mode mode, unsigned int level)
+{
+    trace_config *c = &trace__config;
+    c->mode = mode;
+    c->level = level;
+    c->full = mode == CULPRIT_TRACE_FULL;
+    c->any_timed = mode != CULPRIT_TRACE_STRUCTURE;
+    c->timed_level = mode == CULPRIT_TRACE_LEVEL ? level : 0;
+}
+
+static double min2(double a, double b) NOINSTR;
+static double min2(double a, double b)
+{
+    return a < b ? a : b;
+}
+
+/* Each loop is timed in 9 rounds and its minimum kept, then the bare loop's minimum
+ * subtracted (the difference of two noisy figures must not be minimized itself: a
+ * preempted bare loop would make it 0). */
 static void calibrate(void)
 {
     trace_config *c = &trace__config;
     culprit_trace_mode mode = c->mode;
     unsigned int level = c->level;
     trace_thread *t = thread_new(), *saved = self;
-    double pair = 1e300, in = 1e300, untimed = 1e300;
+    double base = 1e300, full = 1e300, untimed = 1e300, in = 1e300;
+    trace_node *n;
 
     if (!t)
         return;
     self = t;
     c->overhead_pair = c->overhead_in = c->overhead_untimed = 0;
-    for (int r = 0; r < 7; r++) {
-        double x;
-        if ((x = round_cost(t, CULPRIT_TRACE_FULL, 1)) < in)
-            in = x;
-        if ((x = round_cost(t, CULPRIT_TRACE_FULL, 0)) < pair)
-            pair = x;
-        if ((x = round_cost(t, CULPRIT_TRACE_STRUCTURE, 0)) < untimed)
-            untimed = x;
+    for (int r = 0; r < 9; r++) {
+        base = min2(base, loop_ticks(bare));
+        set_mode(CULPRIT_TRACE_FULL, 1);
+        full = min2(full, loop_ticks(mimic));
+        n = trace__node(t, 1); /* the only call path of the private state */
+        in = min2(in, n->sum / (double)n->calls);
+        n->sum = n->sq = 0;
+        n->calls = 0;
+        /* An untimed call in level mode (the mimic runs at depth 1, level 2 is
+         * timed): the path level mode's descendants take, which counts descendants
+         * and tests the depth, unlike structure mode's. */
+        set_mode(CULPRIT_TRACE_LEVEL, 2);
+        untimed = min2(untimed, loop_ticks(mimic));
     }
     c->overhead_in = in;
-    c->overhead_pair = pair;
-    c->overhead_untimed = untimed;
-    c->mode = mode;
-    c->level = level;
+    c->overhead_pair = full > base ? full - base : 0;
+    c->overhead_untimed = untimed > base ? untimed - base : 0;
+    set_mode(mode, level);
     self = saved;
     munmap(t->stack, TRACE_STACK_MAX * sizeof(trace_frame));
     munmap(t->chunks[0], TRACE_CHUNK * sizeof(trace_node));
@@ -418,12 +503,30 @@ void culprit_trace_reset(void)
         }
         /* Open frames restart now, as one call each. */
         for (uint32_t d = 1; d <= t->depth; d++) {
-            trace__node(t, t->stack[d].node)->calls++;
+            t->stack[d].node->calls++;
             t->stack[d].start = now;
             t->stack[d].count0 = t->count;
         }
     }
     pthread_mutex_unlock(&trace__lock);
+}
+
+unsigned int culprit_trace_depth(void)
+{
+    trace_thread *t = self;
+    return t && t != &disabled ? t->depth : 0;
+}
+
+void culprit_trace_unwind(unsigned int depth)
+{
+    trace_thread *t = self;
+    uint64_t now;
+
+    if (!t || t == &disabled || t->lost)
+        return;
+    now = trace__config.any_timed ? trace__ticks() : 0;
+    while (t->depth > depth)
+        pop(t, now);
 }
 
 /* Writes CULPRIT_TRACE_OUT when the program exits (return from main or exit()),

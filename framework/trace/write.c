@@ -38,6 +38,7 @@ typedef struct {
 
 typedef struct {
     char *name;
+    char build_id[2 * 64 + 1]; /* hex; "" when the object has none */
     uintptr_t load;
     uintptr_t lo[16], hi[16]; /* its executable segments */
     int nseg;
@@ -51,8 +52,15 @@ typedef struct {
 static size_t hash(uint32_t parent, void *fn, size_t mask) NOINSTR;
 static size_t hash(uint32_t parent, void *fn, size_t mask)
 {
-    uint64_t h = ((uint64_t)(uintptr_t)fn ^ ((uint64_t)parent << 32)) * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 17) & mask;
+    /* splitmix64's finalizer: every input bit reaches the low bits the mask keeps
+     * (a recursion is one function under 10^5 different parents). */
+    uint64_t x = (uint64_t)(uintptr_t)fn ^ ((uint64_t)parent * 0x9E3779B97F4A7C15ull);
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    x ^= x >> 31;
+    return (size_t)x & mask;
 }
 
 static int rehash(tree *t) NOINSTR;
@@ -105,6 +113,34 @@ static uint32_t child(tree *t, uint32_t parent, void *fn)
     return (uint32_t)t->n++;
 }
 
+/* The object's GNU build-id, from its PT_NOTE segments in memory: it tells whether
+ * the file on disk is still the one that ran when the tree is symbolized later. */
+static void build_id(object *o, struct dl_phdr_info *info) NOINSTR;
+static void build_id(object *o, struct dl_phdr_info *info)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        const char *p, *end;
+        if (ph->p_type != PT_NOTE)
+            continue;
+        p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+        end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const unsigned char *desc =
+                (const unsigned char *)(p + sizeof(*n) + ((n->n_namesz + 3) & ~3u));
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(p + sizeof(*n), "GNU", 4) == 0 && n->n_descsz <= 64 &&
+                (const char *)desc + n->n_descsz <= end) {
+                for (unsigned int k = 0; k < n->n_descsz; k++)
+                    snprintf(o->build_id + 2 * k, 3, "%02x", desc[k]);
+                return;
+            }
+            p = (const char *)desc + ((n->n_descsz + 3) & ~3u);
+        }
+    }
+}
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *payload) NOINSTR;
 static int add_object(struct dl_phdr_info *info, size_t size, void *payload)
 {
@@ -124,6 +160,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *payload)
     }
     if (!o.nseg)
         return 0;
+    build_id(&o, info);
     if (objs->n == 0 && (!info->dlpi_name || !*info->dlpi_name)) {
         /* The first entry is the executable, without a name. */
         ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -260,13 +297,15 @@ static int merge(tree *out, size_t *nthreads)
         /* Frames still open end now (in the file; the program goes on). */
         for (uint32_t d = 1; !error && d <= t->depth && d < TRACE_STACK_MAX; d++) {
             trace_frame *f = &t->stack[d];
-            if (f->timed && f->node < n) {
+            /* Another thread's frame may be mid-push: a slot never used is NULL, a
+             * reused one points at a node of this thread (nodes are never freed). */
+            if (f->timed && f->node && f->node->self < n) {
                 double x = (double)(now - f->start) - c->overhead_in -
                            (double)(t->count - f->count0) * per;
                 if (x < 0)
                     x = 0;
-                out->v[map[f->node]].sum += x;
-                out->v[map[f->node]].sq += x * x;
+                out->v[map[f->node->self]].sum += x;
+                out->v[map[f->node->self]].sq += x * x;
             }
         }
         free(map);
@@ -281,7 +320,8 @@ int trace__write(const char *path)
     tree t = {0};
     objects objs = {0};
     void **fns = NULL;
-    size_t nfns = 0, nthreads = 0, nout = 0;
+    uint32_t *slots = NULL;
+    size_t nfns = 0, nthreads = 0, nout = 0, nslots = 64, h;
     double scale = c->mode == CULPRIT_TRACE_STRUCTURE ? 1.0 : ns_per_tick();
     char *tmp = NULL, exe[4096];
     FILE *f = NULL;
@@ -294,7 +334,9 @@ int trace__write(const char *path)
 
     /* Which nodes are written (called since the last reset, under a written parent),
      * their indices in the file and their functions'. */
-    if (!(fns = malloc(t.n * sizeof(*fns))))
+    while (nslots < 2 * t.n)
+        nslots *= 2;
+    if (!(fns = malloc(t.n * sizeof(*fns))) || !(slots = calloc(nslots, sizeof(*slots))))
         goto cleanup;
     t.v[0].out = 0;
     nout = 1;
@@ -304,10 +346,15 @@ int trace__write(const char *path)
         if (m->calls == 0 || t.v[m->parent].out == UINT32_MAX)
             continue;
         m->out = (uint32_t)nout++;
-        for (m->func = 0; m->func < nfns && fns[m->func] != m->fn; m->func++)
+        /* fn -> function index, open addressing (trees reach 10^5 nodes). */
+        for (h = hash(0, m->fn, nslots - 1); slots[h] && fns[slots[h] - 1] != m->fn;
+             h = (h + 1) & (nslots - 1))
             ;
-        if (m->func == nfns)
+        if (!slots[h]) {
             fns[nfns++] = m->fn;
+            slots[h] = (uint32_t)nfns;
+        }
+        m->func = slots[h] - 1;
         t.v[m->parent].child_sum += m->sum;
     }
 
@@ -327,7 +374,10 @@ int trace__write(const char *path)
     fprintf(f, "pid %ld\n", (long)getpid());
     fprintf(f, "mode %s\n", mode_name(c->mode));
     fprintf(f, "level %u\n", c->mode == CULPRIT_TRACE_LEVEL ? c->level : 0);
-    fprintf(f, "clock %s\n", c->use_tsc ? "tsc" : "monotonic");
+    fprintf(f, "clock %s\n",
+            c->mode == CULPRIT_TRACE_STRUCTURE ? "none"
+            : c->use_tsc                       ? "tsc"
+                                               : "monotonic");
     fprintf(f, "overhead-ns %.17g\n",
             c->mode == CULPRIT_TRACE_FULL    ? c->overhead_pair * scale
             : c->mode == CULPRIT_TRACE_LEVEL ? c->overhead_untimed * scale
@@ -335,7 +385,8 @@ int trace__write(const char *path)
     fprintf(f, "threads %zu\n", nthreads);
     fprintf(f, "objects %zu\n", objs.n);
     for (size_t i = 0; i < objs.n; i++) {
-        fprintf(f, "object %zu 0x%jx ", i, (uintmax_t)objs.v[i].load);
+        fprintf(f, "object %zu 0x%jx %s ", i, (uintmax_t)objs.v[i].load,
+                objs.v[i].build_id[0] ? objs.v[i].build_id : "-");
         put_string(f, objs.v[i].name);
         fputc('\n', f);
     }
@@ -395,6 +446,7 @@ cleanup:
         free(objs.v[i].name);
     free(objs.v);
     free(fns);
+    free(slots);
     free(t.v);
     free(t.slots);
     errno = saved_errno;

@@ -42,6 +42,9 @@ typedef struct {
     unsigned int line_low, line_high; /**< its lines in `file` (inclusive); 0 when unknown */
     char *object; /**< the ELF object (executable or shared library) it lives in; NULL unknown */
     uint64_t address; /**< its entry relative to the object's load address (0 unknown) */
+    char *build_id;   /**< the object's GNU build-id in hex, as recorded at run time; NULL
+                           unknown. Symbolization refuses an object whose file on disk has
+                           another one (rebuilt since the run) */
 } culprit_calltree_function;
 
 /**
@@ -217,10 +220,11 @@ int culprit_calltree_load(culprit_calltree **out, const char *path);
  * Appends `tree` to `out` as folded stacks, one line per node whose exclusive cost
  * is not zero (and per leaf, with weight 0), in depth-first order: the path of
  * function names from main down, then the exclusive cost (nanoseconds of a timed
- * tree, the weight of a folded one; integers without a fraction, negative costs
- * as 0). A tree without times (structure mode) writes each node's call count. Reading the output
- * with culprit_calltree_parse_folded() gives the same paths and weights. Returns 0 or CULPRIT_ERROR
- * (out of memory).
+ * tree, the weight of a folded one; integers as integers, other values in the
+ * fewest digits that read back exactly, negative costs as 0). A tree without times
+ * (structure mode) writes each node's call count. Reading the output with
+ * culprit_calltree_parse_folded() gives the same paths and weights.
+ * Returns 0 or CULPRIT_ERROR (out of memory).
  */
 int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree);
 
@@ -324,14 +328,18 @@ typedef struct {
     culprit_calltree_diff_options options;
     culprit_calltree_pair *pairs; /**< pairs[0] is the roots'; parents before children */
     size_t npairs;
-    culprit_calltree_suspect *suspects; /**< ranked: changed first, then by total_delta */
+    culprit_calltree_suspect *suspects; /**< ranked: changed first (once correlated), the
+                                             search's own before those found below an
+                                             unregressed caller, then by total_delta */
     size_t nsuspects;
     int correlated; /**< culprit_calltree_correlate() ran */
 } culprit_calltree_diff;
 
 /**
  * Compares `test` against `base` (Heger et al. 2013, section 4.2): nodes are
- * matched by the path of function identities; each matched pair's per-call
+ * matched by the path of function identities (name and file; without an exact
+ * match, the same name in the file that shares the most trailing path components,
+ * so builds in two directories compare); each matched pair's per-call
  * durations are compared with Welch's test at `confidence`, and a node is slower
  * when the interval of the relative change lies above 0 and the change exceeds
  * `threshold` (detection's minor-regression rule). A side with a single call has
@@ -342,7 +350,8 @@ typedef struct {
  * suspect and is not descended. Among the nodes it reaches, the lowest slower node
  * of each chain is a suspect (Vogel 2017, section 3.5); below a suspect, a slower
  * node under callers that are not slower is a suspect too ("both ends"). Suspects
- * are ranked by total_delta (largest first) until culprit_calltree_correlate().
+ * the search reached rank before the lower ends, then by total_delta (largest
+ * first); culprit_calltree_correlate() puts the changed ones first.
  *
  * Both trees need per-call times (not structure mode, not folded weights):
  * otherwise CULPRIT_EINVALID saying which. CULPRIT_ERROR out of memory.
@@ -367,10 +376,10 @@ const culprit_calltree_function *culprit_calltree_diff_function(const culprit_ca
  * every function of every suspect path whose own line range (file, line_low ..
  * line_high of the test tree) intersects a hunk of `changes` (new-side ranges,
  * as `git diff -U0` gives), keeps the intersecting lines, and ranks the suspects
- * again: changed suspects first, then by total_delta. Files match when one path
- * ends with the other at a '/' boundary (trees hold absolute or build-relative
- * paths; changes are relative to the repository). A function without a line range
- * in a changed file is FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
+ * again: changed suspects first, then as culprit_calltree_diff_trees() ranks. Files match when one
+ * path ends with the other at a '/' boundary (trees hold absolute or build-relative paths; changes
+ * are relative to the repository). A function without a line range in a changed file is
+ * FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
  */
 int culprit_calltree_correlate(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes);
 

@@ -53,6 +53,17 @@ int culprit_trace_dump(const char *path) __attribute__((no_instrument_function))
  */
 void culprit_trace_reset(void) __attribute__((no_instrument_function));
 
+/** The calling thread's current call depth (0 outside any instrumented function). */
+unsigned int culprit_trace_depth(void) __attribute__((no_instrument_function));
+
+/**
+ * Closes, now, the calling thread's frames deeper than `depth`: those a longjmp
+ * left behind without their exit hooks (a failed CMocka assertion jumps out of
+ * the test body). The runner calls it after each test with the depth it had
+ * before, so the next test's calls are not attached under the failed one's.
+ */
+void culprit_trace_unwind(unsigned int depth) __attribute__((no_instrument_function));
+
 #ifdef __cplusplus
 }
 #endif

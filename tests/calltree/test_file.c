@@ -26,8 +26,8 @@ static const char raw[] = "culprit-calltree 1\n"
                           "overhead-ns 12.5\n"
                           "threads 2\n"
                           "objects 2\n"
-                          "object 0 0x55d000000000 /opt/prog\n"
-                          "object 1 0x7f0000000000 /opt/lib%20dir/libx.so\n"
+                          "object 0 0x55d000000000 0123abcd /opt/prog\n"
+                          "object 1 0x7f0000000000 - /opt/lib%20dir/libx.so\n"
                           "functions 3\n"
                           "function 0 0 0x1139 - - 0 0\n"
                           "function 1 0 0x1200 - - 0 0\n"
@@ -64,6 +64,8 @@ static void a_raw_file_reads_into_the_model(void **state)
     assert_string_equal(t->functions[2].name, "libx.so+0x40");
     assert_string_equal(t->functions[2].object, "/opt/lib dir/libx.so");
     assert_int_equal(t->functions[2].address, 0x40);
+    assert_null(t->functions[2].build_id);
+    assert_string_equal(t->functions[0].build_id, "0123abcd");
     assert_true(culprit_calltree_function_is_raw(t, 2));
     assert_int_equal(t->nodes[2].calls, 3);
     assert_int_equal(t->nodes[2].depth, 2);
@@ -188,6 +190,10 @@ static void bad_files_are_named_with_their_line(void **state)
                  "t.calltree:7: bad call count 'x'");
     expect_error("culprit-calltree 1\nobjects 0\nfunctions 1\nfunction 0 - 0x1 f%zz - 0 0\n",
                  "t.calltree:4: bad escape");
+    expect_error("culprit-calltree 1\nobjects 1\nobject 0 0x0 XYZ /p\n",
+                 "t.calltree:3: bad build-id");
+    expect_error("culprit-calltree 1\nobjects 1\nobject 0 0x0 /p\n",
+                 "t.calltree:3: expected 'object INDEX LOAD-ADDRESS BUILD-ID PATH'");
 }
 
 int main(void)

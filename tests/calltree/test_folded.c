@@ -87,6 +87,42 @@ static void a_tree_round_trips_through_folded_stacks(void **state)
     culprit_calltree_free(again);
 }
 
+static void fractional_weights_round_trip_exactly(void **state)
+{
+    /* Found by fuzz_folded: 9 significant digits turned 19999999990.5 into 2e+10. */
+    const char *text = "main;a 19999999990.5\nmain;b 0.1\nmain;c 1e-7\nmain;d 2.5\n";
+    culprit_calltree *t = parse(text), *again;
+    culprit_buf out = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_write_folded(&out, t), 0);
+    assert_string_equal(culprit_buf_cstr(&out), "main;a 19999999990.5\nmain;b 0.1\n"
+                                                "main;c 1e-07\nmain;d 2.5\n");
+    again = parse(culprit_buf_cstr(&out));
+    for (size_t i = 1; i < t->nnodes; i++)
+        assert_true(again->nodes[i].exclusive_ns == t->nodes[i].exclusive_ns);
+    culprit_buf_dispose(&out);
+    culprit_calltree_free(t);
+    culprit_calltree_free(again);
+}
+
+static void the_input_need_not_end_in_a_nul(void **state)
+{
+    /* Found by fuzz_folded: a last line of blanks was scanned past the buffer. Under
+     * the sanitizers (or valgrind) a read beyond these exact bytes fails. */
+    static const char text[] = "main;f 3\n  \t";
+    char *exact = malloc(sizeof(text) - 1);
+    culprit_calltree *t;
+    (void)state;
+
+    memcpy(exact, text, sizeof(text) - 1);
+    assert_int_equal(culprit_calltree_parse_folded(&t, exact, sizeof(text) - 1, "x"), 0);
+    assert_int_equal(t->nnodes, 3);
+    assert_true(culprit_calltree_is_folded(exact, sizeof(text) - 1));
+    culprit_calltree_free(t);
+    free(exact);
+}
+
 static void a_timed_tree_writes_its_exclusive_times(void **state)
 {
     culprit_calltree *t = fixture_fig5(20, 1000), *back;
@@ -213,6 +249,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weights_are_exclusive_and_inclusive_adds_up),
         cmocka_unit_test(a_tree_round_trips_through_folded_stacks),
+        cmocka_unit_test(fractional_weights_round_trip_exactly),
+        cmocka_unit_test(the_input_need_not_end_in_a_nul),
         cmocka_unit_test(a_timed_tree_writes_its_exclusive_times),
         cmocka_unit_test(a_structure_tree_writes_call_counts),
         cmocka_unit_test(malformed_lines_are_named_by_file_and_line),

@@ -1,8 +1,8 @@
 /*
- * `culprit calltree diff`, `culprit calltree fold` and `culprit overweight` on
- * call-tree files written with the library (the paper's Fig. 5, fem 5x slower) and
- * folded stacks, in a throw-away repository whose last commit rewrites fem's
- * lines: golden JSON (docs/cli.md), the text a developer reads, and bad input.
+ * `culprit calltree record` and `culprit calltree show` (docs/cli.md): the show
+ * output of the paper's Fig. 5 tree against tests/cli/golden/calltree_show.txt
+ * (CULPRIT_UPDATE_GOLDEN=1 rewrites it), recording an instrumented fixture of
+ * tests/trace, and every bad input with exit status 2 and a message naming it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,164 +13,184 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "calltree/tree_fixture.h"
-#include "cli_fixture.h"
-#include "vcs/git_fixture.h"
+#include "cli/cli_fixture.h"
 
-typedef struct {
-    char dir[4096];
-    char culprit[41];
-} scene;
+#define FIG5 CULPRIT_SOURCE_DIR "/tests/calltree/data/fig5.calltree"
 
-static void write_tree(const char *dir, const char *name, culprit_calltree *t)
+static char dir[] = "/tmp/culprit-cli-calltree-XXXXXX";
+
+static void show_prints_the_indented_tree(void **state)
 {
-    char path[4200];
+    char path[1024], *text = read_text(FIG5), *expected;
+    cli_result r;
+    FILE *f;
+    (void)state;
 
-    snprintf(path, sizeof(path), "%s/%s", dir, name);
-    assert_int_equal(culprit_calltree_write_file(t, path), 0);
-    culprit_calltree_free(t);
+    /* Shown by a relative name, so the golden file holds no machine's path. */
+    snprintf(path, sizeof(path), "%s/fig5.calltree", dir);
+    assert_non_null(text);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+    free(text);
+    r = run_culprit(dir, NULL, "calltree show fig5.calltree");
+
+    assert_int_equal(r.status, 0);
+    snprintf(path, sizeof(path), "%s/tests/cli/golden/calltree_show.txt", CULPRIT_SOURCE_DIR);
+    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(r.out, f);
+        fclose(f);
+    }
+    if (!(expected = read_text(path)))
+        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    assert_string_equal(r.out, expected);
+    assert_string_equal(r.err, ""); /* named with files: no hint */
+    free(expected);
+    cli_result_dispose(&r);
+    /* --depth 2: foo, bar, doo only. */
+    r = run_culprit(dir, NULL, "calltree show --depth 2 fig5.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "    doo  /src/fig5.c:22-25\n");
+    assert_lacks(r.out, "fem");
+    cli_result_dispose(&r);
+}
+
+static void show_names_the_line_of_a_truncated_file(void **state)
+{
+    char *text = read_text(FIG5), path[600];
+    FILE *f;
+    (void)state;
+
+    assert_non_null(text);
+    *strstr(text, "node 5") = '\0';
+    snprintf(path, sizeof(path), "%s/cut.calltree", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+    expect_culprit(dir, 2, "cut.calltree:22: truncated: 5 of 7 nodes",
+                   "calltree show cut.calltree");
+    expect_culprit(dir, 2, "not.calltree' does not exist", "calltree show not.calltree");
+    snprintf(path, sizeof(path), "%s/history.xml", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("<?xml version=\"1.0\"?>\n<testsuites/>\n", f);
+    fclose(f);
+    expect_culprit(dir, 2, "history.xml:1: not a culprit call-tree file",
+                   "calltree show history.xml");
+    free(text);
+}
+
+static void show_of_an_empty_tree_says_how_to_instrument(void **state)
+{
+    char path[600];
+    FILE *f;
+    (void)state;
+
+    snprintf(path, sizeof(path), "%s/empty.calltree", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("culprit-calltree 1\nbinary /bin/prog\nmode full\nobjects 0\nfunctions 0\nnodes 1\n"
+          "node 0 - - 0 0 - - -\nend\n",
+          f);
+    fclose(f);
+    expect_culprit(dir, 2, "the tree is empty: /bin/prog ran no instrumented function",
+                   "calltree show empty.calltree");
+    expect_culprit(dir, 2, "-finstrument-functions", "calltree show empty.calltree");
+}
+
+static void show_hints_at_g_when_functions_stay_addresses(void **state)
+{
+    char path[600];
+    FILE *f;
+    cli_result r;
+    (void)state;
+
+    snprintf(path, sizeof(path), "%s/raw.calltree", dir);
+    assert_non_null(f = fopen(path, "w"));
+    fputs("culprit-calltree 1\nbinary /gone/prog\nmode structure\nobjects 1\n"
+          "object 0 0x5555 - /gone/prog\nfunctions 1\nfunction 0 0 0x1139 - - 0 0\nnodes 2\n"
+          "node 0 - - 0 0 - - -\nnode 1 0 0 1 1 - - -\nend\n",
+          f);
+    fclose(f);
+    r = run_culprit(dir, NULL, "calltree show raw.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "0x1139");
+    assert_contains(r.err, "1 function(s) are shown by address");
+    assert_contains(r.err, "-g");
+    cli_result_dispose(&r);
+}
+
+static void record_writes_a_symbolized_tree(void **state)
+{
+    cli_result r;
+    (void)state;
+
+    r = run_culprit(dir, NULL, "calltree record --out rec.calltree --quiet -- '%s' levels",
+                    TRACE_FIXTURE);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.err, "culprit: recording the structure");
+    assert_contains(r.err, "culprit: timing depth 4 of 4");
+    assert_contains(r.err, "wrote rec.calltree");
+    cli_result_dispose(&r);
+    r = run_culprit(dir, NULL, "calltree show rec.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "mode level (each depth timed in its own run)");
+    assert_contains(r.out, "         3 ");
+    assert_contains(r.out, "      inner  ");
+    assert_contains(r.out, "tests/trace/fixture.c:");
+    cli_result_dispose(&r);
+}
+
+static void record_of_an_uninstrumented_program_says_how_to_fix_it(void **state)
+{
+    (void)state;
+    expect_culprit(dir, 2, "wrote no call tree: it was not built with instrumentation",
+                   "calltree record --quiet '%s'", TRACE_PLAIN);
+    expect_culprit(dir, 2, "culprit_instrument(<target>)", "calltree record --quiet '%s'",
+                   TRACE_PLAIN);
+    expect_culprit(dir, 2, "could not be run", "calltree record --quiet /nonexistent/prog");
+}
+
+static void usage_errors(void **state)
+{
+    (void)state;
+    expect_culprit(dir, 2, "no command to record", "calltree record --out x");
+    expect_culprit(dir, 2, "--levels: '0' is not an integer of at least 1",
+                   "calltree record --levels 0 -- true");
+    expect_culprit(dir, 2, "which file?", "calltree show");
+    expect_culprit(dir, 2, "--depth: '0' is not an integer of at least 1",
+                   "calltree show --depth 0 x");
+    expect_culprit(dir, 2, "did you mean 'show'", "calltree shwo x");
+    expect_culprit(dir, 0, "calltree record [--out FILE]", "calltree record --help");
+    expect_culprit(dir, 0, "record", "calltree --help");
 }
 
 static int setup(void **state)
 {
-    static scene s;
-    char text[1024] = "";
-
-    if (make_temp_dir(s.dir, "cli-calltree") < 0)
-        return -1;
-    for (int i = 1; i <= 60; i++)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
-    run("mkdir -p '%s/src' '%s/trees'", s.dir, s.dir);
-    write_file(s.dir, "src/fig5.c", text);
-    run("cd '%s' && " GIT " init -q && " GIT " add src && " GIT " commit -qm base", s.dir);
-    run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' src/fig5.c "
-        "&& " GIT " commit -qam 'fem: slower'",
-        s.dir);
-    output_of(s.culprit, sizeof(s.culprit), "cd '%s' && git rev-parse HEAD", s.dir);
-    write_tree(s.dir, "trees/base.calltree", fixture_fig5(20, 1000));
-    write_tree(s.dir, "trees/test.calltree", fixture_fig5(20, 6000));
-    write_file(s.dir, "trees/base.folded", "main;hot 10\nmain;c 40\nmain;d 50\nmain;c;hot 0\n");
-    write_file(s.dir, "trees/test.folded", "main;hot 100\nmain;c 80\nmain;d 50\nmain;c;hot 0\n");
-    write_file(s.dir, "trees/bad.folded", "main;f 1\nmain;g\n");
-    *state = &s;
-    return 0;
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
-    scene *s = *state;
-    run("rm -rf '%s'", s->dir);
-    return 0;
-}
-
-static char *normalized(cli_result *r, const scene *s)
-{
-    char *text = replace_all(r->out, s->dir, "<TMP>");
-    r->out = NULL;
-    return replace_all(text, s->culprit, "<culprit>");
-}
-
-static void diff_json_matches_golden(void **state)
-{
-    scene *s = *state;
-    cli_result r =
-        run_culprit(s->dir, NULL,
-                    "calltree diff trees/base.calltree trees/test.calltree --commit HEAD "
-                    "--json");
-    char *out;
-
-    assert_int_equal(r.status, 0);
-    out = normalized(&r, s);
-    assert_json_golden(out, "calltree_diff.json", "calltree diff --json");
-    free(out);
-    cli_result_dispose(&r);
-}
-
-static void diff_text_names_the_path_and_the_changed_lines(void **state)
-{
-    scene *s = *state;
-    cli_result r = run_culprit(s->dir, NULL,
-                               "calltree diff trees/base.calltree trees/test.calltree --repo '%s' "
-                               "--commit HEAD",
-                               s->dir);
-
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (the lowest slower node of its "
-                           "chain; CHANGED in the commit)");
-    assert_contains(r.out, "changed: /home/dev/fig5/src/fig5.c: 23-24");
-    assert_contains(r.out, "1 suspect among 6 functions compared");
-    assert_lacks(r.out, "suspect 2");
-    assert_lacks(r.out, "  bar ");
-    assert_lacks(r.out, "  qux ");
-    assert_lacks(r.out, "  wug ");
-    cli_result_dispose(&r);
-}
-
-static void overweight_json_matches_golden(void **state)
-{
-    scene *s = *state;
-    cli_result r = run_culprit(s->dir, NULL,
-                               "overweight trees/base.folded trees/test.folded --recurse 3 --json");
-    char *out;
-
-    assert_int_equal(r.status, 0);
-    out = normalized(&r, s);
-    assert_json_golden(out, "overweight.json", "overweight --json");
-    free(out);
-    cli_result_dispose(&r);
-}
-
-static void overweight_compares_a_tree_with_folded_stacks(void **state)
-{
-    scene *s = *state;
-    cli_result r;
-
-    /* The base as folded stacks of the tree itself: the same profile, in ns. */
-    r = run_culprit(s->dir, NULL, "calltree fold trees/base.calltree");
-    assert_int_equal(r.status, 0);
-    assert_contains(r.out, "foo;doo;fem 20000\n");
-    write_file(s->dir, "trees/base-from-tree.folded", r.out);
-    cli_result_dispose(&r);
-    r = run_culprit(s->dir, NULL, "overweight trees/base-from-tree.folded trees/test.calltree");
-    assert_int_equal(r.status, 0);
-    /* fem grew most against its share: first line after the header. */
-    assert_contains(r.out, "function\n      ");
-    assert_contains(strstr(r.out, "function\n"), "fem (/home/dev/fig5/src/fig5.c)");
-    assert_true(strstr(r.out, " fem ") < strstr(r.out, " doo "));
-    cli_result_dispose(&r);
-}
-
-static void bad_input_is_named_with_exit_2(void **state)
-{
-    scene *s = *state;
-
-    expect_culprit(s->dir, 2, "trees/bad.folded:2: not a folded stack: no weight",
-                   "overweight trees/bad.folded trees/test.folded");
-    expect_culprit(s->dir, 2, "trees/nothing.calltree",
-                   "calltree diff trees/nothing.calltree "
-                   "trees/test.calltree");
-    expect_culprit(s->dir, 2, "folded-stack weights, not per-call times",
-                   "calltree diff trees/base.folded trees/test.folded");
-    expect_culprit(s->dir, 2, "--repo needs --commit",
-                   "calltree diff trees/base.calltree trees/test.calltree --repo .");
-    expect_culprit(s->dir, 2, "unknown revision",
-                   "calltree diff trees/base.calltree trees/test.calltree --commit nope");
-    expect_culprit(s->dir, 2, "did you mean 'diff'", "calltree dif");
-    expect_culprit(s->dir, 2, "--recurse", "overweight a b --recurse x");
-    expect_culprit(s->dir, 2, "needs two profiles", "overweight trees/base.folded");
-    expect_culprit(s->dir, 0, "usage: culprit calltree fold", "calltree fold --help");
-    expect_culprit(s->dir, 0, "responsibility = 100", "help overweight");
+    char cmd[600];
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(diff_json_matches_golden),
-        cmocka_unit_test(diff_text_names_the_path_and_the_changed_lines),
-        cmocka_unit_test(overweight_json_matches_golden),
-        cmocka_unit_test(overweight_compares_a_tree_with_folded_stacks),
-        cmocka_unit_test(bad_input_is_named_with_exit_2),
+        cmocka_unit_test(show_prints_the_indented_tree),
+        cmocka_unit_test(show_names_the_line_of_a_truncated_file),
+        cmocka_unit_test(show_of_an_empty_tree_says_how_to_instrument),
+        cmocka_unit_test(show_hints_at_g_when_functions_stay_addresses),
+        cmocka_unit_test(record_writes_a_symbolized_tree),
+        cmocka_unit_test(record_of_an_uninstrumented_program_says_how_to_fix_it),
+        cmocka_unit_test(usage_errors),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

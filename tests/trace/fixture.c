@@ -30,6 +30,11 @@ static long fib(int n)
     return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }
 
+__attribute__((noinline)) static long down(long n)
+{
+    return n ? down(n - 1) + 1 : 0;
+}
+
 static jmp_buf jump;
 
 /* Not inlined, so that each has a frame of its own as in real code. */
@@ -92,6 +97,8 @@ int main(int argc, char **argv)
             pthread_join(t[i], NULL);
     } else if (strcmp(what, "fib") == 0) {
         sink = fib(argc > 2 ? atoi(argv[2]) : 6);
+    } else if (strcmp(what, "deep") == 0) {
+        sink = down(argc > 2 ? atol(argv[2]) : 1000);
     } else if (strcmp(what, "longjmp") == 0) {
         catcher();
         after();
@@ -102,7 +109,7 @@ int main(int argc, char **argv)
     } else if (strcmp(what, "lib") == 0) {
         sink = fixture_lib_entry(10);
     } else {
-        fprintf(stderr, "usage: fixture threads|fib [n]|longjmp|exit|levels|lib\n");
+        fprintf(stderr, "usage: fixture threads|fib [n]|deep [n]|longjmp|exit|levels|lib\n");
         return 2;
     }
     return 0;

@@ -128,7 +128,7 @@ static int ends_with(const char *s, const char *suffix)
 static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state)
 {
     culprit_buf raw = CULPRIT_BUF_INIT;
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     size_t leaf = find(t, "worker", "leaf", NULL);
     const culprit_calltree_function *fn;
     unsigned int line = line_of(FIXTURE_SOURCE, "/* LEAF */");
@@ -150,7 +150,7 @@ static void static_functions_of_a_pie_are_named_with_file_and_lines(void **state
 
 static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 {
-    culprit_calltree *t = record("full", "0", "threads", NULL);
+    culprit_calltree *t = record("full", "1", "threads", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "worker", NULL)), 2);
@@ -162,7 +162,7 @@ static void two_threads_on_the_same_path_merge_with_exact_counts(void **state)
 
 static void recursion_counts_each_depth(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "fib", "10");
+    culprit_calltree *t = record("structure", "1", "fib", "10");
     uint64_t total = 0;
     size_t deepest = 0;
     (void)state;
@@ -181,9 +181,29 @@ static void recursion_counts_each_depth(void **state)
     culprit_calltree_free(t);
 }
 
+/* A recursion 100,000 deep: a tree that deep is read, checked, symbolized and
+ * written without recursing on the C stack. */
+static void a_deep_recursion_is_one_node_per_depth(void **state)
+{
+    culprit_calltree *t = record("structure", "1", "deep", "100000");
+    culprit_buf out = CULPRIT_BUF_INIT;
+    size_t deepest = 0;
+    (void)state;
+
+    for (size_t i = 1; i < t->nnodes; i++) {
+        assert_int_equal(t->nodes[i].calls, 1);
+        if (t->nodes[i].depth > deepest)
+            deepest = t->nodes[i].depth;
+    }
+    assert_int_equal(deepest, 100002); /* main, then down(100000) .. down(0) */
+    assert_int_equal(culprit_calltree_write_buf(&out, t), 0);
+    culprit_buf_dispose(&out);
+    culprit_calltree_free(t);
+}
+
 static void a_longjmp_closes_the_frames_it_leaves(void **state)
 {
-    culprit_calltree *t = record("full", "0", "longjmp", NULL);
+    culprit_calltree *t = record("full", "1", "longjmp", NULL);
     (void)state;
 
     assert_int_equal(calls(t, find(t, "main", "catcher", "jumper", "deep", "leaf", NULL)), 1);
@@ -200,7 +220,7 @@ static void a_longjmp_closes_the_frames_it_leaves(void **state)
 
 static void exit_writes_the_tree_with_open_frames_closed(void **state)
 {
-    culprit_calltree *t = record("full", "0", "exit", NULL);
+    culprit_calltree *t = record("full", "1", "exit", NULL);
     size_t in_exit = find(t, "main", "in_exit", NULL);
     (void)state;
 
@@ -215,9 +235,15 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
 
 static void structure_mode_keeps_counts_only(void **state)
 {
-    culprit_calltree *t = record("structure", "0", "levels", NULL);
+    culprit_calltree *t = record("structure", "1", "levels", NULL);
+    culprit_buf raw = CULPRIT_BUF_INIT;
     (void)state;
 
+    /* The runtime says which clock it read per call: none. */
+    assert_int_equal(culprit_fs_read_file(&raw, path_in_dir("run.calltree")), 0);
+    assert_non_null(strstr(raw.ptr, "\nclock none\n"));
+    assert_non_null(strstr(raw.ptr, "\noverhead-ns 0\n"));
+    culprit_buf_dispose(&raw);
     assert_int_equal(t->mode, CULPRIT_CALLTREE_STRUCTURE);
     assert_int_equal(calls(t, find(t, "main", "outer", "inner", "spin", NULL)), 3);
     for (size_t i = 1; i < t->nnodes; i++) {
@@ -243,7 +269,7 @@ static void level_mode_times_only_its_depth(void **state)
 
 static void full_mode_times_every_call(void **state)
 {
-    culprit_calltree *t = record("full", "0", "levels", NULL);
+    culprit_calltree *t = record("full", "1", "levels", NULL);
     size_t outer = find(t, "main", "outer", NULL), inner = find(t, "main", "outer", "inner", NULL);
     (void)state;
 
@@ -259,7 +285,7 @@ static void full_mode_times_every_call(void **state)
 
 static void static_functions_of_a_shared_library_are_named(void **state)
 {
-    culprit_calltree *t = record("full", "0", "lib", NULL);
+    culprit_calltree *t = record("full", "1", "lib", NULL);
     size_t helper = find(t, "main", "fixture_lib_entry", "lib_helper", NULL);
     const culprit_calltree_function *fn;
     (void)state;
@@ -269,6 +295,20 @@ static void static_functions_of_a_shared_library_are_named(void **state)
     assert_true(ends_with(fn->file, "tests/trace/fixture_lib.c"));
     assert_int_equal(fn->line_low, line_of(FIXTURE_LIB_SOURCE, "static long lib_helper"));
     assert_non_null(strstr(fn->object, "libtrace_fixture_lib.so"));
+    culprit_calltree_free(t);
+}
+
+static void an_instrumented_library_in_a_plain_program_is_recorded(void **state)
+{
+    culprit_calltree *t = NULL;
+    char *out = path_in_dir("lib-user.calltree");
+    (void)state;
+
+    assert_int_equal(run(LIB_USER, out, "structure", "1", NULL, NULL), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_int_equal(culprit_calltree_symbolize(t, NULL), 0);
+    /* No main: the program is not instrumented; the library's entry is depth 1. */
+    assert_int_equal(calls(t, find(t, "fixture_lib_entry", "lib_helper", NULL)), 7);
     culprit_calltree_free(t);
 }
 
@@ -331,6 +371,32 @@ static void a_symbolized_tree_loads_after_the_binary_is_gone(void **state)
     unlink(file);
 }
 
+/* A raw tree outlives a rebuild of its binary: the build-id recorded at run time no
+ * longer matches the file, so its functions keep their addresses, not wrong names. */
+static void a_rebuilt_binary_is_not_used_to_name_an_old_tree(void **state)
+{
+    char *copy = path_in_dir("fixture-rebuilt"), *out = path_in_dir("rebuilt.calltree");
+    char cmd[1024];
+    culprit_calltree *t = NULL;
+    size_t missing = 0;
+    (void)state;
+
+    copy_fixture(copy);
+    assert_int_equal(run(copy, out, "structure", "1", "threads", NULL), 0);
+    /* "Rebuilt": another program at the same path. */
+    snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", PLAIN, copy);
+    assert_int_equal(system(cmd), 0);
+    assert_int_equal(culprit_calltree_read_file(&t, out), 0);
+    assert_non_null(t->functions[0].build_id);
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    assert_int_equal(missing, t->nfunctions);
+    for (size_t i = 0; i < t->nfunctions; i++)
+        assert_true(culprit_calltree_function_is_raw(t, i));
+    culprit_calltree_free(t);
+    unlink(copy);
+    unlink(out);
+}
+
 static void a_stripped_binary_shows_addresses(void **state)
 {
     char *copy = path_in_dir("fixture-stripped"), cmd[1024];
@@ -387,6 +453,87 @@ static void a_command_that_cannot_run_is_an_error(void **state)
     assert_non_null(strstr(culprit_error_last(), "could not be run"));
 }
 
+/* The runner's hook: one tree per perf test, with that test's calls only. */
+static void the_runner_writes_a_tree_per_perf_test(void **state)
+{
+    char *trees = path_in_dir("trees");
+    culprit_calltree *hot = NULL, *cold = NULL;
+    size_t body, helper;
+    int status;
+    pid_t pid = fork();
+    (void)state;
+
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        setenv("CULPRIT_TRACE_DIR", trees, 1);
+        unsetenv("CULPRIT_TRACE_OUT");
+        unsetenv("CULPRIT_TRACE_MODE");
+        execl(PERF_FIXTURE, PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", "--warmup",
+              "0", (char *)NULL);
+        _exit(127);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_int_equal(culprit_calltree_read_file(&hot, path_in_dir("trees/perf.hot.calltree")), 0);
+    assert_int_equal(culprit_calltree_read_file(&cold, path_in_dir("trees/perf.cold.calltree")), 0);
+    assert_int_equal(culprit_calltree_symbolize(hot, NULL), 0);
+    assert_int_equal(culprit_calltree_symbolize(cold, NULL), 0);
+    assert_int_equal(hot->mode, CULPRIT_CALLTREE_FULL);
+    /* The test body ran at least its 5 repetitions, each calling helper 100 times. */
+    body = find(hot, "main", "hot", NULL);
+    helper = find(hot, "main", "hot", "helper", NULL);
+    assert_true(calls(hot, body) >= 5);
+    assert_int_equal(calls(hot, helper), 100 * calls(hot, body));
+    assert_int_equal(find(hot, "main", "cold", NULL), CULPRIT_CALLTREE_NONE);
+    assert_int_equal(calls(cold, find(cold, "main", "cold", "helper", NULL)),
+                     calls(cold, find(cold, "main", "cold", NULL)));
+    assert_int_equal(find(cold, "main", "hot", NULL), CULPRIT_CALLTREE_NONE);
+    /* The harness is not instrumented: main's only children are the test bodies. */
+    assert_int_equal(hot->nodes[find(hot, "main", NULL)].nchildren, 1);
+    culprit_calltree_free(hot);
+    culprit_calltree_free(cold);
+}
+
+/* Recording a perf-test binary as a whole: the runner keeps the tests in its own
+ * process, so their calls are in the tree. */
+static void recording_a_perf_test_binary_keeps_its_tests_in_process(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.max_levels = 2;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "hot", "helper", NULL)),
+                     100 * calls(t, find(t, "main", "hot", NULL)));
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_false(isnan(t->nodes[find(t, "main", "hot", NULL)].inclusive_ns));
+    assert_true(isnan(t->nodes[find(t, "main", "hot", "helper", NULL)].inclusive_ns));
+    culprit_calltree_free(t);
+}
+
+/* A failed CMocka assertion longjmps out of the test body; the runner closes the
+ * abandoned frames, so the next test is main's child, not the failed one's. */
+static void a_failed_assertion_does_not_adopt_the_next_test(void **state)
+{
+    const char *argv[] = {PERF_FIXTURE, "--no-history", "-q", "--fail-on", "none", NULL};
+    const char *env[] = {"PERF_FIXTURE_FAIL=1", NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    (void)state;
+
+    opts.quiet = 1;
+    opts.env = env;
+    opts.max_levels = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "fails", NULL)), 1);
+    assert_true(calls(t, find(t, "main", "cold", NULL)) >= 5);
+    assert_int_equal(find(t, "main", "fails", "cold", NULL), CULPRIT_CALLTREE_NONE);
+    culprit_calltree_free(t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -407,17 +554,23 @@ int main(void)
         cmocka_unit_test(static_functions_of_a_pie_are_named_with_file_and_lines),
         cmocka_unit_test(two_threads_on_the_same_path_merge_with_exact_counts),
         cmocka_unit_test(recursion_counts_each_depth),
+        cmocka_unit_test(a_deep_recursion_is_one_node_per_depth),
         cmocka_unit_test(a_longjmp_closes_the_frames_it_leaves),
         cmocka_unit_test(exit_writes_the_tree_with_open_frames_closed),
         cmocka_unit_test(structure_mode_keeps_counts_only),
         cmocka_unit_test(level_mode_times_only_its_depth),
         cmocka_unit_test(full_mode_times_every_call),
         cmocka_unit_test(static_functions_of_a_shared_library_are_named),
+        cmocka_unit_test(an_instrumented_library_in_a_plain_program_is_recorded),
         cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
         cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
+        cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
         cmocka_unit_test(a_stripped_binary_shows_addresses),
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
+        cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
+        cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
+        cmocka_unit_test(a_failed_assertion_does_not_adopt_the_next_test),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

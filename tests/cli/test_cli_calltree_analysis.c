@@ -1,0 +1,176 @@
+/*
+ * `culprit calltree diff`, `culprit calltree fold` and `culprit overweight` on
+ * call-tree files written with the library (the paper's Fig. 5, fem 5x slower) and
+ * folded stacks, in a throw-away repository whose last commit rewrites fem's
+ * lines: golden JSON (docs/cli.md), the text a developer reads, and bad input.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltree/tree_fixture.h"
+#include "cli_fixture.h"
+#include "vcs/git_fixture.h"
+
+typedef struct {
+    char dir[4096];
+    char culprit[41];
+} scene;
+
+static void write_tree(const char *dir, const char *name, culprit_calltree *t)
+{
+    char path[4200];
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_int_equal(culprit_calltree_write_file(t, path), 0);
+    culprit_calltree_free(t);
+}
+
+static int setup(void **state)
+{
+    static scene s;
+    char text[1024] = "";
+
+    if (make_temp_dir(s.dir, "cli-calltree") < 0)
+        return -1;
+    for (int i = 1; i <= 60; i++)
+        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
+    run("mkdir -p '%s/src' '%s/trees'", s.dir, s.dir);
+    write_file(s.dir, "src/fig5.c", text);
+    run("cd '%s' && " GIT " init -q && " GIT " add src && " GIT " commit -qm base", s.dir);
+    run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' src/fig5.c "
+        "&& " GIT " commit -qam 'fem: slower'",
+        s.dir);
+    output_of(s.culprit, sizeof(s.culprit), "cd '%s' && git rev-parse HEAD", s.dir);
+    write_tree(s.dir, "trees/base.calltree", fixture_fig5(20, 1000));
+    write_tree(s.dir, "trees/test.calltree", fixture_fig5(20, 6000));
+    write_file(s.dir, "trees/base.folded", "main;hot 10\nmain;c 40\nmain;d 50\nmain;c;hot 0\n");
+    write_file(s.dir, "trees/test.folded", "main;hot 100\nmain;c 80\nmain;d 50\nmain;c;hot 0\n");
+    write_file(s.dir, "trees/bad.folded", "main;f 1\nmain;g\n");
+    *state = &s;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    scene *s = *state;
+    run("rm -rf '%s'", s->dir);
+    return 0;
+}
+
+static char *normalized(cli_result *r, const scene *s)
+{
+    char *text = replace_all(r->out, s->dir, "<TMP>");
+    r->out = NULL;
+    return replace_all(text, s->culprit, "<culprit>");
+}
+
+static void diff_json_matches_golden(void **state)
+{
+    scene *s = *state;
+    cli_result r =
+        run_culprit(s->dir, NULL,
+                    "calltree diff trees/base.calltree trees/test.calltree --commit HEAD "
+                    "--json");
+    char *out;
+
+    assert_int_equal(r.status, 0);
+    out = normalized(&r, s);
+    assert_json_golden(out, "calltree_diff.json", "calltree diff --json");
+    free(out);
+    cli_result_dispose(&r);
+}
+
+static void diff_text_names_the_path_and_the_changed_lines(void **state)
+{
+    scene *s = *state;
+    cli_result r = run_culprit(s->dir, NULL,
+                               "calltree diff trees/base.calltree trees/test.calltree --repo '%s' "
+                               "--commit HEAD",
+                               s->dir);
+
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (the lowest slower node of its "
+                           "chain; CHANGED in the commit)");
+    assert_contains(r.out, "changed: /home/dev/fig5/src/fig5.c: 23-24");
+    assert_contains(r.out, "1 suspect among 6 functions compared");
+    assert_lacks(r.out, "suspect 2");
+    assert_lacks(r.out, "  bar ");
+    assert_lacks(r.out, "  qux ");
+    assert_lacks(r.out, "  wug ");
+    cli_result_dispose(&r);
+}
+
+static void overweight_json_matches_golden(void **state)
+{
+    scene *s = *state;
+    cli_result r = run_culprit(s->dir, NULL,
+                               "overweight trees/base.folded trees/test.folded --recurse 3 --json");
+    char *out;
+
+    assert_int_equal(r.status, 0);
+    out = normalized(&r, s);
+    assert_json_golden(out, "overweight.json", "overweight --json");
+    free(out);
+    cli_result_dispose(&r);
+}
+
+static void overweight_compares_a_tree_with_folded_stacks(void **state)
+{
+    scene *s = *state;
+    cli_result r;
+
+    /* The base as folded stacks of the tree itself: the same profile, in ns. */
+    r = run_culprit(s->dir, NULL, "calltree fold trees/base.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "foo;doo;fem 20000\n");
+    write_file(s->dir, "trees/base-from-tree.folded", r.out);
+    cli_result_dispose(&r);
+    r = run_culprit(s->dir, NULL, "overweight trees/base-from-tree.folded trees/test.calltree");
+    assert_int_equal(r.status, 0);
+    /* fem grew most against its share: first line after the header. */
+    assert_contains(r.out, "function\n      ");
+    assert_contains(strstr(r.out, "function\n"), "fem (/home/dev/fig5/src/fig5.c)");
+    assert_true(strstr(r.out, " fem ") < strstr(r.out, " doo "));
+    cli_result_dispose(&r);
+}
+
+static void bad_input_is_named_with_exit_2(void **state)
+{
+    scene *s = *state;
+
+    expect_culprit(s->dir, 2, "trees/bad.folded:2: not a folded stack: no weight",
+                   "overweight trees/bad.folded trees/test.folded");
+    expect_culprit(s->dir, 2, "trees/nothing.calltree",
+                   "calltree diff trees/nothing.calltree "
+                   "trees/test.calltree");
+    expect_culprit(s->dir, 2, "folded-stack weights, not per-call times",
+                   "calltree diff trees/base.folded trees/test.folded");
+    expect_culprit(s->dir, 2, "--repo needs --commit",
+                   "calltree diff trees/base.calltree trees/test.calltree --repo .");
+    expect_culprit(s->dir, 2, "unknown revision",
+                   "calltree diff trees/base.calltree trees/test.calltree --commit nope");
+    expect_culprit(s->dir, 2, "did you mean 'diff'", "calltree dif");
+    expect_culprit(s->dir, 2, "--recurse", "overweight a b --recurse x");
+    expect_culprit(s->dir, 2, "needs two profiles", "overweight trees/base.folded");
+    expect_culprit(s->dir, 0, "usage: culprit calltree fold", "calltree fold --help");
+    expect_culprit(s->dir, 0, "responsibility = 100", "help overweight");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(diff_json_matches_golden),
+        cmocka_unit_test(diff_text_names_the_path_and_the_changed_lines),
+        cmocka_unit_test(overweight_json_matches_golden),
+        cmocka_unit_test(overweight_compares_a_tree_with_folded_stacks),
+        cmocka_unit_test(bad_input_is_named_with_exit_2),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
