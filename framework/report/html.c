@@ -206,12 +206,13 @@ static void header(culprit_buf *out, const culprit_report *r)
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
         size_t n = culprit_report_count(r, kinds[k]);
         if (n || kinds[k] == CULPRIT_VERDICT_MAJOR || kinds[k] == CULPRIT_VERDICT_MINOR)
-            culprit_buf_printf(
-                out, "<span class=\"chip %s\">%zu %s</span>", kind_class(kinds[k]), n,
-                kinds[k] == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
-                : kinds[k] == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
-                : kinds[k] == CULPRIT_VERDICT_NOT_RUN     ? "not run"
-                                                          : culprit_verdict_name(kinds[k]));
+            culprit_buf_printf(out, "<span class=\"chip %s\">%zu %s</span>",
+                               n ? kind_class(kinds[k]) : "none", n, /* a zero is not alarming */
+                               kinds[k] == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
+                               : kinds[k] == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
+                               : kinds[k] == CULPRIT_VERDICT_NOT_RUN
+                                   ? "not run"
+                                   : culprit_verdict_name(kinds[k]));
     }
     culprit_buf_puts(out, "</div>\n</header>\n");
 }
