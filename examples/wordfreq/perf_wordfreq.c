@@ -32,8 +32,9 @@ static int make_text(void **state)
         text[len++] = (char)('A' + id % 26);
         text[len++] = (char)('a' + id / 26);
         for (unsigned int k = 2; k < n; k++)
-            text[len++] = k % 7 == 6 ? '-' : k % 11 == 10 ? '\''
-                                            : "AbCdEfGhIjKlMnOpQrStUvWxYz"[(id * 7 + k) % 26];
+            text[len++] = k % 7 == 6     ? '-'
+                          : k % 11 == 10 ? '\''
+                                         : "AbCdEfGhIjKlMnOpQrStUvWxYz"[(id * 7 + k) % 26];
         text[len++] = (seed >> 16) % 5 ? ' ' : '\n';
     }
     text[len] = '\0';
