@@ -163,6 +163,35 @@ cleanup:
     return error;
 }
 
+/* The changed lines of the call tree's changed functions, as the culprit commit has
+ * them (a file the commit does not have, or a path from another build directory,
+ * is left with its line numbers only). */
+static int add_sources(culprit_report *report, culprit_vcs *repo)
+{
+    const culprit_report_calltree *c = report->calltree;
+    const char *sha = c && c->commit                                 ? c->commit
+                      : report->bisect && report->bisect->culprit[0] ? report->bisect->culprit
+                                                                     : NULL;
+    char full[41];
+    int error = 0;
+
+    if (!c || !sha || culprit_vcs_resolve(full, repo, sha) < 0) {
+        culprit_error_clear();
+        return 0;
+    }
+    for (size_t i = 0; i < c->nnodes && error == 0; i++) {
+        culprit_buf text = CULPRIT_BUF_INIT;
+        if (!c->nodes[i].nchanged || !c->nodes[i].file)
+            continue;
+        if (culprit_vcs_read_file(&text, repo, full, c->nodes[i].file) == 0)
+            error = culprit_report_set_source(report, i, text.ptr ? text.ptr : "", text.size);
+        else
+            culprit_error_clear();
+        culprit_buf_dispose(&text);
+    }
+    return error;
+}
+
 static int write_output(const report_args *a, const culprit_buf *text, const culprit_buf *summary,
                         const char *workdir)
 {
@@ -283,6 +312,7 @@ int cli_report(int argc, char **argv)
         goto cleanup;
     }
     if ((error = load_results(report, &a, results)) < 0 ||
+        (error = add_sources(report, env.repo)) < 0 ||
         (error = culprit_report_render(&text, report, a.format)) < 0 ||
         (a.format == CULPRIT_REPORT_HTML &&
          (error = culprit_report_render(&summary, report, CULPRIT_REPORT_TEXT)) < 0))

@@ -227,6 +227,53 @@ size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind k
     return n;
 }
 
+/* Lines around a changed range shown for context. */
+#define SOURCE_CONTEXT 1
+
+int culprit_report_set_source(culprit_report *report, size_t node, const char *source, size_t len)
+{
+    culprit_report_node *n;
+    culprit_buf excerpt = CULPRIT_BUF_INIT;
+    const char **starts = NULL;
+    size_t nlines = 0;
+    int error = 0;
+
+    if (!report->calltree || node >= report->calltree->nnodes)
+        return culprit_error_set(CULPRIT_EINVALID, "report: no call-tree node %zu", node);
+    n = &report->calltree->nodes[node];
+    /* Where each line starts (1-based line k at starts[k - 1]). */
+    if (!(starts = malloc((len + 1) * sizeof(*starts))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < len; i++)
+        if (i == 0 || source[i - 1] == '\n')
+            starts[nlines++] = source + i;
+    for (size_t k = 0; k < n->nchanged && error == 0; k++) {
+        size_t lo = n->changed_lines[k][0], hi = n->changed_lines[k][1];
+        size_t from = lo > SOURCE_CONTEXT ? lo - SOURCE_CONTEXT : 1, to = hi + SOURCE_CONTEXT;
+        if (lo == 0 || lo > nlines)
+            continue;
+        if (to > nlines)
+            to = nlines;
+        if (excerpt.size)
+            error = culprit_buf_puts(&excerpt, "   ...\n");
+        for (size_t line = from; line <= to && error == 0; line++) {
+            const char *start = starts[line - 1],
+                       *end = memchr(start, '\n', (size_t)(source + len - start));
+            size_t width = end ? (size_t)(end - start) : (size_t)(source + len - start);
+            error =
+                culprit_buf_printf(&excerpt, "%c%5zu  %.*s\n", line >= lo && line <= hi ? '+' : ' ',
+                                   line, (int)width, start);
+        }
+    }
+    if (error == 0 && excerpt.size) {
+        free(n->diff);
+        n->diff = culprit_buf_detach(&excerpt);
+    }
+    culprit_buf_dispose(&excerpt);
+    free(starts);
+    return error;
+}
+
 int culprit_report_format_parse(culprit_report_format *out, const char *name)
 {
     if (strcmp(name, "html") == 0)

@@ -183,6 +183,15 @@ int culprit_report_load_calltree(culprit_report *report, const char *path);
 /** Reads the document `culprit overweight --json` printed (errors as above). */
 int culprit_report_load_overweight(culprit_report *report, const char *path);
 
+/**
+ * Gives call-tree node `node` the excerpt of its changed lines shown under it:
+ * each changed range of `source` (the file's whole text as the culprit commit has
+ * it) with one line of context either side, changed lines marked '+', each with
+ * its line number. Replaces what the node's document gave (its "diff"). A range
+ * past the end of the text is left out. CULPRIT_EINVALID for a node out of range.
+ */
+int culprit_report_set_source(culprit_report *report, size_t node, const char *source, size_t len);
+
 /* -------------------------------------------------------------- rendering --- */
 
 typedef enum {

@@ -134,6 +134,35 @@ static void regressed_test_is_plotted_first_with_its_mark(void **state)
     culprit_report_free(r);
 }
 
+static void changed_lines_are_cut_from_the_source_with_context(void **state)
+{
+    const char *source = "one\ntwo\nthree\nfour\nfive\nsix\nseven"; /* no final newline */
+    culprit_report *r = two_tests();
+    culprit_report_node *n;
+
+    (void)state;
+    assert_int_equal(culprit_report_set_source(r, 0, source, strlen(source)), CULPRIT_EINVALID);
+    assert_non_null(r->calltree = calloc(1, sizeof(*r->calltree)));
+    r->calltree->nnodes = 1;
+    assert_non_null(r->calltree->nodes = calloc(1, sizeof(*r->calltree->nodes)));
+    n = &r->calltree->nodes[0];
+    n->function = strdup("f");
+    n->nchanged = 3;
+    assert_non_null(n->changed_lines = calloc(3, sizeof(*n->changed_lines)));
+    n->changed_lines[0][0] = 2, n->changed_lines[0][1] = 3;
+    n->changed_lines[1][0] = 7, n->changed_lines[1][1] = 7;   /* the last line */
+    n->changed_lines[2][0] = 40, n->changed_lines[2][1] = 41; /* past the end: left out */
+    assert_int_equal(culprit_report_set_source(r, 0, source, strlen(source)), 0);
+    assert_string_equal(n->diff, "     1  one\n"
+                                 "+    2  two\n"
+                                 "+    3  three\n"
+                                 "     4  four\n"
+                                 "   ...\n"
+                                 "     6  six\n"
+                                 "+    7  seven\n");
+    culprit_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -142,6 +171,7 @@ int main(void)
         cmocka_unit_test(formats_parse_by_name),
         cmocka_unit_test(empty_report_renders_in_every_format),
         cmocka_unit_test(regressed_test_is_plotted_first_with_its_mark),
+        cmocka_unit_test(changed_lines_are_cut_from_the_source_with_context),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
