@@ -70,7 +70,6 @@ static void usage(FILE *out)
 typedef struct {
     const char *out_dir, *results_dir, *title, *rev;
     const char *files[3]; /* bisect, calltree, overweight */
-    int out_given;
     size_t limit;
     culprit_report_format format;
 } report_args;
@@ -199,7 +198,7 @@ static int write_output(const report_args *a, const culprit_buf *text, const cul
     char *dir = NULL, *path = NULL;
     int error;
 
-    if (a->format != CULPRIT_REPORT_HTML && !a->out_given) {
+    if (a->format != CULPRIT_REPORT_HTML && !a->out_dir) {
         if (fwrite(text->ptr, 1, text->size, stdout) != text->size || fflush(stdout) != 0)
             return culprit_error_set(CULPRIT_EIO, "cannot write the report to stdout");
         return 0;
@@ -227,7 +226,7 @@ cleanup:
 
 int cli_report(int argc, char **argv)
 {
-    report_args a = {NULL, NULL, NULL, "HEAD", {NULL, NULL, NULL}, 0, 30, CULPRIT_REPORT_HTML};
+    report_args a = {NULL, NULL, NULL, "HEAD", {NULL, NULL, NULL}, 30, CULPRIT_REPORT_HTML};
     cli_judge judge;
     cli_args args;
     cli_env env;
@@ -251,7 +250,7 @@ int cli_report(int argc, char **argv)
         if (cli_is(&args, "--help"))
             help = 1;
         else if (cli_is(&args, "--out"))
-            a.out_dir = args.value, a.out_given = 1;
+            a.out_dir = args.value;
         else if (cli_is(&args, "--format")) {
             if (culprit_report_format_parse(&a.format, args.value) < 0)
                 return cli_usage_error("report");
@@ -277,12 +276,10 @@ int cli_report(int argc, char **argv)
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 1)) < 0)
         goto cleanup;
-    if (!culprit_vcs_workdir(env.repo)) {
+    if (!culprit_vcs_workdir(env.repo) && !a.out_dir && a.format == CULPRIT_REPORT_HTML) {
         error = culprit_error_set(CULPRIT_EINVALID, "report: a bare repository has no working "
-                                                    "tree to write the report in; use --out");
-        if (!a.out_dir)
-            goto cleanup;
-        error = 0;
+                                                    "tree to write the page in; use --out");
+        goto cleanup;
     }
     if ((error = culprit_report_new(&report)) < 0 ||
         (error = cli_load_history(&runs, env.settings.history_dir)) < 0)
