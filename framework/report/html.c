@@ -227,6 +227,22 @@ static void answer(culprit_buf *out, const culprit_report *r)
     if (!(b && b->culprit[0]) && !(c && c->nsuspects))
         return;
     culprit_buf_puts(out, "<section class=\"card answer\" id=\"answer\">\n");
+    /* Fig. 7 names the test first: what regressed, then where and why. */
+    for (size_t i = 0; i < r->nseries; i++) {
+        const culprit_report_point *now = culprit_report_current(r, &r->series[i]);
+        if (!culprit_report_bisect_is_of(r, &r->series[i]))
+            continue;
+        culprit_buf_printf(out, "<p><strong>Test:</strong> <a href=\"#test-%zu\"><code>", i);
+        h(out, r->series[i].test);
+        culprit_buf_puts(out, "</code></a>");
+        if (now) {
+            culprit_buf_printf(out, " <span class=\"tag %s\">%s</span> ", kind_class(now->verdict),
+                               culprit_report_verdict_tag(now->verdict));
+            culprit_buf_put_duration(out, now->mean_ns);
+            culprit_buf_puts(out, " now");
+        }
+        culprit_buf_puts(out, "</p>\n");
+    }
     if (b && b->culprit[0]) {
         culprit_buf_printf(out,
                            "<p><strong>Culprit:</strong> <a href=\"#bisection\"><code>%s"

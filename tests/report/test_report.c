@@ -168,7 +168,10 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
     assert_contains(html, "class=\"pt v-minor\"");
     assert_contains(html, "MAJOR +200.0%");
     assert_contains(html, "class=\"culprit\"");
-    /* The bisection was of perf.major: its steps are drawn on that plot only. */
+    /* The bisection was of perf.major: named first, its steps drawn on its plot only. */
+    assert_contains(html, "<p><strong>Test:</strong> <a href=\"#test-");
+    assert_contains(html, "<code>perf.major</code></a> <span class=\"tag major\">MAJOR</span> "
+                          "1.50 ms now</p>");
     assert_contains(html, "<g class=\"step bad\"><title>bisection check: ");
     assert_contains(html, "<g class=\"step\"><title>bisection step 1: ");
     assert_contains(html, "id=\"legend\"");
