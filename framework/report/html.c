@@ -77,6 +77,7 @@ static const char css[] =
     ".answer{border-left:4px solid var(--culprit)}\n"
     ".answer p{margin:.2rem 0}.card>:first-child{margin-top:0}.card>:last-child"
     "{margin-bottom:0}\n"
+    "details.quiet>summary{cursor:pointer;color:var(--muted);margin:1rem 0}\n"
     ".test{margin:1.2rem 0 1.6rem}.test .msg{margin:.1rem 0 .4rem;color:var(--muted);"
     "font-size:.9rem}\n"
     "svg.plot{width:100%;height:auto;display:block}\n"
@@ -553,8 +554,36 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
     culprit_buf_puts(out, "</svg>\n");
 }
 
+/* Tests from this rank on (unchanged, no baseline, mixed, not measured now) are
+ * folded under one line: in a suite of hundreds, the few that need a look come
+ * first and the page stays short. */
+#define QUIET_RANK 5
+
+static void test_article(culprit_buf *out, const culprit_report *r, size_t i)
+{
+    const culprit_report_series *s = &r->series[i];
+    const culprit_report_point *now = culprit_report_current(r, s);
+
+    culprit_buf_printf(out, "<article class=\"test\" id=\"test-%zu\">\n<h3><code>", i);
+    h(out, s->test);
+    culprit_buf_puts(out, "</code>");
+    if (now)
+        culprit_buf_printf(out, "<span class=\"tag %s\">%s</span>", kind_class(now->verdict),
+                           culprit_report_verdict_tag(now->verdict));
+    culprit_buf_puts(out, "</h3>\n<p class=\"msg\">");
+    if (now && now->message)
+        h(out, now->message);
+    else
+        culprit_buf_puts(out, "not measured at this commit");
+    culprit_buf_puts(out, "</p>\n");
+    plot(out, r, s);
+    culprit_buf_puts(out, "</article>\n");
+}
+
 static void tests(culprit_buf *out, const culprit_report *r)
 {
+    size_t quiet = 0;
+
     culprit_buf_puts(out, "<section id=\"tests\">\n<h2>Tests along first-parent history</h2>\n");
     if (!r->nseries) {
         culprit_buf_puts(out, "<p class=\"muted\">No measurements in this window of history.</p>\n"
@@ -562,28 +591,20 @@ static void tests(culprit_buf *out, const culprit_report *r)
         return;
     }
     legend(out);
-    for (int level = 0; level <= 9; level++)
-        for (size_t i = 0; i < r->nseries; i++) {
-            const culprit_report_series *s = &r->series[i];
-            const culprit_report_point *now = culprit_report_current(r, s);
-            if (rank(r, s) != level)
-                continue;
-            culprit_buf_printf(out, "<article class=\"test\" id=\"test-%zu\">\n<h3><code>", i);
-            h(out, s->test);
-            culprit_buf_puts(out, "</code>");
-            if (now)
-                culprit_buf_printf(out, "<span class=\"tag %s\">%s</span>",
-                                   kind_class(now->verdict),
-                                   culprit_report_verdict_tag(now->verdict));
-            culprit_buf_puts(out, "</h3>\n<p class=\"msg\">");
-            if (now && now->message)
-                h(out, now->message);
-            else
-                culprit_buf_puts(out, "not measured at this commit");
-            culprit_buf_puts(out, "</p>\n");
-            plot(out, r, s);
-            culprit_buf_puts(out, "</article>\n");
-        }
+    for (size_t i = 0; i < r->nseries; i++)
+        quiet += rank(r, &r->series[i]) >= QUIET_RANK;
+    for (int level = 0; level <= 9; level++) {
+        if (level == QUIET_RANK && quiet)
+            culprit_buf_printf(out,
+                               "<details class=\"quiet\"%s><summary>%zu more test%s: unchanged, "
+                               "not compared, or not measured at this commit</summary>\n",
+                               quiet == r->nseries ? " open" : "", quiet, quiet == 1 ? "" : "s");
+        for (size_t i = 0; i < r->nseries; i++)
+            if (rank(r, &r->series[i]) == level)
+                test_article(out, r, i);
+    }
+    if (quiet)
+        culprit_buf_puts(out, "</details>\n");
     culprit_buf_puts(out, "</section>\n");
 }
 

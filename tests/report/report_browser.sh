@@ -22,16 +22,19 @@ trap 'rm -rf "$tmp"' EXIT
 CULPRIT_REPORT_KEEP=$tmp/index.html "$test_report" >"$tmp/test.log" 2>&1 ||
   { cat "$tmp/test.log"; exit 1; }
 
-# The measuring script writes what the browser laid out into <body data-*>.
+# The measuring script writes what the browser laid out into <body data-*> (no '&'
+# in it: sed would put the matched text there).
 sed 's|</body>|<script>\
 const b = document.body, r = s => [...document.querySelectorAll(s)];\
 const w = e => e.getBoundingClientRect().width;\
+b.dataset.open = r("li.suspect > details[open]").length;\
+b.dataset.shown = r("svg.plot").filter(e => w(e) > 400).filter(e => !e.closest("details:not([open])")).length;\
+r("details.quiet").forEach(d => d.open = true);\
 b.dataset.plots = r("svg.plot").filter(e => w(e) > 400).length;\
 b.dataset.points = r("svg.plot g.pt circle:not(.hit)").filter(e => w(e) > 3).length;\
 b.dataset.whiskers = r("svg.plot .whisker").length;\
 b.dataset.limits = r("svg.plot line.limit").filter(e => w(e) > 300).length;\
 b.dataset.major = r("svg.plot g.v-major").length;\
-b.dataset.open = r("li.suspect > details[open]").length;\
 b.dataset.dot = r("li.changed .dot").filter(e => w(e) > 4).length;\
 b.dataset.overflow = document.documentElement.scrollWidth > innerWidth ? 1 : 0;\
 b.dataset.bg = getComputedStyle(b).backgroundColor;\
@@ -46,9 +49,10 @@ for scheme in light dark; do
   [ "$scheme" = dark ] && flags+=(--force-dark-mode)
   "$browser" "${flags[@]}" --dump-dom "file://$tmp/measure.html" >"$tmp/dom.html" 2>/dev/null
   attr() { sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" "$tmp/dom.html" | head -1; }
-  echo "$scheme: plots=$(attr plots) points=$(attr points) whiskers=$(attr whiskers)" \
+  echo "$scheme: shown=$(attr shown) plots=$(attr plots) points=$(attr points) whiskers=$(attr whiskers)" \
        "limits=$(attr limits) major=$(attr major) open=$(attr open) dot=$(attr dot)" \
        "overflow=$(attr overflow) background=$(attr bg)"
+  check "$scheme plots shown" "$(attr shown)" "== 5" # unchanged, no baseline, mixed: folded
   check "$scheme plots" "$(attr plots)" "== 8"
   check "$scheme points" "$(attr points)" ">= 15"
   check "$scheme whiskers" "$(attr whiskers)" ">= 15"
