@@ -96,35 +96,48 @@ static const char *verdict_word(culprit_bisect_verdict v)
 
 typedef struct {
     double confidence;
+    cli_progress bar;
 } progress_state;
 
 /* One line per step, on a terminal only: commit, step k of about log2 N, verdict,
- * effect with its interval. */
+ * effect with its interval; below it the live status line with the bar. */
 static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
                      void *payload)
 {
     progress_state *p = payload;
+    size_t left = (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2)));
+    char *text = NULL;
+    size_t size = 0;
+    FILE *line;
     culprit_buf mean = CULPRIT_BUF_INIT;
 
-    if (!isatty(STDERR_FILENO))
+    if (!isatty(STDERR_FILENO) || !(line = open_memstream(&text, &size)))
         return;
     culprit_buf_put_duration(&mean, step->mean_ns);
     if (candidates == 0)
-        fprintf(stderr, "check   %.12s             %-4s %10s ", step->sha,
+        fprintf(line, "check   %.12s             %-4s %10s ", step->sha,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
     else
-        fprintf(stderr, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha,
-                (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2))),
+        fprintf(line, "step %-2zu %.12s ~%zu left   %-4s %10s ", index, step->sha, left,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
     if (step->verdict == CULPRIT_BISECT_SKIP)
-        fprintf(stderr, "%s\n", step->skip_reason ? step->skip_reason : "");
+        fprintf(line, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
-        put_change(stderr, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(stderr, " in %zu runs each", step->runs);
+        put_change(line, step->change, step->change_low, step->change_high, p->confidence);
+        fprintf(line, " in %zu runs each", step->runs);
         if (step->reused)
-            fprintf(stderr, " (%zu from history)", step->reused);
-        fputc('\n', stderr);
+            fprintf(line, " (%zu from history)", step->reused);
+        fputc('\n', line);
     }
+    fclose(line);
+    cli_progress_print(&p->bar, text);
+    /* The bar: steps done against steps done plus the ones about left. */
+    if (candidates == 0)
+        cli_progress_status(&p->bar, NAN, "bisecting: choosing the first step");
+    else
+        cli_progress_status(&p->bar, (double)(index + 1) / (double)(index + 1 + left),
+                            "bisecting: step %zu done, about %zu left", index, left);
+    free(text);
     culprit_buf_dispose(&mean);
 }
 
@@ -179,7 +192,7 @@ static void print_calltree(const culprit_bisect_result *r)
            r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
 }
 
-static int print_json(const culprit_bisect_result *r, int calltree)
+static int print_json(const culprit_bisect_result *r, const char *test, int calltree)
 {
     static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
     json_t *doc = json_object(), *steps = json_array(), *range = json_array();
@@ -187,6 +200,7 @@ static int print_json(const culprit_bisect_result *r, int calltree)
     json_object_set_new(doc, "culprit_json", json_integer(1));
     json_object_set_new(doc, "command", json_string("bisect"));
     json_object_set_new(doc, "outcome", json_string(outcomes[r->outcome]));
+    json_object_set_new(doc, "test", cli_json_string(test)); /* --test, for the report */
     json_object_set_new(doc, "good", json_string(r->good));
     json_object_set_new(doc, "bad", json_string(r->bad));
     json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
@@ -515,7 +529,9 @@ int cli_bisect(int argc, char **argv)
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     signal(SIGHUP, on_signal);
+    cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, &o);
+    cli_progress_stop(&p.bar);
     free(paths);
     cli_env_dispose(&env);
     if (error < 0) {
@@ -524,7 +540,7 @@ int cli_bisect(int argc, char **argv)
     }
     status = r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
     if (json) {
-        if (print_json(&r, o.calltree) < 0)
+        if (print_json(&r, o.test, o.calltree) < 0)
             status = CLI_EXIT_ERROR;
         if (o.calltree && r.calltree_error)
             fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r.calltree_error);

@@ -10,10 +10,12 @@
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
+#include "culprit/report.h"
 #include "culprit/runner.h"
 #include "culprit/vcs.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdio.h>
 
 /* Exit codes, documented in docs/cli.md. */
@@ -145,6 +147,14 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test);
  * held; the classname becomes src's or else `suite`. */
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite);
 
+/*
+ * Fills `report`'s series: the first-parent history of `rev`, `limit` commits back,
+ * each commit judged as `culprit check --commit C` judges it (culprit history and
+ * culprit report show the same points).
+ */
+int cli_report_history(culprit_report *report, culprit_vcs *repo, const culprit_history_runs *runs,
+                       const char *rev, size_t limit, const culprit_check_options *check);
+
 /* ----------------------------------------------------------------- rendering --- */
 
 /* 1 when stdout is a terminal and NO_COLOR is unset or empty. */
@@ -188,6 +198,28 @@ int cli_json_print(json_t *doc);
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
                     const char *commit, cli_fail_on fail_on);
 
+/* ----------------------------------------------------------------- progress --- */
+
+/* A live status line on stderr (progress.c); inert when not on a terminal or in CI. */
+typedef struct {
+    FILE *out; /* NULL: inert */
+    pthread_t thread;
+    pthread_mutex_t lock;
+    int running, drawn;
+    unsigned int tick;
+    double start, fraction; /* fraction of the work done, NAN unknown (no bar) */
+    char status[256];
+} cli_progress;
+
+void cli_progress_start(cli_progress *p, const char *status);
+/* Changes the status text and the bar (fraction NAN: spinner only). */
+void cli_progress_status(cli_progress *p, double fraction, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Prints a permanent line (with its newline) on stderr, above the status line. */
+void cli_progress_print(cli_progress *p, const char *line);
+/* Removes the status line and stops its thread. */
+void cli_progress_stop(cli_progress *p);
+
 /* ------------------------------------------------------------- subcommands --- */
 
 int cli_check(int argc, char **argv);
@@ -195,6 +227,7 @@ int cli_compare(int argc, char **argv);
 int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
+int cli_report(int argc, char **argv);
 int cli_calltree(int argc, char **argv);
 /* The calltree subcommands of the trace side (calltree_record.c). */
 int cli_calltree_record(int argc, char **argv);

@@ -2,7 +2,8 @@
  * `culprit history`: each test's series along the first-parent history of a
  * commit, newest first, with the verdict of every point against the previous
  * commit with data. Each point is what `culprit check --commit C` says of it: the
- * same culprit_detect_check(), with the commits older than C as baselines.
+ * series are the report model's (culprit_report_add_history(), the same points the
+ * HTML report plots), printed as text or JSON.
  */
 #include "cli.h"
 
@@ -32,122 +33,33 @@ static void usage(FILE *out)
           out);
 }
 
-/* One point of a series: the verdict at commit `commit` (an index into the chain). */
-typedef struct {
-    size_t commit;
-    culprit_verdict_kind kind;
-    double mean, low, high, change;
-    size_t n;
-} point;
-
-typedef struct {
-    char *test;
-    size_t n, cap;
-    point *points;
-} series;
-
-typedef struct {
-    size_t n, cap;
-    series *items;
-} series_set;
-
-static int add_point(series_set *set, const culprit_verdict *v, size_t commit)
-{
-    series *s = NULL;
-    point *p;
-
-    for (size_t i = 0; i < set->n && !s; i++)
-        if (strcmp(set->items[i].test, v->test) == 0)
-            s = &set->items[i];
-    if (!s) {
-        if (set->n == set->cap) {
-            series *grown =
-                realloc(set->items, (set->cap = set->cap ? 2 * set->cap : 16) * sizeof(*grown));
-            if (!grown)
-                return culprit_error_set(CULPRIT_ERROR, "out of memory");
-            set->items = grown;
-        }
-        s = &set->items[set->n];
-        memset(s, 0, sizeof(*s));
-        if (!(s->test = culprit_strdup(v->test)))
-            return CULPRIT_ERROR;
-        set->n++;
-    }
-    if (s->n == s->cap) {
-        point *grown = realloc(s->points, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof(*grown));
-        if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        s->points = grown;
-    }
-    p = &s->points[s->n++];
-    p->commit = commit;
-    p->kind = v->kind;
-    p->mean = v->now_mean;
-    p->low = v->now_low;
-    p->high = v->now_high;
-    p->n = v->now_n;
-    p->change = v->change;
-    return 0;
-}
-
-static int compare_series(const void *a, const void *b)
-{
-    return strcmp(((const series *)a)->test, ((const series *)b)->test);
-}
-
-static void series_set_dispose(series_set *set)
-{
-    for (size_t i = 0; i < set->n; i++) {
-        free(set->items[i].test);
-        free(set->items[i].points);
-    }
-    free(set->items);
-    memset(set, 0, sizeof(*set));
-}
-
-/* Reads the commit facts of every commit that has a point, once each. */
-static int read_commits(culprit_vcs_commit *info, const series_set *set, culprit_vcs *repo,
-                        const char (*shas)[41])
-{
-    int error;
-
-    for (size_t i = 0; i < set->n; i++)
-        for (size_t k = 0; k < set->items[i].n; k++) {
-            size_t c = set->items[i].points[k].commit;
-            if (info[c].sha[0])
-                continue;
-            if ((error = culprit_vcs_commit_info(&info[c], repo, shas[c])) < 0)
-                return error;
-        }
-    return 0;
-}
-
-static int print_json(const series_set *set, const culprit_vcs_commit *info, const char *sha,
-                      size_t limit)
+static int print_json(const culprit_report *r, size_t limit)
 {
     json_t *doc = cli_json_document("history"), *tests = json_array();
 
     if (doc && tests) {
-        json_object_set_new(doc, "commit", json_string(sha));
+        json_object_set_new(doc, "commit", json_string(r->commit));
         json_object_set_new(doc, "limit", json_integer((json_int_t)limit));
         json_object_set_new(doc, "tests", tests);
-        for (size_t i = 0; i < set->n; i++) {
+        for (size_t i = 0; i < r->nseries; i++) {
+            const culprit_report_series *s = &r->series[i];
             json_t *t = json_object(), *points = json_array();
             json_array_append_new(tests, t);
-            json_object_set_new(t, "test", json_string(set->items[i].test));
+            json_object_set_new(t, "test", json_string(s->test));
             json_object_set_new(t, "points", points);
-            for (size_t k = 0; k < set->items[i].n; k++) {
-                const point *p = &set->items[i].points[k];
+            for (size_t k = s->npoints; k-- > 0;) { /* newest first */
+                const culprit_report_point *p = &s->points[k];
+                const culprit_report_commit *c = &r->commits[p->commit];
                 json_t *j = json_object();
                 json_array_append_new(points, j);
-                json_object_set_new(j, "commit", json_string(info[p->commit].sha));
-                json_object_set_new(j, "timestamp", json_string(info[p->commit].author_date));
-                json_object_set_new(j, "subject", cli_json_string(info[p->commit].subject));
-                json_object_set_new(j, "mean_ns", cli_json_number(p->mean));
-                json_object_set_new(j, "ci_low_ns", cli_json_number(p->low));
-                json_object_set_new(j, "ci_high_ns", cli_json_number(p->high));
+                json_object_set_new(j, "commit", json_string(c->sha));
+                json_object_set_new(j, "timestamp", cli_json_string(c->date));
+                json_object_set_new(j, "subject", cli_json_string(c->subject));
+                json_object_set_new(j, "mean_ns", cli_json_number(p->mean_ns));
+                json_object_set_new(j, "ci_low_ns", cli_json_number(p->low_ns));
+                json_object_set_new(j, "ci_high_ns", cli_json_number(p->high_ns));
                 json_object_set_new(j, "n", json_integer((json_int_t)p->n));
-                json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->kind)));
+                json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
                 json_object_set_new(j, "change", cli_json_number(p->change));
             }
         }
@@ -157,29 +69,29 @@ static int print_json(const series_set *set, const culprit_vcs_commit *info, con
     return cli_json_print(doc);
 }
 
-static void print_text(const series_set *set, const culprit_vcs_commit *info, size_t limit,
-                       const char *sha)
+static void print_text(const culprit_report *r, size_t limit)
 {
     int color = cli_use_color();
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    if (set->n == 0)
+    if (r->nseries == 0)
         printf("culprit history: no measurements in the %zu first-parent commits from %.12s\n",
-               limit, sha);
-    for (size_t i = 0; i < set->n; i++) {
-        printf("%s%s\n", i ? "\n" : "", set->items[i].test);
-        for (size_t k = 0; k < set->items[i].n; k++) {
-            const point *p = &set->items[i].points[k];
-            const culprit_vcs_commit *c = &info[p->commit];
-            const char *col = color ? cli_verdict_color(p->kind) : "";
+               limit, r->commit);
+    for (size_t i = 0; i < r->nseries; i++) {
+        const culprit_report_series *s = &r->series[i];
+        printf("%s%s\n", i ? "\n" : "", s->test);
+        for (size_t k = s->npoints; k-- > 0;) {
+            const culprit_report_point *p = &s->points[k];
+            const culprit_report_commit *c = &r->commits[p->commit];
+            const char *col = color ? cli_verdict_color(p->verdict) : "";
             culprit_buf_clear(&line);
-            culprit_buf_printf(&line, "  %.12s  %.10s  ", c->sha, c->author_date);
-            culprit_buf_put_duration(&line, p->mean);
+            culprit_buf_printf(&line, "  %.12s  %.10s  ", c->sha, c->date ? c->date : "");
+            culprit_buf_put_duration(&line, p->mean_ns);
             culprit_buf_puts(&line, " [");
-            culprit_buf_put_duration(&line, p->low);
+            culprit_buf_put_duration(&line, p->low_ns);
             culprit_buf_puts(&line, ", ");
-            culprit_buf_put_duration(&line, p->high);
-            culprit_buf_printf(&line, "]  n=%zu  %s%-11s%s", p->n, col, cli_verdict_tag(p->kind),
+            culprit_buf_put_duration(&line, p->high_ns);
+            culprit_buf_printf(&line, "]  n=%zu  %s%-11s%s", p->n, col, cli_verdict_tag(p->verdict),
                                *col ? CLI_COLOR_RESET : "");
             if (isfinite(p->change))
                 culprit_buf_printf(&line, " %+6.1f%%", 100 * p->change);
@@ -198,12 +110,9 @@ int cli_history(int argc, char **argv)
     cli_args args;
     cli_env env;
     culprit_history_runs runs = {0, NULL, 0};
-    series_set set = {0, 0, NULL};
-    culprit_vcs_commit *info = NULL;
+    culprit_report *report = NULL;
     const char *rev = "HEAD";
-    const char **chain = NULL;
-    char sha[41], (*shas)[41] = NULL;
-    size_t nshas = 0, limit = 30, window;
+    size_t limit = 30;
     int kind, help = 0, error = 0;
 
     memset(&env, 0, sizeof(env));
@@ -229,55 +138,22 @@ int cli_history(int argc, char **argv)
     }
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 1)) < 0 ||
-        (error = culprit_vcs_resolve(sha, env.repo, rev)) < 0 ||
-        /* All of the chain: the oldest point shown still has its baseline. */
-        (error = culprit_vcs_first_parents(&shas, &nshas, env.repo, sha, 0)) < 0 ||
+        (error = culprit_report_new(&report)) < 0 ||
         (error = cli_load_history(&runs, env.settings.history_dir)) < 0)
         goto cleanup;
     if (judge.check.test &&
         (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
         goto cleanup;
-    if (!(chain = calloc(nshas, sizeof(*chain))) || !(info = calloc(nshas, sizeof(*info)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < nshas; i++)
-        chain[i] = shas[i];
-    window = limit < nshas ? limit : nshas;
-    for (size_t i = 0; i < window; i++) {
-        culprit_check_result result;
-        error = culprit_detect_check(&result, &runs, chain[i], chain + i + 1, nshas - i - 1,
-                                     &judge.check);
-        if (error == CULPRIT_ENOTFOUND) { /* no data at this commit */
-            culprit_error_clear();
-            error = 0;
-            continue;
-        }
-        if (error < 0)
-            goto cleanup;
-        for (size_t k = 0; k < result.n && error == 0; k++)
-            error = add_point(&set, &result.verdicts[k], i);
-        culprit_check_result_dispose(&result);
-        if (error < 0)
-            goto cleanup;
-    }
-    if (set.n)
-        qsort(set.items, set.n, sizeof(*set.items), compare_series);
-    if ((error = read_commits(info, &set, env.repo, (const char(*)[41])shas)) < 0)
+    if ((error = cli_report_history(report, env.repo, &runs, rev, limit, &judge.check)) < 0)
         goto cleanup;
     if (judge.json)
-        error = print_json(&set, info, sha, limit);
+        error = print_json(report, limit);
     else
-        print_text(&set, info, limit, sha);
+        print_text(report, limit);
 cleanup:
     if (error < 0)
         cli_error(NULL);
-    for (size_t i = 0; info && i < nshas; i++)
-        culprit_vcs_commit_dispose(&info[i]);
-    free(info);
-    free(chain);
-    free(shas);
-    series_set_dispose(&set);
+    culprit_report_free(report);
     culprit_history_runs_dispose(&runs);
     cli_env_dispose(&env);
     return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;

@@ -15,32 +15,12 @@
 
 int cli_use_color(void)
 {
-    const char *no_color = getenv("NO_COLOR");
-
-    return isatty(STDOUT_FILENO) && !(no_color && *no_color);
+    return culprit_color_wanted(STDOUT_FILENO);
 }
 
 const char *cli_verdict_tag(culprit_verdict_kind kind)
 {
-    switch (kind) {
-    case CULPRIT_VERDICT_MAJOR:
-        return "MAJOR";
-    case CULPRIT_VERDICT_MINOR:
-        return "MINOR";
-    case CULPRIT_VERDICT_IMPROVEMENT:
-        return "FASTER";
-    case CULPRIT_VERDICT_UNDECIDED:
-        return "UNDECIDED";
-    case CULPRIT_VERDICT_UNCHANGED:
-        return "unchanged";
-    case CULPRIT_VERDICT_NO_BASELINE:
-        return "no baseline";
-    case CULPRIT_VERDICT_MIXED:
-        return "MIXED";
-    case CULPRIT_VERDICT_NOT_RUN:
-        return "not run";
-    }
-    return "?";
+    return culprit_report_verdict_tag(kind);
 }
 
 const char *cli_verdict_color(culprit_verdict_kind kind)

@@ -302,31 +302,64 @@ static int make_result_path(culprit_buf *path)
 }
 
 /* Reads the child's output until EOF or the deadline; 1 when the deadline passed. */
-static int collect_output(culprit_buf *output, int fd, double deadline)
+/* How often the spinner is redrawn, and after how long it first shows: a test done
+ * sooner gets its result line without a flicker before it. */
+#define SPIN_MS    100
+#define SPIN_AFTER 0.3
+
+/* The spinner line while the child measures: drawn by the parent, which otherwise
+ * sleeps in poll(), so the child's measurements see one short wake-up per tick. */
+static void spin(const culprit_runner_job *job, double start, unsigned int *tick)
+{
+    double elapsed = now_s() - start;
+
+    if (!job->progress || elapsed < SPIN_AFTER)
+        return;
+    fprintf(job->progress, "\r[ %c RUN  ] %-28s %5.1f s\033[K", culprit_progress_frame((*tick)++),
+            job->test->name, elapsed);
+    fflush(job->progress);
+}
+
+static int collect_output(culprit_buf *output, int fd, double deadline,
+                          const culprit_runner_job *job, double start)
 {
     char chunk[4096];
+    unsigned int tick = 0;
+    int timed_out = -1;
 
-    for (;;) {
+    while (timed_out < 0) {
         int wait_ms = -1;
         struct pollfd p = {fd, POLLIN, 0};
         if (deadline > 0) {
             double left = deadline - now_s();
-            if (left <= 0)
-                return 1;
+            if (left <= 0) {
+                timed_out = 1;
+                break;
+            }
             wait_ms = (int)(left * 1000) + 1;
         }
+        if (job->progress && (wait_ms < 0 || wait_ms > SPIN_MS))
+            wait_ms = SPIN_MS;
         int n = poll(&p, 1, wait_ms);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n == 0)
+        if (n == 0) {
+            spin(job, start, &tick);
             continue; /* the deadline check above ends it */
+        }
         ssize_t got = read(fd, chunk, sizeof(chunk));
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            return 0;
-        culprit_buf_put(output, chunk, (size_t)got);
+            timed_out = 0;
+        else
+            culprit_buf_put(output, chunk, (size_t)got);
     }
+    if (job->progress && tick) { /* the result line takes the spinner's place */
+        fputs("\r\033[K", job->progress);
+        fflush(job->progress);
+    }
+    return timed_out;
 }
 
 static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
@@ -355,7 +388,8 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     }
     close(fds[1]);
     fds[1] = -1;
-    timed_out = collect_output(&output, fds[0], job->timeout_s > 0 ? start + job->timeout_s : 0);
+    timed_out = collect_output(&output, fds[0], job->timeout_s > 0 ? start + job->timeout_s : 0,
+                               job, start);
     if (timed_out)
         kill(pid, SIGKILL);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -252,6 +252,8 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     job->test = t;
     job->no_fork = r->opt.no_fork;
     job->verbose = r->opt.verbose;
+    /* A spinner while the test measures, on an interactive terminal only. */
+    job->progress = !r->opt.quiet && culprit_progress_wanted(fileno(r->text)) ? r->text : NULL;
     culprit_measure_options_init(&job->measure, CULPRIT_MEASURE_OPTIONS_VERSION);
     if (t->repetitions)
         job->measure.repetitions = t->repetitions;

@@ -45,6 +45,7 @@ typedef struct {
     double timeout_s;
     int no_fork;
     int verbose;
+    FILE *progress; /* where the spinner is drawn while the test runs; NULL: none */
 } culprit_runner_job;
 
 /**

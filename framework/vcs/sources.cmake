@@ -1,4 +1,5 @@
 target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/blob.c
   ${CMAKE_CURRENT_LIST_DIR}/changes.c
   ${CMAKE_CURRENT_LIST_DIR}/checkout.c
   ${CMAKE_CURRENT_LIST_DIR}/commit.c

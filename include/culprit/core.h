@@ -212,6 +212,18 @@ int culprit_process_describe(culprit_buf *out, const culprit_process_result *res
  * started. Async-signal-safe: for a SIGINT/SIGTERM handler about to end the process.
  */
 void culprit_process_interrupt(void);
+/**
+ * 1 when live progress (a spinner, a redrawn status line) may be drawn on `fd`: it
+ * is a terminal, TERM is not "dumb", and no CI variable (CI, BUILD_NUMBER,
+ * TEAMCITY_VERSION) is set. Thread-safe.
+ */
+int culprit_progress_wanted(int fd);
+
+/** 1 when `fd` is a terminal and NO_COLOR is unset or empty. Thread-safe. */
+int culprit_color_wanted(int fd);
+
+/** The spinner's character at `tick`: | / - \ in turn (ASCII: any terminal font). */
+char culprit_progress_frame(unsigned int tick);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "culprit/core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,6 +165,14 @@ int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const ch
 
 /** Frees the strings of `commit`; they are left NULL. Twice or NULL is harmless. */
 void culprit_vcs_commit_dispose(culprit_vcs_commit *commit);
+
+/**
+ * Appends the content of file `path` (relative to the repository's root) as commit
+ * `sha` has it to `out`, from the object database (nothing is checked out).
+ * Errors: CULPRIT_EINVALID, CULPRIT_ENOTFOUND for a bad or unknown commit, or no
+ * such file in it; CULPRIT_ERROR when unreadable.
+ */
+int culprit_vcs_read_file(culprit_buf *out, culprit_vcs *repo, const char *sha, const char *path);
 
 /* ---------------------------------------------------------------------------------
  * The DAG of a bisection

@@ -312,6 +312,20 @@ char *replace_all(char *text, const char *from, const char *to)
     return out;
 }
 
+char *golden_normalize(char *text, const repo_fixture *repo)
+{
+    char name[8], prefix[13];
+
+    text = replace_all(text, repo->dir, "<TMP>");
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "<c%d>", i);
+        text = replace_all(text, repo->sha[i], name);
+        snprintf(prefix, sizeof(prefix), "%.12s", repo->sha[i]);
+        text = replace_all(text, prefix, name);
+    }
+    return text;
+}
+
 static int same_json(const json_t *a, const json_t *b, char *where, size_t size)
 {
     if (json_is_number(a) && json_is_number(b)) {

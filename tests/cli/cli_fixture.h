@@ -73,6 +73,10 @@ char *line_with(const char *text, const char *needle);
 /* Replaces every occurrence of `from` in `text` (reallocated) with `to`. */
 char *replace_all(char *text, const char *from, const char *to);
 
+/* Replaces the temporary directory with <TMP> and the commit ids (full and 12-digit)
+ * with <c0>..<c3> in `text` (reallocated), for golden comparisons. */
+char *golden_normalize(char *text, const repo_fixture *repo);
+
 /*
  * Compares the JSON text `actual` with tests/cli/golden/`golden_name`: numbers to
  * 1e-9 relative (another libm may differ in the last digits), every key, string

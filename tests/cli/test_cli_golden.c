@@ -22,20 +22,6 @@
 #include "culprit/stats.h"
 #include "detect/counters_synth.h"
 
-static char *normalize(char *text, const repo_fixture *repo)
-{
-    char name[8], prefix[13];
-
-    text = replace_all(text, repo->dir, "<TMP>");
-    for (int i = 0; i < 4; i++) {
-        snprintf(name, sizeof(name), "<c%d>", i);
-        text = replace_all(text, repo->sha[i], name);
-        snprintf(prefix, sizeof(prefix), "%.12s", repo->sha[i]);
-        text = replace_all(text, prefix, name);
-    }
-    return text;
-}
-
 static void check_golden(const repo_fixture *repo, const char *args, const char *golden_name,
                          int status)
 {
@@ -43,7 +29,7 @@ static void check_golden(const repo_fixture *repo, const char *args, const char 
     char *actual;
 
     assert_int_equal(r.status, status);
-    actual = normalize(r.out, repo);
+    actual = golden_normalize(r.out, repo);
     r.out = NULL;
     assert_json_golden(actual, golden_name, args);
     free(actual);

@@ -501,6 +501,24 @@ static char *snapshot(void)
                          repo);
 }
 
+static void read_file_gives_the_content_a_commit_has(void **state)
+{
+    culprit_vcs *vcs = open_repo();
+    culprit_buf text = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_vcs_read_file(&text, vcs, c2, "a.c"), 0);
+    assert_string_equal(culprit_buf_cstr(&text), "int a = 2;\n"); /* not the working tree's */
+    culprit_buf_clear(&text);
+    assert_int_equal(culprit_vcs_read_file(&text, vcs, c2, "f.c"), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), "no file 'f.c' in commit"));
+    assert_int_equal(culprit_vcs_read_file(&text, vcs, c2, "src"), CULPRIT_ENOTFOUND);
+    assert_int_equal(culprit_vcs_read_file(&text, vcs, "nothex", "a.c"), CULPRIT_EINVALID);
+    assert_int_equal(text.size, 0);
+    culprit_buf_dispose(&text);
+    culprit_vcs_free(vcs);
+}
+
 static void nothing_is_written_to_the_repository(void **state)
 {
     static const char *const revs[] = {"HEAD", "main",    "v1.0",   "HEAD~1^2",
@@ -551,6 +569,7 @@ int main(void)
         cmocka_unit_test(history_functions_want_full_ids_of_commits),
         cmocka_unit_test(is_ancestor_through_any_parent_and_of_itself),
         cmocka_unit_test(commit_info_has_subject_author_and_date),
+        cmocka_unit_test(read_file_gives_the_content_a_commit_has),
         cmocka_unit_test(nothing_is_written_to_the_repository),
     };
     return cmocka_run_group_tests(tests, setup_repo, teardown_repo);

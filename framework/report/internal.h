@@ -1,0 +1,31 @@
+/*
+ * What the files of the report module share: the renderers behind
+ * culprit_report_render(), the destructors of the loaded parts, and the small
+ * formatting helpers every rendering uses (durations, changes, escaping).
+ */
+#ifndef CULPRIT_REPORT_INTERNAL_H
+#define CULPRIT_REPORT_INTERNAL_H
+
+#include "culprit/report.h"
+
+void culprit_report__bisect_free(culprit_report_bisect *bisect);
+void culprit_report__calltree_free(culprit_report_calltree *calltree);
+
+int culprit_report__render_html(culprit_buf *out, const culprit_report *report);
+int culprit_report__render_markdown(culprit_buf *out, const culprit_report *report);
+int culprit_report__render_json(culprit_buf *out, const culprit_report *report);
+int culprit_report__render_text(culprit_buf *out, const culprit_report *report);
+
+/* "+12.3%", or "-" when not finite. */
+int culprit_report__put_change(culprit_buf *out, double change);
+/* "+12.3% (99% CI +10.1% to +14.5%)", or "-". */
+int culprit_report__put_change_ci(culprit_buf *out, double change, double low, double high);
+
+/* Appends `s` with &, <, >, " and ' escaped for HTML text and attributes. */
+int culprit_report__put_html(culprit_buf *out, const char *s);
+/* Appends `s` with the characters Markdown gives a meaning to in a table cell escaped. */
+int culprit_report__put_md(culprit_buf *out, const char *s);
+/* The first 12 characters of a sha ("" stays ""). */
+const char *culprit_report__short(char out[13], const char *sha);
+
+#endif

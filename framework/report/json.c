@@ -1,0 +1,211 @@
+/*
+ * The report as one JSON document (`culprit report --format json`): the data
+ * behind the page, for tools that draw their own (dashboards, bots). The shape is
+ * documented in docs/report.md and pinned by tests/report/golden/report.json.
+ * Numbers that do not exist (no baseline, the slowest category's infinite limit)
+ * are null; 12 significant digits, as every culprit document.
+ */
+#include "internal.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+static json_t *num(double x)
+{
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *str(const char *s)
+{
+    return s ? json_string(s) : json_null();
+}
+
+static json_t *series_json(const culprit_report *r, const culprit_report_series *s)
+{
+    json_t *t = json_object(), *points = json_array();
+    const culprit_report_point *now = culprit_report_current(r, s);
+
+    json_object_set_new(t, "test", json_string(s->test));
+    json_object_set_new(t, "verdict",
+                        now ? json_string(culprit_verdict_name(now->verdict)) : json_null());
+    json_object_set_new(t, "message", str(now ? now->message : NULL));
+    json_object_set_new(t, "category", str(now ? now->category : NULL));
+    for (size_t i = 0; i < s->npoints; i++) {
+        const culprit_report_point *p = &s->points[i];
+        const culprit_report_commit *c = &r->commits[p->commit];
+        json_t *j = json_object();
+        json_object_set_new(j, "commit", json_string(c->sha));
+        json_object_set_new(j, "date", str(c->date));
+        json_object_set_new(j, "subject", str(c->subject));
+        json_object_set_new(j, "mean_ns", num(p->mean_ns));
+        json_object_set_new(j, "ci_low_ns", num(p->low_ns));
+        json_object_set_new(j, "ci_high_ns", num(p->high_ns));
+        json_object_set_new(j, "n", json_integer((json_int_t)p->n));
+        json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
+        json_object_set_new(j, "change", num(p->change));
+        json_object_set_new(j, "category", str(p->category));
+        json_object_set_new(j, "category_high_ns", num(p->category_high_ns));
+        json_array_append_new(points, j);
+    }
+    json_object_set_new(t, "points", points);
+    return t;
+}
+
+static json_t *step_json(const culprit_report_step *s)
+{
+    json_t *j = json_object();
+
+    json_object_set_new(j, "commit", json_string(s->commit));
+    json_object_set_new(j, "subject", str(s->subject));
+    json_object_set_new(j, "verdict", str(s->verdict));
+    json_object_set_new(j, "good_mean_ns", num(s->good_mean_ns));
+    json_object_set_new(j, "mean_ns", num(s->mean_ns));
+    json_object_set_new(j, "change", num(s->change));
+    json_object_set_new(j, "change_low", num(s->change_low));
+    json_object_set_new(j, "change_high", num(s->change_high));
+    json_object_set_new(j, "runs", json_integer((json_int_t)s->runs));
+    return j;
+}
+
+static json_t *bisect_json(const culprit_report_bisect *b)
+{
+    json_t *j = json_object(), *steps = json_array(), *culprits = json_array();
+
+    if (!b) {
+        json_decref(j);
+        json_decref(steps);
+        json_decref(culprits);
+        return json_null();
+    }
+    json_object_set_new(j, "outcome", str(b->outcome));
+    json_object_set_new(j, "test", str(b->test));
+    json_object_set_new(j, "good", json_string(b->good));
+    json_object_set_new(j, "bad", json_string(b->bad));
+    json_object_set_new(j, "culprit", b->culprit[0] ? json_string(b->culprit) : json_null());
+    json_object_set_new(j, "subject", str(b->subject));
+    json_object_set_new(j, "author", str(b->author));
+    json_object_set_new(j, "date", str(b->date));
+    json_object_set_new(j, "change", num(b->change));
+    json_object_set_new(j, "change_low", num(b->change_low));
+    json_object_set_new(j, "change_high", num(b->change_high));
+    json_object_set_new(j, "commits", json_integer((json_int_t)b->commits));
+    json_object_set_new(j, "builds", json_integer((json_int_t)b->builds));
+    json_object_set_new(j, "runs", json_integer((json_int_t)b->runs));
+    json_object_set_new(j, "confirmed",
+                        b->confirmed < 0 ? json_null() : json_boolean(b->confirmed));
+    for (size_t i = 0; i < b->nsteps; i++)
+        json_array_append_new(steps, step_json(&b->steps[i]));
+    for (size_t i = 0; i < b->nculprits; i++)
+        json_array_append_new(culprits, step_json(&b->culprits[i]));
+    json_object_set_new(j, "steps", steps);
+    json_object_set_new(j, "culprits", culprits);
+    return j;
+}
+
+static json_t *calltree_json(const culprit_report_calltree *c)
+{
+    json_t *j, *nodes, *suspects;
+
+    if (!c)
+        return json_null();
+    j = json_object();
+    nodes = json_array();
+    suspects = json_array();
+    json_object_set_new(j, "base", str(c->base));
+    json_object_set_new(j, "test", str(c->test));
+    json_object_set_new(j, "commit", str(c->commit));
+    json_object_set_new(j, "error", str(c->error));
+    for (size_t i = 0; i < c->nsuspects; i++)
+        json_array_append_new(suspects, json_string(c->suspects[i]));
+    json_object_set_new(j, "suspects", suspects);
+    for (size_t i = 0; i < c->nnodes; i++) {
+        const culprit_report_node *n = &c->nodes[i];
+        json_t *o = json_object(), *lines = json_array();
+        json_object_set_new(o, "function", json_string(n->function));
+        json_object_set_new(o, "file", str(n->file));
+        json_object_set_new(o, "line_low", json_integer(n->line_low));
+        json_object_set_new(o, "line_high", json_integer(n->line_high));
+        json_object_set_new(
+            o, "parent", n->parent == SIZE_MAX ? json_null() : json_integer((json_int_t)n->parent));
+        json_object_set_new(o, "base_ns", num(n->base_ns));
+        json_object_set_new(o, "test_ns", num(n->test_ns));
+        json_object_set_new(o, "base_calls", num(n->base_calls));
+        json_object_set_new(o, "test_calls", num(n->test_calls));
+        json_object_set_new(o, "change", num(n->change));
+        json_object_set_new(o, "status", str(n->status));
+        json_object_set_new(o, "suspect", json_boolean(n->suspect));
+        json_object_set_new(o, "changed", json_boolean(n->changed));
+        for (size_t k = 0; k < n->nchanged; k++)
+            json_array_append_new(lines, json_pack("[II]", (json_int_t)n->changed_lines[k][0],
+                                                   (json_int_t)n->changed_lines[k][1]));
+        json_object_set_new(o, "changed_lines", lines);
+        json_object_set_new(o, "diff", str(n->diff));
+        json_array_append_new(nodes, o);
+    }
+    json_object_set_new(j, "nodes", nodes);
+    return j;
+}
+
+static json_t *overweight_json(const culprit_report *r)
+{
+    json_t *rows;
+
+    if (!r->have_overweight)
+        return json_null();
+    rows = json_array();
+    for (size_t i = 0; i < r->noverweight; i++) {
+        const culprit_report_overweight_row *w = &r->overweight[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "symbol", json_string(w->symbol));
+        json_object_set_new(o, "base_ns", num(w->base_ns));
+        json_object_set_new(o, "test_ns", num(w->test_ns));
+        json_object_set_new(o, "delta_ns", num(w->delta_ns));
+        json_object_set_new(o, "expected_ns", num(w->expected_ns));
+        json_object_set_new(o, "overweight_pct", num(w->overweight_pct));
+        json_object_set_new(o, "responsibility_pct", num(w->responsibility_pct));
+        json_array_append_new(rows, o);
+    }
+    return rows;
+}
+
+int culprit_report__render_json(culprit_buf *out, const culprit_report *r)
+{
+    static const culprit_verdict_kind kinds[] = {
+        CULPRIT_VERDICT_MAJOR,     CULPRIT_VERDICT_MINOR,     CULPRIT_VERDICT_IMPROVEMENT,
+        CULPRIT_VERDICT_UNDECIDED, CULPRIT_VERDICT_UNCHANGED, CULPRIT_VERDICT_NO_BASELINE,
+        CULPRIT_VERDICT_MIXED,     CULPRIT_VERDICT_NOT_RUN};
+    json_t *doc = json_object(), *counts = json_object(), *tests = json_array(),
+           *categories = json_array();
+    char *text = NULL;
+    int error;
+
+    json_object_set_new(doc, "culprit_json", json_integer(1));
+    json_object_set_new(doc, "command", json_string("report"));
+    json_object_set_new(doc, "commit", r->commit[0] ? json_string(r->commit) : json_null());
+    json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
+    for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+        json_object_set_new(counts, culprit_verdict_name(kinds[k]),
+                            json_integer((json_int_t)culprit_report_count(r, kinds[k])));
+    json_object_set_new(doc, "counts", counts);
+    for (size_t i = 0; i < r->ncategories; i++)
+        json_array_append_new(categories, json_pack("{s:s,s:o,s:o}", "name", r->categories[i].name,
+                                                    "low_ns", num(r->categories[i].low_ns),
+                                                    "high_ns", num(r->categories[i].high_ns)));
+    json_object_set_new(doc, "categories", categories);
+    for (size_t i = 0; i < r->nseries; i++)
+        json_array_append_new(tests, series_json(r, &r->series[i]));
+    json_object_set_new(doc, "tests", tests);
+    json_object_set_new(doc, "bisect", bisect_json(r->bisect));
+    json_object_set_new(doc, "calltree", calltree_json(r->calltree));
+    json_object_set_new(doc, "overweight", overweight_json(r));
+    text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    json_decref(doc);
+    if (!text)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory building the report document");
+    if ((error = culprit_buf_puts(out, text)) == 0)
+        error = culprit_buf_puts(out, "\n");
+    free(text);
+    return error;
+}

@@ -1,0 +1,227 @@
+/*
+ * The report as a short Markdown summary (`culprit report --format markdown`), for
+ * a CI step summary ($GITHUB_STEP_SUMMARY) or a pull-request comment: a headline a
+ * reviewer reads without scrolling, a table of the tests that need a look (every
+ * verdict except "unchanged", which only counts), the culprit commit, the suspect
+ * call path with the functions the culprit changed, and the top of the overweight
+ * table. Everything taken from the user's code or history is escaped.
+ */
+#include "internal.h"
+
+#include <math.h>
+
+/* Overweight rows shown: the top of the table is where to look; the page has it all. */
+#define MD_OVERWEIGHT_ROWS 5
+
+static const culprit_verdict_kind order[] = {
+    CULPRIT_VERDICT_MAJOR,     CULPRIT_VERDICT_MINOR,     CULPRIT_VERDICT_IMPROVEMENT,
+    CULPRIT_VERDICT_UNDECIDED, CULPRIT_VERDICT_UNCHANGED, CULPRIT_VERDICT_NO_BASELINE,
+    CULPRIT_VERDICT_MIXED,     CULPRIT_VERDICT_NOT_RUN};
+#define NORDER (sizeof(order) / sizeof(order[0]))
+
+static const char *count_word(culprit_verdict_kind kind)
+{
+    return kind == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
+           : kind == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
+           : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
+                                                 : culprit_verdict_name(kind);
+}
+
+static void headline(culprit_buf *out, const culprit_report *r)
+{
+    size_t major = culprit_report_count(r, CULPRIT_VERDICT_MAJOR);
+    size_t minor = culprit_report_count(r, CULPRIT_VERDICT_MINOR);
+    char sha[13];
+
+    culprit_report__short(sha, r->commit);
+    culprit_buf_puts(out, "## culprit: ");
+    if (major || minor) {
+        if (major)
+            culprit_buf_printf(out, "%zu major", major);
+        if (major && minor)
+            culprit_buf_puts(out, " and ");
+        if (minor)
+            culprit_buf_printf(out, "%zu minor", minor);
+        culprit_buf_printf(out, " regression%s", major + minor == 1 ? "" : "s");
+    } else {
+        culprit_buf_puts(out, "no regression");
+    }
+    if (sha[0])
+        culprit_buf_printf(out, " at `%s`", sha);
+    culprit_buf_puts(out, "\n\n");
+}
+
+static void counts(culprit_buf *out, const culprit_report *r)
+{
+    size_t measured = 0;
+    int first = 1;
+
+    for (size_t i = 0; i < r->nseries; i++)
+        measured += culprit_report_current(r, &r->series[i]) != NULL;
+    if (!measured) {
+        culprit_buf_puts(out, "No test was measured at this commit.\n\n");
+        return;
+    }
+    culprit_buf_printf(out, "%zu test%s: ", measured, measured == 1 ? "" : "s");
+    for (size_t k = 0; k < NORDER; k++) {
+        size_t n = culprit_report_count(r, order[k]);
+        if (!n)
+            continue;
+        culprit_buf_printf(out, "%s%zu %s", first ? "" : ", ", n, count_word(order[k]));
+        first = 0;
+    }
+    culprit_buf_puts(out, ".\n\n");
+}
+
+static void verdict_table(culprit_buf *out, const culprit_report *r)
+{
+    int header = 0;
+
+    /* Worst first: the order a reader triages in. */
+    for (size_t k = 0; k < NORDER; k++) {
+        if (order[k] == CULPRIT_VERDICT_UNCHANGED)
+            continue;
+        for (size_t i = 0; i < r->nseries; i++) {
+            const culprit_report_point *p = culprit_report_current(r, &r->series[i]);
+            if (!p || p->verdict != order[k])
+                continue;
+            if (!header) {
+                culprit_buf_puts(out, "| verdict | test | now | change | category |\n"
+                                      "|---|---|---:|---|---|\n");
+                header = 1;
+            }
+            culprit_buf_printf(out, "| %s%s%s | `", k < 2 ? "**" : "",
+                               culprit_report_verdict_tag(p->verdict), k < 2 ? "**" : "");
+            culprit_buf_puts(out, r->series[i].test); /* inside backquotes: literal */
+            culprit_buf_puts(out, "` | ");
+            culprit_buf_put_duration(out, p->mean_ns);
+            culprit_buf_puts(out, " | ");
+            culprit_report__put_change_ci(out, p->change, p->change_low, p->change_high);
+            culprit_buf_puts(out, " | ");
+            if (p->category) {
+                culprit_report__put_md(out, p->category);
+                if (isfinite(p->category_high_ns)) {
+                    culprit_buf_puts(out, " (< ");
+                    culprit_buf_put_duration(out, p->category_high_ns);
+                    culprit_buf_puts(out, ")");
+                }
+            } else {
+                culprit_buf_puts(out, "-");
+            }
+            culprit_buf_puts(out, " |\n");
+        }
+    }
+    if (header)
+        culprit_buf_puts(out, "\n");
+}
+
+static void bisection(culprit_buf *out, const culprit_report_bisect *b)
+{
+    char sha[13], good[13], bad[13];
+
+    culprit_report__short(good, b->good);
+    culprit_report__short(bad, b->bad);
+    culprit_buf_puts(out, "### Culprit\n\n");
+    if (b->culprit[0]) {
+        culprit_buf_printf(out, "`%s` ", culprit_report__short(sha, b->culprit));
+        if (b->subject) {
+            culprit_buf_puts(out, "**");
+            culprit_report__put_md(out, b->subject);
+            culprit_buf_puts(out, "**");
+        }
+        if (b->author) {
+            culprit_buf_puts(out, " by ");
+            culprit_report__put_md(out, b->author);
+        }
+        culprit_buf_puts(out, ": ");
+        culprit_report__put_change_ci(out, b->change, b->change_low, b->change_high);
+        if (b->confirmed == 0)
+            culprit_buf_puts(out, " (NOT confirmed against its parent)");
+        culprit_buf_puts(out, ".\n");
+    } else {
+        culprit_buf_printf(out, "Bisection outcome: %s.", b->outcome);
+        for (size_t i = 0; i < b->nculprits; i++) {
+            culprit_buf_printf(out, "%s`%s` ", i ? ", " : " Commits: ",
+                               culprit_report__short(sha, b->culprits[i].commit));
+            culprit_report__put_change(out, b->culprits[i].change);
+        }
+        culprit_buf_puts(out, "\n");
+    }
+    culprit_buf_printf(out,
+                       "Found in %zu steps (%zu builds, %zu runs) among %zu commits between "
+                       "`%s` and `%s`.\n\n",
+                       b->nsteps, b->builds, b->runs, b->commits, good, bad);
+}
+
+static void calltree(culprit_buf *out, const culprit_report_calltree *c)
+{
+    int any = 0;
+
+    culprit_buf_puts(out, "### Where\n\n");
+    if (c->error) {
+        culprit_buf_puts(out, "No call-tree analysis: ");
+        culprit_report__put_md(out, c->error);
+        culprit_buf_puts(out, "\n\n");
+        return;
+    }
+    if (c->nsuspects) {
+        culprit_buf_puts(out, "Suspect path: `");
+        culprit_buf_puts(out, c->suspects[0]);
+        culprit_buf_puts(out, "`\n");
+    } else {
+        culprit_buf_puts(out, "No suspect path: no call was significantly slower.\n");
+    }
+    for (size_t i = 0; i < c->nnodes; i++) {
+        const culprit_report_node *n = &c->nodes[i];
+        if (!n->changed || !n->suspect)
+            continue;
+        culprit_buf_puts(out, any ? ", `" : "Changed by the culprit and slower: `");
+        culprit_buf_puts(out, n->function);
+        culprit_buf_puts(out, "`");
+        if (n->file) {
+            culprit_buf_puts(out, " (");
+            culprit_report__put_md(out, n->file);
+            for (size_t k = 0; k < n->nchanged; k++) {
+                culprit_buf_printf(out, "%s%u", k ? ", " : ":", n->changed_lines[k][0]);
+                if (n->changed_lines[k][1] > n->changed_lines[k][0])
+                    culprit_buf_printf(out, "-%u", n->changed_lines[k][1]);
+            }
+            culprit_buf_puts(out, ")");
+        }
+        culprit_buf_puts(out, " ");
+        culprit_report__put_change(out, n->change);
+        any = 1;
+    }
+    culprit_buf_puts(out, any ? "\n\n" : "\n");
+}
+
+static void overweight(culprit_buf *out, const culprit_report *r)
+{
+    if (!r->noverweight)
+        return;
+    culprit_buf_puts(out, "| symbol | overweight | responsibility |\n|---|---:|---:|\n");
+    for (size_t i = 0; i < r->noverweight && i < MD_OVERWEIGHT_ROWS; i++) {
+        const culprit_report_overweight_row *w = &r->overweight[i];
+        culprit_buf_puts(out, "| `");
+        culprit_buf_puts(out, w->symbol);
+        culprit_buf_printf(out, "` | %+.0f%% | %.0f%% |\n", w->overweight_pct,
+                           w->responsibility_pct);
+    }
+    culprit_buf_puts(out, "\n");
+}
+
+int culprit_report__render_markdown(culprit_buf *out, const culprit_report *r)
+{
+    /* The appends below do not check each result: a failed one sets the last error
+     * and leaves the buffer as it was, so one check at the end catches them all. */
+    culprit_error_clear();
+    headline(out, r);
+    counts(out, r);
+    verdict_table(out, r);
+    if (r->bisect)
+        bisection(out, r->bisect);
+    if (r->calltree)
+        calltree(out, r->calltree);
+    overweight(out, r);
+    return culprit_error_last_code() < 0 ? culprit_error_last_code() : 0;
+}

@@ -1,0 +1,232 @@
+/*
+ * culprit report: the feedback a developer reads in a minute (Heger et al. 2013,
+ * section 4.4, Fig. 3 and Fig. 7). A report gathers what the other modules decided
+ * (each test's measurements and verdicts along first-parent history, the bisection's
+ * culprit, the call-tree analysis of the culprit, the overweight table) into one
+ * model, and renders it as a self-contained HTML page with inline SVG plots, as a
+ * short Markdown summary for CI steps and pull requests, or as one JSON document.
+ *
+ * The model is built in two ways that can be mixed: from the history store
+ * (culprit_report_add_history(), which judges every commit exactly as `culprit
+ * check` does) and from the JSON documents the commands print with --json
+ * (`culprit bisect`, `culprit calltree diff`, `culprit overweight`). See
+ * docs/report.md for the page, the document shapes read, and the choices made.
+ *
+ * Thread-safety: a report is not shared between threads while it is built;
+ * rendering only reads it.
+ */
+#ifndef CULPRIT_REPORT_H
+#define CULPRIT_REPORT_H
+
+#include "culprit/core.h"
+#include "culprit/detect.h"
+#include "culprit/history.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ model --- */
+
+/** One commit of the first-parent window the report covers. Strings owned. */
+typedef struct {
+    char sha[41];
+    char *subject; /**< first line of its message; NULL unknown */
+    char *date;    /**< author date, ISO 8601; NULL unknown */
+} culprit_report_commit;
+
+/** One measurement of a test at a commit, with its verdict against the commit before. */
+typedef struct {
+    size_t commit;                   /**< index into the report's commits (oldest first) */
+    culprit_verdict_kind verdict;    /**< what `culprit check --commit` says at that commit */
+    double mean_ns, low_ns, high_ns; /**< the mean and its confidence interval */
+    size_t n;                        /**< samples judged */
+    double change;                   /**< relative change against its baseline; NAN when none */
+    double change_low, change_high;  /**< its confidence interval */
+    double category_high_ns;         /**< the upper limit of its category; NAN/INFINITY none */
+    char *category;                  /**< the category judged against; NULL none */
+    char *message;                   /**< the verdict's one line */
+} culprit_report_point;
+
+/** One test's series, oldest point first. */
+typedef struct {
+    char *test; /**< "suite.test" */
+    size_t npoints;
+    culprit_report_point *points;
+    size_t apoints;
+} culprit_report_series;
+
+/** One step of the bisection, as `culprit bisect --json` lists it. */
+typedef struct {
+    char commit[41];
+    char *subject;
+    char *verdict; /**< "good", "bad", "skip" */
+    double good_mean_ns, mean_ns, change, change_low, change_high;
+    size_t runs;
+    char *skip_reason;
+} culprit_report_step;
+
+/** The bisection result (`culprit bisect --json`). */
+typedef struct {
+    char *outcome; /**< "found", "ambiguous", "no-regression", "slow-decay" */
+    char *test;    /**< the perf test bisected ("suite.test" or "test"); NULL: a command */
+    char good[41], bad[41], culprit[41]; /**< culprit "" when none */
+    char *subject, *author, *date;
+    double change, change_low, change_high;
+    size_t commits, builds, runs;
+    int confirmed; /**< 1, 0, or -1 unchecked */
+    size_t nsteps;
+    culprit_report_step *steps;
+    size_t nculprits;
+    culprit_report_step *culprits; /**< every culprit (--all) or slow-decay contribution;
+                                        only commit, subject and change fields are set */
+} culprit_report_bisect;
+
+/** One node of the culprit's call tree, compared with its parent commit's. */
+typedef struct {
+    char *function;                   /**< symbol name */
+    char *file;                       /**< source file; NULL unknown */
+    unsigned int line_low, line_high; /**< the function's lines; 0 unknown */
+    size_t parent;                    /**< index of the parent node; SIZE_MAX for a top node */
+    size_t depth;                     /**< 1 for a top node */
+    double base_ns, test_ns;          /**< inclusive time per call, before and after; NAN none */
+    double base_calls, test_calls;    /**< calls before and after; NAN when absent on a side */
+    double change;                    /**< relative change of the time per call; NAN none */
+    char *status;                     /**< "slower", "faster", "unchanged", "added", "removed",
+                                           "shape" (callees changed) or NULL */
+    int suspect;                      /**< on a suspect path (highlighted, Fig. 6 cross) */
+    int changed; /**< its own lines changed in the culprit commit (Fig. 7 dot) */
+    size_t nchanged;
+    unsigned int (*changed_lines)[2]; /**< changed line ranges [low, high] inside it */
+    char *diff;                       /**< the changed lines as a unified diff excerpt; NULL none */
+} culprit_report_node;
+
+/** The call-tree analysis (`culprit calltree diff --json`). */
+typedef struct {
+    char *base, *test; /**< what was compared (file names or commits) */
+    char *commit;      /**< the commit whose changes were correlated; NULL none */
+    char *error;       /**< why there is no analysis (bisect --calltree); NULL none */
+    size_t nnodes;
+    culprit_report_node *nodes; /**< parents before children */
+    size_t nsuspects;
+    char **suspects; /**< suspect paths, ranked: "foo → doo → fem" */
+} culprit_report_calltree;
+
+/** One row of the overweight table (`culprit overweight --json`). */
+typedef struct {
+    char *symbol;
+    double base_ns, test_ns, delta_ns, expected_ns;
+    double overweight_pct, responsibility_pct;
+} culprit_report_overweight_row;
+
+/** A category limit drawn as a dashed line (Fig. 3). */
+typedef struct {
+    char *name;
+    double low_ns, high_ns;
+} culprit_report_category;
+
+/** The whole report. Every string and array is owned by it. */
+typedef struct {
+    char *title;     /**< the project's name shown in the header; NULL: "culprit report" */
+    char commit[41]; /**< the commit the report is about ("" unknown) */
+    size_t ncommits;
+    culprit_report_commit *commits; /**< the first-parent window, oldest first */
+    size_t nseries;
+    culprit_report_series *series; /**< sorted by test */
+    size_t ncategories;
+    culprit_report_category *categories;
+    culprit_report_bisect *bisect;     /**< NULL when no bisection was given */
+    culprit_report_calltree *calltree; /**< NULL when no call-tree analysis was given */
+    size_t noverweight;
+    culprit_report_overweight_row *overweight; /**< NULL/0 when none was given */
+    int have_overweight;
+} culprit_report;
+
+/** Creates an empty report. Caller frees with culprit_report_free(). */
+int culprit_report_new(culprit_report **out);
+/** Frees a report. NULL is a no-op. */
+void culprit_report_free(culprit_report *report);
+
+/** Sets the title shown in the page header (copied). */
+int culprit_report_set_title(culprit_report *report, const char *title);
+
+/** Copies the category set (for the dashed limit lines). */
+int culprit_report_set_categories(culprit_report *report, const culprit_categories *categories);
+
+/**
+ * Fills the report's series from loaded history `runs`: `commits` is the first-parent
+ * window, NEWEST first (commits[0] is the commit the report is about); `nchain`
+ * shas of the whole first-parent chain (newest first, commits[i].sha == chain[i] for
+ * i < ncommits) give the older baselines. Every commit of the window is judged exactly
+ * as `culprit check --commit C` does (culprit_detect_check() against the commits
+ * after it in `chain`), and each verdict becomes a point. Commits without data stay
+ * in the window, without points. The commits are copied (stored oldest first).
+ */
+int culprit_report_add_history(culprit_report *report, const culprit_history_runs *runs,
+                               const culprit_report_commit *commits, size_t ncommits,
+                               const char *const *chain, size_t nchain,
+                               const culprit_check_options *opts);
+
+/**
+ * Reads the document `culprit bisect --json` printed from `path`. CULPRIT_ENOTFOUND
+ * when the file does not exist; CULPRIT_EINVALID naming the file and what is wrong
+ * when it is not JSON or not a bisect document.
+ */
+int culprit_report_load_bisect(culprit_report *report, const char *path);
+
+/** Reads the document `culprit calltree diff --json` printed (errors as above). */
+int culprit_report_load_calltree(culprit_report *report, const char *path);
+
+/** Reads the document `culprit overweight --json` printed (errors as above). */
+int culprit_report_load_overweight(culprit_report *report, const char *path);
+
+/**
+ * Gives call-tree node `node` the excerpt of its changed lines shown under it:
+ * each changed range of `source` (the file's whole text as the culprit commit has
+ * it) with one line of context either side, changed lines marked '+', each with
+ * its line number. Replaces what the node's document gave (its "diff"). A range
+ * past the end of the text is left out. CULPRIT_EINVALID for a node out of range.
+ */
+int culprit_report_set_source(culprit_report *report, size_t node, const char *source, size_t len);
+
+/* -------------------------------------------------------------- rendering --- */
+
+typedef enum {
+    CULPRIT_REPORT_HTML = 0, /**< one self-contained page: inline CSS and SVG, no script */
+    CULPRIT_REPORT_MARKDOWN, /**< a short summary for CI step summaries and PR comments */
+    CULPRIT_REPORT_JSON,     /**< the model as one JSON document */
+    CULPRIT_REPORT_TEXT      /**< a summary block for the terminal */
+} culprit_report_format;
+
+/** The tag a verdict is shown with: "MAJOR", "MINOR", "FASTER", "UNDECIDED",
+ * "unchanged", "no baseline", "MIXED", "not run" (upper case: look here). */
+const char *culprit_report_verdict_tag(culprit_verdict_kind kind);
+
+/** Parses "html", "markdown" (or "md"), "json", "text". CULPRIT_EINVALID otherwise. */
+int culprit_report_format_parse(culprit_report_format *out, const char *name);
+
+/** The verdict counts of the report's commit: the verdicts of the points there. */
+size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind kind);
+
+/** 1 when the bisection was about the test of `series` (its steps are that test's means). */
+int culprit_report_bisect_is_of(const culprit_report *report, const culprit_report_series *series);
+
+/**
+ * The point of `series` at the report's commit (its newest commit), or NULL when
+ * the test was not measured there. Borrowed.
+ */
+const culprit_report_point *culprit_report_current(const culprit_report *report,
+                                                   const culprit_report_series *series);
+
+/** Appends the rendering of `report` in `format` to `out`. */
+int culprit_report_render(culprit_buf *out, const culprit_report *report,
+                          culprit_report_format format);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
