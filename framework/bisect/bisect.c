@@ -330,14 +330,10 @@ cleanup:
 
 static int remember_good(culprit_bisect *b, size_t commit)
 {
-    if (b->ngoods == b->agoods) {
-        size_t na = b->agoods ? 2 * b->agoods : 8;
-        size_t *g = realloc(b->goods, na * sizeof(size_t));
-        if (!g)
-            return culprit_error_set(CULPRIT_ERROR, "bisect: out of memory");
-        b->goods = g;
-        b->agoods = na;
-    }
+    int error;
+
+    if ((error = culprit_array_grow(&b->goods, &b->agoods, b->ngoods, sizeof(*b->goods), 8)) < 0)
+        return error;
     b->goods[b->ngoods++] = commit;
     return 0;
 }

@@ -69,14 +69,10 @@ static int collect(test_set *set, const culprit_history_runs *runs)
             if (info) {
                 free(key);
             } else {
-                if (set->n == set->cap) {
-                    test_info *grown = realloc(
-                        set->items, (set->cap = set->cap ? 2 * set->cap : 32) * sizeof(*grown));
-                    if (!grown) {
-                        free(key);
-                        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-                    }
-                    set->items = grown;
+                if (culprit_array_grow(&set->items, &set->cap, set->n, sizeof(*set->items), 32) <
+                    0) {
+                    free(key);
+                    return CULPRIT_ERROR;
                 }
                 info = &set->items[set->n++];
                 memset(info, 0, sizeof(*info));

@@ -89,12 +89,8 @@ static int add_name(char ***names, size_t *n, size_t *cap, const char *s)
     for (size_t i = 0; i < *n; i++)
         if (strcmp((*names)[i], s) == 0)
             return 0;
-    if (*n == *cap) {
-        char **grown = realloc(*names, (*cap = *cap ? 2 * *cap : 32) * sizeof(**names));
-        if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        *names = grown;
-    }
+    if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
+        return CULPRIT_ERROR;
     if (!((*names)[*n] = culprit_strdup(s)))
         return CULPRIT_ERROR;
     (*n)++;

@@ -1,4 +1,5 @@
 target_sources(culprit PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/array.c
   ${CMAKE_CURRENT_LIST_DIR}/error.c
   ${CMAKE_CURRENT_LIST_DIR}/buf.c
   ${CMAKE_CURRENT_LIST_DIR}/fs.c

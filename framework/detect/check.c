@@ -56,13 +56,9 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
                 culprit_buf_dispose(&key);
                 continue;
             }
-            if (n == cap) {
-                entry *grown = realloc(e, (cap = cap ? 2 * cap : 16) * sizeof(*e));
-                if (!grown) {
-                    culprit_buf_dispose(&key);
-                    goto oom;
-                }
-                e = grown;
+            if (culprit_array_grow(&e, &cap, n, sizeof(*e), 16) < 0) {
+                culprit_buf_dispose(&key);
+                goto oom;
             }
             e[n].run = run;
             e[n].test = test;

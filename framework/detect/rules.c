@@ -93,14 +93,10 @@ typedef struct {
 
 static int push_set(itemsets *s, const itemset *x)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        itemset *grown = realloc(s->v, cap * sizeof(*grown));
-        if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        s->v = grown;
-        s->cap = cap;
-    }
+    int error;
+
+    if ((error = culprit_array_grow(&s->v, &s->cap, s->n, sizeof(*s->v), 64)) < 0)
+        return error;
     s->v[s->n++] = *x;
     return 0;
 }
@@ -231,14 +227,8 @@ int culprit_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *le
             r.confidence = (double)x->count / (double)all.v[at].count;
             if (r.confidence < min_confidence)
                 continue;
-            if (nrules == cap) {
-                culprit_rule *grown = realloc(rules, (cap = cap ? 2 * cap : 64) * sizeof(*rules));
-                if (!grown) {
-                    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-                    goto cleanup;
-                }
-                rules = grown;
-            }
+            if ((error = culprit_array_grow(&rules, &cap, nrules, sizeof(*rules), 64)) < 0)
+                goto cleanup;
             rules[nrules++] = r;
         }
     }

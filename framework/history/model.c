@@ -106,14 +106,11 @@ int culprit_run_add_test(culprit_test_result **out, culprit_run *run)
 {
     culprit_test_result *test;
 
-    if (run->ntests == run->atests) {
-        size_t atests = run->atests ? run->atests * 2 : 8;
-        culprit_test_result *tests = realloc(run->tests, atests * sizeof(*tests));
-        if (!tests)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        run->tests = tests;
-        run->atests = atests;
-    }
+    int error;
+
+    if ((error = culprit_array_grow(&run->tests, &run->atests, run->ntests, sizeof(*run->tests),
+                                    8)) < 0)
+        return error;
     test = &run->tests[run->ntests++];
     memset(test, 0, sizeof(*test));
     *out = test;

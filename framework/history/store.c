@@ -227,14 +227,8 @@ static int list_files(char ***out, size_t *count, const char *dir)
     while ((errno = 0, e = readdir(d))) {
         if (e->d_name[0] == '.' || !ends_with(e->d_name, ".xml"))
             continue;
-        if (n == alloc) {
-            char **grown = realloc(names, (alloc = alloc ? alloc * 2 : 64) * sizeof(*names));
-            if (!grown) {
-                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-                goto cleanup;
-            }
-            names = grown;
-        }
+        if ((error = culprit_array_grow(&names, &alloc, n, sizeof(*names), 64)) < 0)
+            goto cleanup;
         if (!(names[n] = culprit_strdup(e->d_name))) {
             error = CULPRIT_ERROR;
             goto cleanup;
@@ -261,14 +255,10 @@ cleanup:
 
 static int append_run(culprit_history_runs *runs, size_t *alloc, culprit_run *run)
 {
-    if (runs->nruns == *alloc) {
-        size_t grown = *alloc ? *alloc * 2 : 64;
-        culprit_run **r = realloc(runs->runs, grown * sizeof(*r));
-        if (!r)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        runs->runs = r;
-        *alloc = grown;
-    }
+    int error;
+
+    if ((error = culprit_array_grow(&runs->runs, alloc, runs->nruns, sizeof(*runs->runs), 64)) < 0)
+        return error;
     runs->runs[runs->nruns++] = run;
     return 0;
 }

@@ -253,16 +253,11 @@ typedef struct {
 static int new_node(culprit_report_node **out, tree_reader *t)
 {
     culprit_report_calltree *c = t->tree;
+    int error;
 
     *out = NULL;
-    if (c->nnodes == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 64;
-        culprit_report_node *grown = realloc(c->nodes, cap * sizeof(*grown));
-        if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        c->nodes = grown;
-        t->cap = cap;
-    }
+    if ((error = culprit_array_grow(&c->nodes, &t->cap, c->nnodes, sizeof(*c->nodes), 64)) < 0)
+        return error;
     *out = &c->nodes[c->nnodes++];
     memset(*out, 0, sizeof(**out));
     return 0;

@@ -114,14 +114,9 @@ static int add_point(culprit_report *r, const culprit_verdict *v, size_t commit)
 
     if ((error = series_for(&s, r, v->test)) < 0)
         return error;
-    if (s->npoints == s->apoints) {
-        size_t cap = s->apoints ? 2 * s->apoints : 16;
-        culprit_report_point *grown = realloc(s->points, cap * sizeof(*grown));
-        if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        s->points = grown;
-        s->apoints = cap;
-    }
+    if ((error = culprit_array_grow(&s->points, &s->apoints, s->npoints, sizeof(*s->points), 16)) <
+        0)
+        return error;
     p = &s->points[s->npoints];
     memset(p, 0, sizeof(*p));
     p->commit = commit;

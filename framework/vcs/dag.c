@@ -115,16 +115,8 @@ int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char 
     }
 
     while ((rc = git_revwalk_next(&oid, walk)) == 0) {
-        if (n == alloc) {
-            size_t grown = alloc ? 2 * alloc : 64;
-            git_oid *bigger = realloc(oids, grown * sizeof(*oids));
-            if (!bigger) {
-                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-                goto cleanup;
-            }
-            oids = bigger;
-            alloc = grown;
-        }
+        if ((error = culprit_array_grow(&oids, &alloc, n, sizeof(*oids), 64)) < 0)
+            goto cleanup;
         git_oid_cpy(&oids[n++], &oid);
     }
     if (rc != GIT_ITEROVER) {

@@ -91,15 +91,9 @@ static int consider_ref(const char *refname, void *payload)
     else
         return 0;
 
-    if (s->n == s->alloc) {
-        size_t alloc = s->alloc ? 2 * s->alloc : 16;
-        candidate *items = realloc(s->items, alloc * sizeof(*items));
-        if (!items) {
-            s->failed = 1;
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
-        }
-        s->items = items;
-        s->alloc = alloc;
+    if (culprit_array_grow(&s->items, &s->alloc, s->n, sizeof(*s->items), 16) < 0) {
+        s->failed = 1;
+        return CULPRIT_ERROR;
     }
     if (!(s->items[s->n].name = culprit_strdup(name))) {
         s->failed = 1;

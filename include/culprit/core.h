@@ -92,6 +92,15 @@ const char *culprit_buf_cstr(const culprit_buf *buf);
 /** Takes ownership of the bytes (caller frees with free()); the buffer is left empty. */
 char *culprit_buf_detach(culprit_buf *buf);
 
+/**
+ * Makes room for item number `n` (0-based) in a growable array: `items` is the
+ * address of the array's typed pointer (e.g. `&run->tests`), `*alloc` its allocated
+ * count, `size` the size of one item; the array doubles, starting at `first` items
+ * (0: 16), until it fits. On failure nothing changes. Returns 0 or CULPRIT_ERROR
+ * (out of memory, message set).
+ */
+int culprit_array_grow(void *items, size_t *alloc, size_t n, size_t size, size_t first);
+
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
 int culprit_fs_mkdir_p(const char *path);
 

@@ -89,9 +89,33 @@ static void tmpdir_follows_the_environment(void **state)
     assert_string_equal(culprit_fs_tmpdir(), "/tmp");
 }
 
+static void arrays_grow_by_doubling_and_keep_their_items(void **state)
+{
+    int *v = NULL;
+    size_t alloc = 0;
+    (void)state;
+
+    for (size_t i = 0; i < 100; i++) {
+        assert_int_equal(culprit_array_grow(&v, &alloc, i, sizeof(*v), 4), 0);
+        assert_true(alloc > i);
+        v[i] = (int)i;
+    }
+    assert_int_equal(alloc, 128); /* 4, 8, ..., 128 */
+    for (size_t i = 0; i < 100; i++)
+        assert_int_equal(v[i], (int)i);
+    assert_int_equal(culprit_array_grow(&v, &alloc, 50, sizeof(*v), 4), 0); /* fits: no-op */
+    assert_int_equal(alloc, 128);
+    /* An impossible size fails and leaves the array as it was. */
+    assert_int_equal(culprit_array_grow(&v, &alloc, 128, (size_t)-1 / 4, 4), CULPRIT_ERROR);
+    assert_int_equal(alloc, 128);
+    assert_int_equal(v[99], 99);
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(arrays_grow_by_doubling_and_keep_their_items),
         cmocka_unit_test(error_last_keeps_code_and_message),
         cmocka_unit_test(buf_grows_and_stays_terminated),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
