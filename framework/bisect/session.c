@@ -17,7 +17,7 @@
  * turns out good it becomes the new good end, and the two checkouts trade roles,
  * so each commit is built once and a build directory is reused incrementally.
  */
-#define _GNU_SOURCE /* strsignal */
+#define _GNU_SOURCE /* asprintf */
 #include "culprit/bisect.h"
 #include "culprit/core.h"
 #include "culprit/history.h"
@@ -30,12 +30,10 @@
 #include <ftw.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -54,6 +52,17 @@ typedef struct {
         const culprit_vcs_checkout *ck;
         char sha[41];
     } built[2];
+    char good_sha[41]; /* the good end the next comparison measures against */
+    int good_failed;   /* the last comparison failed on its good end, not its candidate */
+    /* History (--run/--test with a history store): runs of a commit measured before
+     * this session on the same machine and build are reused as samples; runs this
+     * session makes are recorded (opts->record) and never count as reused. The build
+     * fingerprint is that of the first run the session makes itself. */
+    culprit_history *history;
+    char *fp_machine, *fp_compiler, *fp_flags;
+    int fp_known;
+    char **recorded; /* file names of the runs this session stored */
+    size_t nrecorded;
 } session;
 
 /* The commits between one good and one bad end, as the algorithm's DAG. */
@@ -69,99 +78,47 @@ typedef struct {
  * an improvement (the paper's oscillation); longer ones are reported unsearched. */
 #define SCAN_MAX 16
 
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /*
  * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
- * group so a timeout kills everything it started. *elapsed_ns gets the wall time
- * from fork to exit. Returns 0 when it exited 0; CULPRIT_ESKIP with the reason (exit
- * status or signal, and the tail of its output) otherwise.
+ * group so a timeout (or culprit_process_interrupt() on Ctrl-C) ends everything it
+ * started. *elapsed_ns gets the wall time from start to exit. Returns 0 when it
+ * exited 0; CULPRIT_ESKIP with the reason (exit status or signal, and the tail of
+ * its output) otherwise.
  */
 static int run_command(double *elapsed_ns, const char *command, const char *dir, double timeout_s,
                        const char *const *env, culprit_buf *reason)
 {
-    int fds[2], status = 0, timed_out = 0;
-    char tail[OUTPUT_TAIL + 1];
-    size_t kept = 0;
-    double start, deadline;
-    pid_t pid;
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    const char *all_env[8] = {NULL};
+    char checkout[PATH_MAX + 32], *what = NULL;
+    size_t n = 0;
+    int error;
 
-    if (pipe(fds) < 0)
-        return culprit_error_set_os("cannot create a pipe");
-    start = now_ns();
-    if ((pid = fork()) < 0) {
-        close(fds[0]);
-        close(fds[1]);
-        return culprit_error_set_os("cannot fork");
+    snprintf(checkout, sizeof(checkout), "CULPRIT_CHECKOUT=%s", dir);
+    all_env[n++] = checkout;
+    for (size_t i = 0; env && env[i] && n + 1 < sizeof(all_env) / sizeof(*all_env); i++)
+        all_env[n++] = env[i];
+    o.shell = command;
+    o.dir = dir;
+    o.env = all_env;
+    o.timeout_s = timeout_s;
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    o.tail = OUTPUT_TAIL;
+    o.own_group = 1;
+    if ((error = culprit_process_run(&r, &o)) < 0)
+        return error;
+    *elapsed_ns = r.elapsed_ns;
+    if (!culprit_process_succeeded(&r)) {
+        culprit_buf_clear(reason);
+        if (asprintf(&what, "'%s'", command) < 0)
+            what = NULL;
+        culprit_process_describe(reason, &r, what ? what : command, timeout_s);
+        free(what);
+        error = CULPRIT_ESKIP;
     }
-    if (pid == 0) {
-        setpgid(0, 0);
-        dup2(fds[1], STDOUT_FILENO);
-        dup2(fds[1], STDERR_FILENO);
-        close(fds[0]);
-        close(fds[1]);
-        if (chdir(dir) < 0)
-            _exit(126);
-        setenv("CULPRIT_CHECKOUT", dir, 1);
-        for (size_t i = 0; env && env[i]; i++)
-            putenv((char *)env[i]);
-        execl("/bin/sh", "sh", "-c", command, (char *)NULL);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    close(fds[1]);
-    deadline = start + timeout_s * 1e9;
-    for (;;) {
-        char chunk[4096];
-        struct pollfd p = {fds[0], POLLIN, 0};
-        double left = (deadline - now_ns()) / 1e6;
-        if (left <= 0) {
-            timed_out = 1;
-            kill(-pid, SIGKILL);
-            break;
-        }
-        int n = poll(&p, 1, left > 1e6 ? 1000000 : (int)left + 1);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n == 0)
-            continue;
-        ssize_t got = read(fds[0], chunk, sizeof(chunk));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        /* Keep only the tail: a build can print megabytes. */
-        for (ssize_t i = 0; i < got; i++) {
-            if (kept == OUTPUT_TAIL) {
-                memmove(tail, tail + 1, OUTPUT_TAIL - 1);
-                kept--;
-            }
-            tail[kept++] = chunk[i];
-        }
-    }
-    close(fds[0]);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    *elapsed_ns = now_ns() - start;
-    if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        return 0;
-    tail[kept] = '\0';
-    culprit_buf_clear(reason);
-    if (timed_out)
-        culprit_buf_printf(reason, "'%s' timed out after %g s", command, timeout_s);
-    else if (WIFSIGNALED(status))
-        culprit_buf_printf(reason, "'%s' was killed by signal %d (%s)", command, WTERMSIG(status),
-                           strsignal(WTERMSIG(status)));
-    else
-        culprit_buf_printf(reason, "'%s' exited with status %d", command, WEXITSTATUS(status));
-    if (kept)
-        culprit_buf_printf(reason, ": ...%s", tail);
-    return CULPRIT_ESKIP;
+    culprit_process_result_dispose(&r);
+    return error;
 }
 
 /* Puts `sha` into checkout *ck (created on first use) and builds it. */
@@ -208,27 +165,108 @@ static int remove_entry(const char *path, const struct stat *st, int flag, struc
     return remove(path);
 }
 
-/* The result of the perf test `test` ("suite.test" or "test") among the runs. */
-static const culprit_test_result *find_test(const culprit_history_runs *runs, const char *test)
+/* The result of the perf test `test` ("suite.test" or "test") in one run, or NULL. */
+static const culprit_test_result *test_in_run(const culprit_run *run, const char *test)
 {
     const culprit_test_result *found = NULL;
+    const char *suite = run->suite ? run->suite : "";
+    size_t len = strlen(suite);
 
-    for (size_t r = 0; r < runs->nruns; r++)
-        for (size_t t = 0; t < runs->runs[r]->ntests; t++) {
-            const culprit_test_result *x = &runs->runs[r]->tests[t];
-            const char *suite = runs->runs[r]->suite ? runs->runs[r]->suite : "";
-            size_t len = strlen(suite);
-            if (!strcmp(x->name, test) || (!strncmp(test, suite, len) && test[len] == '.' &&
-                                           !strcmp(test + len + 1, x->name)))
-                found = x;
-        }
+    for (size_t t = 0; t < run->ntests; t++) {
+        const culprit_test_result *x = &run->tests[t];
+        if (!strcmp(x->name, test) ||
+            (!strncmp(test, suite, len) && test[len] == '.' && !strcmp(test + len + 1, x->name)))
+            found = x;
+    }
     return found;
+}
+
+/* The sample a run gives a step: the test's mean as its binary measured it (the
+ * judged summary, inside the severe fences, when recorded). */
+static double run_value(const culprit_test_result *t)
+{
+    return t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+}
+
+static int same_string(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    return slash ? slash + 1 : path ? path : "";
+}
+
+/* Keeps the fingerprint of the session's first run and stores the run in history. */
+static int record_run(session *s, const culprit_run *run)
+{
+    char *path = NULL, **names;
+    int error;
+
+    if (!s->fp_known) {
+        s->fp_machine = run->machine ? culprit_strdup(run->machine) : NULL;
+        s->fp_compiler = run->compiler ? culprit_strdup(run->compiler) : NULL;
+        s->fp_flags = run->flags ? culprit_strdup(run->flags) : NULL;
+        s->fp_known = 1;
+    }
+    if (!s->history || !s->opts->record)
+        return 0;
+    if ((error = culprit_history_store(s->history, run, &path)) < 0)
+        return error;
+    if (!(names = realloc(s->recorded, (s->nrecorded + 1) * sizeof(*names)))) {
+        free(path);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    s->recorded = names;
+    names[s->nrecorded] = culprit_strdup(base_name(path));
+    free(path);
+    if (!names[s->nrecorded])
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    s->nrecorded++;
+    return 0;
+}
+
+/*
+ * Appends to x[*n..cap) the samples history already holds for `sha`: runs of the
+ * test that passed, at that commit with a clean tree, on this machine with this
+ * build (compiler and flags), newest first, none of them made by this session.
+ */
+static int reuse_history(session *s, const char *sha, double *x, size_t *n, size_t cap)
+{
+    culprit_history_query q = {sha, NULL, NULL, 0};
+    culprit_history_runs runs = {0, NULL, 0};
+    int error;
+
+    if (!s->history || !s->fp_known || *n >= cap)
+        return 0;
+    if ((error = culprit_history_load(&runs, s->history, &q, NULL, NULL)) < 0)
+        return error;
+    for (size_t r = runs.nruns; r-- > 0 && *n < cap;) {
+        const culprit_run *run = runs.runs[r];
+        const culprit_test_result *t;
+        int mine = 0;
+        for (size_t i = 0; i < s->nrecorded && !mine; i++)
+            mine = !strcmp(s->recorded[i], base_name(run->path));
+        if (mine || run->dirty || strcmp(run->commit, sha) != 0 ||
+            !same_string(run->machine, s->fp_machine) ||
+            !same_string(run->compiler, s->fp_compiler) || !same_string(run->flags, s->fp_flags))
+            continue;
+        if ((t = test_in_run(run, s->opts->test)) && culprit_test_result_measured(t)) {
+            x[(*n)++] = run_value(t);
+            s->result->reused++;
+        }
+    }
+    culprit_history_runs_dispose(&runs);
+    return 0;
 }
 
 /*
  * One run in checkout `ck`, its value in *value (ns): the command's whole run time,
  * or, with --run/--test, the test's mean as the test binary measured it (its judged
- * summary, inside the severe fences), read from a history directory of its own.
+ * summary, inside the severe fences), read from a history directory of its own and
+ * recorded into the session's history.
  */
 static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, culprit_buf *reason)
 {
@@ -237,7 +275,8 @@ static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, cul
     const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL};
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
-    const culprit_test_result *t;
+    const culprit_test_result *t = NULL;
+    culprit_history_query q = {NULL, NULL, NULL, 0};
     double elapsed;
     int error;
 
@@ -253,17 +292,26 @@ static int measure_once(session *s, culprit_vcs_checkout *ck, double *value, cul
     if ((error = run_command(&elapsed, o->run, culprit_vcs_checkout_path(ck), o->timeout_s, env,
                              reason)) < 0)
         goto cleanup;
+    /* Samples are loaded only to be recorded: the step needs the summary alone. */
+    q.flags = s->history && o->record ? CULPRIT_HISTORY_LOAD_SAMPLES : 0;
     if ((error = culprit_history_open(&h, dir, 0)) < 0 ||
-        (error = culprit_history_load(&runs, h, NULL, NULL, NULL)) < 0)
+        (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
         goto cleanup;
-    if (!(t = find_test(&runs, o->test)) || !culprit_test_result_measured(t)) {
+    for (size_t r = 0; r < runs.nruns; r++) {
+        const culprit_test_result *x = test_in_run(runs.runs[r], o->test);
+        if (x)
+            t = x;
+        if ((error = record_run(s, runs.runs[r])) < 0)
+            goto cleanup;
+    }
+    if (!t || !culprit_test_result_measured(t)) {
         culprit_buf_clear(reason);
         culprit_buf_printf(reason, "'%s' %s test '%s'", o->run,
                            t ? "ran but did not pass" : "did not measure", o->test);
         error = CULPRIT_ESKIP;
         goto cleanup;
     }
-    *value = t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+    *value = run_value(t);
 cleanup:
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);
@@ -271,11 +319,6 @@ cleanup:
     return error;
 }
 
-/*
- * Measures the candidate against the good end, runs interleaved, and decides.
- * Returns CULPRIT_ESKIP (with reason) when the candidate's command fails, an error
- * when the good end's does.
- */
 /*
  * One side's runs as the state a step judges: the runs inside Tukey's severe fences,
  * as verdicts judge samples (docs/detection.md): a stall of the machine that makes a
@@ -295,40 +338,69 @@ static int judged_runs(culprit_welford *w, const double *x, size_t n, double con
     return 0;
 }
 
-static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
+/*
+ * One more run of a side: its commit built in its checkout (once: a commit whose
+ * samples all came from history is never built), then measured. A failure of the
+ * good end is CULPRIT_ESKIP too, with s->good_failed set and the message saying so.
+ */
+static int run_side(session *s, int good, const char *sha, double *x, size_t *n,
+                    culprit_buf *reason)
+{
+    culprit_vcs_checkout **ck = good ? &s->good_ck : &s->cand_ck;
+    int error, built;
+
+    built = (error = prepare(s, ck, sha, reason)) == 0;
+    if (built && (error = measure_once(s, *ck, &x[*n], reason)) == 0) {
+        (*n)++;
+        s->result->runs++;
+    }
+    if (error == CULPRIT_ESKIP && good) {
+        s->good_failed = 1;
+        culprit_error_set(CULPRIT_ESKIP, "the good end %.12s %s: %s", sha,
+                          built ? "fails" : "does not build", culprit_buf_cstr(reason));
+    }
+    return error;
+}
+
+/*
+ * Measures the candidate `sha` against the good end, runs interleaved, and decides.
+ * Samples already in history count first (reuse_history); runs are added, good end
+ * and candidate alternately, until each side has the runs the decision needs.
+ * Returns CULPRIT_ESKIP (with reason) when a side cannot be built or measured.
+ */
+static int compare(session *s, culprit_bisect_step *step, const char *sha, culprit_buf *reason)
 {
     const culprit_bisect_options *o = s->opts;
     culprit_welford wg, wc;
     culprit_welch w;
-    unsigned int runs = 0, target = o->min_runs;
+    size_t target = o->min_runs, ng = 0, nc = 0, reused = s->result->reused;
     double *xg = calloc(o->max_runs, sizeof(*xg)), *xc = calloc(o->max_runs, sizeof(*xc));
     int error = 0;
 
+    s->good_failed = 0;
     if (!xg || !xc) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
+    /* History matches on this build's fingerprint: known after one run of our own. */
+    if (s->history && !s->fp_known && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
+        goto cleanup;
+    if ((error = reuse_history(s, s->good_sha, xg, &ng, o->max_runs)) < 0 ||
+        (error = reuse_history(s, sha, xc, &nc, o->max_runs)) < 0)
+        goto cleanup;
     for (;;) {
-        while (runs < target) {
-            double tg, tc;
-            if ((error = measure_once(s, s->good_ck, &tg, reason)) < 0) {
-                if (error == CULPRIT_ESKIP)
-                    error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s fails: %s",
-                                              step->good, culprit_buf_cstr(reason));
+        while (ng < target || nc < target) {
+            if (ng < target && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
                 goto cleanup;
-            }
-            if ((error = measure_once(s, s->cand_ck, &tc, reason)) < 0)
+            if (nc < target && (error = run_side(s, 0, sha, xc, &nc, reason)) < 0)
                 goto cleanup;
-            xg[runs] = tg;
-            xc[runs] = tc;
-            s->result->runs += 2;
-            runs++;
         }
-        if ((error = judged_runs(&wg, xg, runs, o->confidence)) < 0 ||
-            (error = judged_runs(&wc, xc, runs, o->confidence)) < 0 ||
+        if ((error = judged_runs(&wg, xg, ng, o->confidence)) < 0 ||
+            (error = judged_runs(&wc, xc, nc, o->confidence)) < 0 ||
             (error = culprit_stats_welch(&w, &wg, &wc, o->confidence)) < 0)
             goto cleanup;
-        step->runs = runs;
+        step->runs = nc < ng ? nc : ng;
+        step->reused = s->result->reused - reused;
         step->good_mean_ns = wg.mean;
         step->mean_ns = wc.mean;
         step->change = w.diff / wg.mean;
@@ -340,12 +412,12 @@ static int compare(session *s, culprit_bisect_step *step, culprit_buf *reason)
         }
         /* Good once a slowdown beyond the threshold is ruled out, or when more runs
          * are not allowed: the paper's rule, "otherwise good". */
-        if (step->change_high < o->threshold || runs >= o->max_runs) {
+        if (step->change_high < o->threshold || step->runs >= o->max_runs) {
             step->verdict = CULPRIT_BISECT_GOOD;
             step->undecided = step->change_high >= o->threshold;
             goto cleanup;
         }
-        target = runs * 2 < o->max_runs ? runs * 2 : o->max_runs;
+        target = step->runs * 2 < o->max_runs ? step->runs * 2 : o->max_runs;
     }
 cleanup:
     free(xg);
@@ -365,7 +437,7 @@ static int add_step(culprit_bisect_step **out, session *s, const char *sha)
     *out = &steps[r->nsteps++];
     memset(*out, 0, sizeof(**out));
     memcpy((*out)->sha, sha, 41);
-    memcpy((*out)->good, culprit_vcs_checkout_sha(s->good_ck), 41);
+    memcpy((*out)->good, s->good_sha, 41);
     (*out)->change = (*out)->change_low = (*out)->change_high = NAN;
     (*out)->good_mean_ns = (*out)->mean_ns = NAN;
     if (culprit_vcs_commit_info(&info, s->repo, sha) == 0) {
@@ -425,9 +497,9 @@ static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
             goto cleanup;
         }
     }
-    error = prepare(s, &s->cand_ck, sha, &reason);
-    if (error == 0)
-        error = compare(s, step, &reason);
+    error = compare(s, step, sha, &reason);
+    if (error == CULPRIT_ESKIP && s->good_failed) /* the good end was measured before */
+        error = culprit_error_recode(CULPRIT_ERROR);
     if (error == CULPRIT_ESKIP) {
         step->verdict = CULPRIT_BISECT_SKIP;
         step->skip_reason = culprit_buf_detach(&reason);
@@ -447,6 +519,7 @@ static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
     if (step->verdict == CULPRIT_BISECT_GOOD) {
         /* The candidate is the new good end: trade checkouts. */
         culprit_vcs_checkout *t = s->good_ck;
+        memcpy(s->good_sha, sha, 41);
         s->good_ck = s->cand_ck;
         s->cand_ck = t;
     }
@@ -505,17 +578,11 @@ static int check_pair(session *s, const char *good, const char *bad, int *slower
 
     /* A side that cannot be built or run is CULPRIT_ESKIP, with the message set: the
      * initial check turns it into an error, the scans step over the commit. */
-    if ((error = prepare(s, &s->good_ck, good, &reason)) < 0) {
-        if (error == CULPRIT_ESKIP)
-            culprit_error_set(CULPRIT_ESKIP, "the good end %.12s does not build: %s", good,
-                              culprit_buf_cstr(&reason));
-        goto cleanup;
-    }
+    memcpy(s->good_sha, good, 41);
     if ((error = add_step(&step, s, bad)) < 0)
         goto cleanup;
-    if ((error = prepare(s, &s->cand_ck, bad, &reason)) == 0)
-        error = compare(s, step, &reason);
-    if (error == CULPRIT_ESKIP) {
+    error = compare(s, step, bad, &reason);
+    if (error == CULPRIT_ESKIP && !s->good_failed) {
         culprit_error_set(CULPRIT_ESKIP, "%.12s cannot be measured: %s", bad,
                           culprit_buf_cstr(&reason));
         step->verdict = CULPRIT_BISECT_SKIP;
@@ -576,17 +643,8 @@ static int bisect_range(session *s, const char *good, const char *bad, char culp
     *found = 0;
     if ((error = range_open(&rg, s, good, bad)) < 0)
         return error;
-    /* The good checkout must hold the good end, built, when the first step starts. */
-    if (!s->good_ck || strcmp(culprit_vcs_checkout_sha(s->good_ck), good) != 0) {
-        culprit_buf reason = CULPRIT_BUF_INIT;
-        error = prepare(s, &s->good_ck, good, &reason);
-        if (error == CULPRIT_ESKIP)
-            error = culprit_error_set(CULPRIT_ERROR, "the good end %.12s does not build: %s", good,
-                                      culprit_buf_cstr(&reason));
-        culprit_buf_dispose(&reason);
-        if (error < 0)
-            goto cleanup;
-    }
+    /* The good end is built when a step first needs a run of it. */
+    memcpy(s->good_sha, good, 41);
     if ((error = culprit_bisect_new(&b, &rg.view, rg.dag.n - 1)) < 0)
         goto cleanup;
     for (;;) {
@@ -813,6 +871,13 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
                                  "2 <= min_runs <= max_runs, timeout > 0)");
     s.opts = opts;
     s.result = out;
+    if (opts->run && opts->history_dir) {
+        /* A store that does not exist yet is created only when runs are recorded. */
+        struct stat st;
+        if ((opts->record || stat(opts->history_dir, &st) == 0) &&
+            (error = culprit_history_open(&s.history, opts->history_dir, opts->record)) < 0)
+            return error;
+    }
     /* The whole range first: it validates the revisions (unknown, not an ancestor,
      * equal) before anything is built. */
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
@@ -858,6 +923,13 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
         if (needed) {
             error = check_pair(&s, fp[1], culprit, &slower, &check);
             checked = error == 0;
+            /* Without --paths a parent check that clears the culprit would turn the
+             * answer into a slow decay, the costliest outcome (every commit of the
+             * range timed): a burst of noise during one check must not decide that,
+             * so it is made once more with fresh runs, and both must clear it. */
+            if (checked && !opts->npaths && !slower && !check->undecided)
+                error = check_pair(&s, fp[1], culprit, &slower, &check);
+            checked = error == 0;
             if (error == CULPRIT_ESKIP) /* the parent cannot be measured: keep the culprit */
                 error = 0;
         }
@@ -882,6 +954,13 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
 cleanup:
     culprit_vcs_checkout_remove(s.good_ck);
     culprit_vcs_checkout_remove(s.cand_ck);
+    culprit_history_free(s.history);
+    free(s.fp_machine);
+    free(s.fp_compiler);
+    free(s.fp_flags);
+    for (size_t i = 0; i < s.nrecorded; i++)
+        free(s.recorded[i]);
+    free(s.recorded);
     range_dispose(&whole);
     culprit_vcs_free(s.repo);
     if (error < 0) {

@@ -15,11 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static const cli_option options[] = {
-    {"--good", 1},       {"--bad", 1},     {"--build", 1},    {"--command", 1},  {"--run", 1},
-    {"--test", 1},       {"--json", 0},    {"--min-runs", 1}, {"--max-runs", 1}, {"--threshold", 1},
-    {"--confidence", 1}, {"--timeout", 1}, {"--all", 0},      {"--auto", 0},     {"--history", 1},
-    {"--paths", 1},      {"--help", 0},    {NULL, 0}};
+static const cli_option options[] = {{"--good", 1},      {"--bad", 1},        {"--build", 1},
+                                     {"--command", 1},   {"--run", 1},        {"--test", 1},
+                                     {"--json", 0},      {"--min-runs", 1},   {"--max-runs", 1},
+                                     {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
+                                     {"--all", 0},       {"--auto", 0},       {"--history", 1},
+                                     {"--paths", 1},     {"--help", 0},       {"--no-history", 0},
+                                     {NULL, 0}};
 
 static void usage(FILE *out)
 {
@@ -49,7 +51,11 @@ static void usage(FILE *out)
           "  --all                 find every commit that made it slower, not only one\n"
           "  --auto                take good and bad from the history of --test: the last\n"
           "                        commit where it was fine and the first flagged after it\n"
-          "  --history DIR         with --auto: the history directory (as culprit check)\n"
+          "  --history DIR         the history directory (default: as culprit check): with\n"
+          "                        --test, runs of the test it holds are reused instead of\n"
+          "                        re-run, and given explicitly (or $CULPRIT_HISTORY_DIR),\n"
+          "                        the bisection's own runs are recorded there\n"
+          "  --no-history          neither reuse nor record runs\n"
           "  --paths P             relevant path (file, directory or glob; repeatable):\n"
           "                        commits touching none are not built, and the culprit\n"
           "                        is confirmed against its parent\n"
@@ -63,7 +69,10 @@ static void usage(FILE *out)
 
 static void on_signal(int sig)
 {
-    /* Async-signal-safe: removes the temporary checkouts, then dies of the signal. */
+    /* Async-signal-safe: ends the build or run in progress (it is in a process group
+     * of its own, out of the terminal's reach), removes the temporary checkouts, then
+     * dies of the signal. */
+    culprit_process_interrupt();
     culprit_vcs_checkout_remove_all();
     signal(sig, SIG_DFL);
     raise(sig);
@@ -109,7 +118,10 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
         fprintf(stderr, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
         put_change(stderr, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(stderr, " in %zu runs each\n", step->runs);
+        fprintf(stderr, " in %zu runs each", step->runs);
+        if (step->reused)
+            fprintf(stderr, " (%zu from history)", step->reused);
+        fputc('\n', stderr);
     }
     culprit_buf_dispose(&mean);
 }
@@ -127,6 +139,8 @@ static json_t *step_json(const culprit_bisect_step *s)
     json_object_set_new(o, "change_low", cli_json_number(s->change_low));
     json_object_set_new(o, "change_high", cli_json_number(s->change_high));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
+    json_object_set_new(o, "reused", json_integer((json_int_t)s->reused));
+    json_object_set_new(o, "undecided", json_boolean(s->undecided));
     json_object_set_new(o, "skip_reason", cli_json_string(s->skip_reason));
     return o;
 }
@@ -153,6 +167,7 @@ static int print_json(const culprit_bisect_result *r)
     json_object_set_new(doc, "change_high", cli_json_number(r->change_high));
     json_object_set_new(doc, "builds", json_integer((json_int_t)r->builds));
     json_object_set_new(doc, "runs", json_integer((json_int_t)r->runs));
+    json_object_set_new(doc, "reused", json_integer((json_int_t)r->reused));
     for (size_t i = 0; i < r->nrange; i++)
         json_array_append_new(range, json_string(r->range[i]));
     json_object_set_new(doc, "range", range);
@@ -190,6 +205,9 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         printf("culprit bisect: %.12s is not significantly slower than %.12s: ", r->bad, r->good);
         put_change(stdout, s->change, s->change_low, s->change_high, confidence);
         printf(" in %zu runs each; nothing to bisect\n", s->runs);
+        if (s->undecided)
+            printf("  the runs could not rule a slowdown beyond the threshold out either: they "
+                   "vary too much to tell; more runs (--max-runs) may decide\n");
         return;
     }
     if (r->outcome == CULPRIT_BISECT_RESULT_SLOW_DECAY) {
@@ -238,8 +256,11 @@ static void print_text(const culprit_bisect_result *r, double confidence)
             printf("  %s\n", r->range[i]);
     }
     printf("  %zu commits between %.12s and %.12s; %zu steps, %zu builds, %zu runs, "
-           "%zu skipped\n",
+           "%zu skipped",
            r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
+    if (r->reused)
+        printf("; %zu runs reused from history", r->reused);
+    putchar('\n');
 }
 
 /*
@@ -328,8 +349,9 @@ int cli_bisect(int argc, char **argv)
     int kind, json = 0, help = 0, error = 0, status;
     const char **paths = NULL, *history_dir = NULL;
     size_t npaths = 0;
-    int automatic = 0;
+    int automatic = 0, no_history = 0;
     char good[41] = "", bad[41] = "";
+    cli_env env;
     size_t n;
     double v;
 
@@ -363,6 +385,8 @@ int cli_bisect(int argc, char **argv)
             automatic = 1;
         else if (cli_is(&args, "--history"))
             history_dir = args.value;
+        else if (cli_is(&args, "--no-history"))
+            no_history = 1;
         else if (cli_is(&args, "--paths")) {
             const char **grown = realloc(paths, (npaths + 1) * sizeof(*paths));
             if (!grown) {
@@ -426,8 +450,26 @@ int cli_bisect(int argc, char **argv)
                                             "with --test are required");
         return usage_error(paths);
     }
+    if (no_history && (history_dir || automatic)) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --no-history contradicts %s",
+                          history_dir ? "--history" : "--auto");
+        return usage_error(paths);
+    }
     if (o.max_runs < o.min_runs)
         o.max_runs = o.min_runs;
+    /* The store the test's runs are reused from (as culprit check finds it). Runs are
+     * recorded only into a store named explicitly: the default one lives in the
+     * working tree, which a bisection leaves as it found it. */
+    memset(&env, 0, sizeof(env));
+    if (o.run && !no_history) {
+        if (cli_env_open(&env, NULL, history_dir, 0) < 0) {
+            free(paths);
+            cli_error(NULL);
+            return CLI_EXIT_ERROR;
+        }
+        o.history_dir = env.settings.history_dir;
+        o.record = history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+    }
     o.paths = paths;
     o.npaths = npaths;
     p.confidence = o.confidence;
@@ -438,6 +480,7 @@ int cli_bisect(int argc, char **argv)
     signal(SIGHUP, on_signal);
     error = culprit_bisect_session(&r, &o);
     free(paths);
+    cli_env_dispose(&env);
     if (error < 0) {
         cli_error(NULL);
         return CLI_EXIT_ERROR;

@@ -7,10 +7,8 @@
  */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 static const cli_option options[] = {{"--commit", 1},  {"--baseline", 1}, {"--pool", 1},
@@ -90,31 +88,25 @@ static int parse(check_args *a, int argc, char **argv, int *help)
  */
 static int rerun(const char *binary, const char *test, const char *dir, const char *sha)
 {
-    char *argv[] = {(char *)binary, "--filter",  (char *)test, "--history", (char *)dir,
-                    "--commit",     (char *)sha, "--quiet",    NULL};
-    int status;
-    pid_t pid;
+    const char *argv[] = {binary,     "--filter", test,      "--history", dir,
+                          "--commit", sha,        "--quiet", NULL};
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    int error;
 
-    fflush(stdout);
-    fflush(stderr);
-    if ((pid = fork()) < 0)
-        return culprit_error_set_os("cannot start %s", binary);
-    if (pid == 0) {
-        dup2(STDERR_FILENO, STDOUT_FILENO);
-        execv(binary, argv);
-        fprintf(stderr, "culprit: cannot run %s: %s\n", binary, strerror(errno));
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            return culprit_error_set_os("waiting for %s", binary);
-    if (WIFSIGNALED(status))
-        return culprit_error_set(CULPRIT_ERROR, "%s was killed by signal %d", binary,
-                                 WTERMSIG(status));
-    if (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 2)
-        return culprit_error_set(CULPRIT_ERROR, "%s exited with %d", binary, WEXITSTATUS(status));
+    o.argv = argv;
+    o.output = CULPRIT_PROCESS_TO_STDERR;
+    if ((error = culprit_process_run(&r, &o)) < 0)
+        return error;
     /* 0 or 1 (a failing test): the run was recorded either way. */
-    return 0;
+    if (!r.exited || (r.status != 0 && r.status != 1)) {
+        culprit_buf why = CULPRIT_BUF_INIT;
+        culprit_process_describe(&why, &r, binary, 0);
+        error = culprit_error_set(CULPRIT_ERROR, "%s", culprit_buf_cstr(&why));
+        culprit_buf_dispose(&why);
+    }
+    culprit_process_result_dispose(&r);
+    return error;
 }
 
 static int flagged(culprit_verdict_kind kind)

@@ -2,4 +2,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/error.c
   ${CMAKE_CURRENT_LIST_DIR}/buf.c
   ${CMAKE_CURRENT_LIST_DIR}/fs.c
+  ${CMAKE_CURRENT_LIST_DIR}/process.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c)

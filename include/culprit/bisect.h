@@ -186,9 +186,9 @@ struct culprit_bisect_step;
  * first bad commit is found. The user's working tree, index, HEAD and refs are
  * never touched.
  *
- * This first driver measures a command's whole run time (`command`, the way
- * hyperfine times commands); perf-test measurement, history reuse, --all and
- * relevance skipping come with the rest of issue 4.
+ * What is measured: a command's whole run time (`command`, the way hyperfine times
+ * commands), or a culprit perf test (`run` + `test`), whose runs already in history
+ * are reused and whose new runs can be recorded there (`history_dir`, `record`).
  */
 typedef struct {
     unsigned int version;
@@ -212,6 +212,11 @@ typedef struct {
                                     these paths (directories or globs) are not built */
     size_t npaths;
     const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
+    const char *history_dir;     /**< with run/test: a history store whose runs of the test at a
+                                      commit (clean tree, this machine, the same compiler and
+                                      flags as this session's runs) are reused as samples;
+                                      NULL: none */
+    int record;                  /**< also record this session's runs into history_dir */
     /** Called after each step (NULL: silent). */
     void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
                      void *payload);
@@ -236,6 +241,7 @@ typedef struct culprit_bisect_step {
     double change, change_low, change_high; /**< relative change and its interval */
     size_t runs;                            /**< runs of each of the two commits */
     int undecided; /**< good only because max_runs could not tell (not a proven non-slowdown) */
+    size_t reused; /**< samples of the two sides taken from history instead of run */
 } culprit_bisect_step;
 
 typedef enum {
@@ -264,6 +270,7 @@ typedef struct {
     size_t nsteps;
     culprit_bisect_step *steps; /**< the initial good/bad check first */
     size_t builds, runs;        /**< spent */
+    size_t reused;              /**< samples taken from history instead of running */
     size_t nrange;
     char (*range)[41]; /**< AMBIGUOUS: the possible first bad commits */
     size_t nculprits;
@@ -280,8 +287,11 @@ typedef struct {
  * the bad end does not build or run, or too many commits failed (the message says
  * which and why). A bad end that is not slower is not an error: outcome
  * NO_REGRESSION, with the figures. Temporary checkouts are removed on every path.
+ * Builds and runs go in a process group of their own: a SIGINT handler ends them
+ * with culprit_process_interrupt() before culprit_vcs_checkout_remove_all().
  */
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
+
 void culprit_bisect_result_dispose(culprit_bisect_result *result);
 
 #ifdef __cplusplus

@@ -145,6 +145,74 @@ int culprit_suggest(const char ***out, size_t *n_out, const char *word, const ch
  */
 int culprit_suggest_format(culprit_buf *out, const char *const *names, size_t n);
 
+/* ------------------------------------------------------------- processes --- */
+
+/** Where a child's output goes. */
+typedef enum {
+    CULPRIT_PROCESS_INHERIT = 0, /**< its stdout and stderr are ours */
+    CULPRIT_PROCESS_TO_STDERR,   /**< its stdout goes to our stderr (our stdout stays clean) */
+    CULPRIT_PROCESS_QUIET,       /**< both to /dev/null */
+    CULPRIT_PROCESS_CAPTURE      /**< both captured; the last `tail` bytes are kept */
+} culprit_process_output;
+
+/** How to run a child: `argv` (PATH searched) or `shell` (/bin/sh -c), exactly one. */
+typedef struct {
+    unsigned int version;
+    const char *const *argv; /**< the program and its arguments, NULL-terminated */
+    const char *shell;       /**< or: a command line for /bin/sh -c */
+    const char *dir;         /**< its working directory; NULL: ours */
+    const char *const *env;  /**< NULL-terminated "NAME=value" entries added to ours */
+    double timeout_s;        /**< killed after this long; 0: never */
+    culprit_process_output output;
+    size_t tail;   /**< with CAPTURE: bytes of output kept (0: 600) */
+    int own_group; /**< a process group of its own: a timeout or
+                        culprit_process_interrupt() kills everything it started,
+                        and a Ctrl-C at the terminal does not reach it */
+} culprit_process_options;
+
+#define CULPRIT_PROCESS_OPTIONS_VERSION 1
+#define CULPRIT_PROCESS_OPTIONS_INIT                                                               \
+    {                                                                                              \
+        .version = CULPRIT_PROCESS_OPTIONS_VERSION                                                 \
+    }
+
+/** How a child ended. */
+typedef struct {
+    int exited;        /**< 1: it exited, with `status` */
+    int status;        /**< its exit status */
+    int signal;        /**< the signal that killed it (0: none) */
+    int timed_out;     /**< killed at the timeout */
+    double elapsed_ns; /**< wall time from start to exit (monotonic clock) */
+    char *output;      /**< with CAPTURE: the tail of its output (malloc'd, NUL-terminated) */
+} culprit_process_result;
+
+/**
+ * Runs a child to its end. Returns 0 once it ran (whatever its status: see `out`);
+ * CULPRIT_EINVALID for bad options; CULPRIT_ENOTFOUND when the program cannot be
+ * started (not found, not executable, no such directory: the message names it and
+ * why); CULPRIT_ERROR when culprit itself cannot (fork, pipe). Our stdout and stderr
+ * are flushed first. Not thread-safe (one child at a time per process).
+ */
+int culprit_process_run(culprit_process_result *out, const culprit_process_options *opts);
+void culprit_process_result_dispose(culprit_process_result *result);
+
+/** 1 when the child exited with status 0. */
+int culprit_process_succeeded(const culprit_process_result *result);
+
+/**
+ * Says how a child ended, after `what` (e.g. the command in quotes): "exited with
+ * status 3", "was killed by signal 9 (Killed)", "timed out after 5 s", then ": ..."
+ * and the captured tail, if any.
+ */
+int culprit_process_describe(culprit_buf *out, const culprit_process_result *result,
+                             const char *what, double timeout_s);
+
+/**
+ * Kills the child running in a group of its own (own_group), with everything it
+ * started. Async-signal-safe: for a SIGINT/SIGTERM handler about to end the process.
+ */
+void culprit_process_interrupt(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -210,6 +210,29 @@ set -e
 [ "$status" -eq 1 ] || fail "no regression: exit $status: $(cat "$work/none.log")"
 grep -q "not significantly slower" "$work/none.log" || fail "no regression not said: $(cat "$work/none.log")"
 
+# Ctrl-C during a build: culprit dies of the signal, the build it started (in a
+# process group of its own, out of the terminal's reach) is killed, the temporary
+# checkouts are removed, and the repository is unchanged.
+mkdir "$work/tmp"
+before=$(fingerprint "$work/e1")
+marker=$((RANDOM + 40000))
+(cd "$work/e1" && TMPDIR="$work/tmp" exec "$culprit" bisect --good r1 --bad r6 \
+    --build "touch '$work/building'; sleep $marker.5" --command ./fibprog > /dev/null 2>&1) &
+pid=$!
+for _ in $(seq 1 100); do [ -e "$work/building" ] && break; sleep 0.1; done
+[ -e "$work/building" ] || fail "Ctrl-C test: the build never started"
+ls "$work/tmp" | grep -q '^culprit-checkout-' || fail "Ctrl-C test: no checkout to remove"
+kill -INT "$pid"
+set +e
+wait "$pid"
+status=$?
+set -e
+[ "$status" -eq 130 ] || fail "Ctrl-C: culprit exited $status, not by SIGINT"
+sleep 0.2
+! pgrep -f "sleep $marker.5" > /dev/null || fail "Ctrl-C left the build running"
+[ -z "$(ls -A "$work/tmp")" ] || fail "Ctrl-C left $(ls "$work/tmp")"
+[ "$before" = "$(fingerprint "$work/e1")" ] || fail "Ctrl-C changed the user's repository"
+
 # Bad input: good not an ancestor of bad, unknown revision, a build failing everywhere.
 set +e
 (cd "$work/e6" && "$culprit" bisect --good r6 --bad r1 --command true > "$work/bad.log" 2>&1)

@@ -76,6 +76,8 @@ got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
 [ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "named ${got:-nothing}, expected r4: $(cat "$work/out.json")"
 
 # --auto: good and bad from the history: the last fine run (r3), the first flagged (r6).
+# The store is named, so the runs the bisection makes are recorded into it.
+nhist=$(ls "$work/hist" | grep -c '\.xml$')
 (cd "$repo" && "$culprit" bisect --auto --test fibsuite.fib_conf --history "$work/hist" \
     --build "$build" --run './fib_test --quiet' --json > "$work/auto.json" 2> "$work/auto.err") ||
   fail "bisect --auto exited $?: $(cat "$work/auto.err")"
@@ -87,6 +89,38 @@ done
 [ "$ok" = 1 ] || fail "--auto chose other ends: $(cat "$work/auto.err"); $(cd "$repo" && "$culprit" history --test fibsuite.fib_conf --history "$work/hist" 2>&1)"
 got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/auto.json")
 [ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "--auto named ${got:-nothing}: $(cat "$work/auto.json")"
+
+nrecorded=$(( $(ls "$work/hist" | grep -c '\.xml$') - nhist ))
+[ "$nrecorded" -ge 10 ] || fail "--auto recorded $nrecorded runs into the named history"
+grep -q "$(git -C "$repo" rev-parse r4)" "$work/hist"/*.xml || fail "no run of r4 recorded"
+
+# History reuse: the same bisection as the first, now with the store --auto filled:
+# the runs of r3..r6 measured there (same machine and build) are samples already.
+json_int() { sed -n "s/^  \"$1\": \([0-9]*\).*/\1/p" "$2"; }
+(cd "$repo" && "$culprit" bisect --good r1 --bad r6 --history "$work/hist" --build "$build" \
+    --run './fib_test --quiet' --test fibsuite.fib_conf --json > "$work/again.json" 2> "$work/again.err") ||
+  fail "bisect with history exited $?: $(cat "$work/again.err")"
+got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/again.json")
+[ "$got" = "$(git -C "$repo" rev-parse r4)" ] || fail "with history: named ${got:-nothing}"
+# The first step (r6 against r1) takes r6's runs from history: r6 is never built, and
+# the runs the decision needs on that side are not made again (the counts of later,
+# adaptive steps depend on the machine's noise; these do not).
+step0_reused=$(sed -n 's/^      "reused": \([0-9]*\).*/\1/p' "$work/again.json" | head -1)
+[ "${step0_reused:-0}" -ge 5 ] || fail "r6's runs not reused: $(cat "$work/again.json")"
+[ "$(json_int builds "$work/again.json")" -lt "$(json_int builds "$work/out.json")" ] ||
+  fail "reuse saved no builds: $(json_int builds "$work/again.json") vs $(json_int builds "$work/out.json")"
+# Another build (other flags) of the same commits: its runs are not the same measurement.
+(cd "$repo" && "$culprit" bisect --good r3 --bad r4 --history "$work/hist" \
+    --build "$build -DCULPRIT_BUILD_FLAGS='\"-O2 -DOTHER\"'" --run './fib_test --quiet' \
+    --test fibsuite.fib_conf --json > "$work/other.json" 2>&1) || fail "bisect, other flags: exited $?"
+[ "$(json_int reused "$work/other.json")" -eq 0 ] || fail "runs of another build reused"
+# --no-history: neither read nor written.
+nhist=$(ls "$work/hist" | grep -c '\.xml$')
+(cd "$repo" && CULPRIT_HISTORY_DIR="$work/hist" "$culprit" bisect --good r3 --bad r4 --no-history \
+    --build "$build" --run './fib_test --quiet' --test fibsuite.fib_conf --json > "$work/none.json" 2>&1) ||
+  fail "bisect --no-history exited $?"
+[ "$(json_int reused "$work/none.json")" -eq 0 ] || fail "--no-history reused runs"
+[ "$(ls "$work/hist" | grep -c '\.xml$')" -eq "$nhist" ] || fail "--no-history recorded runs"
 
 # A test name the binary does not have: the ends cannot be measured, exit 2.
 set +e

@@ -1,0 +1,176 @@
+/* Child processes (framework/core/process.c): statuses, signals, timeouts that end
+ * the whole process group, the kept tail of the output, the environment and the
+ * working directory, and a program that cannot be started. */
+#include "culprit/core.h"
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+static int run_shell(culprit_process_result *r, const char *cmd, culprit_process_output output,
+                     double timeout_s, int own_group)
+{
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+
+    o.shell = cmd;
+    o.output = output;
+    o.timeout_s = timeout_s;
+    o.own_group = own_group;
+    return culprit_process_run(r, &o);
+}
+
+static void exit_status_and_captured_output(void **state)
+{
+    culprit_process_result r;
+    culprit_buf why = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(run_shell(&r, "echo out; echo err >&2; exit 3", CULPRIT_PROCESS_CAPTURE, 0, 0),
+                     0);
+    assert_true(r.exited);
+    assert_int_equal(r.status, 3);
+    assert_false(culprit_process_succeeded(&r));
+    assert_string_equal(r.output, "out\nerr\n");
+    assert_int_equal(culprit_process_describe(&why, &r, "'x'", 0), 0);
+    assert_string_equal(culprit_buf_cstr(&why), "'x' exited with status 3: ...out\nerr\n");
+    culprit_process_result_dispose(&r);
+    culprit_buf_dispose(&why);
+
+    assert_int_equal(run_shell(&r, "true", CULPRIT_PROCESS_QUIET, 0, 0), 0);
+    assert_true(culprit_process_succeeded(&r));
+    assert_null(r.output);
+    assert_true(r.elapsed_ns > 0);
+    culprit_process_result_dispose(&r);
+}
+
+static void only_the_tail_of_the_output_is_kept(void **state)
+{
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    (void)state;
+
+    o.shell = "i=0; while [ $i -lt 3000 ]; do printf 'abcdefghij'; i=$((i+1)); done; printf END";
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    o.tail = 15;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_string_equal(r.output, "ijabcdefghijEND"); /* the last 15 of 30,003 bytes */
+    culprit_process_result_dispose(&r);
+}
+
+static void a_signal_is_reported(void **state)
+{
+    culprit_process_result r;
+    culprit_buf why = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(run_shell(&r, "kill -TERM $$", CULPRIT_PROCESS_INHERIT, 0, 0), 0);
+    assert_false(r.exited);
+    assert_int_equal(r.signal, SIGTERM);
+    culprit_process_describe(&why, &r, "it", 0);
+    assert_non_null(strstr(culprit_buf_cstr(&why), "killed by signal 15"));
+    culprit_process_result_dispose(&r);
+    culprit_buf_dispose(&why);
+}
+
+/* Running, not a zombie: an orphan killed with its group waits for an init that
+ * may not reap it in a container. */
+static int alive(long pid)
+{
+    char path[64], state = 0;
+    FILE *f;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+        state = 0;
+    fclose(f);
+    return state != 0 && state != 'Z' && state != 'X';
+}
+
+/* A timeout with own_group ends the grandchildren too: a background `sleep` the
+ * command started is gone afterwards. */
+static void a_timeout_kills_the_whole_group(void **state)
+{
+    char dir[] = "/tmp/culprit-process-XXXXXX", cmd[256], pidfile[64];
+    culprit_process_result r;
+    culprit_buf pid_text = CULPRIT_BUF_INIT;
+    long pid;
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
+    snprintf(cmd, sizeof(cmd), "sleep 60 & echo $! > %s; wait", pidfile);
+    assert_int_equal(run_shell(&r, cmd, CULPRIT_PROCESS_CAPTURE, 0.3, 1), 0);
+    assert_true(r.timed_out);
+    assert_false(r.exited);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(culprit_fs_read_file(&pid_text, pidfile), 0);
+    pid = strtol(culprit_buf_cstr(&pid_text), NULL, 10);
+    assert_true(pid > 0);
+    for (int i = 0; i < 100 && alive(pid); i++)
+        usleep(10000);
+    assert_false(alive(pid));
+    culprit_process_result_dispose(&r);
+    culprit_buf_dispose(&pid_text);
+    unlink(pidfile);
+    rmdir(dir);
+}
+
+static void environment_and_directory(void **state)
+{
+    const char *env[] = {"CULPRIT_PROCESS_TEST=hello", NULL};
+    const char *argv[] = {"sh", "-c", "printf '%s %s' \"$CULPRIT_PROCESS_TEST\" \"$(pwd)\"", NULL};
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    (void)state;
+
+    o.argv = argv; /* PATH searched */
+    o.env = env;
+    o.dir = "/";
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_string_equal(r.output, "hello /");
+    assert_null(getenv("CULPRIT_PROCESS_TEST")); /* ours is unchanged */
+    culprit_process_result_dispose(&r);
+}
+
+static void a_program_that_cannot_start_is_an_error(void **state)
+{
+    const char *argv[] = {"culprit-no-such-program", "x", NULL};
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    (void)state;
+
+    o.argv = argv;
+    assert_int_equal(culprit_process_run(&r, &o), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), "cannot run 'culprit-no-such-program'"));
+    o.argv = (const char *[]){"true", NULL};
+    o.dir = "/nonexistent-culprit-dir";
+    assert_int_equal(culprit_process_run(&r, &o), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), "/nonexistent-culprit-dir"));
+    o.dir = NULL;
+    o.shell = "true"; /* both: refused */
+    assert_int_equal(culprit_process_run(&r, &o), CULPRIT_EINVALID);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exit_status_and_captured_output),
+        cmocka_unit_test(only_the_tail_of_the_output_is_kept),
+        cmocka_unit_test(a_signal_is_reported),
+        cmocka_unit_test(a_timeout_kills_the_whole_group),
+        cmocka_unit_test(environment_and_directory),
+        cmocka_unit_test(a_program_that_cannot_start_is_an_error),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
