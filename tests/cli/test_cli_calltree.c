@@ -150,7 +150,8 @@ static void record_of_an_uninstrumented_program_says_how_to_fix_it(void **state)
                    "calltree record --quiet '%s'", TRACE_PLAIN);
     expect_culprit(dir, 2, "culprit_instrument(<target>)", "calltree record --quiet '%s'",
                    TRACE_PLAIN);
-    expect_culprit(dir, 2, "could not be run", "calltree record --quiet /nonexistent/prog");
+    expect_culprit(dir, 2, "cannot run '/nonexistent/prog'",
+                   "calltree record --quiet /nonexistent/prog");
 }
 
 static void usage_errors(void **state)

@@ -450,7 +450,13 @@ static void a_command_that_cannot_run_is_an_error(void **state)
 
     opts.quiet = 1;
     assert_int_equal(culprit_calltree_record(&t, argv, &opts), CULPRIT_ERROR);
-    assert_non_null(strstr(culprit_error_last(), "could not be run"));
+    assert_non_null(strstr(culprit_error_last(), "cannot run '/nonexistent/program'"));
+    {
+        const char *killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+        assert_int_equal(culprit_calltree_record(&t, killed, &opts), CULPRIT_ERROR);
+        assert_non_null(strstr(culprit_error_last(),
+                               "'/bin/sh' was killed by signal 9 (Killed) while recorded"));
+    }
 }
 
 /* The runner's hook: one tree per perf test, with that test's calls only. */
