@@ -281,6 +281,21 @@ static void close_sessions(sessions *all)
     free(all->v);
 }
 
+/* The compilation unit holding `addr`. libdw finds it through .debug_aranges,
+ * which clang does not emit: without it, the answer can be another unit (one that
+ * has aranges), so it is checked, and the units are searched one by one if wrong. */
+static Dwarf_Die *compile_unit(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+
+    if (cu && dwarf_haspc(cu, addr - *bias) > 0)
+        return cu;
+    for (cu = NULL; (cu = dwfl_module_nextcu(mod, cu, bias));)
+        if (dwarf_haspc(cu, addr - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
 /* Names function `f` from its object; 1 when named, 0 when it keeps its address. */
 static int name_function(culprit_calltree_function *fn, sessions *all, int *error)
 {
@@ -301,7 +316,7 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     if (fn->build_id && strcmp(fn->build_id, s->build_id) != 0)
         return 0;
     name = dwfl_module_addrinfo(mod, fn->address, &off, &sym, NULL, NULL, NULL);
-    if ((cu = dwfl_module_addrdie(mod, fn->address, &bias)) && (index = cu_for(s, cu, error)) &&
+    if ((cu = compile_unit(mod, fn->address, &bias)) && (index = cu_for(s, cu, error)) &&
         (sub = find_subprogram(index, fn->address - bias))) {
         const char *dname = dwarf_diename(sub);
         if (!name && dname)
