@@ -114,8 +114,9 @@ static int same_function(const culprit_calltree *a, size_t fa, const culprit_cal
            ((!x->file && !y->file) || (x->file && y->file && strcmp(x->file, y->file) == 0));
 }
 
-/* Copies the times of run `level`'s nodes at depth `depth` into the structure tree,
- * matched by call path. Paths the structure run did not see are left out. */
+/* Adds the times of a level run's nodes at depth `depth` into the structure tree,
+ * matched by call path, the timed calls counted in `samples`; finish_level() then
+ * scales them. Paths the structure run did not see are left out. */
 static int merge_level(culprit_calltree *s, const culprit_calltree *l, size_t depth)
 {
     size_t *map = malloc(l->nnodes * sizeof(*map));
@@ -136,13 +137,31 @@ static int merge_level(culprit_calltree *s, const culprit_calltree *l, size_t de
         if (found != CULPRIT_CALLTREE_NONE && n->depth == depth && n->calls > 0 &&
             !isnan(n->inclusive_ns)) {
             culprit_calltree_node *t = &s->nodes[found];
-            double scale = (double)t->calls / (double)n->calls;
-            t->inclusive_ns = n->inclusive_ns * scale;
-            t->inclusive_sq_ns2 = n->inclusive_sq_ns2 * scale;
+            if (t->samples == 0)
+                t->inclusive_ns = t->inclusive_sq_ns2 = 0;
+            t->inclusive_ns += n->inclusive_ns;
+            t->inclusive_sq_ns2 += n->inclusive_sq_ns2;
+            t->samples += n->calls;
         }
     }
     free(map);
     return 0;
+}
+
+/* The sums of depth `depth`, over `samples` timed calls from all its runs, scaled to
+ * the structure run's call count: the mean and the mean square per call are kept
+ * (a nondeterministic program may call a node more or less often in a timing run),
+ * and `samples` stays the n of the statistics. */
+static void finish_level(culprit_calltree *s, size_t depth)
+{
+    for (size_t i = 1; i < s->nnodes; i++) {
+        culprit_calltree_node *t = &s->nodes[i];
+        if (t->depth == depth && t->samples > 0) {
+            double scale = (double)t->calls / (double)t->samples;
+            t->inclusive_ns *= scale;
+            t->inclusive_sq_ns2 *= scale;
+        }
+    }
 }
 
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
@@ -194,26 +213,29 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
             depth = s->nodes[i].depth;
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
 
-    /* One timing run per depth. */
+    /* `repeat` timing runs per depth. */
     for (size_t d = 1; d <= nlevels; d++) {
         if (opts->progress)
             opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
-        if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
-            goto cleanup;
-        if (access(path.ptr, F_OK) != 0) {
-            error = culprit_error_set(CULPRIT_ERROR,
-                                      "'%s' wrote no call tree in its level-%zu run, although "
-                                      "its structure run did",
-                                      argv[0], d);
-            goto cleanup;
+        for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
+            if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
+                goto cleanup;
+            if (access(path.ptr, F_OK) != 0) {
+                error = culprit_error_set(CULPRIT_ERROR,
+                                          "'%s' wrote no call tree in its level-%zu run, "
+                                          "although its structure run did",
+                                          argv[0], d);
+                goto cleanup;
+            }
+            if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
+                (error = merge_level(s, l, d)) < 0)
+                goto cleanup;
+            s->overhead_ns = l->overhead_ns;
+            culprit_calltree_free(l);
+            l = NULL;
+            unlink(path.ptr);
         }
-        if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
-            (error = merge_level(s, l, d)) < 0)
-            goto cleanup;
-        s->overhead_ns = l->overhead_ns;
-        culprit_calltree_free(l);
-        l = NULL;
-        unlink(path.ptr);
+        finish_level(s, d);
     }
 
     /* Exclusive time: the node's own minus its children's, each from its own run. */

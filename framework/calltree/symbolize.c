@@ -382,6 +382,7 @@ static int remerge(culprit_calltree *tree)
             m->inclusive_ns = n->inclusive_ns;
             m->inclusive_sq_ns2 = n->inclusive_sq_ns2;
             m->exclusive_ns = n->exclusive_ns;
+            m->samples = n->samples;
         } else {
             culprit_calltree_node_add(&t->nodes[nmap[i]], n);
         }

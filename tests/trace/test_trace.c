@@ -359,6 +359,17 @@ static void record_merges_a_structure_run_and_one_run_per_level(void **state)
         assert_false(isnan(t->nodes[i].exclusive_ns));
     }
     assert_string_equal(t->command, FIXTURE " levels");
+    assert_int_equal(t->nodes[find(t, "main", "outer", "inner", NULL)].samples, 3);
+    culprit_calltree_free(t);
+
+    /* Three runs per depth: the call counts stay, the samples triple. */
+    opts.repeat = 3;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "outer", NULL)), 1);
+    assert_int_equal(t->nodes[find(t, "main", "outer", NULL)].samples, 3);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", NULL)), 3);
+    assert_int_equal(t->nodes[find(t, "main", "outer", "inner", NULL)].samples, 9);
+    assert_true(t->nodes[find(t, "main", "outer", "inner", NULL)].inclusive_sq_ns2 > 0);
     culprit_calltree_free(t);
 }
 
