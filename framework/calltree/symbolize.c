@@ -296,6 +296,28 @@ static Dwarf_Die *compile_unit(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bi
     return NULL;
 }
 
+/* The file a function is declared in. DWARF 5 numbers the unit's primary source
+ * file 0; elfutils 0.188 cannot read a file table whose only entry is that one
+ * (clang writes such tables when the build directory is not above the source),
+ * so a declaration in file 0 falls back to the unit's own name, made absolute
+ * with its compilation directory. `buf` holds the joined name. */
+static const char *decl_file(Dwarf_Die *sub, Dwarf_Die *cu, culprit_buf *buf)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    const char *file = dwarf_decl_file(sub), *name, *dir;
+
+    if (file || !dwarf_attr_integrate(sub, DW_AT_decl_file, &attr) ||
+        dwarf_formudata(&attr, &index) != 0 || index != 0 || !(name = dwarf_diename(cu)))
+        return file;
+    if (name[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr))))
+        return name;
+    culprit_buf_clear(buf);
+    if (culprit_buf_printf(buf, "%s/%s", dir, name) < 0)
+        return NULL;
+    return buf->ptr;
+}
+
 /* Names function `f` from its object; 1 when named, 0 when it keeps its address. */
 static int name_function(culprit_calltree_function *fn, sessions *all, int *error)
 {
@@ -309,6 +331,8 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     const char *name = NULL, *file = NULL;
     unsigned int low = 0, high = 0;
     char *n = NULL, *fl = NULL;
+    culprit_buf fallback = CULPRIT_BUF_INIT;
+    int named = 0;
 
     if (!mod)
         return 0;
@@ -321,15 +345,15 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
         const char *dname = dwarf_diename(sub);
         if (!name && dname)
             name = dname; /* a function the symbol table lost but DWARF describes */
-        if ((file = dwarf_decl_file(sub)))
+        if ((file = decl_file(sub, cu, &fallback)))
             line_range(&low, &high, index, sub, file);
     }
     if (*error < 0 || !name)
-        return 0;
+        goto cleanup;
     if (!(n = strdup(name)) || (file && !(fl = strdup(file)))) {
         free(n);
         *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", fn->object);
-        return 0;
+        goto cleanup;
     }
     free(fn->name);
     free(fn->file);
@@ -337,7 +361,10 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     fn->file = fl;
     fn->line_low = low;
     fn->line_high = high;
-    return 1;
+    named = 1;
+cleanup:
+    culprit_buf_dispose(&fallback);
+    return named;
 }
 
 /* Rebuilds `tree` with functions interned again by identity, so that two entries
