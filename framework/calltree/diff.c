@@ -128,21 +128,26 @@ static int match_children(builder *b, const size_t *map, size_t k)
     return 0;
 }
 
-/* The per-call durations of a node as a Welford state; 0 when it has none. */
+/*
+ * The per-call durations of a node as a Welford state; 0 when it has none. The
+ * sums stand for `calls` calls; the timed calls behind them are `samples` (more
+ * when the recorder repeated the level), which is the n of the statistics: the
+ * mean and the mean square per call stay, m2 scales with n.
+ */
 static int per_call(culprit_welford *w, const culprit_calltree_node *n)
 {
-    double mean;
+    double mean, m2;
+    uint64_t samples = n->samples ? n->samples : n->calls;
 
     culprit_welford_init(w);
     if (n->calls == 0 || !isfinite(n->inclusive_ns))
         return 0;
     mean = n->inclusive_ns / (double)n->calls;
-    w->n = n->calls;
+    w->n = samples;
     w->mean = w->min = w->max = mean;
     /* m2 = sum x^2 - n mean^2; rounding can take it a hair below zero. */
-    w->m2 = isfinite(n->inclusive_sq_ns2) ? n->inclusive_sq_ns2 - n->inclusive_ns * mean : NAN;
-    if (w->m2 < 0)
-        w->m2 = 0;
+    m2 = isfinite(n->inclusive_sq_ns2) ? n->inclusive_sq_ns2 - n->inclusive_ns * mean : NAN;
+    w->m2 = m2 < 0 ? 0 : m2 * (double)samples / (double)n->calls;
     return 1;
 }
 

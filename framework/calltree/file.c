@@ -155,6 +155,7 @@ static double add_time(double a, double b)
 void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src)
 {
     dst->calls += src->calls;
+    dst->samples += src->samples;
     dst->inclusive_ns = add_time(dst->inclusive_ns, src->inclusive_ns);
     dst->inclusive_sq_ns2 = add_time(dst->inclusive_sq_ns2, src->inclusive_sq_ns2);
     dst->exclusive_ns = add_time(dst->exclusive_ns, src->exclusive_ns);
@@ -407,10 +408,10 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             error = more < 0 ? more : truncated(r, "nodes", i, nnodes);
             goto cleanup;
         }
-        if (r->nfields != 9 || strcmp(r->fields[0], "node") != 0) {
+        if ((r->nfields != 9 && r->nfields != 10) || strcmp(r->fields[0], "node") != 0) {
             error = fail(r,
                          "expected 'node INDEX PARENT FUNCTION DEPTH CALLS INCLUSIVE SQUARES "
-                         "EXCLUSIVE' (%zu of %zu)",
+                         "EXCLUSIVE [SAMPLES]' (%zu of %zu)",
                          i + 1, nnodes);
             goto cleanup;
         }
@@ -425,6 +426,10 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             (error = parse_time(r, &stats.exclusive_ns, r->fields[8], "exclusive time")) < 0)
             goto cleanup;
         stats.calls = calls;
+        stats.samples = isnan(stats.inclusive_ns) ? 0 : calls;
+        if (r->nfields == 10 &&
+            (error = parse_u64(r, &stats.samples, r->fields[9], "sample count")) < 0)
+            goto cleanup;
         if (idx != i) {
             error = fail(r, "node %" PRIu64 " out of order (expected %zu)", idx, i);
             goto cleanup;
@@ -460,6 +465,7 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
             node->inclusive_ns = stats.inclusive_ns;
             node->inclusive_sq_ns2 = stats.inclusive_sq_ns2;
             node->exclusive_ns = stats.exclusive_ns;
+            node->samples = stats.samples;
         } else { /* a path identical to an earlier one (two copies of a function) */
             culprit_calltree_node_add(&tree->nodes[nmap[i]], &stats);
         }
@@ -639,6 +645,9 @@ int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
             (error = put_time(out, n->inclusive_ns)) < 0 ||
             (error = put_time(out, n->inclusive_sq_ns2)) < 0 ||
             (error = put_time(out, n->exclusive_ns)) < 0 ||
+            /* SAMPLES only when it is not what a single run implies. */
+            (n->samples != (isnan(n->inclusive_ns) ? 0 : n->calls) &&
+             (error = culprit_buf_printf(out, " %" PRIu64, n->samples)) < 0) ||
             (error = culprit_buf_puts(out, "\n")) < 0)
             goto cleanup;
     }

@@ -9,19 +9,14 @@
  * binary is still there. `culprit calltree record` and `culprit bisect --calltree`
  * (in a checkout directory, with its own environment) are built on this.
  */
-#define _GNU_SOURCE /* execvpe */
+#define _GNU_SOURCE /* asprintf */
 #include "culprit/calltree.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
                                          unsigned int version)
@@ -33,39 +28,64 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
     return 0;
 }
 
-/* The environment of a run: the caller's without any CULPRIT_TRACE_* (a variable
- * left over from the user's shell must not redirect the files), the options'
- * extra entries, then this run's mode. `strings` owns the added entries. */
-static int run_env(char ***out, char **strings, const culprit_calltree_record_options *opts,
-                   const char *path, const char *mode, unsigned int level)
+/* Runs the command once, under the runtime's variables for this run; 0 when it ran
+ * to an exit (any status). The caller's environment is inherited, with every
+ * CULPRIT_TRACE_* variable of this run set after the options' extra entries: a
+ * variable left over from the user's shell must not redirect the files, and an
+ * inherited CULPRIT_TRACE_DIR is emptied (the runtime and the runner take an empty
+ * value for unset), so the runs write nothing but this file. */
+static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
+                    const char *path, const char *mode, unsigned int level)
 {
-    size_t n = 0, k = 0, nextra = 0;
-    char **env;
+    culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result result;
+    culprit_buf vars = CULPRIT_BUF_INIT, msg = CULPRIT_BUF_INIT;
+    const char **env = NULL;
+    size_t nextra = 0, k = 0;
+    int error;
 
-    while (environ[n])
-        n++;
     while (opts->env && opts->env[nextra])
         nextra++;
-    if (!(env = calloc(n + nextra + 4, sizeof(*env))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "CULPRIT_TRACE_", 14) != 0)
-            env[k++] = environ[i];
-    for (size_t i = 0; i < nextra; i++)
-        env[k++] = (char *)opts->env[i];
-    if (asprintf(&strings[0], "CULPRIT_TRACE_OUT=%s", path) < 0 ||
-        asprintf(&strings[1], "CULPRIT_TRACE_MODE=%s", mode) < 0 ||
-        (level && asprintf(&strings[2], "CULPRIT_TRACE_LEVEL=%u", level) < 0)) {
-        free(env);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    /* One buffer, four NUL-separated entries. */
+    if ((error = culprit_buf_printf(&vars, "CULPRIT_TRACE_OUT=%s", path)) < 0 ||
+        (error = culprit_buf_put(&vars, "", 1)) < 0 ||
+        (error = culprit_buf_printf(&vars, "CULPRIT_TRACE_MODE=%s", mode)) < 0 ||
+        (error = culprit_buf_put(&vars, "", 1)) < 0 ||
+        (error = level ? culprit_buf_printf(&vars, "CULPRIT_TRACE_LEVEL=%u", level)
+                       : culprit_buf_puts(&vars, "CULPRIT_TRACE_LEVEL=")) < 0 ||
+        (error = culprit_buf_put(&vars, "", 1)) < 0 ||
+        (error = culprit_buf_puts(&vars, "CULPRIT_TRACE_DIR=")) < 0)
+        goto cleanup;
+    if (!(env = calloc(nextra + 5, sizeof(*env)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
     }
-    env[k++] = strings[0];
-    env[k++] = strings[1];
-    if (level) /* the structure run has none */
-        env[k++] = strings[2];
-    env[k] = NULL;
-    *out = env;
-    return 0;
+    for (size_t i = 0; i < nextra; i++)
+        env[k++] = opts->env[i];
+    for (const char *v = vars.ptr; k < nextra + 4; v += strlen(v) + 1)
+        env[k++] = v;
+    po.argv = argv;
+    po.dir = opts->workdir;
+    po.env = env;
+    po.output = opts->quiet ? CULPRIT_PROCESS_QUIET : CULPRIT_PROCESS_INHERIT;
+    if ((error = culprit_process_run(&result, &po)) < 0) {
+        /* Not found means "not instrumented" to our callers; this is another error. */
+        error = culprit_error_recode(CULPRIT_ERROR);
+        goto cleanup;
+    }
+    if (!result.exited) {
+        char *what = NULL;
+        if (asprintf(&what, "'%s'", argv[0]) >= 0)
+            culprit_process_describe(&msg, &result, what, 0);
+        free(what);
+        error = culprit_error_set(CULPRIT_ERROR, "%s while recorded", culprit_buf_cstr(&msg));
+    }
+    culprit_process_result_dispose(&result);
+cleanup:
+    free(env);
+    culprit_buf_dispose(&vars);
+    culprit_buf_dispose(&msg);
+    return error;
 }
 
 static void command_line(culprit_buf *out, const char *const *argv)
@@ -75,56 +95,6 @@ static void command_line(culprit_buf *out, const char *const *argv)
             culprit_buf_puts(out, " ");
         culprit_buf_puts(out, argv[i]);
     }
-}
-
-/* Runs the command once; 0 when it ran to an exit (any status). */
-static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
-                    const char *path, const char *mode, unsigned int level)
-{
-    char *strings[3] = {NULL, NULL, NULL}, **env = NULL;
-    int status = 0, error;
-    pid_t pid;
-
-    if ((error = run_env(&env, strings, opts, path, mode, level)) < 0)
-        goto cleanup;
-    fflush(stdout);
-    fflush(stderr);
-    if ((pid = fork()) < 0) {
-        error = culprit_error_set_os("cannot fork");
-        goto cleanup;
-    }
-    if (pid == 0) {
-        if (opts->quiet) {
-            int fd = open("/dev/null", O_WRONLY);
-            if (fd >= 0) {
-                dup2(fd, 1);
-                dup2(fd, 2);
-            }
-        }
-        if (opts->workdir && chdir(opts->workdir) < 0) {
-            fprintf(stderr, "culprit: cannot enter '%s': %s\n", opts->workdir, strerror(errno));
-            _exit(127);
-        }
-        execvpe(argv[0], (char *const *)argv, env);
-        fprintf(stderr, "culprit: cannot run '%s': %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR) {
-            error = culprit_error_set_os("cannot wait for '%s'", argv[0]);
-            goto cleanup;
-        }
-    if (WIFSIGNALED(status))
-        error = culprit_error_set(CULPRIT_ERROR, "'%s' was killed by signal %d while recorded",
-                                  argv[0], WTERMSIG(status));
-    else if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && access(path, F_OK) != 0)
-        error =
-            culprit_error_set(CULPRIT_ERROR, "'%s' could not be run (exit status 127)", argv[0]);
-cleanup:
-    free(env);
-    for (int i = 0; i < 3; i++)
-        free(strings[i]);
-    return error;
 }
 
 static int not_instrumented(const char *const *argv, const char *what)
@@ -144,8 +114,9 @@ static int same_function(const culprit_calltree *a, size_t fa, const culprit_cal
            ((!x->file && !y->file) || (x->file && y->file && strcmp(x->file, y->file) == 0));
 }
 
-/* Copies the times of run `level`'s nodes at depth `depth` into the structure tree,
- * matched by call path. Paths the structure run did not see are left out. */
+/* Adds the times of a level run's nodes at depth `depth` into the structure tree,
+ * matched by call path, the timed calls counted in `samples`; finish_level() then
+ * scales them. Paths the structure run did not see are left out. */
 static int merge_level(culprit_calltree *s, const culprit_calltree *l, size_t depth)
 {
     size_t *map = malloc(l->nnodes * sizeof(*map));
@@ -166,13 +137,31 @@ static int merge_level(culprit_calltree *s, const culprit_calltree *l, size_t de
         if (found != CULPRIT_CALLTREE_NONE && n->depth == depth && n->calls > 0 &&
             !isnan(n->inclusive_ns)) {
             culprit_calltree_node *t = &s->nodes[found];
-            double scale = (double)t->calls / (double)n->calls;
-            t->inclusive_ns = n->inclusive_ns * scale;
-            t->inclusive_sq_ns2 = n->inclusive_sq_ns2 * scale;
+            if (t->samples == 0)
+                t->inclusive_ns = t->inclusive_sq_ns2 = 0;
+            t->inclusive_ns += n->inclusive_ns;
+            t->inclusive_sq_ns2 += n->inclusive_sq_ns2;
+            t->samples += n->calls;
         }
     }
     free(map);
     return 0;
+}
+
+/* The sums of depth `depth`, over `samples` timed calls from all its runs, scaled to
+ * the structure run's call count: the mean and the mean square per call are kept
+ * (a nondeterministic program may call a node more or less often in a timing run),
+ * and `samples` stays the n of the statistics. */
+static void finish_level(culprit_calltree *s, size_t depth)
+{
+    for (size_t i = 1; i < s->nnodes; i++) {
+        culprit_calltree_node *t = &s->nodes[i];
+        if (t->depth == depth && t->samples > 0) {
+            double scale = (double)t->calls / (double)t->samples;
+            t->inclusive_ns *= scale;
+            t->inclusive_sq_ns2 *= scale;
+        }
+    }
 }
 
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
@@ -224,26 +213,29 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
             depth = s->nodes[i].depth;
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
 
-    /* One timing run per depth. */
+    /* `repeat` timing runs per depth. */
     for (size_t d = 1; d <= nlevels; d++) {
         if (opts->progress)
             opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
-        if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
-            goto cleanup;
-        if (access(path.ptr, F_OK) != 0) {
-            error = culprit_error_set(CULPRIT_ERROR,
-                                      "'%s' wrote no call tree in its level-%zu run, although "
-                                      "its structure run did",
-                                      argv[0], d);
-            goto cleanup;
+        for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
+            if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
+                goto cleanup;
+            if (access(path.ptr, F_OK) != 0) {
+                error = culprit_error_set(CULPRIT_ERROR,
+                                          "'%s' wrote no call tree in its level-%zu run, "
+                                          "although its structure run did",
+                                          argv[0], d);
+                goto cleanup;
+            }
+            if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
+                (error = merge_level(s, l, d)) < 0)
+                goto cleanup;
+            s->overhead_ns = l->overhead_ns;
+            culprit_calltree_free(l);
+            l = NULL;
+            unlink(path.ptr);
         }
-        if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
-            (error = merge_level(s, l, d)) < 0)
-            goto cleanup;
-        s->overhead_ns = l->overhead_ns;
-        culprit_calltree_free(l);
-        l = NULL;
-        unlink(path.ptr);
+        finish_level(s, d);
     }
 
     /* Exclusive time: the node's own minus its children's, each from its own run. */

@@ -281,6 +281,43 @@ static void close_sessions(sessions *all)
     free(all->v);
 }
 
+/* The compilation unit holding `addr`. libdw finds it through .debug_aranges,
+ * which clang does not emit: without it, the answer can be another unit (one that
+ * has aranges), so it is checked, and the units are searched one by one if wrong. */
+static Dwarf_Die *compile_unit(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+    Dwarf_Die *cu = dwfl_module_addrdie(mod, addr, bias);
+
+    if (cu && dwarf_haspc(cu, addr - *bias) > 0)
+        return cu;
+    for (cu = NULL; (cu = dwfl_module_nextcu(mod, cu, bias));)
+        if (dwarf_haspc(cu, addr - *bias) > 0)
+            return cu;
+    return NULL;
+}
+
+/* The file a function is declared in. DWARF 5 numbers the unit's primary source
+ * file 0; elfutils 0.188 cannot read a file table whose only entry is that one
+ * (clang writes such tables when the build directory is not above the source),
+ * so a declaration in file 0 falls back to the unit's own name, made absolute
+ * with its compilation directory. `buf` holds the joined name. */
+static const char *decl_file(Dwarf_Die *sub, Dwarf_Die *cu, culprit_buf *buf)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word index;
+    const char *file = dwarf_decl_file(sub), *name, *dir;
+
+    if (file || !dwarf_attr_integrate(sub, DW_AT_decl_file, &attr) ||
+        dwarf_formudata(&attr, &index) != 0 || index != 0 || !(name = dwarf_diename(cu)))
+        return file;
+    if (name[0] == '/' || !(dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &attr))))
+        return name;
+    culprit_buf_clear(buf);
+    if (culprit_buf_printf(buf, "%s/%s", dir, name) < 0)
+        return NULL;
+    return buf->ptr;
+}
+
 /* Names function `f` from its object; 1 when named, 0 when it keeps its address. */
 static int name_function(culprit_calltree_function *fn, sessions *all, int *error)
 {
@@ -294,6 +331,8 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     const char *name = NULL, *file = NULL;
     unsigned int low = 0, high = 0;
     char *n = NULL, *fl = NULL;
+    culprit_buf fallback = CULPRIT_BUF_INIT;
+    int named = 0;
 
     if (!mod)
         return 0;
@@ -301,20 +340,20 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     if (fn->build_id && strcmp(fn->build_id, s->build_id) != 0)
         return 0;
     name = dwfl_module_addrinfo(mod, fn->address, &off, &sym, NULL, NULL, NULL);
-    if ((cu = dwfl_module_addrdie(mod, fn->address, &bias)) && (index = cu_for(s, cu, error)) &&
+    if ((cu = compile_unit(mod, fn->address, &bias)) && (index = cu_for(s, cu, error)) &&
         (sub = find_subprogram(index, fn->address - bias))) {
         const char *dname = dwarf_diename(sub);
         if (!name && dname)
             name = dname; /* a function the symbol table lost but DWARF describes */
-        if ((file = dwarf_decl_file(sub)))
+        if ((file = decl_file(sub, cu, &fallback)))
             line_range(&low, &high, index, sub, file);
     }
     if (*error < 0 || !name)
-        return 0;
+        goto cleanup;
     if (!(n = strdup(name)) || (file && !(fl = strdup(file)))) {
         free(n);
         *error = culprit_error_set(CULPRIT_ERROR, "out of memory symbolizing '%s'", fn->object);
-        return 0;
+        goto cleanup;
     }
     free(fn->name);
     free(fn->file);
@@ -322,7 +361,10 @@ static int name_function(culprit_calltree_function *fn, sessions *all, int *erro
     fn->file = fl;
     fn->line_low = low;
     fn->line_high = high;
-    return 1;
+    named = 1;
+cleanup:
+    culprit_buf_dispose(&fallback);
+    return named;
 }
 
 /* Rebuilds `tree` with functions interned again by identity, so that two entries
@@ -367,6 +409,7 @@ static int remerge(culprit_calltree *tree)
             m->inclusive_ns = n->inclusive_ns;
             m->inclusive_sq_ns2 = n->inclusive_sq_ns2;
             m->exclusive_ns = n->exclusive_ns;
+            m->samples = n->samples;
         } else {
             culprit_calltree_node_add(&t->nodes[nmap[i]], n);
         }

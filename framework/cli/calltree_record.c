@@ -14,18 +14,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cli_option record_options[] = {
-    {"--out", 1}, {"--levels", 1}, {"--quiet", 0}, {"--help", 0}, {NULL, 0}};
+static const cli_option record_options[] = {{"--out", 1},   {"--levels", 1}, {"--repeat", 1},
+                                            {"--quiet", 0}, {"--help", 0},   {NULL, 0}};
 
 static void record_usage(FILE *out)
 {
-    fputs("usage: culprit calltree record [--out FILE] [--levels N] [--quiet] [--] CMD [ARG...]\n"
+    fputs("usage: culprit calltree record [--out FILE] [--levels N] [--repeat N] [--quiet]\n"
+          "                               [--] CMD [ARG...]\n"
           "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
           "call tree (call counts, no clock read), then once per depth of the tree timing\n"
           "only the calls at that depth, and writes the merged, symbolized tree.\n"
           "\n"
           "  --out FILE   the call-tree file to write (default culprit.calltree)\n"
           "  --levels N   time depths 1..N only (default: every depth)\n"
+          "  --repeat N   N timing runs per depth (default 1), so that even a function\n"
+          "               called once has N samples for culprit calltree diff\n"
           "  --quiet      send CMD's output to /dev/null\n"
           "\nExit status: 0, or 2 on a usage or I/O error, a command that is not\n"
           "instrumented or dies of a signal.\n",
@@ -68,6 +71,10 @@ int cli_calltree_record(int argc, char **argv)
             if (cli_parse_size(&levels, "--levels", args.value, 1) < 0)
                 return cli_usage_error("calltree record");
             opts.max_levels = (unsigned int)levels;
+        } else if (cli_is(&args, "--repeat")) {
+            if (cli_parse_size(&levels, "--repeat", args.value, 1) < 0)
+                return cli_usage_error("calltree record");
+            opts.repeat = (unsigned int)levels;
         }
     }
     if (!command) {

@@ -368,31 +368,17 @@ void __cyg_profile_func_exit(void *fn, void *site)
 /* ------------------------------------------------------------- calibration --- */
 
 /* The overhead is measured with the hooks themselves on a private thread state,
- * called the way compiled code calls them: `mimic` is what -finstrument-functions
- * makes of an empty function, `bare` the same function uninstrumented, both called
- * through a pointer so neither is inlined. Per call, `overhead_pair` is what an
- * instrumented call adds in full mode (what a timed ancestor sees for each of its
- * descendant calls), `overhead_untimed` the same for an untimed call (level mode's
- * descendants), and `overhead_in` the part of a timed call's own hooks inside its
- * measured window (an empty call's recorded duration). The minimum of several
- * rounds is kept: preemption only ever adds time. */
-static unsigned long mimic(unsigned long x) __attribute__((noinline)) NOINSTR;
-static unsigned long mimic(unsigned long x)
-{
-    /* Like most functions, it keeps a value live across the hooks, which makes the
-     * compiler save and restore registers around them as it does in real code. */
-    __cyg_profile_func_enter((void *)&mimic, __builtin_return_address(0));
-    __asm__ volatile("" : "+r"(x)::"memory");
-    __cyg_profile_func_exit((void *)&mimic, __builtin_return_address(0));
-    return x + 1;
-}
-
-static unsigned long bare(unsigned long x) __attribute__((noinline)) NOINSTR;
-static unsigned long bare(unsigned long x)
-{
-    __asm__ volatile("" : "+r"(x)::"memory");
-    return x + 1;
-}
+ * called by code compiled as instrumented code is: trace__probe (probe.c, the one
+ * function of the runtime built with -finstrument-functions) against the same body
+ * uninstrumented, both called through a pointer so neither is inlined. Per call,
+ * `overhead_pair` is what an instrumented call adds in full mode (what a timed
+ * ancestor sees for each of its descendant calls), `overhead_untimed` the same for
+ * an untimed call (level mode's descendants), and `overhead_in` the part of a
+ * timed call's own hooks inside its measured window (an empty call's recorded
+ * duration). */
+/* probe.c: the same body compiled instrumented and not. */
+unsigned long trace__probe(unsigned long x);
+unsigned long trace__probe_bare(unsigned long x) NOINSTR;
 
 static unsigned long (*volatile calibration_target)(unsigned long);
 
@@ -446,18 +432,18 @@ static void calibrate(void)
     self = t;
     c->overhead_pair = c->overhead_in = c->overhead_untimed = 0;
     for (int r = 0; r < 9; r++) {
-        base = min2(base, loop_ticks(bare));
+        base = min2(base, loop_ticks(trace__probe_bare));
         set_mode(CULPRIT_TRACE_FULL, 1);
-        full = min2(full, loop_ticks(mimic));
+        full = min2(full, loop_ticks(trace__probe));
         n = trace__node(t, 1); /* the only call path of the private state */
         in = min2(in, n->sum / (double)n->calls);
         n->sum = n->sq = 0;
         n->calls = 0;
-        /* An untimed call in level mode (the mimic runs at depth 1, level 2 is
+        /* An untimed call in level mode (the probe runs at depth 1, level 2 is
          * timed): the path level mode's descendants take, which counts descendants
          * and tests the depth, unlike structure mode's. */
         set_mode(CULPRIT_TRACE_LEVEL, 2);
-        untimed = min2(untimed, loop_ticks(mimic));
+        untimed = min2(untimed, loop_ticks(trace__probe));
     }
     c->overhead_in = in;
     c->overhead_pair = full > base ? full - base : 0;

@@ -58,7 +58,10 @@ typedef struct {
  * the statistical test of the BFS diff compares). `exclusive_ns` is the time in
  * the function's own code: inclusive minus the inclusive time of its children.
  * Times are NAN when the node was not timed (structure mode, or level mode at
- * another depth).
+ * another depth). `samples` is how many timed calls the sums stand for, the n of
+ * the per-call statistics: `calls` when one run timed the node, more when
+ * culprit_calltree_record() repeated its level (the sums are then scaled to
+ * `calls`, keeping the mean and the mean square per call); 0 when not timed.
  */
 typedef struct {
     size_t function;         /**< index into the tree's functions; NONE for the root */
@@ -70,6 +73,7 @@ typedef struct {
     double exclusive_ns;     /**< time in its own code */
     size_t nchildren;
     size_t *children; /**< node indices, owned by the tree */
+    uint64_t samples; /**< timed calls behind the times (see above); 0 when not timed */
 } culprit_calltree_node;
 
 /** How the times of a tree were taken. */
@@ -459,15 +463,19 @@ typedef struct {
     const char *const *env;  /**< extra "NAME=value" entries, NULL-terminated; may be NULL */
     unsigned int max_levels; /**< timing runs for depths 1..max_levels only; 0: every depth */
     int quiet;               /**< the command's stdout and stderr go to /dev/null */
-    /** Called before each run (0 = the structure run, then depth 1, 2, ...); may be NULL. */
+    /** Called before each depth's runs (0 = the structure run, then depth 1, 2, ...);
+     *  may be NULL. */
     void (*progress)(unsigned int run, unsigned int nruns, void *payload);
     void *payload;
+    /** Timing runs per depth (the paper runs each step several times, so that even a
+     *  function called once has n > 1 for the statistical test); 0 or 1: one. */
+    unsigned int repeat;
 } culprit_calltree_record_options;
 
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION 1
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_INIT                                                       \
     {                                                                                              \
-        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL                      \
+        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0                   \
     }
 
 /** Initializes `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
@@ -479,12 +487,12 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  * -finstrument-functions and the culprit_trace runtime), the paper's way (Heger et
  * al. 2013, section 4.2): one run in structure mode gives the tree and the call
  * counts; then one run per depth d = 1..max depth in level mode times only the
- * calls at depth d, so a function's time carries no instrumentation of its callees
- * but the calibrated cost of their hooks. The trees are merged (structure from the
- * first run; each node's times from the run of its depth, scaled to its call count
- * when a run called it a different number of times; exclusive = inclusive minus
- * the children's inclusive) and symbolized. `argv` is NULL-terminated; argv[0] is
- * looked up in PATH. The command may exit non-zero; it must not die of a signal.
+ * calls at depth d (`repeat` times), so a function's time carries no
+ * instrumentation of its callees but the calibrated cost of their hooks. The trees
+ * are merged (structure from the first run; each node's times from the runs of its
+ * depth, scaled to its call count, `samples` the timed calls behind them;
+ * exclusive = inclusive minus the children's inclusive) and symbolized. `argv` is NULL-terminated;
+ * argv[0] is looked up in PATH. The command may exit non-zero; it must not die of a signal.
  *
  * Caller frees *out. Errors: CULPRIT_ENOTFOUND when the command wrote no call
  * tree or an empty one (not instrumented: the message says how to fix it),

@@ -6,9 +6,8 @@
  * so the process start-up and the writing of the tree stay out of the figures.
  *
  *   trace_workload calls N   N calls of an empty function (overhead per call)
- *   trace_workload work M    main -> work -> M calls of a ~100 ns compute(): the
- *                            inclusive time of work() in level mode against this
- *                            region uninstrumented is the instrumentation's bias
+ *
+ * (The bias of a timed level is measured by trace_bias.c, in one process.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,24 +21,10 @@ __attribute__((noinline)) static void empty(unsigned long i)
     sink = i;
 }
 
-__attribute__((noinline)) static void compute(unsigned long seed)
-{
-    unsigned long x = seed;
-    for (int i = 0; i < 60; i++)
-        x = x * 6364136223846793005ul + 1442695040888963407ul;
-    sink = x;
-}
-
 __attribute__((noinline)) static void calls(unsigned long n)
 {
     for (unsigned long i = 0; i < n; i++)
         empty(i);
-}
-
-__attribute__((noinline)) static void work(unsigned long m)
-{
-    for (unsigned long i = 0; i < m; i++)
-        compute(i);
 }
 
 /* The stopwatch is not part of the workload. */
@@ -55,15 +40,12 @@ int main(int argc, char **argv)
     unsigned long n = argc > 2 ? strtoul(argv[2], NULL, 10) : 1000000;
     double t0, t1;
 
-    if (argc < 2 || (strcmp(argv[1], "calls") != 0 && strcmp(argv[1], "work") != 0)) {
-        fprintf(stderr, "usage: trace_workload calls|work N\n");
+    if (argc < 2 || strcmp(argv[1], "calls") != 0) {
+        fprintf(stderr, "usage: trace_workload calls N\n");
         return 2;
     }
     t0 = now_ns();
-    if (strcmp(argv[1], "calls") == 0)
-        calls(n);
-    else
-        work(n);
+    calls(n);
     t1 = now_ns();
     printf("%.0f\n", t1 - t0);
     return 0;

@@ -335,6 +335,35 @@ static void a_single_call_is_judged_by_the_threshold(void **state)
     culprit_calltree_free(test);
 }
 
+/* A function called once per run, its level recorded 10 times (record --repeat):
+ * the 10 timed calls are the samples, so Welch decides. */
+static void repeated_levels_give_a_single_call_its_samples(void **state)
+{
+    culprit_calltree *base = fixture_fig5(1, 1000), *test = fixture_fig5(1, 6000);
+    culprit_calltree *trees[2] = {base, test};
+    culprit_calltree_diff d;
+    (void)state;
+
+    for (int t = 0; t < 2; t++)
+        for (size_t i = 1; i < trees[t]->nnodes; i++) {
+            culprit_calltree_node *n = &trees[t]->nodes[i];
+            double mean = n->inclusive_ns / (double)n->calls, sd = 0.005 * mean;
+            n->inclusive_sq_ns2 = (double)n->calls * (mean * mean + sd * sd);
+            n->samples = 10;
+        }
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_true(pair_at(&d, "foo;doo;fem")->tested);
+    assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_true(pair_at(&d, "foo;doo;fem")->p < 0.01);
+    assert_true(pair_at(&d, "foo;doo;fem;qux")->tested);
+    assert_int_equal(pair_at(&d, "foo;doo;fem;qux")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
 static void trees_without_per_call_times_are_refused(void **state)
 {
     culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 1000);
@@ -370,6 +399,7 @@ int main(void)
         cmocka_unit_test(functions_match_by_name_and_file_not_by_order),
         cmocka_unit_test(builds_in_two_directories_match_by_the_file_path_they_share),
         cmocka_unit_test(a_single_call_is_judged_by_the_threshold),
+        cmocka_unit_test(repeated_levels_give_a_single_call_its_samples),
         cmocka_unit_test(trees_without_per_call_times_are_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

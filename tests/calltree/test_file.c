@@ -72,6 +72,9 @@ static void a_raw_file_reads_into_the_model(void **state)
     assert_true(fabs(t->nodes[2].inclusive_sq_ns2 - 30000) < 1e-9);
     assert_true(isnan(t->nodes[4].inclusive_ns)); /* not timed stays NaN, not 0 */
     assert_int_equal(t->nodes[4].calls, 2);
+    /* One run: the timed calls are the samples; none for an untimed node. */
+    assert_int_equal(t->nodes[2].samples, 3);
+    assert_int_equal(t->nodes[4].samples, 0);
     culprit_calltree_free(t);
 }
 
@@ -82,6 +85,8 @@ static void writing_then_reading_gives_the_same_file(void **state)
     size_t f;
     (void)state;
 
+    /* Samples from repeated runs (a last field, written only then). */
+    t->nodes[3].samples = 12;
     /* A symbolized function with a name that needs escaping. */
     free(t->functions[1].name);
     t->functions[1].name = strdup("operator new");
@@ -100,6 +105,10 @@ static void writing_then_reading_gives_the_same_file(void **state)
         culprit_calltree_function_intern(&f, u, "operator new", "/src/my file.c", 0, 0), 0);
     assert_int_equal(f, 1);
     assert_string_equal(u->command, "/opt/prog --size 3");
+    assert_int_equal(u->nodes[3].samples, 12);
+    assert_int_equal(u->nodes[2].samples, 3);
+    assert_non_null(strstr(a.ptr, " 100 12\n"));    /* node 3: EXCLUSIVE SAMPLES */
+    assert_non_null(strstr(a.ptr, " 30000 200\n")); /* node 2: no SAMPLES field */
     culprit_calltree_free(t);
     culprit_calltree_free(u);
     culprit_buf_dispose(&a);

@@ -127,7 +127,8 @@ static void record_writes_a_symbolized_tree(void **state)
     cli_result r;
     (void)state;
 
-    r = run_culprit(dir, NULL, "calltree record --out rec.calltree --quiet -- '%s' levels",
+    r = run_culprit(dir, NULL,
+                    "calltree record --out rec.calltree --repeat 2 --quiet -- '%s' levels",
                     TRACE_FIXTURE);
     assert_int_equal(r.status, 0);
     assert_contains(r.err, "culprit: recording the structure");
@@ -150,7 +151,8 @@ static void record_of_an_uninstrumented_program_says_how_to_fix_it(void **state)
                    "calltree record --quiet '%s'", TRACE_PLAIN);
     expect_culprit(dir, 2, "culprit_instrument(<target>)", "calltree record --quiet '%s'",
                    TRACE_PLAIN);
-    expect_culprit(dir, 2, "could not be run", "calltree record --quiet /nonexistent/prog");
+    expect_culprit(dir, 2, "cannot run '/nonexistent/prog'",
+                   "calltree record --quiet /nonexistent/prog");
 }
 
 static void usage_errors(void **state)
@@ -159,6 +161,8 @@ static void usage_errors(void **state)
     expect_culprit(dir, 2, "no command to record", "calltree record --out x");
     expect_culprit(dir, 2, "--levels: '0' is not an integer of at least 1",
                    "calltree record --levels 0 -- true");
+    expect_culprit(dir, 2, "--repeat: '0' is not an integer of at least 1",
+                   "calltree record --repeat 0 -- true");
     expect_culprit(dir, 2, "which file?", "calltree show");
     expect_culprit(dir, 2, "--depth: '0' is not an integer of at least 1",
                    "calltree show --depth 0 x");

@@ -312,6 +312,29 @@ static void an_instrumented_library_in_a_plain_program_is_recorded(void **state)
     culprit_calltree_free(t);
 }
 
+/* clang's DWARF 5 has no .debug_aranges: the compilation unit is still found. */
+static void a_clang_build_is_symbolized_with_files(void **state)
+{
+#ifdef CLANG_FIXTURE
+    const char *argv[] = {CLANG_FIXTURE, NULL};
+    culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+    culprit_calltree *t = NULL;
+    size_t twice;
+    (void)state;
+
+    opts.quiet = 1;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    twice = find(t, "main", "twice", NULL);
+    assert_int_equal(calls(t, twice), 1);
+    assert_true(ends_with(t->functions[t->nodes[twice].function].file, "tests/trace/plain.c"));
+    assert_true(t->functions[t->nodes[twice].function].line_low > 0);
+    culprit_calltree_free(t);
+#else
+    (void)state;
+    skip(); /* clang is not installed */
+#endif
+}
+
 static void record_merges_a_structure_run_and_one_run_per_level(void **state)
 {
     const char *argv[] = {FIXTURE, "levels", NULL};
@@ -336,6 +359,17 @@ static void record_merges_a_structure_run_and_one_run_per_level(void **state)
         assert_false(isnan(t->nodes[i].exclusive_ns));
     }
     assert_string_equal(t->command, FIXTURE " levels");
+    assert_int_equal(t->nodes[find(t, "main", "outer", "inner", NULL)].samples, 3);
+    culprit_calltree_free(t);
+
+    /* Three runs per depth: the call counts stay, the samples triple. */
+    opts.repeat = 3;
+    assert_int_equal(culprit_calltree_record(&t, argv, &opts), 0);
+    assert_int_equal(calls(t, find(t, "main", "outer", NULL)), 1);
+    assert_int_equal(t->nodes[find(t, "main", "outer", NULL)].samples, 3);
+    assert_int_equal(calls(t, find(t, "main", "outer", "inner", NULL)), 3);
+    assert_int_equal(t->nodes[find(t, "main", "outer", "inner", NULL)].samples, 9);
+    assert_true(t->nodes[find(t, "main", "outer", "inner", NULL)].inclusive_sq_ns2 > 0);
     culprit_calltree_free(t);
 }
 
@@ -450,7 +484,13 @@ static void a_command_that_cannot_run_is_an_error(void **state)
 
     opts.quiet = 1;
     assert_int_equal(culprit_calltree_record(&t, argv, &opts), CULPRIT_ERROR);
-    assert_non_null(strstr(culprit_error_last(), "could not be run"));
+    assert_non_null(strstr(culprit_error_last(), "cannot run '/nonexistent/program'"));
+    {
+        const char *killed[] = {"/bin/sh", "-c", "kill -9 $$", NULL};
+        assert_int_equal(culprit_calltree_record(&t, killed, &opts), CULPRIT_ERROR);
+        assert_non_null(strstr(culprit_error_last(),
+                               "'/bin/sh' was killed by signal 9 (Killed) while recorded"));
+    }
 }
 
 /* The runner's hook: one tree per perf test, with that test's calls only. */
@@ -562,6 +602,7 @@ int main(void)
         cmocka_unit_test(full_mode_times_every_call),
         cmocka_unit_test(static_functions_of_a_shared_library_are_named),
         cmocka_unit_test(an_instrumented_library_in_a_plain_program_is_recorded),
+        cmocka_unit_test(a_clang_build_is_symbolized_with_files),
         cmocka_unit_test(record_merges_a_structure_run_and_one_run_per_level),
         cmocka_unit_test(a_symbolized_tree_loads_after_the_binary_is_gone),
         cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
