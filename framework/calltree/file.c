@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The `mode` header's words, indexed by culprit_calltree_mode. */
+static const char *const mode_names[] = {"structure", "level", "full", "weights"};
+#define NMODES (sizeof(mode_names) / sizeof(mode_names[0]))
+
 #define MAX_FIELDS 12
 
 typedef struct {
@@ -229,14 +233,12 @@ static int read_header(reader *r, culprit_calltree *tree, size_t *nobjects)
             culprit_buf_dispose(&value);
         } else if (strcmp(key, "mode") == 0) {
             const char *m = r->nfields > 1 ? r->fields[1] : "";
-            if (strcmp(m, "structure") == 0)
-                tree->mode = CULPRIT_CALLTREE_STRUCTURE;
-            else if (strcmp(m, "level") == 0)
-                tree->mode = CULPRIT_CALLTREE_LEVEL;
-            else if (strcmp(m, "full") == 0)
-                tree->mode = CULPRIT_CALLTREE_FULL;
-            else
-                return fail(r, "unknown mode '%s' (expected structure, level or full)", m);
+            size_t k = 0;
+            while (k < NMODES && strcmp(m, mode_names[k]) != 0)
+                k++;
+            if (k == NMODES)
+                return fail(r, "unknown mode '%s' (expected structure, level, full or weights)", m);
+            tree->mode = (culprit_calltree_mode)k;
         } else if (strcmp(key, "overhead-ns") == 0) {
             if (r->nfields != 2 || parse_time(r, &tree->overhead_ns, r->fields[1], "overhead") < 0)
                 return fail(r, "expected 'overhead-ns NUMBER'");
@@ -569,9 +571,7 @@ static int put_time(culprit_buf *out, double x)
 
 static const char *mode_name(culprit_calltree_mode mode)
 {
-    return mode == CULPRIT_CALLTREE_STRUCTURE ? "structure"
-           : mode == CULPRIT_CALLTREE_LEVEL   ? "level"
-                                              : "full";
+    return (size_t)mode < NMODES ? mode_names[mode] : "full";
 }
 
 /* 1 when functions a and b live in the same object (path and build-id). */

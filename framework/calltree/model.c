@@ -10,29 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int grow(void **items, size_t *alloc, size_t need, size_t size)
-{
-    size_t n = *alloc ? *alloc : 16;
-    void *p;
-
-    if (need <= *alloc)
-        return 0;
-    while (n < need)
-        n *= 2;
-    if (!(p = realloc(*items, n * size)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory growing a call tree");
-    *items = p;
-    *alloc = n;
-    return 0;
-}
-
 int culprit_calltree_new(culprit_calltree **out)
 {
     culprit_calltree *tree;
 
     *out = NULL;
     if (!(tree = calloc(1, sizeof(*tree))) ||
-        grow((void **)&tree->nodes, &tree->anodes, 1, sizeof(*tree->nodes)) < 0) {
+        culprit_array_grow(&tree->nodes, &tree->anodes, 0, sizeof(*tree->nodes), 16) < 0) {
         free(tree);
         return culprit_error_set(CULPRIT_ERROR, "out of memory creating a call tree");
     }
@@ -59,6 +43,7 @@ void culprit_calltree_free(culprit_calltree *tree)
     for (size_t i = 0; i < tree->nnodes; i++)
         free(tree->nodes[i].children);
     free(tree->functions);
+    free(tree->fn_slots);
     free(tree->nodes);
     free(tree->binary);
     free(tree->command);
@@ -70,22 +55,72 @@ static int same_file(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
+/* FNV-1a over the identity: name, a separator no name holds, the file. */
+static size_t identity_hash(const char *name, const char *file)
+{
+    uint64_t h = 14695981039346656037ull;
+
+    for (const char *p = name; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = (h ^ 0xffu) * 1099511628211ull;
+    for (const char *p = file ? file : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    return (size_t)h;
+}
+
+/* The slot of the identity in the index: where it is, or the empty one to take. */
+static size_t slot_of(const culprit_calltree *tree, const char *name, const char *file)
+{
+    size_t mask = tree->fn_nslots - 1, s = identity_hash(name, file) & mask;
+
+    while (tree->fn_slots[s] != CULPRIT_CALLTREE_NONE) {
+        const culprit_calltree_function *fn = &tree->functions[tree->fn_slots[s]];
+        if (strcmp(fn->name, name) == 0 && same_file(fn->file, file))
+            break;
+        s = (s + 1) & mask;
+    }
+    return s;
+}
+
+/* Keeps the index at most half full (open addressing, linear probing). */
+static int index_reserve(culprit_calltree *tree, size_t nfunctions)
+{
+    size_t n = tree->fn_nslots ? tree->fn_nslots : 64, *slots;
+
+    if (tree->fn_slots && 2 * nfunctions <= tree->fn_nslots)
+        return 0;
+    while (2 * nfunctions > n)
+        n *= 2;
+    if (!(slots = malloc(n * sizeof(*slots))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory indexing a call tree's functions");
+    for (size_t i = 0; i < n; i++)
+        slots[i] = CULPRIT_CALLTREE_NONE;
+    free(tree->fn_slots);
+    tree->fn_slots = slots;
+    tree->fn_nslots = n;
+    for (size_t i = 0; i < tree->nfunctions; i++)
+        slots[slot_of(tree, tree->functions[i].name, tree->functions[i].file)] = i;
+    return 0;
+}
+
 int culprit_calltree_function_intern(size_t *out, culprit_calltree *tree, const char *name,
                                      const char *file, unsigned int line_low,
                                      unsigned int line_high)
 {
     culprit_calltree_function *fn;
+    size_t slot;
 
-    /* Linear: trees hold hundreds of functions, and readers intern each once. */
-    for (size_t i = 0; i < tree->nfunctions; i++) {
-        if (strcmp(tree->functions[i].name, name) == 0 &&
-            same_file(tree->functions[i].file, file)) {
-            *out = i;
-            return 0;
-        }
+    /* A hash index of the identities: a reader interns every function of a tree
+     * once, and trees can hold tens of thousands. */
+    if (index_reserve(tree, tree->nfunctions + 1) < 0)
+        return CULPRIT_ERROR;
+    slot = slot_of(tree, name, file);
+    if (tree->fn_slots[slot] != CULPRIT_CALLTREE_NONE) {
+        *out = tree->fn_slots[slot];
+        return 0;
     }
-    if (grow((void **)&tree->functions, &tree->afunctions, tree->nfunctions + 1,
-             sizeof(*tree->functions)) < 0)
+    if (culprit_array_grow(&tree->functions, &tree->afunctions, tree->nfunctions,
+                           sizeof(*tree->functions), 16) < 0)
         return CULPRIT_ERROR;
     fn = &tree->functions[tree->nfunctions];
     memset(fn, 0, sizeof(*fn));
@@ -95,6 +130,7 @@ int culprit_calltree_function_intern(size_t *out, culprit_calltree *tree, const 
     }
     fn->line_low = line_low;
     fn->line_high = line_high;
+    tree->fn_slots[slot] = tree->nfunctions;
     *out = tree->nfunctions++;
     return 0;
 }
@@ -110,7 +146,7 @@ int culprit_calltree_child(size_t *out, culprit_calltree *tree, size_t parent, s
             return 0;
         }
     }
-    if (grow((void **)&tree->nodes, &tree->anodes, tree->nnodes + 1, sizeof(*tree->nodes)) < 0)
+    if (culprit_array_grow(&tree->nodes, &tree->anodes, tree->nnodes, sizeof(*tree->nodes), 16) < 0)
         return CULPRIT_ERROR;
     p = &tree->nodes[parent]; /* the array may have moved */
     if (!(children = realloc(p->children, (p->nchildren + 1) * sizeof(*children))))

@@ -446,6 +446,11 @@ int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing)
             missing++;
     }
     close_sessions(&s);
+    if (named) { /* renamed in place: the index of identities is rebuilt when next used */
+        free(tree->fn_slots);
+        tree->fn_slots = NULL;
+        tree->fn_nslots = 0;
+    }
     if (error == 0 && named)
         error = remerge(tree);
     if (nmissing)

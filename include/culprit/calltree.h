@@ -96,10 +96,13 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_node *nodes;
     culprit_calltree_mode mode;
-    char *binary;              /**< the program that ran; NULL unknown */
-    char *command;             /**< the command line that was recorded; NULL unknown */
-    double overhead_ns;        /**< the per-call overhead subtracted (0: none) */
-    size_t afunctions, anodes; /**< allocated entries */
+    char *binary;                /**< the program that ran; NULL unknown */
+    char *command;               /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;          /**< the per-call overhead subtracted (0: none) */
+    size_t afunctions, anodes;   /**< allocated entries */
+    size_t *fn_slots, fn_nslots; /**< private: the index of functions by identity kept by
+                                      culprit_calltree_function_intern() (a function's name
+                                      and file are not changed once interned) */
 } culprit_calltree;
 
 /** Creates a tree holding only its root. Caller frees with culprit_calltree_free(). */

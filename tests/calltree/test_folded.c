@@ -26,6 +26,22 @@ static culprit_calltree *parse(const char *text)
     return t;
 }
 
+/* A tree of folded-stack weights written as a call-tree file stays one of weights. */
+static void weights_keep_their_mode_in_a_call_tree_file(void **state)
+{
+    culprit_calltree *t = parse("main;foo;bar 10\nmain;baz 2\n"), *back = NULL;
+    culprit_buf text = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_write_buf(&text, t), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&text), "\nmode weights\n"));
+    assert_int_equal(culprit_calltree_read_buffer(&back, text.ptr, text.size, "w.calltree"), 0);
+    assert_int_equal(back->mode, CULPRIT_CALLTREE_WEIGHTS);
+    culprit_calltree_free(back);
+    culprit_calltree_free(t);
+    culprit_buf_dispose(&text);
+}
+
 static void weights_are_exclusive_and_inclusive_adds_up(void **state)
 {
     culprit_calltree *t = parse("main;foo;bar 10\n"
@@ -248,6 +264,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(weights_are_exclusive_and_inclusive_adds_up),
+        cmocka_unit_test(weights_keep_their_mode_in_a_call_tree_file),
         cmocka_unit_test(a_tree_round_trips_through_folded_stacks),
         cmocka_unit_test(fractional_weights_round_trip_exactly),
         cmocka_unit_test(the_input_need_not_end_in_a_nul),

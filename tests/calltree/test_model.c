@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -25,6 +26,34 @@ static void functions_are_interned_by_name_and_file(void **state)
     assert_int_equal(a, d);
     assert_int_equal(t->nfunctions, 3);
     assert_int_equal(t->functions[a].line_high, 9); /* the first definition stays */
+    culprit_calltree_free(t);
+}
+
+/* The index of identities stays right while it grows (and the lookups stay fast:
+ * 20,000 functions would take seconds with a linear search). */
+static void many_functions_keep_their_identity(void **state)
+{
+    culprit_calltree *t;
+    char name[32], file[32];
+    size_t idx;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_new(&t), 0);
+    for (size_t i = 0; i < 20000; i++) {
+        snprintf(name, sizeof(name), "f%zu", i % 10000);
+        snprintf(file, sizeof(file), "src/%zu.c", i / 10000);
+        assert_int_equal(culprit_calltree_function_intern(&idx, t, name, file, 1, 2), 0);
+        assert_int_equal(idx, i);
+    }
+    for (size_t i = 0; i < 20000; i += 7) {
+        snprintf(name, sizeof(name), "f%zu", i % 10000);
+        snprintf(file, sizeof(file), "src/%zu.c", i / 10000);
+        assert_int_equal(culprit_calltree_function_intern(&idx, t, name, file, 0, 0), 0);
+        assert_int_equal(idx, i);
+    }
+    assert_int_equal(culprit_calltree_function_intern(&idx, t, "f1", NULL, 0, 0), 0);
+    assert_int_equal(idx, 20000); /* no file is another identity */
+    assert_int_equal(t->nfunctions, 20001);
     culprit_calltree_free(t);
 }
 
@@ -82,6 +111,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(functions_are_interned_by_name_and_file),
+        cmocka_unit_test(many_functions_keep_their_identity),
         cmocka_unit_test(one_node_per_call_path),
         cmocka_unit_test(checker_catches_a_broken_tree),
     };
