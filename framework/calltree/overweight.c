@@ -177,7 +177,8 @@ static int make_round(culprit_calltree_overweight_round *r, const profile *pb, c
         row->responsibility = d != 0 ? 100.0 * row->delta / d : NAN;
         r->nrows++;
     }
-    qsort(r->rows, r->nrows, sizeof(*r->rows), compare_rows);
+    if (r->nrows > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(r->rows, r->nrows, sizeof(*r->rows), compare_rows);
     return 0;
 }
 

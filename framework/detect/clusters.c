@@ -18,9 +18,10 @@
  *      the cluster's other counters fitted on the old version (§4.3.2);
  *   5. its mean prediction error on the new version above the threshold (30%) is a
  *      regression in that cluster (§4.4).
- * Steps 1-3 see both versions' observations together: a counter that shifts in the
- * new version then stops moving with the counters it used to follow, which is the
- * change the clusters should reveal. The error is sum |y - y_hat| / sum |y| over
+ * Steps 1 and 3 see both versions' observations together: a counter that shifts in
+ * the new version then stops moving with the counters it used to follow, which is
+ * the change the clusters should reveal; step 2 sees the old version only (see
+ * most_redundant()). The error is sum |y - y_hat| / sum |y| over
  * the new observations: the paper's relative error, weighted so that a counter
  * near zero in a few observations (page faults) does not divide by zero.
  */
@@ -113,11 +114,17 @@ static int push_name(char ***list, size_t *n, const char *name)
     return 0;
 }
 
-/* Step 2: the highest R^2 of a counter on all the others, over both versions. */
+/*
+ * Step 2: the highest R^2 of a counter on all the others, over the old version: a
+ * counter that follows the others there adds nothing to a model fitted there, while
+ * two counters that only move together because both shifted in the new version (a
+ * run slowed by the machine and 8x the bytes written) are the change itself, and
+ * dropping one as redundant would hide it.
+ */
 static int most_redundant(size_t *which, double *r2, const work *w)
 {
     const double **others = malloc((w->k ? w->k : 1) * sizeof(double *));
-    size_t n = w->n_old + w->n_new;
+    size_t n = w->n_old;
     int error = 0;
 
     *r2 = -INFINITY;
@@ -128,8 +135,8 @@ static int most_redundant(size_t *which, double *r2, const work *w)
         size_t p = 0;
         for (size_t j = 0; j < w->k; j++)
             if (j != c)
-                others[p++] = w->both[j];
-        error = culprit_stats_ols(&fit, (const double *const *)others, p, w->both[c], n);
+                others[p++] = w->old[j];
+        error = culprit_stats_ols(&fit, (const double *const *)others, p, w->old[c], n);
         if (error == CULPRIT_EUNDECIDED) { /* too few observations: nothing is redundant */
             *r2 = -INFINITY;
             error = 0;
@@ -198,13 +205,29 @@ static double cluster_threshold(int *calibrated, const char *dependent,
     return opts->threshold;
 }
 
+/* |mean(now) - mean(old)| relative to |mean(old)| (infinite from a zero mean). */
+static double relative_shift(const double *old, size_t n_old, const double *now, size_t n_new)
+{
+    double a = 0, b = 0;
+
+    for (size_t i = 0; i < n_old; i++)
+        a += old[i];
+    for (size_t i = 0; i < n_new; i++)
+        b += now[i];
+    a /= (double)(n_old ? n_old : 1);
+    b /= (double)(n_new ? n_new : 1);
+    if (a == b)
+        return 0;
+    return a == 0 ? INFINITY : fabs(b - a) / fabs(a);
+}
+
 /* Step 4 and 5 for the cluster made of the counters `members` (indices into w). */
 static int model_cluster(culprit_counter_cluster *out, const work *w, const size_t *members,
                          size_t m, const culprit_clusters_options *opts)
 {
     const double **x_old = NULL, **x_new = NULL;
     size_t dep = 0;
-    double best_p = INFINITY, best_d = -INFINITY;
+    double best_p = INFINITY, best_d = -INFINITY, best_shift = -INFINITY;
     culprit_ols fit;
     int error = 0;
 
@@ -215,10 +238,16 @@ static int model_cluster(culprit_counter_cluster *out, const work *w, const size
         if ((error = culprit_stats_ks(&ks, w->old[members[i]], w->n_old, w->now[members[i]],
                                       w->n_new, CULPRIT_STATS_P_AUTO)) < 0)
             return error;
-        /* The smallest p; among equal p (both underflow to 0) the larger D. */
-        if (ks.p < best_p || (ks.p == best_p && ks.d > best_d)) {
+        /* The smallest p; among equal p (both underflow to 0) the larger D; among
+         * equal D (both samples fully apart, D = 1: a whole run slowed by the machine
+         * separates wall time as completely as an 8x change separates the bytes
+         * written) the larger relative shift of the mean. */
+        double shift = relative_shift(w->old[members[i]], w->n_old, w->now[members[i]], w->n_new);
+        if (ks.p < best_p || (ks.p == best_p && ks.d > best_d) ||
+            (ks.p == best_p && ks.d == best_d && shift > best_shift)) {
             best_p = ks.p;
             best_d = ks.d;
+            best_shift = shift;
             dep = i;
         }
     }
@@ -408,7 +437,8 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
         out->flagged |= out->clusters[l].flagged;
         out->calibrated |= out->clusters[l].calibrated;
     }
-    qsort(out->clusters, out->nclusters, sizeof(*out->clusters), by_error);
+    if (out->nclusters > 1) /* qsort(NULL, 0, ...) is undefined */
+        qsort(out->clusters, out->nclusters, sizeof(*out->clusters), by_error);
     out->judged = 1;
     error = set_message(out);
     goto cleanup;

@@ -487,7 +487,8 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
         out->counters[f].severity = (double)hits / (double)nnw;
         out->flagged |= out->counters[f].severity >= opts->min_severity;
     }
-    qsort(out->counters, out->ncounters, sizeof(*out->counters), by_severity);
+    if (out->ncounters > 1)
+        qsort(out->counters, out->ncounters, sizeof(*out->counters), by_severity);
     error = message_of(out, opts);
     goto cleanup;
 oom:

@@ -157,6 +157,42 @@ static void clusters_flag_the_shifted_io_group_only(void **state)
     culprit_counter_table_dispose(&now);
 }
 
+/* A whole run slowed by the machine separates wall time from the old run as fully as
+ * an 8x change separates the bytes written (KS p and D equal): the dependent counter
+ * is then the one that moved most, and the cluster is flagged for it. */
+static void clusters_take_the_counter_that_moved_most_among_ties(void **state)
+{
+    static const char *const names[] = {"wall_ns", "write_bytes", "ctx"};
+    enum { N = 40 };
+    double old_v[3][N], new_v[3][N];
+    const double *old_c[3] = {old_v[0], old_v[1], old_v[2]};
+    const double *new_c[3] = {new_v[0], new_v[1], new_v[2]};
+    culprit_counter_table old, now;
+    culprit_clusters_verdict v;
+    synth_rng r = {12345};
+    (void)state;
+
+    for (size_t i = 0; i < N; i++) {
+        old_v[0][i] = 1e6 * (1 + 0.01 * synth_normal(&r));
+        new_v[0][i] = 1.12e6 * (1 + 0.01 * synth_normal(&r)); /* +12%, fully apart */
+        old_v[1][i] = 4096 * (5 + 0.05 * synth_normal(&r));
+        new_v[1][i] = 8 * 4096 * (5 + 0.05 * synth_normal(&r)); /* 8x */
+        old_v[2][i] = 100 + 3 * synth_normal(&r);
+        new_v[2][i] = 100 + 3 * synth_normal(&r);
+    }
+    assert_int_equal(culprit_counter_table_init(&old, names, old_c, 3, N), 0);
+    assert_int_equal(culprit_counter_table_init(&now, names, new_c, 3, N), 0);
+    assert_int_equal(culprit_detect_clusters(&v, &old, &now, NULL), 0);
+    assert_true(v.judged);
+    const culprit_counter_cluster *io = cluster_of(&v, "write_bytes");
+    assert_non_null(io);
+    assert_string_equal(io->counters[0], "write_bytes");
+    assert_true(io->flagged);
+    culprit_clusters_verdict_dispose(&v);
+    culprit_counter_table_dispose(&old);
+    culprit_counter_table_dispose(&now);
+}
+
 static void clusters_error_of_a_fit_on_the_old_version(void **state)
 {
     culprit_counter_table old, now;
@@ -483,6 +519,7 @@ int main(void)
         cmocka_unit_test(counter_table_keeps_series_present_everywhere),
         cmocka_unit_test(clusters_drop_constant_and_redundant_counters),
         cmocka_unit_test(clusters_flag_the_shifted_io_group_only),
+        cmocka_unit_test(clusters_take_the_counter_that_moved_most_among_ties),
         cmocka_unit_test(clusters_error_of_a_fit_on_the_old_version),
         cmocka_unit_test(clusters_aa_errors_calibrate_per_counter),
         cmocka_unit_test(rules_levels_follow_foo_figure5),
