@@ -242,6 +242,62 @@ int cli_judge_option(cli_judge *judge, const cli_args *args)
     return 1;
 }
 
+/* The options of the counter detectors; 0 when `args` is none of them. */
+int cli_detector_option(culprit_check_options *check, const cli_args *args)
+{
+    double percent;
+    int error;
+
+    if (cli_is(args, "--detector")) {
+        if ((error = culprit_detector_parse(&check->detectors, args->value)) < 0) {
+            /* The message is formatted from a copy: the last error is rewritten. */
+            char why[256];
+            snprintf(why, sizeof(why), "%s", culprit_error_last());
+            return culprit_error_set(CULPRIT_EINVALID, "--detector: %s", why);
+        }
+        return 1;
+    }
+    if (cli_is(args, "--cluster-threshold")) {
+        if ((error = cli_parse_double(&percent, "--cluster-threshold", args->value, 1e-9, 1e6,
+                                      "a percentage above 0")) < 0)
+            return error;
+        check->clusters.threshold = percent / 100;
+        /* An explicit threshold is the user's choice: no A/A calibration. */
+        check->clusters.aa_margin = 0;
+        check->clusters.aa_floor = check->clusters.threshold;
+        return 1;
+    }
+    if (cli_is(args, "--rules-support"))
+        return cli_parse_double(&check->rules.min_support, "--rules-support", args->value, 1e-9, 1,
+                                "a fraction in (0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-confidence"))
+        return cli_parse_double(&check->rules.min_confidence, "--rules-confidence", args->value,
+                                1e-9, 1, "a fraction in (0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-change"))
+        return cli_parse_double(&check->rules.threshold, "--rules-change", args->value, 0, 1,
+                                "a fraction in [0, 1]") < 0
+                   ? -1
+                   : 1;
+    if (cli_is(args, "--rules-window"))
+        return cli_parse_size(&check->rules.window, "--rules-window", args->value, 1) < 0 ? -1 : 1;
+    if (cli_is(args, "--rules-history"))
+        return cli_parse_size(&check->rules.history, "--rules-history", args->value, 1) < 0 ? -1
+                                                                                            : 1;
+    return 0;
+}
+
+/* The counter detectors read the raw series; the time verdicts only summaries. */
+unsigned int cli_history_flags(const culprit_check_options *opts)
+{
+    return opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)
+               ? CULPRIT_HISTORY_LOAD_SAMPLES
+               : 0;
+}
+
 void cli_judge_help(FILE *out)
 {
     fputs("  --fail-on major|minor|none\n"

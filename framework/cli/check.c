@@ -65,54 +65,6 @@ typedef struct {
     int confirm;
 } check_args;
 
-/* The options of the counter detectors; 0 when `args` is none of them. */
-static int parse_detector_option(culprit_check_options *check, const cli_args *args)
-{
-    double percent;
-    int error;
-
-    if (cli_is(args, "--detector")) {
-        if ((error = culprit_detector_parse(&check->detectors, args->value)) < 0) {
-            /* The message is formatted from a copy: the last error is rewritten. */
-            char why[256];
-            snprintf(why, sizeof(why), "%s", culprit_error_last());
-            return culprit_error_set(CULPRIT_EINVALID, "check: --detector: %s", why);
-        }
-        return 1;
-    }
-    if (cli_is(args, "--cluster-threshold")) {
-        if ((error = cli_parse_double(&percent, "--cluster-threshold", args->value, 1e-9, 1e6,
-                                      "a percentage above 0")) < 0)
-            return error;
-        check->clusters.threshold = percent / 100;
-        /* An explicit threshold is the user's choice: no A/A calibration. */
-        check->clusters.aa_margin = 0;
-        check->clusters.aa_floor = check->clusters.threshold;
-        return 1;
-    }
-    if (cli_is(args, "--rules-support"))
-        return cli_parse_double(&check->rules.min_support, "--rules-support", args->value, 1e-9, 1,
-                                "a fraction in (0, 1]") < 0
-                   ? -1
-                   : 1;
-    if (cli_is(args, "--rules-confidence"))
-        return cli_parse_double(&check->rules.min_confidence, "--rules-confidence", args->value,
-                                1e-9, 1, "a fraction in (0, 1]") < 0
-                   ? -1
-                   : 1;
-    if (cli_is(args, "--rules-change"))
-        return cli_parse_double(&check->rules.threshold, "--rules-change", args->value, 0, 1,
-                                "a fraction in [0, 1]") < 0
-                   ? -1
-                   : 1;
-    if (cli_is(args, "--rules-window"))
-        return cli_parse_size(&check->rules.window, "--rules-window", args->value, 1) < 0 ? -1 : 1;
-    if (cli_is(args, "--rules-history"))
-        return cli_parse_size(&check->rules.history, "--rules-history", args->value, 1) < 0 ? -1
-                                                                                            : 1;
-    return 0;
-}
-
 static int parse(check_args *a, int argc, char **argv, int *help)
 {
     cli_args args;
@@ -143,21 +95,13 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         else if (cli_is(&args, "--pool") &&
                  (error = cli_parse_size(&a->judge.check.pool, "--pool", args.value, 1)) < 0)
             return error;
-        else if ((error = parse_detector_option(&a->judge.check, &args)) < 0)
+        else if ((error = cli_detector_option(&a->judge.check, &args)) < 0)
             return error;
     }
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --baseline names one commit; --pool cannot apply");
     return 0;
-}
-
-/* The counter detectors read the raw series; the time verdicts only summaries. */
-static unsigned int history_flags(const culprit_check_options *opts)
-{
-    return opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)
-               ? CULPRIT_HISTORY_LOAD_SAMPLES
-               : 0;
 }
 
 /* ---------------------------------------------------------------- --confirm --- */
@@ -246,7 +190,7 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto cleanup;
     culprit_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = cli_load_history_flags(runs, dir, history_flags(opts))) < 0 ||
+    if ((error = cli_load_history_flags(runs, dir, cli_history_flags(opts))) < 0 ||
         (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++) {
@@ -339,7 +283,7 @@ int cli_check(int argc, char **argv)
             bases[nbases++] = parents[i];
     }
     if ((error = cli_load_history_flags(&runs, env.settings.history_dir,
-                                        history_flags(&a.judge.check))) < 0)
+                                        cli_history_flags(&a.judge.check))) < 0)
         goto cleanup;
     if (a.judge.check.test &&
         (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)

@@ -105,6 +105,17 @@ void cli_judge_init(cli_judge *judge);
 /* 1 when `args`'s current option is one of the shared ones (applied), 0 when not,
  * negative for a bad value. */
 int cli_judge_option(cli_judge *judge, const cli_args *args);
+
+/**
+ * The options of the counter detectors (--detector, --cluster-threshold, --rules-*):
+ * 1 when `args` is one of them (parsed into `check`), 0 when not, negative on a bad
+ * value. Shared by check and report.
+ */
+int cli_detector_option(culprit_check_options *check, const cli_args *args);
+
+/** What a history load needs for these options: the raw series when a counter
+ * detector runs, summaries otherwise. */
+unsigned int cli_history_flags(const culprit_check_options *opts);
 /* The help lines of the shared options. */
 void cli_judge_help(FILE *out);
 

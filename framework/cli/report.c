@@ -25,6 +25,13 @@ static const cli_option options[] = {{"--out", 1},
                                      {"--commit", 1},
                                      {"--limit", 1},
                                      {"--title", 1},
+                                     {"--detector", 1},
+                                     {"--cluster-threshold", 1},
+                                     {"--rules-support", 1},
+                                     {"--rules-confidence", 1},
+                                     {"--rules-change", 1},
+                                     {"--rules-window", 1},
+                                     {"--rules-history", 1},
                                      {"--test", 1},
                                      {"--history", 1},
                                      {"--project", 1},
@@ -62,6 +69,9 @@ static void usage(FILE *out)
           "  --title TEXT          the name in the page header (default: the repository's)\n"
           "  --test NAME, --history DIR, --project FILE, --allow-mixed, --threshold PERCENT,\n"
           "  --confidence C, --fdr Q, --noise-window N   as for culprit check\n"
+          "  --detector LIST and the detectors' options (--cluster-threshold, --rules-*):\n"
+          "                        as for culprit check; the counter detectors' lines show\n"
+          "                        under each test\n"
           "\nExit status: 0 written, 2 usage or I/O error (a named file that is missing or\n"
           "not the right document, no history).\n",
           out);
@@ -241,7 +251,8 @@ int cli_report(int argc, char **argv)
     cli_judge_init(&judge);
     cli_args_init(&args, "report", argc, argv, options);
     while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
-        if (kind < 0 || cli_judge_option(&judge, &args) < 0)
+        if (kind < 0 || cli_judge_option(&judge, &args) < 0 ||
+            (kind != CLI_ARG_POSITIONAL && cli_detector_option(&judge.check, &args) < 0))
             return cli_usage_error("report");
         if (kind == CLI_ARG_POSITIONAL) {
             culprit_error_set(CULPRIT_EINVALID, "report: unexpected argument '%s'", args.value);
@@ -282,7 +293,8 @@ int cli_report(int argc, char **argv)
         goto cleanup;
     }
     if ((error = culprit_report_new(&report)) < 0 ||
-        (error = cli_load_history(&runs, env.settings.history_dir)) < 0)
+        (error = cli_load_history_flags(&runs, env.settings.history_dir,
+                                        cli_history_flags(&judge.check))) < 0)
         goto cleanup;
     if (judge.check.test &&
         (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)

@@ -576,6 +576,19 @@ static void test_article(culprit_buf *out, const culprit_report *r, size_t i)
     else
         culprit_buf_puts(out, "not measured at this commit");
     culprit_buf_puts(out, "</p>\n");
+    if (now && (now->clusters || now->rules)) { /* the counter detectors */
+        culprit_buf_printf(out, "<p class=\"msg counters%s\">",
+                           now->counters_flagged ? " flagged" : "");
+        if (now->clusters) {
+            culprit_buf_puts(out, "clusters: ");
+            h(out, now->clusters);
+        }
+        if (now->rules) {
+            culprit_buf_puts(out, now->clusters ? "<br>rules: " : "rules: ");
+            h(out, now->rules);
+        }
+        culprit_buf_puts(out, "</p>\n");
+    }
     plot(out, r, s);
     culprit_buf_puts(out, "</article>\n");
 }

@@ -113,6 +113,25 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
     }
     if (header)
         culprit_buf_puts(out, "\n");
+    /* What the counter detectors flagged (culprit check --detector), one bullet each. */
+    for (size_t i = 0; i < r->nseries; i++) {
+        const culprit_report_point *p = culprit_report_current(r, &r->series[i]);
+        if (!p || !p->counters_flagged)
+            continue;
+        culprit_buf_printf(out, "- `%s` counters:", r->series[i].test);
+        if (p->clusters) {
+            culprit_buf_puts(out, " clusters: ");
+            culprit_report__put_md(out, p->clusters);
+        }
+        if (p->rules) {
+            culprit_buf_puts(out, p->clusters ? "; rules: " : " rules: ");
+            culprit_report__put_md(out, p->rules);
+        }
+        culprit_buf_puts(out, "\n");
+        header = 2;
+    }
+    if (header == 2)
+        culprit_buf_puts(out, "\n");
 }
 
 static void bisection(culprit_buf *out, const culprit_report_bisect *b)

@@ -24,6 +24,8 @@ static void series_dispose(culprit_report_series *s)
     for (size_t i = 0; i < s->npoints; i++) {
         free(s->points[i].category);
         free(s->points[i].message);
+        free(s->points[i].clusters);
+        free(s->points[i].rules);
     }
     free(s->points);
     free(s->test);
@@ -106,8 +108,27 @@ static int series_for(culprit_report_series **out, culprit_report *r, const char
     return 0;
 }
 
-static int add_point(culprit_report *r, const culprit_verdict *v, size_t commit)
+/* The counter detectors' lines of verdict i, as `culprit check` prints them. */
+static int counter_lines(culprit_report_point *p, const culprit_check_result *result, size_t i)
 {
+    if (result->clusters) {
+        const char *m = result->clusters[i].message;
+        if (!(p->clusters = culprit_strdup(m ? m : "-")))
+            return CULPRIT_ERROR;
+        p->counters_flagged |= result->clusters[i].flagged;
+    }
+    if (result->rules) {
+        const char *m = result->rules[i].message;
+        if (!(p->rules = culprit_strdup(m ? m : "-")))
+            return CULPRIT_ERROR;
+        p->counters_flagged |= result->rules[i].flagged;
+    }
+    return 0;
+}
+
+static int add_point(culprit_report *r, const culprit_check_result *result, size_t i, size_t commit)
+{
+    const culprit_verdict *v = &result->verdicts[i];
     culprit_report_series *s = NULL;
     culprit_report_point *p;
     int error;
@@ -130,8 +151,11 @@ static int add_point(culprit_report *r, const culprit_verdict *v, size_t commit)
     p->change_high = v->change_high;
     p->category_high_ns = v->category_high_ns;
     if ((v->category && !(p->category = culprit_strdup(v->category))) ||
-        (v->message && !(p->message = culprit_strdup(v->message)))) {
+        (v->message && !(p->message = culprit_strdup(v->message))) ||
+        counter_lines(p, result, i) < 0) {
         free(p->category);
+        free(p->message);
+        free(p->clusters);
         return CULPRIT_ERROR;
     }
     s->npoints++;
@@ -180,7 +204,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
         if (error < 0)
             return error;
         for (size_t i = 0; i < result.n && error == 0; i++)
-            error = add_point(report, &result.verdicts[i], ncommits - 1 - k);
+            error = add_point(report, &result, i, ncommits - 1 - k);
         culprit_check_result_dispose(&result);
         if (error < 0)
             return error;

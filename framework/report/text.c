@@ -51,6 +51,13 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
         if (p && (p->verdict == CULPRIT_VERDICT_MAJOR || p->verdict == CULPRIT_VERDICT_MINOR))
             culprit_buf_printf(out, "  %-10s %s\n", culprit_report_verdict_tag(p->verdict),
                                p->message ? p->message : r->series[i].test);
+        if (p && p->counters_flagged)
+            culprit_buf_printf(out, "  %-10s %s: %s%s%s%s\n", "COUNTERS", r->series[i].test,
+                               p->clusters ? "clusters: " : "", p->clusters ? p->clusters : "",
+                               p->clusters && p->rules ? "; rules: "
+                               : p->rules              ? "rules: "
+                                                       : "",
+                               p->rules ? p->rules : "");
     }
     if (b && b->culprit[0]) {
         culprit_buf_printf(out, "  %-10s %s %s\n  %-10s ", "culprit",

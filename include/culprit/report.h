@@ -49,6 +49,10 @@ typedef struct {
     double category_high_ns;         /**< the upper limit of its category; NAN/INFINITY none */
     char *category;                  /**< the category judged against; NULL none */
     char *message;                   /**< the verdict's one line */
+    char *clusters;       /**< the counter-cluster detector's line (`culprit check --detector`);
+                               NULL when it did not run */
+    char *rules;          /**< the association-rule detector's line; NULL when it did not run */
+    int counters_flagged; /**< a counter detector flagged this measurement */
 } culprit_report_point;
 
 /** One test's series, oldest point first. */

@@ -137,6 +137,36 @@ static void check_counters_junit_and_bad_detector(void **state)
     expect_culprit(repo->dir, 2, "unknown detector 'cluster'", "check --detector=time,cluster");
 }
 
+/* The report shows what the counter detectors say, in every format. */
+static void report_shows_the_counter_detectors(void **state)
+{
+    const repo_fixture *repo = *state;
+    cli_result r =
+        run_culprit(repo->dir, NULL, "report --format markdown --detector=time,clusters,rules");
+    char *line;
+
+    assert_int_equal(r.status, 0);
+    line = line_with(r.out, "- `io.journal` counters:");
+    assert_contains(line, "clusters: 1 of 6 counter clusters regressed: ");
+    assert_contains(line, "write\\_bytes"); /* Markdown-escaped */
+    assert_contains(line, "rules: association rules violated: ");
+    free(line);
+    cli_result_dispose(&r);
+    r = run_culprit(repo->dir, NULL, "report --format json --detector=clusters");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "\"counters_flagged\": true");
+    assert_contains(r.out, "\"rules\": null");
+    cli_result_dispose(&r);
+    r = run_culprit(repo->dir, NULL, "report --format text --detector=clusters,rules");
+    assert_contains(r.out, "  COUNTERS   io.journal: clusters: ");
+    cli_result_dispose(&r);
+    /* Without a counter detector nothing of the kind is said. */
+    r = run_culprit(repo->dir, NULL, "report --format markdown");
+    assert_lacks(r.out, "counters:");
+    cli_result_dispose(&r);
+    expect_culprit(repo->dir, 2, "unknown detector 'cluster'", "report --detector=cluster");
+}
+
 static int counters_teardown(void **state)
 {
     fixture_remove(*state);
@@ -154,6 +184,7 @@ int main(void)
         cmocka_unit_test(check_counters_json_matches_golden),
         cmocka_unit_test(check_counters_text_and_exit_status),
         cmocka_unit_test(check_counters_junit_and_bad_detector),
+        cmocka_unit_test(report_shows_the_counter_detectors),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown) |
            cmocka_run_group_tests_name("counters", counters, counters_setup, counters_teardown);
