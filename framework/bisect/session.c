@@ -966,13 +966,6 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
         if (needed) {
             error = check_pair(&s, fp[1], culprit, &slower, &check);
             checked = error == 0;
-            /* Without --paths a parent check that clears the culprit would turn the
-             * answer into a slow decay, the costliest outcome (every commit of the
-             * range timed): a burst of noise during one check must not decide that,
-             * so it is made once more with fresh runs, and both must clear it. */
-            if (checked && !opts->npaths && !slower && !check->undecided)
-                error = check_pair(&s, fp[1], culprit, &slower, &check);
-            checked = error == 0;
             if (error == CULPRIT_ESKIP) /* the parent cannot be measured: keep the culprit */
                 error = 0;
         }
