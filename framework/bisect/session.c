@@ -53,6 +53,8 @@ typedef struct {
         char sha[41];
     } built[2];
     char good_sha[41]; /* the good end the next comparison measures against */
+    size_t max_runs;   /* runs per side a comparison may take (opts->max_runs; more for the
+                          culprit's confirmation against its parent) */
     int good_failed;   /* the last comparison failed on its good end, not its candidate */
     /* History (--run/--test with a history store): runs of a commit measured before
      * this session on the same machine and build are reused as samples; runs this
@@ -374,7 +376,8 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
     culprit_welford wg, wc;
     culprit_welch w;
     size_t target = o->min_runs, ng = 0, nc = 0, reused = s->result->reused;
-    double *xg = calloc(o->max_runs, sizeof(*xg)), *xc = calloc(o->max_runs, sizeof(*xc));
+    size_t max_runs = s->max_runs;
+    double *xg = calloc(max_runs, sizeof(*xg)), *xc = calloc(max_runs, sizeof(*xc));
     int error = 0;
 
     s->good_failed = 0;
@@ -385,8 +388,8 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
     /* History matches on this build's fingerprint: known after one run of our own. */
     if (s->history && !s->fp_known && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
         goto cleanup;
-    if ((error = reuse_history(s, s->good_sha, xg, &ng, o->max_runs)) < 0 ||
-        (error = reuse_history(s, sha, xc, &nc, o->max_runs)) < 0)
+    if ((error = reuse_history(s, s->good_sha, xg, &ng, max_runs)) < 0 ||
+        (error = reuse_history(s, sha, xc, &nc, max_runs)) < 0)
         goto cleanup;
     for (;;) {
         while (ng < target || nc < target) {
@@ -412,12 +415,12 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
         }
         /* Good once a slowdown beyond the threshold is ruled out, or when more runs
          * are not allowed: the paper's rule, "otherwise good". */
-        if (step->change_high < o->threshold || step->runs >= o->max_runs) {
+        if (step->change_high < o->threshold || step->runs >= max_runs) {
             step->verdict = CULPRIT_BISECT_GOOD;
             step->undecided = step->change_high >= o->threshold;
             goto cleanup;
         }
-        target = step->runs * 2 < o->max_runs ? step->runs * 2 : o->max_runs;
+        target = step->runs * 2 < max_runs ? step->runs * 2 : max_runs;
     }
 cleanup:
     free(xg);
@@ -911,6 +914,7 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
                                  "bisection options out of range (confidence in (0,1), "
                                  "2 <= min_runs <= max_runs, timeout > 0)");
     s.opts = opts;
+    s.max_runs = opts->max_runs;
     s.result = out;
     if (opts->run && opts->history_dir) {
         /* A store that does not exist yet is created only when runs are recorded. */
@@ -964,7 +968,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
             goto cleanup;
         needed = k == 2 && !(marked && !strcmp(marked->good, fp[1]));
         if (needed) {
+            /* The answer is about to be given: its confirmation may take twice the
+             * runs a step may, so that noise leaves it undecided less often. */
+            s.max_runs = 2 * (size_t)opts->max_runs;
             error = check_pair(&s, fp[1], culprit, &slower, &check);
+            s.max_runs = opts->max_runs;
             checked = error == 0;
             if (error == CULPRIT_ESKIP) /* the parent cannot be measured: keep the culprit */
                 error = 0;
@@ -972,11 +980,12 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
         free(fp);
         if (error < 0)
             goto cleanup;
-        if (opts->npaths) {
-            out->confirmed = !needed ? 1 : checked ? slower : -1;
-        } else if (checked && !slower && !check->undecided) {
+        out->confirmed = !needed ? 1 : checked ? slower : -1;
+        if (!opts->npaths && checked && !slower && !check->undecided) {
             /* A decay only when the parent check ruled out a slowdown beyond the
-             * threshold; runs that could not tell leave the culprit named. */
+             * threshold; runs that could not tell leave the culprit named, not
+             * confirmed (a noise burst may have misjudged the step that marked it). */
+            out->confirmed = -1;
             error = slow_decay(&s);
             goto cleanup;
         }

@@ -290,10 +290,13 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         if (r->confirmed == 1)
             printf("  confirmed: slower than its parent (%zu irrelevant commits not built)\n",
                    r->nirrelevant);
-        else if (r->confirmed == 0)
+        else if (r->confirmed == 0 && r->nirrelevant)
             printf("  NOT confirmed: no slower than its parent; the cause may be in one of the "
                    "%zu commits judged irrelevant to --paths\n",
                    r->nirrelevant);
+        else if (r->confirmed == 0)
+            printf("  NOT confirmed: its runs could not be told from its parent's (the machine's "
+                   "noise); more runs (--max-runs) may decide\n");
         if (r->nunsearched)
             printf("  %zu range(s) without an overall slowdown were too long to scan commit by "
                    "commit\n",

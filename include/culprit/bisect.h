@@ -284,8 +284,12 @@ typedef struct {
     culprit_bisect_culprit *culprits; /**< every culprit found, the first one first */
     size_t nunsearched; /**< --all: ranges without an overall slowdown too long to scan */
     size_t nirrelevant; /**< commits not built because they touch none of `paths` */
-    int confirmed;      /**< with `paths`: 1 the culprit is slower than its parent, 0 it is
-                             not (the cause may be in a commit judged irrelevant); -1 unchecked */
+    int confirmed;      /**< the culprit against its first parent (with twice max_runs):
+                             1 slower (or the step that marked it was against its parent);
+                             0 not shown slower: with `paths` the cause may be in a commit
+                             judged irrelevant, without them the runs could not tell (a
+                             parent check that rules a slowdown out gives a slow decay);
+                             -1 unchecked (no parent, or it cannot be measured) */
     /* With opts->calltree and a culprit found: */
     char parent[41];                /**< the culprit's first parent the trees compare with */
     culprit_calltree *parent_tree;  /**< recorded in the parent's checkout */

@@ -76,6 +76,8 @@ echo "n = 40  # a dirty working tree: never used, never touched" > "$work/e1/fib
 echo untracked > "$work/e1/notes.txt"
 (cd "$work/e1" && git stash -q && echo "n = 41" > fib.conf)
 bisect "$work/e1" r5
+# A clear culprit is confirmed against its own parent (not only with --paths).
+grep -q '"confirmed": true' "$work/out.json" || fail "culprit r5 not confirmed: $(cat "$work/out.json")"
 ls /tmp | grep -q "^culprit-checkout-" && ls -d /tmp/culprit-checkout-* | while read -r d; do
   [ "$(stat -c %Y "$d")" -lt "$(($(date +%s) - 600))" ] || fail "a temporary checkout was left: $d"
 done
