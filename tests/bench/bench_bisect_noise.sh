@@ -218,7 +218,7 @@ make_repo() {
 
 # run_culprit REPO EXPECTED: appends "correct builds runs wall_ns" to $work/culprit.tsv
 run_culprit() {
-  local repo=$1 want=$2 rc=0 t0 t1 got outcome builds runs
+  local repo=$1 want=$2 rc=0 t0 t1 got outcome builds runs confirmed
   t0=$(now_ns)
   (cd "$repo" && "$culprit" bisect --good "$good" --bad "$bad" \
      --build 'cc -O2 -o prog prog.c' --command ./prog --json) \
@@ -230,11 +230,13 @@ run_culprit() {
   builds=$(sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$work/out.json")
   runs=$(sed -n 's/^  "runs": \([0-9]*\).*/\1/p' "$work/out.json")
   [ -n "$builds" ] && [ -n "$runs" ] || die "no builds/runs in culprit's JSON: $(cat "$work/out.json")"
+  confirmed=$(sed -n 's/^  "confirmed": \([a-z]*\).*/\1/p' "$work/out.json")
   local ok=0; [ "$got" = "$want" ] && ok=1
-  printf '%s %s %s %s\n' "$ok" "$builds" "$runs" "$((t1 - t0))" >> "$work/culprit.tsv"
-  printf '  culprit: %-7s %-13s %-12s builds %2s runs %4s  %5.1f s\n' \
+  printf '%s %s %s %s %s\n' "$ok" "$builds" "$runs" "$((t1 - t0))" "${confirmed:-null}" \
+    >> "$work/culprit.tsv"
+  printf '  culprit: %-7s %-13s %-12s builds %2s runs %4s  %5.1f s  confirmed %s\n' \
     "$([ $ok = 1 ] && echo correct || echo WRONG)" "$outcome" "${got:0:10}" "$builds" "$runs" \
-    "$(awk "BEGIN{print $((t1 - t0))/1e9}")"
+    "$(awk "BEGIN{print $((t1 - t0))/1e9}")" "${confirmed:-null}"
 }
 
 # run_git REPO EXPECTED: appends "correct builds runs wall_ns" to $work/git.tsv
@@ -292,3 +294,7 @@ echo
 printf '%-40s %11s %11s %10s %15s\n' tool correct "mean builds" "mean runs" "mean wall (s)"
 summary "culprit bisect (defaults)" "$work/culprit.tsv"
 summary "git bisect run (fixed threshold, $git_runs runs)" "$work/git.tsv"
+# culprit names its answer NOT confirmed when the culprit's runs could not be told
+# from its parent's: how many of the wrong answers it flagged so.
+awk '$5 == "false" {u++; if (!$1) uw++} !$1 && $5 != "false" {w++}
+  END {printf "culprit answers NOT confirmed against their parent: %d (%d of them wrong); wrong and confirmed: %d\n", u, uw, w}' "$work/culprit.tsv"
