@@ -58,13 +58,14 @@ typedef struct {
     int good_failed;   /* the last comparison failed on its good end, not its candidate */
     /* History (--run/--test with a history store): runs of a commit measured before
      * this session on the same machine and build are reused as samples; runs this
-     * session makes are recorded (opts->record) and never count as reused. The build
-     * fingerprint is that of the first run the session makes itself. */
+     * session makes are recorded (opts->record). The store's runs are read once, when
+     * the session starts (`past`), so the runs it records never count as reused and
+     * steps do not read the store again. The build fingerprint is that of the first
+     * run the session makes itself. */
     culprit_history *history;
+    culprit_history_runs past;
     char *fp_machine, *fp_compiler, *fp_flags;
     int fp_known;
-    char **recorded; /* file names of the runs this session stored */
-    size_t nrecorded;
 } session;
 
 /* The commits between one good and one bad end, as the algorithm's DAG. */
@@ -195,18 +196,9 @@ static int same_string(const char *a, const char *b)
     return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = path ? strrchr(path, '/') : NULL;
-    return slash ? slash + 1 : path ? path : "";
-}
-
 /* Keeps the fingerprint of the session's first run and stores the run in history. */
 static int record_run(session *s, const culprit_run *run)
 {
-    char *path = NULL, **names;
-    int error;
-
     if (!s->fp_known) {
         s->fp_machine = run->machine ? culprit_strdup(run->machine) : NULL;
         s->fp_compiler = run->compiler ? culprit_strdup(run->compiler) : NULL;
@@ -215,19 +207,7 @@ static int record_run(session *s, const culprit_run *run)
     }
     if (!s->history || !s->opts->record)
         return 0;
-    if ((error = culprit_history_store(s->history, run, &path)) < 0)
-        return error;
-    if (!(names = realloc(s->recorded, (s->nrecorded + 1) * sizeof(*names)))) {
-        free(path);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    }
-    s->recorded = names;
-    names[s->nrecorded] = culprit_strdup(base_name(path));
-    free(path);
-    if (!names[s->nrecorded])
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    s->nrecorded++;
-    return 0;
+    return culprit_history_store(s->history, run, NULL);
 }
 
 /*
@@ -235,23 +215,14 @@ static int record_run(session *s, const culprit_run *run)
  * test that passed, at that commit with a clean tree, on this machine with this
  * build (compiler and flags), newest first, none of them made by this session.
  */
-static int reuse_history(session *s, const char *sha, double *x, size_t *n, size_t cap)
+static void reuse_history(session *s, const char *sha, double *x, size_t *n, size_t cap)
 {
-    culprit_history_query q = {sha, NULL, NULL, 0};
-    culprit_history_runs runs = {0, NULL, 0};
-    int error;
-
-    if (!s->history || !s->fp_known || *n >= cap)
-        return 0;
-    if ((error = culprit_history_load(&runs, s->history, &q, NULL, NULL)) < 0)
-        return error;
-    for (size_t r = runs.nruns; r-- > 0 && *n < cap;) {
-        const culprit_run *run = runs.runs[r];
+    if (!s->fp_known)
+        return;
+    for (size_t r = s->past.nruns; r-- > 0 && *n < cap;) {
+        const culprit_run *run = s->past.runs[r];
         const culprit_test_result *t;
-        int mine = 0;
-        for (size_t i = 0; i < s->nrecorded && !mine; i++)
-            mine = !strcmp(s->recorded[i], base_name(run->path));
-        if (mine || run->dirty || strcmp(run->commit, sha) != 0 ||
+        if (run->dirty || !run->commit || strcmp(run->commit, sha) != 0 ||
             !same_string(run->machine, s->fp_machine) ||
             !same_string(run->compiler, s->fp_compiler) || !same_string(run->flags, s->fp_flags))
             continue;
@@ -260,8 +231,6 @@ static int reuse_history(session *s, const char *sha, double *x, size_t *n, size
             s->result->reused++;
         }
     }
-    culprit_history_runs_dispose(&runs);
-    return 0;
 }
 
 /*
@@ -388,9 +357,8 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
     /* History matches on this build's fingerprint: known after one run of our own. */
     if (s->history && !s->fp_known && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
         goto cleanup;
-    if ((error = reuse_history(s, s->good_sha, xg, &ng, max_runs)) < 0 ||
-        (error = reuse_history(s, sha, xc, &nc, max_runs)) < 0)
-        goto cleanup;
+    reuse_history(s, s->good_sha, xg, &ng, max_runs);
+    reuse_history(s, sha, xc, &nc, max_runs);
     for (;;) {
         while (ng < target || nc < target) {
             if (ng < target && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
@@ -920,8 +888,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
         /* A store that does not exist yet is created only when runs are recorded. */
         struct stat st;
         if ((opts->record || stat(opts->history_dir, &st) == 0) &&
-            (error = culprit_history_open(&s.history, opts->history_dir, opts->record)) < 0)
+            ((error = culprit_history_open(&s.history, opts->history_dir, opts->record)) < 0 ||
+             (error = culprit_history_load(&s.past, s.history, NULL, NULL, NULL)) < 0)) {
+            culprit_history_free(s.history);
             return error;
+        }
     }
     /* The whole range first: it validates the revisions (unknown, not an ancestor,
      * equal) before anything is built. */
@@ -1004,9 +975,7 @@ cleanup:
     free(s.fp_machine);
     free(s.fp_compiler);
     free(s.fp_flags);
-    for (size_t i = 0; i < s.nrecorded; i++)
-        free(s.recorded[i]);
-    free(s.recorded);
+    culprit_history_runs_dispose(&s.past);
     range_dispose(&whole);
     culprit_vcs_free(s.repo);
     if (error < 0) {
