@@ -122,6 +122,15 @@ nhist=$(ls "$work/hist" | grep -c '\.xml$')
 [ "$(json_int reused "$work/none.json")" -eq 0 ] || fail "--no-history reused runs"
 [ "$(ls "$work/hist" | grep -c '\.xml$')" -eq "$nhist" ] || fail "--no-history recorded runs"
 
+# --no-history with --history: a usage error, nothing run.
+set +e
+(cd "$repo" && "$culprit" bisect --good r3 --bad r4 --no-history --history "$work/hist" \
+    --build "$build" --run './fib_test --quiet' --test fibsuite.fib_conf > "$work/contra.log" 2>&1)
+status=$?
+set -e
+[ "$status" -eq 2 ] && grep -q "no-history contradicts --history" "$work/contra.log" ||
+  fail "--no-history --history: exit $status: $(cat "$work/contra.log")"
+
 # A test name the binary does not have: the ends cannot be measured, exit 2.
 set +e
 (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" --run './fib_test --quiet' \
