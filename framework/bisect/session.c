@@ -3,15 +3,18 @@
  * algorithm of bisect.c picks the commit, this file builds it in a temporary
  * checkout, measures it against the good end and marks it.
  *
- * Measuring: the candidate and the good end are run alternately (good, candidate,
- * good, candidate, ...), so a drift of the machine's speed during the step touches
- * both alike, and the decision is made on the runs themselves: each run of the
- * command is one sample, so the interval of the difference includes what makes one
- * run differ from the next (the noise a within-run interval misses). A candidate is
- * bad when it is significantly slower at `confidence` by more than `threshold`,
- * good when its interval rules such a slowdown out, and when the runs cannot tell,
+ * Measuring: after one warm-up run of each (the first run after a build is disturbed
+ * by it), the good end and the candidate are run in pairs, back to back, every other
+ * pair with the candidate first, and the step is judged on the pairs' differences, in
+ * which the slow drift of a shared machine's speed cancels (judge()). Each run of the
+ * command is one sample, so the interval includes what makes one run differ from the
+ * next (the noise a within-run interval misses). A candidate is bad when it is
+ * significantly slower at `confidence` by more than `threshold`, good when its
+ * interval rules such a slowdown out, and when the runs cannot tell,
  * more runs are taken, up to max_runs (Pinpoint-style adaptive sampling); still
- * undecided, it counts as good, and the step says so.
+ * undecided, it counts as good, and the step says so. Such a step may be wrong: the
+ * culprit found is then no slower than its parent, and when that parent is slower
+ * than the good end the search goes back into (good, parent] (BACKTRACK_MAX times).
  *
  * Two checkouts are kept: the good end's and the candidate's. When a candidate
  * turns out good it becomes the new good end, and the two checkouts trade roles,
@@ -53,8 +56,8 @@ typedef struct {
         char sha[41];
     } built[2];
     char good_sha[41]; /* the good end the next comparison measures against */
-    size_t max_runs;   /* runs per side a comparison may take (opts->max_runs; more for the
-                          culprit's confirmation against its parent) */
+    size_t max_runs;   /* runs per side a comparison may take (opts->max_runs; twice that
+                          in check_pair_patient) */
     int good_failed;   /* the last comparison failed on its good end, not its candidate */
     /* History (--run/--test with a history store): runs of a commit measured before
      * this session on the same machine and build are reused as samples; runs this
@@ -80,6 +83,10 @@ typedef struct {
  * first-parent chain) up to this many commits, to find a regression hidden behind
  * an improvement (the paper's oscillation); longer ones are reported unsearched. */
 #define SCAN_MAX 16
+/* How many times a culprit not slower than its parent sends the search back into the
+ * range below that parent (each time after the parent was measured slower than the good
+ * end): a bound, so that a machine too noisy to decide anything still ends. */
+#define BACKTRACK_MAX 2
 
 /*
  * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
@@ -291,22 +298,26 @@ cleanup:
 }
 
 /*
- * One side's runs as the state a step judges: the runs inside Tukey's severe fences,
- * as verdicts judge samples (docs/detection.md): a stall of the machine that makes a
- * few runs several times longer must not decide a step.
+ * Runs (or differences of pairs of runs) as a step judges them: inside Tukey's severe
+ * fences, as verdicts judge samples (docs/detection.md), so that a stall of the
+ * machine that makes a few runs several times longer does not decide a step; but
+ * only from FENCE_MIN_N values on. With fewer, the quartiles come from a handful of
+ * values, the fences set aside values that only look extreme, and the interval of
+ * the rest is too narrow: replayed on this machine's runs, unchanged commits were
+ * judged slower 1.1% of the time with fences on 5 to 10 pairs, 0.1% without
+ * (docs/bisect.md).
  */
-static int judged_runs(culprit_welford *w, const double *x, size_t n, double confidence)
+#define FENCE_MIN_N 20
+static int judged_runs(culprit_summary *out, const double *x, size_t n, double confidence)
 {
     culprit_outliers f;
-    culprit_summary s;
     int error;
 
-    if ((error = culprit_stats_outliers(&f, x, n)) < 0 ||
-        (error =
-             culprit_stats_summarize_within(&s, x, n, f.low_severe, f.high_severe, confidence)) < 0)
+    if (n < FENCE_MIN_N)
+        return culprit_stats_summarize(out, x, n, confidence);
+    if ((error = culprit_stats_outliers(&f, x, n)) < 0)
         return error;
-    culprit_welford_from_summary(w, &s);
-    return 0;
+    return culprit_stats_summarize_within(out, x, n, f.low_severe, f.high_severe, confidence);
 }
 
 /*
@@ -325,12 +336,76 @@ static int run_side(session *s, int good, const char *sha, double *x, size_t *n,
         (*n)++;
         s->result->runs++;
     }
-    if (error == CULPRIT_ESKIP && good) {
-        s->good_failed = 1;
-        culprit_error_set(CULPRIT_ESKIP, "the good end %.12s %s: %s", sha,
+    if (error == CULPRIT_ESKIP) {
+        s->good_failed = good;
+        culprit_error_set(CULPRIT_ESKIP, "%s%.12s %s: %s", good ? "the good end " : "", sha,
                           built ? "fails" : "does not build", culprit_buf_cstr(reason));
     }
     return error;
+}
+
+/*
+ * One run of each side that needs runs in this step, not kept: the first run after a
+ * build is disturbed by it (measured on this machine, docs/bisect.md: a quarter
+ * slower on average), and a candidate is built just before its first run. The
+ * candidate goes first, so that its build comes before both kept runs.
+ */
+static int warm_up(session *s, int good, int cand, const char *sha, culprit_buf *reason)
+{
+    double scratch[1];
+    size_t n = 0;
+    int error = 0;
+
+    if (cand && (error = run_side(s, 0, sha, scratch, &n, reason)) < 0)
+        return error;
+    n = 0;
+    if (good && (error = run_side(s, 1, s->good_sha, scratch, &n, reason)) < 0)
+        return error;
+    return 0;
+}
+
+/*
+ * The step's change and its interval from the runs of the two sides. Runs made in
+ * pairs (good end, then candidate, back to back) are compared pair by pair: the
+ * machine's speed drifts slowly on a shared VM (successive runs are correlated), and
+ * each pair's difference cancels what the two runs shared, so the interval of the
+ * mean difference is far narrower than Welch's over the two sides as independent
+ * samples (measured in docs/bisect.md). Differences are judged as single runs are
+ * (judged_runs). Samples reused from history were not made in pairs:
+ * with any of them, Welch's interval over the two sides is used.
+ */
+static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const double *xc,
+                 size_t nc, const double *dx, size_t np, double confidence)
+{
+    culprit_summary g, c;
+    culprit_welford wg, wc;
+    culprit_welch w;
+    int error;
+
+    if ((error = judged_runs(&g, xg, ng, confidence)) < 0 ||
+        (error = judged_runs(&c, xc, nc, confidence)) < 0)
+        return error;
+    culprit_welford_from_summary(&wg, &g);
+    culprit_welford_from_summary(&wc, &c);
+    step->good_mean_ns = wg.mean;
+    step->mean_ns = wc.mean;
+    if (dx && np >= 2) {
+        culprit_summary d;
+        if ((error = judged_runs(&d, dx, np, confidence)) < 0)
+            return error;
+        step->change = d.mean / wg.mean;
+        step->change_low = d.ci_low / wg.mean;
+        step->change_high = d.ci_high / wg.mean;
+        step->paired = d.n;
+        return 0;
+    }
+    if ((error = culprit_stats_welch(&w, &wg, &wc, confidence)) < 0)
+        return error;
+    step->change = w.diff / wg.mean;
+    step->change_low = w.low / wg.mean;
+    step->change_high = w.high / wg.mean;
+    step->paired = 0;
+    return 0;
 }
 
 /*
@@ -342,15 +417,14 @@ static int run_side(session *s, int good, const char *sha, double *x, size_t *n,
 static int compare(session *s, culprit_bisect_step *step, const char *sha, culprit_buf *reason)
 {
     const culprit_bisect_options *o = s->opts;
-    culprit_welford wg, wc;
-    culprit_welch w;
-    size_t target = o->min_runs, ng = 0, nc = 0, reused = s->result->reused;
+    size_t target = o->min_runs, ng = 0, nc = 0, np = 0, reused = s->result->reused;
     size_t max_runs = s->max_runs;
     double *xg = calloc(max_runs, sizeof(*xg)), *xc = calloc(max_runs, sizeof(*xc));
-    int error = 0;
+    double *dx = calloc(max_runs, sizeof(*dx));
+    int error = 0, paired, warm_g = 0, warm_c = 0;
 
     s->good_failed = 0;
-    if (!xg || !xc) {
+    if (!xg || !xc || !dx) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
@@ -359,24 +433,33 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
         goto cleanup;
     reuse_history(s, s->good_sha, xg, &ng, max_runs);
     reuse_history(s, sha, xc, &nc, max_runs);
+    paired = s->result->reused == reused;
     for (;;) {
         while (ng < target || nc < target) {
-            if (ng < target && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
+            int need_g = ng < target, need_c = nc < target;
+            if ((need_g && !warm_g) || (need_c && !warm_c)) {
+                if ((error = warm_up(s, need_g && !warm_g, need_c && !warm_c, sha, reason)) < 0)
+                    goto cleanup;
+                warm_g |= need_g;
+                warm_c |= need_c;
+            }
+            /* Every other pair runs the candidate first: a drift of the machine within
+             * a pair then adds to half the differences and takes from the others. */
+            if (need_g && need_c && np % 2) {
+                if ((error = run_side(s, 0, sha, xc, &nc, reason)) < 0 ||
+                    (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0)
+                    goto cleanup;
+            } else if ((need_g && (error = run_side(s, 1, s->good_sha, xg, &ng, reason)) < 0) ||
+                       (need_c && (error = run_side(s, 0, sha, xc, &nc, reason)) < 0)) {
                 goto cleanup;
-            if (nc < target && (error = run_side(s, 0, sha, xc, &nc, reason)) < 0)
-                goto cleanup;
+            }
+            if (need_g && need_c)
+                dx[np++] = xc[nc - 1] - xg[ng - 1];
         }
-        if ((error = judged_runs(&wg, xg, ng, o->confidence)) < 0 ||
-            (error = judged_runs(&wc, xc, nc, o->confidence)) < 0 ||
-            (error = culprit_stats_welch(&w, &wg, &wc, o->confidence)) < 0)
+        if ((error = judge(step, xg, ng, xc, nc, paired ? dx : NULL, np, o->confidence)) < 0)
             goto cleanup;
         step->runs = nc < ng ? nc : ng;
         step->reused = s->result->reused - reused;
-        step->good_mean_ns = wg.mean;
-        step->mean_ns = wc.mean;
-        step->change = w.diff / wg.mean;
-        step->change_low = w.low / wg.mean;
-        step->change_high = w.high / wg.mean;
         if (step->change_low > 0 && step->change > o->threshold) {
             step->verdict = CULPRIT_BISECT_BAD;
             goto cleanup;
@@ -393,6 +476,7 @@ static int compare(session *s, culprit_bisect_step *step, const char *sha, culpr
 cleanup:
     free(xg);
     free(xc);
+    free(dx);
     return error;
 }
 
@@ -554,8 +638,6 @@ static int check_pair(session *s, const char *good, const char *bad, int *slower
         goto cleanup;
     error = compare(s, step, bad, &reason);
     if (error == CULPRIT_ESKIP && !s->good_failed) {
-        culprit_error_set(CULPRIT_ESKIP, "%.12s cannot be measured: %s", bad,
-                          culprit_buf_cstr(&reason));
         step->verdict = CULPRIT_BISECT_SKIP;
         step->skip_reason = culprit_buf_detach(&reason);
     }
@@ -568,6 +650,22 @@ static int check_pair(session *s, const char *good, const char *bad, int *slower
         s->opts->progress(step, s->result->nsteps - 1, 0, s->opts->payload);
 cleanup:
     culprit_buf_dispose(&reason);
+    return error;
+}
+
+/*
+ * check_pair for the checks every later answer rests on (the ends, the culprit against
+ * its parent, the parent against the good end): up to twice the runs a step may, so
+ * that noise leaves them undecided less often.
+ */
+static int check_pair_patient(session *s, const char *good, const char *bad, int *slower,
+                              culprit_bisect_step **step_out)
+{
+    int error;
+
+    s->max_runs = 2 * (size_t)s->opts->max_runs;
+    error = check_pair(s, good, bad, slower, step_out);
+    s->max_runs = s->opts->max_runs;
     return error;
 }
 
@@ -859,11 +957,69 @@ static int calltree_step(session *s, const char *culprit)
     return 0;
 }
 
+/*
+ * The culprit against its own first parent (check_pair_patient). The step that marked it bad
+ * compared it with the good end of that time, which may lie several commits back: with relevance
+ * skipping (Vogel 2017, 4.4.4) the commits in between were assumed to change nothing, and in a slow
+ * decay each of them adds a little. *confirmed: 1 slower (or already measured against its parent),
+ * 0 not shown slower, -1 unchecked (no parent, or it cannot be measured); *decided: the check ruled
+ * a slowdown beyond the threshold out; parent: the first parent ("" if none).
+ */
+static int confirm(session *s, const char *culprit, int *confirmed, int *decided, char parent[41])
+{
+    const culprit_bisect_step *marked = step_of(s->result, culprit);
+    culprit_bisect_step *check = NULL;
+    char(*fp)[41] = NULL;
+    size_t k = 0;
+    int slower = 1, error;
+
+    *confirmed = 1;
+    *decided = 0;
+    parent[0] = '\0';
+    if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, culprit, 2)) < 0)
+        return error;
+    if (k == 2)
+        memcpy(parent, fp[1], 41);
+    free(fp);
+    if (k < 2 || (marked && !strcmp(marked->good, parent)))
+        return 0;
+    error = check_pair_patient(s, parent, culprit, &slower, &check);
+    if (error == CULPRIT_ESKIP) { /* the parent cannot be measured: keep the culprit */
+        *confirmed = -1;
+        return 0;
+    }
+    if (error < 0)
+        return error;
+    *confirmed = slower;
+    *decided = !slower && !check->undecided;
+    return 0;
+}
+
+/*
+ * After a culprit that is not slower than its parent: *slower when the parent is
+ * significantly slower than the session's good end, so that the culprit lies in
+ * (good, parent]. A parent that is the good end, is not in
+ * the range, or cannot be measured is not slower.
+ */
+static int backtrack_check(session *s, const char *parent, int *slower)
+{
+    int in_range = 0, error;
+
+    *slower = 0;
+    if (!parent[0] || !strcmp(parent, s->result->good))
+        return 0;
+    if ((error = culprit_vcs_is_ancestor(&in_range, s->repo, s->result->good, parent)) < 0 ||
+        !in_range)
+        return error;
+    error = check_pair_patient(s, s->result->good, parent, slower, NULL);
+    return error == CULPRIT_ESKIP ? 0 : error;
+}
+
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     session s;
     range whole;
-    char culprit[41];
+    char culprit[41], bad[41], parent[41];
     int error, slower = 0, found = 0;
 
     memset(out, 0, sizeof(*out));
@@ -903,9 +1059,13 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     memcpy(out->bad, whole.dag.nodes[whole.dag.n - 1].sha, 41);
     out->ncommits = whole.dag.n;
 
-    if ((error = check_pair(&s, out->good, out->bad, &slower, NULL)) < 0) {
-        if (error == CULPRIT_ESKIP) /* keep the message; an end must be measurable */
-            error = culprit_error_recode(CULPRIT_ERROR);
+    if ((error = check_pair_patient(&s, out->good, out->bad, &slower, NULL)) < 0) {
+        if (error == CULPRIT_ESKIP) { /* an end must be measurable: say which */
+            char message[1024];
+            snprintf(message, sizeof(message), "%s", culprit_error_last());
+            error = culprit_error_set(CULPRIT_ERROR, "%s%s", s.good_failed ? "" : "the bad end ",
+                                      message);
+        }
         goto cleanup;
     }
     if (!slower) {
@@ -923,36 +1083,33 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
             out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
         goto cleanup;
     }
-    if ((error = bisect_range(&s, out->good, out->bad, culprit, &found)) < 0)
-        goto cleanup;
-    if (found) {
-        /* The culprit against its own parent. The step that marked it bad compared it
-         * with the good end of that time, which may lie several commits back: with
-         * relevance skipping (Vogel 2017, 4.4.4) the commits in between were assumed
-         * to change nothing, and in a slow decay each of them adds a little. */
-        const culprit_bisect_step *marked = step_of(out, culprit);
-        culprit_bisect_step *check = NULL;
-        char(*fp)[41] = NULL;
-        size_t k = 0;
-        int slower = 1, checked = 0, needed;
-        if ((error = culprit_vcs_first_parents(&fp, &k, s.repo, culprit, 2)) < 0)
+    memcpy(bad, out->bad, 41);
+    for (;;) {
+        int confirmed, decided;
+        if ((error = bisect_range(&s, out->good, bad, culprit, &found)) < 0)
             goto cleanup;
-        needed = k == 2 && !(marked && !strcmp(marked->good, fp[1]));
-        if (needed) {
-            /* The answer is about to be given: its confirmation may take twice the
-             * runs a step may, so that noise leaves it undecided less often. */
-            s.max_runs = 2 * (size_t)opts->max_runs;
-            error = check_pair(&s, fp[1], culprit, &slower, &check);
-            s.max_runs = opts->max_runs;
-            checked = error == 0;
-            if (error == CULPRIT_ESKIP) /* the parent cannot be measured: keep the culprit */
-                error = 0;
+        if (!found)
+            break;
+        if ((error = confirm(&s, culprit, &confirmed, &decided, parent)) < 0)
+            goto cleanup;
+        out->confirmed = confirmed;
+        if (confirmed != 0)
+            break;
+        /* Not slower than its parent: either a step misjudged the parent good (a
+         * slowdown the runs of that step could not tell from noise counts as good) or
+         * the range decays slowly. The parent against the good end tells them apart:
+         * slower, and the culprit is in (good, parent], bisected again. */
+        if (!opts->npaths && out->backtracks < BACKTRACK_MAX) {
+            int parent_slower = 0;
+            if ((error = backtrack_check(&s, parent, &parent_slower)) < 0)
+                goto cleanup;
+            if (parent_slower) {
+                out->backtracks++;
+                memcpy(bad, parent, 41);
+                continue;
+            }
         }
-        free(fp);
-        if (error < 0)
-            goto cleanup;
-        out->confirmed = !needed ? 1 : checked ? slower : -1;
-        if (!opts->npaths && checked && !slower && !check->undecided) {
+        if (!opts->npaths && decided) {
             /* A decay only when the parent check ruled out a slowdown beyond the
              * threshold; runs that could not tell leave the culprit named, not
              * confirmed (a noise burst may have misjudged the step that marked it). */
@@ -960,6 +1117,7 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
             error = slow_decay(&s);
             goto cleanup;
         }
+        break;
     }
     if (found) {
         describe(&s, culprit);

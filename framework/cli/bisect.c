@@ -42,7 +42,7 @@ static void usage(FILE *out)
           "                        $CULPRIT_COMMIT and CULPRIT_FAIL_ON=none) ...\n"
           "  --test NAME           ... and the perf test (SUITE.TEST or TEST) whose mean is\n"
           "                        bisected, as the test binary measured it\n"
-          "  --min-runs N          runs of each commit per step, interleaved (default 5)\n"
+          "  --min-runs N          runs of each commit per step, in pairs (default 10)\n"
           "  --max-runs N          more runs, up to N, when a step cannot tell (default 30)\n"
           "  --threshold PERCENT   smallest slowdown that makes a commit bad (default 2)\n"
           "  --confidence C        of each step's decision (default 0.99)\n"
@@ -155,6 +155,7 @@ static json_t *step_json(const culprit_bisect_step *s)
     json_object_set_new(o, "change_high", cli_json_number(s->change_high));
     json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
     json_object_set_new(o, "reused", json_integer((json_int_t)s->reused));
+    json_object_set_new(o, "paired", json_integer((json_int_t)s->paired));
     json_object_set_new(o, "undecided", json_boolean(s->undecided));
     json_object_set_new(o, "skip_reason", cli_json_string(s->skip_reason));
     return o;
@@ -233,6 +234,7 @@ static int print_json(const culprit_bisect_result *r, const char *test, int call
         json_object_set_new(doc, "culprits", all);
         json_object_set_new(doc, "unsearched_ranges", json_integer((json_int_t)r->nunsearched));
         json_object_set_new(doc, "irrelevant", json_integer((json_int_t)r->nirrelevant));
+        json_object_set_new(doc, "backtracks", json_integer((json_int_t)r->backtracks));
         json_object_set_new(doc, "confirmed",
                             r->confirmed < 0 ? json_null() : json_boolean(r->confirmed));
     }
@@ -297,6 +299,11 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         else if (r->confirmed == 0)
             printf("  NOT confirmed: its runs could not be told from its parent's (the machine's "
                    "noise); more runs (--max-runs) may decide\n");
+        if (r->backtracks)
+            printf("  searched again below %zu earlier culprit(s) that were no slower than their "
+                   "parent, whose parent was slower than the good end (a step had judged a "
+                   "slower commit good)\n",
+                   r->backtracks);
         if (r->nunsearched)
             printf("  %zu range(s) without an overall slowdown were too long to scan commit by "
                    "commit\n",

@@ -205,7 +205,7 @@ typedef struct {
     const char *test;          /**< with run: the perf test measured, "suite.test" or "test" */
     double confidence;         /**< of each decision (0.99) */
     double threshold;          /**< smallest relative slowdown that makes a commit bad (0.02) */
-    unsigned int min_runs;     /**< runs per commit per decision, interleaved (5) */
+    unsigned int min_runs;     /**< runs of each per decision, in pairs (10) */
     unsigned int max_runs;     /**< when undecided, more runs up to this many (30) */
     unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
     double timeout_s;          /**< kill a build or a run after this long (600) */
@@ -234,7 +234,7 @@ typedef struct {
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
-        .min_runs = 5, .max_runs = 30, .max_failures = 5, .timeout_s = 600                         \
+        .min_runs = 10, .max_runs = 30, .max_failures = 5, .timeout_s = 600                        \
     }
 
 /** One measured comparison of a commit against the good end. */
@@ -249,6 +249,9 @@ typedef struct culprit_bisect_step {
     size_t runs;                            /**< runs of each of the two commits */
     int undecided; /**< good only because max_runs could not tell (not a proven non-slowdown) */
     size_t reused; /**< samples of the two sides taken from history instead of run */
+    size_t paired; /**< run pairs (good end, then candidate) the change was judged on, their
+                        differences inside Tukey's severe fences; 0: Welch over the two
+                        sides (some samples came from history) */
 } culprit_bisect_step;
 
 typedef enum {
@@ -284,6 +287,9 @@ typedef struct {
     culprit_bisect_culprit *culprits; /**< every culprit found, the first one first */
     size_t nunsearched; /**< --all: ranges without an overall slowdown too long to scan */
     size_t nirrelevant; /**< commits not built because they touch none of `paths` */
+    size_t backtracks;  /**< times a culprit not slower than its parent, whose parent was
+                             slower than the good end, sent the search below that parent
+                             (a step had misjudged a slower commit good) */
     int confirmed;      /**< the culprit against its first parent (with twice max_runs):
                              1 slower (or the step that marked it was against its parent);
                              0 not shown slower: with `paths` the cause may be in a commit

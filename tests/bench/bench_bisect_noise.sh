@@ -21,7 +21,9 @@
 #
 # usage: bench_bisect_noise.sh CULPRIT [--quick] [--trials N] [--commits N]
 #                              [--seed S] [--git-runs N] [--good-n N --bad-n N]
+#                              [--keep DIR]
 #   --quick: 2 trials of each tool on 16-commit repositories, shorter calibration.
+#   --keep: culprit's JSON of every wrong answer is kept as DIR/trial-K.json.
 set -euo pipefail
 
 usage() { sed -n '/^# usage:/,/^#   --quick/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -29,7 +31,7 @@ usage() { sed -n '/^# usage:/,/^#   --quick/p' "$0" | sed 's/^# \{0,1\}//' >&2; 
 culprit=$1; shift
 [ -x "$culprit" ] || { echo "bench_bisect_noise: $culprit is not executable" >&2; exit 2; }
 culprit=$(cd "$(dirname "$culprit")" && pwd)/$(basename "$culprit")
-trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_rounds=5
+trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_rounds=5 keep=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) trials=2 commits=16 calib_runs=51 calib_rounds=3 ;;
@@ -39,6 +41,7 @@ while [ $# -gt 0 ]; do
     --git-runs) git_runs=$2; shift ;;
     --good-n) good_n=$2; shift ;;
     --bad-n) bad_n=$2; shift ;;
+    --keep) keep=$2; shift ;;
     *) usage ;;
   esac
   shift
@@ -232,6 +235,9 @@ run_culprit() {
   [ -n "$builds" ] && [ -n "$runs" ] || die "no builds/runs in culprit's JSON: $(cat "$work/out.json")"
   confirmed=$(sed -n 's/^  "confirmed": \([a-z]*\).*/\1/p' "$work/out.json")
   local ok=0; [ "$got" = "$want" ] && ok=1
+  if [ "$ok" = 0 ] && [ -n "$keep" ]; then
+    mkdir -p "$keep" && cp "$work/out.json" "$keep/trial-$t.json"
+  fi
   printf '%s %s %s %s %s\n' "$ok" "$builds" "$runs" "$((t1 - t0))" "${confirmed:-null}" \
     >> "$work/culprit.tsv"
   printf '  culprit: %-7s %-13s %-12s builds %2s runs %4s  %5.1f s  confirmed %s\n' \

@@ -62,8 +62,9 @@ bisect() {
   local dir=$1; shift
   local before after got
   before=$(fingerprint "$dir")
-  (cd "$dir" && "$culprit" bisect --threshold 20 --good r1 --bad r6 --build 'cc -O2 -o fibprog main.c' \
-      --command ./fibprog --json > "$work/out.json" 2> "$work/err.log") ||
+  (cd "$dir" && "$culprit" bisect --threshold "${threshold:-20}" --good r1 --bad r6 \
+      --build 'cc -O2 -o fibprog main.c' --command ./fibprog --json ${bisect_args:-} \
+      > "$work/out.json" 2> "$work/err.log") ||
     fail "bisect in $dir exited $?: $(cat "$work/err.log")"
   after=$(fingerprint "$dir")
   [ "$before" = "$after" ] || fail "the user's repository $dir changed"
@@ -111,6 +112,75 @@ bisect_all() {
 }
 bisect_all "$work/e4" r3 r5
 bisect_all "$work/e1" r5
+
+# Two experiments plant what noise does, with a program that counts its own runs:
+# fib.conf says n, where the count is kept, and optionally that the first `fast` runs
+# take 18 ms whatever n says, or that each run is slowed by a drift of `drift` ms times
+# (count / 2) mod 8 (the same for the two runs of a pair).
+cat > "$work/counted.c" <<'CEOF'
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+    unsigned n = 0, fast = 0, drift = 0, count = 0;
+    char counter[512];
+    FILE *f = fopen("fib.conf", "r"), *c;
+    if (!f || fscanf(f, "n = %u counter = %511s fast = %u drift = %u", &n, counter, &fast,
+                     &drift) != 4)
+        return 2;
+    fclose(f);
+    if ((c = fopen(counter, "r"))) {
+        if (fscanf(c, "%u", &count) != 1)
+            count = 0;
+        fclose(c);
+    }
+    if (!(c = fopen(counter, "w")))
+        return 3;
+    fprintf(c, "%u\n", count + 1);
+    fclose(c);
+    if (count < fast)
+        n = 18;
+    n += (count / 2) % 8 * drift;
+    struct timespec t = {0, (long)n * 1000000L}; /* n ms */
+    nanosleep(&t, NULL);
+    return 0;
+}
+CEOF
+# counted_repo DIR FAST_AT_R4 DRIFT: r1..r6 of counted.c, n = 18 up to r3 and 30 from
+# r4. Runs are counted per revision with FAST_AT_R4, else across all of them (a drift
+# is the machine's, the same for every commit).
+counted_repo() {
+  local dir=$1 fast=$2 drift=$3 r n counter
+  git init -q "$dir"
+  cp "$work/counted.c" "$dir/main.c"
+  for r in 1 2 3 4 5 6; do
+    n=18; [ "$r" -ge 4 ] && n=30
+    counter=$dir.count; [ "$fast" = 0 ] || counter=$dir.r$r.count
+    printf 'n = %s\ncounter = %s\nfast = %s\ndrift = %s\n' "$n" "$counter" \
+      "$([ "$r" = 4 ] && echo "$fast" || echo 0)" "$drift" > "$dir/fib.conf"
+    git -C "$dir" add -A; git -C "$dir" commit -q --allow-empty -m "r$r: n = $n"; git -C "$dir" tag "r$r"
+  done
+}
+
+# A step misjudged by noise: r4 is the regression, but its first 11 runs (the warm-up
+# run and the 10 of a step, exactly 10 with --min-runs 10 --max-runs 10) are fast, so the search judges it good and
+# ends on a later commit. That commit is no slower than its parent; the parent is
+# slower than the good end, so the search goes back below it and names r4, confirmed.
+# Without going back, the answer would be a slow decay or a wrong commit.
+counted_repo "$work/e7" 11 0
+bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e7" r4
+grep -q '"backtracks": [1-9]' "$work/out.json" || fail "r4 found without going back: $(cat "$work/out.json")"
+grep -q '"confirmed": true' "$work/out.json" || fail "r4 after going back not confirmed: $(cat "$work/out.json")"
+
+# A drifting machine: every run is slowed by a drift that changes from one pair of runs
+# to the next (0 to 140 ms) and dwarfs the 12 ms regression at r4 (+17% of an average
+# run; a 5% threshold). culprit runs the good end and the candidate back to back and
+# judges the pairs' differences, in which the drift cancels: r4 is found. Judged as two
+# independent samples, the drift's spread hides the regression (even 60 runs of each
+# end: no regression found).
+counted_repo "$work/e8" 0 20
+threshold=5 bisect "$work/e8" r4
+grep -q '"paired": [1-9]' "$work/out.json" || fail "no step judged on pairs: $(cat "$work/out.json")"
 
 # An unbuildable commit (r3) is skipped; the culprit is still found.
 make_repo "$work/e5" 18 18 18 18 30 30 3
