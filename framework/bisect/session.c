@@ -13,8 +13,9 @@
  * interval rules such a slowdown out, and when the runs cannot tell,
  * more runs are taken, up to max_runs (Pinpoint-style adaptive sampling); still
  * undecided, it counts as good, and the step says so. Such a step may be wrong: the
- * culprit found is then no slower than its parent, and when that parent is slower
- * than the good end the search goes back into (good, parent] (BACKTRACK_MAX times).
+ * culprit found is then no slower than its parent, and the search starts again below
+ * it or above it, where the slowdown is measured to be (search_again, BACKTRACK_MAX
+ * times).
  *
  * Two checkouts are kept: the good end's and the candidate's. When a candidate
  * turns out good it becomes the new good end, and the two checkouts trade roles,
@@ -83,9 +84,9 @@ typedef struct {
  * first-parent chain) up to this many commits, to find a regression hidden behind
  * an improvement (the paper's oscillation); longer ones are reported unsearched. */
 #define SCAN_MAX 16
-/* How many times a culprit not slower than its parent sends the search back into the
- * range below that parent (each time after the parent was measured slower than the good
- * end): a bound, so that a machine too noisy to decide anything still ends. */
+/* How many times a culprit not slower than its parent sends the search into the range
+ * below or above it (search_again): a bound, so that a machine too noisy to decide
+ * anything still ends. */
 #define BACKTRACK_MAX 2
 
 /*
@@ -958,16 +959,18 @@ static int calltree_step(session *s, const char *culprit)
 }
 
 /*
- * The culprit against its own first parent (check_pair_patient). The step that marked it bad
- * compared it with the good end of that time, which may lie several commits back: with relevance
- * skipping (Vogel 2017, 4.4.4) the commits in between were assumed to change nothing, and in a slow
- * decay each of them adds a little. *confirmed: 1 slower (or already measured against its parent),
- * 0 not shown slower, -1 unchecked (no parent, or it cannot be measured); *decided: the check ruled
- * a slowdown beyond the threshold out; parent: the first parent ("" if none).
+ * The culprit against its own first parent (check_pair_patient), always in runs of its
+ * own: the step that marked it bad compared it with the good end of that time, which
+ * may lie several commits back (with relevance skipping, Vogel 2017, 4.4.4, the
+ * commits in between were assumed to change nothing; in a slow decay each adds a
+ * little), and when that good end was the parent, noise that made the step wrong
+ * would make the same runs confirm it: a fresh comparison is independent evidence.
+ * *confirmed: 1 slower, 0 not shown slower, -1 unchecked (no parent, or it cannot
+ * be measured); *decided: the check ruled a slowdown beyond the threshold out;
+ * parent: the first parent ("" if none).
  */
 static int confirm(session *s, const char *culprit, int *confirmed, int *decided, char parent[41])
 {
-    const culprit_bisect_step *marked = step_of(s->result, culprit);
     culprit_bisect_step *check = NULL;
     char(*fp)[41] = NULL;
     size_t k = 0;
@@ -981,7 +984,7 @@ static int confirm(session *s, const char *culprit, int *confirmed, int *decided
     if (k == 2)
         memcpy(parent, fp[1], 41);
     free(fp);
-    if (k < 2 || (marked && !strcmp(marked->good, parent)))
+    if (k < 2)
         return 0;
     error = check_pair_patient(s, parent, culprit, &slower, &check);
     if (error == CULPRIT_ESKIP) { /* the parent cannot be measured: keep the culprit */
@@ -996,30 +999,44 @@ static int confirm(session *s, const char *culprit, int *confirmed, int *decided
 }
 
 /*
- * After a culprit that is not slower than its parent: *slower when the parent is
- * significantly slower than the session's good end, so that the culprit lies in
- * (good, parent]. A parent that is the good end, is not in
- * the range, or cannot be measured is not slower.
+ * After a culprit that is not slower than its parent, within the range (lo, hi]: when
+ * the parent is in the range and significantly slower than lo, the culprit lies in
+ * (lo, parent], and hi becomes the parent; else, when hi is significantly slower than
+ * the culprit, it lies in (culprit, hi], and lo becomes the culprit. *again: one of
+ * them. A side that cannot be measured counts as not slower.
  */
-static int backtrack_check(session *s, const char *parent, int *slower)
+static int search_again(session *s, char lo[41], char hi[41], const char *culprit,
+                        const char *parent, int *again)
 {
-    int in_range = 0, error;
+    int in_range = 0, slower = 0, error;
 
-    *slower = 0;
-    if (!parent[0] || !strcmp(parent, s->result->good))
-        return 0;
-    if ((error = culprit_vcs_is_ancestor(&in_range, s->repo, s->result->good, parent)) < 0 ||
-        !in_range)
+    *again = 0;
+    if (parent[0] && strcmp(parent, lo) != 0 &&
+        (error = culprit_vcs_is_ancestor(&in_range, s->repo, lo, parent)) < 0)
         return error;
-    error = check_pair_patient(s, s->result->good, parent, slower, NULL);
-    return error == CULPRIT_ESKIP ? 0 : error;
+    if (in_range && (error = check_pair_patient(s, lo, parent, &slower, NULL)) < 0 &&
+        error != CULPRIT_ESKIP)
+        return error;
+    if (in_range && slower) {
+        memcpy(hi, parent, 41);
+        *again = 1;
+        return 0;
+    }
+    if (strcmp(culprit, hi) != 0 &&
+        (error = check_pair_patient(s, culprit, hi, &slower, NULL)) < 0 && error != CULPRIT_ESKIP)
+        return error;
+    if (strcmp(culprit, hi) != 0 && slower) {
+        memcpy(lo, culprit, 41);
+        *again = 1;
+    }
+    return 0;
 }
 
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     session s;
     range whole;
-    char culprit[41], bad[41], parent[41];
+    char culprit[41], lo[41], hi[41], parent[41];
     int error, slower = 0, found = 0;
 
     memset(out, 0, sizeof(*out));
@@ -1083,10 +1100,11 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
             out->outcome = CULPRIT_BISECT_RESULT_AMBIGUOUS;
         goto cleanup;
     }
-    memcpy(bad, out->bad, 41);
+    memcpy(lo, out->good, 41);
+    memcpy(hi, out->bad, 41);
     for (;;) {
-        int confirmed, decided;
-        if ((error = bisect_range(&s, out->good, bad, culprit, &found)) < 0)
+        int confirmed, decided, again = 0;
+        if ((error = bisect_range(&s, lo, hi, culprit, &found)) < 0)
             goto cleanup;
         if (!found)
             break;
@@ -1095,19 +1113,17 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
         out->confirmed = confirmed;
         if (confirmed != 0)
             break;
-        /* Not slower than its parent: either a step misjudged the parent good (a
-         * slowdown the runs of that step could not tell from noise counts as good) or
-         * the range decays slowly. The parent against the good end tells them apart:
-         * slower, and the culprit is in (good, parent], bisected again. */
-        if (!opts->npaths && out->backtracks < BACKTRACK_MAX) {
-            int parent_slower = 0;
-            if ((error = backtrack_check(&s, parent, &parent_slower)) < 0)
-                goto cleanup;
-            if (parent_slower) {
-                out->backtracks++;
-                memcpy(bad, parent, 41);
-                continue;
-            }
+        /* Not slower than its parent: a step misjudged a commit (a slowdown its runs
+         * could not tell from noise counts as good; rarely, noise makes an unchanged
+         * commit look slower), or the range decays slowly. Searching again where the
+         * slowdown must be tells them apart: below the culprit when its parent is
+         * slower than the good end, above it when the bad end is slower than it. */
+        if (!opts->npaths && out->backtracks < BACKTRACK_MAX &&
+            (error = search_again(&s, lo, hi, culprit, parent, &again)) < 0)
+            goto cleanup;
+        if (again) {
+            out->backtracks++;
+            continue;
         }
         if (!opts->npaths && decided) {
             /* A decay only when the parent check ruled out a slowdown beyond the

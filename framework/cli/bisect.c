@@ -300,9 +300,9 @@ static void print_text(const culprit_bisect_result *r, double confidence)
             printf("  NOT confirmed: its runs could not be told from its parent's (the machine's "
                    "noise); more runs (--max-runs) may decide\n");
         if (r->backtracks)
-            printf("  searched again below %zu earlier culprit(s) that were no slower than their "
-                   "parent, whose parent was slower than the good end (a step had judged a "
-                   "slower commit good)\n",
+            printf("  searched again %zu time(s): an earlier answer was no slower than its "
+                   "parent, and the slowdown was measured below or above it (a step had "
+                   "misjudged a commit)\n",
                    r->backtracks);
         if (r->nunsearched)
             printf("  %zu range(s) without an overall slowdown were too long to scan commit by "

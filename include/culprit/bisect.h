@@ -287,11 +287,11 @@ typedef struct {
     culprit_bisect_culprit *culprits; /**< every culprit found, the first one first */
     size_t nunsearched; /**< --all: ranges without an overall slowdown too long to scan */
     size_t nirrelevant; /**< commits not built because they touch none of `paths` */
-    size_t backtracks;  /**< times a culprit not slower than its parent, whose parent was
-                             slower than the good end, sent the search below that parent
-                             (a step had misjudged a slower commit good) */
-    int confirmed;      /**< the culprit against its first parent (with twice max_runs):
-                             1 slower (or the step that marked it was against its parent);
+    size_t backtracks;  /**< times an answer no slower than its parent sent the search
+                             below it (its parent slower than the good end) or above it
+                             (the bad end slower than it): a step had misjudged a commit */
+    int confirmed;      /**< the culprit against its first parent, in runs of its own
+                             (with twice max_runs): 1 slower;
                              0 not shown slower: with `paths` the cause may be in a commit
                              judged irrelevant, without them the runs could not tell (a
                              parent check that rules a slowdown out gives a slow decay);

@@ -113,20 +113,20 @@ bisect_all() {
 bisect_all "$work/e4" r3 r5
 bisect_all "$work/e1" r5
 
-# Two experiments plant what noise does, with a program that counts its own runs:
-# fib.conf says n, where the count is kept, and optionally that the first `fast` runs
-# take 18 ms whatever n says, or that each run is slowed by a drift of `drift` ms times
-# (count / 2) mod 8 (the same for the two runs of a pair).
+# Three experiments plant what noise does, with a program that counts its own runs:
+# fib.conf says n, where the count is kept, that the first `first` runs take `ms`
+# milliseconds whatever n says, and that each run is slowed by a drift of `drift` ms
+# times (count / 2) mod 8 (the same for the two runs of a pair).
 cat > "$work/counted.c" <<'CEOF'
 #include <stdio.h>
 #include <time.h>
 int main(void)
 {
-    unsigned n = 0, fast = 0, drift = 0, count = 0;
+    unsigned n = 0, first = 0, ms = 0, drift = 0, count = 0;
     char counter[512];
     FILE *f = fopen("fib.conf", "r"), *c;
-    if (!f || fscanf(f, "n = %u counter = %511s fast = %u drift = %u", &n, counter, &fast,
-                     &drift) != 4)
+    if (!f || fscanf(f, "n = %u counter = %511s first = %u ms = %u drift = %u", &n, counter,
+                     &first, &ms, &drift) != 5)
         return 2;
     fclose(f);
     if ((c = fopen(counter, "r"))) {
@@ -138,39 +138,49 @@ int main(void)
         return 3;
     fprintf(c, "%u\n", count + 1);
     fclose(c);
-    if (count < fast)
-        n = 18;
+    if (count < first)
+        n = ms;
     n += (count / 2) % 8 * drift;
     struct timespec t = {0, (long)n * 1000000L}; /* n ms */
     nanosleep(&t, NULL);
     return 0;
 }
 CEOF
-# counted_repo DIR FAST_AT_R4 DRIFT: r1..r6 of counted.c, n = 18 up to r3 and 30 from
-# r4. Runs are counted per revision with FAST_AT_R4, else across all of them (a drift
-# is the machine's, the same for every commit).
+# counted_repo DIR REGRESSION_AT DRIFT [PLANTED_AT FIRST MS]: r1..r6 of counted.c,
+# n = 18 before REGRESSION_AT, 30 from it; the first FIRST runs of PLANTED_AT take MS
+# ms. Runs are counted per revision with a planted one, else across all of them (a
+# drift is the machine's, the same for every commit).
 counted_repo() {
-  local dir=$1 fast=$2 drift=$3 r n counter
+  local dir=$1 at=$2 drift=$3 planted=${4:-0} first=${5:-0} ms=${6:-0} r n counter
   git init -q "$dir"
   cp "$work/counted.c" "$dir/main.c"
   for r in 1 2 3 4 5 6; do
-    n=18; [ "$r" -ge 4 ] && n=30
-    counter=$dir.count; [ "$fast" = 0 ] || counter=$dir.r$r.count
-    printf 'n = %s\ncounter = %s\nfast = %s\ndrift = %s\n' "$n" "$counter" \
-      "$([ "$r" = 4 ] && echo "$fast" || echo 0)" "$drift" > "$dir/fib.conf"
+    n=18; [ "$r" -ge "$at" ] && n=30
+    counter=$dir.count; [ "$planted" = 0 ] || counter=$dir.r$r.count
+    printf 'n = %s\ncounter = %s\nfirst = %s\nms = %s\ndrift = %s\n' "$n" "$counter" \
+      "$([ "$r" = "$planted" ] && echo "$first" || echo 0)" "$ms" "$drift" > "$dir/fib.conf"
     git -C "$dir" add -A; git -C "$dir" commit -q --allow-empty -m "r$r: n = $n"; git -C "$dir" tag "r$r"
   done
 }
 
 # A step misjudged by noise: r4 is the regression, but its first 11 runs (the warm-up
-# run and the 10 of a step, exactly 10 with --min-runs 10 --max-runs 10) are fast, so the search judges it good and
-# ends on a later commit. That commit is no slower than its parent; the parent is
-# slower than the good end, so the search goes back below it and names r4, confirmed.
-# Without going back, the answer would be a slow decay or a wrong commit.
-counted_repo "$work/e7" 11 0
+# run and the 10 of a step, exactly 10 with --min-runs 10 --max-runs 10) are fast, so
+# the search judges it good and ends on a later commit. That commit is no slower than
+# its parent; the parent is slower than the good end, so the search goes back below it
+# and names r4, confirmed. Without it, the answer would be a slow decay or wrong.
+counted_repo "$work/e7" 4 0 4 11 18
 bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e7" r4
 grep -q '"backtracks": [1-9]' "$work/out.json" || fail "r4 found without going back: $(cat "$work/out.json")"
 grep -q '"confirmed": true' "$work/out.json" || fail "r4 after going back not confirmed: $(cat "$work/out.json")"
+
+# The other error: the regression is r5, but r3 (the first commit the search tries)
+# is slow in its first 11 runs, so it is judged bad and the search ends at r3, which
+# its own runs then show no slower than its parent. The bad end is slower than r3, so
+# the search goes on above it and names r5, confirmed.
+counted_repo "$work/e9" 5 0 3 11 30
+bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e9" r5
+grep -q '"backtracks": [1-9]' "$work/out.json" || fail "r5 found without searching again: $(cat "$work/out.json")"
+grep -q '"confirmed": true' "$work/out.json" || fail "r5 after searching again not confirmed: $(cat "$work/out.json")"
 
 # A drifting machine: every run is slowed by a drift that changes from one pair of runs
 # to the next (0 to 140 ms) and dwarfs the 12 ms regression at r4 (+17% of an average
@@ -178,7 +188,7 @@ grep -q '"confirmed": true' "$work/out.json" || fail "r4 after going back not co
 # judges the pairs' differences, in which the drift cancels: r4 is found. Judged as two
 # independent samples, the drift's spread hides the regression (even 60 runs of each
 # end: no regression found).
-counted_repo "$work/e8" 0 20
+counted_repo "$work/e8" 4 20
 threshold=5 bisect "$work/e8" r4
 grep -q '"paired": [1-9]' "$work/out.json" || fail "no step judged on pairs: $(cat "$work/out.json")"
 
