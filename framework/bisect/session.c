@@ -1014,20 +1014,25 @@ static int search_again(session *s, char lo[41], char hi[41], const char *culpri
     if (parent[0] && strcmp(parent, lo) != 0 &&
         (error = culprit_vcs_is_ancestor(&in_range, s->repo, lo, parent)) < 0)
         return error;
-    if (in_range && (error = check_pair_patient(s, lo, parent, &slower, NULL)) < 0 &&
-        error != CULPRIT_ESKIP)
-        return error;
-    if (in_range && slower) {
-        memcpy(hi, parent, 41);
-        *again = 1;
-        return 0;
+    if (in_range) {
+        if ((error = check_pair_patient(s, lo, parent, &slower, NULL)) < 0 &&
+            error != CULPRIT_ESKIP)
+            return error;
+        if (slower) {
+            memcpy(hi, parent, 41);
+            *again = 1;
+            return 0;
+        }
     }
-    if (strcmp(culprit, hi) != 0 &&
-        (error = check_pair_patient(s, culprit, hi, &slower, NULL)) < 0 && error != CULPRIT_ESKIP)
-        return error;
-    if (strcmp(culprit, hi) != 0 && slower) {
-        memcpy(lo, culprit, 41);
-        *again = 1;
+    if (strcmp(culprit, hi) != 0) {
+        slower = 0;
+        if ((error = check_pair_patient(s, culprit, hi, &slower, NULL)) < 0 &&
+            error != CULPRIT_ESKIP)
+            return error;
+        if (slower) {
+            memcpy(lo, culprit, 41);
+            *again = 1;
+        }
     }
     return 0;
 }
