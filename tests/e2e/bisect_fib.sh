@@ -317,6 +317,22 @@ sleep 0.2
 [ -z "$(ls -A "$work/tmp")" ] || fail "Ctrl-C left $(ls "$work/tmp")"
 [ "$before" = "$(fingerprint "$work/e1")" ] || fail "Ctrl-C changed the user's repository"
 
+# The order of runs: the first check (r1 against r6) starts with one warm-up run of
+# each side, the bad end's first, then runs in pairs, every other pair bad end first.
+# The command only appends the checkout's label to a log (no build).
+order=$work/order
+git init -q "$order"
+for r in 1 2 3 4 5 6; do
+  echo "r$r" > "$order/label"
+  git -C "$order" add -A; git -C "$order" commit -q -m "r$r"; git -C "$order" tag "r$r"
+done
+set +e
+(cd "$order" && "$culprit" bisect --good r1 --bad r6 --min-runs 4 --max-runs 4 \
+    --command "cat label >> '$work/order.log'" > /dev/null 2>&1)
+set -e
+got=$(head -10 "$work/order.log" | tr '\n' ' ')
+[ "$got" = "r6 r1 r1 r6 r6 r1 r1 r6 r6 r1 " ] || fail "runs in the order: $got"
+
 # Bad input: good not an ancestor of bad, unknown revision, a build failing everywhere.
 set +e
 (cd "$work/e6" && "$culprit" bisect --good r6 --bad r1 --command true > "$work/bad.log" 2>&1)

@@ -107,6 +107,9 @@ got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/again.json")
 # adaptive steps depend on the machine's noise; these do not).
 step0_reused=$(sed -n 's/^      "reused": \([0-9]*\).*/\1/p' "$work/again.json" | head -1)
 [ "${step0_reused:-0}" -ge 5 ] || fail "r6's runs not reused: $(cat "$work/again.json")"
+# Runs from history were not made in pairs: that step is judged on the two sides.
+step0_paired=$(sed -n 's/^      "paired": \([0-9]*\).*/\1/p' "$work/again.json" | head -1)
+[ "$step0_paired" = 0 ] || fail "a step with reused runs judged on pairs: $(cat "$work/again.json")"
 [ "$(json_int builds "$work/again.json")" -lt "$(json_int builds "$work/out.json")" ] ||
   fail "reuse saved no builds: $(json_int builds "$work/again.json") vs $(json_int builds "$work/out.json")"
 # Another build (other flags) of the same commits: its runs are not the same measurement.
