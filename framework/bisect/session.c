@@ -57,8 +57,6 @@ typedef struct {
         char sha[41];
     } built[2];
     char good_sha[41]; /* the good end the next comparison measures against */
-    size_t max_runs;   /* runs per side a comparison may take (opts->max_runs; twice that
-                          in check_pair_patient) */
     int good_failed;   /* the last comparison failed on its good end, not its candidate */
     /* History (--run/--test with a history store): runs of a commit measured before
      * this session on the same machine and build are reused as samples; runs this
@@ -415,11 +413,11 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
  * and candidate alternately, until each side has the runs the decision needs.
  * Returns CULPRIT_ESKIP (with reason) when a side cannot be built or measured.
  */
-static int compare(session *s, culprit_bisect_step *step, const char *sha, culprit_buf *reason)
+static int compare(session *s, culprit_bisect_step *step, const char *sha, size_t max_runs,
+                   culprit_buf *reason)
 {
     const culprit_bisect_options *o = s->opts;
     size_t target = o->min_runs, ng = 0, nc = 0, np = 0, reused = s->result->reused;
-    size_t max_runs = s->max_runs;
     double *xg = calloc(max_runs, sizeof(*xg)), *xc = calloc(max_runs, sizeof(*xc));
     double *dx = calloc(max_runs, sizeof(*dx));
     int error = 0, paired, warm_g = 0, warm_c = 0;
@@ -553,7 +551,7 @@ static int step_on(session *s, const range *rg, culprit_bisect *b, size_t index)
             goto cleanup;
         }
     }
-    error = compare(s, step, sha, &reason);
+    error = compare(s, step, sha, s->opts->max_runs, &reason);
     if (error == CULPRIT_ESKIP && s->good_failed) /* the good end was measured before */
         error = culprit_error_recode(CULPRIT_ERROR);
     if (error == CULPRIT_ESKIP) {
@@ -622,11 +620,12 @@ static int range_open(range *rg, session *s, const char *good, const char *bad)
 }
 
 /*
- * Times `bad` against `good` (good in the good checkout, bad in the candidate's).
- * *slower: bad is significantly slower; *step_out (optional) the step recorded.
+ * Times `bad` against `good` (good in the good checkout, bad in the candidate's), up
+ * to `max_runs` runs of each. *slower: bad is significantly slower; *step_out
+ * (optional) the step recorded.
  */
-static int check_pair(session *s, const char *good, const char *bad, int *slower,
-                      culprit_bisect_step **step_out)
+static int check_pair_upto(session *s, const char *good, const char *bad, size_t max_runs,
+                           int *slower, culprit_bisect_step **step_out)
 {
     culprit_buf reason = CULPRIT_BUF_INIT;
     culprit_bisect_step *step;
@@ -637,7 +636,7 @@ static int check_pair(session *s, const char *good, const char *bad, int *slower
     memcpy(s->good_sha, good, 41);
     if ((error = add_step(&step, s, bad)) < 0)
         goto cleanup;
-    error = compare(s, step, bad, &reason);
+    error = compare(s, step, bad, max_runs, &reason);
     if (error == CULPRIT_ESKIP && !s->good_failed) {
         step->verdict = CULPRIT_BISECT_SKIP;
         step->skip_reason = culprit_buf_detach(&reason);
@@ -654,20 +653,22 @@ cleanup:
     return error;
 }
 
+/* check_pair_upto with the runs a step may take. */
+static int check_pair(session *s, const char *good, const char *bad, int *slower,
+                      culprit_bisect_step **step_out)
+{
+    return check_pair_upto(s, good, bad, s->opts->max_runs, slower, step_out);
+}
+
 /*
- * check_pair for the checks every later answer rests on (the ends, the culprit against
- * its parent, the parent against the good end): up to twice the runs a step may, so
- * that noise leaves them undecided less often.
+ * check_pair_upto for the checks every later answer rests on (the ends, the culprit
+ * against its parent, the parent against the good end): up to twice the runs a step
+ * may, so that noise leaves them undecided less often.
  */
 static int check_pair_patient(session *s, const char *good, const char *bad, int *slower,
                               culprit_bisect_step **step_out)
 {
-    int error;
-
-    s->max_runs = 2 * (size_t)s->opts->max_runs;
-    error = check_pair(s, good, bad, slower, step_out);
-    s->max_runs = s->opts->max_runs;
-    return error;
+    return check_pair_upto(s, good, bad, 2 * (size_t)s->opts->max_runs, slower, step_out);
 }
 
 /* Records a culprit found with the measurement `step` made of it. */
@@ -1060,7 +1061,6 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
                                  "bisection options out of range (confidence in (0,1), "
                                  "2 <= min_runs <= max_runs, timeout > 0)");
     s.opts = opts;
-    s.max_runs = opts->max_runs;
     s.result = out;
     if (opts->run && opts->history_dir) {
         /* A store that does not exist yet is created only when runs are recorded. */
