@@ -9,7 +9,7 @@
  * the user's "smallest slowdown that matters", and a node of the tree slower by
  * less is not worth accusing either.
  */
-#include "internal.h"
+#include "bisect_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

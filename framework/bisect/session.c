@@ -22,7 +22,7 @@
  * so each commit is built once and a build directory is reused incrementally.
  */
 #define _GNU_SOURCE /* asprintf */
-#include "internal.h"
+#include "bisect_internal.h"
 #include "culprit/core.h"
 #include "culprit/history.h"
 #include "culprit/stats.h"

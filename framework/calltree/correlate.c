@@ -6,7 +6,7 @@
  * the commit's diff (new side, no context, as `git diff -U0`) is matched against
  * the function's own lines.
  */
-#include "internal.h"
+#include "calltree_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,7 +19,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* qsort_r */
 #endif
-#include "internal.h"
+#include "calltree_internal.h"
 
 #include "culprit/stats.h"
 

@@ -1,7 +1,7 @@
 /*
  * The call-tree file (docs/calltree-format.md): read into the model and written
  * from it. The trace runtime writes the same format without names (framework/
- * trace/write.c, which cannot use this file: it links libc only); symbolize.c then
+ * trace/dump.c, which cannot use this file: it links libc only); symbolize.c then
  * fills the names in. The reader is strict about structure, since an analysis of a
  * half-read tree would accuse the wrong function: every error names the file and
  * the line, a file that ends before its "end" line is reported as truncated, and

@@ -6,7 +6,7 @@
  * flame-graph tools. A weight is the cost of the stack's last frame itself, so it
  * lands in the node's exclusive cost, and inclusive costs are the sums below.
  */
-#include "internal.h"
+#include "calltree_internal.h"
 
 #include <ctype.h>
 #include <errno.h>

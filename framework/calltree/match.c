@@ -1,9 +1,9 @@
 /*
- * Function identity across two trees (internal.h): a hash table over one tree's
+ * Function identity across two trees (calltree_internal.h): a hash table over one tree's
  * function names, probed with the other's, so that diff and overweight analysis
  * match thousands of functions in linear time rather than comparing every pair.
  */
-#include "internal.h"
+#include "calltree_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
  * it (they all contain its stacks). Dropping every stack that contains the top
  * pivot and computing again shows what grew besides it.
  */
-#include "internal.h"
+#include "calltree_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

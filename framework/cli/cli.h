@@ -240,7 +240,7 @@ int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);
 int cli_calltree(int argc, char **argv);
-/* The calltree subcommands of the trace side (calltree_record.c). */
+/* The calltree subcommands of the trace side (cmd_calltree_record.c). */
 int cli_calltree_record(int argc, char **argv);
 int cli_calltree_show(int argc, char **argv);
 int cli_calltree_diff(int argc, char **argv);

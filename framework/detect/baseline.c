@@ -9,7 +9,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
-#include "internal.h"
+#include "detect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
-#include "internal.h"
+#include "detect_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@ target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/check.c)
 target_sources(culprit PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/counters.c
+  ${CMAKE_CURRENT_LIST_DIR}/counter_table.c
   ${CMAKE_CURRENT_LIST_DIR}/check_counters.c
   ${CMAKE_CURRENT_LIST_DIR}/clusters.c
   ${CMAKE_CURRENT_LIST_DIR}/rules.c)

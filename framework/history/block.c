@@ -13,7 +13,7 @@
  * read stops there, and the store's reader can even skip the sample bytes unread
  * (read.c) because their length is announced and they need no XML escaping.
  */
-#include "internal.h"
+#include "history_internal.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strtod_l, newlocale */
 #endif
-#include "internal.h"
+#include "history_internal.h"
 
 #include <locale.h>
 #include <math.h>

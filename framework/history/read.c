@@ -16,7 +16,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
 #endif
-#include "internal.h"
+#include "history_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

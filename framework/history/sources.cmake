@@ -1,6 +1,6 @@
 # framework/history: the result model, its JUnit XML form, the store on disk.
 target_sources(culprit PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/model.c
+  ${CMAKE_CURRENT_LIST_DIR}/run.c
   ${CMAKE_CURRENT_LIST_DIR}/number.c
   ${CMAKE_CURRENT_LIST_DIR}/block.c
   ${CMAKE_CURRENT_LIST_DIR}/write.c

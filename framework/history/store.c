@@ -7,7 +7,7 @@
  * the run id recorded inside. Files that cannot be read are reported and skipped,
  * never deleted: they may be from a newer culprit, or worth a look by hand.
  */
-#include "internal.h"
+#include "history_internal.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * culprit itself needs (block.c). libxml2's xmlTextWriter does the escaping; the
  * document is built in memory and written atomically, never in place.
  */
-#include "internal.h"
+#include "history_internal.h"
 
 #include <libxml/xmlwriter.h>
 #include <math.h>

@@ -4,7 +4,7 @@
  * the verdict tags of the CLI, short shas, and escaping for HTML and Markdown, so
  * a function or commit subject with markup characters is shown, never interpreted.
  */
-#include "internal.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdio.h>

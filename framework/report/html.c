@@ -18,7 +18,7 @@
  * under prefers-color-scheme. Everything taken from the user's code or history is
  * escaped.
  */
-#include "internal.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
  * parent indices or nested "children"; "function" or "name"), both are read:
  * docs/report.md lists what is read.
  */
-#include "internal.h"
+#include "report_internal.h"
 
 #include <jansson.h>
 #include <math.h>

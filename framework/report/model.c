@@ -5,7 +5,7 @@
  * the plot and the command never disagree); the bisection, call-tree and
  * overweight parts are read from the commands' JSON documents (load.c).
  */
-#include "internal.h"
+#include "report_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -2,5 +2,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/execute.c
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
-  ${CMAKE_CURRENT_LIST_DIR}/json.c
+  ${CMAKE_CURRENT_LIST_DIR}/result_json.c
   ${CMAKE_CURRENT_LIST_DIR}/settings.c)

@@ -56,7 +56,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/stats.h"
-#include "internal.h"
+#include "stats_internal.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -35,7 +35,7 @@
  */
 #include "culprit/core.h"
 #include "culprit/stats.h"
-#include "internal.h"
+#include "stats_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

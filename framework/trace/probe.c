@@ -6,7 +6,7 @@
  * against the same body left uninstrumented. Only calibrate() calls it, on a
  * private thread state, before any recording.
  */
-#include "internal.h"
+#include "trace_internal.h"
 
 unsigned long trace__probe(unsigned long x);
 unsigned long trace__probe_bare(unsigned long x) NOINSTR;

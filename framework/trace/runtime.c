@@ -25,7 +25,7 @@
  * -finstrument-functions and every function carries no_instrument_function too.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "trace_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

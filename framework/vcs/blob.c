@@ -3,7 +3,7 @@
  * report shows as the changed lines of a function, without checking anything out
  * (the working tree may hold another version, or be dirty).
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 int culprit_vcs_read_file(culprit_buf *out, culprit_vcs *repo, const char *sha, const char *path)
 {

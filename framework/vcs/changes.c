@@ -6,7 +6,7 @@
  * libgit2's tree-to-tree diff with no context lines and git's rename detection, so
  * the ranges are exactly the `+start,lines` of `git diff -U0 -M`.
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

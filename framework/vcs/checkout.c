@@ -16,7 +16,7 @@
  * signal handler can remove them without allocating or locking (see
  * culprit_vcs_checkout_remove_all()).
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

@@ -4,7 +4,7 @@
  * `git log` shows it by default: that is when the change was made, whereas the
  * committer date moves with every rebase.
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

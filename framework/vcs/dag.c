@@ -6,7 +6,7 @@
  * the indices of its parents inside it; parents outside (below a good commit) are
  * only counted. An invariant checker guards the shape for assert().
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

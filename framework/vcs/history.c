@@ -4,7 +4,7 @@
  * which is where the baseline of a test is looked for) and ancestry between two
  * commits (is the good commit of a bisection below the bad one?).
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

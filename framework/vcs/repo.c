@@ -8,7 +8,7 @@
  * libgit2's global state is reference-counted: each open handle holds one
  * git_libgit2_init() and releases it in culprit_vcs_free().
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

@@ -9,7 +9,7 @@
  * neighbouring characters, ignoring case), because the usual typo swaps two
  * letters ("mian"), which plain Levenshtein counts twice.
  */
-#include "internal.h"
+#include "vcs_internal.h"
 
 #include "culprit/core.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "culprit/history.h"
-#include "history/internal.h"
+#include "history/history_internal.h"
 
 #define SCHEMA CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
 

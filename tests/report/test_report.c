@@ -1,5 +1,5 @@
 /*
- * Tests of `culprit report` (framework/report, framework/cli/report.c) on the
+ * Tests of `culprit report` (framework/report, framework/cli/cmd_report.c) on the
  * scenario of tests/cli/cli_fixture.c: eight tests at c3, one per verdict, plus
  * the bisection, call-tree and overweight documents of tests/report/data/ (their
  * <c1>..<c3> replaced by the fixture's shas). The JSON document and the Markdown

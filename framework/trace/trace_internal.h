@@ -1,7 +1,7 @@
 /*
  * What the two files of the trace runtime share: the per-thread state (a shadow
  * stack and a calling-context tree in chunked pools), the global configuration and
- * the clock. runtime.c holds the hot path; write.c merges the threads and writes
+ * the clock. runtime.c holds the hot path; dump.c merges the threads and writes
  * the call-tree file.
  */
 #ifndef CULPRIT_TRACE_INTERNAL_H

@@ -1,7 +1,7 @@
 /*
  * `culprit calltree <subcommand>`: the dispatch table of the call-tree commands.
- * Each subcommand lives in its own file (calltree_record.c: record and show;
- * calltree_diff.c and calltree_fold.c: the analyses), so that two people can add
+ * Each subcommand lives in its own file (cmd_calltree_record.c: record and show;
+ * cmd_calltree_diff.c and cmd_calltree_fold.c: the analyses), so that two people can add
  * subcommands without touching each other's code; only this table is shared.
  */
 #include "cli.h"

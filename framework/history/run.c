@@ -3,7 +3,7 @@
  * their strings and series. Everything here is plain malloc'd memory so the
  * reader, the runner and the detectors can build and free runs the same way.
  */
-#include "internal.h"
+#include "history_internal.h"
 
 #include <stdlib.h>
 #include <stddef.h>

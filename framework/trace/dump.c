@@ -9,7 +9,7 @@
  * here is fine, the hot path never comes here.
  */
 #define _GNU_SOURCE
-#include "internal.h"
+#include "trace_internal.h"
 
 #include <errno.h>
 #include <link.h>
