@@ -200,6 +200,8 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fa
                          int exit_code);
 /* Prints a document on stdout (indented, keys in insertion order) and frees it. */
 int cli_json_print(json_t *doc);
+/* Prints a document the library wrote (culprit_*_to_json) on stdout as it is. */
+int cli_print_document(const culprit_buf *doc);
 
 /*
  * Writes the JUnit document of a check to `path` through the history writer: one
@@ -249,9 +251,6 @@ int cli_overweight(int argc, char **argv);
 
 /* ------------------------------------------------------------ call trees --- */
 
-/* The JSON object of a call-tree diff (docs/cli.md, "culprit calltree diff"):
- * options, pairs compared and the ranked suspects with their paths and marks. */
-json_t *cli_json_calltree_diff(const culprit_calltree_diff *diff);
 /* The suspects of a diff as text, one block per suspect. */
 void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *diff);
 
