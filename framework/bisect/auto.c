@@ -10,8 +10,8 @@
 #include "culprit/bisect.h"
 #include "culprit/detect.h"
 
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 /* How far back from HEAD --auto looks: the newest 200 first-parent commits, more
  * than a flagged regression is ever left unbisected for, and a bound on the cost
@@ -54,12 +54,12 @@ int culprit_bisect_auto_range_of(char good[41], char bad[41], const culprit_hist
             return error;
         if (k == CULPRIT_VERDICT_MAJOR || k == CULPRIT_VERDICT_MINOR) {
             if (!have_bad && good[0]) {
-                memcpy(bad, first_parents[i], 41);
+                snprintf(bad, 41, "%s", first_parents[i]);
                 have_bad = 1;
             }
         } else if (k == CULPRIT_VERDICT_UNCHANGED || k == CULPRIT_VERDICT_IMPROVEMENT ||
                    k == CULPRIT_VERDICT_NO_BASELINE) {
-            memcpy(good, first_parents[i], 41);
+            snprintf(good, 41, "%s", first_parents[i]);
             have_bad = 0; /* fine again: a later regression is the one to find */
         }
     }
