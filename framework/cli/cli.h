@@ -158,14 +158,6 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test);
  * held; the classname becomes src's or else `suite`. */
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite);
 
-/*
- * Fills `report`'s series: the first-parent history of `rev`, `limit` commits back,
- * each commit judged as `culprit check --commit C` judges it (culprit history and
- * culprit report show the same points).
- */
-int cli_report_history(culprit_report *report, culprit_vcs *repo, const culprit_history_runs *runs,
-                       const char *rev, size_t limit, const culprit_check_options *check);
-
 /* ----------------------------------------------------------------- rendering --- */
 
 /* 1 when stdout is a terminal and NO_COLOR is unset or empty. */
