@@ -158,14 +158,6 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test);
  * held; the classname becomes src's or else `suite`. */
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite);
 
-/*
- * Fills `report`'s series: the first-parent history of `rev`, `limit` commits back,
- * each commit judged as `culprit check --commit C` judges it (culprit history and
- * culprit report show the same points).
- */
-int cli_report_history(culprit_report *report, culprit_vcs *repo, const culprit_history_runs *runs,
-                       const char *rev, size_t limit, const culprit_check_options *check);
-
 /* ----------------------------------------------------------------- rendering --- */
 
 /* 1 when stdout is a terminal and NO_COLOR is unset or empty. */
@@ -200,6 +192,8 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fa
                          int exit_code);
 /* Prints a document on stdout (indented, keys in insertion order) and frees it. */
 int cli_json_print(json_t *doc);
+/* Prints a document the library wrote (culprit_*_to_json) on stdout as it is. */
+int cli_print_document(const culprit_buf *doc);
 
 /*
  * Writes the JUnit document of a check to `path` through the history writer: one
@@ -249,9 +243,6 @@ int cli_overweight(int argc, char **argv);
 
 /* ------------------------------------------------------------ call trees --- */
 
-/* The JSON object of a call-tree diff (docs/cli.md, "culprit calltree diff"):
- * options, pairs compared and the ranked suspects with their paths and marks. */
-json_t *cli_json_calltree_diff(const culprit_calltree_diff *diff);
 /* The suspects of a diff as text, one block per suspect. */
 void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *diff);
 

@@ -141,45 +141,6 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     culprit_buf_dispose(&mean);
 }
 
-static json_t *step_json(const culprit_bisect_step *s)
-{
-    json_t *o = json_object();
-    json_object_set_new(o, "commit", json_string(s->sha));
-    json_object_set_new(o, "subject", cli_json_string(s->subject));
-    json_object_set_new(o, "verdict", json_string(verdict_word(s->verdict)));
-    json_object_set_new(o, "good", json_string(s->good));
-    json_object_set_new(o, "good_mean_ns", cli_json_number(s->good_mean_ns));
-    json_object_set_new(o, "mean_ns", cli_json_number(s->mean_ns));
-    json_object_set_new(o, "change", cli_json_number(s->change));
-    json_object_set_new(o, "change_low", cli_json_number(s->change_low));
-    json_object_set_new(o, "change_high", cli_json_number(s->change_high));
-    json_object_set_new(o, "runs", json_integer((json_int_t)s->runs));
-    json_object_set_new(o, "reused", json_integer((json_int_t)s->reused));
-    json_object_set_new(o, "paired", json_integer((json_int_t)s->paired));
-    json_object_set_new(o, "undecided", json_boolean(s->undecided));
-    json_object_set_new(o, "skip_reason", cli_json_string(s->skip_reason));
-    return o;
-}
-
-/* --calltree: the diff of the culprit's call tree against its parent's, or why not. */
-static json_t *calltree_json(const culprit_bisect_result *r, int requested)
-{
-    json_t *o;
-
-    if (!requested || (r->outcome != CULPRIT_BISECT_RESULT_FOUND && !r->nculprits))
-        return json_null();
-    if (r->calltree_error) {
-        o = json_object();
-        json_object_set_new(o, "parent", r->parent[0] ? json_string(r->parent) : json_null());
-        json_object_set_new(o, "error", json_string(r->calltree_error));
-        return o;
-    }
-    o = cli_json_calltree_diff(&r->calltree);
-    json_object_set_new(o, "parent", json_string(r->parent));
-    json_object_set_new(o, "error", json_null());
-    return o;
-}
-
 static void print_calltree(const culprit_bisect_result *r)
 {
     if (r->calltree_error) {
@@ -191,58 +152,6 @@ static void print_calltree(const culprit_bisect_result *r)
     cli_print_calltree_diff(stdout, &r->calltree);
     printf("%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
            r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
-}
-
-static int print_json(const culprit_bisect_result *r, const char *test, int calltree)
-{
-    static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
-    json_t *doc = json_object(), *steps = json_array(), *range = json_array();
-
-    json_object_set_new(doc, "culprit_json", json_integer(1));
-    json_object_set_new(doc, "command", json_string("bisect"));
-    json_object_set_new(doc, "outcome", json_string(outcomes[r->outcome]));
-    json_object_set_new(doc, "test", cli_json_string(test)); /* --test, for the report */
-    json_object_set_new(doc, "good", json_string(r->good));
-    json_object_set_new(doc, "bad", json_string(r->bad));
-    json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
-    json_object_set_new(doc, "culprit",
-                        r->outcome == CULPRIT_BISECT_RESULT_FOUND ? json_string(r->culprit)
-                                                                  : json_null());
-    json_object_set_new(doc, "subject", cli_json_string(r->subject));
-    json_object_set_new(doc, "author", cli_json_string(r->author));
-    json_object_set_new(doc, "date", cli_json_string(r->date));
-    json_object_set_new(doc, "change", cli_json_number(r->change));
-    json_object_set_new(doc, "change_low", cli_json_number(r->change_low));
-    json_object_set_new(doc, "change_high", cli_json_number(r->change_high));
-    json_object_set_new(doc, "builds", json_integer((json_int_t)r->builds));
-    json_object_set_new(doc, "runs", json_integer((json_int_t)r->runs));
-    json_object_set_new(doc, "reused", json_integer((json_int_t)r->reused));
-    for (size_t i = 0; i < r->nrange; i++)
-        json_array_append_new(range, json_string(r->range[i]));
-    json_object_set_new(doc, "range", range);
-    {
-        json_t *all = json_array();
-        for (size_t i = 0; i < r->nculprits; i++) {
-            json_t *c = json_object();
-            json_object_set_new(c, "commit", json_string(r->culprits[i].sha));
-            json_object_set_new(c, "subject", cli_json_string(r->culprits[i].subject));
-            json_object_set_new(c, "change", cli_json_number(r->culprits[i].change));
-            json_object_set_new(c, "change_low", cli_json_number(r->culprits[i].change_low));
-            json_object_set_new(c, "change_high", cli_json_number(r->culprits[i].change_high));
-            json_array_append_new(all, c);
-        }
-        json_object_set_new(doc, "culprits", all);
-        json_object_set_new(doc, "unsearched_ranges", json_integer((json_int_t)r->nunsearched));
-        json_object_set_new(doc, "irrelevant", json_integer((json_int_t)r->nirrelevant));
-        json_object_set_new(doc, "backtracks", json_integer((json_int_t)r->backtracks));
-        json_object_set_new(doc, "confirmed",
-                            r->confirmed < 0 ? json_null() : json_boolean(r->confirmed));
-    }
-    for (size_t i = 0; i < r->nsteps; i++)
-        json_array_append_new(steps, step_json(&r->steps[i]));
-    json_object_set_new(doc, "steps", steps);
-    json_object_set_new(doc, "calltree", calltree_json(r, calltree));
-    return cli_json_print(doc);
 }
 
 static void print_text(const culprit_bisect_result *r, double confidence)
@@ -322,74 +231,131 @@ static void print_text(const culprit_bisect_result *r, double confidence)
     putchar('\n');
 }
 
-/*
- * --auto: walks the test's runs along first-parent history from HEAD (newest 200
- * commits), judging each commit with data against the ones before it as `culprit
- * history` does; bad is the first flagged commit (minor or major) after the last
- * commit where the test was fine, good is that commit.
- */
+/* --auto: the ends the library chooses from the history of --test (as culprit check
+ * finds it), printed on stderr before the bisection starts. */
 static int auto_range(char good[41], char bad[41], const char *test, const char *history_dir)
 {
     cli_env env;
     culprit_history_runs runs = {0, NULL, 0};
-    char head[41], (*fp)[41] = NULL;
-    const char **shas = NULL; /* detect takes an array of pointers */
-    size_t n = 0;
-    int error, have_bad = 0;
+    int error;
 
     memset(&env, 0, sizeof(env));
     if ((error = cli_env_open(&env, NULL, history_dir, 1)) < 0 ||
         (error = cli_load_history(&runs, env.settings.history_dir)) < 0 ||
         (error = cli_require_test(&runs, test, env.settings.history_dir)) < 0 ||
-        (error = culprit_vcs_resolve(head, env.repo, "HEAD")) < 0 ||
-        (error = culprit_vcs_first_parents(&fp, &n, env.repo, head, 200)) < 0)
+        (error = culprit_bisect_auto_range(good, bad, env.repo, &runs, test)) < 0)
         goto cleanup;
-    if (!(shas = calloc(n ? n : 1, sizeof(*shas)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
-    }
-    for (size_t i = 0; i < n; i++)
-        shas[i] = fp[i];
-    /* Oldest first: remember the latest fine commit, and the first flagged one after it. */
-    for (size_t i = n; i-- > 0;) {
-        culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
-        culprit_check_result r;
-        o.test = test;
-        error = culprit_detect_check(&r, &runs, fp[i], shas + i + 1, n - i - 1, &o);
-        if (error == CULPRIT_ENOTFOUND) { /* no run of the test at this commit */
-            error = 0;
-            continue;
-        }
-        if (error < 0)
-            goto cleanup;
-        culprit_verdict_kind k = r.n ? r.verdicts[0].kind : CULPRIT_VERDICT_NOT_RUN;
-        culprit_check_result_dispose(&r);
-        if (k == CULPRIT_VERDICT_MAJOR || k == CULPRIT_VERDICT_MINOR) {
-            if (!have_bad && good[0]) {
-                memcpy(bad, fp[i], 41);
-                have_bad = 1;
-            }
-        } else if (k == CULPRIT_VERDICT_UNCHANGED || k == CULPRIT_VERDICT_IMPROVEMENT ||
-                   k == CULPRIT_VERDICT_NO_BASELINE) {
-            memcpy(good, fp[i], 41);
-            have_bad = 0; /* fine again: a later regression is the one to find */
-        }
-    }
-    if (!good[0] || !have_bad)
-        error = culprit_error_set(CULPRIT_ENOTFOUND,
-                                  "--auto: the history of '%s' on the first-parent line of HEAD "
-                                  "has no flagged commit after one where it was fine",
-                                  test);
-    else
-        fprintf(stderr,
-                "culprit bisect --auto: good %.12s (last fine), bad %.12s (first flagged)\n", good,
-                bad);
+    fprintf(stderr, "culprit bisect --auto: good %.12s (last fine), bad %.12s (first flagged)\n",
+            good, bad);
 cleanup:
-    free(shas);
-    free(fp);
     culprit_history_runs_dispose(&runs);
     cli_env_dispose(&env);
     return error;
+}
+
+/* What the command line asks besides the session's options. */
+typedef struct {
+    const char *history_dir;
+    int json, automatic, no_history;
+    char good[41], bad[41]; /* --auto's ends */
+} bisect_request;
+
+/* The checks between options, and --auto's ends: CLI_EXIT_OK, or the exit code of
+ * the error printed. */
+static int settle_options(culprit_bisect_options *o, bisect_request *q)
+{
+    if (q->automatic) {
+        if (o->good || o->bad || !o->test) {
+            culprit_error_set(CULPRIT_EINVALID,
+                              "bisect: --auto takes good and bad from the history of --test; "
+                              "give --test, not --good or --bad");
+            return cli_usage_error("bisect");
+        }
+        if (auto_range(q->good, q->bad, o->test, q->history_dir) < 0) {
+            cli_error(NULL);
+            return CLI_EXIT_ERROR;
+        }
+        o->good = q->good;
+        o->bad = q->bad;
+    }
+    if (!o->good || !o->bad || (!o->command == !o->run) || (o->run && !o->test) ||
+        (o->test && !o->run)) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
+                                            "with --test are required");
+        return cli_usage_error("bisect");
+    }
+    if (q->no_history && (q->history_dir || q->automatic)) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --no-history contradicts %s",
+                          q->history_dir ? "--history" : "--auto");
+        return cli_usage_error("bisect");
+    }
+    if (o->max_runs < o->min_runs)
+        o->max_runs = o->min_runs;
+    return CLI_EXIT_OK;
+}
+
+/* The result on stdout, as JSON or text: 0 found, 1 no regression, 2 on error. */
+static int print_result(const culprit_bisect_result *r, const culprit_bisect_options *o, int json)
+{
+    int status =
+        r->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
+
+    if (json) {
+        culprit_buf doc = CULPRIT_BUF_INIT;
+        if (culprit_bisect_result_to_json(&doc, r, o->test, o->calltree) < 0 ||
+            cli_print_document(&doc) < 0)
+            status = CLI_EXIT_ERROR;
+        culprit_buf_dispose(&doc);
+        if (o->calltree && r->calltree_error)
+            fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r->calltree_error);
+    } else {
+        print_text(r, o->confidence);
+        if (o->calltree && (r->outcome == CULPRIT_BISECT_RESULT_FOUND || r->nculprits))
+            print_calltree(r);
+    }
+    return status;
+}
+
+/* The session, with its progress lines and the signal handlers that clean up. */
+static int run_session(culprit_bisect_options *o, const char **paths, size_t npaths,
+                       const bisect_request *q)
+{
+    culprit_bisect_result r;
+    progress_state p;
+    cli_env env;
+    int error, status;
+
+    /* The store the test's runs are reused from (as culprit check finds it). Runs are
+     * recorded only into a store named explicitly: the default one lives in the
+     * working tree, which a bisection leaves as it found it. */
+    memset(&env, 0, sizeof(env));
+    if (o->run && !q->no_history) {
+        if (cli_env_open(&env, NULL, q->history_dir, 0) < 0) {
+            cli_error(NULL);
+            return CLI_EXIT_ERROR;
+        }
+        o->history_dir = env.settings.history_dir;
+        o->record = q->history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+    }
+    o->paths = paths;
+    o->npaths = npaths;
+    p.confidence = o->confidence;
+    o->progress = progress;
+    o->payload = &p;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+    cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
+    error = culprit_bisect_session(&r, o);
+    cli_progress_stop(&p.bar);
+    cli_env_dispose(&env);
+    if (error < 0) {
+        cli_error(NULL);
+        return CLI_EXIT_ERROR;
+    }
+    status = print_result(&r, o, q->json);
+    culprit_bisect_result_dispose(&r);
+    return status;
 }
 
 /* A usage error once --paths may have been collected. */
@@ -402,15 +368,11 @@ static int usage_error(const char **paths)
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
-    culprit_bisect_result r;
-    progress_state p;
     cli_args args;
     int kind, json = 0, help = 0, error = 0, status;
     const char **paths = NULL, *history_dir = NULL;
     size_t npaths = 0;
     int automatic = 0, no_history = 0;
-    char good[41] = "", bad[41] = "";
-    cli_env env;
     size_t n;
     double v;
 
@@ -491,74 +453,11 @@ int cli_bisect(int argc, char **argv)
         usage(stdout);
         return CLI_EXIT_OK;
     }
-    if (automatic) {
-        if (o.good || o.bad || !o.test) {
-            culprit_error_set(CULPRIT_EINVALID,
-                              "bisect: --auto takes good and bad from the history of --test; "
-                              "give --test, not --good or --bad");
-            return usage_error(paths);
-        }
-        if (auto_range(good, bad, o.test, history_dir) < 0) {
-            free(paths);
-            cli_error(NULL);
-            return CLI_EXIT_ERROR;
-        }
-        o.good = good;
-        o.bad = bad;
+    {
+        bisect_request q = {history_dir, json, automatic, no_history, "", ""};
+        if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+            status = run_session(&o, paths, npaths, &q);
     }
-    if (!o.good || !o.bad || (!o.command == !o.run) || (o.run && !o.test) || (o.test && !o.run)) {
-        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
-                                            "with --test are required");
-        return usage_error(paths);
-    }
-    if (no_history && (history_dir || automatic)) {
-        culprit_error_set(CULPRIT_EINVALID, "bisect: --no-history contradicts %s",
-                          history_dir ? "--history" : "--auto");
-        return usage_error(paths);
-    }
-    if (o.max_runs < o.min_runs)
-        o.max_runs = o.min_runs;
-    /* The store the test's runs are reused from (as culprit check finds it). Runs are
-     * recorded only into a store named explicitly: the default one lives in the
-     * working tree, which a bisection leaves as it found it. */
-    memset(&env, 0, sizeof(env));
-    if (o.run && !no_history) {
-        if (cli_env_open(&env, NULL, history_dir, 0) < 0) {
-            free(paths);
-            cli_error(NULL);
-            return CLI_EXIT_ERROR;
-        }
-        o.history_dir = env.settings.history_dir;
-        o.record = history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
-    }
-    o.paths = paths;
-    o.npaths = npaths;
-    p.confidence = o.confidence;
-    o.progress = progress;
-    o.payload = &p;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
-    cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
-    error = culprit_bisect_session(&r, &o);
-    cli_progress_stop(&p.bar);
     free(paths);
-    cli_env_dispose(&env);
-    if (error < 0) {
-        cli_error(NULL);
-        return CLI_EXIT_ERROR;
-    }
-    status = r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
-    if (json) {
-        if (print_json(&r, o.test, o.calltree) < 0)
-            status = CLI_EXIT_ERROR;
-        if (o.calltree && r.calltree_error)
-            fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r.calltree_error);
-    } else {
-        print_text(&r, o.confidence);
-        if (o.calltree && (r.outcome == CULPRIT_BISECT_RESULT_FOUND || r.nculprits))
-            print_calltree(&r);
-    }
-    culprit_bisect_result_dispose(&r);
     return status;
 }

@@ -2,8 +2,9 @@
  * `culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]`: the BFS
  * diff of two call trees (culprit_calltree_diff_trees), the suspect paths ranked,
  * and with a commit, each function of the paths marked when the commit changed
- * its own lines (culprit_calltree_correlate). The renderings of a diff live here
- * too, for `culprit bisect --calltree`.
+ * its own lines (culprit_calltree_correlate). The text rendering of a diff lives
+ * here too, for `culprit bisect --calltree`; the JSON document is the library's
+ * (culprit_calltree_diff_to_json), this file only prints it.
  */
 #include "cli.h"
 
@@ -45,80 +46,6 @@ static void put_path(culprit_buf *b, const culprit_calltree_diff *d,
     for (size_t k = 0; k < s->npath; k++)
         culprit_buf_printf(b, "%s%s", k ? " \u2192 " : "",
                            culprit_calltree_diff_function(d, s->path[k])->name);
-}
-
-static json_t *lines_json(const culprit_calltree_mark *m)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; m && i < m->nlines; i++) {
-        json_t *o = json_object();
-        json_object_set_new(o, "start", json_integer((json_int_t)m->lines[i].start));
-        json_object_set_new(o, "lines", json_integer((json_int_t)m->lines[i].lines));
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit_calltree_mark *m)
-{
-    const culprit_calltree_pair *p = &d->pairs[k];
-    const culprit_calltree_function *f = culprit_calltree_diff_function(d, k);
-    json_t *o = json_object();
-
-    json_object_set_new(o, "function", json_string(f->name));
-    json_object_set_new(o, "file", cli_json_string(f->file));
-    json_object_set_new(o, "line_low", json_integer(f->line_low));
-    json_object_set_new(o, "line_high", json_integer(f->line_high));
-    json_object_set_new(o, "verdict", json_string(culprit_calltree_verdict_name(p->verdict)));
-    json_object_set_new(o, "tested", json_boolean(p->tested));
-    json_object_set_new(o, "shape_changed", json_boolean(p->shape_changed));
-    json_object_set_new(o, "children_added", json_integer((json_int_t)p->added));
-    json_object_set_new(o, "children_removed", json_integer((json_int_t)p->removed));
-    json_object_set_new(o, "calls_changed", json_integer((json_int_t)p->calls_changed));
-    json_object_set_new(o, "base_calls", json_integer((json_int_t)p->base_calls));
-    json_object_set_new(o, "test_calls", json_integer((json_int_t)p->test_calls));
-    json_object_set_new(o, "base_mean_ns", cli_json_number(p->base_mean));
-    json_object_set_new(o, "test_mean_ns", cli_json_number(p->test_mean));
-    json_object_set_new(o, "diff_ns", cli_json_number(p->diff));
-    json_object_set_new(o, "diff_low_ns", cli_json_number(p->diff_low));
-    json_object_set_new(o, "diff_high_ns", cli_json_number(p->diff_high));
-    json_object_set_new(o, "change", cli_json_number(p->change));
-    json_object_set_new(o, "change_low", cli_json_number(p->change_low));
-    json_object_set_new(o, "change_high", cli_json_number(p->change_high));
-    json_object_set_new(o, "p", cli_json_number(p->p));
-    json_object_set_new(o, "total_delta_ns", cli_json_number(p->total_delta));
-    json_object_set_new(o, "changed",
-                        m ? json_string(culprit_calltree_change_name(m->change)) : json_null());
-    json_object_set_new(o, "changed_lines", lines_json(m));
-    return o;
-}
-
-json_t *cli_json_calltree_diff(const culprit_calltree_diff *d)
-{
-    json_t *o = json_object(), *suspects = json_array();
-
-    json_object_set_new(o, "confidence", json_real(d->options.confidence));
-    json_object_set_new(o, "threshold", json_real(d->options.threshold));
-    json_object_set_new(o, "nodes_compared", json_integer((json_int_t)(d->npairs - 1)));
-    json_object_set_new(o, "correlated", json_boolean(d->correlated));
-    for (size_t i = 0; i < d->nsuspects; i++) {
-        const culprit_calltree_suspect *s = &d->suspects[i];
-        culprit_buf path = CULPRIT_BUF_INIT;
-        json_t *js = json_object(), *nodes = json_array();
-        put_path(&path, d, s);
-        json_object_set_new(js, "rank", json_integer((json_int_t)i + 1));
-        json_object_set_new(js, "kind", json_string(culprit_calltree_suspect_kind_name(s->kind)));
-        json_object_set_new(js, "path_text", json_string(culprit_buf_cstr(&path)));
-        json_object_set_new(js, "changed", d->correlated ? json_boolean(s->changed) : json_null());
-        for (size_t k = 0; k < s->npath; k++)
-            json_array_append_new(nodes, node_json(d, s->path[k], s->marks ? &s->marks[k] : NULL));
-        json_object_set_new(js, "path", nodes);
-        json_array_append_new(suspects, js);
-        culprit_buf_dispose(&path);
-    }
-    json_object_set_new(o, "suspects", suspects);
-    return o;
 }
 
 static void put_percent(culprit_buf *b, double x)
@@ -266,16 +193,11 @@ int cli_calltree_diff(int argc, char **argv)
             goto cleanup;
     }
     if (judge.json) {
-        json_t *doc = cli_json_document("calltree diff");
-        if (doc) {
-            json_object_set_new(doc, "base", json_string(positional[0]));
-            json_object_set_new(doc, "test", json_string(positional[1]));
-            json_object_set_new(doc, "commit", rev ? json_string(sha) : json_null());
-            json_t *body = cli_json_calltree_diff(&diff);
-            json_object_update(doc, body);
-            json_decref(body);
-        }
-        error = cli_json_print(doc);
+        culprit_buf doc = CULPRIT_BUF_INIT;
+        if ((error = culprit_calltree_diff_to_json(&doc, &diff, positional[0], positional[1],
+                                                   rev ? sha : NULL)) == 0)
+            error = cli_print_document(&doc);
+        culprit_buf_dispose(&doc);
     } else {
         cli_print_calltree_diff(stdout, &diff);
         printf("culprit calltree diff %s against %s: %zu suspect%s among %zu functions compared",

@@ -138,6 +138,50 @@ static int print_json(const cli_judge *judge, const culprit_check_result *result
     return cli_json_print(doc);
 }
 
+/*
+ * The verdicts of B against A: two commits are judged as `culprit check` judges a
+ * commit against one baseline (culprit_detect_check); otherwise the runs of each
+ * side (a commit's merged, or a file's) are compared (culprit_detect_compare_runs).
+ */
+static int judge_sides(culprit_check_result *result, const culprit_history_runs *runs,
+                       side sides[2], const cli_judge *judge, const cli_env *env)
+{
+    culprit_run *both[2];
+    culprit_history_runs pair = {2, both, 0};
+    int error;
+
+    if (sides[0].is_rev && sides[1].is_rev) {
+        const char *bases[1] = {sides[0].sha};
+        if (!has_runs_at(runs, sides[0].sha))
+            return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
+                                     sides[0].sha);
+        if (judge->check.test &&
+            (error = cli_require_test(runs, judge->check.test, env->settings.history_dir)) < 0)
+            return error;
+        return culprit_detect_check(result, runs, sides[1].sha, bases, 1, &judge->check);
+    }
+    for (int i = 0; i < 2; i++)
+        if (sides[i].is_rev && (error = merge_runs(&sides[i].run, runs, sides[i].sha)) < 0)
+            return error;
+    both[0] = sides[0].run;
+    both[1] = sides[1].run;
+    if (judge->check.test && (error = cli_require_test(&pair, judge->check.test, "A or B")) < 0)
+        return error;
+    return culprit_detect_compare_runs(result, sides[0].run, sides[1].run, &judge->check);
+}
+
+static void print_text(const culprit_check_result *result, const side sides[2])
+{
+    culprit_buf line = CULPRIT_BUF_INIT;
+
+    cli_print_verdicts(stdout, result, cli_use_color());
+    culprit_buf_printf(&line, "culprit compare %.*s against %.*s: ", sides[1].is_rev ? 12 : -1,
+                       label_of(&sides[1]), sides[0].is_rev ? 12 : -1, label_of(&sides[0]));
+    cli_put_counts(&line, result);
+    printf("%s\n", culprit_buf_cstr(&line));
+    culprit_buf_dispose(&line);
+}
+
 int cli_compare(int argc, char **argv)
 {
     cli_judge judge;
@@ -184,50 +228,16 @@ int cli_compare(int argc, char **argv)
     if ((sides[0].is_rev || sides[1].is_rev) &&
         (error = cli_load_history(&runs, env.settings.history_dir)) < 0)
         goto cleanup;
-
-    if (sides[0].is_rev && sides[1].is_rev) {
-        const char *bases[1] = {sides[0].sha};
-        if (!has_runs_at(&runs, sides[0].sha)) {
-            error = culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
-                                      sides[0].sha);
-            goto cleanup;
-        }
-        if (judge.check.test &&
-            (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
-            goto cleanup;
-        if ((error = culprit_detect_check(&result, &runs, sides[1].sha, bases, 1, &judge.check)) <
-            0)
-            goto cleanup;
-    } else {
-        culprit_run *both[2];
-        culprit_history_runs pair = {2, both, 0};
-        for (int i = 0; i < 2; i++)
-            if (sides[i].is_rev && (error = merge_runs(&sides[i].run, &runs, sides[i].sha)) < 0)
-                goto cleanup;
-        both[0] = sides[0].run;
-        both[1] = sides[1].run;
-        if (judge.check.test && (error = cli_require_test(&pair, judge.check.test, "A or B")) < 0)
-            goto cleanup;
-        if ((error = culprit_detect_compare_runs(&result, sides[0].run, sides[1].run,
-                                                 &judge.check)) < 0)
-            goto cleanup;
-    }
-
+    if ((error = judge_sides(&result, &runs, sides, &judge, &env)) < 0)
+        goto cleanup;
     exit_code = cli_judge_exit_code(&result, judge.fail_on);
     if (judge.junit && (error = cli_write_junit(judge.junit, &result, "culprit.compare",
                                                 commit_of(&sides[1]), judge.fail_on)) < 0)
         goto cleanup;
-    if (judge.json) {
+    if (judge.json)
         error = print_json(&judge, &result, &sides[0], &sides[1], exit_code);
-    } else {
-        culprit_buf line = CULPRIT_BUF_INIT;
-        cli_print_verdicts(stdout, &result, cli_use_color());
-        culprit_buf_printf(&line, "culprit compare %.*s against %.*s: ", sides[1].is_rev ? 12 : -1,
-                           label_of(&sides[1]), sides[0].is_rev ? 12 : -1, label_of(&sides[0]));
-        cli_put_counts(&line, &result);
-        printf("%s\n", culprit_buf_cstr(&line));
-        culprit_buf_dispose(&line);
-    }
+    else
+        print_text(&result, sides);
 cleanup:
     if (error < 0) {
         cli_error(NULL);

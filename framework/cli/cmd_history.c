@@ -144,7 +144,8 @@ int cli_history(int argc, char **argv)
     if (judge.check.test &&
         (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
         goto cleanup;
-    if ((error = cli_report_history(report, env.repo, &runs, rev, limit, &judge.check)) < 0)
+    if ((error = culprit_report_add_history_window(report, env.repo, &runs, rev, limit,
+                                                   &judge.check)) < 0)
         goto cleanup;
     if (judge.json)
         error = print_json(report, limit);

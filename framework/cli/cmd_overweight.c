@@ -98,62 +98,6 @@ static void print_text(const culprit_calltree_overweight *ow, int durations, siz
     }
 }
 
-static json_t *rows_json(const culprit_calltree_overweight_round *round)
-{
-    json_t *a = json_array();
-
-    for (size_t i = 0; i < round->nrows; i++) {
-        const culprit_calltree_overweight_row *row = &round->rows[i];
-        json_t *o = json_object();
-        json_object_set_new(o, "function", json_string(row->name));
-        json_object_set_new(o, "file", cli_json_string(row->file));
-        json_object_set_new(o, "base", cli_json_number(row->base));
-        json_object_set_new(o, "test", cli_json_number(row->test));
-        json_object_set_new(o, "delta", cli_json_number(row->delta));
-        json_object_set_new(o, "expected", cli_json_number(row->expected));
-        json_object_set_new(o, "overweight", cli_json_number(row->overweight));
-        json_object_set_new(o, "responsibility", cli_json_number(row->responsibility));
-        json_array_append_new(a, o);
-    }
-    return a;
-}
-
-static int print_json(const culprit_calltree_overweight *ow,
-                      const culprit_calltree_overweight_options *o, const char *const paths[2],
-                      int durations)
-{
-    json_t *doc = cli_json_document("overweight"), *rounds = json_array(), *dropped = json_array();
-
-    if (doc) {
-        json_object_set_new(doc, "base", json_string(paths[0]));
-        json_object_set_new(doc, "test", json_string(paths[1]));
-        json_object_set_new(doc, "unit", json_string(durations ? "ns" : "weight"));
-        json_object_set_new(doc, "recurse", json_integer((json_int_t)o->recurse));
-        json_object_set_new(doc, "min_responsibility", json_real(o->min_responsibility));
-        json_object_set_new(doc, "min_overweight", json_real(o->min_overweight));
-        for (size_t r = 0; r < ow->nrounds; r++) {
-            const culprit_calltree_overweight_round *round = &ow->rounds[r];
-            json_t *jr = json_object();
-            json_object_set_new(jr, "round", json_integer((json_int_t)r));
-            json_object_set_new(jr, "dropped", json_deep_copy(dropped));
-            json_object_set_new(jr, "base_total", cli_json_number(round->base_total));
-            json_object_set_new(jr, "test_total", cli_json_number(round->test_total));
-            json_object_set_new(jr, "delta_total", cli_json_number(round->delta_total));
-            json_object_set_new(jr, "pivot",
-                                round->pivot == CULPRIT_CALLTREE_NONE
-                                    ? json_null()
-                                    : json_string(round->rows[round->pivot].name));
-            json_object_set_new(jr, "functions", rows_json(round));
-            json_array_append_new(rounds, jr);
-            if (round->pivot != CULPRIT_CALLTREE_NONE)
-                json_array_append_new(dropped, json_string(round->rows[round->pivot].name));
-        }
-        json_object_set_new(doc, "rounds", rounds);
-    }
-    json_decref(dropped);
-    return cli_json_print(doc);
-}
-
 int cli_overweight(int argc, char **argv)
 {
     cli_args args;
@@ -201,9 +145,13 @@ int cli_overweight(int argc, char **argv)
     /* Folded weights have no unit (samples, bytes...): shown as plain numbers. */
     durations =
         trees[0]->mode != CULPRIT_CALLTREE_WEIGHTS && trees[1]->mode != CULPRIT_CALLTREE_WEIGHTS;
-    if (json)
-        error = print_json(&ow, &o, paths, durations);
-    else
+    if (json) {
+        culprit_buf doc = CULPRIT_BUF_INIT;
+        if ((error = culprit_calltree_overweight_to_json(&doc, &ow, &o, paths[0], paths[1],
+                                                         durations)) == 0)
+            error = cli_print_document(&doc);
+        culprit_buf_dispose(&doc);
+    } else
         print_text(&ow, durations, top);
 cleanup:
     if (error < 0)

@@ -110,94 +110,44 @@ static int load_results(culprit_report *report, const report_args *a, const char
     return error;
 }
 
-/* The window's commits (newest first) with their subjects and dates. */
-static int window_commits(culprit_report_commit **out, culprit_vcs *repo, char (*shas)[41],
-                          size_t n)
+/*
+ * The report's model: the history (`runs`, loaded here and owned by the caller)
+ * judged along the window, the title, the documents of the results directory and
+ * the sources their call tree points at.
+ */
+static int build(culprit_report *report, culprit_history_runs *runs, const report_args *a,
+                 const cli_judge *judge, const cli_env *env)
 {
-    culprit_report_commit *c = calloc(n ? n : 1, sizeof(*c));
-    int error = 0;
-
-    *out = c;
-    if (!c)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    for (size_t i = 0; i < n && error == 0; i++) {
-        culprit_vcs_commit info;
-        memcpy(c[i].sha, shas[i], 41);
-        if ((error = culprit_vcs_commit_info(&info, repo, shas[i])) < 0)
-            break;
-        if ((info.subject && !(c[i].subject = culprit_strdup(info.subject))) ||
-            !(c[i].date = culprit_strdup(info.author_date)))
-            error = CULPRIT_ERROR;
-        culprit_vcs_commit_dispose(&info);
-    }
-    return error;
-}
-
-static void commits_free(culprit_report_commit *c, size_t n)
-{
-    for (size_t i = 0; c && i < n; i++) {
-        free(c[i].subject);
-        free(c[i].date);
-    }
-    free(c);
-}
-
-int cli_report_history(culprit_report *report, culprit_vcs *repo, const culprit_history_runs *runs,
-                       const char *rev, size_t limit, const culprit_check_options *check)
-{
-    culprit_report_commit *commits = NULL;
-    char sha[41], (*shas)[41] = NULL;
-    const char **chain = NULL;
-    size_t nshas = 0, window = 0;
+    const char *workdir = culprit_vcs_workdir(env->repo), *slash;
+    char *results = NULL;
     int error;
 
-    if ((error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||
-        /* All of the chain: the oldest point shown still has its baseline. */
-        (error = culprit_vcs_first_parents(&shas, &nshas, repo, sha, 0)) < 0)
-        goto cleanup;
-    window = limit < nshas ? limit : nshas;
-    if (!(chain = calloc(nshas, sizeof(*chain)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
+    if ((error = cli_load_history_flags(runs, env->settings.history_dir,
+                                        cli_history_flags(&judge->check))) < 0)
+        return error;
+    if (judge->check.test &&
+        (error = cli_require_test(runs, judge->check.test, env->settings.history_dir)) < 0)
+        return error;
+    if ((error = culprit_report_set_categories(report, culprit_project_categories(env->project))) <
+            0 ||
+        (error = culprit_report_add_history_window(report, env->repo, runs, a->rev, a->limit,
+                                                   &judge->check)) < 0)
+        return error;
+    if (a->title)
+        error = culprit_report_set_title(report, a->title);
+    else if (workdir) {
+        slash = strrchr(workdir, '/');
+        error = culprit_report_set_title(report, slash ? slash + 1 : workdir);
     }
-    for (size_t i = 0; i < nshas; i++)
-        chain[i] = shas[i];
-    if ((error = window_commits(&commits, repo, shas, window)) < 0)
-        goto cleanup;
-    error = culprit_report_add_history(report, runs, commits, window, chain, nshas, check);
-cleanup:
-    commits_free(commits, window);
-    free(chain);
-    free(shas);
-    return error;
-}
-
-/* The changed lines of the call tree's changed functions, as the culprit commit has
- * them (a file the commit does not have, or a path from another build directory,
- * is left with its line numbers only). */
-static int add_sources(culprit_report *report, culprit_vcs *repo)
-{
-    const culprit_report_calltree *c = report->calltree;
-    const char *sha = c && c->commit                                 ? c->commit
-                      : report->bisect && report->bisect->culprit[0] ? report->bisect->culprit
-                                                                     : NULL;
-    char full[41];
-    int error = 0;
-
-    if (!c || !sha || culprit_vcs_resolve(full, repo, sha) < 0) {
-        culprit_error_clear();
-        return 0;
-    }
-    for (size_t i = 0; i < c->nnodes && error == 0; i++) {
-        culprit_buf text = CULPRIT_BUF_INIT;
-        if (!c->nodes[i].nchanged || !c->nodes[i].file)
-            continue;
-        if (culprit_vcs_read_file(&text, repo, full, c->nodes[i].file) == 0)
-            error = culprit_report_set_source(report, i, text.ptr ? text.ptr : "", text.size);
-        else
-            culprit_error_clear();
-        culprit_buf_dispose(&text);
-    }
+    if (error < 0)
+        return error;
+    results = a->results_dir ? culprit_strdup(a->results_dir)
+                             : culprit_fs_join(workdir ? workdir : ".", ".culprit/results");
+    if (!results)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if ((error = load_results(report, a, results)) == 0)
+        error = culprit_report_add_sources(report, env->repo);
+    free(results);
     return error;
 }
 
@@ -243,8 +193,6 @@ int cli_report(int argc, char **argv)
     culprit_report *report = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     culprit_buf text = CULPRIT_BUF_INIT, summary = CULPRIT_BUF_INIT;
-    char *results = NULL;
-    const char *slash;
     int kind, help = 0, error = 0;
 
     memset(&env, 0, sizeof(env));
@@ -293,35 +241,7 @@ int cli_report(int argc, char **argv)
         goto cleanup;
     }
     if ((error = culprit_report_new(&report)) < 0 ||
-        (error = cli_load_history_flags(&runs, env.settings.history_dir,
-                                        cli_history_flags(&judge.check))) < 0)
-        goto cleanup;
-    if (judge.check.test &&
-        (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
-        goto cleanup;
-    if ((error = culprit_report_set_categories(report, culprit_project_categories(env.project))) <
-            0 ||
-        (error = cli_report_history(report, env.repo, &runs, a.rev, a.limit, &judge.check)) < 0)
-        goto cleanup;
-    if (a.title)
-        error = culprit_report_set_title(report, a.title);
-    else if (culprit_vcs_workdir(env.repo)) {
-        slash = strrchr(culprit_vcs_workdir(env.repo), '/');
-        error = culprit_report_set_title(report, slash ? slash + 1 : culprit_vcs_workdir(env.repo));
-    }
-    if (error < 0)
-        goto cleanup;
-    results =
-        a.results_dir
-            ? culprit_strdup(a.results_dir)
-            : culprit_fs_join(culprit_vcs_workdir(env.repo) ? culprit_vcs_workdir(env.repo) : ".",
-                              ".culprit/results");
-    if (!results) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
-    }
-    if ((error = load_results(report, &a, results)) < 0 ||
-        (error = add_sources(report, env.repo)) < 0 ||
+        (error = build(report, &runs, &a, &judge, &env)) < 0 ||
         (error = culprit_report_render(&text, report, a.format)) < 0 ||
         (a.format == CULPRIT_REPORT_HTML &&
          (error = culprit_report_render(&summary, report, CULPRIT_REPORT_TEXT)) < 0))
@@ -332,7 +252,6 @@ cleanup:
         cli_error(NULL);
     culprit_buf_dispose(&text);
     culprit_buf_dispose(&summary);
-    free(results);
     culprit_history_runs_dispose(&runs);
     culprit_report_free(report);
     cli_env_dispose(&env);

@@ -302,6 +302,13 @@ int cli_json_print(json_t *doc)
     return error;
 }
 
+int cli_print_document(const culprit_buf *doc)
+{
+    if (fwrite(doc->ptr ? doc->ptr : "", 1, doc->size, stdout) != doc->size || fflush(stdout) != 0)
+        return culprit_error_set(CULPRIT_EIO, "cannot write the JSON document");
+    return 0;
+}
+
 /* ---------------------------------------------------------------------- JUnit --- */
 
 /*

@@ -6,3 +6,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/markdown.c
   ${CMAKE_CURRENT_LIST_DIR}/json.c
   ${CMAKE_CURRENT_LIST_DIR}/text.c)
+# The report's commit window and sources, taken from the repository.
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/history_window.c)

@@ -22,6 +22,7 @@
 #define CULPRIT_BISECT_H
 
 #include "culprit/calltree.h"
+#include "culprit/history.h"
 
 #include <stddef.h>
 
@@ -319,6 +320,43 @@ typedef struct {
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
 
 void culprit_bisect_result_dispose(culprit_bisect_result *result);
+
+/* ------------------------------------------- the range of --auto, the document --- */
+
+/**
+ * `culprit bisect --auto`: the two ends of a bisection chosen from the history of
+ * `test` ("suite.test" or a bare name). `first_parents` (n ids, newest first) is a
+ * first-parent line; each commit with runs of the test is judged against the
+ * commits after it in the array as `culprit history` judges it
+ * (culprit_detect_check). Walking oldest first, `good` is the last commit where
+ * the test was fine (unchanged, faster or without a baseline) and `bad` the first
+ * flagged one (major or minor) after it; a commit fine again drops an earlier bad,
+ * so the latest regression is the one found.
+ *
+ * Returns 0 with both set, CULPRIT_ENOTFOUND (message set, both empty) when the
+ * line has no flagged commit after a fine one, or the error of a check.
+ * Thread-safe: reads `runs` only.
+ */
+int culprit_bisect_auto_range_of(char good[41], char bad[41], const culprit_history_runs *runs,
+                                 const char *test, const char *const *first_parents, size_t n);
+
+/**
+ * The same on the first-parent line of HEAD in `repo`, its newest 200 commits.
+ * Errors also those of culprit_vcs_resolve and culprit_vcs_first_parents.
+ */
+int culprit_bisect_auto_range(char good[41], char bad[41], culprit_vcs *repo,
+                              const culprit_history_runs *runs, const char *test);
+
+/**
+ * The document of `culprit bisect --json` (docs/cli.md), appended to `out` with a
+ * final newline: the outcome, the ends, the culprits, every step, and with
+ * `calltree` (the session ran with opts->calltree) the call-tree diff of the
+ * culprit against its parent or why there is none. `test` is the --test measured
+ * (NULL: none), which culprit report matches to its series. The library owns this
+ * format: its reader is culprit_report_load_bisect. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_bisect_result_to_json(culprit_buf *out, const culprit_bisect_result *result,
+                                  const char *test, int calltree);
 
 #ifdef __cplusplus
 }

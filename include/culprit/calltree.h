@@ -505,6 +505,29 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                             const culprit_calltree_record_options *opts);
 
+/* ------------------------------------------------------------- documents --- */
+
+/**
+ * The document of `culprit calltree diff --json` (docs/cli.md): the format number,
+ * "base" and "test" (the files compared, or NULL), "commit" (the full sha the marks
+ * are against, or NULL), then the diff's options, pairs and ranked suspects.
+ * Appended to `out` with a final newline. The library owns this format: the writer
+ * here and the reader of culprit report are its only two ends. Returns 0 or
+ * CULPRIT_ERROR (out of memory). Thread-safe on distinct buffers.
+ */
+int culprit_calltree_diff_to_json(culprit_buf *out, const culprit_calltree_diff *diff,
+                                  const char *base, const char *test, const char *commit);
+
+/**
+ * The document of `culprit overweight --json` (docs/cli.md): the inputs, the unit
+ * ("ns" when `durations`, else "weight": folded stacks' weights have none), the
+ * options (NULL: the defaults) and one object per round. Appended to `out` with a
+ * final newline. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_calltree_overweight_to_json(culprit_buf *out, const culprit_calltree_overweight *ow,
+                                        const culprit_calltree_overweight_options *opts,
+                                        const char *base, const char *test, int durations);
+
 #ifdef __cplusplus
 }
 #endif

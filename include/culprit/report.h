@@ -21,6 +21,7 @@
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
+#include "culprit/vcs.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -228,6 +229,31 @@ const culprit_report_point *culprit_report_current(const culprit_report *report,
 /** Appends the rendering of `report` in `format` to `out`. */
 int culprit_report_render(culprit_buf *out, const culprit_report *report,
                           culprit_report_format format);
+
+/* ------------------------------------------------- from the repository --- */
+
+/**
+ * Fills the report's series from `runs` over the first-parent history of `rev` in
+ * `repo`: the window is the `limit` newest commits (the commit `rev` names first),
+ * each with its subject and author date, and the whole first-parent chain gives
+ * the older baselines, so the oldest point shown is judged like the newest
+ * (culprit_report_add_history()). `culprit report` and `culprit history` show the
+ * same points through this. Errors: those of culprit_vcs_resolve (an unknown
+ * revision), culprit_vcs_first_parents, culprit_vcs_commit_info and
+ * culprit_report_add_history; CULPRIT_ERROR out of memory.
+ */
+int culprit_report_add_history_window(culprit_report *report, culprit_vcs *repo,
+                                      const culprit_history_runs *runs, const char *rev,
+                                      size_t limit, const culprit_check_options *opts);
+
+/**
+ * Gives each changed function of the loaded call tree the text of its changed
+ * lines (culprit_report_set_source()) as the commit of the call-tree document, or
+ * else the bisection's culprit, has them in `repo`. Without a call tree or such a
+ * commit, or for a file the commit does not have (a path from another build
+ * directory), nothing is added and it is not an error. Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_report_add_sources(culprit_report *report, culprit_vcs *repo);
 
 #ifdef __cplusplus
 }
