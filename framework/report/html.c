@@ -18,7 +18,7 @@
  * under prefers-color-scheme. Everything taken from the user's code or history is
  * escaped.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * Numbers that do not exist (no baseline, the slowest category's infinite limit)
  * are null; 12 significant digits, as every culprit document.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <jansson.h>
 #include <math.h>

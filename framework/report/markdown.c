@@ -6,7 +6,7 @@
  * call path with the functions the culprit changed, and the top of the overweight
  * table. Everything taken from the user's code or history is escaped.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <math.h>
 

@@ -3,7 +3,8 @@
  * rendered from. The series come from the history store, judged commit by commit
  * with culprit_detect_check() exactly as `culprit check --commit C` judges C (so
  * the plot and the command never disagree); the bisection, call-tree and
- * overweight parts are read from the commands' JSON documents (load.c).
+ * overweight parts are read from the commands' JSON documents (load.c). The model
+ * is a leaf: it calls no renderer (render.c dispatches to them).
  */
 #include "report_internal.h"
 
@@ -291,37 +292,4 @@ int culprit_report_set_source(culprit_report *report, size_t node, const char *s
     culprit_buf_dispose(&excerpt);
     free(starts);
     return error;
-}
-
-int culprit_report_format_parse(culprit_report_format *out, const char *name)
-{
-    if (strcmp(name, "html") == 0)
-        *out = CULPRIT_REPORT_HTML;
-    else if (strcmp(name, "markdown") == 0 || strcmp(name, "md") == 0)
-        *out = CULPRIT_REPORT_MARKDOWN;
-    else if (strcmp(name, "json") == 0)
-        *out = CULPRIT_REPORT_JSON;
-    else if (strcmp(name, "text") == 0)
-        *out = CULPRIT_REPORT_TEXT;
-    else
-        return culprit_error_set(
-            CULPRIT_EINVALID, "--format: '%s' is not a report format (html, markdown, json, text)",
-            name);
-    return 0;
-}
-
-int culprit_report_render(culprit_buf *out, const culprit_report *report,
-                          culprit_report_format format)
-{
-    switch (format) {
-    case CULPRIT_REPORT_HTML:
-        return culprit_report__render_html(out, report);
-    case CULPRIT_REPORT_MARKDOWN:
-        return culprit_report__render_markdown(out, report);
-    case CULPRIT_REPORT_JSON:
-        return culprit_report__render_json(out, report);
-    case CULPRIT_REPORT_TEXT:
-        return culprit_report__render_text(out, report);
-    }
-    return culprit_error_set(CULPRIT_EINVALID, "unknown report format %d", (int)format);
 }

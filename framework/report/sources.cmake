@@ -2,6 +2,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/model.c
   ${CMAKE_CURRENT_LIST_DIR}/load.c
   ${CMAKE_CURRENT_LIST_DIR}/format.c
+  ${CMAKE_CURRENT_LIST_DIR}/render.c
   ${CMAKE_CURRENT_LIST_DIR}/html.c
   ${CMAKE_CURRENT_LIST_DIR}/markdown.c
   ${CMAKE_CURRENT_LIST_DIR}/json.c

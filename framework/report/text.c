@@ -5,7 +5,7 @@
  * prints it), the culprit commit with its change and the bisection's cost, and the
  * suspect path. Plain text: colour is the CLI's business, not the library's.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <math.h>
 #include <string.h>
