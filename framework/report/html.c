@@ -221,8 +221,8 @@ static void header(culprit_buf *out, const culprit_report *r)
 /* The answer first: culprit and suspect function, each linking to its section. */
 static void answer(culprit_buf *out, const culprit_report *r)
 {
-    const culprit_report_bisect *b = r->bisect;
-    const culprit_report_calltree *c = r->calltree;
+    const culprit_bisect_result *b = r->bisect;
+    const culprit_calltree_view *c = r->calltree;
     char sha[13];
 
     if (!(b && b->culprit[0]) && !(c && c->nsuspects))
@@ -372,28 +372,27 @@ static size_t commit_index(const culprit_report *r, const char *sha)
  * step the history alone cannot show (it has data at the ends only). */
 static void bisect_steps(culprit_buf *out, const culprit_report *r, const scale *sc)
 {
-    const culprit_report_bisect *b = r->bisect;
+    const culprit_bisect_result *b = r->bisect;
     char sha[13];
 
     for (size_t i = 0; i < b->nsteps; i++) {
-        const culprit_report_step *st = &b->steps[i];
-        size_t c = commit_index(r, st->commit);
+        const culprit_bisect_step *st = &b->steps[i];
+        size_t c = commit_index(r, st->sha);
         double x, y;
         if (c == SIZE_MAX || !isfinite(st->mean_ns))
             continue;
         x = px(sc, c);
         y = py(sc, st->mean_ns);
         culprit_buf_printf(out, "<g class=\"step%s\"><title>bisection %s",
-                           st->verdict && strcmp(st->verdict, "bad") == 0 ? " bad" : "",
-                           i ? "step " : "check");
+                           st->verdict == CULPRIT_BISECT_BAD ? " bad" : "", i ? "step " : "check");
         if (i)
             culprit_buf_printf(out, "%zu", i);
-        culprit_buf_printf(out, ": %s ", culprit_report__short(sha, st->commit));
+        culprit_buf_printf(out, ": %s ", culprit_report__short(sha, st->sha));
         h(out, st->subject);
         culprit_buf_puts(out, "\nmean ");
         duration(out, st->mean_ns);
         culprit_buf_printf(out, " in %zu runs: ", st->runs);
-        h(out, st->verdict);
+        h(out, culprit_bisect_verdict_name(st->verdict));
         culprit_buf_printf(out, "</title><path d=\"M%.1f %.1fl6 6l-6 6l-6 -6z\"/></g>\n", x, y - 6);
     }
 }
@@ -406,7 +405,7 @@ static void plot(culprit_buf *out, const culprit_report *r, const culprit_report
      * timed a command, to the regressed tests). */
     int steps = culprit_report_bisect_is_of(r, s);
     size_t culprit =
-        steps || (r->bisect && !r->bisect->test && now &&
+        steps || (r->bisect && !r->bisect_test && now &&
                   (now->verdict == CULPRIT_VERDICT_MAJOR || now->verdict == CULPRIT_VERDICT_MINOR))
             ? culprit_index(r)
             : SIZE_MAX;
@@ -623,7 +622,7 @@ static void tests(culprit_buf *out, const culprit_report *r)
 
 /* --------------------------------------------------------------- bisection --- */
 
-static void bisection(culprit_buf *out, const culprit_report_bisect *b)
+static void bisection(culprit_buf *out, const culprit_bisect_result *b)
 {
     char sha[13], good[13], bad[13];
     size_t skipped = 0;
@@ -649,22 +648,22 @@ static void bisection(culprit_buf *out, const culprit_report_bisect *b)
         culprit_buf_puts(out, "</p>\n");
     } else {
         culprit_buf_puts(out, "<p><strong>Outcome:</strong> ");
-        h(out, b->outcome);
+        h(out, culprit_bisect_outcome_name(b->outcome));
         culprit_buf_puts(out, "</p>\n");
         for (size_t i = 0; i < b->nculprits; i++) {
             culprit_buf_printf(out, "%s<code>%s</code> ", i ? ", " : "<p>",
-                               culprit_report__short(sha, b->culprits[i].commit));
+                               culprit_report__short(sha, b->culprits[i].sha));
             culprit_report__put_change(out, b->culprits[i].change);
             if (i + 1 == b->nculprits)
                 culprit_buf_puts(out, "</p>\n");
         }
     }
     for (size_t i = 0; i < b->nsteps; i++)
-        skipped += b->steps[i].verdict && strcmp(b->steps[i].verdict, "skip") == 0;
+        skipped += b->steps[i].verdict == CULPRIT_BISECT_SKIP;
     culprit_buf_printf(out,
                        "<p class=\"muted\">%zu steps, %zu builds, %zu runs, %zu skipped, among "
                        "%zu commits from <code>%s</code> (good) to <code>%s</code> (bad)</p>\n",
-                       b->nsteps, b->builds, b->runs, skipped, b->commits,
+                       b->nsteps, b->builds, b->runs, skipped, b->ncommits,
                        culprit_report__short(good, b->good), culprit_report__short(bad, b->bad));
     culprit_buf_puts(out, "</div>\n");
     if (!b->nsteps) {
@@ -677,18 +676,16 @@ static void bisection(culprit_buf *out, const culprit_report_bisect *b)
                      "<th class=\"num\">commit</th><th class=\"num\">change</th>"
                      "<th class=\"num\">runs</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < b->nsteps; i++) {
-        const culprit_report_step *s = &b->steps[i];
-        const char *v = s->verdict ? s->verdict : "";
+        const culprit_bisect_step *s = &b->steps[i];
+        /* The class and the word are the verdict's: v-good, v-bad, v-skip. */
+        const char *v = culprit_bisect_verdict_name(s->verdict);
         culprit_buf_printf(out, "<tr><td class=\"num\">%s", i ? "" : "check");
         if (i)
             culprit_buf_printf(out, "%zu", i);
         culprit_buf_printf(out, "</td><td><code>%s</code></td><td>",
-                           culprit_report__short(sha, s->commit));
+                           culprit_report__short(sha, s->sha));
         h(out, s->subject);
-        culprit_buf_printf(out, "</td><td class=\"v-%s\">",
-                           strcmp(v, "bad") == 0    ? "bad"
-                           : strcmp(v, "good") == 0 ? "good"
-                                                    : "skip");
+        culprit_buf_printf(out, "</td><td class=\"v-%s\">", v);
         h(out, v);
         if (s->skip_reason) {
             culprit_buf_puts(out, ": ");
@@ -713,7 +710,7 @@ typedef struct {
     unsigned char *open; /* on the way to a suspect node: rendered expanded */
 } tree_index;
 
-static int index_tree(tree_index *t, const culprit_report_calltree *c)
+static int index_tree(tree_index *t, const culprit_calltree_view *c)
 {
     size_t n = c->nnodes, *fill;
 
@@ -744,7 +741,23 @@ static int index_tree(tree_index *t, const culprit_report_calltree *c)
     return 0;
 }
 
-static void node_row(culprit_buf *out, const culprit_report_node *n)
+/* Coloured only when the analysis found it slower (or faster): a +0.3% of noise in
+ * red would draw the eye to the wrong place. */
+static const char *change_class(const culprit_calltree_view_node *n)
+{
+    if (n->suspect)
+        return "up";
+    switch (n->status) {
+    case CULPRIT_CALLTREE_VIEW_SLOWER:
+        return "up";
+    case CULPRIT_CALLTREE_VIEW_FASTER:
+        return "down";
+    default:
+        return "muted";
+    }
+}
+
+static void node_row(culprit_buf *out, const culprit_calltree_view_node *n)
 {
     culprit_buf_puts(out, "<span class=\"fn\">");
     h(out, n->function);
@@ -768,13 +781,7 @@ static void node_row(culprit_buf *out, const culprit_report_node *n)
     duration(out, n->test_ns);
     culprit_buf_puts(out, "</span>");
     if (isfinite(n->change)) {
-        /* Coloured only when the analysis found it slower (or faster): a +0.3% of
-         * noise in red would draw the eye to the wrong place. */
-        culprit_buf_printf(out, "<span class=\"%s\">",
-                           !n->status && !n->suspect                    ? "muted"
-                           : n->suspect || !strcmp(n->status, "slower") ? "up"
-                           : !strcmp(n->status, "faster")               ? "down"
-                                                                        : "muted");
+        culprit_buf_printf(out, "<span class=\"%s\">", change_class(n));
         culprit_report__put_change(out, n->change);
         culprit_buf_puts(out, "</span>");
     }
@@ -787,15 +794,25 @@ static void node_row(culprit_buf *out, const culprit_report_node *n)
                                isfinite(n->test_calls) ? n->test_calls : n->base_calls);
         culprit_buf_puts(out, "</span>");
     }
-    if (n->status && strcmp(n->status, "slower") != 0 && strcmp(n->status, "unchanged") != 0 &&
-        strcmp(n->status, "faster") != 0) {
+    switch (n->status) {
+    case CULPRIT_CALLTREE_VIEW_UNDECIDED:
+    case CULPRIT_CALLTREE_VIEW_ADDED:
+    case CULPRIT_CALLTREE_VIEW_REMOVED:
+    case CULPRIT_CALLTREE_VIEW_SHAPE:
+        /* What the change column cannot say: the status as a tag. */
         culprit_buf_puts(out, "<span class=\"tag\">");
-        h(out, n->status);
+        h(out, culprit_calltree_view_status_name(n->status));
         culprit_buf_puts(out, "</span>");
+        break;
+    case CULPRIT_CALLTREE_VIEW_UNKNOWN:
+    case CULPRIT_CALLTREE_VIEW_UNCHANGED:
+    case CULPRIT_CALLTREE_VIEW_SLOWER:
+    case CULPRIT_CALLTREE_VIEW_FASTER:
+        break;
     }
 }
 
-static void node_lines(culprit_buf *out, const culprit_report_node *n)
+static void node_lines(culprit_buf *out, const culprit_calltree_view_node *n)
 {
     const char *line;
 
@@ -831,9 +848,9 @@ static void node_lines(culprit_buf *out, const culprit_report_node *n)
     culprit_buf_puts(out, "</div>");
 }
 
-static void node(culprit_buf *out, const culprit_report_calltree *c, const tree_index *t, size_t i)
+static void node(culprit_buf *out, const culprit_calltree_view *c, const tree_index *t, size_t i)
 {
-    const culprit_report_node *n = &c->nodes[i];
+    const culprit_calltree_view_node *n = &c->nodes[i];
     size_t begin = t->first[i], end = t->first[i + 1];
     int has_children = end > begin, expandable = has_children || n->diff || n->nchanged;
 
@@ -860,7 +877,7 @@ static void node(culprit_buf *out, const culprit_report_calltree *c, const tree_
     culprit_buf_puts(out, "</li>\n");
 }
 
-static int calltree(culprit_buf *out, const culprit_report_calltree *c)
+static int calltree(culprit_buf *out, const culprit_calltree_view *c)
 {
     tree_index t = {NULL, NULL, NULL};
     int error;
@@ -913,7 +930,7 @@ static void overweight(culprit_buf *out, const culprit_report *r)
                           "<p class=\"muted\">Each function's growth against what it would have "
                           "grown had everything slowed down alike (overweight), and its share of "
                           "the total slowdown (responsibility).</p>\n");
-    if (!r->noverweight) {
+    if (!r->overweight->nrows) {
         culprit_buf_puts(out, "<p>No function grew.</p>\n</section>\n");
         return;
     }
@@ -921,8 +938,8 @@ static void overweight(culprit_buf *out, const culprit_report *r)
                           "<th class=\"num\">after</th><th class=\"num\">delta</th>"
                           "<th class=\"num\">overweight</th><th>responsibility</th></tr></thead>"
                           "<tbody>\n");
-    for (size_t i = 0; i < r->noverweight; i++) {
-        const culprit_report_overweight_row *w = &r->overweight[i];
+    for (size_t i = 0; i < r->overweight->nrows; i++) {
+        const culprit_calltree_overweight_entry *w = &r->overweight->rows[i];
         double bar =
             isfinite(w->responsibility_pct) ? fmax(0, fmin(100, w->responsibility_pct)) : 0;
         culprit_buf_puts(out, "<tr><td><code>");
@@ -975,7 +992,7 @@ int culprit_report__render_html(culprit_buf *out, const culprit_report *r)
         bisection(out, r->bisect);
     if (r->calltree)
         error = calltree(out, r->calltree);
-    if (r->have_overweight)
+    if (r->overweight)
         overweight(out, r);
     culprit_buf_puts(out, "<footer>Written by <code>culprit report</code>. Verdicts as "
                           "<code>culprit check</code> gives them at each commit; see "
