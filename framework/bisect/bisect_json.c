@@ -21,17 +21,12 @@ static json_t *string(const char *s)
     return s ? json_string(s) : json_null();
 }
 
-static const char *verdict_word(culprit_bisect_verdict v)
-{
-    return v == CULPRIT_BISECT_BAD ? "bad" : v == CULPRIT_BISECT_GOOD ? "good" : "skip";
-}
-
 static json_t *step_json(const culprit_bisect_step *s)
 {
     json_t *o = json_object();
     json_object_set_new(o, "commit", json_string(s->sha));
     json_object_set_new(o, "subject", string(s->subject));
-    json_object_set_new(o, "verdict", json_string(verdict_word(s->verdict)));
+    json_object_set_new(o, "verdict", string(culprit_bisect_verdict_name(s->verdict)));
     json_object_set_new(o, "good", json_string(s->good));
     json_object_set_new(o, "good_mean_ns", number(s->good_mean_ns));
     json_object_set_new(o, "mean_ns", number(s->mean_ns));
@@ -85,12 +80,11 @@ static json_t *culprits_json(const culprit_bisect_result *r)
 int culprit_bisect_result_to_json(culprit_buf *out, const culprit_bisect_result *r,
                                   const char *test, int calltree)
 {
-    static const char *const outcomes[] = {"found", "ambiguous", "no-regression", "slow-decay"};
     json_t *doc = json_object(), *steps = json_array(), *range = json_array();
 
     json_object_set_new(doc, "culprit_json", json_integer(1));
     json_object_set_new(doc, "command", json_string("bisect"));
-    json_object_set_new(doc, "outcome", json_string(outcomes[r->outcome]));
+    json_object_set_new(doc, "outcome", string(culprit_bisect_outcome_name(r->outcome)));
     json_object_set_new(doc, "test", string(test)); /* --test, for the report */
     json_object_set_new(doc, "good", json_string(r->good));
     json_object_set_new(doc, "bad", json_string(r->bad));

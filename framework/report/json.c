@@ -5,7 +5,7 @@
  * Numbers that do not exist (no baseline, the slowest category's infinite limit)
  * are null; 12 significant digits, as every culprit document.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -56,24 +56,27 @@ static json_t *series_json(const culprit_report *r, const culprit_report_series 
     return t;
 }
 
-static json_t *step_json(const culprit_report_step *s)
+/* A step, or (verdict NULL, no means, no runs) a culprit: the two share a shape. */
+static json_t *step_json(const char *commit, const char *subject, const char *verdict,
+                         const double means[2], const double change[3], size_t runs)
 {
     json_t *j = json_object();
 
-    json_object_set_new(j, "commit", json_string(s->commit));
-    json_object_set_new(j, "subject", str(s->subject));
-    json_object_set_new(j, "verdict", str(s->verdict));
-    json_object_set_new(j, "good_mean_ns", num(s->good_mean_ns));
-    json_object_set_new(j, "mean_ns", num(s->mean_ns));
-    json_object_set_new(j, "change", num(s->change));
-    json_object_set_new(j, "change_low", num(s->change_low));
-    json_object_set_new(j, "change_high", num(s->change_high));
-    json_object_set_new(j, "runs", json_integer((json_int_t)s->runs));
+    json_object_set_new(j, "commit", json_string(commit));
+    json_object_set_new(j, "subject", str(subject));
+    json_object_set_new(j, "verdict", str(verdict));
+    json_object_set_new(j, "good_mean_ns", num(means[0]));
+    json_object_set_new(j, "mean_ns", num(means[1]));
+    json_object_set_new(j, "change", num(change[0]));
+    json_object_set_new(j, "change_low", num(change[1]));
+    json_object_set_new(j, "change_high", num(change[2]));
+    json_object_set_new(j, "runs", json_integer((json_int_t)runs));
     return j;
 }
 
-static json_t *bisect_json(const culprit_report_bisect *b)
+static json_t *bisect_json(const culprit_bisect_result *b, const char *test)
 {
+    static const double none[2] = {NAN, NAN};
     json_t *j = json_object(), *steps = json_array(), *culprits = json_array();
 
     if (!b) {
@@ -82,8 +85,8 @@ static json_t *bisect_json(const culprit_report_bisect *b)
         json_decref(culprits);
         return json_null();
     }
-    json_object_set_new(j, "outcome", str(b->outcome));
-    json_object_set_new(j, "test", str(b->test));
+    json_object_set_new(j, "outcome", str(culprit_bisect_outcome_name(b->outcome)));
+    json_object_set_new(j, "test", str(test));
     json_object_set_new(j, "good", json_string(b->good));
     json_object_set_new(j, "bad", json_string(b->bad));
     json_object_set_new(j, "culprit", b->culprit[0] ? json_string(b->culprit) : json_null());
@@ -93,21 +96,30 @@ static json_t *bisect_json(const culprit_report_bisect *b)
     json_object_set_new(j, "change", num(b->change));
     json_object_set_new(j, "change_low", num(b->change_low));
     json_object_set_new(j, "change_high", num(b->change_high));
-    json_object_set_new(j, "commits", json_integer((json_int_t)b->commits));
+    json_object_set_new(j, "commits", json_integer((json_int_t)b->ncommits));
     json_object_set_new(j, "builds", json_integer((json_int_t)b->builds));
     json_object_set_new(j, "runs", json_integer((json_int_t)b->runs));
     json_object_set_new(j, "confirmed",
                         b->confirmed < 0 ? json_null() : json_boolean(b->confirmed));
-    for (size_t i = 0; i < b->nsteps; i++)
-        json_array_append_new(steps, step_json(&b->steps[i]));
-    for (size_t i = 0; i < b->nculprits; i++)
-        json_array_append_new(culprits, step_json(&b->culprits[i]));
+    for (size_t i = 0; i < b->nsteps; i++) {
+        const culprit_bisect_step *s = &b->steps[i];
+        const double means[2] = {s->good_mean_ns, s->mean_ns},
+                     change[3] = {s->change, s->change_low, s->change_high};
+        json_array_append_new(steps,
+                              step_json(s->sha, s->subject, culprit_bisect_verdict_name(s->verdict),
+                                        means, change, s->runs));
+    }
+    for (size_t i = 0; i < b->nculprits; i++) {
+        const culprit_bisect_culprit *c = &b->culprits[i];
+        const double change[3] = {c->change, c->change_low, c->change_high};
+        json_array_append_new(culprits, step_json(c->sha, c->subject, NULL, none, change, 0));
+    }
     json_object_set_new(j, "steps", steps);
     json_object_set_new(j, "culprits", culprits);
     return j;
 }
 
-static json_t *calltree_json(const culprit_report_calltree *c)
+static json_t *calltree_json(const culprit_calltree_view *c)
 {
     json_t *j, *nodes, *suspects;
 
@@ -124,7 +136,7 @@ static json_t *calltree_json(const culprit_report_calltree *c)
         json_array_append_new(suspects, json_string(c->suspects[i]));
     json_object_set_new(j, "suspects", suspects);
     for (size_t i = 0; i < c->nnodes; i++) {
-        const culprit_report_node *n = &c->nodes[i];
+        const culprit_calltree_view_node *n = &c->nodes[i];
         json_t *o = json_object(), *lines = json_array();
         json_object_set_new(o, "function", json_string(n->function));
         json_object_set_new(o, "file", str(n->file));
@@ -137,7 +149,7 @@ static json_t *calltree_json(const culprit_report_calltree *c)
         json_object_set_new(o, "base_calls", num(n->base_calls));
         json_object_set_new(o, "test_calls", num(n->test_calls));
         json_object_set_new(o, "change", num(n->change));
-        json_object_set_new(o, "status", str(n->status));
+        json_object_set_new(o, "status", str(culprit_calltree_view_status_name(n->status)));
         json_object_set_new(o, "suspect", json_boolean(n->suspect));
         json_object_set_new(o, "changed", json_boolean(n->changed));
         for (size_t k = 0; k < n->nchanged; k++)
@@ -155,11 +167,11 @@ static json_t *overweight_json(const culprit_report *r)
 {
     json_t *rows;
 
-    if (!r->have_overweight)
+    if (!r->overweight)
         return json_null();
     rows = json_array();
-    for (size_t i = 0; i < r->noverweight; i++) {
-        const culprit_report_overweight_row *w = &r->overweight[i];
+    for (size_t i = 0; i < r->overweight->nrows; i++) {
+        const culprit_calltree_overweight_entry *w = &r->overweight->rows[i];
         json_t *o = json_object();
         json_object_set_new(o, "symbol", json_string(w->symbol));
         json_object_set_new(o, "base_ns", num(w->base_ns));
@@ -200,7 +212,7 @@ int culprit_report__render_json(culprit_buf *out, const culprit_report *r)
     for (size_t i = 0; i < r->nseries; i++)
         json_array_append_new(tests, series_json(r, &r->series[i]));
     json_object_set_new(doc, "tests", tests);
-    json_object_set_new(doc, "bisect", bisect_json(r->bisect));
+    json_object_set_new(doc, "bisect", bisect_json(r->bisect, r->bisect_test));
     json_object_set_new(doc, "calltree", calltree_json(r->calltree));
     json_object_set_new(doc, "overweight", overweight_json(r));
     text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));

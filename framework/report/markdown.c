@@ -6,7 +6,7 @@
  * call path with the functions the culprit changed, and the top of the overweight
  * table. Everything taken from the user's code or history is escaped.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <math.h>
 
@@ -134,7 +134,7 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
         culprit_buf_puts(out, "\n");
 }
 
-static void bisection(culprit_buf *out, const culprit_report_bisect *b)
+static void bisection(culprit_buf *out, const culprit_bisect_result *b)
 {
     char sha[13], good[13], bad[13];
 
@@ -158,10 +158,10 @@ static void bisection(culprit_buf *out, const culprit_report_bisect *b)
             culprit_buf_puts(out, " (NOT confirmed against its parent)");
         culprit_buf_puts(out, ".\n");
     } else {
-        culprit_buf_printf(out, "Bisection outcome: %s.", b->outcome);
+        culprit_buf_printf(out, "Bisection outcome: %s.", culprit_bisect_outcome_name(b->outcome));
         for (size_t i = 0; i < b->nculprits; i++) {
             culprit_buf_printf(out, "%s`%s` ", i ? ", " : " Commits: ",
-                               culprit_report__short(sha, b->culprits[i].commit));
+                               culprit_report__short(sha, b->culprits[i].sha));
             culprit_report__put_change(out, b->culprits[i].change);
         }
         culprit_buf_puts(out, "\n");
@@ -169,10 +169,10 @@ static void bisection(culprit_buf *out, const culprit_report_bisect *b)
     culprit_buf_printf(out,
                        "Found in %zu steps (%zu builds, %zu runs) among %zu commits between "
                        "`%s` and `%s`.\n\n",
-                       b->nsteps, b->builds, b->runs, b->commits, good, bad);
+                       b->nsteps, b->builds, b->runs, b->ncommits, good, bad);
 }
 
-static void calltree(culprit_buf *out, const culprit_report_calltree *c)
+static void calltree(culprit_buf *out, const culprit_calltree_view *c)
 {
     int any = 0;
 
@@ -191,7 +191,7 @@ static void calltree(culprit_buf *out, const culprit_report_calltree *c)
         culprit_buf_puts(out, "No suspect path: no call was significantly slower.\n");
     }
     for (size_t i = 0; i < c->nnodes; i++) {
-        const culprit_report_node *n = &c->nodes[i];
+        const culprit_calltree_view_node *n = &c->nodes[i];
         if (!n->changed || !n->suspect)
             continue;
         culprit_buf_puts(out, any ? ", `" : "Changed by the culprit and slower: `");
@@ -216,11 +216,11 @@ static void calltree(culprit_buf *out, const culprit_report_calltree *c)
 
 static void overweight(culprit_buf *out, const culprit_report *r)
 {
-    if (!r->noverweight)
+    if (!r->overweight || !r->overweight->nrows)
         return;
     culprit_buf_puts(out, "| symbol | overweight | responsibility |\n|---|---:|---:|\n");
-    for (size_t i = 0; i < r->noverweight && i < MD_OVERWEIGHT_ROWS; i++) {
-        const culprit_report_overweight_row *w = &r->overweight[i];
+    for (size_t i = 0; i < r->overweight->nrows && i < MD_OVERWEIGHT_ROWS; i++) {
+        const culprit_calltree_overweight_entry *w = &r->overweight->rows[i];
         culprit_buf_puts(out, "| `");
         culprit_buf_puts(out, w->symbol);
         culprit_buf_printf(out, "` | %+.0f%% | %.0f%% |\n", w->overweight_pct,

@@ -3,7 +3,9 @@
  * rendered from. The series come from the history store, judged commit by commit
  * with culprit_detect_check() exactly as `culprit check --commit C` judges C (so
  * the plot and the command never disagree); the bisection, call-tree and
- * overweight parts are read from the commands' JSON documents (load.c).
+ * overweight parts are the typed results of those modules, read from the
+ * commands' JSON documents (load.c). The model is a leaf: it calls no renderer
+ * (render.c dispatches to them).
  */
 #include "report_internal.h"
 
@@ -48,11 +50,18 @@ void culprit_report_free(culprit_report *report)
         free(report->categories[i].name);
     free(report->categories);
     culprit_report__bisect_free(report->bisect);
-    culprit_report__calltree_free(report->calltree);
-    for (size_t i = 0; i < report->noverweight; i++)
-        free(report->overweight[i].symbol);
-    free(report->overweight);
+    free(report->bisect_test);
+    culprit_calltree_view_free(report->calltree);
+    culprit_calltree_overweight_table_free(report->overweight);
     free(report);
+}
+
+void culprit_report__bisect_free(culprit_bisect_result *bisect)
+{
+    if (!bisect)
+        return;
+    culprit_bisect_result_dispose(bisect);
+    free(bisect);
 }
 
 int culprit_report_set_title(culprit_report *report, const char *title)
@@ -223,7 +232,7 @@ const culprit_report_point *culprit_report_current(const culprit_report *report,
 
 int culprit_report_bisect_is_of(const culprit_report *report, const culprit_report_series *series)
 {
-    const char *test = report->bisect ? report->bisect->test : NULL;
+    const char *test = report->bisect ? report->bisect_test : NULL;
     size_t lt, ls;
 
     if (!test)
@@ -251,7 +260,7 @@ size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind k
 
 int culprit_report_set_source(culprit_report *report, size_t node, const char *source, size_t len)
 {
-    culprit_report_node *n;
+    culprit_calltree_view_node *n;
     culprit_buf excerpt = CULPRIT_BUF_INIT;
     const char **starts = NULL;
     size_t nlines = 0;
@@ -291,37 +300,4 @@ int culprit_report_set_source(culprit_report *report, size_t node, const char *s
     culprit_buf_dispose(&excerpt);
     free(starts);
     return error;
-}
-
-int culprit_report_format_parse(culprit_report_format *out, const char *name)
-{
-    if (strcmp(name, "html") == 0)
-        *out = CULPRIT_REPORT_HTML;
-    else if (strcmp(name, "markdown") == 0 || strcmp(name, "md") == 0)
-        *out = CULPRIT_REPORT_MARKDOWN;
-    else if (strcmp(name, "json") == 0)
-        *out = CULPRIT_REPORT_JSON;
-    else if (strcmp(name, "text") == 0)
-        *out = CULPRIT_REPORT_TEXT;
-    else
-        return culprit_error_set(
-            CULPRIT_EINVALID, "--format: '%s' is not a report format (html, markdown, json, text)",
-            name);
-    return 0;
-}
-
-int culprit_report_render(culprit_buf *out, const culprit_report *report,
-                          culprit_report_format format)
-{
-    switch (format) {
-    case CULPRIT_REPORT_HTML:
-        return culprit_report__render_html(out, report);
-    case CULPRIT_REPORT_MARKDOWN:
-        return culprit_report__render_markdown(out, report);
-    case CULPRIT_REPORT_JSON:
-        return culprit_report__render_json(out, report);
-    case CULPRIT_REPORT_TEXT:
-        return culprit_report__render_text(out, report);
-    }
-    return culprit_error_set(CULPRIT_EINVALID, "unknown report format %d", (int)format);
 }

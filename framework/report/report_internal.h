@@ -1,20 +1,16 @@
 /*
- * What the files of the report module share: the renderers behind
- * culprit_report_render(), the destructors of the loaded parts, and the small
- * formatting helpers every rendering uses (durations, changes, escaping).
+ * What the files of the report module share: the destructor of a loaded
+ * bisection, and the small formatting helpers every rendering uses (durations,
+ * changes, escaping). The renderers themselves are declared in render.h, which
+ * only render.c and the renderers include: the model (model.c) never calls them.
  */
 #ifndef CULPRIT_REPORT_INTERNAL_H
 #define CULPRIT_REPORT_INTERNAL_H
 
 #include "culprit/report.h"
 
-void culprit_report__bisect_free(culprit_report_bisect *bisect);
-void culprit_report__calltree_free(culprit_report_calltree *calltree);
-
-int culprit_report__render_html(culprit_buf *out, const culprit_report *report);
-int culprit_report__render_markdown(culprit_buf *out, const culprit_report *report);
-int culprit_report__render_json(culprit_buf *out, const culprit_report *report);
-int culprit_report__render_text(culprit_buf *out, const culprit_report *report);
+/* Disposes of a bisection the report holds and frees it (model.c). NULL: no-op. */
+void culprit_report__bisect_free(culprit_bisect_result *bisect);
 
 /* "+12.3%", or "-" when not finite. */
 int culprit_report__put_change(culprit_buf *out, double change);

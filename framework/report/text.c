@@ -5,7 +5,7 @@
  * prints it), the culprit commit with its change and the bisection's cost, and the
  * suspect path. Plain text: colour is the CLI's business, not the library's.
  */
-#include "report_internal.h"
+#include "render.h"
 
 #include <math.h>
 #include <string.h>
@@ -37,8 +37,8 @@ static void counts(culprit_buf *out, const culprit_report *r)
 
 int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
 {
-    const culprit_report_bisect *b = r->bisect;
-    const culprit_report_calltree *c = r->calltree;
+    const culprit_bisect_result *b = r->bisect;
+    const culprit_calltree_view *c = r->calltree;
     char sha[13];
 
     /* One check at the end: a failed append sets the last error. */
@@ -65,9 +65,10 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
                            "");
         culprit_report__put_change_ci(out, b->change, b->change_low, b->change_high);
         culprit_buf_printf(out, "; %zu steps, %zu builds, %zu runs among %zu commits\n", b->nsteps,
-                           b->builds, b->runs, b->commits);
+                           b->builds, b->runs, b->ncommits);
     } else if (b) {
-        culprit_buf_printf(out, "  %-10s %s\n", "bisection", b->outcome);
+        culprit_buf_printf(out, "  %-10s %s\n", "bisection",
+                           culprit_bisect_outcome_name(b->outcome));
     }
     if (c && c->error)
         culprit_buf_printf(out, "  %-10s no call-tree analysis: %s\n", "where", c->error);

@@ -353,10 +353,37 @@ int culprit_bisect_auto_range(char good[41], char bad[41], culprit_vcs *repo,
  * `calltree` (the session ran with opts->calltree) the call-tree diff of the
  * culprit against its parent or why there is none. `test` is the --test measured
  * (NULL: none), which culprit report matches to its series. The library owns this
- * format: its reader is culprit_report_load_bisect. Returns 0 or CULPRIT_ERROR.
+ * format: its reader is culprit_bisect_result_from_json(). Returns 0 or CULPRIT_ERROR.
  */
 int culprit_bisect_result_to_json(culprit_buf *out, const culprit_bisect_result *result,
                                   const char *test, int calltree);
+
+/** The document's word of an outcome: "found", "ambiguous", "no-regression",
+ * "slow-decay"; NULL for a value out of range. */
+const char *culprit_bisect_outcome_name(culprit_bisect_outcome outcome);
+
+/** The document's word of a step's verdict: "good", "bad", "skip"; NULL out of range. */
+const char *culprit_bisect_verdict_name(culprit_bisect_verdict verdict);
+
+/**
+ * Reads the document `culprit bisect --json` printed from `path` back into `out`
+ * (zeroed first; free with culprit_bisect_result_dispose()): the outcome, the ends,
+ * the culprit and its figures, the steps, the culprits of --all or a slow decay,
+ * the ambiguous range, the totals, and with --calltree the parent compared with
+ * and calltree_error. The trees and the library's diff of them are not in the
+ * document: `out->calltree` stays empty, and the analysis goes to `*calltree` as
+ * a view (NULL when the document has none; may be NULL to skip it; caller frees
+ * with culprit_calltree_view_free()). `*test` (may be NULL) gets the perf test
+ * bisected, NULL for a command (caller frees).
+ *
+ * The document is untrusted: CULPRIT_ENOTFOUND when the file does not exist;
+ * CULPRIT_EINVALID naming the file and the field when it is not JSON, not this
+ * command's document, without an "outcome", or with a word the writer never
+ * writes (an outcome, a step's verdict). A missing optional field is left
+ * unknown (NAN, NULL, 0; confirmed -1). On error nothing is left to free.
+ */
+int culprit_bisect_result_from_json(culprit_bisect_result *out, char **test,
+                                    culprit_calltree_view **calltree, const char *path);
 
 #ifdef __cplusplus
 }

@@ -457,6 +457,101 @@ int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
 
 void culprit_calltree_overweight_dispose(culprit_calltree_overweight *ow);
 
+/* -------------------------------------------- the documents read back --- */
+
+/*
+ * A diff read back from the document `culprit calltree diff --json` printed (or
+ * the "calltree" object `culprit bisect --calltree --json` embeds). The document
+ * cannot become a culprit_calltree_diff again: a diff points into the two trees it
+ * compared, and the document holds neither, only the suspect paths with each
+ * node's figures. So it is read into this view: the nodes it lists, parents before
+ * children, with their figures and statuses as enums. Every string and array is
+ * owned by the view.
+ */
+
+/** What a node of a view says of its function. */
+typedef enum {
+    CULPRIT_CALLTREE_VIEW_UNKNOWN = 0, /**< the document does not say */
+    CULPRIT_CALLTREE_VIEW_UNCHANGED,   /**< "unchanged" */
+    CULPRIT_CALLTREE_VIEW_SLOWER,      /**< "slower" */
+    CULPRIT_CALLTREE_VIEW_FASTER,      /**< "faster" */
+    CULPRIT_CALLTREE_VIEW_UNDECIDED,   /**< "undecided" */
+    CULPRIT_CALLTREE_VIEW_ADDED,       /**< "added": only in the test tree */
+    CULPRIT_CALLTREE_VIEW_REMOVED,     /**< "removed": only in the base tree */
+    CULPRIT_CALLTREE_VIEW_SHAPE        /**< "shape": its callees changed */
+} culprit_calltree_view_status;
+
+/** The word of a status as the documents spell it; NULL for UNKNOWN. */
+const char *culprit_calltree_view_status_name(culprit_calltree_view_status status);
+
+/** One node of a view, compared with its counterpart in the base tree. */
+typedef struct {
+    char *function;                      /**< symbol name */
+    char *file;                          /**< source file; NULL unknown */
+    unsigned int line_low, line_high;    /**< the function's lines; 0 unknown */
+    size_t parent;                       /**< index of the parent node; SIZE_MAX for a top node */
+    size_t depth;                        /**< 1 for a top node */
+    double base_ns, test_ns;             /**< inclusive time per call, before and after; NAN none */
+    double base_calls, test_calls;       /**< calls before and after; NAN when absent on a side */
+    double change;                       /**< relative change of the time per call; NAN none */
+    culprit_calltree_view_status status; /**< UNKNOWN when the document does not say */
+    int suspect;                         /**< on a suspect path */
+    int changed;                         /**< its own lines changed in the commit correlated */
+    size_t nchanged;
+    unsigned int (*changed_lines)[2]; /**< changed line ranges [low, high] inside it */
+    char *diff;                       /**< the changed lines as a unified diff excerpt; NULL none */
+} culprit_calltree_view_node;
+
+/** A call-tree diff as its document gives it. */
+typedef struct {
+    char *base, *test; /**< what was compared (file names or commits) */
+    char *commit;      /**< the commit whose changes were correlated; NULL none */
+    char *error;       /**< why there is no analysis (bisect --calltree); NULL none */
+    size_t nnodes;
+    culprit_calltree_view_node *nodes; /**< parents before children */
+    size_t nsuspects;
+    char **suspects; /**< suspect paths, ranked: "foo → doo → fem" */
+} culprit_calltree_view;
+
+/**
+ * Reads the document `culprit calltree diff --json` printed from `path` into a new
+ * view (caller frees with culprit_calltree_view_free()). The tree is the node list
+ * the document gives (flat with "parent" indices, or nested "children"), or else
+ * the union of its suspect paths. The document is untrusted: CULPRIT_ENOTFOUND when
+ * the file does not exist; CULPRIT_EINVALID naming the file and the field when it
+ * is not JSON, not this command's document, or a field is malformed (a node that
+ * is not an object or has no function, a parent that does not come before its
+ * child, an unknown status word). A missing optional field is left unknown.
+ */
+int culprit_calltree_view_from_json(culprit_calltree_view **out, const char *path);
+
+/** Frees a view. NULL is a no-op. */
+void culprit_calltree_view_free(culprit_calltree_view *view);
+
+/** One row of an overweight table read back from its document. */
+typedef struct {
+    char *symbol;
+    double base_ns, test_ns, delta_ns, expected_ns;
+    double overweight_pct, responsibility_pct;
+} culprit_calltree_overweight_entry;
+
+/** The overweight table `culprit overweight --json` printed (its first round). */
+typedef struct {
+    culprit_calltree_overweight_entry *rows;
+    size_t nrows;
+} culprit_calltree_overweight_table;
+
+/**
+ * Reads the document `culprit overweight --json` printed from `path` into a new
+ * table (caller frees with culprit_calltree_overweight_table_free()): the rows of
+ * its first round, the whole profile. Errors as culprit_calltree_view_from_json().
+ */
+int culprit_calltree_overweight_table_from_json(culprit_calltree_overweight_table **out,
+                                                const char *path);
+
+/** Frees a table. NULL is a no-op. */
+void culprit_calltree_overweight_table_free(culprit_calltree_overweight_table *table);
+
 /* ------------------------------------------------------------------ record --- */
 
 /** How culprit_calltree_record() runs the command. */

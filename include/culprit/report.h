@@ -18,6 +18,7 @@
 #ifndef CULPRIT_REPORT_H
 #define CULPRIT_REPORT_H
 
+#include "culprit/bisect.h"
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -64,68 +65,21 @@ typedef struct {
     size_t apoints;
 } culprit_report_series;
 
-/** One step of the bisection, as `culprit bisect --json` lists it. */
-typedef struct {
-    char commit[41];
-    char *subject;
-    char *verdict; /**< "good", "bad", "skip" */
-    double good_mean_ns, mean_ns, change, change_low, change_high;
-    size_t runs;
-    char *skip_reason;
-} culprit_report_step;
+/*
+ * The bisection, the call-tree analysis and the overweight table are held as the
+ * modules that made them type them (culprit_bisect_result, culprit_calltree_view,
+ * culprit_calltree_overweight_table), with enums for verdicts, outcomes and
+ * statuses: the readers of the commands' documents (culprit_bisect_result_from_json()
+ * and the call-tree ones) fill the same types, so no second copy of a result
+ * exists to drift from the first.
+ */
 
-/** The bisection result (`culprit bisect --json`). */
-typedef struct {
-    char *outcome; /**< "found", "ambiguous", "no-regression", "slow-decay" */
-    char *test;    /**< the perf test bisected ("suite.test" or "test"); NULL: a command */
-    char good[41], bad[41], culprit[41]; /**< culprit "" when none */
-    char *subject, *author, *date;
-    double change, change_low, change_high;
-    size_t commits, builds, runs;
-    int confirmed; /**< 1, 0, or -1 unchecked */
-    size_t nsteps;
-    culprit_report_step *steps;
-    size_t nculprits;
-    culprit_report_step *culprits; /**< every culprit (--all) or slow-decay contribution;
-                                        only commit, subject and change fields are set */
-} culprit_report_bisect;
-
-/** One node of the culprit's call tree, compared with its parent commit's. */
-typedef struct {
-    char *function;                   /**< symbol name */
-    char *file;                       /**< source file; NULL unknown */
-    unsigned int line_low, line_high; /**< the function's lines; 0 unknown */
-    size_t parent;                    /**< index of the parent node; SIZE_MAX for a top node */
-    size_t depth;                     /**< 1 for a top node */
-    double base_ns, test_ns;          /**< inclusive time per call, before and after; NAN none */
-    double base_calls, test_calls;    /**< calls before and after; NAN when absent on a side */
-    double change;                    /**< relative change of the time per call; NAN none */
-    char *status;                     /**< "slower", "faster", "unchanged", "added", "removed",
-                                           "shape" (callees changed) or NULL */
-    int suspect;                      /**< on a suspect path (highlighted, Fig. 6 cross) */
-    int changed; /**< its own lines changed in the culprit commit (Fig. 7 dot) */
-    size_t nchanged;
-    unsigned int (*changed_lines)[2]; /**< changed line ranges [low, high] inside it */
-    char *diff;                       /**< the changed lines as a unified diff excerpt; NULL none */
-} culprit_report_node;
-
-/** The call-tree analysis (`culprit calltree diff --json`). */
-typedef struct {
-    char *base, *test; /**< what was compared (file names or commits) */
-    char *commit;      /**< the commit whose changes were correlated; NULL none */
-    char *error;       /**< why there is no analysis (bisect --calltree); NULL none */
-    size_t nnodes;
-    culprit_report_node *nodes; /**< parents before children */
-    size_t nsuspects;
-    char **suspects; /**< suspect paths, ranked: "foo → doo → fem" */
-} culprit_report_calltree;
-
-/** One row of the overweight table (`culprit overweight --json`). */
-typedef struct {
-    char *symbol;
-    double base_ns, test_ns, delta_ns, expected_ns;
-    double overweight_pct, responsibility_pct;
-} culprit_report_overweight_row;
+/** The call-tree analysis as the report holds it (the name the report used first). */
+typedef culprit_calltree_view culprit_report_calltree;
+/** One node of it: a function of the culprit's call tree, compared with its parent's. */
+typedef culprit_calltree_view_node culprit_report_node;
+/** One row of the overweight table. */
+typedef culprit_calltree_overweight_entry culprit_report_overweight_row;
 
 /** A category limit drawn as a dashed line (Fig. 3). */
 typedef struct {
@@ -143,11 +97,10 @@ typedef struct {
     culprit_report_series *series; /**< sorted by test */
     size_t ncategories;
     culprit_report_category *categories;
-    culprit_report_bisect *bisect;     /**< NULL when no bisection was given */
-    culprit_report_calltree *calltree; /**< NULL when no call-tree analysis was given */
-    size_t noverweight;
-    culprit_report_overweight_row *overweight; /**< NULL/0 when none was given */
-    int have_overweight;
+    culprit_bisect_result *bisect; /**< NULL when no bisection was given */
+    char *bisect_test; /**< the perf test bisected ("suite.test" or "test"); NULL: a command */
+    culprit_calltree_view *calltree;               /**< NULL when no call-tree analysis was given */
+    culprit_calltree_overweight_table *overweight; /**< NULL when none was given */
 } culprit_report;
 
 /** Creates an empty report. Caller frees with culprit_report_free(). */
@@ -176,16 +129,21 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
                                const culprit_check_options *opts);
 
 /**
- * Reads the document `culprit bisect --json` printed from `path`. CULPRIT_ENOTFOUND
- * when the file does not exist; CULPRIT_EINVALID naming the file and what is wrong
- * when it is not JSON or not a bisect document.
+ * Reads the document `culprit bisect --json` printed from `path`
+ * (culprit_bisect_result_from_json()) into the report; the call-tree analysis it
+ * embeds becomes the report's unless one is there already. CULPRIT_ENOTFOUND when
+ * the file does not exist; CULPRIT_EINVALID naming the file and what is wrong when
+ * it is not JSON, not a bisect document, or a field is malformed. The messages
+ * start with "--bisect: ", the option of `culprit report` that names the file.
  */
 int culprit_report_load_bisect(culprit_report *report, const char *path);
 
-/** Reads the document `culprit calltree diff --json` printed (errors as above). */
+/** Reads the document `culprit calltree diff --json` printed
+ * (culprit_calltree_view_from_json(); errors as above, with "--calltree: "). */
 int culprit_report_load_calltree(culprit_report *report, const char *path);
 
-/** Reads the document `culprit overweight --json` printed (errors as above). */
+/** Reads the document `culprit overweight --json` printed
+ * (culprit_calltree_overweight_table_from_json(); errors as above, with "--overweight: "). */
 int culprit_report_load_overweight(culprit_report *report, const char *path);
 
 /**

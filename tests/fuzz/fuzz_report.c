@@ -1,6 +1,7 @@
 /*
- * libFuzzer target for the report's readers of the commands' JSON documents
- * (framework/report/load.c): the first byte picks the reader (bisect, calltree
+ * libFuzzer target for the readers of the commands' JSON documents the report
+ * loads (framework/bisect/bisect_json_read.c, framework/calltree/calltree_json_read.c, through
+ * framework/report/load.c): the first byte picks the reader (bisect, calltree
  * diff, overweight), the rest is the document. Whatever a reader accepts is then
  * rendered in every format, so the renderers see every shape the readers let
  * through (parent indices, line ranges, missing fields). A reader may refuse the

@@ -2,7 +2,10 @@
  * Unit tests of the report model's helpers (framework/report/model.c) on a report
  * built by hand: which point is "now", the counts, which test a bisection was
  * about, the format names, and the renderers on an empty report (a fresh
- * repository: nothing measured yet, nothing loaded).
+ * repository: nothing measured yet, nothing loaded). And the readers of the
+ * commands' documents (framework/bisect/bisect_json_read.c, framework/calltree/calltree_json_read.c):
+ * they fill the typed results the report holds, with enums for the words, and a
+ * word the writers never write is an error naming the file and the field.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +16,12 @@
 #include "culprit/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#define DATA CULPRIT_SOURCE_DIR "/tests/report/data/"
 
 /* A report of three commits and two tests: a.x measured at all three (major at the
  * last), b.y only at the first (so not measured "now"). */
@@ -69,14 +76,14 @@ static void bisection_belongs_to_its_test_by_full_or_bare_name(void **state)
     assert_false(culprit_report_bisect_is_of(r, &r->series[0])); /* no bisection */
     assert_non_null(r->bisect = calloc(1, sizeof(*r->bisect)));
     assert_false(culprit_report_bisect_is_of(r, &r->series[0])); /* a --command one */
-    r->bisect->test = strdup("a.x");
+    r->bisect_test = strdup("a.x");
     assert_true(culprit_report_bisect_is_of(r, &r->series[0]));
     assert_false(culprit_report_bisect_is_of(r, &r->series[1]));
-    free(r->bisect->test);
-    r->bisect->test = strdup("x"); /* bare test name, as bisect --test accepts */
+    free(r->bisect_test);
+    r->bisect_test = strdup("x"); /* bare test name, as bisect --test accepts */
     assert_true(culprit_report_bisect_is_of(r, &r->series[0]));
-    free(r->bisect->test);
-    r->bisect->test = strdup(".x"); /* not a name: no match on a suffix alone */
+    free(r->bisect_test);
+    r->bisect_test = strdup(".x"); /* not a name: no match on a suffix alone */
     assert_false(culprit_report_bisect_is_of(r, &r->series[0]));
     culprit_report_free(r);
 }
@@ -163,6 +170,116 @@ static void changed_lines_are_cut_from_the_source_with_context(void **state)
     culprit_report_free(r);
 }
 
+static void bisect_document_reads_into_the_typed_result(void **state)
+{
+    culprit_bisect_result b;
+    culprit_calltree_view *calltree = (culprit_calltree_view *)&b; /* overwritten */
+    char *test = NULL;
+
+    (void)state;
+    assert_int_equal(culprit_bisect_result_from_json(&b, &test, &calltree, DATA "bisect.json"), 0);
+    assert_int_equal(b.outcome, CULPRIT_BISECT_RESULT_FOUND);
+    assert_string_equal(test, "perf.major");
+    assert_null(calltree); /* the document embeds no analysis */
+    assert_string_equal(b.culprit, "<c3>");
+    assert_int_equal(b.confirmed, 1);
+    assert_int_equal(b.ncommits, 2);
+    assert_int_equal(b.nsteps, 3);
+    assert_int_equal(b.steps[0].verdict, CULPRIT_BISECT_BAD);
+    assert_int_equal(b.steps[1].verdict, CULPRIT_BISECT_GOOD);
+    assert_string_equal(b.steps[1].good, "<c1>");
+    assert_int_equal(b.steps[1].runs, 10);
+    assert_int_equal(b.nculprits, 1);
+    assert_true(fabs(b.culprits[0].change - 2.0) < 1e-12);
+    assert_string_equal(culprit_bisect_outcome_name(b.outcome), "found");
+    assert_string_equal(culprit_bisect_verdict_name(b.steps[2].verdict), "bad");
+    free(test);
+    culprit_bisect_result_dispose(&b);
+}
+
+static void calltree_documents_read_into_a_view_and_a_table(void **state)
+{
+    culprit_calltree_view *v = NULL;
+    culprit_calltree_overweight_table *t = NULL;
+
+    (void)state;
+    /* Only suspect paths: the tree is their union, foo shared by both. */
+    assert_int_equal(culprit_calltree_view_from_json(&v, DATA "calltree_paths.json"), 0);
+    assert_string_equal(v->nodes[0].function, "foo");
+    assert_int_equal(v->nodes[0].status, CULPRIT_CALLTREE_VIEW_SLOWER);
+    assert_int_equal(v->nodes[2].parent, 1);
+    assert_int_equal(v->nodes[2].depth, 3);
+    assert_true(v->nodes[2].changed);
+    assert_int_equal(v->nodes[3].status, CULPRIT_CALLTREE_VIEW_UNCHANGED);
+    assert_int_equal(v->nodes[3].parent, 0);
+    assert_int_equal(v->nsuspects, 2);
+    assert_null(culprit_calltree_view_status_name(CULPRIT_CALLTREE_VIEW_UNKNOWN));
+    assert_string_equal(culprit_calltree_view_status_name(CULPRIT_CALLTREE_VIEW_SHAPE), "shape");
+    culprit_calltree_view_free(v);
+    assert_int_equal(culprit_calltree_overweight_table_from_json(&t, DATA "overweight.json"), 0);
+    assert_true(t->nrows > 0);
+    assert_string_equal(t->rows[0].symbol, "fem");
+    assert_true(fabs(t->rows[0].responsibility_pct - 100.0) < 1e-9);
+    culprit_calltree_overweight_table_free(t);
+    culprit_calltree_view_free(NULL);
+    culprit_calltree_overweight_table_free(NULL);
+}
+
+/* Writes `text` to a file of its own; the caller unlinks it. */
+static void write_doc(char *path, size_t size, const char *text)
+{
+    FILE *f;
+
+    snprintf(path, size, "%s/report_model_%d.json", CULPRIT_BINARY_DIR, (int)getpid());
+    assert_non_null(f = fopen(path, "w"));
+    fputs(text, f);
+    fclose(f);
+}
+
+static void unknown_words_are_errors_naming_the_file_and_the_field(void **state)
+{
+    static const struct {
+        int bisect; /* else a calltree diff document */
+        const char *text, *message;
+    } cases[] = {
+        {1, "{\"command\": \"bisect\", \"outcome\": \"weird\"}",
+         "\"outcome\" 'weird' is not one of found, ambiguous, no-regression, slow-decay"},
+        {1, "{\"command\": \"bisect\"}", "has no \"outcome\""},
+        {1, "{\"command\": \"bisect\", \"outcome\": \"found\", \"steps\": [{\"verdict\": \"ok\"}]}",
+         ": step 0: \"verdict\" 'ok' is not one of good, bad, skip"},
+        {1, "{\"command\": \"bisect\", \"outcome\": \"found\", \"steps\": [{}]}",
+         ": step 0 has no \"verdict\""},
+        {1,
+         "{\"command\": \"bisect\", \"outcome\": \"found\", \"calltree\": "
+         "{\"nodes\": [{\"function\": \"f\", \"status\": \"renamed\"}]}}",
+         ": node 0 has an unknown \"status\" 'renamed'"},
+        {0,
+         "{\"command\": \"calltree diff\", \"nodes\": [{\"function\": \"f\", \"verdict\": 1}, "
+         "{\"function\": \"g\", \"verdict\": \"lower\"}]}",
+         ": node 1 has an unknown \"verdict\" 'lower'"},
+    };
+    char path[512], want[600];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        culprit_report *r;
+        write_doc(path, sizeof(path), cases[i].text);
+        assert_int_equal(culprit_report_new(&r), 0);
+        assert_int_equal(cases[i].bisect ? culprit_report_load_bisect(r, path)
+                                         : culprit_report_load_calltree(r, path),
+                         CULPRIT_EINVALID);
+        /* The option that named the file, the file, then what is wrong in it. */
+        snprintf(want, sizeof(want), "%s: '%s'", cases[i].bisect ? "--bisect" : "--calltree", path);
+        assert_memory_equal(culprit_error_last(), want, strlen(want));
+        if (!strstr(culprit_error_last(), cases[i].message))
+            fail_msg("case %zu: '%s' lacks '%s'", i, culprit_error_last(), cases[i].message);
+        assert_null(r->bisect); /* nothing half-read is kept */
+        assert_null(r->calltree);
+        culprit_report_free(r);
+        unlink(path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -172,6 +289,9 @@ int main(void)
         cmocka_unit_test(empty_report_renders_in_every_format),
         cmocka_unit_test(regressed_test_is_plotted_first_with_its_mark),
         cmocka_unit_test(changed_lines_are_cut_from_the_source_with_context),
+        cmocka_unit_test(bisect_document_reads_into_the_typed_result),
+        cmocka_unit_test(calltree_documents_read_into_a_view_and_a_table),
+        cmocka_unit_test(unknown_words_are_errors_naming_the_file_and_the_field),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
