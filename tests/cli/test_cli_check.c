@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli_fixture.h"
+#include "culprit/version.h"
 
 /* The line about `test` starts with `tag`. */
 static void assert_verdict_line(const char *out, const char *test, const char *tag)
@@ -274,7 +275,7 @@ static void command_help_version_and_unknown_subcommand(void **state)
     repo_fixture *repo = *state;
     static const char *const commands[] = {"check", "compare", "history", "categories"};
 
-    expect_culprit(repo->dir, 0, "culprit 0.1.0", "--version");
+    expect_culprit(repo->dir, 0, "culprit " CULPRIT_VERSION, "--version");
     expect_culprit(repo->dir, 0, "categories", "--help");
     for (size_t i = 0; i < 4; i++) {
         char usage[64];
