@@ -351,6 +351,9 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
     memset(&tree, 0, sizeof(tree));
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_CLUSTERS_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "clusters options version %u is not %d",
+                                 opts->version, CULPRIT_CLUSTERS_OPTIONS_VERSION);
     if (!(opts->redundancy_r2 > 0) || !(opts->threshold > 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "clusters: the R^2 and error thresholds must be positive");

@@ -349,6 +349,9 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
     memset(out, 0, sizeof(*out));
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_RULES_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "rules options version %u is not %d",
+                                 opts->version, CULPRIT_RULES_OPTIONS_VERSION);
     window = opts->window ? opts->window : 1;
     out->history_runs = nhistory;
     /* The counters present everywhere. */
