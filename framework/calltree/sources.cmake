@@ -2,7 +2,8 @@ target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tree.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/match.c ${CMAKE_CURRENT_LIST_DIR}/folded.c
   ${CMAKE_CURRENT_LIST_DIR}/diff.c ${CMAKE_CURRENT_LIST_DIR}/correlate.c
   ${CMAKE_CURRENT_LIST_DIR}/overweight.c)
-target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/file.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/file.c
+  ${CMAKE_CURRENT_LIST_DIR}/file_write.c)
 # Symbolization reads the ELF objects' symbol tables and DWARF with libdw/libelf.
 pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw libelf)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/symbolize.c)
