@@ -145,7 +145,7 @@ static void check_json_has_every_field(void **state)
 static void check_junit_passes_the_schema(void **state)
 {
     repo_fixture *repo = *state;
-    const char *schema = CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd";
+    const char *schema = CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd";
     char path[512], cmd[2048];
     cli_result r;
     char *xml;
