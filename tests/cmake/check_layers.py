@@ -8,7 +8,9 @@ file to a function defined in another, maps files to modules, and reports:
       of one module (a.c calls b.c which calls a.c: the two are one unit, split
       the wrong way);
   (b) a module that uses (includes, or calls a function of) a module it may not
-      use: one above it in the map, or one it does not list;
+      use: one above it in the map, or one it does not list; or that includes
+      another module's private header (framework/<other>/*.h) instead of going
+      through its public one (include/culprit/<other>.h);
   (c) a library function over MAX_FUNCTION_LINES lines, or a library .c file
       over MAX_FILE_LINES lines.
 
@@ -216,6 +218,10 @@ def main():
                 continue  # a system or third-party header
             edges.add(target)
             use(rel, module_of(target), f'#include "{name}"')
+            if target.startswith("framework/") and module_of(target) != module_of(rel) and \
+                    rel.startswith(("framework/", "include/")):
+                problems.append(f"private header: {rel} includes {target}, a header "
+                                f"private to {module_of(target)}")
         includes[rel] = edges
 
     # (a) include circles
