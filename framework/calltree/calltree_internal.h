@@ -32,4 +32,7 @@ size_t culprit_calltree__exclusive(double *out, const culprit_calltree *tree);
  * before the lower ends, then by the time they added (diff.c). */
 void culprit_calltree__rank_suspects(culprit_calltree_diff *diff);
 
+/* The word of the "mode" header line (file.c): "structure", "level", "full", "weights". */
+const char *culprit_calltree__mode_name(culprit_calltree_mode mode);
+
 #endif

@@ -327,6 +327,9 @@ int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltr
     memset(out, 0, sizeof(*out));
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "calltree diff options version %u is not %d",
+                                 opts->version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION);
     if (!(opts->confidence > 0 && opts->confidence < 1))
         return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)",
                                  opts->confidence);

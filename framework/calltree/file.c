@@ -1,6 +1,6 @@
 /*
- * The call-tree file (docs/calltree-format.md): read into the model and written
- * from it. The trace runtime writes the same format without names (framework/
+ * The call-tree file (docs/calltree-format.md) read into the model; file_write.c
+ * writes it from the model. The trace runtime writes the same format without names (framework/
  * trace/dump.c, which cannot use this file: it links libc only); symbolize.c then
  * fills the names in. The reader is strict about structure, since an analysis of a
  * half-read tree would accuse the wrong function: every error names the file and
@@ -8,6 +8,7 @@
  * one that does not start with the magic line as not a call-tree file.
  */
 #include "culprit/calltree.h"
+#include "calltree_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -31,6 +32,11 @@ typedef struct {
     size_t nfields;
     culprit_buf text; /* the current line, split in place */
 } reader;
+
+const char *culprit_calltree__mode_name(culprit_calltree_mode mode)
+{
+    return (size_t)mode < NMODES ? mode_names[mode] : "full";
+}
 
 static int fail(reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int fail(reader *r, const char *fmt, ...)
@@ -256,238 +262,255 @@ static int truncated(reader *r, const char *what, size_t found, size_t expected)
     return fail(r, "truncated: %zu of %zu %s, then the file ends", found, expected, what);
 }
 
-static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
-{
-    char **objects = NULL, **build_ids = NULL;
-    size_t *fmap = NULL, *nmap = NULL, nfunctions = 0, nnodes = 0;
-    culprit_buf name = CULPRIT_BUF_INIT;
-    uint64_t n;
-    int error = 0, more;
+/* What the sections of the body share: the objects, and the maps from the file's
+ * function and node indices to the model's (which merges duplicates). */
+typedef struct {
+    size_t nobjects, nfunctions, nnodes;
+    char **objects, **build_ids;
+    size_t *fmap, *nmap;
+    culprit_buf name; /* the name of an unsymbolized function */
+} body;
 
-    if (nobjects > 1u << 20)
-        return fail(r, "implausible object count %zu", nobjects);
-    if (!(objects = calloc(nobjects + 1, sizeof(*objects))) ||
-        !(build_ids = calloc(nobjects + 1, sizeof(*build_ids)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory reading '%s'", r->name);
-        goto cleanup;
-    }
-    for (size_t i = 0; i < nobjects; i++) {
+static void body_dispose(body *b)
+{
+    for (size_t i = 0; b->objects && i < b->nobjects; i++)
+        free(b->objects[i]);
+    for (size_t i = 0; b->build_ids && i < b->nobjects; i++)
+        free(b->build_ids[i]);
+    free(b->objects);
+    free(b->build_ids);
+    free(b->fmap);
+    free(b->nmap);
+    culprit_buf_dispose(&b->name);
+}
+
+static int out_of_memory(reader *r)
+{
+    return culprit_error_set(CULPRIT_ERROR, "out of memory reading '%s'", r->name);
+}
+
+/* The next record, which must exist: `what` names the section for "truncated". */
+static int next_of(reader *r, const char *what, size_t i, size_t n)
+{
+    int more = next_record(r);
+    return more < 0 ? more : more == 0 ? truncated(r, what, i, n) : 0;
+}
+
+/* A "KEY COUNT" line opening a section ("functions 12"). */
+static int read_count(reader *r, const char *key, const char *what, size_t *out)
+{
+    uint64_t n;
+    int more, error;
+
+    if ((more = next_record(r)) <= 0)
+        return more < 0 ? more : fail(r, "truncated: no '%s' line", key);
+    if (r->nfields != 2 || strcmp(r->fields[0], key) != 0)
+        return fail(r, "expected '%s COUNT'", key);
+    if ((error = parse_u64(r, &n, r->fields[1], what)) < 0)
+        return error;
+    *out = (size_t)n;
+    return 0;
+}
+
+static int read_objects(reader *r, body *b)
+{
+    int error;
+
+    if (b->nobjects > 1u << 20)
+        return fail(r, "implausible object count %zu", b->nobjects);
+    if (!(b->objects = calloc(b->nobjects + 1, sizeof(*b->objects))) ||
+        !(b->build_ids = calloc(b->nobjects + 1, sizeof(*b->build_ids))))
+        return out_of_memory(r);
+    for (size_t i = 0; i < b->nobjects; i++) {
         uint64_t idx;
-        if ((more = next_record(r)) <= 0) {
-            error = more < 0 ? more : truncated(r, "objects", i, nobjects);
-            goto cleanup;
-        }
-        if (r->nfields != 5 || strcmp(r->fields[0], "object") != 0) {
-            error = fail(r, "expected 'object INDEX LOAD-ADDRESS BUILD-ID PATH' (%zu of %zu)",
-                         i + 1, nobjects);
-            goto cleanup;
-        }
-        if ((error = parse_u64(r, &idx, r->fields[1], "object index")) < 0)
-            goto cleanup;
-        if (idx != i) {
-            error = fail(r, "object %" PRIu64 " out of order (expected %zu)", idx, i);
-            goto cleanup;
-        }
         char *path, *id;
+        if ((error = next_of(r, "objects", i, b->nobjects)) < 0)
+            return error;
+        if (r->nfields != 5 || strcmp(r->fields[0], "object") != 0)
+            return fail(r, "expected 'object INDEX LOAD-ADDRESS BUILD-ID PATH' (%zu of %zu)", i + 1,
+                        b->nobjects);
+        if ((error = parse_u64(r, &idx, r->fields[1], "object index")) < 0)
+            return error;
+        if (idx != i)
+            return fail(r, "object %" PRIu64 " out of order (expected %zu)", idx, i);
         if ((error = decode(r, &path, r->fields[4])) < 0 ||
             (error = decode(r, &id, r->fields[3])) < 0)
-            goto cleanup;
-        if (id && (strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) % 2)) {
-            error = fail(r, "bad build-id '%s' (expected lower-case hex or '-')", id);
-            goto cleanup;
-        }
-        if (id && !(build_ids[i] = culprit_strdup(id))) {
-            error = CULPRIT_ERROR;
-            goto cleanup;
-        }
-        if (!path) {
-            error = fail(r, "object %zu has no path", i);
-            goto cleanup;
-        }
-        if (!(objects[i] = culprit_strdup(path))) {
-            error = CULPRIT_ERROR;
-            goto cleanup;
-        }
+            return error;
+        if (id && (strspn(id, "0123456789abcdef") != strlen(id) || strlen(id) % 2))
+            return fail(r, "bad build-id '%s' (expected lower-case hex or '-')", id);
+        if (id && !(b->build_ids[i] = culprit_strdup(id)))
+            return CULPRIT_ERROR;
+        if (!path)
+            return fail(r, "object %zu has no path", i);
+        if (!(b->objects[i] = culprit_strdup(path)))
+            return CULPRIT_ERROR;
     }
+    return 0;
+}
 
-    if ((more = next_record(r)) <= 0) {
-        error = more < 0 ? more : fail(r, "truncated: no 'functions' line");
-        goto cleanup;
-    }
-    if (r->nfields != 2 || strcmp(r->fields[0], "functions") != 0) {
-        error = fail(r, "expected 'functions COUNT'");
-        goto cleanup;
-    }
-    if ((error = parse_u64(r, &n, r->fields[1], "function count")) < 0)
-        goto cleanup;
-    nfunctions = (size_t)n;
-    if (nfunctions > (size_t)(r->end - r->p)) { /* each takes more than a byte */
-        error = truncated(r, "functions", 0, nfunctions);
-        goto cleanup;
-    }
-    if (!(fmap = calloc(nfunctions + 1, sizeof(*fmap)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory reading '%s'", r->name);
-        goto cleanup;
-    }
-    for (size_t i = 0; i < nfunctions; i++) {
-        uint64_t idx, address, low, high;
-        size_t obj;
-        char *fname, *file;
-        if ((more = next_record(r)) <= 0) {
-            error = more < 0 ? more : truncated(r, "functions", i, nfunctions);
-            goto cleanup;
-        }
-        if (r->nfields != 8 || strcmp(r->fields[0], "function") != 0) {
-            error = fail(r,
-                         "expected 'function INDEX OBJECT OFFSET NAME FILE LINE-LOW LINE-HIGH' "
-                         "(%zu of %zu)",
-                         i + 1, nfunctions);
-            goto cleanup;
-        }
-        if ((error = parse_u64(r, &idx, r->fields[1], "function index")) < 0 ||
-            (error = parse_index(r, &obj, r->fields[2], "object index")) < 0 ||
-            (error = parse_u64(r, &address, r->fields[3], "address")) < 0 ||
-            (error = decode(r, &fname, r->fields[4])) < 0 ||
-            (error = decode(r, &file, r->fields[5])) < 0 ||
-            (error = parse_u64(r, &low, r->fields[6], "line")) < 0 ||
-            (error = parse_u64(r, &high, r->fields[7], "line")) < 0)
-            goto cleanup;
-        if (idx != i) {
-            error = fail(r, "function %" PRIu64 " out of order (expected %zu)", idx, i);
-            goto cleanup;
-        }
-        if (obj != CULPRIT_CALLTREE_NONE && obj >= nobjects) {
-            error = fail(r, "function %zu names object %zu, but there are %zu", i, obj, nobjects);
-            goto cleanup;
-        }
-        if (low > high || high > UINT32_MAX) {
-            error = fail(r, "bad line range %" PRIu64 "-%" PRIu64, low, high);
-            goto cleanup;
-        }
-        if (!fname) {
-            address_name(&name, tree, obj == CULPRIT_CALLTREE_NONE ? NULL : objects[obj], address);
-            fname = name.ptr;
-        }
-        if ((error = culprit_calltree_function_intern(&fmap[i], tree, fname, file,
-                                                      (unsigned int)low, (unsigned int)high)) < 0)
-            goto cleanup;
-        culprit_calltree_function *fn = &tree->functions[fmap[i]];
-        if (!fn->object && obj != CULPRIT_CALLTREE_NONE) {
-            if (!(fn->object = culprit_strdup(objects[obj])) ||
-                (build_ids[obj] && !(fn->build_id = culprit_strdup(build_ids[obj])))) {
-                error = CULPRIT_ERROR;
-                goto cleanup;
-            }
-            fn->address = address;
-        }
-    }
+/* Function record i: interned into the model, b->fmap[i] its index there. */
+static int read_function(reader *r, culprit_calltree *tree, body *b, size_t i)
+{
+    uint64_t idx, address, low, high;
+    size_t obj;
+    char *fname, *file;
+    int error;
 
-    if ((more = next_record(r)) <= 0) {
-        error = more < 0 ? more : fail(r, "truncated: no 'nodes' line");
+    if ((error = next_of(r, "functions", i, b->nfunctions)) < 0)
+        return error;
+    if (r->nfields != 8 || strcmp(r->fields[0], "function") != 0)
+        return fail(r,
+                    "expected 'function INDEX OBJECT OFFSET NAME FILE LINE-LOW LINE-HIGH' "
+                    "(%zu of %zu)",
+                    i + 1, b->nfunctions);
+    if ((error = parse_u64(r, &idx, r->fields[1], "function index")) < 0 ||
+        (error = parse_index(r, &obj, r->fields[2], "object index")) < 0 ||
+        (error = parse_u64(r, &address, r->fields[3], "address")) < 0 ||
+        (error = decode(r, &fname, r->fields[4])) < 0 ||
+        (error = decode(r, &file, r->fields[5])) < 0 ||
+        (error = parse_u64(r, &low, r->fields[6], "line")) < 0 ||
+        (error = parse_u64(r, &high, r->fields[7], "line")) < 0)
+        return error;
+    if (idx != i)
+        return fail(r, "function %" PRIu64 " out of order (expected %zu)", idx, i);
+    if (obj != CULPRIT_CALLTREE_NONE && obj >= b->nobjects)
+        return fail(r, "function %zu names object %zu, but there are %zu", i, obj, b->nobjects);
+    if (low > high || high > UINT32_MAX)
+        return fail(r, "bad line range %" PRIu64 "-%" PRIu64, low, high);
+    if (!fname) {
+        address_name(&b->name, tree, obj == CULPRIT_CALLTREE_NONE ? NULL : b->objects[obj],
+                     address);
+        fname = b->name.ptr;
+    }
+    if ((error = culprit_calltree_function_intern(&b->fmap[i], tree, fname, file, (unsigned int)low,
+                                                  (unsigned int)high)) < 0)
+        return error;
+    culprit_calltree_function *fn = &tree->functions[b->fmap[i]];
+    if (!fn->object && obj != CULPRIT_CALLTREE_NONE) {
+        if (!(fn->object = culprit_strdup(b->objects[obj])) ||
+            (b->build_ids[obj] && !(fn->build_id = culprit_strdup(b->build_ids[obj]))))
+            return CULPRIT_ERROR;
+        fn->address = address;
+    }
+    return 0;
+}
+
+/* Node record i: its fields, checked against the tree read so far. */
+static int read_node_fields(reader *r, const culprit_calltree *tree, const body *b, size_t i,
+                            size_t *parent, size_t *func, culprit_calltree_node *stats)
+{
+    uint64_t idx, depth;
+    int error;
+
+    if ((r->nfields != 9 && r->nfields != 10) || strcmp(r->fields[0], "node") != 0)
+        return fail(r,
+                    "expected 'node INDEX PARENT FUNCTION DEPTH CALLS INCLUSIVE SQUARES "
+                    "EXCLUSIVE [SAMPLES]' (%zu of %zu)",
+                    i + 1, b->nnodes);
+    memset(stats, 0, sizeof(*stats));
+    if ((error = parse_u64(r, &idx, r->fields[1], "node index")) < 0 ||
+        (error = parse_index(r, parent, r->fields[2], "parent")) < 0 ||
+        (error = parse_index(r, func, r->fields[3], "function index")) < 0 ||
+        (error = parse_u64(r, &depth, r->fields[4], "depth")) < 0 ||
+        (error = parse_u64(r, &stats->calls, r->fields[5], "call count")) < 0 ||
+        (error = parse_time(r, &stats->inclusive_ns, r->fields[6], "inclusive time")) < 0 ||
+        (error = parse_time(r, &stats->inclusive_sq_ns2, r->fields[7], "sum of squares")) < 0 ||
+        (error = parse_time(r, &stats->exclusive_ns, r->fields[8], "exclusive time")) < 0)
+        return error;
+    stats->samples = isnan(stats->inclusive_ns) ? 0 : stats->calls;
+    if (r->nfields == 10 &&
+        (error = parse_u64(r, &stats->samples, r->fields[9], "sample count")) < 0)
+        return error;
+    if (idx != i)
+        return fail(r, "node %" PRIu64 " out of order (expected %zu)", idx, i);
+    if (i == 0) {
+        if (*parent != CULPRIT_CALLTREE_NONE || *func != CULPRIT_CALLTREE_NONE || depth != 0)
+            return fail(r, "node 0 must be the root ('node 0 - - 0 ...')");
+        return 0;
+    }
+    if (*parent == CULPRIT_CALLTREE_NONE || *parent >= i)
+        return fail(r, "node %zu: its parent must be an earlier node", i);
+    if (*func == CULPRIT_CALLTREE_NONE || *func >= b->nfunctions)
+        return fail(r, "node %zu names function %s, but there are %zu", i, r->fields[3],
+                    b->nfunctions);
+    if (depth != tree->nodes[b->nmap[*parent]].depth + 1)
+        return fail(r, "node %zu: depth %" PRIu64 " is not its parent's plus one", i, depth);
+    return 0;
+}
+
+/* Node record i: added to the model, b->nmap[i] its index there. */
+static int read_node(reader *r, culprit_calltree *tree, body *b, size_t i)
+{
+    culprit_calltree_node stats;
+    size_t parent = 0, func = 0;
+    int error;
+
+    if ((error = next_of(r, "nodes", i, b->nnodes)) < 0)
+        return error;
+    if ((error = read_node_fields(r, tree, b, i, &parent, &func, &stats)) < 0)
+        return error;
+    if (i == 0) {
+        tree->nodes[0].calls = stats.calls;
+        b->nmap[0] = 0;
+        return 0;
+    }
+    size_t before = tree->nnodes;
+    if ((error = culprit_calltree_child(&b->nmap[i], tree, b->nmap[parent], b->fmap[func])) < 0)
+        return error;
+    if (tree->nnodes > before) { /* new: untimed stays NaN, not 0 */
+        culprit_calltree_node *node = &tree->nodes[b->nmap[i]];
+        node->calls = stats.calls;
+        node->inclusive_ns = stats.inclusive_ns;
+        node->inclusive_sq_ns2 = stats.inclusive_sq_ns2;
+        node->exclusive_ns = stats.exclusive_ns;
+        node->samples = stats.samples;
+    } else { /* a path identical to an earlier one (two copies of a function) */
+        culprit_calltree_node_add(&tree->nodes[b->nmap[i]], &stats);
+    }
+    return 0;
+}
+
+static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
+{
+    body b = {nobjects, 0, 0, NULL, NULL, NULL, NULL, CULPRIT_BUF_INIT};
+    int error, more;
+
+    if ((error = read_objects(r, &b)) < 0 ||
+        (error = read_count(r, "functions", "function count", &b.nfunctions)) < 0)
+        goto cleanup;
+    if (b.nfunctions > (size_t)(r->end - r->p)) { /* each takes more than a byte */
+        error = truncated(r, "functions", 0, b.nfunctions);
         goto cleanup;
     }
-    if (r->nfields != 2 || strcmp(r->fields[0], "nodes") != 0) {
-        error = fail(r, "expected 'nodes COUNT'");
+    if (!(b.fmap = calloc(b.nfunctions + 1, sizeof(*b.fmap)))) {
+        error = out_of_memory(r);
         goto cleanup;
     }
-    if ((error = parse_u64(r, &n, r->fields[1], "node count")) < 0)
+    for (size_t i = 0; i < b.nfunctions; i++)
+        if ((error = read_function(r, tree, &b, i)) < 0)
+            goto cleanup;
+    if ((error = read_count(r, "nodes", "node count", &b.nnodes)) < 0)
         goto cleanup;
-    nnodes = (size_t)n;
-    if (nnodes == 0 || nnodes > (size_t)(r->end - r->p) + 1) {
-        error = nnodes == 0 ? fail(r, "a tree has at least its root node")
-                            : truncated(r, "nodes", 0, nnodes);
-        goto cleanup;
-    }
-    if (!(nmap = calloc(nnodes, sizeof(*nmap)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory reading '%s'", r->name);
+    if (b.nnodes == 0 || b.nnodes > (size_t)(r->end - r->p) + 1) {
+        error = b.nnodes == 0 ? fail(r, "a tree has at least its root node")
+                              : truncated(r, "nodes", 0, b.nnodes);
         goto cleanup;
     }
-    for (size_t i = 0; i < nnodes; i++) {
-        uint64_t idx, depth, calls;
-        size_t parent, func;
-        culprit_calltree_node stats;
-        if ((more = next_record(r)) <= 0) {
-            error = more < 0 ? more : truncated(r, "nodes", i, nnodes);
-            goto cleanup;
-        }
-        if ((r->nfields != 9 && r->nfields != 10) || strcmp(r->fields[0], "node") != 0) {
-            error = fail(r,
-                         "expected 'node INDEX PARENT FUNCTION DEPTH CALLS INCLUSIVE SQUARES "
-                         "EXCLUSIVE [SAMPLES]' (%zu of %zu)",
-                         i + 1, nnodes);
-            goto cleanup;
-        }
-        memset(&stats, 0, sizeof(stats));
-        if ((error = parse_u64(r, &idx, r->fields[1], "node index")) < 0 ||
-            (error = parse_index(r, &parent, r->fields[2], "parent")) < 0 ||
-            (error = parse_index(r, &func, r->fields[3], "function index")) < 0 ||
-            (error = parse_u64(r, &depth, r->fields[4], "depth")) < 0 ||
-            (error = parse_u64(r, &calls, r->fields[5], "call count")) < 0 ||
-            (error = parse_time(r, &stats.inclusive_ns, r->fields[6], "inclusive time")) < 0 ||
-            (error = parse_time(r, &stats.inclusive_sq_ns2, r->fields[7], "sum of squares")) < 0 ||
-            (error = parse_time(r, &stats.exclusive_ns, r->fields[8], "exclusive time")) < 0)
-            goto cleanup;
-        stats.calls = calls;
-        stats.samples = isnan(stats.inclusive_ns) ? 0 : calls;
-        if (r->nfields == 10 &&
-            (error = parse_u64(r, &stats.samples, r->fields[9], "sample count")) < 0)
-            goto cleanup;
-        if (idx != i) {
-            error = fail(r, "node %" PRIu64 " out of order (expected %zu)", idx, i);
-            goto cleanup;
-        }
-        if (i == 0) {
-            if (parent != CULPRIT_CALLTREE_NONE || func != CULPRIT_CALLTREE_NONE || depth != 0) {
-                error = fail(r, "node 0 must be the root ('node 0 - - 0 ...')");
-                goto cleanup;
-            }
-            tree->nodes[0].calls = calls;
-            nmap[0] = 0;
-            continue;
-        }
-        if (parent == CULPRIT_CALLTREE_NONE || parent >= i) {
-            error = fail(r, "node %zu: its parent must be an earlier node", i);
-            goto cleanup;
-        }
-        if (func == CULPRIT_CALLTREE_NONE || func >= nfunctions) {
-            error = fail(r, "node %zu names function %s, but there are %zu", i, r->fields[3],
-                         nfunctions);
-            goto cleanup;
-        }
-        if (depth != tree->nodes[nmap[parent]].depth + 1) {
-            error = fail(r, "node %zu: depth %" PRIu64 " is not its parent's plus one", i, depth);
-            goto cleanup;
-        }
-        size_t before = tree->nnodes;
-        if ((error = culprit_calltree_child(&nmap[i], tree, nmap[parent], fmap[func])) < 0)
-            goto cleanup;
-        if (tree->nnodes > before) { /* new: untimed stays NaN, not 0 */
-            culprit_calltree_node *node = &tree->nodes[nmap[i]];
-            node->calls = stats.calls;
-            node->inclusive_ns = stats.inclusive_ns;
-            node->inclusive_sq_ns2 = stats.inclusive_sq_ns2;
-            node->exclusive_ns = stats.exclusive_ns;
-            node->samples = stats.samples;
-        } else { /* a path identical to an earlier one (two copies of a function) */
-            culprit_calltree_node_add(&tree->nodes[nmap[i]], &stats);
-        }
+    if (!(b.nmap = calloc(b.nnodes, sizeof(*b.nmap)))) {
+        error = out_of_memory(r);
+        goto cleanup;
     }
+    for (size_t i = 0; i < b.nnodes; i++)
+        if ((error = read_node(r, tree, &b, i)) < 0)
+            goto cleanup;
     if ((more = next_record(r)) <= 0 || r->nfields != 1 || strcmp(r->fields[0], "end") != 0) {
         error = more < 0    ? more
                 : more == 0 ? fail(r, "truncated: the file ends without its 'end' line")
-                            : fail(r, "expected 'end' after %zu nodes", nnodes);
+                            : fail(r, "expected 'end' after %zu nodes", b.nnodes);
         goto cleanup;
     }
 cleanup:
-    for (size_t i = 0; objects && i < nobjects; i++)
-        free(objects[i]);
-    for (size_t i = 0; build_ids && i < nobjects; i++)
-        free(build_ids[i]);
-    free(objects);
-    free(build_ids);
-    free(fmap);
-    free(nmap);
-    culprit_buf_dispose(&name);
+    body_dispose(&b);
     return error;
 }
 
@@ -543,127 +566,6 @@ int culprit_calltree_read_file(culprit_calltree **out, const char *path)
     *out = NULL;
     if ((error = culprit_fs_read_file(&data, path)) == 0)
         error = culprit_calltree_read_buffer(out, data.ptr ? data.ptr : "", data.size, path);
-    culprit_buf_dispose(&data);
-    return error;
-}
-
-/* ---------------------------------------------------------------- writing --- */
-
-static int put_string(culprit_buf *out, const char *s)
-{
-    int error = 0;
-    if (!s || !*s)
-        return culprit_buf_puts(out, "-");
-    if (strcmp(s, "-") == 0)
-        return culprit_buf_puts(out, "%2D");
-    for (; *s && error == 0; s++) {
-        unsigned char c = (unsigned char)*s;
-        error = c <= 0x20 || c >= 0x7f || c == '%' ? culprit_buf_printf(out, "%%%02X", c)
-                                                   : culprit_buf_put(out, s, 1);
-    }
-    return error;
-}
-
-static int put_time(culprit_buf *out, double x)
-{
-    return isnan(x) ? culprit_buf_puts(out, " -") : culprit_buf_printf(out, " %.17g", x);
-}
-
-static const char *mode_name(culprit_calltree_mode mode)
-{
-    return (size_t)mode < NMODES ? mode_names[mode] : "full";
-}
-
-/* 1 when functions a and b live in the same object (path and build-id). */
-static int same_object(const culprit_calltree_function *a, const culprit_calltree_function *b)
-{
-    return strcmp(a->object, b->object) == 0 &&
-           ((!a->build_id && !b->build_id) ||
-            (a->build_id && b->build_id && strcmp(a->build_id, b->build_id) == 0));
-}
-
-/* The object index of function f: its position among the distinct objects in order
- * of first mention (`first[k]` is the first function of object k). */
-static size_t object_of(const culprit_calltree *tree, const size_t *first, size_t nobjects,
-                        size_t f)
-{
-    size_t k = 0;
-    while (k < nobjects && !same_object(&tree->functions[first[k]], &tree->functions[f]))
-        k++;
-    return k;
-}
-
-int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
-{
-    size_t *first = NULL;
-    size_t nobjects = 0;
-    int error = 0;
-
-    /* The objects are those the functions name, in order of first mention; their
-     * load addresses belong to the run and are not kept in the model ("-"). */
-    if (tree->nfunctions && !(first = calloc(tree->nfunctions, sizeof(*first))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory writing a call tree");
-    for (size_t i = 0; i < tree->nfunctions; i++)
-        if (tree->functions[i].object && object_of(tree, first, nobjects, i) == nobjects)
-            first[nobjects++] = i;
-    if ((error = culprit_buf_printf(out, "culprit-calltree %d\nbinary ", CULPRIT_CALLTREE_FORMAT)) <
-            0 ||
-        (error = put_string(out, tree->binary)) < 0 ||
-        (error = culprit_buf_puts(out, "\ncommand ")) < 0 ||
-        (error = put_string(out, tree->command)) < 0 ||
-        (error = culprit_buf_printf(out, "\nmode %s\noverhead-ns %.17g\nobjects %zu\n",
-                                    mode_name(tree->mode), tree->overhead_ns, nobjects)) < 0)
-        goto cleanup;
-    for (size_t i = 0; i < nobjects; i++) {
-        const culprit_calltree_function *fn = &tree->functions[first[i]];
-        if ((error = culprit_buf_printf(out, "object %zu - %s ", i,
-                                        fn->build_id ? fn->build_id : "-")) < 0 ||
-            (error = put_string(out, fn->object)) < 0 || (error = culprit_buf_puts(out, "\n")) < 0)
-            goto cleanup;
-    }
-    if ((error = culprit_buf_printf(out, "functions %zu\n", tree->nfunctions)) < 0)
-        goto cleanup;
-    for (size_t i = 0; i < tree->nfunctions; i++) {
-        const culprit_calltree_function *fn = &tree->functions[i];
-        size_t k = fn->object ? object_of(tree, first, nobjects, i) : 0;
-        if ((error = culprit_buf_printf(out, "function %zu ", i)) < 0 ||
-            (error = fn->object ? culprit_buf_printf(out, "%zu", k) : culprit_buf_puts(out, "-")) <
-                0 ||
-            (error = culprit_buf_printf(out, " 0x%" PRIx64 " ", fn->address)) < 0 ||
-            (error = put_string(out, fn->name)) < 0 || (error = culprit_buf_puts(out, " ")) < 0 ||
-            (error = put_string(out, fn->file)) < 0 ||
-            (error = culprit_buf_printf(out, " %u %u\n", fn->line_low, fn->line_high)) < 0)
-            goto cleanup;
-    }
-    if ((error = culprit_buf_printf(out, "nodes %zu\nnode 0 - - 0 %" PRIu64 " - - -\n",
-                                    tree->nnodes, tree->nodes[0].calls)) < 0)
-        goto cleanup;
-    for (size_t i = 1; i < tree->nnodes; i++) {
-        const culprit_calltree_node *n = &tree->nodes[i];
-        if ((error = culprit_buf_printf(out, "node %zu %zu %zu %zu %" PRIu64, i, n->parent,
-                                        n->function, n->depth, n->calls)) < 0 ||
-            (error = put_time(out, n->inclusive_ns)) < 0 ||
-            (error = put_time(out, n->inclusive_sq_ns2)) < 0 ||
-            (error = put_time(out, n->exclusive_ns)) < 0 ||
-            /* SAMPLES only when it is not what a single run implies. */
-            (n->samples != (isnan(n->inclusive_ns) ? 0 : n->calls) &&
-             (error = culprit_buf_printf(out, " %" PRIu64, n->samples)) < 0) ||
-            (error = culprit_buf_puts(out, "\n")) < 0)
-            goto cleanup;
-    }
-    error = culprit_buf_puts(out, "end\n");
-cleanup:
-    free(first);
-    return error;
-}
-
-int culprit_calltree_write_file(const culprit_calltree *tree, const char *path)
-{
-    culprit_buf data = CULPRIT_BUF_INIT;
-    int error;
-
-    if ((error = culprit_calltree_write_buf(&data, tree)) == 0)
-        error = culprit_fs_write_atomic(path, data.ptr, data.size, 0);
     culprit_buf_dispose(&data);
     return error;
 }

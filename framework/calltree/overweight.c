@@ -196,6 +196,9 @@ int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
     memset(&pt, 0, sizeof(pt));
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "overweight options version %u is not %d",
+                                 opts->version, CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION);
     if (!(opts->min_responsibility >= 0) || isnan(opts->min_overweight)) {
         error = culprit_error_set(CULPRIT_EINVALID,
                                   "overweight pivot limits %g%%, %g%% are not "

@@ -13,6 +13,7 @@
 #include "culprit/report.h"
 #include "culprit/runner.h"
 #include "culprit/vcs.h"
+#include "culprit/version.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -24,7 +25,7 @@
 #define CLI_EXIT_ERROR      2
 
 /* The version `culprit --version` prints and every JSON document's format number. */
-#define CLI_VERSION     "0.1.0"
+#define CLI_VERSION     CULPRIT_VERSION /* culprit/version.h, from project(VERSION) */
 #define CLI_JSON_FORMAT 1
 
 /* ------------------------------------------------------------------ arguments --- */

@@ -90,6 +90,41 @@ static int result_alloc(culprit_check_result *out, size_t n)
     return 0;
 }
 
+int culprit_check_options_init(culprit_check_options *opts, unsigned int version)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+
+    if (version != CULPRIT_CHECK_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "check options version %u is not %d", version,
+                                 CULPRIT_CHECK_OPTIONS_VERSION);
+    *opts = defaults;
+    return 0;
+}
+
+/*
+ * The options and the three they embed, each against the version this library was
+ * built with: a caller compiled against another layout of the struct would
+ * otherwise be read field by field at the wrong offsets, silently.
+ */
+static int options_valid(const culprit_check_options *opts)
+{
+    if (opts->version != CULPRIT_CHECK_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check options version %u is not %d (use "
+                                 "CULPRIT_CHECK_OPTIONS_INIT or culprit_check_options_init)",
+                                 opts->version, CULPRIT_CHECK_OPTIONS_VERSION);
+    if (opts->detect.version != CULPRIT_DETECT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "detect options version %u is not %d",
+                                 opts->detect.version, CULPRIT_DETECT_OPTIONS_VERSION);
+    if (opts->clusters.version != CULPRIT_CLUSTERS_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "clusters options version %u is not %d",
+                                 opts->clusters.version, CULPRIT_CLUSTERS_OPTIONS_VERSION);
+    if (opts->rules.version != CULPRIT_RULES_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "rules options version %u is not %d",
+                                 opts->rules.version, CULPRIT_RULES_OPTIONS_VERSION);
+    return 0;
+}
+
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts)
@@ -102,6 +137,8 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
     memset(out, 0, sizeof(*out));
     if (!opts)
         opts = &defaults;
+    if ((error = options_valid(opts)) < 0)
+        return error;
     if ((error = collect(&e, &n, runs, commit, opts->test)) < 0)
         return error;
     if (n == 0) {
@@ -151,8 +188,11 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
     int error;
     size_t n = 0;
 
+    memset(out, 0, sizeof(*out));
     if (!opts)
         opts = &defaults;
+    if ((error = options_valid(opts)) < 0)
+        return error;
     if ((error = result_alloc(out, b->ntests)) < 0)
         return error;
     for (size_t i = 0; i < b->ntests; i++) {

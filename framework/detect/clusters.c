@@ -336,21 +336,122 @@ static int not_judged(culprit_clusters_verdict *v, const char *why)
     return 0;
 }
 
-int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter_table *old,
-                            const culprit_counter_table *now, const culprit_clusters_options *opts)
+/* Step 1: the counters of both versions, minus those constant in both. */
+static int shared_counters(culprit_clusters_verdict *out, work *w, const culprit_counter_table *old,
+                           const culprit_counter_table *now)
 {
-    culprit_clusters_options defaults = CULPRIT_CLUSTERS_OPTIONS_INIT;
+    int error;
+    w->n_old = old->n;
+    w->n_new = now->n;
+    if (!(w->names = calloc(old->ncounters + 1, sizeof(char *))) ||
+        !(w->old = calloc(old->ncounters + 1, sizeof(double *))) ||
+        !(w->now = calloc(old->ncounters + 1, sizeof(double *))) ||
+        !(w->both = calloc(old->ncounters + 1, sizeof(double *))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t c = 0; c < old->ncounters; c++) {
+        int j = culprit_counter_table_find(now, old->names[c]);
+        if (j < 0)
+            continue;
+        if (variance(old->values[c], old->n) == 0 && variance(now->values[j], now->n) == 0) {
+            if ((error = push_name(&out->constant, &out->nconstant, old->names[c])) < 0)
+                return error;
+            continue;
+        }
+        if (!(w->both[w->k] = malloc((old->n + now->n) * sizeof(double))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        memcpy(w->both[w->k], old->values[c], old->n * sizeof(double));
+        memcpy(w->both[w->k] + old->n, now->values[j], now->n * sizeof(double));
+        w->names[w->k] = old->names[c];
+        w->old[w->k] = old->values[c];
+        w->now[w->k] = now->values[j];
+        w->k++;
+    }
+    return 0;
+}
+
+/* Step 2: redundancy analysis. */
+static int drop_redundant(culprit_clusters_verdict *out, work *w,
+                          const culprit_clusters_options *opts)
+{
+    int error;
+    while (w->k > 2) {
+        size_t which = 0;
+        double r2;
+        if ((error = most_redundant(&which, &r2, w)) < 0)
+            return error;
+        if (!(r2 >= opts->redundancy_r2))
+            break;
+        double *grown = realloc(out->redundant_r2, (out->nredundant + 1) * sizeof(double));
+        if (!grown)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        out->redundant_r2 = grown;
+        grown[out->nredundant] = r2;
+        if ((error = push_name(&out->redundant, &out->nredundant, w->names[which])) < 0)
+            return error;
+        remove_at(w, which);
+    }
+    return 0;
+}
+
+/* Steps 3 to 5: distances, clustering, the cut, then a model per cluster. */
+static int model_clusters(culprit_clusters_verdict *out, const work *w,
+                          const culprit_clusters_options *opts)
+{
     culprit_dendrogram tree;
-    work w;
     double *dist = NULL;
     size_t *labels = NULL, *members = NULL, nk = 0;
     int error = 0;
 
+    memset(&tree, 0, sizeof(tree));
+    if (!(dist = malloc(w->k * w->k * sizeof(double))) ||
+        !(labels = calloc(w->k, sizeof(size_t))) || !(members = calloc(w->k, sizeof(size_t)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    culprit_stats_pearson_distances(dist, (const double *const *)w->both, w->k,
+                                    w->n_old + w->n_new);
+    if ((error = culprit_stats_cluster_average(&tree, dist, w->k)) < 0 ||
+        (error = culprit_stats_cluster_ch_cut(labels, &nk, &tree, dist)) < 0)
+        goto cleanup;
+    if (!(out->clusters = calloc(nk, sizeof(*out->clusters)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    /* Steps 4 and 5, per cluster. */
+    for (size_t l = 0; l < nk; l++) {
+        size_t m = 0;
+        for (size_t c = 0; c < w->k; c++)
+            if (labels[c] == l)
+                members[m++] = c;
+        error = model_cluster(&out->clusters[l], w, members, m, opts);
+        out->nclusters = l + 1;
+        if (error < 0)
+            goto cleanup;
+        out->flagged |= out->clusters[l].flagged;
+        out->calibrated |= out->clusters[l].calibrated;
+    }
+cleanup:
+    culprit_dendrogram_dispose(&tree);
+    free(dist);
+    free(labels);
+    free(members);
+    return error;
+}
+
+int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter_table *old,
+                            const culprit_counter_table *now, const culprit_clusters_options *opts)
+{
+    culprit_clusters_options defaults = CULPRIT_CLUSTERS_OPTIONS_INIT;
+    work w;
+    int error = 0;
+
     memset(out, 0, sizeof(*out));
     memset(&w, 0, sizeof(w));
-    memset(&tree, 0, sizeof(tree));
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_CLUSTERS_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "clusters options version %u is not %d",
+                                 opts->version, CULPRIT_CLUSTERS_OPTIONS_VERSION);
     if (!(opts->redundancy_r2 > 0) || !(opts->threshold > 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "clusters: the R^2 and error thresholds must be positive");
@@ -367,91 +468,23 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
         culprit_buf_dispose(&why);
         return error;
     }
-    w.n_old = old->n;
-    w.n_new = now->n;
-    if (!(w.names = calloc(old->ncounters + 1, sizeof(char *))) ||
-        !(w.old = calloc(old->ncounters + 1, sizeof(double *))) ||
-        !(w.now = calloc(old->ncounters + 1, sizeof(double *))) ||
-        !(w.both = calloc(old->ncounters + 1, sizeof(double *))))
-        goto oom;
-    /* Step 1: the counters of both versions, minus those constant in both. */
-    for (size_t c = 0; c < old->ncounters; c++) {
-        int j = culprit_counter_table_find(now, old->names[c]);
-        if (j < 0)
-            continue;
-        if (variance(old->values[c], old->n) == 0 && variance(now->values[j], now->n) == 0) {
-            if ((error = push_name(&out->constant, &out->nconstant, old->names[c])) < 0)
-                goto cleanup;
-            continue;
-        }
-        if (!(w.both[w.k] = malloc((old->n + now->n) * sizeof(double))))
-            goto oom;
-        memcpy(w.both[w.k], old->values[c], old->n * sizeof(double));
-        memcpy(w.both[w.k] + old->n, now->values[j], now->n * sizeof(double));
-        w.names[w.k] = old->names[c];
-        w.old[w.k] = old->values[c];
-        w.now[w.k] = now->values[j];
-        w.k++;
-    }
-    /* Step 2: redundancy analysis. */
-    while (w.k > 2) {
-        size_t which = 0;
-        double r2;
-        if ((error = most_redundant(&which, &r2, &w)) < 0)
-            goto cleanup;
-        if (!(r2 >= opts->redundancy_r2))
-            break;
-        double *grown = realloc(out->redundant_r2, (out->nredundant + 1) * sizeof(double));
-        if (!grown)
-            goto oom;
-        out->redundant_r2 = grown;
-        grown[out->nredundant] = r2;
-        if ((error = push_name(&out->redundant, &out->nredundant, w.names[which])) < 0)
-            goto cleanup;
-        remove_at(&w, which);
-    }
+    if ((error = shared_counters(out, &w, old, now)) < 0 ||
+        (error = drop_redundant(out, &w, opts)) < 0)
+        goto cleanup;
     if (w.k == 0) {
         error = not_judged(out, "counter clusters not judged: every counter is constant");
         goto cleanup;
     }
-    /* Step 3: distances, clustering, the cut. */
-    if (!(dist = malloc(w.k * w.k * sizeof(double))) || !(labels = calloc(w.k, sizeof(size_t))) ||
-        !(members = calloc(w.k, sizeof(size_t))))
-        goto oom;
-    culprit_stats_pearson_distances(dist, (const double *const *)w.both, w.k, w.n_old + w.n_new);
-    if ((error = culprit_stats_cluster_average(&tree, dist, w.k)) < 0 ||
-        (error = culprit_stats_cluster_ch_cut(labels, &nk, &tree, dist)) < 0)
+    if ((error = model_clusters(out, &w, opts)) < 0)
         goto cleanup;
-    if (!(out->clusters = calloc(nk, sizeof(*out->clusters))))
-        goto oom;
-    /* Steps 4 and 5, per cluster. */
-    for (size_t l = 0; l < nk; l++) {
-        size_t m = 0;
-        for (size_t c = 0; c < w.k; c++)
-            if (labels[c] == l)
-                members[m++] = c;
-        error = model_cluster(&out->clusters[l], &w, members, m, opts);
-        out->nclusters = l + 1;
-        if (error < 0)
-            goto cleanup;
-        out->flagged |= out->clusters[l].flagged;
-        out->calibrated |= out->clusters[l].calibrated;
-    }
     if (out->nclusters > 1) /* qsort(NULL, 0, ...) is undefined */
         qsort(out->clusters, out->nclusters, sizeof(*out->clusters), by_error);
     out->judged = 1;
     error = set_message(out);
-    goto cleanup;
-oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
 cleanup:
     if (error < 0)
         culprit_clusters_verdict_dispose(out);
-    culprit_dendrogram_dispose(&tree);
     work_dispose(&w);
-    free(dist);
-    free(labels);
-    free(members);
     return error;
 }
 

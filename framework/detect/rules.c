@@ -333,181 +333,236 @@ static int message_of(culprit_rules_verdict *v, const culprit_rules_options *opt
     return v->message ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
 }
 
-int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table *history,
-                         size_t nhistory, const culprit_counter_table *now,
-                         const culprit_rules_options *opts)
-{
-    culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
-    const char **names = NULL;
-    int **where = NULL; /* where[h][c]: column of counter c in history h; h == nhistory: now */
-    size_t k = 0, nhw = 0, nnw = 0, nrules = 0, window;
-    double *hist_vals = NULL, *new_vals = NULL, *scratch = NULL, *median = NULL, *sd = NULL;
-    unsigned char *hist_levels = NULL, *new_levels = NULL, *marked = NULL;
-    culprit_rule *rules = NULL;
-    int error = 0;
+/* The working data of one culprit_detect_rules() call. */
+typedef struct {
+    size_t nhistory;    /* earlier runs */
+    size_t k;           /* counters judged: present everywhere, varying somewhere */
+    const char **names; /* their names (borrowed from `now`) */
+    int **where;        /* where[h][c]: column of counter c in history h; h == nhistory: now */
+    size_t nhw, nnw;    /* windows of the history, of the new run */
+    /* Window medians, column-major: vals[c * nw + w]; levels row-major: [w * k + c]. */
+    double *hist_vals, *new_vals, *scratch, *median, *sd;
+    unsigned char *hist_levels, *new_levels, *marked;
+} rules_work;
 
-    memset(out, 0, sizeof(*out));
-    if (!opts)
-        opts = &defaults;
-    window = opts->window ? opts->window : 1;
-    out->history_runs = nhistory;
-    /* The counters present everywhere. */
-    if (!(names = calloc(now->ncounters + 1, sizeof(char *))) ||
-        !(where = calloc(nhistory + 1, sizeof(int *))))
-        goto oom;
+static void rules_work_dispose(rules_work *w)
+{
+    for (size_t h = 0; w->where && h <= w->nhistory; h++)
+        free(w->where[h]);
+    free(w->where);
+    free(w->names);
+    free(w->hist_vals);
+    free(w->new_vals);
+    free(w->scratch);
+    free(w->median);
+    free(w->sd);
+    free(w->hist_levels);
+    free(w->new_levels);
+    free(w->marked);
+}
+
+/* The counters present everywhere (w->names, w->where, w->k). */
+static int common_counters(rules_work *w, const culprit_counter_table *history,
+                           const culprit_counter_table *now)
+{
+    size_t nhistory = w->nhistory;
+    if (!(w->names = calloc(now->ncounters + 1, sizeof(char *))) ||
+        !(w->where = calloc(nhistory + 1, sizeof(int *))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
     for (size_t h = 0; h <= nhistory; h++)
-        if (!(where[h] = calloc(now->ncounters + 1, sizeof(int))))
-            goto oom;
+        if (!(w->where[h] = calloc(now->ncounters + 1, sizeof(int))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
     for (size_t c = 0; c < now->ncounters; c++) {
         int everywhere = 1, varies = 0;
         for (size_t h = 0; h < nhistory && everywhere; h++) {
             everywhere =
-                (where[h][k] = culprit_counter_table_find(&history[h], now->names[c])) >= 0;
-            varies |= everywhere && varies_within(&history[h], where[h][k]);
+                (w->where[h][w->k] = culprit_counter_table_find(&history[h], now->names[c])) >= 0;
+            varies |= everywhere && varies_within(&history[h], w->where[h][w->k]);
         }
         /* A level constant within every earlier run (max RSS) says which run a window
          * came from, not how counters move together; its run-to-run jitter would
          * violate every rule about it in every new run. */
         if (!everywhere || !varies)
             continue;
-        where[nhistory][k] = (int)c;
-        names[k++] = now->names[c];
+        w->where[nhistory][w->k] = (int)c;
+        w->names[w->k++] = now->names[c];
     }
+    return 0;
+}
+
+/* The window medians of every counter and their levels (low, medium, high). */
+static int discretize(rules_work *w, const culprit_counter_table *history,
+                      const culprit_counter_table *now, size_t window)
+{
+    size_t k = w->k, nhw = w->nhw, nnw = w->nnw, nhistory = w->nhistory;
+    size_t longest = now->n;
     for (size_t h = 0; h < nhistory; h++)
-        nhw += history[h].n / window;
-    nnw = now->n / window;
-    out->history_windows = nhw;
-    out->new_windows = nnw;
-    if (k == 0 || nnw < opts->min_windows || nhw < 2 * opts->min_windows) {
+        longest = history[h].n > longest ? history[h].n : longest;
+    if (!(w->hist_vals = malloc(k * nhw * sizeof(double))) ||
+        !(w->new_vals = malloc(k * nnw * sizeof(double))) ||
+        !(w->scratch = malloc((longest > nhw ? longest : nhw) * sizeof(double))) ||
+        !(w->median = malloc(k * sizeof(double))) || !(w->sd = malloc(k * sizeof(double))) ||
+        !(w->hist_levels = malloc(k * nhw)) || !(w->new_levels = malloc(k * nnw)) ||
+        !(w->marked = calloc(k * nnw, 1)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t c = 0; c < k; c++) {
+        size_t at = 0;
+        culprit_welford wf = {0};
+        for (size_t h = 0; h < nhistory; h++)
+            at += windows_of(w->hist_vals + c * nhw + at, history[h].values[w->where[h][c]],
+                             history[h].n, window, w->scratch);
+        windows_of(w->new_vals + c * nnw, now->values[w->where[nhistory][c]], now->n, window,
+                   w->scratch);
+        /* Figure 5: the levels come from the historical dataset. */
+        memcpy(w->scratch, w->hist_vals + c * nhw, nhw * sizeof(double));
+        qsort(w->scratch, nhw, sizeof(double), cmp_double);
+        w->median[c] = culprit_stats_quantile_sorted(w->scratch, nhw, 0.5);
+        for (size_t i = 0; i < nhw; i++)
+            culprit_welford_add(&wf, w->hist_vals[c * nhw + i]);
+        w->sd[c] = culprit_welford_sd(&wf);
+        for (size_t i = 0; i < nhw; i++)
+            w->hist_levels[i * k + c] = (unsigned char)culprit_rules_level(
+                w->hist_vals[c * nhw + i], w->median[c], w->sd[c]);
+        for (size_t i = 0; i < nnw; i++)
+            w->new_levels[i * k + c] = (unsigned char)culprit_rules_level(w->new_vals[c * nnw + i],
+                                                                          w->median[c], w->sd[c]);
+    }
+    return 0;
+}
+
+/* The flagged counter `name` of `out`, added when it is not there yet; NULL: no memory. */
+static culprit_flagged_counter *flagged_counter(culprit_rules_verdict *out, const char *name)
+{
+    size_t f;
+    for (f = 0; f < out->ncounters && strcmp(out->counters[f].counter, name) != 0; f++)
+        ;
+    if (f == out->ncounters) {
+        culprit_flagged_counter *grown = realloc(out->counters, (f + 1) * sizeof(*out->counters));
+        if (!grown)
+            return NULL;
+        out->counters = grown;
+        memset(&grown[f], 0, sizeof(grown[f]));
+        out->ncounters++;
+        if (!(grown[f].counter = culprit_strdup(name)) ||
+            !(grown[f].rules = calloc(KEEP_RULES + 1, sizeof(culprit_violated_rule))))
+            return NULL;
+    }
+    return &out->counters[f];
+}
+
+/* Judges one rule on the new run: flags its consequent when its confidence changed. */
+static int judge_rule(culprit_rules_verdict *out, rules_work *w, const culprit_rule *rule,
+                      const culprit_rules_options *opts)
+{
+    size_t premise = 0, both = 0, k = w->k, nnw = w->nnw;
+    for (size_t t = 0; t < nnw; t++) {
+        const unsigned char *row = w->new_levels + t * k;
+        if (!contains(row, rule->premise, rule->npremise))
+            continue;
+        premise++;
+        both += row[rule->consequent.counter] == rule->consequent.level;
+    }
+    if (premise == 0)
+        return 0;
+    double conf_n = (double)both / (double)premise;
+    double change = culprit_rules_confidence_change(rule->confidence, conf_n);
+    if (!(change > opts->threshold))
+        return 0;
+    size_t c = rule->consequent.counter;
+    for (size_t t = 0; t < nnw; t++) {
+        const unsigned char *row = w->new_levels + t * k;
+        if (contains(row, rule->premise, rule->npremise) && row[c] != rule->consequent.level)
+            w->marked[c * nnw + t] = 1;
+    }
+    culprit_flagged_counter *fc = flagged_counter(out, w->names[c]);
+    if (!fc)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    culprit_violated_rule vr = {NULL, rule->confidence, conf_n, change};
+    fc->nviolated++;
+    /* Keep the KEEP_RULES largest changes: insert, sort, drop the smallest. */
+    if (fc->nrules == KEEP_RULES && !(change > fc->rules[KEEP_RULES - 1].change))
+        return 0;
+    if (!(vr.text = rule_text(rule, w->names)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (fc->nrules == KEEP_RULES)
+        free(fc->rules[--fc->nrules].text);
+    fc->rules[fc->nrules++] = vr;
+    qsort(fc->rules, fc->nrules, sizeof(*fc->rules), by_change);
+    return 0;
+}
+
+/* Severity (eq. 3) of each flagged counter: the fraction of windows it is violated in. */
+static void severities(culprit_rules_verdict *out, const rules_work *w,
+                       const culprit_rules_options *opts)
+{
+    for (size_t f = 0; f < out->ncounters; f++) {
+        int c = -1;
+        size_t hits = 0;
+        for (size_t i = 0; i < w->k; i++)
+            if (strcmp(w->names[i], out->counters[f].counter) == 0)
+                c = (int)i;
+        for (size_t t = 0; t < w->nnw; t++)
+            hits += w->marked[(size_t)c * w->nnw + t];
+        out->counters[f].severity = (double)hits / (double)w->nnw;
+        out->flagged |= out->counters[f].severity >= opts->min_severity;
+    }
+    if (out->ncounters > 1)
+        qsort(out->counters, out->ncounters, sizeof(*out->counters), by_severity);
+}
+
+int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table *history,
+                         size_t nhistory, const culprit_counter_table *now,
+                         const culprit_rules_options *opts)
+{
+    culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
+    rules_work w;
+    size_t nrules = 0, window;
+    culprit_rule *rules = NULL;
+    int error = 0;
+
+    memset(out, 0, sizeof(*out));
+    memset(&w, 0, sizeof(w));
+    if (!opts)
+        opts = &defaults;
+    if (opts->version != CULPRIT_RULES_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "rules options version %u is not %d",
+                                 opts->version, CULPRIT_RULES_OPTIONS_VERSION);
+    window = opts->window ? opts->window : 1;
+    out->history_runs = nhistory;
+    w.nhistory = nhistory;
+    if ((error = common_counters(&w, history, now)) < 0)
+        goto cleanup;
+    for (size_t h = 0; h < nhistory; h++)
+        w.nhw += history[h].n / window;
+    w.nnw = now->n / window;
+    out->history_windows = w.nhw;
+    out->new_windows = w.nnw;
+    if (w.k == 0 || w.nnw < opts->min_windows || w.nhw < 2 * opts->min_windows) {
         culprit_buf why = CULPRIT_BUF_INIT;
         culprit_buf_printf(&why,
                            "association rules not judged: %zu windows in %zu earlier runs, %zu "
                            "now (at least %zu and %zu)",
-                           nhw, nhistory, nnw, 2 * opts->min_windows, opts->min_windows);
-        out->message = culprit_buf_detach(&why);
-        if (!out->message)
-            goto oom;
+                           w.nhw, nhistory, w.nnw, 2 * opts->min_windows, opts->min_windows);
+        if (!(out->message = culprit_buf_detach(&why)))
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
-    /* Window medians, column-major: vals[c * nw + w]. */
-    size_t longest = now->n;
-    for (size_t h = 0; h < nhistory; h++)
-        longest = history[h].n > longest ? history[h].n : longest;
-    if (!(hist_vals = malloc(k * nhw * sizeof(double))) ||
-        !(new_vals = malloc(k * nnw * sizeof(double))) ||
-        !(scratch = malloc((longest > nhw ? longest : nhw) * sizeof(double))) ||
-        !(median = malloc(k * sizeof(double))) || !(sd = malloc(k * sizeof(double))) ||
-        !(hist_levels = malloc(k * nhw)) || !(new_levels = malloc(k * nnw)) ||
-        !(marked = calloc(k * nnw, 1)))
-        goto oom;
-    for (size_t c = 0; c < k; c++) {
-        size_t at = 0;
-        culprit_welford w = {0};
-        for (size_t h = 0; h < nhistory; h++)
-            at += windows_of(hist_vals + c * nhw + at, history[h].values[where[h][c]], history[h].n,
-                             window, scratch);
-        windows_of(new_vals + c * nnw, now->values[where[nhistory][c]], now->n, window, scratch);
-        /* Figure 5: the levels come from the historical dataset. */
-        memcpy(scratch, hist_vals + c * nhw, nhw * sizeof(double));
-        qsort(scratch, nhw, sizeof(double), cmp_double);
-        median[c] = culprit_stats_quantile_sorted(scratch, nhw, 0.5);
-        for (size_t i = 0; i < nhw; i++)
-            culprit_welford_add(&w, hist_vals[c * nhw + i]);
-        sd[c] = culprit_welford_sd(&w);
-        for (size_t i = 0; i < nhw; i++)
-            hist_levels[i * k + c] =
-                (unsigned char)culprit_rules_level(hist_vals[c * nhw + i], median[c], sd[c]);
-        for (size_t i = 0; i < nnw; i++)
-            new_levels[i * k + c] =
-                (unsigned char)culprit_rules_level(new_vals[c * nnw + i], median[c], sd[c]);
-    }
-    if ((error = culprit_rules_mine(&rules, &nrules, hist_levels, nhw, k, opts->min_support,
+    if ((error = discretize(&w, history, now, window)) < 0 ||
+        (error = culprit_rules_mine(&rules, &nrules, w.hist_levels, w.nhw, w.k, opts->min_support,
                                     opts->min_confidence, opts->max_itemset)) < 0)
         goto cleanup;
     out->nrules = nrules;
     out->judged = 1;
     /* Judge every rule on the new run. */
-    for (size_t r = 0; r < nrules; r++) {
-        const culprit_rule *rule = &rules[r];
-        size_t premise = 0, both = 0;
-        for (size_t t = 0; t < nnw; t++) {
-            const unsigned char *row = new_levels + t * k;
-            if (!contains(row, rule->premise, rule->npremise))
-                continue;
-            premise++;
-            both += row[rule->consequent.counter] == rule->consequent.level;
-        }
-        if (premise == 0)
-            continue;
-        double conf_n = (double)both / (double)premise;
-        double change = culprit_rules_confidence_change(rule->confidence, conf_n);
-        if (!(change > opts->threshold))
-            continue;
-        size_t c = rule->consequent.counter, f;
-        for (size_t t = 0; t < nnw; t++) {
-            const unsigned char *row = new_levels + t * k;
-            if (contains(row, rule->premise, rule->npremise) && row[c] != rule->consequent.level)
-                marked[c * nnw + t] = 1;
-        }
-        for (f = 0; f < out->ncounters && strcmp(out->counters[f].counter, names[c]) != 0; f++)
-            ;
-        if (f == out->ncounters) {
-            culprit_flagged_counter *grown =
-                realloc(out->counters, (f + 1) * sizeof(*out->counters));
-            if (!grown)
-                goto oom;
-            out->counters = grown;
-            memset(&grown[f], 0, sizeof(grown[f]));
-            out->ncounters++;
-            if (!(grown[f].counter = culprit_strdup(names[c])) ||
-                !(grown[f].rules = calloc(KEEP_RULES + 1, sizeof(culprit_violated_rule))))
-                goto oom;
-        }
-        culprit_flagged_counter *fc = &out->counters[f];
-        culprit_violated_rule vr = {NULL, rule->confidence, conf_n, change};
-        fc->nviolated++;
-        /* Keep the KEEP_RULES largest changes: insert, sort, drop the smallest. */
-        if (fc->nrules == KEEP_RULES && !(change > fc->rules[KEEP_RULES - 1].change))
-            continue;
-        if (!(vr.text = rule_text(rule, names)))
-            goto oom;
-        if (fc->nrules == KEEP_RULES)
-            free(fc->rules[--fc->nrules].text);
-        fc->rules[fc->nrules++] = vr;
-        qsort(fc->rules, fc->nrules, sizeof(*fc->rules), by_change);
-    }
-    for (size_t f = 0; f < out->ncounters; f++) {
-        int c = -1;
-        size_t hits = 0;
-        for (size_t i = 0; i < k; i++)
-            if (strcmp(names[i], out->counters[f].counter) == 0)
-                c = (int)i;
-        for (size_t t = 0; t < nnw; t++)
-            hits += marked[(size_t)c * nnw + t];
-        out->counters[f].severity = (double)hits / (double)nnw;
-        out->flagged |= out->counters[f].severity >= opts->min_severity;
-    }
-    if (out->ncounters > 1)
-        qsort(out->counters, out->ncounters, sizeof(*out->counters), by_severity);
+    for (size_t r = 0; r < nrules; r++)
+        if ((error = judge_rule(out, &w, &rules[r], opts)) < 0)
+            goto cleanup;
+    severities(out, &w, opts);
     error = message_of(out, opts);
-    goto cleanup;
-oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
 cleanup:
     if (error < 0)
         culprit_rules_verdict_dispose(out);
-    for (size_t h = 0; where && h <= nhistory; h++)
-        free(where[h]);
-    free(where);
-    free(names);
-    free(hist_vals);
-    free(new_vals);
-    free(scratch);
-    free(median);
-    free(sd);
-    free(hist_levels);
-    free(new_levels);
-    free(marked);
+    rules_work_dispose(&w);
     free(rules);
     return error;
 }

@@ -9,26 +9,21 @@
  *
  * Speed matters when a detector loads a long history summaries-only: the sample
  * lines are 99% of a file. Their byte length is announced in each culprit block
- * (block.c), so skip_samples() cuts them out of the mapped file without touching
- * their pages and only the small rest goes through the XML parser. A file that
- * does not have exactly the shape the writer produces is parsed whole instead.
+ * (block.c), so skip_samples() cuts them out of the mapped file (mapped.c) without
+ * touching their pages and only the small rest goes through the XML parser. A file
+ * that does not have exactly the shape the writer produces is parsed whole instead.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
 #endif
 #include "history_internal.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <libxml/parser.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 typedef enum {
     EL_TESTSUITES,
@@ -578,66 +573,4 @@ int culprit_history_read_memory(culprit_run **out, const char *data, size_t len,
     culprit_history_query query = {NULL, NULL, NULL, flags};
 
     return culprit_history__read(out, data, len, name, &query);
-}
-
-int culprit_history_read_file(culprit_run **out, const char *path, unsigned int flags)
-{
-    culprit_history_query query = {NULL, NULL, NULL, flags};
-    culprit_run *run = NULL;
-    int error;
-
-    *out = NULL;
-    if ((error = culprit_history__load_file(&run, path, &query)) < 0 || !run)
-        return error;
-    *out = run;
-    return 0;
-}
-
-int culprit_history__load_file(culprit_run **out, const char *path,
-                               const culprit_history_query *query)
-{
-    struct stat st;
-    void *map = MAP_FAILED;
-    int fd = -1, error = 0;
-
-    *out = NULL;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
-        if (errno == ENOENT)
-            return culprit_error_set(CULPRIT_ENOTFOUND, "%s: no such history file", path);
-        return culprit_error_set_os("cannot open history file '%s'", path);
-    }
-    if (fstat(fd, &st) < 0) {
-        error = culprit_error_set_os("cannot stat history file '%s'", path);
-        goto cleanup;
-    }
-    if (!S_ISREG(st.st_mode)) {
-        error = culprit_error_set(CULPRIT_EINVALID, "%s: not a regular file", path);
-        goto cleanup;
-    }
-    if (st.st_size == 0) {
-        error = culprit_error_set(CULPRIT_EINVALID, "%s: empty file", path);
-        goto cleanup;
-    }
-    /* Mapped, not read: a summaries-only read never touches the sample pages. */
-    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (map == MAP_FAILED) {
-        error = culprit_error_set_os("cannot map history file '%s'", path);
-        goto cleanup;
-    }
-    madvise(map, (size_t)st.st_size,
-            (query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) ? MADV_SEQUENTIAL
-                                                                     : MADV_RANDOM);
-    if ((error = culprit_history__read(out, map, (size_t)st.st_size, path, query)) < 0)
-        goto cleanup;
-    if (*out && culprit_history_set_string(&(*out)->path, path) < 0) {
-        culprit_run_free(*out);
-        *out = NULL;
-        error = CULPRIT_ERROR;
-    }
-cleanup:
-    if (map != MAP_FAILED)
-        munmap(map, (size_t)st.st_size);
-    if (fd >= 0)
-        close(fd);
-    return error;
 }

@@ -13,6 +13,7 @@
 #include "culprit/history.h"
 #include "culprit/runner.h"
 #include "culprit/vcs.h"
+#include "culprit/version.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -21,8 +22,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-
-#define CULPRIT_VERSION_STRING "0.1.0"
 
 typedef struct {
     culprit_runner_options opt;
@@ -327,7 +326,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         return RUNNER_EXIT_OK;
     }
     if (r.opt.version) {
-        printf("culprit %s\n", CULPRIT_VERSION_STRING);
+        printf("culprit %s\n", CULPRIT_VERSION);
         return RUNNER_EXIT_OK;
     }
     for (i = 0; i < ntests; i++) {

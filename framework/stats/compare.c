@@ -13,8 +13,8 @@
  * the detectors never need the raw samples for them.
  *
  * References:
- *   C. Vogel, "Performance Regression Detection and Root Cause Analysis of Load
- *   Tests", 2017, §3.3 (../shared/papers/vogel2017-load-test-root-cause.txt).
+ *   S. Vogel, "Automated Root Cause Isolation in Performance Regression Testing",
+ *   Master's thesis, University of Stuttgart, 2017, §3.3.
  *   A. Georges, D. Buytaert, L. Eeckhout, "Statistically rigorous Java performance
  *   evaluation", OOPSLA 2007, §3.2-3.3.
  *   B. L. Welch, "The generalization of 'Student's' problem when several different

@@ -496,6 +496,9 @@ typedef struct {
             CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT       \
     }
 
+/** Sets `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
+int culprit_check_options_init(culprit_check_options *opts, unsigned int version);
+
 /** The verdicts of one check, one per test, sorted by "suite.test". */
 typedef struct {
     size_t n;
@@ -522,12 +525,16 @@ typedef struct {
  * against the newest passing run at each of the last opts->rules.history commits
  * with data. Both need the runs loaded with CULPRIT_HISTORY_LOAD_SAMPLES; without
  * samples they report "not judged". The time verdict is always computed.
+ * CULPRIT_EINVALID when opts, or one of the options it embeds, has another version
+ * than this header's (set them with CULPRIT_CHECK_OPTIONS_INIT or
+ * culprit_check_options_init()); opts NULL means the defaults.
  */
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts);
 
-/** Judges every test of run `b` against the same test in run `a` (e.g. two JUnit files). */
+/** Judges every test of run `b` against the same test in run `a` (e.g. two JUnit files).
+ *  Options as culprit_detect_check(). */
 int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
                                 const culprit_run *b, const culprit_check_options *opts);
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cli_fixture.h"
+#include "culprit/version.h"
 
 /* The line about `test` starts with `tag`. */
 static void assert_verdict_line(const char *out, const char *test, const char *tag)
@@ -144,7 +145,7 @@ static void check_json_has_every_field(void **state)
 static void check_junit_passes_the_schema(void **state)
 {
     repo_fixture *repo = *state;
-    const char *schema = CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd";
+    const char *schema = CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd";
     char path[512], cmd[2048];
     cli_result r;
     char *xml;
@@ -274,7 +275,7 @@ static void command_help_version_and_unknown_subcommand(void **state)
     repo_fixture *repo = *state;
     static const char *const commands[] = {"check", "compare", "history", "categories"};
 
-    expect_culprit(repo->dir, 0, "culprit 0.1.0", "--version");
+    expect_culprit(repo->dir, 0, "culprit " CULPRIT_VERSION, "--version");
     expect_culprit(repo->dir, 0, "categories", "--help");
     for (size_t i = 0; i < 4; i++) {
         char usage[64];

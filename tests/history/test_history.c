@@ -17,7 +17,7 @@
 #include "culprit/history.h"
 #include "history/history_internal.h"
 
-#define SCHEMA CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
+#define SCHEMA CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
 static const double wall[] = {1200,
                               1187.5,

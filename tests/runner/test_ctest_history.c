@@ -19,7 +19,7 @@
 #include "culprit/history.h"
 
 #define EXAMPLES CULPRIT_BINARY_DIR "/examples"
-#define SCHEMA   CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
+#define SCHEMA   CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
 static void ctest_perf_run_writes_valid_readable_history(void **state)
 {

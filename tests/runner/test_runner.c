@@ -19,7 +19,7 @@
 #include "culprit/core.h"
 #include "culprit/history.h"
 
-#define SCHEMA CULPRIT_SOURCE_DIR "/../shared/schemas/junit-10.xsd"
+#define SCHEMA CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
 typedef struct {
     char dir[64];

@@ -1,0 +1,290 @@
+#!/usr/bin/env python3
+"""The layering check: the module map of docs/architecture.md, enforced.
+
+Reads every #include in framework/ and include/ and every call from one library
+file to a function defined in another, maps files to modules, and reports:
+
+  (a) an include circle between files, or a circle of calls between the .c files
+      of one module (a.c calls b.c which calls a.c: the two are one unit, split
+      the wrong way);
+  (b) a module that uses (includes, or calls a function of) a module it may not
+      use: one above it in the map, or one it does not list; or that includes
+      another module's private header (framework/<other>/*.h) instead of going
+      through its public one (include/culprit/<other>.h);
+  (c) a library function over MAX_FUNCTION_LINES lines, or a library .c file
+      over MAX_FILE_LINES lines.
+
+Every finding is printed, so the whole list of what is left is visible at once;
+the exit status is 1 when there is any. Run from ctest (tests/cmake/CMakeLists.txt,
+label unit) or by hand: python3 tests/cmake/check_layers.py [SOURCE_DIR].
+
+The C "parser" is a few regular expressions that rely on the repository's
+clang-format style (BreakBeforeBraces: Linux): a function body opens with "{" at
+column 0 and closes with "}" at column 0, and its name is the identifier before
+the first "(" of the lines above. Comments and string literals are blanked first.
+"""
+
+import os
+import re
+import sys
+
+# --- the one table: docs/architecture.md's module map --------------------------------
+# Module -> the modules it may use directly. What those may use is allowed too (the
+# closure), so "bisect uses detect" lets bisect use stats, which detect uses.
+# Order is bottom-up: a module may only list modules before it. The lists are what
+# the modules use today, no more: a new dependency is a decision, made here and in
+# docs/architecture.md together.
+MODULES = [
+    ("trace", []),  # libc only: linked into instrumented programs, uses no module
+    ("core", []),
+    ("stats", ["core"]),
+    ("measure", ["core", "stats"]),
+    ("history", ["core", "stats"]),
+    ("vcs", ["core"]),
+    ("detect", ["core", "stats", "history"]),
+    # trace: a weak reference (culprit_trace_reset), set only in instrumented binaries
+    ("runner", ["core", "measure", "history", "vcs", "detect", "trace"]),
+    ("calltree", ["core", "stats", "vcs"]),
+    ("bisect", ["core", "vcs", "history", "detect", "calltree"]),
+    ("report", ["core", "history", "detect", "bisect", "calltree"]),
+    ("cli", ["core", "stats", "measure", "history", "vcs", "detect", "runner", "calltree",
+             "bisect", "report"]),  # the tool: uses everything, holds no algorithm
+]
+MAX_FUNCTION_LINES = 100  # a library function, signature to closing brace
+MAX_FILE_LINES = 600  # a library .c file
+TOOL_MODULES = {"cli"}  # not the library: exempt from (c)
+# Public headers whose name is not their module's.
+HEADER_MODULE = {"culprit.h": "runner"}  # what a test author includes
+# ---------------------------------------------------------------------------------------
+
+ORDER = [m for m, _ in MODULES]
+
+
+def closure():
+    allowed = {}
+    for m, uses in MODULES:
+        for u in uses:
+            if ORDER.index(u) >= ORDER.index(m):
+                raise SystemExit(f"check_layers: table: {m} lists {u}, not below it")
+        s = set(uses)
+        for u in uses:
+            s |= allowed[u]
+        allowed[m] = s
+    return allowed
+
+
+def module_of(rel):
+    parts = rel.split("/")
+    if parts[0] == "framework" and len(parts) > 2:
+        return parts[1] if parts[1] in ORDER else None
+    if parts[0] == "include" and len(parts) == 3:
+        name = parts[2]
+        if name in HEADER_MODULE:
+            return HEADER_MODULE[name]
+        base = os.path.splitext(name)[0]
+        return base if base in ORDER else None
+    return None
+
+
+def strip_comments(text):
+    """Blanks comments and string/char literals, keeping line breaks."""
+    out = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out.append(re.sub(r"[^\n]", " ", text[i:j]))
+            i = j
+        elif text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out.append(" " * (j - i))
+            i = j
+        elif c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            out.append(c + " " * (min(j, n) - i - 1) + (c if j < n else ""))
+            i = j + 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "_Alignof",
+            "__attribute__", "typeof", "__typeof__", "_Static_assert", "alignof"}
+
+
+def functions(lines):
+    """(name, first line, last line, body, static) of each function definition."""
+    found = []
+    i = 0
+    while i < len(lines):
+        if lines[i].rstrip() == "{" and i > 0:
+            start = i - 1
+            # walk up to the start of the signature: a line at column 0 that is not
+            # a continuation of the previous one (which would end with "," or "(")
+            while start > 0 and lines[start - 1].strip() and \
+                    lines[start - 1].rstrip().endswith((",", "(")) :
+                start -= 1
+            sig = " ".join(lines[start:i])
+            m = re.search(r"([A-Za-z_]\w*)\s*\(", sig)
+            j = i + 1
+            while j < len(lines) and lines[j].rstrip() != "}":
+                j += 1
+            if m and "=" not in sig.split("(")[0]:
+                static = re.search(r"\bstatic\b", sig.split("(")[0]) is not None
+                found.append((m.group(1), start + 1, j + 1, "\n".join(lines[i:j + 1]), static))
+            i = j + 1
+        else:
+            i += 1
+    return found
+
+
+def scc(graph):
+    """Tarjan's strongly connected components of size > 1 (or self-loops)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph.get(v, ()):
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+                           os.path.join(os.path.dirname(__file__), "..", ".."))
+    allowed = closure()
+    files = {}
+    for top in ("framework", "include"):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for name in names:
+                if name.endswith((".c", ".h")):
+                    path = os.path.join(d, name)
+                    rel = os.path.relpath(path, root)
+                    with open(path, encoding="utf-8", errors="replace") as f:
+                        files[rel] = f.read()
+
+    problems = []
+    includes = {}
+    module_uses = {}  # (from module, to module) -> an example "file: why"
+
+    def use(src, dst_module, why):
+        m = module_of(src)
+        if m and dst_module and dst_module != m:
+            module_uses.setdefault((m, dst_module), f"{src}: {why}")
+
+    for rel, text in files.items():
+        edges = set()
+        for kind, name in INCLUDE.findall(text):
+            if kind == '"':
+                local = os.path.normpath(os.path.join(os.path.dirname(rel), name))
+                target = local if local in files else None
+            else:
+                target = None
+            if target is None:
+                cand = os.path.normpath(os.path.join("include", name))
+                target = cand if cand in files else None
+            if target is None:
+                continue  # a system or third-party header
+            edges.add(target)
+            use(rel, module_of(target), f'#include "{name}"')
+            if target.startswith("framework/") and module_of(target) != module_of(rel) and \
+                    rel.startswith(("framework/", "include/")):
+                problems.append(f"private header: {rel} includes {target}, a header "
+                                f"private to {module_of(target)}")
+        includes[rel] = edges
+
+    # (a) include circles
+    for comp in scc(includes):
+        problems.append("include circle: " + " -> ".join(comp))
+
+    # function definitions and calls
+    defined = {}  # name -> file
+    bodies = {}
+    for rel, text in files.items():
+        if not rel.endswith(".c"):
+            continue
+        lines = strip_comments(text).split("\n")
+        funcs = functions(lines)
+        bodies[rel] = funcs
+        for name, _, _, _, static in funcs:
+            if not static:  # a static function is called from its own file only
+                defined.setdefault(name, rel)
+        m = module_of(rel)
+        if m not in TOOL_MODULES and rel.startswith("framework/"):
+            if len(text.split("\n")) - 1 > MAX_FILE_LINES:
+                problems.append(f"long file: {rel}: {len(text.splitlines())} lines "
+                                f"(limit {MAX_FILE_LINES})")
+            for name, first, last, _, _ in funcs:
+                if last - first + 1 > MAX_FUNCTION_LINES:
+                    problems.append(f"long function: {rel}:{first}: {name}: "
+                                    f"{last - first + 1} lines (limit {MAX_FUNCTION_LINES})")
+
+    calls = {}
+    for rel, funcs in bodies.items():
+        out = set()
+        local = {f[0] for f in funcs}
+        for name, _, _, body, _ in funcs:
+            for callee in CALL.findall(body):
+                if callee in KEYWORDS or callee in local:
+                    continue
+                where = defined.get(callee)
+                if where and where != rel:
+                    out.add(where)
+                    use(rel, module_of(where), f"calls {callee}()")
+        calls[rel] = out
+
+    # (a) circles of calls between the .c files of one module
+    same_module = {f: {g for g in out if module_of(g) == module_of(f)}
+                   for f, out in calls.items()}
+    for comp in scc(same_module):
+        problems.append("call circle: " + " <-> ".join(comp))
+
+    # (b) a module using one it may not use
+    for (m, d), example in sorted(module_uses.items()):
+        if d not in allowed.get(m, set()):
+            where = "above it in the map" if ORDER.index(d) > ORDER.index(m) else \
+                "not in its list"
+            problems.append(f"layering: {m} uses {d} ({where}), e.g. {example}")
+
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check_layers: {len(problems)} problem(s)")
+        return 1
+    print("check_layers: the module map holds")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
