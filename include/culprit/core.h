@@ -239,7 +239,8 @@ char culprit_progress_frame(unsigned int tick);
  * One table per command line (a subcommand of `culprit`, a test binary): each row
  * names an option, what its value is, where it goes and its help line, so parsing,
  * the error messages and the help text all come from the same row and cannot drift.
- * The model is libgit2's src/cli/opt.h (`cli_opt_spec`).
+ * The model is libgit2's src/cli/opt.h (`cli_opt_spec`). The parser keeps no state
+ * of its own: a table and a parser used by one thread at a time are thread-safe.
  */
 
 /** What an option's value is, and so how it is checked and stored. */
@@ -250,20 +251,21 @@ typedef enum {
     CULPRIT_OPT_UINT,     /**< `unsigned int *target`, a decimal integer in [min, max] */
     CULPRIT_OPT_DOUBLE,   /**< `double *target`, a number in the range, times `scale` */
     CULPRIT_OPT_ENUM,     /**< `int *target`, the index of the value in `choices` */
-    CULPRIT_OPT_CALLBACK  /**< a value handed to `set` (repeated options, side effects) */
+    CULPRIT_OPT_CALLBACK  /**< the value handed to `set`, which reads `target` as it likes
+                               (repeated options, side effects) */
 } culprit_opt_type;
 
 /** Range flags of a CULPRIT_OPT_DOUBLE: the bound itself is not allowed. */
 #define CULPRIT_OPT_ABOVE_MIN (1u << 0)
 #define CULPRIT_OPT_BELOW_MAX (1u << 1)
-/** A STRING or CALLBACK value may not be empty. */
+/** The value may not be empty ("--filter $UNSET" is a mistake, not a choice). */
 #define CULPRIT_OPT_NONEMPTY (1u << 2)
 
 struct culprit_opt;
 /**
- * The setter of a CULPRIT_OPT_CALLBACK row: applies `value` (NULL for an option
- * without a value). Returns 0, or a negative code with the last error set; a
- * message that does not start with the option's name gets it as a prefix.
+ * The setter of a CULPRIT_OPT_CALLBACK row: applies `value` to `opt->target`.
+ * Returns 0, or a negative code with the last error set; a message that does not
+ * start with the option's name gets it as a prefix ("--detector: ...").
  */
 typedef int (*culprit_opt_setter)(const struct culprit_opt *opt, const char *value);
 
@@ -275,13 +277,13 @@ typedef struct culprit_opt {
     void *target;               /**< where the value goes (see the type); NULL: only reported */
     const char *metavar;        /**< the value's name in the help ("PERCENT"); NULL for flags */
     const char *help;           /**< its help, '\n' between lines; NULL: not listed */
-    double min, max;            /**< SIZE, UINT, DOUBLE: the allowed range (both 0: any) */
+    double min, max;            /**< SIZE, UINT: [min, max], max 0 meaning 1e9; DOUBLE:
+                                     the range, both 0 meaning any finite number */
     unsigned int flags;         /**< CULPRIT_OPT_ABOVE_MIN, ... */
     double scale;               /**< DOUBLE: the value stored is value * scale (0: 1) */
     const char *what;           /**< DOUBLE, ENUM: "a percentage (0 to 1000)" for the message */
     const char *const *choices; /**< ENUM: the accepted values, NULL-terminated */
     culprit_opt_setter set;     /**< CALLBACK: applies the value */
-    void *payload;              /**< CALLBACK: for the setter */
     int *given;                 /**< set to 1 when the option appears (NULL: none) */
 } culprit_opt;
 
