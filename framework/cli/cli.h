@@ -30,47 +30,34 @@
 
 /* ------------------------------------------------------------------ arguments --- */
 
-/* One option a subcommand accepts: "--name" with or without a value. */
-typedef struct {
-    const char *name;
-    int takes_value;
-} cli_option;
-
-/* An iterator over a subcommand's arguments, getopt_long-like. */
-typedef struct {
-    const char *command; /* "check", for messages */
-    int argc;
-    char **argv;
-    int i;
-    int only_positional; /* after "--" */
-    const cli_option *options;
-    const char *name;  /* the option just parsed ("--test"); NULL for a positional */
-    const char *value; /* its value, or the positional argument */
-} cli_args;
-
-/* Parsing results of cli_args_next(). */
-#define CLI_ARG_END        0
-#define CLI_ARG_OPTION     1
-#define CLI_ARG_POSITIONAL 2
-
-void cli_args_init(cli_args *args, const char *command, int argc, char **argv,
-                   const cli_option *options);
 /*
- * The next argument: CLI_ARG_OPTION (args->name, args->value), CLI_ARG_POSITIONAL
- * (args->value) or CLI_ARG_END. A usage error (unknown option, with near matches;
- * missing value; a value given to a flag) is CULPRIT_EINVALID with the last error set.
+ * Each subcommand declares its options once, as a table of culprit_opt rows
+ * (culprit/core.h), and parses with culprit_opt_next(); its --help lists the same
+ * rows (cli_usage). The CLI_OPT_* macros below are the rows several subcommands
+ * share, so an option shared by check, compare, history, report, bisect and
+ * calltree diff has one range, one message and one meaning.
  */
-int cli_args_next(cli_args *args);
-int cli_is(const cli_args *args, const char *name);
+
+/* --help and -h: every subcommand has it; not listed in the help itself. */
+#define CLI_OPT_HELP(target) CULPRIT_OPT("--help", 'h', CULPRIT_OPT_FLAG, (target), NULL, NULL)
+
+/* "usage: ..." and the description (`head`), the option rows from `column` on, then
+ * `tail` (the exit status), on `out`. */
+void cli_usage(FILE *out, const char *head, const culprit_opt *opts, size_t column,
+               const char *tail);
 
 /* "'NAME' is not a PARENT command; did you mean ...", as a usage error (exit 2);
  * PARENT NULL is culprit itself. */
 int cli_unknown_command(const char *parent, const char *name, const char *const *names, size_t n);
 
-/* Numbers from option values; the message names the option and the value. */
-int cli_parse_size(size_t *out, const char *option, const char *value, size_t min);
-int cli_parse_double(double *out, const char *option, const char *value, double low, double high,
-                     const char *what);
+/* A repeated option's values, in order (--paths P --paths Q). */
+typedef struct {
+    const char **items;
+    size_t n;
+} cli_strings;
+
+/* The setter of a repeated option: appends the value to the cli_strings `target`. */
+int cli_opt_append(const culprit_opt *opt, const char *value);
 
 /* "culprit: error: ..." on stderr, from the last error when fmt is NULL. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -82,43 +69,113 @@ int cli_usage_error(const char *command);
 typedef enum { CLI_FAIL_ON_MAJOR = 0, CLI_FAIL_ON_MINOR, CLI_FAIL_ON_NONE } cli_fail_on;
 
 const char *cli_fail_on_name(cli_fail_on fail_on);
+/* "major", "minor", "none": the values of --fail-on, in cli_fail_on's order. */
+extern const char *const cli_fail_on_choices[];
 
 /* The options check and compare share. */
 typedef struct {
     culprit_check_options check;
-    cli_fail_on fail_on;
+    int fail_on; /* a cli_fail_on */
     int json;
     const char *junit;
     const char *history_dir;
     const char *project_file;
 } cli_judge;
 
-/* The option-table entries of the shared options, to put in a subcommand's table. */
-#define CLI_JUDGE_OPTIONS                                                                          \
-    {"--fail-on", 1}, {"--json", 0}, {"--junit", 1}, {"--test", 1}, {"--history", 1},              \
-        {"--project", 1}, {"--allow-mixed", 0}, {"--threshold", 1}, {"--confidence", 1},           \
-        {"--fdr", 1},                                                                              \
-    {                                                                                              \
-        "--noise-window", 1                                                                        \
-    }
-
 void cli_judge_init(cli_judge *judge);
-/* 1 when `args`'s current option is one of the shared ones (applied), 0 when not,
- * negative for a bad value. */
-int cli_judge_option(cli_judge *judge, const cli_args *args);
+
+/* The rows of the shared options, each declared once. --threshold and --confidence
+ * take the target and the help line of the command (a check's change, a bisection
+ * step's slowdown); their parsing and messages are the same everywhere. */
+#define CLI_OPT_THRESHOLD(target, help_)                                                           \
+    CULPRIT_OPT("--threshold", 0, CULPRIT_OPT_DOUBLE, (target), "PERCENT", help_, .max = 1000,     \
+                .scale = 0.01, .what = "a percentage (0 to 1000)")
+#define CLI_OPT_CONFIDENCE(target, help_)                                                          \
+    CULPRIT_OPT("--confidence", 0, CULPRIT_OPT_DOUBLE, (target), "C", help_, .max = 1,             \
+                .flags = CULPRIT_OPT_ABOVE_MIN | CULPRIT_OPT_BELOW_MAX,                            \
+                .what = "a confidence level strictly between 0 and 1 (such as 0.99)")
+#define CLI_OPT_JSON(target)                                                                       \
+    CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, (target), NULL,                                     \
+                "print a JSON document on stdout (docs/cli.md)")
+#define CLI_OPT_TEST(target)                                                                       \
+    CULPRIT_OPT("--test", 0, CULPRIT_OPT_STRING, (target), "NAME",                                 \
+                "judge only this test (SUITE.TEST or TEST)")
+#define CLI_OPT_HISTORY(target)                                                                    \
+    CULPRIT_OPT("--history", 0, CULPRIT_OPT_STRING, (target), "DIR",                               \
+                "history directory (default: as the test binaries find it)")
+#define CLI_OPT_PROJECT(target)                                                                    \
+    CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, (target), "FILE",                              \
+                "project file (default: culprit.json at the repository root)")
+
+/* What judges the runs of a history: the tests, where they are, and how they are
+ * compared (culprit history, culprit report). */
+#define CLI_JUDGE_STATS_OPTIONS(judge)                                                             \
+    CLI_OPT_TEST(&(judge)->check.test), CLI_OPT_HISTORY(&(judge)->history_dir),                    \
+        CLI_OPT_PROJECT(&(judge)->project_file),                                                   \
+        CULPRIT_OPT("--allow-mixed", 0, CULPRIT_OPT_FLAG, &(judge)->check.detect.allow_mixed,      \
+                    NULL, "compare runs of different machines or build flags"),                    \
+        CLI_OPT_THRESHOLD(&(judge)->check.detect.threshold,                                        \
+                          "smallest change that matters (default 2)"),                             \
+        CLI_OPT_CONFIDENCE(&(judge)->check.detect.confidence,                                      \
+                           "confidence of intervals and tests (default 0.99)"),                    \
+        CULPRIT_OPT("--fdr", 0, CULPRIT_OPT_DOUBLE, &(judge)->check.detect.fdr, "Q",               \
+                    "false discovery rate across the tests (default 0.05)", .max = 1,              \
+                    .flags = CULPRIT_OPT_ABOVE_MIN,                                                \
+                    .what = "a false discovery rate in (0, 1] (such as 0.05)")
+#define CLI_OPT_NOISE_WINDOW(judge)                                                                \
+    CULPRIT_OPT("--noise-window", 0, CULPRIT_OPT_SIZE, &(judge)->check.noise_window, "N",          \
+                "earlier runs of a test that estimate how much its runs\n"                         \
+                "differ from each other (default 10; 0: none)")
+
+/* The options check and compare share: what fails, where the output goes, and
+ * CLI_JUDGE_STATS_OPTIONS. */
+#define CLI_JUDGE_OPTIONS(judge)                                                                   \
+    CULPRIT_OPT("--fail-on", 0, CULPRIT_OPT_ENUM, &(judge)->fail_on, "major|minor|none",           \
+                "what exits 1: a major regression (default), a major or\n"                         \
+                "minor one, or nothing",                                                           \
+                .choices = cli_fail_on_choices),                                                   \
+        CLI_OPT_JSON(&(judge)->json),                                                              \
+        CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &(judge)->junit, "FILE",                     \
+                    "also write the verdicts as a JUnit XML file"),                                \
+        CLI_JUDGE_STATS_OPTIONS(judge), CLI_OPT_NOISE_WINDOW(judge)
+
+/* Setters of the counter detectors' options (their target: culprit_check_options). */
+int cli_set_detector(const culprit_opt *opt, const char *value);
+int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
 
 /**
- * The options of the counter detectors (--detector, --cluster-threshold, --rules-*):
- * 1 when `args` is one of them (parsed into `check`), 0 when not, negative on a bad
- * value. Shared by check and report.
+ * The options of the counter detectors (--detector, --cluster-threshold, --rules-*),
+ * parsed into the culprit_check_options `check`. Shared by check and report.
  */
-int cli_detector_option(culprit_check_options *check, const cli_args *args);
+#define CLI_DETECTOR_OPTIONS(check)                                                                \
+    CULPRIT_OPT("--detector", 0, CULPRIT_OPT_CALLBACK, (check), "LIST",                            \
+                "time, clusters, rules, comma-separated (default time):\n"                         \
+                "clusters models the counters (Shang et al. 2015), rules\n"                        \
+                "mines their habits from history (Foo et al. 2010); a\n"                           \
+                "counter detector's flag is a minor regression",                                   \
+                .set = cli_set_detector),                                                          \
+        CULPRIT_OPT("--cluster-threshold", 0, CULPRIT_OPT_CALLBACK, (check), "PERCENT",            \
+                    "prediction error of a counter cluster that is a\n"                            \
+                    "regression (default 30, or calibrated on A/A runs)",                          \
+                    .set = cli_set_cluster_threshold, .min = 1e-9, .max = 1e6, .scale = 0.01,      \
+                    .what = "a percentage above 0"),                                               \
+        CULPRIT_OPT("--rules-support", 0, CULPRIT_OPT_DOUBLE, &(check)->rules.min_support, "S",    \
+                    "minimum support of a frequent itemset (default 0.2)", .min = 1e-9, .max = 1,  \
+                    .what = "a fraction in (0, 1]"),                                               \
+        CULPRIT_OPT("--rules-confidence", 0, CULPRIT_OPT_DOUBLE, &(check)->rules.min_confidence,   \
+                    "C", "minimum confidence of a rule (default 0.8)", .min = 1e-9, .max = 1,      \
+                    .what = "a fraction in (0, 1]"),                                               \
+        CULPRIT_OPT("--rules-change", 0, CULPRIT_OPT_DOUBLE, &(check)->rules.threshold, "X",       \
+                    "confidence change that flags a rule (default 0.2)", .max = 1,                 \
+                    .what = "a fraction in [0, 1]"),                                               \
+        CULPRIT_OPT("--rules-window", 0, CULPRIT_OPT_SIZE, &(check)->rules.window, "N",            \
+                    "observations per window (default 1)", .min = 1),                              \
+        CULPRIT_OPT("--rules-history", 0, CULPRIT_OPT_SIZE, &(check)->rules.history, "K",          \
+                    "earlier runs the rules are mined from (default 10)", .min = 1)
 
 /** What a history load needs for these options: the raw series when a counter
  * detector runs, summaries otherwise. */
 unsigned int cli_history_flags(const culprit_check_options *opts);
-/* The help lines of the shared options. */
-void cli_judge_help(FILE *out);
 
 /* The exit code a check gives under `fail_on`: 1 for a regression, else 0. */
 int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on);

@@ -15,58 +15,90 @@
 #include <string.h>
 #include <unistd.h>
 
-static const cli_option options[] = {
-    {"--good", 1},     {"--bad", 1},       {"--build", 1},      {"--command", 1},
-    {"--run", 1},      {"--test", 1},      {"--json", 0},       {"--min-runs", 1},
-    {"--max-runs", 1}, {"--threshold", 1}, {"--confidence", 1}, {"--timeout", 1},
-    {"--all", 0},      {"--auto", 0},      {"--history", 1},    {"--paths", 1},
-    {"--help", 0},     {"--calltree", 0},  {"--no-history", 0}, {NULL, 0}};
+/* What the command line of culprit bisect sets besides the session's options. */
+typedef struct {
+    int json, help, automatic, no_history;
+    const char *history_dir;
+    cli_strings paths;
+} bisect_args;
+
+/* The options of culprit bisect, their values going into the session's options `o`
+ * and `a`; its --help too. */
+#define BISECT_OPTIONS(o, a)                                                                       \
+    {                                                                                              \
+        CULPRIT_OPT("--good", 0, CULPRIT_OPT_STRING, &(o)->good, "REV",                            \
+                    "a revision known to be fast"),                                                \
+            CULPRIT_OPT("--bad", 0, CULPRIT_OPT_STRING, &(o)->bad, "REV",                          \
+                        "a revision known to be slow (descendant of good)"),                       \
+            CULPRIT_OPT("--build", 0, CULPRIT_OPT_STRING, &(o)->build, "CMD",                      \
+                        "builds a checkout (a failing build skips the commit)"),                   \
+            CULPRIT_OPT("--command", 0, CULPRIT_OPT_STRING, &(o)->command, "CMD",                  \
+                        "the command whose run time is bisected"),                                 \
+            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(o)->run, "CMD",                          \
+                        "or: runs a culprit test binary (it gets $CULPRIT_HISTORY_DIR,\n"          \
+                        "$CULPRIT_COMMIT and CULPRIT_FAIL_ON=none) ..."),                          \
+            CULPRIT_OPT("--test", 0, CULPRIT_OPT_STRING, &(o)->test, "NAME",                       \
+                        "... and the perf test (SUITE.TEST or TEST) whose mean is\n"               \
+                        "bisected, as the test binary measured it"),                               \
+            CULPRIT_OPT("--min-runs", 0, CULPRIT_OPT_UINT, &(o)->min_runs, "N",                    \
+                        "runs of each commit per step, in pairs (default 10)", .min = 2),          \
+            CULPRIT_OPT("--max-runs", 0, CULPRIT_OPT_UINT, &(o)->max_runs, "N",                    \
+                        "more runs, up to N, when a step cannot tell (default 30)", .min = 2),     \
+            CLI_OPT_THRESHOLD(&(o)->threshold,                                                     \
+                              "smallest slowdown that makes a commit bad (default 2)"),            \
+            CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
+            CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",            \
+                        "kill a build or a run after this long (default 600)", .max = 1e7,         \
+                        .flags = CULPRIT_OPT_ABOVE_MIN,                                            \
+                        .what = "a number of seconds above 0 (up to 1e7)"),                        \
+            CULPRIT_OPT("--all", 0, CULPRIT_OPT_FLAG, &(o)->all, NULL,                             \
+                        "find every commit that made it slower, not only one"),                    \
+            CULPRIT_OPT("--auto", 0, CULPRIT_OPT_FLAG, &(a)->automatic, NULL,                      \
+                        "take good and bad from the history of --test: the last\n"                 \
+                        "commit where it was fine and the first flagged after it"),                \
+            CULPRIT_OPT("--history", 0, CULPRIT_OPT_STRING, &(a)->history_dir, "DIR",              \
+                        "the history directory (default: as culprit check): with\n"                \
+                        "--test, runs of the test it holds are reused instead of\n"                \
+                        "re-run, and given explicitly (or $CULPRIT_HISTORY_DIR),\n"                \
+                        "the bisection's own runs are recorded there"),                            \
+            CULPRIT_OPT("--no-history", 0, CULPRIT_OPT_FLAG, &(a)->no_history, NULL,               \
+                        "neither reuse nor record runs"),                                          \
+            CULPRIT_OPT("--paths", 0, CULPRIT_OPT_CALLBACK, &(a)->paths, "P",                      \
+                        "relevant path (file, directory or glob; repeatable):\n"                   \
+                        "commits touching none are not built, and the culprit\n"                   \
+                        "is confirmed against its parent",                                         \
+                        .set = cli_opt_append),                                                    \
+            CULPRIT_OPT("--calltree", 0, CULPRIT_OPT_FLAG, &(o)->calltree, NULL,                   \
+                        "then record the call trees of the culprit and its parent\n"               \
+                        "(the command's binary built with culprit_instrument) and\n"               \
+                        "name the functions and lines behind the slowdown"),                       \
+            CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
+                        "print the result as JSON on stdout"),                                     \
+            CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
+    }
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit bisect --good REV --bad REV [--build CMD]\n"
-          "                      (--command CMD | --run CMD --test NAME) [--all] [--json]\n"
-          "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
-          "                      [--confidence C] [--timeout SECONDS]\n"
-          "Finds the first commit between good and bad that made CMD significantly slower.\n"
-          "Each commit is checked out in a temporary directory outside the working tree,\n"
-          "built with CMD's --build command there, and timed against the good end with the\n"
-          "runs of the two interleaved; the working tree, index and HEAD are never touched.\n"
-          "Both commands run with /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it.\n"
-          "\n"
-          "  --good REV            a revision known to be fast\n"
-          "  --bad REV             a revision known to be slow (descendant of good)\n"
-          "  --build CMD           builds a checkout (a failing build skips the commit)\n"
-          "  --command CMD         the command whose run time is bisected\n"
-          "  --run CMD             or: runs a culprit test binary (it gets $CULPRIT_HISTORY_DIR,\n"
-          "                        $CULPRIT_COMMIT and CULPRIT_FAIL_ON=none) ...\n"
-          "  --test NAME           ... and the perf test (SUITE.TEST or TEST) whose mean is\n"
-          "                        bisected, as the test binary measured it\n"
-          "  --min-runs N          runs of each commit per step, in pairs (default 10)\n"
-          "  --max-runs N          more runs, up to N, when a step cannot tell (default 30)\n"
-          "  --threshold PERCENT   smallest slowdown that makes a commit bad (default 2)\n"
-          "  --confidence C        of each step's decision (default 0.99)\n"
-          "  --timeout SECONDS     kill a build or a run after this long (default 600)\n"
-          "  --all                 find every commit that made it slower, not only one\n"
-          "  --auto                take good and bad from the history of --test: the last\n"
-          "                        commit where it was fine and the first flagged after it\n"
-          "  --history DIR         the history directory (default: as culprit check): with\n"
-          "                        --test, runs of the test it holds are reused instead of\n"
-          "                        re-run, and given explicitly (or $CULPRIT_HISTORY_DIR),\n"
-          "                        the bisection's own runs are recorded there\n"
-          "  --no-history          neither reuse nor record runs\n"
-          "  --paths P             relevant path (file, directory or glob; repeatable):\n"
-          "                        commits touching none are not built, and the culprit\n"
-          "                        is confirmed against its parent\n"
-          "  --calltree            then record the call trees of the culprit and its parent\n"
-          "                        (the command's binary built with culprit_instrument) and\n"
-          "                        name the functions and lines behind the slowdown\n"
-          "  --json                print the result as JSON on stdout\n"
-          "\n"
-          "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
-          "1 bad is not significantly slower than good, 2 usage or I/O error, a good or\n"
-          "bad end that does not build, or too many commits that do not.\n",
-          out);
+    culprit_bisect_options o;
+    bisect_args a;
+    const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
+
+    cli_usage(out,
+              "usage: culprit bisect --good REV --bad REV [--build CMD]\n"
+              "                      (--command CMD | --run CMD --test NAME) [--all] [--json]\n"
+              "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
+              "                      [--confidence C] [--timeout SECONDS]\n"
+              "Finds the first commit between good and bad that made CMD significantly slower.\n"
+              "Each commit is checked out in a temporary directory outside the working tree,\n"
+              "built with CMD's --build command there, and timed against the good end with the\n"
+              "runs of the two interleaved; the working tree, index and HEAD are never touched.\n"
+              "Both commands run with /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it.\n"
+              "\n",
+              options, 24,
+              "\n"
+              "Exit status: 0 the culprit (or, with skipped commits, a range) was found,\n"
+              "1 bad is not significantly slower than good, 2 usage or I/O error, a good or\n"
+              "bad end that does not build, or too many commits that do not.\n");
 }
 
 static void on_signal(int sig)
@@ -368,96 +400,30 @@ static int usage_error(const char **paths)
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
-    cli_args args;
-    int kind, json = 0, help = 0, error = 0, status;
-    const char **paths = NULL, *history_dir = NULL;
-    size_t npaths = 0;
-    int automatic = 0, no_history = 0;
-    size_t n;
-    double v;
+    bisect_args a = {0, 0, 0, 0, NULL, {NULL, 0}};
+    const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
+    culprit_opt_parser parser;
+    int kind, status;
 
-    cli_args_init(&args, "bisect", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&parser, "bisect", options, argc, argv);
+    while ((kind = culprit_opt_next(&parser)) != CULPRIT_OPT_END) {
         if (kind < 0)
-            return usage_error(paths);
-        if (kind == CLI_ARG_POSITIONAL) {
-            culprit_error_set(CULPRIT_EINVALID, "bisect: unexpected argument '%s'", args.value);
-            return usage_error(paths);
+            return usage_error(a.paths.items);
+        if (kind == CULPRIT_OPT_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "bisect: unexpected argument '%s'", parser.value);
+            return usage_error(a.paths.items);
         }
-        if (cli_is(&args, "--help"))
-            help = 1;
-        else if (cli_is(&args, "--good"))
-            o.good = args.value;
-        else if (cli_is(&args, "--bad"))
-            o.bad = args.value;
-        else if (cli_is(&args, "--build"))
-            o.build = args.value;
-        else if (cli_is(&args, "--command"))
-            o.command = args.value;
-        else if (cli_is(&args, "--run"))
-            o.run = args.value;
-        else if (cli_is(&args, "--test"))
-            o.test = args.value;
-        else if (cli_is(&args, "--json"))
-            json = 1;
-        else if (cli_is(&args, "--all"))
-            o.all = 1;
-        else if (cli_is(&args, "--calltree"))
-            o.calltree = 1;
-        else if (cli_is(&args, "--auto"))
-            automatic = 1;
-        else if (cli_is(&args, "--history"))
-            history_dir = args.value;
-        else if (cli_is(&args, "--no-history"))
-            no_history = 1;
-        else if (cli_is(&args, "--paths")) {
-            const char **grown = realloc(paths, (npaths + 1) * sizeof(*paths));
-            if (!grown) {
-                free(paths);
-                cli_error("out of memory");
-                return CLI_EXIT_ERROR;
-            }
-            paths = grown;
-            paths[npaths++] = args.value;
-        } else if (cli_is(&args, "--min-runs")) {
-            if ((error = cli_parse_size(&n, "--min-runs", args.value, 2)) == 0)
-                o.min_runs = (unsigned int)n;
-        } else if (cli_is(&args, "--max-runs")) {
-            if ((error = cli_parse_size(&n, "--max-runs", args.value, 2)) == 0)
-                o.max_runs = (unsigned int)n;
-        } else if (cli_is(&args, "--threshold")) {
-            if ((error = cli_parse_double(&v, "--threshold", args.value, 0, 1000,
-                                          "a percentage (0 to 1000)")) == 0)
-                o.threshold = v / 100;
-        } else if (cli_is(&args, "--confidence")) {
-            if ((error = cli_parse_double(&v, "--confidence", args.value, 0, 1,
-                                          "a confidence level such as 0.99")) == 0 &&
-                !(v > 0 && v < 1))
-                error = culprit_error_set(CULPRIT_EINVALID,
-                                          "--confidence: '%s' is not strictly between 0 and 1",
-                                          args.value);
-            o.confidence = v;
-        } else if (cli_is(&args, "--timeout")) {
-            if ((error = cli_parse_double(&v, "--timeout", args.value, 0, 1e7,
-                                          "a number of seconds")) == 0 &&
-                !(v > 0))
-                error = culprit_error_set(CULPRIT_EINVALID, "--timeout: '%s' is not above 0",
-                                          args.value);
-            o.timeout_s = v;
-        }
-        if (error < 0)
-            return usage_error(paths);
     }
-    if (help) {
-        free(paths);
+    if (a.help) {
+        free(a.paths.items);
         usage(stdout);
         return CLI_EXIT_OK;
     }
     {
-        bisect_request q = {history_dir, json, automatic, no_history, "", ""};
+        bisect_request q = {a.history_dir, a.json, a.automatic, a.no_history, "", ""};
         if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
-            status = run_session(&o, paths, npaths, &q);
+            status = run_session(&o, a.paths.items, a.paths.n, &q);
     }
-    free(paths);
+    free(a.paths.items);
     return status;
 }

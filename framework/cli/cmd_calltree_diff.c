@@ -12,30 +12,44 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cli_option options[] = {{"--help", 0},   {"--json", 0},      {"--repo", 1},
-                                     {"--commit", 1}, {"--threshold", 1}, {"--confidence", 1},
-                                     {NULL, 0}};
+/* The options of culprit calltree diff; --threshold and --confidence parse as
+ * detection's (into `judge`); its --help too. */
+#define DIFF_OPTIONS(judge, repo_dir, rev, help)                                                   \
+    {                                                                                              \
+        CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, (rev), "REV",                               \
+                    "mark the functions whose own lines REV changed (against\n"                    \
+                    "its first parent) and rank those suspects first"),                            \
+            CULPRIT_OPT("--repo", 0, CULPRIT_OPT_STRING, (repo_dir), "DIR",                        \
+                        "the repository of REV (default: the current directory)"),                 \
+            CLI_OPT_THRESHOLD(&(judge)->check.detect.threshold,                                    \
+                              "smallest per-call slowdown that counts (default 2)"),               \
+            CLI_OPT_CONFIDENCE(&(judge)->check.detect.confidence,                                  \
+                               "of each node's test (default 0.99)"),                              \
+            CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(judge)->json, NULL,                       \
+                        "print the result as JSON on stdout"),                                     \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]\n"
-          "                              [--threshold PERCENT] [--confidence C]\n"
-          "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
-          "with BASE's (Welch's test on the per-call times), the search descends only into\n"
-          "significantly slower nodes, and the lowest slower node of each chain is a\n"
-          "suspect (a slower node whose callees changed is one and is not descended).\n"
-          "BASE and TEST are call-tree files (culprit calltree record).\n"
-          "\n"
-          "  --commit REV          mark the functions whose own lines REV changed (against\n"
-          "                        its first parent) and rank those suspects first\n"
-          "  --repo DIR            the repository of REV (default: the current directory)\n"
-          "  --threshold PERCENT   smallest per-call slowdown that counts (default 2)\n"
-          "  --confidence C        of each node's test (default 0.99)\n"
-          "  --json                print the result as JSON on stdout\n"
-          "\n"
-          "Exit status: 0 the trees were compared (with or without suspects), 2 usage or\n"
-          "I/O error (unreadable or foreign file, a tree without per-call times).\n",
-          out);
+    cli_judge judge;
+    const char *repo_dir, *rev;
+    int help;
+    const culprit_opt options[] = DIFF_OPTIONS(&judge, &repo_dir, &rev, &help);
+
+    cli_usage(out,
+              "usage: culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]\n"
+              "                              [--threshold PERCENT] [--confidence C]\n"
+              "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
+              "with BASE's (Welch's test on the per-call times), the search descends only into\n"
+              "significantly slower nodes, and the lowest slower node of each chain is a\n"
+              "suspect (a slower node whose callees changed is one and is not descended).\n"
+              "BASE and TEST are call-tree files (culprit calltree record).\n"
+              "\n",
+              options, 24,
+              "\n"
+              "Exit status: 0 the trees were compared (with or without suspects), 2 usage or\n"
+              "I/O error (unreadable or foreign file, a tree without per-call times).\n");
 }
 
 /* ------------------------------------------------------------------ rendering --- */
@@ -131,7 +145,7 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 int cli_calltree_diff(int argc, char **argv)
 {
     cli_judge judge;
-    cli_args args;
+    culprit_opt_parser p;
     const char *positional[2] = {NULL, NULL}, *repo_dir = NULL, *rev = NULL;
     culprit_calltree *trees[2] = {NULL, NULL};
     culprit_calltree_diff diff;
@@ -141,27 +155,22 @@ int cli_calltree_diff(int argc, char **argv)
     char sha[41] = "";
     size_t npositional = 0;
     int kind, help = 0, error = 0;
+    const culprit_opt options[] = DIFF_OPTIONS(&judge, &repo_dir, &rev, &help);
 
     memset(&diff, 0, sizeof(diff));
     memset(&changes, 0, sizeof(changes));
     cli_judge_init(&judge);
-    cli_args_init(&args, "calltree diff", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
-        if (kind < 0 || (error = cli_judge_option(&judge, &args)) < 0)
+    culprit_opt_parser_init(&p, "calltree diff", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
+        if (kind < 0)
             return cli_usage_error("calltree diff");
-        if (kind == CLI_ARG_POSITIONAL) {
+        if (kind == CULPRIT_OPT_POSITIONAL) {
             if (npositional == 2) {
                 culprit_error_set(CULPRIT_EINVALID, "calltree diff: unexpected argument '%s'",
-                                  args.value);
+                                  p.value);
                 return cli_usage_error("calltree diff");
             }
-            positional[npositional++] = args.value;
-        } else if (cli_is(&args, "--help")) {
-            help = 1;
-        } else if (cli_is(&args, "--repo")) {
-            repo_dir = args.value;
-        } else if (cli_is(&args, "--commit")) {
-            rev = args.value;
+            positional[npositional++] = p.value;
         }
     }
     if (help) {

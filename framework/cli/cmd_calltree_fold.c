@@ -7,10 +7,9 @@
 
 #include <string.h>
 
-static const cli_option options[] = {{"--help", 0}, {NULL, 0}};
-
 static void usage(FILE *out)
 {
+    /* No option but --help, so no option lines. */
     fputs("usage: culprit calltree fold FILE\n"
           "Prints FILE, a call-tree file (or folded stacks), as folded stacks: one line per\n"
           "call path, its functions from main down separated by ';', then the time spent in\n"
@@ -23,26 +22,26 @@ static void usage(FILE *out)
 
 int cli_calltree_fold(int argc, char **argv)
 {
-    cli_args args;
     const char *path = NULL;
     culprit_calltree *tree = NULL;
     culprit_buf out = CULPRIT_BUF_INIT;
-    int kind, error = 0;
+    int kind, help = 0, error = 0;
+    const culprit_opt options[] = {CLI_OPT_HELP(&help), CULPRIT_OPT_END_ROW};
+    culprit_opt_parser p;
 
-    cli_args_init(&args, "calltree fold", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "calltree fold", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
             return cli_usage_error("calltree fold");
-        if (kind == CLI_ARG_OPTION) { /* --help */
+        if (help) {
             usage(stdout);
             return CLI_EXIT_OK;
         }
         if (path) {
-            culprit_error_set(CULPRIT_EINVALID, "calltree fold: unexpected argument '%s'",
-                              args.value);
+            culprit_error_set(CULPRIT_EINVALID, "calltree fold: unexpected argument '%s'", p.value);
             return cli_usage_error("calltree fold");
         }
-        path = args.value;
+        path = p.value;
     }
     if (!path) {
         culprit_error_set(CULPRIT_EINVALID, "calltree fold: needs a call-tree FILE");

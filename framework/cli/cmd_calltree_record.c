@@ -14,25 +14,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cli_option record_options[] = {{"--out", 1},   {"--levels", 1}, {"--repeat", 1},
-                                            {"--quiet", 0}, {"--help", 0},   {NULL, 0}};
+/* The options of culprit calltree record, their values going into `opts` and
+ * `out`; its --help too. */
+#define RECORD_OPTIONS(opts, out, help)                                                            \
+    {                                                                                              \
+        CULPRIT_OPT("--out", 0, CULPRIT_OPT_STRING, (out), "FILE",                                 \
+                    "the call-tree file to write (default culprit.calltree)"),                     \
+            CULPRIT_OPT("--levels", 0, CULPRIT_OPT_UINT, &(opts)->max_levels, "N",                 \
+                        "time depths 1..N only (default: every depth)", .min = 1),                 \
+            CULPRIT_OPT("--repeat", 0, CULPRIT_OPT_UINT, &(opts)->repeat, "N",                     \
+                        "N timing runs per depth (default 1), so that even a function\n"           \
+                        "called once has N samples for culprit calltree diff",                     \
+                        .min = 1),                                                                 \
+            CULPRIT_OPT("--quiet", 0, CULPRIT_OPT_FLAG, &(opts)->quiet, NULL,                      \
+                        "send CMD's output to /dev/null"),                                         \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
 
 static void record_usage(FILE *out)
 {
-    fputs("usage: culprit calltree record [--out FILE] [--levels N] [--repeat N] [--quiet]\n"
-          "                               [--] CMD [ARG...]\n"
-          "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
-          "call tree (call counts, no clock read), then once per depth of the tree timing\n"
-          "only the calls at that depth, and writes the merged, symbolized tree.\n"
-          "\n"
-          "  --out FILE   the call-tree file to write (default culprit.calltree)\n"
-          "  --levels N   time depths 1..N only (default: every depth)\n"
-          "  --repeat N   N timing runs per depth (default 1), so that even a function\n"
-          "               called once has N samples for culprit calltree diff\n"
-          "  --quiet      send CMD's output to /dev/null\n"
-          "\nExit status: 0, or 2 on a usage or I/O error, a command that is not\n"
-          "instrumented or dies of a signal.\n",
-          out);
+    culprit_calltree_record_options opts;
+    const char *file;
+    int help;
+    const culprit_opt options[] = RECORD_OPTIONS(&opts, &file, &help);
+
+    cli_usage(out,
+              "usage: culprit calltree record [--out FILE] [--levels N] [--repeat N] [--quiet]\n"
+              "                               [--] CMD [ARG...]\n"
+              "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
+              "call tree (call counts, no clock read), then once per depth of the tree timing\n"
+              "only the calls at that depth, and writes the merged, symbolized tree.\n"
+              "\n",
+              options, 15,
+              "\nExit status: 0, or 2 on a usage or I/O error, a command that is not\n"
+              "instrumented or dies of a signal.\n");
 }
 
 static void progress(unsigned int run, unsigned int nruns, void *payload)
@@ -50,31 +65,19 @@ int cli_calltree_record(int argc, char **argv)
     culprit_calltree *tree = NULL;
     const char *out = "culprit.calltree";
     char **command = NULL;
-    cli_args args;
-    size_t levels;
-    int kind, exit_code = CLI_EXIT_ERROR;
+    culprit_opt_parser p;
+    int kind, help = 0, exit_code = CLI_EXIT_ERROR;
+    const culprit_opt options[] = RECORD_OPTIONS(&opts, &out, &help);
 
-    cli_args_init(&args, "calltree record", argc, argv, record_options);
-    while (!command && (kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "calltree record", options, argc, argv);
+    while (!command && (kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
             return cli_usage_error("calltree record");
-        if (kind == CLI_ARG_POSITIONAL)
-            command = argv + args.i; /* the command takes every argument after it */
-        else if (cli_is(&args, "--help")) {
+        if (kind == CULPRIT_OPT_POSITIONAL) {
+            command = argv + p.i; /* the command takes every argument after it */
+        } else if (help) {
             record_usage(stdout);
             return CLI_EXIT_OK;
-        } else if (cli_is(&args, "--out"))
-            out = args.value;
-        else if (cli_is(&args, "--quiet"))
-            opts.quiet = 1;
-        else if (cli_is(&args, "--levels")) {
-            if (cli_parse_size(&levels, "--levels", args.value, 1) < 0)
-                return cli_usage_error("calltree record");
-            opts.max_levels = (unsigned int)levels;
-        } else if (cli_is(&args, "--repeat")) {
-            if (cli_parse_size(&levels, "--repeat", args.value, 1) < 0)
-                return cli_usage_error("calltree record");
-            opts.repeat = (unsigned int)levels;
         }
     }
     if (!command) {
@@ -97,19 +100,29 @@ cleanup:
 
 /* ------------------------------------------------------------------- show --- */
 
-static const cli_option show_options[] = {{"--depth", 1}, {"--help", 0}, {NULL, 0}};
+/* The options of culprit calltree show; its --help too. */
+#define SHOW_OPTIONS(max_depth, help)                                                              \
+    {                                                                                              \
+        CULPRIT_OPT("--depth", 0, CULPRIT_OPT_SIZE, (max_depth), "N",                              \
+                    "print the nodes down to depth N only (1 = main and thread entries)",          \
+                    .min = 1),                                                                     \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
 
 static void show_usage(FILE *out)
 {
-    fputs("usage: culprit calltree show [--depth N] FILE\n"
-          "Prints the call tree of FILE, one node per line, indented by depth: calls,\n"
-          "inclusive and exclusive time summed over the calls ('-': not timed), the\n"
-          "function and where it is defined. Functions still named by their address are\n"
-          "symbolized from their binary when it is still there.\n"
-          "\n"
-          "  --depth N   print the nodes down to depth N only (1 = main and thread entries)\n"
-          "\nExit status: 0, or 2 on a usage or I/O error or an empty tree.\n",
-          out);
+    size_t max_depth;
+    int help;
+    const culprit_opt options[] = SHOW_OPTIONS(&max_depth, &help);
+
+    cli_usage(out,
+              "usage: culprit calltree show [--depth N] FILE\n"
+              "Prints the call tree of FILE, one node per line, indented by depth: calls,\n"
+              "inclusive and exclusive time summed over the calls ('-': not timed), the\n"
+              "function and where it is defined. Functions still named by their address are\n"
+              "symbolized from their binary when it is still there.\n"
+              "\n",
+              options, 14, "\nExit status: 0, or 2 on a usage or I/O error or an empty tree.\n");
 }
 
 static void put_time(culprit_buf *line, double ns)
@@ -173,27 +186,25 @@ int cli_calltree_show(int argc, char **argv)
     culprit_calltree *tree = NULL;
     const char *file = NULL;
     size_t unnamed = 0, nofile = 0, max_depth = 0;
-    cli_args args;
-    int kind, exit_code = CLI_EXIT_ERROR;
+    culprit_opt_parser p;
+    int kind, help = 0, exit_code = CLI_EXIT_ERROR;
+    const culprit_opt options[] = SHOW_OPTIONS(&max_depth, &help);
 
-    cli_args_init(&args, "calltree show", argc, argv, show_options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "calltree show", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
             return cli_usage_error("calltree show");
-        if (kind == CLI_ARG_OPTION && cli_is(&args, "--depth")) {
-            if (cli_parse_size(&max_depth, "--depth", args.value, 1) < 0)
-                return cli_usage_error("calltree show");
-            continue;
-        }
-        if (kind == CLI_ARG_OPTION) {
+        if (help) {
             show_usage(stdout);
             return CLI_EXIT_OK;
         }
+        if (kind == CULPRIT_OPT_OPTION)
+            continue;
         if (file) {
-            culprit_error_set(CULPRIT_EINVALID, "calltree show: one file only ('%s')", args.value);
+            culprit_error_set(CULPRIT_EINVALID, "calltree show: one file only ('%s')", p.value);
             return cli_usage_error("calltree show");
         }
-        file = args.value;
+        file = p.value;
     }
     if (!file) {
         culprit_error_set(CULPRIT_EINVALID, "calltree show: which file?");

@@ -12,30 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cli_option options[] = {{"--set", 1},        {"--unset", 1}, {"--accept", 1},
-                                     {"--accept-all", 0}, {"--json", 0},  {"--history", 1},
-                                     {"--project", 1},    {"--help", 0},  {NULL, 0}};
-
-static void usage(FILE *out)
-{
-    fputs("usage: culprit categories [--json] [--set SUITE.TEST=CATEGORY]...\n"
-          "                          [--unset SUITE.TEST]... [--accept SUITE.TEST]...\n"
-          "                          [--accept-all]\n"
-          "Lists each test of the history with its category, where the category comes\n"
-          "from, its range and the latest mean ('*': not the fastest category), after\n"
-          "applying the changes asked for to <history>/categories.json.\n"
-          "\n"
-          "  --set SUITE.TEST=CATEGORY   assign a category\n"
-          "  --unset SUITE.TEST          remove an assignment (the next run assigns again)\n"
-          "  --accept SUITE.TEST         assign the category of the latest measured mean\n"
-          "  --accept-all                the same for every test\n"
-          "  --json                      print a JSON document on stdout (docs/cli.md)\n"
-          "  --history DIR, --project FILE   as for culprit check\n"
-          "\nExit status: 0, or 2 on a usage or I/O error (unknown category or test).\n",
-          out);
-}
-
-/* The newest facts about one test. */
 typedef struct {
     char *key;
     const culprit_test_result *newest;   /* its newest result */
@@ -333,13 +309,64 @@ static void print_text(const test_set *set, const culprit_categories *cats,
     culprit_buf_dispose(&line);
 }
 
+/* The changes asked for, in the order given. */
+typedef struct {
+    change *items;
+    size_t n;
+} change_list;
+
+/* --set, --unset and --accept: one change each, applied in order after parsing. */
+static int add_change(const culprit_opt *opt, const char *value)
+{
+    change_list *list = opt->target;
+
+    list->items[list->n++] = (change){opt->name, value};
+    return 0;
+}
+
+/* The options of culprit categories; its --help too. */
+#define CATEGORIES_OPTIONS(changes, json, accept_all, history_dir, project_file, help)             \
+    {                                                                                              \
+        CULPRIT_OPT("--set", 0, CULPRIT_OPT_CALLBACK, (changes), "SUITE.TEST=CATEGORY",            \
+                    "assign a category", .set = add_change),                                       \
+            CULPRIT_OPT("--unset", 0, CULPRIT_OPT_CALLBACK, (changes), "SUITE.TEST",               \
+                        "remove an assignment (the next run assigns again)", .set = add_change),   \
+            CULPRIT_OPT("--accept", 0, CULPRIT_OPT_CALLBACK, (changes), "SUITE.TEST",              \
+                        "assign the category of the latest measured mean", .set = add_change),     \
+            CULPRIT_OPT("--accept-all", 0, CULPRIT_OPT_FLAG, (accept_all), NULL,                   \
+                        "the same for every test"),                                                \
+            CLI_OPT_JSON(json), CLI_OPT_HISTORY(history_dir), CLI_OPT_PROJECT(project_file),       \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
+
+static void usage(FILE *out)
+{
+    change_list changes;
+    const char *history_dir, *project_file;
+    int json, accept_all, help;
+    const culprit_opt options[] =
+        CATEGORIES_OPTIONS(&changes, &json, &accept_all, &history_dir, &project_file, &help);
+
+    cli_usage(out,
+              "usage: culprit categories [--json] [--set SUITE.TEST=CATEGORY]...\n"
+              "                          [--unset SUITE.TEST]... [--accept SUITE.TEST]...\n"
+              "                          [--accept-all]\n"
+              "Lists each test of the history with its category, where the category comes\n"
+              "from, its range and the latest mean ('*': not the fastest category), after\n"
+              "applying the changes asked for to <history>/categories.json.\n"
+              "\n",
+              options, 30,
+              "\nExit status: 0, or 2 on a usage or I/O error (unknown category or test).\n");
+}
+
 int cli_categories(int argc, char **argv)
 {
-    cli_args args;
+    culprit_opt_parser p;
     cli_env env;
     culprit_history_runs runs = {0, NULL, 0};
     culprit_assignments *assignments = NULL;
     test_set set = {0, 0, NULL};
+    change_list list = {NULL, 0};
     change *changes = NULL;
     json_t *done = NULL;
     const char *history_dir = NULL, *project_file = NULL;
@@ -347,34 +374,26 @@ int cli_categories(int argc, char **argv)
     char *file = NULL;
     size_t nchanges = 0;
     int kind, help = 0, json = 0, accept_all = 0, error = 0;
+    const culprit_opt options[] =
+        CATEGORIES_OPTIONS(&list, &json, &accept_all, &history_dir, &project_file, &help);
 
     memset(&env, 0, sizeof(env));
-    if (!(changes = calloc((size_t)argc + 1, sizeof(*changes))))
+    /* At most one change per argument. */
+    if (!(changes = list.items = calloc((size_t)argc + 1, sizeof(*changes))))
         return CLI_EXIT_ERROR;
-    cli_args_init(&args, "categories", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "categories", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0) {
             free(changes);
             return cli_usage_error("categories");
         }
-        if (kind == CLI_ARG_POSITIONAL) {
-            culprit_error_set(CULPRIT_EINVALID, "categories: unexpected argument '%s'", args.value);
+        if (kind == CULPRIT_OPT_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "categories: unexpected argument '%s'", p.value);
             free(changes);
             return cli_usage_error("categories");
         }
-        if (cli_is(&args, "--help"))
-            help = 1;
-        else if (cli_is(&args, "--json"))
-            json = 1;
-        else if (cli_is(&args, "--history"))
-            history_dir = args.value;
-        else if (cli_is(&args, "--project"))
-            project_file = args.value;
-        else if (cli_is(&args, "--accept-all"))
-            accept_all = 1;
-        else
-            changes[nchanges++] = (change){args.name, args.value};
     }
+    nchanges = list.n;
     if (help) {
         free(changes);
         usage(stdout);

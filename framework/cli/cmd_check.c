@@ -11,53 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static const cli_option options[] = {{"--commit", 1},
-                                     {"--baseline", 1},
-                                     {"--pool", 1},
-                                     {"--confirm", 0},
-                                     {"--help", 0},
-                                     {"--detector", 1},
-                                     {"--cluster-threshold", 1},
-                                     {"--rules-support", 1},
-                                     {"--rules-confidence", 1},
-                                     {"--rules-change", 1},
-                                     {"--rules-window", 1},
-                                     {"--rules-history", 1},
-                                     CLI_JUDGE_OPTIONS,
-                                     {NULL, 0}};
-
-static void usage(FILE *out)
-{
-    fputs("usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
-          "                     [--json] [--junit FILE] [--test NAME] [--confirm] [...]\n"
-          "Judges every test measured at a commit against its baseline and reports major\n"
-          "and minor regressions, improvements and undecided tests.\n"
-          "\n"
-          "  --commit REV          the commit judged (default HEAD)\n"
-          "  --baseline REV        compare with exactly this commit (default: the newest\n"
-          "                        earlier data on the commit's first-parent history)\n"
-          "  --pool K              pool the runs of the last K earlier commits with data\n"
-          "  --confirm             re-run each flagged test once; report it only if the\n"
-          "                        re-run is flagged too\n"
-          "  --detector LIST       time, clusters, rules, comma-separated (default time):\n"
-          "                        clusters models the counters (Shang et al. 2015), rules\n"
-          "                        mines their habits from history (Foo et al. 2010); a\n"
-          "                        counter detector's flag is a minor regression\n"
-          "  --cluster-threshold PERCENT\n"
-          "                        prediction error of a counter cluster that is a\n"
-          "                        regression (default 30, or calibrated on A/A runs)\n"
-          "  --rules-support S     minimum support of a frequent itemset (default 0.2)\n"
-          "  --rules-confidence C  minimum confidence of a rule (default 0.8)\n"
-          "  --rules-change X      confidence change that flags a rule (default 0.2)\n"
-          "  --rules-window N      observations per window (default 1)\n"
-          "  --rules-history K     earlier runs the rules are mined from (default 10)\n",
-          out);
-    cli_judge_help(out);
-    fputs("\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
-          "error (unknown revision, no history at the commit, unreadable history).\n",
-          out);
-}
-
 typedef struct {
     cli_judge judge;
     const char *commit_rev;
@@ -65,38 +18,55 @@ typedef struct {
     int confirm;
 } check_args;
 
+/* The options of culprit check, their values going into `a`; its --help too. */
+#define CHECK_OPTIONS(a, help)                                                                     \
+    {                                                                                              \
+        CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, &(a)->commit_rev, "REV",                    \
+                    "the commit judged (default HEAD)"),                                           \
+            CULPRIT_OPT("--baseline", 0, CULPRIT_OPT_STRING, &(a)->baseline_rev, "REV",            \
+                        "compare with exactly this commit (default: the newest\n"                  \
+                        "earlier data on the commit's first-parent history)"),                     \
+            CULPRIT_OPT("--pool", 0, CULPRIT_OPT_SIZE, &(a)->judge.check.pool, "K",                \
+                        "pool the runs of the last K earlier commits with data", .min = 1),        \
+            CULPRIT_OPT("--confirm", 0, CULPRIT_OPT_FLAG, &(a)->confirm, NULL,                     \
+                        "re-run each flagged test once; report it only if the\n"                   \
+                        "re-run is flagged too"),                                                  \
+            CLI_DETECTOR_OPTIONS(&(a)->judge.check), CLI_JUDGE_OPTIONS(&(a)->judge),               \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
+
+static void usage(FILE *out)
+{
+    check_args a;
+    int help;
+    const culprit_opt options[] = CHECK_OPTIONS(&a, &help);
+
+    cli_usage(out,
+              "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
+              "                     [--json] [--junit FILE] [--test NAME] [--confirm] [...]\n"
+              "Judges every test measured at a commit against its baseline and reports major\n"
+              "and minor regressions, improvements and undecided tests.\n"
+              "\n",
+              options, 24,
+              "\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
+              "error (unknown revision, no history at the commit, unreadable history).\n");
+}
+
 static int parse(check_args *a, int argc, char **argv, int *help)
 {
-    cli_args args;
-    int kind, error;
+    const culprit_opt options[] = CHECK_OPTIONS(a, help);
+    culprit_opt_parser p;
+    int kind;
 
     memset(a, 0, sizeof(*a));
     cli_judge_init(&a->judge);
     a->commit_rev = "HEAD";
-    cli_args_init(&args, "check", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "check", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
             return kind;
-        if (kind == CLI_ARG_POSITIONAL)
-            return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'",
-                                     args.value);
-        if ((error = cli_judge_option(&a->judge, &args)) < 0)
-            return error;
-        if (error > 0)
-            continue;
-        if (cli_is(&args, "--help"))
-            *help = 1;
-        else if (cli_is(&args, "--commit"))
-            a->commit_rev = args.value;
-        else if (cli_is(&args, "--baseline"))
-            a->baseline_rev = args.value;
-        else if (cli_is(&args, "--confirm"))
-            a->confirm = 1;
-        else if (cli_is(&args, "--pool") &&
-                 (error = cli_parse_size(&a->judge.check.pool, "--pool", args.value, 1)) < 0)
-            return error;
-        else if ((error = cli_detector_option(&a->judge.check, &args)) < 0)
-            return error;
+        if (kind == CULPRIT_OPT_POSITIONAL)
+            return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'", p.value);
     }
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,

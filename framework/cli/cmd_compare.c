@@ -12,23 +12,29 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const cli_option options[] = {{"--help", 0}, CLI_JUDGE_OPTIONS, {NULL, 0}};
+/* The options of culprit compare (the judge's), its --help too. */
+#define COMPARE_OPTIONS(judge, help)                                                               \
+    {                                                                                              \
+        CLI_JUDGE_OPTIONS(judge), CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                          \
+    }
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit compare A B [--fail-on LEVEL] [--json] [--junit FILE] [--test NAME]\n"
-          "                           [...]\n"
-          "Judges B against A. Each is a history or JUnit file written by culprit, or a\n"
-          "revision whose runs are in the history (the newest run of each test).\n"
-          "\n",
-          out);
-    cli_judge_help(out);
-    fputs("\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
-          "error (neither a file nor a revision, no run at a revision, unreadable file).\n",
-          out);
+    cli_judge judge;
+    int help;
+    const culprit_opt options[] = COMPARE_OPTIONS(&judge, &help);
+
+    cli_usage(out,
+              "usage: culprit compare A B [--fail-on LEVEL] [--json] [--junit FILE] [--test NAME]\n"
+              "                           [...]\n"
+              "Judges B against A. Each is a history or JUnit file written by culprit, or a\n"
+              "revision whose runs are in the history (the newest run of each test).\n"
+              "\n",
+              options, 24,
+              "\nExit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O\n"
+              "error (neither a file nor a revision, no run at a revision, unreadable file).\n");
 }
 
-/* One side of the comparison. */
 typedef struct {
     const char *arg;
     culprit_run *run; /* a file's run, or the merged run of a revision (owned) */
@@ -185,31 +191,30 @@ static void print_text(const culprit_check_result *result, const side sides[2])
 int cli_compare(int argc, char **argv)
 {
     cli_judge judge;
-    cli_args args;
+    int help = 0;
+    const culprit_opt options[] = COMPARE_OPTIONS(&judge, &help);
+    culprit_opt_parser p;
     cli_env env;
     side sides[2];
     const char *positional[2] = {NULL, NULL};
     culprit_history_runs runs = {0, NULL, 0};
     culprit_check_result result = {0, NULL, NULL, NULL, 0, NULL, NULL};
     size_t npositional = 0;
-    int kind, help = 0, exit_code = CLI_EXIT_ERROR, error = 0;
+    int kind, exit_code = CLI_EXIT_ERROR, error = 0;
 
     memset(&env, 0, sizeof(env));
     memset(sides, 0, sizeof(sides));
     cli_judge_init(&judge);
-    cli_args_init(&args, "compare", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
-        if (kind < 0 || (error = cli_judge_option(&judge, &args)) < 0)
+    culprit_opt_parser_init(&p, "compare", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
+        if (kind < 0)
             return cli_usage_error("compare");
-        if (kind == CLI_ARG_POSITIONAL) {
+        if (kind == CULPRIT_OPT_POSITIONAL) {
             if (npositional == 2) {
-                culprit_error_set(CULPRIT_EINVALID, "compare: unexpected argument '%s'",
-                                  args.value);
+                culprit_error_set(CULPRIT_EINVALID, "compare: unexpected argument '%s'", p.value);
                 return cli_usage_error("compare");
             }
-            positional[npositional++] = args.value;
-        } else if (cli_is(&args, "--help")) {
-            help = 1;
+            positional[npositional++] = p.value;
         }
     }
     if (help) {

@@ -11,26 +11,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const cli_option options[] = {{"--commit", 1},      {"--limit", 1},     {"--test", 1},
-                                     {"--json", 0},        {"--history", 1},   {"--project", 1},
-                                     {"--allow-mixed", 0}, {"--threshold", 1}, {"--confidence", 1},
-                                     {"--fdr", 1},         {"--help", 0},      {NULL, 0}};
+/* The options of culprit history, their values going into `judge`, `rev` and
+ * `limit`; its --help too. */
+#define HISTORY_OPTIONS(judge, rev, limit, help)                                                   \
+    {                                                                                              \
+        CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, (rev), "REV",                               \
+                    "where the history starts (default HEAD)"),                                    \
+            CULPRIT_OPT("--limit", 0, CULPRIT_OPT_SIZE, (limit), "N",                              \
+                        "how many commits back (default 30)", .min = 1),                           \
+            CLI_OPT_JSON(&(judge)->json), CLI_JUDGE_STATS_OPTIONS(judge), CLI_OPT_HELP(help),      \
+            CULPRIT_OPT_END_ROW                                                                    \
+    }
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit history [--test NAME] [--commit REV] [--limit N] [--json]\n"
-          "Shows each test's measurements along the first-parent history of REV, newest\n"
-          "first: commit, date, mean with its confidence interval, samples, and the\n"
-          "verdict against the previous commit with data.\n"
-          "\n"
-          "  --commit REV          where the history starts (default HEAD)\n"
-          "  --limit N             how many commits back (default 30)\n"
-          "  --test NAME           only this test (SUITE.TEST or TEST)\n"
-          "  --json                print a JSON document on stdout (docs/cli.md)\n"
-          "  --history DIR, --project FILE, --allow-mixed, --threshold PERCENT,\n"
-          "  --confidence C, --fdr Q   as for culprit check\n"
-          "\nExit status: 0, or 2 on a usage or I/O error.\n",
-          out);
+    cli_judge judge;
+    const char *rev;
+    size_t limit;
+    int help;
+    const culprit_opt options[] = HISTORY_OPTIONS(&judge, &rev, &limit, &help);
+
+    cli_usage(out,
+              "usage: culprit history [--test NAME] [--commit REV] [--limit N] [--json]\n"
+              "Shows each test's measurements along the first-parent history of REV, newest\n"
+              "first: commit, date, mean with its confidence interval, samples, and the\n"
+              "verdict against the previous commit with data.\n"
+              "\n",
+              options, 24, "\nExit status: 0, or 2 on a usage or I/O error.\n");
 }
 
 static int print_json(const culprit_report *r, size_t limit)
@@ -107,30 +114,25 @@ static void print_text(const culprit_report *r, size_t limit)
 int cli_history(int argc, char **argv)
 {
     cli_judge judge;
-    cli_args args;
+    culprit_opt_parser p;
     cli_env env;
     culprit_history_runs runs = {0, NULL, 0};
     culprit_report *report = NULL;
     const char *rev = "HEAD";
     size_t limit = 30;
     int kind, help = 0, error = 0;
+    const culprit_opt options[] = HISTORY_OPTIONS(&judge, &rev, &limit, &help);
 
     memset(&env, 0, sizeof(env));
     cli_judge_init(&judge);
-    cli_args_init(&args, "history", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
-        if (kind < 0 || (error = cli_judge_option(&judge, &args)) < 0)
+    culprit_opt_parser_init(&p, "history", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
+        if (kind < 0)
             return cli_usage_error("history");
-        if (kind == CLI_ARG_POSITIONAL) {
-            culprit_error_set(CULPRIT_EINVALID, "history: unexpected argument '%s'", args.value);
+        if (kind == CULPRIT_OPT_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "history: unexpected argument '%s'", p.value);
             return cli_usage_error("history");
         }
-        if (cli_is(&args, "--help"))
-            help = 1;
-        else if (cli_is(&args, "--commit"))
-            rev = args.value;
-        else if (cli_is(&args, "--limit") && cli_parse_size(&limit, "--limit", args.value, 1) < 0)
-            return cli_usage_error("history");
     }
     if (help) {
         usage(stdout);

@@ -9,34 +9,48 @@
 #include <math.h>
 #include <string.h>
 
-static const cli_option options[] = {
-    {"--help", 0}, {"--json", 0}, {"--recurse", 1}, {"--top", 1}, {"--min-responsibility", 1},
-    {NULL, 0}};
+/* The options of culprit overweight, their values going into `o`, `top` and
+ * `json`; its --help too. */
+#define OVERWEIGHT_OPTIONS(o, top, json, help)                                                     \
+    {                                                                                              \
+        CULPRIT_OPT("--recurse", 0, CULPRIT_OPT_SIZE, &(o)->recurse, "N",                          \
+                    "drop the stacks of the top pivot (overweight above\n"                         \
+                    "100% and a sizeable responsibility) and analyse again,\n"                     \
+                    "up to N times (default 0)"),                                                  \
+            CULPRIT_OPT("--min-responsibility", 0, CULPRIT_OPT_DOUBLE, &(o)->min_responsibility,   \
+                        "PCT", "what is sizeable for a pivot (default 10)", .max = 100,            \
+                        .what = "a percentage (0 to 100)"),                                        \
+            CULPRIT_OPT("--top", 0, CULPRIT_OPT_SIZE, (top), "N",                                  \
+                        "functions listed per round in text (default 20;\n"                        \
+                        "0: all; --json lists all)"),                                              \
+            CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, (json), NULL,                               \
+                        "print the result as JSON on stdout"),                                     \
+            CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
+    }
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit overweight BASE TEST [--recurse N] [--top N] [--json]\n"
-          "                          [--min-responsibility PERCENT]\n"
-          "Which functions grew more than their share of the total change from BASE to\n"
-          "TEST. For a function s with inclusive cost B(s) before and T(s) after (each\n"
-          "stack counted once even when s recurses), root costs B0, T0 and D = T0 - B0:\n"
-          "  expected(s) = B(s) D / B0     overweight = 100 (T(s) - B(s)) / expected(s)\n"
-          "  responsibility = 100 (T(s) - B(s)) / D\n"
-          "100% overweight is growth in proportion; sorted by overweight, highest first.\n"
-          "Each input is a call-tree file or folded stacks ('main;f;k 10' per line, as\n"
-          "stackcollapse-perf.pl writes), told apart by content.\n"
-          "\n"
-          "  --recurse N                 drop the stacks of the top pivot (overweight above\n"
-          "                              100% and a sizeable responsibility) and analyse again,\n"
-          "                              up to N times (default 0)\n"
-          "  --min-responsibility PCT    what is sizeable for a pivot (default 10)\n"
-          "  --top N                     functions listed per round in text (default 20;\n"
-          "                              0: all; --json lists all)\n"
-          "  --json                      print the result as JSON on stdout\n"
-          "\n"
-          "Exit status: 0 analysed, 2 usage or I/O error (unreadable or malformed input,\n"
-          "a profile without costs).\n",
-          out);
+    culprit_calltree_overweight_options o;
+    size_t top;
+    int json, help;
+    const culprit_opt options[] = OVERWEIGHT_OPTIONS(&o, &top, &json, &help);
+
+    cli_usage(out,
+              "usage: culprit overweight BASE TEST [--recurse N] [--top N] [--json]\n"
+              "                          [--min-responsibility PERCENT]\n"
+              "Which functions grew more than their share of the total change from BASE to\n"
+              "TEST. For a function s with inclusive cost B(s) before and T(s) after (each\n"
+              "stack counted once even when s recurses), root costs B0, T0 and D = T0 - B0:\n"
+              "  expected(s) = B(s) D / B0     overweight = 100 (T(s) - B(s)) / expected(s)\n"
+              "  responsibility = 100 (T(s) - B(s)) / D\n"
+              "100% overweight is growth in proportion; sorted by overweight, highest first.\n"
+              "Each input is a call-tree file or folded stacks ('main;f;k 10' per line, as\n"
+              "stackcollapse-perf.pl writes), told apart by content.\n"
+              "\n",
+              options, 30,
+              "\n"
+              "Exit status: 0 analysed, 2 usage or I/O error (unreadable or malformed input,\n"
+              "a profile without costs).\n");
 }
 
 /* A cost in the profiles' unit: a duration for call trees, a number for weights. */
@@ -100,37 +114,29 @@ static void print_text(const culprit_calltree_overweight *ow, int durations, siz
 
 int cli_overweight(int argc, char **argv)
 {
-    cli_args args;
+    culprit_opt_parser p;
     const char *paths[2] = {NULL, NULL};
     culprit_calltree *trees[2] = {NULL, NULL};
     culprit_calltree_overweight ow = {NULL, 0};
     culprit_calltree_overweight_options o = CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_INIT;
     size_t npositional = 0, top = 20;
-    int kind, json = 0, durations, error = 0;
+    int kind, json = 0, help = 0, durations, error = 0;
+    const culprit_opt options[] = OVERWEIGHT_OPTIONS(&o, &top, &json, &help);
 
-    cli_args_init(&args, "overweight", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
+    culprit_opt_parser_init(&p, "overweight", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
             return cli_usage_error("overweight");
-        if (kind == CLI_ARG_POSITIONAL) {
+        if (kind == CULPRIT_OPT_POSITIONAL) {
             if (npositional == 2) {
                 culprit_error_set(CULPRIT_EINVALID, "overweight: unexpected argument '%s'",
-                                  args.value);
+                                  p.value);
                 return cli_usage_error("overweight");
             }
-            paths[npositional++] = args.value;
-        } else if (cli_is(&args, "--help")) {
+            paths[npositional++] = p.value;
+        } else if (help) {
             usage(stdout);
             return CLI_EXIT_OK;
-        } else if (cli_is(&args, "--json")) {
-            json = 1;
-        } else if ((cli_is(&args, "--recurse") &&
-                    cli_parse_size(&o.recurse, "--recurse", args.value, 0) < 0) ||
-                   (cli_is(&args, "--top") && cli_parse_size(&top, "--top", args.value, 0) < 0) ||
-                   (cli_is(&args, "--min-responsibility") &&
-                    cli_parse_double(&o.min_responsibility, "--min-responsibility", args.value, 0,
-                                     100, "a percentage (0 to 100)") < 0)) {
-            return cli_usage_error("overweight");
         }
     }
     if (npositional != 2) {

@@ -16,73 +16,73 @@
 #include <string.h>
 #include <sys/stat.h>
 
-static const cli_option options[] = {{"--out", 1},
-                                     {"--format", 1},
-                                     {"--bisect", 1},
-                                     {"--calltree", 1},
-                                     {"--overweight", 1},
-                                     {"--results", 1},
-                                     {"--commit", 1},
-                                     {"--limit", 1},
-                                     {"--title", 1},
-                                     {"--detector", 1},
-                                     {"--cluster-threshold", 1},
-                                     {"--rules-support", 1},
-                                     {"--rules-confidence", 1},
-                                     {"--rules-change", 1},
-                                     {"--rules-window", 1},
-                                     {"--rules-history", 1},
-                                     {"--test", 1},
-                                     {"--history", 1},
-                                     {"--project", 1},
-                                     {"--allow-mixed", 0},
-                                     {"--threshold", 1},
-                                     {"--confidence", 1},
-                                     {"--fdr", 1},
-                                     {"--noise-window", 1},
-                                     {"--help", 0},
-                                     {NULL, 0}};
-
-static void usage(FILE *out)
-{
-    fputs("usage: culprit report [--out DIR] [--format html|markdown|json|text] [--commit REV]\n"
-          "                      [--bisect FILE] [--calltree FILE] [--overweight FILE]\n"
-          "                      [--results DIR] [--limit N] [--test NAME] [--title TEXT]\n"
-          "Writes the feedback for a commit: each test's time along first-parent history\n"
-          "with its verdicts and category limits, the bisection's culprit, the culprit's\n"
-          "call tree and the overweight table.\n"
-          "\n"
-          "  --format FORMAT       html (default): one self-contained page, DIR/index.html,\n"
-          "                        and a summary block on stdout ending with its path;\n"
-          "                        markdown: a short summary for CI and pull requests;\n"
-          "                        json: the report's data; text: the summary block\n"
-          "                        (these go to stdout unless --out is given: DIR/report.md,\n"
-          "                        DIR/report.json, DIR/report.txt)\n"
-          "  --out DIR             where to write (default .culprit/report)\n"
-          "  --commit REV          the commit reported on (default HEAD)\n"
-          "  --limit N             first-parent commits shown (default 30)\n"
-          "  --bisect FILE         the output of `culprit bisect --json`\n"
-          "  --calltree FILE       the output of `culprit calltree diff --json`\n"
-          "  --overweight FILE     the output of `culprit overweight --json`\n"
-          "  --results DIR         where bisect.json, calltree.json and overweight.json are\n"
-          "                        looked for when not named (default .culprit/results)\n"
-          "  --title TEXT          the name in the page header (default: the repository's)\n"
-          "  --test NAME, --history DIR, --project FILE, --allow-mixed, --threshold PERCENT,\n"
-          "  --confidence C, --fdr Q, --noise-window N   as for culprit check\n"
-          "  --detector LIST and the detectors' options (--cluster-threshold, --rules-*):\n"
-          "                        as for culprit check; the counter detectors' lines show\n"
-          "                        under each test\n"
-          "\nExit status: 0 written, 2 usage or I/O error (a named file that is missing or\n"
-          "not the right document, no history).\n",
-          out);
-}
-
 typedef struct {
     const char *out_dir, *results_dir, *title, *rev;
     const char *files[3]; /* bisect, calltree, overweight */
     size_t limit;
     culprit_report_format format;
 } report_args;
+
+/* --format: the report module knows the names (and "md" for markdown). */
+static int set_format(const culprit_opt *opt, const char *value)
+{
+    return culprit_report_format_parse(opt->target, value);
+}
+
+/* The options of culprit report, their values going into `a` and `judge`; its
+ * --help too. */
+#define REPORT_OPTIONS(a, judge, help)                                                             \
+    {                                                                                              \
+        CULPRIT_OPT("--format", 0, CULPRIT_OPT_CALLBACK, &(a)->format, "FORMAT",                   \
+                    "html (default): one self-contained page, DIR/index.html,\n"                   \
+                    "and a summary block on stdout ending with its path;\n"                        \
+                    "markdown: a short summary for CI and pull requests;\n"                        \
+                    "json: the report's data; text: the summary block\n"                           \
+                    "(these go to stdout unless --out is given: DIR/report.md,\n"                  \
+                    "DIR/report.json, DIR/report.txt)",                                            \
+                    .set = set_format),                                                            \
+            CULPRIT_OPT("--out", 0, CULPRIT_OPT_STRING, &(a)->out_dir, "DIR",                      \
+                        "where to write (default .culprit/report)"),                               \
+            CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, &(a)->rev, "REV",                       \
+                        "the commit reported on (default HEAD)"),                                  \
+            CULPRIT_OPT("--limit", 0, CULPRIT_OPT_SIZE, &(a)->limit, "N",                          \
+                        "first-parent commits shown (default 30)", .min = 1),                      \
+            CULPRIT_OPT("--bisect", 0, CULPRIT_OPT_STRING, &(a)->files[0], "FILE",                 \
+                        "the output of `culprit bisect --json`"),                                  \
+            CULPRIT_OPT("--calltree", 0, CULPRIT_OPT_STRING, &(a)->files[1], "FILE",               \
+                        "the output of `culprit calltree diff --json`"),                           \
+            CULPRIT_OPT("--overweight", 0, CULPRIT_OPT_STRING, &(a)->files[2], "FILE",             \
+                        "the output of `culprit overweight --json`"),                              \
+            CULPRIT_OPT("--results", 0, CULPRIT_OPT_STRING, &(a)->results_dir, "DIR",              \
+                        "where bisect.json, calltree.json and overweight.json are\n"               \
+                        "looked for when not named (default .culprit/results)"),                   \
+            CULPRIT_OPT("--title", 0, CULPRIT_OPT_STRING, &(a)->title, "TEXT",                     \
+                        "the name in the page header (default: the repository's)"),                \
+            CLI_JUDGE_STATS_OPTIONS(judge), CLI_OPT_NOISE_WINDOW(judge),                           \
+            CLI_DETECTOR_OPTIONS(&(judge)->check), CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW         \
+    }
+
+static void usage(FILE *out)
+{
+    report_args a;
+    cli_judge judge;
+    int help;
+    const culprit_opt options[] = REPORT_OPTIONS(&a, &judge, &help);
+
+    cli_usage(
+        out,
+        "usage: culprit report [--out DIR] [--format html|markdown|json|text] [--commit REV]\n"
+        "                      [--bisect FILE] [--calltree FILE] [--overweight FILE]\n"
+        "                      [--results DIR] [--limit N] [--test NAME] [--title TEXT]\n"
+        "Writes the feedback for a commit: each test's time along first-parent history\n"
+        "with its verdicts and category limits, the bisection's culprit, the culprit's\n"
+        "call tree and the overweight table. The counter detectors' lines show under\n"
+        "each test.\n"
+        "\n",
+        options, 24,
+        "\nExit status: 0 written, 2 usage or I/O error (a named file that is missing or\n"
+        "not the right document, no history).\n");
+}
 
 static const char *const result_names[3] = {"bisect.json", "calltree.json", "overweight.json"};
 
@@ -188,45 +188,24 @@ int cli_report(int argc, char **argv)
 {
     report_args a = {NULL, NULL, NULL, "HEAD", {NULL, NULL, NULL}, 30, CULPRIT_REPORT_HTML};
     cli_judge judge;
-    cli_args args;
+    culprit_opt_parser p;
     cli_env env;
     culprit_report *report = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     culprit_buf text = CULPRIT_BUF_INIT, summary = CULPRIT_BUF_INIT;
     int kind, help = 0, error = 0;
+    const culprit_opt options[] = REPORT_OPTIONS(&a, &judge, &help);
 
     memset(&env, 0, sizeof(env));
     cli_judge_init(&judge);
-    cli_args_init(&args, "report", argc, argv, options);
-    while ((kind = cli_args_next(&args)) != CLI_ARG_END) {
-        if (kind < 0 || cli_judge_option(&judge, &args) < 0 ||
-            (kind != CLI_ARG_POSITIONAL && cli_detector_option(&judge.check, &args) < 0))
+    culprit_opt_parser_init(&p, "report", options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
+        if (kind < 0)
             return cli_usage_error("report");
-        if (kind == CLI_ARG_POSITIONAL) {
-            culprit_error_set(CULPRIT_EINVALID, "report: unexpected argument '%s'", args.value);
+        if (kind == CULPRIT_OPT_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "report: unexpected argument '%s'", p.value);
             return cli_usage_error("report");
         }
-        if (cli_is(&args, "--help"))
-            help = 1;
-        else if (cli_is(&args, "--out"))
-            a.out_dir = args.value;
-        else if (cli_is(&args, "--format")) {
-            if (culprit_report_format_parse(&a.format, args.value) < 0)
-                return cli_usage_error("report");
-        } else if (cli_is(&args, "--bisect"))
-            a.files[0] = args.value;
-        else if (cli_is(&args, "--calltree"))
-            a.files[1] = args.value;
-        else if (cli_is(&args, "--overweight"))
-            a.files[2] = args.value;
-        else if (cli_is(&args, "--results"))
-            a.results_dir = args.value;
-        else if (cli_is(&args, "--title"))
-            a.title = args.value;
-        else if (cli_is(&args, "--commit"))
-            a.rev = args.value;
-        else if (cli_is(&args, "--limit") && cli_parse_size(&a.limit, "--limit", args.value, 1) < 0)
-            return cli_usage_error("report");
     }
     if (help) {
         usage(stdout);

@@ -302,12 +302,135 @@ static void runner_dispose(runner *r)
     free(r->assignments_path);
 }
 
+/* Checks the declared tests and counts those --filter selects; RUNNER_EXIT_USAGE
+ * (with the message printed) when a declaration is wrong. */
+static int check_declarations(runner *r, const culprit_perf_test *tests, size_t ntests,
+                              size_t *nselected)
+{
+    *nselected = 0;
+    for (size_t i = 0; i < ntests; i++) {
+        if (!tests[i].name || !tests[i].test_func) {
+            fprintf(stderr, "%s: test #%zu has no name or function\n", r->program, i);
+            return RUNNER_EXIT_USAGE;
+        }
+        if (tests[i].duration_s < 0 || tests[i].interval_s < 0 ||
+            (tests[i].duration_s > 0 && tests[i].interval_s > tests[i].duration_s)) {
+            fprintf(stderr,
+                    "%s: test '%s': .duration_s (%g s) and .interval_s (%g s) must not be "
+                    "negative, and the interval must not exceed the duration\n",
+                    r->program, tests[i].name, tests[i].duration_s, tests[i].interval_s);
+            return RUNNER_EXIT_USAGE;
+        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(tests[i].name, tests[j].name) == 0) {
+                fprintf(stderr, "%s: test name '%s' is declared twice\n", r->program,
+                        tests[i].name);
+                return RUNNER_EXIT_USAGE;
+            }
+        *nselected += selected(r, &tests[i]);
+    }
+    return RUNNER_EXIT_OK;
+}
+
+/* The run's context (commit, machine, build), the settings and the category
+ * assignments; a missing or broken assignments file only costs persistence. */
+static int prepare(runner *r, culprit_run *run, const char *suite, const culprit_build_info *build)
+{
+    int error;
+
+    if ((error = fill_context(r, run, suite, build)) < 0)
+        return error;
+    if ((error = culprit_settings_resolve(&r->settings, &r->project, r->workdir, r->opt.project,
+                                          r->opt.history_dir)) < 0)
+        return error;
+    if (!r->opt.no_history) {
+        r->assignments_path = culprit_fs_join(r->settings.history_dir, "categories.json");
+        if (r->assignments_path &&
+            culprit_assignments_load(&r->assignments, r->assignments_path) < 0) {
+            warn(r, "%s; automatic categories are not persisted this run", culprit_error_last());
+            r->assignments = NULL;
+        }
+    }
+    return 0;
+}
+
+/* Runs, judges and prints every selected test, counting failures and errors.
+ * Negative only for culprit's own errors. */
+static int run_selected(runner *r, culprit_run *run, const char *suite,
+                        const culprit_perf_test *tests, size_t ntests, size_t *nfailed,
+                        size_t *nerrors)
+{
+    int error;
+
+    for (size_t i = 0; i < ntests; i++) {
+        culprit_runner_job job;
+        culprit_test_result *t;
+
+        if (!selected(r, &tests[i]))
+            continue;
+        if ((error = culprit_run_add_test(&t, run)) < 0 ||
+            (error = culprit_history_set_string(&t->name, tests[i].name)) < 0 ||
+            (error = culprit_history_set_string(&t->classname, suite)) < 0)
+            return error;
+        job_for(&job, r, suite, &tests[i]);
+        if ((error = culprit_runner__run_job(t, &job)) < 0)
+            return error;
+        if ((error = assign_category(r, t, &tests[i])) < 0) {
+            t->status = CULPRIT_STATUS_ERROR;
+            culprit_history_set_string(&t->message, culprit_error_last());
+        }
+        if ((error = judge_category(r, run, t)) < 0)
+            return error;
+        *nfailed += t->status == CULPRIT_STATUS_FAILURE;
+        *nerrors += t->status == CULPRIT_STATUS_ERROR;
+        print_result(r, t);
+    }
+    return 0;
+}
+
+/* Records the run (history, categories, --junit, --json). Results are already
+ * printed: an I/O error here loses nothing shown. RUNNER_EXIT_USAGE on an error
+ * (printed), else RUNNER_EXIT_OK. */
+static int record(runner *r, const culprit_run *run, char **history_file)
+{
+    culprit_history *store = NULL;
+    int exit_code = RUNNER_EXIT_OK;
+
+    if (!r->opt.no_history) {
+        if (culprit_history_open(&store, r->settings.history_dir, 1) < 0 ||
+            culprit_history_store(store, run, history_file) < 0) {
+            fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r->program,
+                    r->settings.history_dir, culprit_error_last());
+            exit_code = RUNNER_EXIT_USAGE;
+        } else if (r->assignments_changed &&
+                   culprit_assignments_save(r->assignments, r->assignments_path) < 0) {
+            fprintf(stderr, "%s: error: %s\n", r->program, culprit_error_last());
+            exit_code = RUNNER_EXIT_USAGE;
+        }
+    }
+    culprit_history_free(store);
+    if (r->opt.junit && culprit_history_write_file(run, r->opt.junit, 0) < 0) {
+        fprintf(stderr, "%s: error: --junit: %s\n", r->program, culprit_error_last());
+        exit_code = RUNNER_EXIT_USAGE;
+    }
+    if (r->opt.json) {
+        char *json = culprit_runner__run_json(run, *history_file);
+        if (json) {
+            printf("%s\n", json);
+            free(json);
+        } else {
+            fprintf(stderr, "%s: error: cannot produce JSON\n", r->program);
+            exit_code = RUNNER_EXIT_USAGE;
+        }
+    }
+    return exit_code;
+}
+
 int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, size_t ntests,
                            int argc, char **argv, const culprit_build_info *build)
 {
     runner r;
     culprit_run *run = NULL;
-    culprit_history *store = NULL;
     char *history_file = NULL;
     const char *suite;
     size_t i, nselected = 0, nfailed = 0, nerrors = 0;
@@ -318,7 +441,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     r.text = stdout;
     suite = group ? group : r.program;
     if (culprit_runner__parse_options(&r.opt, argc, argv) < 0) {
-        fprintf(stderr, "%s: %s\n", r.program, culprit_error_last());
+        fprintf(stderr, "%s: %s (see --help)\n", r.program, culprit_error_last());
         return RUNNER_EXIT_USAGE;
     }
     if (r.opt.help) {
@@ -329,26 +452,8 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         printf("culprit %s\n", CULPRIT_VERSION);
         return RUNNER_EXIT_OK;
     }
-    for (i = 0; i < ntests; i++) {
-        if (!tests[i].name || !tests[i].test_func) {
-            fprintf(stderr, "%s: test #%zu has no name or function\n", r.program, i);
-            return RUNNER_EXIT_USAGE;
-        }
-        if (tests[i].duration_s < 0 || tests[i].interval_s < 0 ||
-            (tests[i].duration_s > 0 && tests[i].interval_s > tests[i].duration_s)) {
-            fprintf(stderr,
-                    "%s: test '%s': .duration_s (%g s) and .interval_s (%g s) must not be "
-                    "negative, and the interval must not exceed the duration\n",
-                    r.program, tests[i].name, tests[i].duration_s, tests[i].interval_s);
-            return RUNNER_EXIT_USAGE;
-        }
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(tests[i].name, tests[j].name) == 0) {
-                fprintf(stderr, "%s: test name '%s' is declared twice\n", r.program, tests[i].name);
-                return RUNNER_EXIT_USAGE;
-            }
-        nselected += selected(&r, &tests[i]);
-    }
+    if ((exit_code = check_declarations(&r, tests, ntests, &nselected)) != RUNNER_EXIT_OK)
+        return exit_code;
     if (r.opt.list) {
         for (i = 0; i < ntests; i++)
             if (selected(&r, &tests[i]))
@@ -363,77 +468,18 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         return RUNNER_EXIT_USAGE;
     }
 
-    if ((error = culprit_run_new(&run)) < 0 || (error = fill_context(&r, run, suite, build)) < 0)
+    if ((error = culprit_run_new(&run)) < 0 || (error = prepare(&r, run, suite, build)) < 0)
         goto fatal;
-    if ((error = culprit_settings_resolve(&r.settings, &r.project, r.workdir, r.opt.project,
-                                          r.opt.history_dir)) < 0)
-        goto fatal;
-    if (!r.opt.no_history) {
-        r.assignments_path = culprit_fs_join(r.settings.history_dir, "categories.json");
-        if (r.assignments_path &&
-            culprit_assignments_load(&r.assignments, r.assignments_path) < 0) {
-            warn(&r, "%s; automatic categories are not persisted this run", culprit_error_last());
-            r.assignments = NULL;
-        }
-    }
-
     if (!r.opt.quiet)
         fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", suite, nselected,
                 nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
                 run->branch ? " on " : "", run->branch ? run->branch : "");
-    for (i = 0; i < ntests; i++) {
-        culprit_runner_job job;
-        culprit_test_result *t;
-
-        if (!selected(&r, &tests[i]))
-            continue;
-        if ((error = culprit_run_add_test(&t, run)) < 0 ||
-            (error = culprit_history_set_string(&t->name, tests[i].name)) < 0 ||
-            (error = culprit_history_set_string(&t->classname, suite)) < 0)
-            goto fatal;
-        job_for(&job, &r, suite, &tests[i]);
-        if ((error = culprit_runner__run_job(t, &job)) < 0)
-            goto fatal;
-        if ((error = assign_category(&r, t, &tests[i])) < 0) {
-            t->status = CULPRIT_STATUS_ERROR;
-            culprit_history_set_string(&t->message, culprit_error_last());
-        }
-        if ((error = judge_category(&r, run, t)) < 0)
-            goto fatal;
-        nfailed += t->status == CULPRIT_STATUS_FAILURE;
-        nerrors += t->status == CULPRIT_STATUS_ERROR;
-        print_result(&r, t);
-    }
+    if ((error = run_selected(&r, run, suite, tests, ntests, &nfailed, &nerrors)) < 0)
+        goto fatal;
     if (nfailed || nerrors)
         exit_code = RUNNER_EXIT_FAILED;
-
-    /* Record. Results are already printed: an I/O error below loses nothing shown. */
-    if (!r.opt.no_history) {
-        if (culprit_history_open(&store, r.settings.history_dir, 1) < 0 ||
-            culprit_history_store(store, run, &history_file) < 0) {
-            fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r.program,
-                    r.settings.history_dir, culprit_error_last());
-            exit_code = RUNNER_EXIT_USAGE;
-        } else if (r.assignments_changed &&
-                   culprit_assignments_save(r.assignments, r.assignments_path) < 0) {
-            fprintf(stderr, "%s: error: %s\n", r.program, culprit_error_last());
-            exit_code = RUNNER_EXIT_USAGE;
-        }
-    }
-    if (r.opt.junit && culprit_history_write_file(run, r.opt.junit, 0) < 0) {
-        fprintf(stderr, "%s: error: --junit: %s\n", r.program, culprit_error_last());
+    if (record(&r, run, &history_file) != RUNNER_EXIT_OK)
         exit_code = RUNNER_EXIT_USAGE;
-    }
-    if (r.opt.json) {
-        char *json = culprit_runner__run_json(run, history_file);
-        if (json) {
-            printf("%s\n", json);
-            free(json);
-        } else {
-            fprintf(stderr, "%s: error: cannot produce JSON\n", r.program);
-            exit_code = RUNNER_EXIT_USAGE;
-        }
-    }
     if (!r.opt.quiet || nfailed || nerrors)
         fprintf(r.text, "[========] %zu passed, %zu failed, %zu errors%s%s\n",
                 nselected - nfailed - nerrors, nfailed, nerrors, history_file ? "; history: " : "",
@@ -445,7 +491,6 @@ fatal:
     exit_code = RUNNER_EXIT_USAGE;
 cleanup:
     free(history_file);
-    culprit_history_free(store);
     culprit_run_free(run);
     runner_dispose(&r);
     return exit_code;

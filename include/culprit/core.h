@@ -234,6 +234,123 @@ int culprit_color_wanted(int fd);
 /** The spinner's character at `tick`: | / - \ in turn (ASCII: any terminal font). */
 char culprit_progress_frame(unsigned int tick);
 
+/* ============================================================ option tables === */
+/*
+ * One table per command line (a subcommand of `culprit`, a test binary): each row
+ * names an option, what its value is, where it goes and its help line, so parsing,
+ * the error messages and the help text all come from the same row and cannot drift.
+ * The model is libgit2's src/cli/opt.h (`cli_opt_spec`). The parser keeps no state
+ * of its own: a table and a parser used by one thread at a time are thread-safe.
+ */
+
+/** What an option's value is, and so how it is checked and stored. */
+typedef enum {
+    CULPRIT_OPT_FLAG = 0, /**< no value; `int *target` set to 1 */
+    CULPRIT_OPT_STRING,   /**< `const char **target` points into argv */
+    CULPRIT_OPT_SIZE,     /**< `size_t *target`, a decimal integer in [min, max] */
+    CULPRIT_OPT_UINT,     /**< `unsigned int *target`, a decimal integer in [min, max] */
+    CULPRIT_OPT_DOUBLE,   /**< `double *target`, a number in the range, times `scale` */
+    CULPRIT_OPT_ENUM,     /**< `int *target`, the index of the value in `choices` */
+    CULPRIT_OPT_CALLBACK  /**< the value handed to `set`, which reads `target` as it likes
+                               (repeated options, side effects) */
+} culprit_opt_type;
+
+/** Range flags of a CULPRIT_OPT_DOUBLE: the bound itself is not allowed. */
+#define CULPRIT_OPT_ABOVE_MIN (1u << 0)
+#define CULPRIT_OPT_BELOW_MAX (1u << 1)
+/** The value may not be empty ("--filter $UNSET" is a mistake, not a choice). */
+#define CULPRIT_OPT_NONEMPTY (1u << 2)
+
+struct culprit_opt;
+/**
+ * The setter of a CULPRIT_OPT_CALLBACK row: applies `value` to `opt->target`.
+ * Returns 0, or a negative code with the last error set; a message that does not
+ * start with the option's name gets it as a prefix ("--detector: ...").
+ */
+typedef int (*culprit_opt_setter)(const struct culprit_opt *opt, const char *value);
+
+/** One row of an option table; a row whose `name` is NULL ends the table. */
+typedef struct culprit_opt {
+    const char *name;           /**< "--threshold" */
+    char short_name;            /**< 'q' for "-q", 0 for none */
+    culprit_opt_type type;      /**< FLAG: takes no value; every other type takes one */
+    void *target;               /**< where the value goes (see the type); NULL: only reported */
+    const char *metavar;        /**< the value's name in the help ("PERCENT"); NULL for flags */
+    const char *help;           /**< its help, '\n' between lines; NULL: not listed */
+    double min, max;            /**< SIZE, UINT: [min, max], max 0 meaning 1e9; DOUBLE:
+                                     the range, both 0 meaning any finite number */
+    unsigned int flags;         /**< CULPRIT_OPT_ABOVE_MIN, ... */
+    double scale;               /**< DOUBLE: the value stored is value * scale (0: 1) */
+    const char *what;           /**< DOUBLE, ENUM: "a percentage (0 to 1000)" for the message */
+    const char *const *choices; /**< ENUM: the accepted values, NULL-terminated */
+    culprit_opt_setter set;     /**< CALLBACK: applies the value */
+    int *given;                 /**< set to 1 when the option appears (NULL: none) */
+} culprit_opt;
+
+/**
+ * A row: name, short name, type, target, metavar, then the help line and any more
+ * fields by name, e.g.
+ * CULPRIT_OPT("--repetitions", 0, CULPRIT_OPT_UINT, &o->n, "N", "samples", .min = 1).
+ */
+#define CULPRIT_OPT(name_, short_, type_, target_, metavar_, ...)                                  \
+    {                                                                                              \
+        .name = (name_), .short_name = (short_), .type = (type_), .target = (target_),             \
+        .metavar = (metavar_), .help = __VA_ARGS__                                                 \
+    }
+/** The row that ends a table. */
+#define CULPRIT_OPT_END_ROW                                                                        \
+    {                                                                                              \
+        .name = NULL                                                                               \
+    }
+
+/** An iterator over a command line, getopt_long-like. */
+typedef struct {
+    const char *command; /**< "check": prefixes messages ("check: unknown option"); may be NULL */
+    const culprit_opt *opts; /**< the table */
+    int argc;
+    char **argv;
+    int i;                  /**< the argument last read (argv[0] is skipped) */
+    int only_positional;    /**< after "--" */
+    const culprit_opt *opt; /**< the option just parsed; NULL for a positional */
+    const char *value;      /**< its value, or the positional argument */
+} culprit_opt_parser;
+
+/** Results of culprit_opt_next(). */
+#define CULPRIT_OPT_END        0
+#define CULPRIT_OPT_OPTION     1
+#define CULPRIT_OPT_POSITIONAL 2
+
+/** Starts parsing argv[1..argc-1] against `opts`. */
+void culprit_opt_parser_init(culprit_opt_parser *p, const char *command, const culprit_opt *opts,
+                             int argc, char **argv);
+
+/**
+ * Reads the next argument: "--name value", "--name=value", "-x value", a flag, or
+ * a positional (also everything after "--", and "-" itself). An option's value is
+ * checked and stored in its target before this returns. Returns CULPRIT_OPT_OPTION
+ * (p->opt, p->value), CULPRIT_OPT_POSITIONAL (p->value) or CULPRIT_OPT_END; or
+ * CULPRIT_EINVALID with a message naming the option and the value: an unknown
+ * option (with near matches: "did you mean"), a missing value, a value given to a
+ * flag, a value out of range.
+ */
+int culprit_opt_next(culprit_opt_parser *p);
+
+/**
+ * Applies `value` to one row as if it had been given on the command line; `source`
+ * names where it came from in messages ("--fail-on", "CULPRIT_FAIL_ON"). Returns 0
+ * or CULPRIT_EINVALID.
+ */
+int culprit_opt_apply(const culprit_opt *opt, const char *source, const char *value);
+
+/** Finds the row of `name` ("--json") in a table; NULL when there is none. */
+const culprit_opt *culprit_opt_find(const culprit_opt *opts, const char *name);
+
+/**
+ * Appends the help lines of a table: "  -q, --quiet", the metavar, then the help
+ * from `column` on (on the next line when the name is too long for it).
+ */
+int culprit_opt_help(culprit_buf *out, const culprit_opt *opts, size_t column);
+
 #ifdef __cplusplus
 }
 #endif

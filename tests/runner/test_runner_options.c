@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "runner/runner.h"
@@ -57,12 +59,52 @@ static void rejects_bad_values_naming_option_and_value(void **state)
     assert_int_equal(PARSE(&o, "--history", "x", "--no-history"), CULPRIT_EINVALID);
 }
 
+static void fail_on_from_environment_then_command_line(void **state)
+{
+    culprit_runner_options o;
+    (void)state;
+    setenv("CULPRIT_FAIL_ON", "none", 1);
+    assert_int_equal(PARSE(&o, "-q"), 0);
+    assert_true(o.fail_on_none);
+    assert_true(o.quiet);
+    assert_int_equal(PARSE(&o, "--fail-on=major"), 0);
+    assert_false(o.fail_on_none);
+    setenv("CULPRIT_FAIL_ON", "minor", 1);
+    assert_int_equal(PARSE(&o, "-v"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "CULPRIT_FAIL_ON: 'minor'"));
+    unsetenv("CULPRIT_FAIL_ON");
+    assert_int_equal(PARSE(&o, "--fail-on", "minor"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "see culprit check"));
+}
+
+/* --help lists the rows the parser reads: every option parsed is in the help. */
+static void help_lists_every_option(void **state)
+{
+    static const char *const names[] = {
+        "--list",    "--filter",      "--repetitions", "--warmup",     "--budget",
+        "--timeout", "--duration",    "--history",     "--no-history", "--junit",
+        "--json",    "--commit",      "--branch",      "--project",    "--fail-on",
+        "--no-fork", "-v, --verbose", "-q, --quiet",   "--version",    "-h, --help"};
+    char text[8192] = "";
+    FILE *f = fmemopen(text, sizeof(text) - 1, "w");
+    (void)state;
+    assert_non_null(f);
+    culprit_runner__usage(f, "prog");
+    fclose(f);
+    assert_non_null(strstr(text, "usage: prog [options]"));
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (!strstr(text, names[i]))
+            fail_msg("'%s' is not in the help:\n%s", names[i], text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(accepts_both_value_spellings),
         cmocka_unit_test(rejects_unknown_option_by_name),
         cmocka_unit_test(rejects_bad_values_naming_option_and_value),
+        cmocka_unit_test(fail_on_from_environment_then_command_line),
+        cmocka_unit_test(help_lists_every_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
