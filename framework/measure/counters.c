@@ -12,14 +12,17 @@
  * Reading happens outside the timed window of a sample, but it is still per
  * sample, so the sources are opened once and read with the cheapest call each
  * offers: pread at offset 0 of a kept-open /proc/self/io (no open/close per
- * read), and read(2) of the perf descriptors.
+ * read), and read(2) of the perf descriptors; and they are kept per thread (the
+ * end of this file), since perf descriptors count the thread that opened them.
  */
+#include "measure_internal.h"
 #include "culprit/core.h"
 #include "culprit/measure.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,4 +196,54 @@ void culprit_counters_read(const culprit_counters *counters, double values[CULPR
         values[CULPRIT_COUNTER_INSTRUCTIONS] = read_perf(counters->perf_fd[0]);
     if (counters->perf_fd[1] >= 0)
         values[CULPRIT_COUNTER_CYCLES] = read_perf(counters->perf_fd[1]);
+}
+
+/* ---- counters shared by the runs of one thread -------------------------------- */
+
+/*
+ * The perf descriptors count the thread that opened them, so the counter sources
+ * are opened once per thread and kept (the loop reads them every sample; opening
+ * them costs system calls). A destructor closes them when the thread exits. After
+ * a fork the child reopens them: the inherited ones describe the parent.
+ */
+static pthread_key_t counters_key;
+static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
+static int counters_key_ok;
+
+static void counters_destroy(void *p)
+{
+    culprit_counters_free(p);
+}
+
+static void counters_key_create(void)
+{
+    counters_key_ok = pthread_key_create(&counters_key, counters_destroy) == 0;
+}
+
+typedef struct {
+    culprit_counters *counters;
+    pid_t pid;
+} thread_counters;
+
+static _Thread_local thread_counters cached_counters;
+
+int culprit_measure__thread_counters(culprit_counters **out)
+{
+    int error;
+
+    *out = NULL;
+    pthread_once(&counters_once, counters_key_create);
+    if (cached_counters.counters && cached_counters.pid != getpid()) {
+        culprit_counters_free(cached_counters.counters);
+        cached_counters.counters = NULL;
+    }
+    if (!cached_counters.counters) {
+        if ((error = culprit_counters_open(&cached_counters.counters)) < 0)
+            return error;
+        cached_counters.pid = getpid();
+        if (counters_key_ok)
+            pthread_setspecific(counters_key, cached_counters.counters);
+    }
+    *out = cached_counters.counters;
+    return 0;
 }

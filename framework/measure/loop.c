@@ -19,12 +19,12 @@
  * The loop must stay cheap: in the batched inner loop it does nothing but call the
  * body and test its result; everything else happens once per sample.
  */
+#include "measure_internal.h"
 #include "culprit/core.h"
 #include "culprit/measure.h"
 #include "culprit/stats.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -87,56 +87,6 @@ static void region_reset(void)
     region.depth = 0;
     region.sum_ns = 0.0;
     region.count = 0;
-}
-
-/* ---- counters shared by the runs of one thread -------------------------------- */
-
-/*
- * The perf descriptors count the thread that opened them, so the counter sources
- * are opened once per thread and kept (the loop reads them every sample; opening
- * them costs system calls). A destructor closes them when the thread exits. After
- * a fork the child reopens them: the inherited ones describe the parent.
- */
-static pthread_key_t counters_key;
-static pthread_once_t counters_once = PTHREAD_ONCE_INIT;
-static int counters_key_ok;
-
-static void counters_destroy(void *p)
-{
-    culprit_counters_free(p);
-}
-
-static void counters_key_create(void)
-{
-    counters_key_ok = pthread_key_create(&counters_key, counters_destroy) == 0;
-}
-
-typedef struct {
-    culprit_counters *counters;
-    pid_t pid;
-} thread_counters;
-
-static _Thread_local thread_counters cached_counters;
-
-static int thread_counters_get(culprit_counters **out)
-{
-    int error;
-
-    *out = NULL;
-    pthread_once(&counters_once, counters_key_create);
-    if (cached_counters.counters && cached_counters.pid != getpid()) {
-        culprit_counters_free(cached_counters.counters);
-        cached_counters.counters = NULL;
-    }
-    if (!cached_counters.counters) {
-        if ((error = culprit_counters_open(&cached_counters.counters)) < 0)
-            return error;
-        cached_counters.pid = getpid();
-        if (counters_key_ok)
-            pthread_setspecific(counters_key, cached_counters.counters);
-    }
-    *out = cached_counters.counters;
-    return 0;
 }
 
 /* ---- names and options -------------------------------------------------------- */
@@ -552,7 +502,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     *out = l.s = s;
     l.start_ns = l.clock->now_ns(l.clock->payload);
     s->stop = opts->repetitions > 0 ? CULPRIT_STOP_FIXED : CULPRIT_STOP_MAX;
-    if (opts->counters && (error = thread_counters_get(&l.counters)) < 0)
+    if (opts->counters && (error = culprit_measure__thread_counters(&l.counters)) < 0)
         goto cleanup;
     for (i = 0; l.counters && i < CULPRIT_COUNTER__COUNT; i++) {
         if (culprit_counters_available(l.counters, i) &&
