@@ -27,7 +27,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Pairs of clock reads for the overhead calibration: enough for a stable median,
  * few enough to cost microseconds. */
