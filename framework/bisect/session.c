@@ -17,6 +17,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version)
+{
+    culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
+
+    if (version != CULPRIT_BISECT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "bisect options version %u is not %d", version,
+                                 CULPRIT_BISECT_OPTIONS_VERSION);
+    *opts = defaults;
+    return 0;
+}
+
 /* The one place the last error is copied by hand to be reused (core's error
  * save/restore helper takes it over). */
 int culprit_bisect__error_prefix(int code, const char *prefix)
@@ -29,6 +40,11 @@ int culprit_bisect__error_prefix(int code, const char *prefix)
 
 static int check_options(const culprit_bisect_options *opts)
 {
+    if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "bisect options version %u is not %d (initialize them with "
+                                 "CULPRIT_BISECT_OPTIONS_INIT or culprit_bisect_options_init())",
+                                 opts->version, CULPRIT_BISECT_OPTIONS_VERSION);
     if (!opts || !opts->good || !opts->bad || (!opts->command == !opts->run) ||
         (opts->run && !opts->test))
         return culprit_error_set(CULPRIT_EINVALID,
