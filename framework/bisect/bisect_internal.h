@@ -1,12 +1,160 @@
 /*
- * What the bisection session (session.c) hands to its call-tree step (calltree.c):
- * the analysis runs in the checkouts the session built, so nothing is built twice.
+ * The parts of a bisection session and the seams between them (docs/bisect.md,
+ * "The session's parts"):
+ *
+ *   probe.c       builds and runs one side in a checkout, reuses and records
+ *                 history: the probe, an interface (culprit_bisect__probe) so
+ *                 that tests can plant samples, as the measuring loop takes its
+ *                 clock;
+ *   comparison.c  one comparison of a candidate with a good end: warm-up, pairs,
+ *                 fences, the paired and Welch judgements, more runs up to
+ *                 max_runs;
+ *   search.c      range bisection, confirmation against the parent, searching
+ *                 again, --paths;
+ *   scan.c        the commit-by-commit scans: --all and slow decay;
+ *   session.c     the entry point: options, the ends, the result;
+ *   calltree.c    the call-tree step, in the checkouts the session built.
+ *
+ * Errors travel one way only: a return code and the thread-local error. A side
+ * that cannot be built or measured is CULPRIT_ESKIP; which side it was is an
+ * explicit out-value of the comparison.
  */
 #ifndef CULPRIT_BISECT_INTERNAL_H
 #define CULPRIT_BISECT_INTERNAL_H
 
 #include "culprit/bisect.h"
 #include "culprit/vcs.h"
+
+/* The two sides of a comparison: the good end and the candidate measured against it. */
+typedef enum { CULPRIT_BISECT__CANDIDATE = 0, CULPRIT_BISECT__GOOD = 1 } culprit_bisect__side;
+
+/*
+ * What the search needs of the world to measure a commit. Each side has a place of
+ * its own (a checkout) that holds one commit at a time; a commit is built there
+ * before it is run. The real probe (culprit_bisect__probe_open) uses temporary
+ * checkouts and processes; tests give one that returns planted samples.
+ */
+typedef struct culprit_bisect__probe {
+    /* Puts `sha` on `side` and builds it (a no-op when already built there). *built:
+     * a build command ran (counted in the result's builds, failed or not). Returns 0,
+     * CULPRIT_ESKIP with the reason as the last error when it does not build, or
+     * another negative code. */
+    int (*build)(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
+                 int *built);
+    /* One run of the commit built on `side` (`sha`): *value in ns. 0, CULPRIT_ESKIP
+     * with the reason when the run fails, or another negative code. */
+    int (*measure)(void *payload, culprit_bisect__side side, const char *sha, double *value);
+    /* Optional (NULL: no history). 1 when a history store exists whose runs can be
+     * matched only once the session has made a run of its own (the build's
+     * fingerprint), 0 otherwise. */
+    int (*history_pending)(void *payload);
+    /* Optional. Appends to x[*n..cap) the samples history holds of `sha`. */
+    void (*reuse)(void *payload, const char *sha, double *x, size_t *n, size_t cap);
+    /* The candidate became the good end: the two sides trade places (so each commit
+     * is built once, and a build directory is reused incrementally). */
+    void (*swap)(void *payload);
+    /* Optional. The directory holding `side` (for the call trees), or NULL. */
+    const char *(*dir)(void *payload, culprit_bisect__side side);
+    /* Releases the probe (removes the checkouts). NULL: nothing to release. */
+    void (*dispose)(void *payload);
+    void *payload;
+} culprit_bisect__probe;
+
+/* The real probe: checkouts under opts->checkout_parent, opts->build and
+ * opts->command (or opts->run and opts->test, with opts->history_dir). Loads the
+ * history store once. The caller releases it with probe->dispose(probe->payload). */
+int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts);
+
+/* A session in progress: what the comparison and the search share. */
+typedef struct {
+    const culprit_bisect_options *opts;
+    culprit_vcs *repo;
+    const culprit_bisect__probe *probe;
+    culprit_bisect_result *result;
+    size_t failures; /* commits that could not be built or measured (max_failures) */
+} culprit_bisect__session;
+
+/*
+ * The bisection with a given probe: what culprit_bisect_session() does with the
+ * real one. The repository queries (the DAG, first parents, commit details,
+ * changed files) use opts->repository; every build and run goes through `probe`,
+ * which is disposed of on every path (probe->dispose, when not NULL).
+ */
+int culprit_bisect__session_with_probe(culprit_bisect_result *out,
+                                       const culprit_bisect_options *opts,
+                                       const culprit_bisect__probe *probe);
+
+/* Builds `sha` on `side` through the probe, counting the build in the result. */
+int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha);
+
+/*
+ * Measures the candidate `sha` against the good end `good` and fills step's figures
+ * and verdict, up to `max_runs` runs of each. CULPRIT_ESKIP when a side cannot be
+ * built or measured, *failed saying which (the message names it); a candidate's
+ * failure also marks the step skipped with its reason.
+ */
+int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
+                            const char *sha, size_t max_runs, culprit_bisect__side *failed);
+
+/*
+ * Times `bad` against `good` as a step of its own, up to `max_runs` runs of each.
+ * *slower: bad is significantly slower; *step_out (optional) the step recorded.
+ * CULPRIT_ESKIP when a side cannot be measured, *failed (optional) saying which.
+ */
+int culprit_bisect__check_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               size_t max_runs, int *slower, culprit_bisect_step **step_out,
+                               culprit_bisect__side *failed);
+
+/* ---- the result as it is built (result.c) ---- */
+
+/* Appends a step measuring `sha` against `good` to the result (*out borrowed). */
+int culprit_bisect__add_step(culprit_bisect_step **out, culprit_bisect__session *s,
+                             const char *good, const char *sha);
+
+/* Records a culprit found with the measurement `step` made of it. */
+int culprit_bisect__add_culprit(culprit_bisect__session *s, const char *sha,
+                                const culprit_bisect_step *step);
+
+/* The newest step that found `sha` slower than its good end, or NULL. */
+const culprit_bisect_step *culprit_bisect__step_of(const culprit_bisect_result *r, const char *sha);
+
+/* The result names `sha` as the culprit: outcome found, its commit's details, the
+ * change its step measured. */
+void culprit_bisect__describe(culprit_bisect__session *s, const char *sha);
+
+/* ---- the searches (search.c, scan.c) ---- */
+
+/*
+ * One culprit in (good, bad] of the result, whose bad end is slower (search.c):
+ * bisected, confirmed against its parent, searched for again below or above it
+ * when the confirmation fails (BACKTRACK_MAX times); sets the result's confirmed
+ * and backtracks. *found: a culprit in `culprit`; *decay: the parent check ruled a
+ * slowdown out, the range decays slowly.
+ */
+int culprit_bisect__search_one(culprit_bisect__session *s, char culprit[41], int *found,
+                               int *decay);
+
+/*
+ * Bisects (good, bad], whose bad end is known to be slower (search.c). *found: 1
+ * with the culprit in `culprit`, 0 when skips left a range (recorded in the result).
+ */
+int culprit_bisect__bisect_range(culprit_bisect__session *s, const char *good, const char *bad,
+                                 char culprit[41], int *found);
+
+/*
+ * --all (scan.c): every commit in (good, bad] that made the command significantly
+ * slower than the commit before it, appended to the result's culprits.
+ * `known_slower`: bad is already known to be slower than good.
+ */
+int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, const char *bad,
+                               int known_slower);
+
+/* Slow decay (scan.c): the outcome, and the change each commit of the range's
+ * first-parent chain contributes, as the result's culprits. */
+int culprit_bisect__slow_decay(culprit_bisect__session *s);
+
+/* The last error, prefixed with `prefix`, under `code` (returned). */
+int culprit_bisect__error_prefix(int code, const char *prefix);
 
 /*
  * Records the call trees of out->parent (built in `parent_dir`) and out->culprit

@@ -1,8 +1,12 @@
+# The search algorithm (bisect.c), the session behind its probe seam (session.c,
+# probe.c, comparison.c, search.c, scan.c, result.c) and the call-tree step.
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
-  ${CMAKE_CURRENT_LIST_DIR}/session.c
-  ${CMAKE_CURRENT_LIST_DIR}/bisect_json_read.c)
+  ${CMAKE_CURRENT_LIST_DIR}/session.c ${CMAKE_CURRENT_LIST_DIR}/probe.c
+  ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/search.c
+  ${CMAKE_CURRENT_LIST_DIR}/scan.c ${CMAKE_CURRENT_LIST_DIR}/result.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/calltree.c)
-# The writer of the bisection's document (culprit bisect --json).
-target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect_json.c)
+# The bisection's document (culprit bisect --json): its writer and its reader.
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect_json.c
+  ${CMAKE_CURRENT_LIST_DIR}/bisect_json_read.c)
 # --auto's choice of the two ends from a test's history.
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/auto.c)

@@ -238,6 +238,13 @@ typedef struct {
         .min_runs = 10, .max_runs = 30, .max_failures = 5, .timeout_s = 600                        \
     }
 
+/**
+ * Initializes `opts` to the defaults of CULPRIT_BISECT_OPTIONS_INIT. `version` is
+ * CULPRIT_BISECT_OPTIONS_VERSION (the version the caller was compiled with);
+ * another one is CULPRIT_EINVALID. Returns 0.
+ */
+int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version);
+
 /** One measured comparison of a commit against the good end. */
 typedef struct culprit_bisect_step {
     char sha[41];
@@ -309,13 +316,16 @@ typedef struct {
 } culprit_bisect_result;
 
 /**
- * Runs a bisection session. CULPRIT_ENOTFOUND / CULPRIT_EINVALID for bad revisions
- * (unknown, good not an ancestor of bad, good == bad), CULPRIT_ERROR when the good or
- * the bad end does not build or run, or too many commits failed (the message says
- * which and why). A bad end that is not slower is not an error: outcome
- * NO_REGRESSION, with the figures. Temporary checkouts are removed on every path.
- * Builds and runs go in a process group of their own: a SIGINT handler ends them
- * with culprit_process_interrupt() before culprit_vcs_checkout_remove_all().
+ * Runs a bisection session. CULPRIT_EINVALID for options whose version is not
+ * CULPRIT_BISECT_OPTIONS_VERSION (initialize them with CULPRIT_BISECT_OPTIONS_INIT
+ * or culprit_bisect_options_init()) or out of range. CULPRIT_ENOTFOUND /
+ * CULPRIT_EINVALID for bad revisions (unknown, good not an ancestor of bad,
+ * good == bad), CULPRIT_ERROR when the good or the bad end does not build or run,
+ * or too many commits failed (the message says which and why). A bad end that is
+ * not slower is not an error: outcome NO_REGRESSION, with the figures. Temporary
+ * checkouts are removed on every path. Builds and runs go in a process group of
+ * their own: a SIGINT handler ends them with culprit_process_interrupt() before
+ * culprit_vcs_checkout_remove_all().
  */
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
 

@@ -1,0 +1,317 @@
+/*
+ * One comparison of a bisection session: a candidate measured against a good end
+ * through the probe (bisect_internal.h), and judged.
+ *
+ * After one warm-up run of each (the first run after a build is disturbed by it),
+ * the good end and the candidate are run in pairs, back to back, every other pair
+ * with the candidate first, and the step is judged on the pairs' differences, in
+ * which the slow drift of a shared machine's speed cancels (judge()). Each run of
+ * the command is one sample, so the interval includes what makes one run differ
+ * from the next (the noise a within-run interval misses). A candidate is bad when
+ * it is significantly slower at `confidence` by more than `threshold`, good when
+ * its interval rules such a slowdown out, and when the runs cannot tell, more runs
+ * are taken, up to max_runs (Pinpoint-style adaptive sampling); still undecided, it
+ * counts as good, and the step says so.
+ */
+#include "bisect_internal.h"
+#include "culprit/core.h"
+#include "culprit/stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Runs (or differences of pairs of runs) as a step judges them: inside Tukey's severe
+ * fences, as verdicts judge samples (docs/detection.md), so that a stall of the
+ * machine that makes a few runs several times longer does not decide a step; but
+ * only from FENCE_MIN_N values on. With fewer, the quartiles come from a handful of
+ * values, the fences set aside values that only look extreme, and the interval of
+ * the rest is too narrow: replayed on this machine's runs, unchanged commits were
+ * judged slower 1.1% of the time with fences on 5 to 10 pairs, 0.1% without
+ * (docs/bisect.md).
+ */
+#define FENCE_MIN_N 20
+static int judged_runs(culprit_summary *out, const double *x, size_t n, double confidence)
+{
+    culprit_outliers f;
+    int error;
+
+    if (n < FENCE_MIN_N)
+        return culprit_stats_summarize(out, x, n, confidence);
+    if ((error = culprit_stats_outliers(&f, x, n)) < 0)
+        return error;
+    return culprit_stats_summarize_within(out, x, n, f.low_severe, f.high_severe, confidence);
+}
+
+/* The rule a bad step meets: significantly slower, and by more than the threshold
+ * (one place: stats' significance-and-threshold rule takes it over). */
+static int slower_beyond(const culprit_bisect_step *step, double threshold)
+{
+    return step->change_low > 0 && step->change > threshold;
+}
+
+/* The runs of one comparison: the two sides' samples and the pairs' differences. */
+typedef struct {
+    culprit_bisect__session *s;
+    const char *sha[2]; /* indexed by culprit_bisect__side */
+    double *x[2], *dx;
+    size_t n[2], np;
+    culprit_bisect__side failed;
+    char *reason; /* the probe's message when the candidate failed */
+} runs;
+
+int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha)
+{
+    int built = 0, error;
+
+    error = s->probe->build(s->probe->payload, s->repo, side, sha, &built);
+    s->result->builds += built;
+    return error;
+}
+
+/*
+ * One more run of a side: its commit built on its side (once: a commit whose
+ * samples all came from history is never built), then measured. A failure is
+ * CULPRIT_ESKIP, r->failed saying which side, the message naming the commit.
+ */
+static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
+{
+    culprit_bisect__session *s = r->s;
+    const culprit_bisect__probe *p = s->probe;
+    const char *sha = r->sha[side];
+    char prefix[96];
+    int error, ran;
+
+    error = culprit_bisect__build(s, side, sha);
+    ran = error == 0;
+    if (ran && (error = p->measure(p->payload, side, sha, &x[*n])) == 0) {
+        (*n)++;
+        s->result->runs++;
+    }
+    if (error == CULPRIT_ESKIP) {
+        r->failed = side;
+        if (side == CULPRIT_BISECT__CANDIDATE && !r->reason)
+            r->reason = culprit_strdup(culprit_error_last());
+        snprintf(prefix, sizeof(prefix),
+                 "%s%.12s %s: ", side == CULPRIT_BISECT__GOOD ? "the good end " : "", sha,
+                 ran ? "fails" : "does not build");
+        culprit_bisect__error_prefix(CULPRIT_ESKIP, prefix);
+    }
+    return error;
+}
+
+/*
+ * One run of each side that needs runs in this step, not kept: the first run after a
+ * build is disturbed by it (measured on this machine, docs/bisect.md: a quarter
+ * slower on average), and a candidate is built just before its first run. The
+ * candidate goes first, so that its build comes before both kept runs.
+ */
+static int warm_up(runs *r, int good, int cand)
+{
+    double scratch[1];
+    size_t n = 0;
+    int error = 0;
+
+    if (cand && (error = run_side(r, CULPRIT_BISECT__CANDIDATE, scratch, &n)) < 0)
+        return error;
+    n = 0;
+    if (good && (error = run_side(r, CULPRIT_BISECT__GOOD, scratch, &n)) < 0)
+        return error;
+    return 0;
+}
+
+/*
+ * Runs until each side has `target` runs: good end and candidate alternately, in
+ * pairs, each side warmed up before its first kept run of the step.
+ */
+static int run_pairs(runs *r, size_t target, int warm[2])
+{
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+    int error;
+
+    while (r->n[G] < target || r->n[C] < target) {
+        int need_g = r->n[G] < target, need_c = r->n[C] < target;
+        if ((need_g && !warm[G]) || (need_c && !warm[C])) {
+            if ((error = warm_up(r, need_g && !warm[G], need_c && !warm[C])) < 0)
+                return error;
+            warm[G] |= need_g;
+            warm[C] |= need_c;
+        }
+        /* Every other pair runs the candidate first: a drift of the machine within
+         * a pair then adds to half the differences and takes from the others. */
+        if (need_g && need_c && r->np % 2) {
+            if ((error = run_side(r, C, r->x[C], &r->n[C])) < 0 ||
+                (error = run_side(r, G, r->x[G], &r->n[G])) < 0)
+                return error;
+        } else if ((need_g && (error = run_side(r, G, r->x[G], &r->n[G])) < 0) ||
+                   (need_c && (error = run_side(r, C, r->x[C], &r->n[C])) < 0)) {
+            return error;
+        }
+        if (need_g && need_c)
+            r->dx[r->np++] = r->x[C][r->n[C] - 1] - r->x[G][r->n[G] - 1];
+    }
+    return 0;
+}
+
+/*
+ * The step's change and its interval from the runs of the two sides. Runs made in
+ * pairs (good end, then candidate, back to back) are compared pair by pair: the
+ * machine's speed drifts slowly on a shared VM (successive runs are correlated), and
+ * each pair's difference cancels what the two runs shared, so the interval of the
+ * mean difference is far narrower than Welch's over the two sides as independent
+ * samples (measured in docs/bisect.md). Differences are judged as single runs are
+ * (judged_runs). Samples reused from history were not made in pairs:
+ * with any of them, Welch's interval over the two sides is used.
+ */
+static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const double *xc,
+                 size_t nc, const double *dx, size_t np, double confidence)
+{
+    culprit_summary g, c;
+    culprit_welford wg, wc;
+    culprit_welch w;
+    int error;
+
+    if ((error = judged_runs(&g, xg, ng, confidence)) < 0 ||
+        (error = judged_runs(&c, xc, nc, confidence)) < 0)
+        return error;
+    culprit_welford_from_summary(&wg, &g);
+    culprit_welford_from_summary(&wc, &c);
+    step->good_mean_ns = wg.mean;
+    step->mean_ns = wc.mean;
+    if (dx && np >= 2) {
+        culprit_summary d;
+        if ((error = judged_runs(&d, dx, np, confidence)) < 0)
+            return error;
+        step->change = d.mean / wg.mean;
+        step->change_low = d.ci_low / wg.mean;
+        step->change_high = d.ci_high / wg.mean;
+        step->paired = d.n;
+        return 0;
+    }
+    if ((error = culprit_stats_welch(&w, &wg, &wc, confidence)) < 0)
+        return error;
+    step->change = w.diff / wg.mean;
+    step->change_low = w.low / wg.mean;
+    step->change_high = w.high / wg.mean;
+    step->paired = 0;
+    return 0;
+}
+
+/* Samples history already holds count first (probe->reuse). */
+static int reuse_history(runs *r, size_t max_runs)
+{
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+    const culprit_bisect__probe *p = r->s->probe;
+    int error;
+
+    /* History matches on this build's fingerprint: known after one run of our own. */
+    if (p->history_pending && p->history_pending(p->payload) &&
+        (error = run_side(r, G, r->x[G], &r->n[G])) < 0)
+        return error;
+    if (p->reuse) {
+        size_t before = r->n[G] + r->n[C];
+        p->reuse(p->payload, r->sha[G], r->x[G], &r->n[G], max_runs);
+        p->reuse(p->payload, r->sha[C], r->x[C], &r->n[C], max_runs);
+        r->s->result->reused += r->n[G] + r->n[C] - before;
+    }
+    return 0;
+}
+
+/*
+ * Measures and decides (bisect_internal.h): samples already in history count first;
+ * runs are added, good end and candidate alternately, until each side has the runs
+ * the decision needs.
+ */
+static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_runs)
+{
+    const culprit_bisect_options *o = r->s->opts;
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+    size_t target = o->min_runs, reused = r->s->result->reused;
+    int error, paired, warm[2] = {0, 0};
+
+    if ((error = reuse_history(r, max_runs)) < 0)
+        return error;
+    paired = r->s->result->reused == reused;
+    for (;;) {
+        if ((error = run_pairs(r, target, warm)) < 0)
+            return error;
+        if ((error = judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
+                           o->confidence)) < 0)
+            return error;
+        step->runs = r->n[C] < r->n[G] ? r->n[C] : r->n[G];
+        step->reused = r->s->result->reused - reused;
+        if (slower_beyond(step, o->threshold)) {
+            step->verdict = CULPRIT_BISECT_BAD;
+            return 0;
+        }
+        /* Good once a slowdown beyond the threshold is ruled out, or when more runs
+         * are not allowed: the paper's rule, "otherwise good". */
+        if (step->change_high < o->threshold || step->runs >= max_runs) {
+            step->verdict = CULPRIT_BISECT_GOOD;
+            step->undecided = step->change_high >= o->threshold;
+            return 0;
+        }
+        target = step->runs * 2 < max_runs ? step->runs * 2 : max_runs;
+    }
+}
+
+int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
+                            const char *sha, size_t max_runs, culprit_bisect__side *failed)
+{
+    runs r;
+    int error;
+
+    memset(&r, 0, sizeof(r));
+    r.s = s;
+    r.sha[CULPRIT_BISECT__GOOD] = good;
+    r.sha[CULPRIT_BISECT__CANDIDATE] = sha;
+    r.failed = CULPRIT_BISECT__CANDIDATE;
+    r.x[0] = calloc(max_runs, sizeof(double));
+    r.x[1] = calloc(max_runs, sizeof(double));
+    r.dx = calloc(max_runs, sizeof(double));
+    if (!r.x[0] || !r.x[1] || !r.dx)
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    else
+        error = measure_and_decide(&r, step, max_runs);
+    if (error == CULPRIT_ESKIP) {
+        *failed = r.failed;
+        if (r.failed == CULPRIT_BISECT__CANDIDATE) {
+            /* The step's reason is the probe's, without the commit the step names. */
+            step->verdict = CULPRIT_BISECT_SKIP;
+            step->skip_reason = r.reason;
+            r.reason = NULL;
+        }
+    }
+    free(r.reason);
+    free(r.x[0]);
+    free(r.x[1]);
+    free(r.dx);
+    return error;
+}
+
+int culprit_bisect__check_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               size_t max_runs, int *slower, culprit_bisect_step **step_out,
+                               culprit_bisect__side *failed)
+{
+    culprit_bisect__side side = CULPRIT_BISECT__CANDIDATE;
+    culprit_bisect_step *step;
+    int error;
+
+    /* A side that cannot be built or run is CULPRIT_ESKIP, with the message set: the
+     * initial check turns it into an error, the scans step over the commit. */
+    if ((error = culprit_bisect__add_step(&step, s, good, bad)) < 0)
+        return error;
+    error = culprit_bisect__compare(s, step, good, bad, max_runs, &side);
+    if (failed)
+        *failed = side;
+    if (error < 0)
+        return error;
+    *slower = step->verdict == CULPRIT_BISECT_BAD;
+    if (step_out)
+        *step_out = step;
+    if (s->opts->progress)
+        s->opts->progress(step, s->result->nsteps - 1, 0, s->opts->payload);
+    return 0;
+}

@@ -1,0 +1,332 @@
+/*
+ * The real probe of a bisection session (bisect_internal.h): each side of a
+ * comparison (the good end, the candidate) has a temporary checkout outside the
+ * user's working tree; a commit is put there, built with the build command, and run
+ * with the measured command, each in a process group of its own so that a timeout
+ * (or culprit_process_interrupt() on Ctrl-C) ends everything it started.
+ *
+ * When a candidate turns out good it becomes the new good end, and the two
+ * checkouts trade roles (swap), so each commit is built once and a build directory
+ * is reused incrementally.
+ *
+ * With --run/--test and a history store, runs of a commit measured before this
+ * session on the same machine and build are reused as samples, and runs this
+ * session makes are recorded (opts->record).
+ */
+#define _GNU_SOURCE /* asprintf */
+#include "bisect_internal.h"
+#include "culprit/core.h"
+#include "culprit/history.h"
+
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The last bytes of a failing command's output, for the skip reason. */
+#define OUTPUT_TAIL 600
+
+typedef struct {
+    const culprit_bisect_options *opts;
+    culprit_vcs_checkout *ck[2]; /* indexed by culprit_bisect__side */
+    /* Which commit each checkout holds a successful build of ("" none): a commit is
+     * never built twice in the same checkout. */
+    struct {
+        const culprit_vcs_checkout *ck;
+        char sha[41];
+    } built[2];
+    /* The store's runs are read once, when the session starts (`past`), so the runs
+     * it records never count as reused and steps do not read the store again. The
+     * build fingerprint is that of the first run the session makes itself. */
+    culprit_history *history;
+    culprit_history_runs past;
+    char *fp_machine, *fp_compiler, *fp_flags;
+    int fp_known;
+} probe;
+
+/*
+ * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
+ * group. *elapsed_ns gets the wall time from start to exit. Returns 0 when it exited
+ * 0; CULPRIT_ESKIP with the reason (exit status or signal, and the tail of its
+ * output) as the last error otherwise.
+ */
+static int run_command(double *elapsed_ns, const char *command, const char *dir, double timeout_s,
+                       const char *const *env)
+{
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    culprit_buf reason = CULPRIT_BUF_INIT;
+    const char *all_env[8] = {NULL};
+    char checkout[PATH_MAX + 32], *what = NULL;
+    size_t n = 0;
+    int error;
+
+    snprintf(checkout, sizeof(checkout), "CULPRIT_CHECKOUT=%s", dir);
+    all_env[n++] = checkout;
+    for (size_t i = 0; env && env[i] && n + 1 < sizeof(all_env) / sizeof(*all_env); i++)
+        all_env[n++] = env[i];
+    o.shell = command;
+    o.dir = dir;
+    o.env = all_env;
+    o.timeout_s = timeout_s;
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    o.tail = OUTPUT_TAIL;
+    o.own_group = 1;
+    if ((error = culprit_process_run(&r, &o)) < 0)
+        return error;
+    *elapsed_ns = r.elapsed_ns;
+    if (!culprit_process_succeeded(&r)) {
+        if (asprintf(&what, "'%s'", command) < 0)
+            what = NULL;
+        culprit_process_describe(&reason, &r, what ? what : command, timeout_s);
+        free(what);
+        error = culprit_error_set(CULPRIT_ESKIP, "%s", culprit_buf_cstr(&reason));
+    }
+    culprit_buf_dispose(&reason);
+    culprit_process_result_dispose(&r);
+    return error;
+}
+
+/* Puts `sha` into the side's checkout (created on first use) and builds it. */
+static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
+                 int *built)
+{
+    probe *p = payload;
+    culprit_vcs_checkout **ck = &p->ck[side];
+    culprit_vcs_checkout_options o;
+    double elapsed;
+    int error, slot = -1;
+
+    *built = 0;
+    for (int i = 0; i < 2; i++)
+        if (*ck && p->built[i].ck == *ck) {
+            if (!strcmp(p->built[i].sha, sha))
+                return 0; /* already built there */
+            slot = i;
+        }
+
+    if (!*ck) {
+        culprit_vcs_checkout_options_init(&o);
+        o.parent_dir = p->opts->checkout_parent;
+        if ((error = culprit_vcs_checkout_create(ck, repo, sha, &o)) < 0)
+            return error;
+    } else if ((error = culprit_vcs_checkout_switch(*ck, sha)) < 0) {
+        return error;
+    }
+    if (slot < 0) /* a new checkout takes the free record */
+        slot = !p->built[0].ck ? 0 : 1;
+    p->built[slot].ck = *ck;
+    p->built[slot].sha[0] = '\0';
+    if (p->opts->build) {
+        *built = 1;
+        if ((error = run_command(&elapsed, p->opts->build, culprit_vcs_checkout_path(*ck),
+                                 p->opts->timeout_s, NULL)) < 0)
+            return error;
+    }
+    memcpy(p->built[slot].sha, sha, 41);
+    return 0;
+}
+
+/* Removes the directory a test run wrote its results into (one place: core's
+ * culprit_fs_remove_tree takes it over). */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+static void remove_tree(const char *dir)
+{
+    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The result of the perf test `test` ("suite.test" or "test") in one run, or NULL. */
+static const culprit_test_result *test_in_run(const culprit_run *run, const char *test)
+{
+    const culprit_test_result *found = NULL;
+    const char *suite = run->suite ? run->suite : "";
+    size_t len = strlen(suite);
+
+    for (size_t t = 0; t < run->ntests; t++) {
+        const culprit_test_result *x = &run->tests[t];
+        if (!strcmp(x->name, test) ||
+            (!strncmp(test, suite, len) && test[len] == '.' && !strcmp(test + len + 1, x->name)))
+            found = x;
+    }
+    return found;
+}
+
+/* The sample a run gives a step: the test's mean as its binary measured it (the
+ * judged summary, inside the severe fences, when recorded). */
+static double run_value(const culprit_test_result *t)
+{
+    return t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+}
+
+static int same_string(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Keeps the fingerprint of the session's first run and stores the run in history. */
+static int record_run(probe *p, const culprit_run *run)
+{
+    if (!p->fp_known) {
+        p->fp_machine = run->machine ? culprit_strdup(run->machine) : NULL;
+        p->fp_compiler = run->compiler ? culprit_strdup(run->compiler) : NULL;
+        p->fp_flags = run->flags ? culprit_strdup(run->flags) : NULL;
+        p->fp_known = 1;
+    }
+    if (!p->history || !p->opts->record)
+        return 0;
+    return culprit_history_store(p->history, run, NULL);
+}
+
+static int history_pending(void *payload)
+{
+    probe *p = payload;
+    return p->history && !p->fp_known;
+}
+
+/*
+ * Appends to x[*n..cap) the samples history already holds for `sha`: runs of the
+ * test that passed, at that commit with a clean tree, on this machine with this
+ * build (compiler and flags), newest first, none of them made by this session.
+ */
+static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t cap)
+{
+    probe *p = payload;
+
+    if (!p->fp_known)
+        return;
+    for (size_t r = p->past.nruns; r-- > 0 && *n < cap;) {
+        const culprit_run *run = p->past.runs[r];
+        const culprit_test_result *t;
+        if (run->dirty || !run->commit || strcmp(run->commit, sha) != 0 ||
+            !same_string(run->machine, p->fp_machine) ||
+            !same_string(run->compiler, p->fp_compiler) || !same_string(run->flags, p->fp_flags))
+            continue;
+        if ((t = test_in_run(run, p->opts->test)) && culprit_test_result_measured(t))
+            x[(*n)++] = run_value(t);
+    }
+}
+
+/*
+ * One run in the side's checkout, its value in *value (ns): the command's whole run
+ * time, or, with --run/--test, the test's mean as the test binary measured it (its
+ * judged summary, inside the severe fences), read from a history directory of its
+ * own and recorded into the session's history.
+ */
+static int measure(void *payload, culprit_bisect__side side, const char *sha, double *value)
+{
+    probe *p = payload;
+    const culprit_bisect_options *o = p->opts;
+    const char *path = culprit_vcs_checkout_path(p->ck[side]);
+    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64];
+    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL};
+    culprit_history *h = NULL;
+    culprit_history_runs runs = {0, NULL, 0};
+    const culprit_test_result *t = NULL;
+    culprit_history_query q = {NULL, NULL, NULL, 0};
+    double elapsed;
+    int error;
+
+    if (!o->run)
+        return run_command(value, o->command, path, o->timeout_s, NULL);
+    snprintf(dir, sizeof(dir), "%s/culprit-bisect-run-XXXXXX", culprit_fs_tmpdir());
+    if (!mkdtemp(dir))
+        return culprit_error_set_os("cannot create a directory for the test's results in '%s'",
+                                    culprit_fs_tmpdir());
+    snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
+    snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", sha);
+    if ((error = run_command(&elapsed, o->run, path, o->timeout_s, env)) < 0)
+        goto cleanup;
+    /* Samples are loaded only to be recorded: the step needs the summary alone. */
+    q.flags = p->history && o->record ? CULPRIT_HISTORY_LOAD_SAMPLES : 0;
+    if ((error = culprit_history_open(&h, dir, 0)) < 0 ||
+        (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
+        goto cleanup;
+    for (size_t r = 0; r < runs.nruns; r++) {
+        const culprit_test_result *x = test_in_run(runs.runs[r], o->test);
+        if (x)
+            t = x;
+        if ((error = record_run(p, runs.runs[r])) < 0)
+            goto cleanup;
+    }
+    if (!t || !culprit_test_result_measured(t)) {
+        error = culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->run,
+                                  t ? "ran but did not pass" : "did not measure", o->test);
+        goto cleanup;
+    }
+    *value = run_value(t);
+cleanup:
+    culprit_history_runs_dispose(&runs);
+    culprit_history_free(h);
+    remove_tree(dir);
+    return error;
+}
+
+static void swap(void *payload)
+{
+    probe *p = payload;
+    culprit_vcs_checkout *t = p->ck[CULPRIT_BISECT__GOOD];
+
+    p->ck[CULPRIT_BISECT__GOOD] = p->ck[CULPRIT_BISECT__CANDIDATE];
+    p->ck[CULPRIT_BISECT__CANDIDATE] = t;
+}
+
+static const char *dir_of(void *payload, culprit_bisect__side side)
+{
+    probe *p = payload;
+    return p->ck[side] ? culprit_vcs_checkout_path(p->ck[side]) : NULL;
+}
+
+static void dispose(void *payload)
+{
+    probe *p = payload;
+
+    if (!p)
+        return;
+    culprit_vcs_checkout_remove(p->ck[CULPRIT_BISECT__GOOD]);
+    culprit_vcs_checkout_remove(p->ck[CULPRIT_BISECT__CANDIDATE]);
+    culprit_history_free(p->history);
+    free(p->fp_machine);
+    free(p->fp_compiler);
+    free(p->fp_flags);
+    culprit_history_runs_dispose(&p->past);
+    free(p);
+}
+
+int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts)
+{
+    probe *p = calloc(1, sizeof(*p));
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!p)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    p->opts = opts;
+    if (opts->run && opts->history_dir) {
+        /* A store that does not exist yet is created only when runs are recorded. */
+        struct stat st;
+        if ((opts->record || stat(opts->history_dir, &st) == 0) &&
+            ((error = culprit_history_open(&p->history, opts->history_dir, opts->record)) < 0 ||
+             (error = culprit_history_load(&p->past, p->history, NULL, NULL, NULL)) < 0)) {
+            dispose(p);
+            return error;
+        }
+    }
+    out->build = build;
+    out->measure = measure;
+    out->history_pending = history_pending;
+    out->reuse = reuse;
+    out->swap = swap;
+    out->dir = dir_of;
+    out->dispose = dispose;
+    out->payload = p;
+    return 0;
+}

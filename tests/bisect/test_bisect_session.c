@@ -1,0 +1,541 @@
+/*
+ * Tests of the bisection session's search (framework/bisect/search.c, scan.c,
+ * comparison.c) with a fake probe: a tiny repository made with libgit2 gives the
+ * commits (the DAG, first parents, changed files), and the probe returns planted
+ * samples instead of building and running anything (bisect_internal.h). Each
+ * commit has a mean run time; every run adds a tiny fixed jitter, and a commit may
+ * have a planted burst (its first runs slower, or noisy) to make a step misjudge
+ * it. Every test asserts the whole sequence of steps (commit, good end, verdict)
+ * and the outcome, so that any change of a search decision fails it.
+ *
+ * A step is written "c/g:V": commit c measured against the good end g, V one of
+ * B (bad), G (good), U (good, undecided), S (skipped); commits are named by their
+ * index in the fixture (0 the root).
+ */
+#define _GNU_SOURCE /* nftw */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <git2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bisect/bisect_internal.h"
+#include "culprit/core.h"
+
+#define MAXC 24
+
+/* ---- the repository ---------------------------------------------------------- */
+
+/* One commit of a fixture: its parents (-1 none) and the file it writes. */
+typedef struct {
+    int p0, p1;
+    const char *path;
+} spec;
+
+typedef struct {
+    char dir[PATH_MAX];
+    size_t n;
+    char sha[MAXC][41];
+} repo_fixture;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Makes a repository in a temporary directory with the commits of `specs` (each
+ * writing "c<i>" to its path on top of its first parent's tree). */
+static void repo_make(repo_fixture *f, const spec *specs, size_t n)
+{
+    git_repository *repo;
+    git_oid oids[MAXC];
+
+    assert_true(n <= MAXC);
+    snprintf(f->dir, sizeof(f->dir), "%s/culprit-bisect-session-XXXXXX", culprit_fs_tmpdir());
+    assert_non_null(mkdtemp(f->dir));
+    git_libgit2_init();
+    assert_int_equal(git_repository_init(&repo, f->dir, 0), 0);
+    for (size_t i = 0; i < n; i++) {
+        git_signature *sig;
+        git_tree *base = NULL, *tree;
+        git_commit *parents[2] = {NULL, NULL};
+        git_tree_update up;
+        git_oid blob, tree_id;
+        char text[32], subject[32];
+        size_t np = 0;
+
+        snprintf(text, sizeof(text), "c%zu\n", i);
+        snprintf(subject, sizeof(subject), "c%zu", i);
+        assert_int_equal(git_blob_create_from_buffer(&blob, repo, text, strlen(text)), 0);
+        if (specs[i].p0 >= 0) {
+            assert_int_equal(git_commit_lookup(&parents[np++], repo, &oids[specs[i].p0]), 0);
+            assert_int_equal(git_commit_tree(&base, parents[0]), 0);
+        }
+        if (specs[i].p1 >= 0)
+            assert_int_equal(git_commit_lookup(&parents[np++], repo, &oids[specs[i].p1]), 0);
+        memset(&up, 0, sizeof(up));
+        up.action = GIT_TREE_UPDATE_UPSERT;
+        git_oid_cpy(&up.id, &blob);
+        up.filemode = GIT_FILEMODE_BLOB;
+        up.path = specs[i].path;
+        if (base) {
+            assert_int_equal(git_tree_create_updated(&tree_id, repo, base, 1, &up), 0);
+        } else {
+            git_treebuilder *tb;
+            assert_int_equal(git_treebuilder_new(&tb, repo, NULL), 0);
+            assert_int_equal(git_treebuilder_write(&tree_id, tb), 0);
+            git_treebuilder_free(tb);
+            assert_int_equal(git_tree_lookup(&base, repo, &tree_id), 0);
+            assert_int_equal(git_tree_create_updated(&tree_id, repo, base, 1, &up), 0);
+        }
+        assert_int_equal(git_tree_lookup(&tree, repo, &tree_id), 0);
+        /* One minute apart, so that date order is commit order. */
+        assert_int_equal(git_signature_new(&sig, "culprit", "culprit@example.invalid",
+                                           1700000000 + 60 * (git_time_t)i, 0),
+                         0);
+        assert_int_equal(git_commit_create(&oids[i], repo, NULL, sig, sig, NULL, subject, tree, np,
+                                           (const git_commit **)parents),
+                         0);
+        git_oid_tostr(f->sha[i], 41, &oids[i]);
+        git_signature_free(sig);
+        git_tree_free(tree);
+        git_tree_free(base);
+        git_commit_free(parents[0]);
+        git_commit_free(parents[1]);
+    }
+    f->n = n;
+    git_repository_free(repo);
+}
+
+static void repo_remove(repo_fixture *f)
+{
+    nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- the fake probe ---------------------------------------------------------- */
+
+/* A tiny fixed jitter sequence (relative): not periodic in 2, so that pairs with
+ * alternating order do not line up with it. */
+static const double jitter[7] = {0.0010, -0.0007, 0.0004, -0.0011, 0.0009, -0.0002, 0.0005};
+
+typedef struct {
+    const repo_fixture *repo;
+    double mean[MAXC];        /* ns */
+    int unbuildable[MAXC];    /* the build fails */
+    int burst_runs[MAXC];     /* the first runs of the commit are disturbed: */
+    double burst_slow[MAXC];  /* slower by this much (relative) */
+    double burst_noise[MAXC]; /* and/or alternately this much faster and slower */
+    int calls[MAXC];
+    size_t ncalls;
+    char on[2][41]; /* the commit built on each side ("" none) */
+    char runs[512]; /* the order of the first runs: "C8 G0 ..." */
+} fake;
+
+static int index_of(const repo_fixture *r, const char *sha)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (!strcmp(r->sha[i], sha))
+            return (int)i;
+    fail_msg("unknown commit %s", sha);
+    return -1;
+}
+
+static int fake_build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
+                      int *built)
+{
+    fake *f = payload;
+    int c = index_of(f->repo, sha);
+
+    (void)repo;
+    *built = 0;
+    if (!strcmp(f->on[side], sha))
+        return 0;
+    f->on[side][0] = '\0';
+    *built = 1;
+    if (f->unbuildable[c])
+        return culprit_error_set(CULPRIT_ESKIP, "planted build failure of c%d", c);
+    memcpy(f->on[side], sha, 41);
+    return 0;
+}
+
+static int fake_measure(void *payload, culprit_bisect__side side, const char *sha, double *value)
+{
+    fake *f = payload;
+    int c = index_of(f->repo, sha), k = f->calls[c]++;
+    double rel = jitter[f->ncalls++ % 7];
+    size_t len = strlen(f->runs);
+
+    assert_string_equal(f->on[side], sha); /* built on that side before it runs */
+    if (k < f->burst_runs[c])
+        rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
+    *value = f->mean[c] * (1 + rel);
+    if (len + 8 < sizeof(f->runs))
+        snprintf(f->runs + len, sizeof(f->runs) - len, "%s%c%d", len ? " " : "",
+                 side == CULPRIT_BISECT__GOOD ? 'G' : 'C', c);
+    return 0;
+}
+
+static void fake_swap(void *payload)
+{
+    fake *f = payload;
+    char t[41];
+
+    memcpy(t, f->on[0], 41);
+    memcpy(f->on[0], f->on[1], 41);
+    memcpy(f->on[1], t, 41);
+}
+
+/* ---- running a session ------------------------------------------------------- */
+
+/* One test's world: the repository, the probe, the options and what came out. */
+typedef struct {
+    repo_fixture repo;
+    int has_repo;
+    fake f;
+    culprit_bisect_options opts;
+    culprit_bisect_result r;
+    int error;
+    char steps[2048]; /* "c/g:V ..." */
+    char culprits[128];
+} scenario;
+
+static int setup(void **state)
+{
+    scenario *sc = calloc(1, sizeof(*sc));
+
+    assert_non_null(sc);
+    assert_int_equal(culprit_bisect_options_init(&sc->opts, CULPRIT_BISECT_OPTIONS_VERSION), 0);
+    *state = sc;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    scenario *sc = *state;
+
+    culprit_bisect_result_dispose(&sc->r);
+    if (sc->has_repo)
+        repo_remove(&sc->repo);
+    free(sc);
+    return 0;
+}
+
+static void make(scenario *sc, const spec *specs, size_t n)
+{
+    repo_make(&sc->repo, specs, n);
+    sc->has_repo = 1;
+}
+
+/* A linear history 0..n-1 whose means are 100 ns up to `at`, 100 * (1 + change) from
+ * there on. */
+static void linear(scenario *sc, size_t n, size_t at, double change)
+{
+    spec specs[MAXC];
+
+    for (size_t i = 0; i < n; i++) {
+        specs[i] = (spec){(int)i - 1, -1, "src/a.c"};
+        sc->f.mean[i] = i < at ? 100 : 100 * (1 + change);
+    }
+    make(sc, specs, n);
+}
+
+/* Bisects (good, bad] with the fake probe (a new probe: nothing built yet). */
+static void run_session(scenario *sc, int good, int bad)
+{
+    const repo_fixture *r = &sc->repo;
+    culprit_bisect__probe p = {fake_build, fake_measure, NULL, NULL, fake_swap, NULL, NULL, &sc->f};
+
+    culprit_bisect_result_dispose(&sc->r);
+    sc->f.repo = r;
+    memset(sc->f.on, 0, sizeof(sc->f.on));
+    memset(sc->f.calls, 0, sizeof(sc->f.calls));
+    sc->steps[0] = sc->culprits[0] = '\0';
+    sc->opts.repository = r->dir;
+    sc->opts.good = r->sha[good];
+    sc->opts.bad = r->sha[bad];
+    sc->opts.command = "planted";
+    sc->error = culprit_bisect__session_with_probe(&sc->r, &sc->opts, &p);
+    for (size_t i = 0; i < sc->r.nsteps; i++) {
+        const culprit_bisect_step *s = &sc->r.steps[i];
+        size_t len = strlen(sc->steps);
+        char v = s->verdict == CULPRIT_BISECT_BAD    ? 'B'
+                 : s->verdict == CULPRIT_BISECT_SKIP ? 'S'
+                 : s->undecided                      ? 'U'
+                                                     : 'G';
+        snprintf(sc->steps + len, sizeof(sc->steps) - len, "%s%d/%d:%c", len ? " " : "",
+                 index_of(r, s->sha), index_of(r, s->good), v);
+    }
+    for (size_t i = 0; i < sc->r.nculprits; i++) {
+        size_t len = strlen(sc->culprits);
+        snprintf(sc->culprits + len, sizeof(sc->culprits) - len, "%s%d", len ? " " : "",
+                 index_of(r, sc->r.culprits[i].sha));
+    }
+}
+
+/* Checks the whole sequence of steps, the outcome, the culprits ("" none) and the
+ * confirmation. */
+static void expect(const scenario *sc, const char *steps, culprit_bisect_outcome what,
+                   const char *culprits, int confirmed)
+{
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_string_equal(sc->steps, steps);
+    assert_int_equal(sc->r.outcome, what);
+    assert_string_equal(sc->culprits, culprits);
+    assert_int_equal(sc->r.confirmed, confirmed);
+}
+
+/* A session that fails with `message` (%s: the 12 first digits of commit c). */
+static void expect_error(const scenario *sc, int code, const char *message, int c)
+{
+    char want[256];
+
+    snprintf(want, sizeof(want), message, sc->repo.sha[c]);
+    assert_int_equal(sc->error, code);
+    assert_string_equal(culprit_error_last(), want);
+    assert_int_equal(sc->r.nsteps, 0); /* the result is disposed of */
+}
+
+/* ---- tests ------------------------------------------------------------------- */
+
+static void test_linear_history(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 4, 0.10);
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_string_equal(sc->r.culprit, sc->repo.sha[4]);
+    assert_string_equal(sc->r.good, sc->repo.sha[0]);
+    assert_string_equal(sc->r.bad, sc->repo.sha[8]);
+    assert_string_equal(sc->r.subject, "c4");
+    assert_int_equal(sc->r.ncommits, 8);
+    assert_true(sc->r.change > 0.09 && sc->r.change < 0.11);
+    assert_int_equal(sc->r.backtracks, 0);
+    /* Each commit is built when it comes to a side that does not hold it: the two
+     * ends, 4, 2, 3 (the good ones trade sides with the good end), 4 again. */
+    assert_int_equal(sc->r.builds, 6);
+    /* The runs of the initial check, 10 pairs plus one warm-up of each, twice as many
+     * (patient) allowed; the four steps decide on 10 pairs each. */
+    assert_int_equal(sc->r.runs, 5 * 22);
+    /* A warm-up of each side (the candidate first: its build comes before both kept
+     * runs), then pairs, every other one with the candidate first. */
+    assert_memory_equal(sc->f.runs,
+                        "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 "
+                        "C4 G0 G0 C4",
+                        sizeof("C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 "
+                               "C4 G0 G0 C4") -
+                            1);
+}
+
+/* 0 - 1 - 2 ------ 5 - 6
+ *  \             /
+ *   3 - 4 ------
+ * The slowdown comes in on the second parent's line (3). */
+static void test_merges(void **state)
+{
+    static const spec specs[] = {{-1, -1, "a"}, {0, -1, "b"}, {1, -1, "c"}, {0, -1, "d"},
+                                 {3, -1, "e"},  {2, 4, "f"},  {5, -1, "g"}};
+    scenario *sc = *state;
+
+    make(sc, specs, 7);
+    for (int i = 0; i < 7; i++)
+        sc->f.mean[i] = i >= 3 ? 110 : 100;
+    run_session(sc, 0, 6);
+    /* 3 is measured against 2, the good end of that time, and confirmed against its
+     * own parent, 0. */
+    expect(sc, "6/0:B 2/0:G 4/2:B 3/2:B 3/0:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+}
+
+/* Commits that do not build are skipped: next to the culprit they leave a range of
+ * possible first bad commits; elsewhere the culprit is still found. */
+static void test_skip_range(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 5, 0.10);
+    sc->f.unbuildable[4] = sc->f.unbuildable[5] = 1;
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:S 3/0:G 5/3:S 6/3:B", CULPRIT_BISECT_RESULT_AMBIGUOUS, "", -1);
+    assert_int_equal(sc->r.nrange, 3);
+    for (int c = 4; c <= 6; c++) {
+        int in = 0;
+        for (size_t i = 0; i < sc->r.nrange; i++)
+            in |= !strcmp(sc->r.range[i], sc->repo.sha[c]);
+        assert_true(in);
+    }
+    assert_string_equal(sc->r.steps[1].skip_reason, "planted build failure of c4");
+
+    sc->f.unbuildable[4] = sc->f.unbuildable[5] = 0;
+    sc->f.unbuildable[6] = 1;
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:G 6/4:S 5/4:B 5/4:B", CULPRIT_BISECT_RESULT_FOUND, "5", 1);
+}
+
+/* --all: 2 makes it 20% slower, 4 10% faster, 6 10% slower again: after 2, the range
+ * above it is no slower overall, and is scanned commit by commit. */
+static void test_all_behind_improvement(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 0, 0);
+    for (int i = 0; i < 9; i++)
+        sc->f.mean[i] = 100 * (i >= 2 ? 1.2 : 1) * (i >= 4 ? 0.9 : 1) * (i >= 6 ? 1.1 : 1);
+    sc->opts.all = 1;
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:B 1/0:G 1/0:G 8/2:G 3/2:G 4/3:G 5/4:G 6/5:B 7/6:G 8/7:G",
+           CULPRIT_BISECT_RESULT_FOUND, "2 6", -1);
+    assert_string_equal(sc->r.culprit, sc->repo.sha[2]);
+    assert_int_equal(sc->r.nunsearched, 0);
+}
+
+/* Every commit 1.5% slower than its parent: slower overall, no single culprit. The
+ * culprit 3 is not slower than its parent, whose parent is slower than the good
+ * end: the search goes below once, then the decay is measured commit by commit. */
+static void test_slow_decay(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 7, 0, 0);
+    for (int i = 1; i < 7; i++)
+        sc->f.mean[i] = sc->f.mean[i - 1] * 1.015;
+    run_session(sc, 0, 6);
+    expect(sc,
+           "6/0:B 3/0:B 1/0:G 2/1:G 3/2:G 2/0:B 1/0:G 2/1:G 1/0:G 1/0:G 2/1:G 3/2:G 4/3:G "
+           "5/4:G 6/5:G",
+           CULPRIT_BISECT_RESULT_SLOW_DECAY, "1 2 3 4 5 6", -1);
+    assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* The slowdown is at 3; 4's first runs are noisy, so its step cannot tell and counts
+ * it good: the culprit found above (8) is not slower than its parent, whose parent
+ * is slower than the good end: the search goes below it and finds 3. */
+static void test_search_again_below(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 3, 0.10);
+    sc->f.burst_runs[4] = 31;
+    sc->f.burst_noise[4] = 0.30;
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:U 6/4:G 7/6:G 8/7:G 7/0:B 3/0:B 1/0:G 2/1:G 3/2:B",
+           CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* The slowdown is at 6; 4's first runs are 10% slower (a stall of the machine), so
+ * its step marks it bad: the culprit found (4) is not slower than its parent, the
+ * bad end is slower than it: the search goes above it and finds 6. */
+static void test_search_again_above(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 6, 0.10);
+    sc->f.burst_runs[4] = 11;
+    sc->f.burst_slow[4] = 0.10;
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:G 6/5:B",
+           CULPRIT_BISECT_RESULT_FOUND, "6", 1);
+    assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* --paths: commits touching only docs/ are not built; the slowdown is in 3. */
+static void test_paths_relevance(void **state)
+{
+    static const spec specs[] = {{-1, -1, "src/a.c"}, {0, -1, "docs/x.md"}, {1, -1, "docs/y.md"},
+                                 {2, -1, "src/a.c"},  {3, -1, "docs/x.md"}, {4, -1, "docs/y.md"},
+                                 {5, -1, "src/b.c"}};
+    const char *paths[] = {"src"};
+    scenario *sc = *state;
+
+    make(sc, specs, 7);
+    for (int i = 0; i < 7; i++)
+        sc->f.mean[i] = i >= 3 ? 110 : 100;
+    sc->opts.paths = paths;
+    sc->opts.npaths = 1;
+    run_session(sc, 0, 6);
+    expect(sc, "6/0:B 3/0:B 1/0:S 2/0:S 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    assert_int_equal(sc->r.nirrelevant, 2);
+    assert_string_equal(sc->r.steps[2].skip_reason,
+                        "touches none of the relevant paths: not built");
+}
+
+/* An end that does not build is an error that names it. */
+static void test_unbuildable_ends(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 5, 2, 0.10);
+    sc->f.unbuildable[0] = 1;
+    run_session(sc, 0, 4);
+    expect_error(sc, CULPRIT_ERROR,
+                 "the good end %.12s does not build: planted build failure of c0", 0);
+    sc->f.unbuildable[0] = 0;
+    sc->f.unbuildable[4] = 1;
+    run_session(sc, 0, 4);
+    expect_error(sc, CULPRIT_ERROR, "the bad end %.12s does not build: planted build failure of c4",
+                 4);
+}
+
+/* max_failures commits that cannot be built end the session. */
+static void test_too_many_skips(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 8, 0.10);
+    for (int i = 1; i < 8; i++)
+        sc->f.unbuildable[i] = 1;
+    sc->opts.max_failures = 3;
+    run_session(sc, 0, 8);
+    expect_error(sc, CULPRIT_ERROR,
+                 "3 commits could not be built or measured; the last, %.12s: planted build "
+                 "failure of c5",
+                 5);
+}
+
+/* Options are checked against their version. */
+static void test_options_version(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_options opts;
+
+    assert_int_equal(sc->opts.version, CULPRIT_BISECT_OPTIONS_VERSION);
+    assert_int_equal(sc->opts.min_runs, 10);
+    assert_int_equal(sc->opts.max_runs, 30);
+    assert_int_equal(culprit_bisect_options_init(&opts, 99), CULPRIT_EINVALID);
+    sc->opts.version = 99;
+    sc->opts.good = "HEAD~1";
+    sc->opts.bad = "HEAD";
+    sc->opts.command = "true";
+    assert_int_equal(culprit_bisect_session(&sc->r, &sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "version 99"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_linear_history, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_merges, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_skip_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_behind_improvement, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_relevance, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unbuildable_ends, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_too_many_skips, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
