@@ -6,11 +6,7 @@
  * different libm in the last digits of a p-value does not fail the test; every key,
  * string and count must match. CULPRIT_UPDATE_GOLDEN=1 rewrites the files.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -18,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_fixture.h"
+#include "support/cli_fixture.h"
 #include "culprit/stats.h"
 #include "detect/counters_synth.h"
 

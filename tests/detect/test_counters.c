@@ -6,11 +6,7 @@
  * change, severity), on synthetic data with known answers. Values computed by hand
  * or with Python are cited next to each assertion.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -4,11 +4,7 @@
  * about, the format names, and the renderers on an empty report (a fresh
  * repository: nothing measured yet, nothing loaded).
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include "culprit/report.h"
 

@@ -5,11 +5,7 @@
  * values come from tests/stats/reference_counters.py (scipy 1.10.1 / numpy 1.24.2);
  * the comment next to each names the line that printed it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>

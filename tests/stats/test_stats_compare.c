@@ -8,11 +8,7 @@
  * tests/stats/reference_values.py; the comment next to each number names the call
  * that printed it. The data sets are the literal arrays of that script.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>

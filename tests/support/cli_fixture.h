@@ -4,8 +4,8 @@
  * files written with the history API, and a runner for the built `culprit` binary
  * that captures its exit code, stdout and stderr.
  */
-#ifndef CULPRIT_TESTS_CLI_FIXTURE_H
-#define CULPRIT_TESTS_CLI_FIXTURE_H
+#ifndef CULPRIT_TESTS_SUPPORT_CLI_FIXTURE_H
+#define CULPRIT_TESTS_SUPPORT_CLI_FIXTURE_H
 
 #include "culprit/history.h"
 

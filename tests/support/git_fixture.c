@@ -1,16 +1,13 @@
-/* Helpers for the vcs tests (see git_fixture.h): the shell, its output, files. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+/* Shell commands for the tests (see git_fixture.h): run, their output, files. Used by
+ * the vcs, call-tree and command tests, and by the CLI fixture. */
+#include "support/test.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "git_fixture.h"
+#include "support/git_fixture.h"
 
 static void format_command(char *cmd, size_t size, const char *fmt, va_list ap)
 {
@@ -79,14 +76,4 @@ void write_file(const char *dir, const char *name, const char *text)
     assert_non_null(f = fopen(path, "w"));
     fputs(text, f);
     fclose(f);
-}
-
-int make_temp_dir(char *out, const char *tag)
-{
-    char tmpl[128];
-
-    snprintf(tmpl, sizeof(tmpl), "/tmp/culprit-%s-XXXXXX", tag);
-    if (!mkdtemp(tmpl) || !realpath(tmpl, out))
-        return -1;
-    return 0;
 }
