@@ -37,14 +37,7 @@ static void show_prints_the_indented_tree(void **state)
 
     assert_int_equal(r.status, 0);
     snprintf(path, sizeof(path), "%s/tests/cli/golden/calltree_show.txt", CULPRIT_SOURCE_DIR);
-    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(r.out, f);
-        fclose(f);
-    }
-    if (!(expected = read_text(path)))
-        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    expected = golden_read(path, r.out);
     assert_string_equal(r.out, expected);
     assert_string_equal(r.err, ""); /* named with files: no hint */
     free(expected);

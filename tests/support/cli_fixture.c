@@ -360,14 +360,10 @@ static int same_json(const json_t *a, const json_t *b, char *where, size_t size)
     return 0;
 }
 
-void assert_json_golden(const char *actual, const char *golden_name, const char *what)
+char *golden_read(const char *path, const char *actual)
 {
-    char path[1024], where[2048] = "";
     char *expected;
-    json_t *a, *e;
-    json_error_t jerr;
 
-    snprintf(path, sizeof(path), "%s/tests/cli/golden/%s", CULPRIT_SOURCE_DIR, golden_name);
     if (getenv("CULPRIT_UPDATE_GOLDEN")) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
@@ -376,6 +372,18 @@ void assert_json_golden(const char *actual, const char *golden_name, const char 
     }
     if (!(expected = read_text(path)))
         fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    return expected;
+}
+
+void assert_json_golden(const char *actual, const char *golden_name, const char *what)
+{
+    char path[1024], where[2048] = "";
+    char *expected;
+    json_t *a, *e;
+    json_error_t jerr;
+
+    snprintf(path, sizeof(path), "%s/tests/cli/golden/%s", CULPRIT_SOURCE_DIR, golden_name);
+    expected = golden_read(path, actual);
     if (!(a = json_loads(actual, 0, &jerr)))
         fail_msg("culprit %s: not JSON: %s\n%s", what, jerr.text, actual);
     assert_non_null(e = json_loads(expected, 0, NULL));

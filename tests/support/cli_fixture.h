@@ -85,6 +85,10 @@ char *golden_normalize(char *text, const repo_fixture *repo);
  */
 void assert_json_golden(const char *actual, const char *golden_name, const char *what);
 
+/* The golden file at `path` (malloc'd), first rewritten with `actual` when
+ * CULPRIT_UPDATE_GOLDEN is set; fails the test when it does not exist. */
+char *golden_read(const char *path, const char *actual);
+
 /* Reads a whole file (malloc'd), or NULL when it does not exist. */
 char *read_text(const char *path);
 

@@ -28,6 +28,16 @@ void run(const char *fmt, ...)
         fail_msg("command failed: %s", cmd);
 }
 
+/* Formats the command into `cmd` and starts it with its stdout to be read. */
+static FILE *open_command(char *cmd, size_t size, const char *fmt, va_list ap)
+{
+    FILE *p;
+
+    format_command(cmd, size, fmt, ap);
+    assert_non_null(p = popen(cmd, "r"));
+    return p;
+}
+
 void output_of(char *out, size_t size, const char *fmt, ...)
 {
     char cmd[8192];
@@ -35,9 +45,8 @@ void output_of(char *out, size_t size, const char *fmt, ...)
     FILE *p;
 
     va_start(ap, fmt);
-    format_command(cmd, sizeof(cmd), fmt, ap);
+    p = open_command(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    assert_non_null(p = popen(cmd, "r"));
     if (!fgets(out, (int)size, p))
         fail_msg("no output from: %s", cmd);
     out[strcspn(out, "\n")] = '\0';
@@ -53,9 +62,8 @@ char *all_output_of(const char *fmt, ...)
     FILE *p;
 
     va_start(ap, fmt);
-    format_command(cmd, sizeof(cmd), fmt, ap);
+    p = open_command(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    assert_non_null(p = popen(cmd, "r"));
     assert_non_null(text = calloc(1, 1));
     while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0) {
         assert_non_null(text = realloc(text, len + n + 1));
