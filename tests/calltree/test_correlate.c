@@ -25,14 +25,11 @@ typedef struct {
 static int setup(void **state)
 {
     static repo r;
-    char text[4096] = "";
 
     if (test_tmpdir_make(r.dir, sizeof(r.dir), "correlate") < 0)
         return -1;
-    for (int i = 1; i <= 60; i++)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
     run("mkdir -p '%s/src'", r.dir);
-    write_file(r.dir, "src/fig5.c", text);
+    write_numbered_lines(r.dir, "src/fig5.c", 60);
     write_file(r.dir, "README", "fig5\n");
     run("cd '%s' && " GIT " init -q && " GIT " add -A && " GIT " commit -qm base", r.dir);
     run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' -e '/^line "

@@ -32,14 +32,11 @@ static void write_tree(const char *dir, const char *name, culprit_calltree *t)
 static int setup(void **state)
 {
     static scene s;
-    char text[1024] = "";
 
     if (test_tmpdir_make(s.dir, sizeof(s.dir), "cli-calltree") < 0)
         return -1;
-    for (int i = 1; i <= 60; i++)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
     run("mkdir -p '%s/src' '%s/trees'", s.dir, s.dir);
-    write_file(s.dir, "src/fig5.c", text);
+    write_numbered_lines(s.dir, "src/fig5.c", 60);
     run("cd '%s' && " GIT " init -q && " GIT " add src && " GIT " commit -qm base", s.dir);
     run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' src/fig5.c "
         "&& " GIT " commit -qam 'fem: slower'",

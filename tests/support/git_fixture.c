@@ -85,3 +85,15 @@ void write_file(const char *dir, const char *name, const char *text)
     fputs(text, f);
     fclose(f);
 }
+
+void write_numbered_lines(const char *dir, const char *name, int n)
+{
+    char path[PATH_MAX + 256];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_non_null(f = fopen(path, "w"));
+    for (int i = 1; i <= n; i++)
+        fprintf(f, "line %d\n", i);
+    fclose(f);
+}

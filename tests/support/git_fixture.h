@@ -25,4 +25,8 @@ char *all_output_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes `text` to dir/name. */
 void write_file(const char *dir, const char *name, const char *text);
 
+/* Writes "line 1" to "line `n`", one a line, to dir/name: a source file whose lines
+ * a test then rewrites or deletes by number (the Fig. 5 repositories). */
+void write_numbered_lines(const char *dir, const char *name, int n);
+
 #endif
