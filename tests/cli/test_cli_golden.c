@@ -16,7 +16,7 @@
 
 #include "support/cli_fixture.h"
 #include "culprit/stats.h"
-#include "detect/counters_synth.h"
+#include "support/counters_synth.h"
 
 static void check_golden(const repo_fixture *repo, const char *args, const char *golden_name,
                          int status)
@@ -51,7 +51,7 @@ static void history_json_matches_golden(void **state)
 /* ---------------------------------------------------- counter detectors --- */
 
 /*
- * One test, io.journal, with the counter series of tests/detect/counters_synth.h
+ * One test, io.journal, with the counter series of tests/support/counters_synth.h
  * (40 observations per run, deterministic): c[1], c[2] twice (an A/A pair), and
  * c[3], where write_bytes is doubled and nothing else changes.
  */

@@ -15,7 +15,7 @@
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/stats.h"
-#include "detect/counters_synth.h"
+#include "support/counters_synth.h"
 #include "stats/near.h"
 
 static int in_list(char *const *list, size_t n, const char *name)
