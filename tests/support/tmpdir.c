@@ -17,19 +17,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "culprit/core.h"
 #include "support/tmpdir.h"
 
 char test_tmpdir[PATH_MAX];
 
 int test_tmpdir_make(char *out, size_t size, const char *tag)
 {
-    const char *base = getenv("TMPDIR");
     char tmpl[PATH_MAX], real[PATH_MAX];
     int len;
 
-    if (!base || !*base)
-        base = "/tmp";
-    len = snprintf(tmpl, sizeof(tmpl), "%s/culprit-%s-XXXXXX", base, tag);
+    /* The library's rule for $TMPDIR, so the tests' directories sit beside the
+     * checkouts and recordings the library makes. */
+    len = snprintf(tmpl, sizeof(tmpl), "%s/culprit-%s-XXXXXX", culprit_fs_tmpdir(), tag);
     if (len < 0 || (size_t)len >= sizeof(tmpl) || !mkdtemp(tmpl))
         return -1;
     if (!realpath(tmpl, real) || strlen(real) >= size) {

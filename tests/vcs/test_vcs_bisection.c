@@ -125,10 +125,11 @@ static int setup_repo(void **state)
 
 static int teardown_repo(void **state)
 {
+    int error;
+
     (void)state;
     free(before);
-    int error = test_tmpdir_remove(repo);
-
+    error = test_tmpdir_remove(repo);
     return test_tmpdir_remove(scratch) < 0 ? -1 : error;
 }
 
