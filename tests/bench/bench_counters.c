@@ -1,6 +1,6 @@
 /*
  * Quality of the counter detectors on generated data with a known structure
- * (tests/detect/counters_synth.h): a CPU-like group and an I/O-like group of
+ * (tests/support/counters_synth.h): a CPU-like group and an I/O-like group of
  * correlated counters, an independent noisy counter and a constant one. In each
  * A/B case the new version writes `shift` times the bytes (write_bytes only: CPU
  * and wall time unchanged); in each A/A case it is another draw of the same code.
@@ -25,7 +25,7 @@
 
 #include "culprit/core.h"
 #include "culprit/detect.h"
-#include "detect/counters_synth.h"
+#include "support/counters_synth.h"
 
 #ifndef HISTORY
 #define HISTORY 10

@@ -5,11 +5,7 @@
  * bad iff the culprit is among its ancestors-or-self, skips and the ranges they
  * leave, and the sub-range API that --all uses to find two culprits.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -5,11 +5,7 @@
  * against a standard deviation of 1%), so every verdict is certain and only the
  * choice is under test. No repository, no measuring.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdio.h>

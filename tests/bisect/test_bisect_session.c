@@ -12,23 +12,17 @@
  * B (bad), G (good), U (good, undecided), S (skipped); commits are named by their
  * index in the fixture (0 the root).
  */
-#define _GNU_SOURCE /* nftw */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
-#include <ftw.h>
 #include <git2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "bisect/bisect_internal.h"
 #include "culprit/core.h"
+#include "support/tmpdir.h"
 
 #define MAXC 24
 
@@ -46,14 +40,6 @@ typedef struct {
     char sha[MAXC][41];
 } repo_fixture;
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
 /* Makes a repository in a temporary directory with the commits of `specs` (each
  * writing "c<i>" to its path on top of its first parent's tree). */
 static void repo_make(repo_fixture *f, const spec *specs, size_t n)
@@ -62,8 +48,7 @@ static void repo_make(repo_fixture *f, const spec *specs, size_t n)
     git_oid oids[MAXC];
 
     assert_true(n <= MAXC);
-    snprintf(f->dir, sizeof(f->dir), "%s/culprit-bisect-session-XXXXXX", culprit_fs_tmpdir());
-    assert_non_null(mkdtemp(f->dir));
+    assert_int_equal(test_tmpdir_make(f->dir, sizeof(f->dir), "bisect-session"), 0);
     git_libgit2_init();
     assert_int_equal(git_repository_init(&repo, f->dir, 0), 0);
     for (size_t i = 0; i < n; i++) {
@@ -120,7 +105,7 @@ static void repo_make(repo_fixture *f, const spec *specs, size_t n)
 
 static void repo_remove(repo_fixture *f)
 {
-    nftw(f->dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    test_tmpdir_remove(f->dir);
 }
 
 /* ---- the fake probe ---------------------------------------------------------- */

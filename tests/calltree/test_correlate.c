@@ -4,19 +4,16 @@
  * intersected with the line ranges of the functions on the suspect paths, the
  * changed lines kept, and changed suspects ranked first.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_fixture.h"
-#include "vcs/git_fixture.h"
+#include "support/tree_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 typedef struct {
     char dir[PATH_MAX];
@@ -28,14 +25,11 @@ typedef struct {
 static int setup(void **state)
 {
     static repo r;
-    char text[4096] = "";
 
-    if (make_temp_dir(r.dir, "correlate") < 0)
+    if (test_tmpdir_make(r.dir, sizeof(r.dir), "correlate") < 0)
         return -1;
-    for (int i = 1; i <= 60; i++)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
     run("mkdir -p '%s/src'", r.dir);
-    write_file(r.dir, "src/fig5.c", text);
+    write_numbered_lines(r.dir, "src/fig5.c", 60);
     write_file(r.dir, "README", "fig5\n");
     run("cd '%s' && " GIT " init -q && " GIT " add -A && " GIT " commit -qm base", r.dir);
     run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' -e '/^line "
@@ -50,8 +44,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     repo *r = *state;
-    run("rm -rf '%s'", r->dir);
-    return 0;
+    return test_tmpdir_remove(r->dir);
 }
 
 static void changes_of(culprit_vcs_changeset *out, const repo *r)

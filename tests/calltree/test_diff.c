@@ -4,17 +4,13 @@
  * slower, a changed shape stopping the search, chains of slower nodes with and
  * without a middle node that did not regress, and bad input.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_fixture.h"
+#include "support/tree_fixture.h"
 
 static const char *name_of(const culprit_calltree_diff *d, size_t pair)
 {

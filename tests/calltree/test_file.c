@@ -1,18 +1,15 @@
 /* The call-tree file: round trip, the runtime's raw form, and every bad input
  * reported with the file and the line. */
+#include "support/test.h"
+
 #include "culprit/calltree.h"
+#include "support/tmpdir.h"
 
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include <cmocka.h>
 
 /* A raw file as the runtime writes it: two objects, a function seen through two
  * paths, a structure-mode node (times "-"). */
@@ -117,11 +114,11 @@ static void writing_then_reading_gives_the_same_file(void **state)
 
 static void the_file_functions_write_atomically_and_read_back(void **state)
 {
-    char dir[] = "/tmp/culprit-calltree-XXXXXX", path[256];
+    char dir[256], path[300];
     culprit_calltree *t = read_string(raw), *u = NULL;
     (void)state;
 
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "calltree"), 0);
     snprintf(path, sizeof(path), "%s/a.calltree", dir);
     assert_int_equal(culprit_calltree_write_file(t, path), 0);
     assert_int_equal(culprit_calltree_read_file(&u, path), 0);

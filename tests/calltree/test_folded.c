@@ -3,11 +3,7 @@
  * the path, repeated stacks adding up), writing a tree back, the round trip, the
  * detection of the format, and malformed lines named by file and line.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tree_fixture.h"
+#include "support/tmpdir.h"
+#include "support/tree_fixture.h"
 
 static culprit_calltree *parse(const char *text)
 {
@@ -225,12 +222,12 @@ static void a_file_is_read_and_a_missing_one_named(void **state)
 
 static void either_format_loads_by_content(void **state)
 {
-    char dir[] = "/tmp/culprit-load-XXXXXX", path[64];
+    char dir[256], path[300];
     culprit_calltree *t = fixture_fig5(20, 1000), *back;
     FILE *f;
     (void)state;
 
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "load"), 0);
     /* A call-tree file written by the library. */
     snprintf(path, sizeof(path), "%s/a.calltree", dir);
     assert_int_equal(culprit_calltree_write_file(t, path), 0);
@@ -253,10 +250,7 @@ static void either_format_loads_by_content(void **state)
     assert_int_equal(culprit_calltree_load(&back, path), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "neither a call-tree file"));
     assert_non_null(strstr(culprit_error_last(), path));
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/a.calltree", dir);
-    unlink(path);
-    rmdir(dir);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
     culprit_calltree_free(t);
 }
 

@@ -1,14 +1,10 @@
 /* The call-tree model: interning by identity, children per path, the checker. */
+#include "support/test.h"
+
 #include "culprit/calltree.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#include <cmocka.h>
 
 static void functions_are_interned_by_name_and_file(void **state)
 {

@@ -4,16 +4,12 @@
  * recursive symbol counted once per stack, the recursive pivot, and call trees
  * against folded stacks.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "tree_fixture.h"
+#include "support/tree_fixture.h"
 
 static culprit_calltree *folded(const char *text)
 {

@@ -4,22 +4,20 @@
  * (CULPRIT_UPDATE_GOLDEN=1 rewrites it), recording an instrumented fixture of
  * tests/trace, and every bad input with exit status 2 and a message naming it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli/cli_fixture.h"
+#include "support/cli_fixture.h"
+#include "support/tmpdir.h"
 
 #define FIG5 CULPRIT_SOURCE_DIR "/tests/calltree/data/fig5.calltree"
 
-static char dir[] = "/tmp/culprit-cli-calltree-XXXXXX";
+/* The group's directory (support/tmpdir.h). */
+static const char *const dir = test_tmpdir;
 
 static void show_prints_the_indented_tree(void **state)
 {
@@ -39,14 +37,7 @@ static void show_prints_the_indented_tree(void **state)
 
     assert_int_equal(r.status, 0);
     snprintf(path, sizeof(path), "%s/tests/cli/golden/calltree_show.txt", CULPRIT_SOURCE_DIR);
-    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(r.out, f);
-        fclose(f);
-    }
-    if (!(expected = read_text(path)))
-        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    expected = golden_read(path, r.out);
     assert_string_equal(r.out, expected);
     assert_string_equal(r.err, ""); /* named with files: no hint */
     free(expected);
@@ -171,20 +162,6 @@ static void usage_errors(void **state)
     expect_culprit(dir, 0, "record", "calltree --help");
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[600];
-    (void)state;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -196,5 +173,5 @@ int main(void)
         cmocka_unit_test(record_of_an_uninstrumented_program_says_how_to_fix_it),
         cmocka_unit_test(usage_errors),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }

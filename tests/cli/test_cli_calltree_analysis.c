@@ -4,19 +4,16 @@
  * folded stacks, in a throw-away repository whose last commit rewrites fem's
  * lines: golden JSON (docs/cli.md), the text a developer reads, and bad input.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltree/tree_fixture.h"
-#include "cli_fixture.h"
-#include "vcs/git_fixture.h"
+#include "support/tree_fixture.h"
+#include "support/cli_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 typedef struct {
     char dir[4096];
@@ -35,14 +32,11 @@ static void write_tree(const char *dir, const char *name, culprit_calltree *t)
 static int setup(void **state)
 {
     static scene s;
-    char text[1024] = "";
 
-    if (make_temp_dir(s.dir, "cli-calltree") < 0)
+    if (test_tmpdir_make(s.dir, sizeof(s.dir), "cli-calltree") < 0)
         return -1;
-    for (int i = 1; i <= 60; i++)
-        snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %d\n", i);
     run("mkdir -p '%s/src' '%s/trees'", s.dir, s.dir);
-    write_file(s.dir, "src/fig5.c", text);
+    write_numbered_lines(s.dir, "src/fig5.c", 60);
     run("cd '%s' && " GIT " init -q && " GIT " add src && " GIT " commit -qm base", s.dir);
     run("cd '%s' && sed -i -e 's/^line 23$/slower 23/' -e 's/^line 24$/slower 24/' src/fig5.c "
         "&& " GIT " commit -qam 'fem: slower'",
@@ -60,8 +54,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     scene *s = *state;
-    run("rm -rf '%s'", s->dir);
-    return 0;
+    return test_tmpdir_remove(s->dir);
 }
 
 static char *normalized(cli_result *r, const scene *s)

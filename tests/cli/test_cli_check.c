@@ -5,11 +5,7 @@
  * the JUnit file against the schema, and the errors (unknown revision, test,
  * option, subcommand; no history) with their near matches.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -17,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli_fixture.h"
 #include "culprit/version.h"
+#include "support/cli_fixture.h"
 
 /* The line about `test` starts with `tag`. */
 static void assert_verdict_line(const char *out, const char *test, const char *tag)

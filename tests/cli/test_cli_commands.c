@@ -3,18 +3,14 @@
  * synthetic history of cli_fixture.c, and `culprit check --confirm` with a fake
  * test binary that records a new run when asked to re-run a test.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_fixture.h"
+#include "support/cli_fixture.h"
 
 static void assert_starts_line(const char *out, const char *needle, const char *tag)
 {

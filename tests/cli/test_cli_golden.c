@@ -6,11 +6,7 @@
  * different libm in the last digits of a p-value does not fail the test; every key,
  * string and count must match. CULPRIT_UPDATE_GOLDEN=1 rewrites the files.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -18,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli_fixture.h"
+#include "support/cli_fixture.h"
 #include "culprit/stats.h"
-#include "detect/counters_synth.h"
+#include "support/counters_synth.h"
 
 static void check_golden(const repo_fixture *repo, const char *args, const char *golden_name,
                          int status)
@@ -55,7 +51,7 @@ static void history_json_matches_golden(void **state)
 /* ---------------------------------------------------- counter detectors --- */
 
 /*
- * One test, io.journal, with the counter series of tests/detect/counters_synth.h
+ * One test, io.journal, with the counter series of tests/support/counters_synth.h
  * (40 observations per run, deterministic): c[1], c[2] twice (an A/A pair), and
  * c[3], where write_bytes is doubled and nothing else changes.
  */

@@ -1,9 +1,5 @@
 /* Tests of framework/core: the last error, buffers, atomic writes. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +8,7 @@
 #include <unistd.h>
 
 #include "culprit/core.h"
+#include "support/tmpdir.h"
 
 static void error_last_keeps_code_and_message(void **state)
 {
@@ -41,10 +38,10 @@ static void buf_grows_and_stays_terminated(void **state)
 
 static void write_atomic_never_replaces_with_no_replace(void **state)
 {
-    char dir[] = "/tmp/culprit-core-XXXXXX";
+    char dir[256];
     culprit_buf read = CULPRIT_BUF_INIT;
     (void)state;
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "core"), 0);
     char *sub = culprit_fs_join(dir, "a/b");
     assert_int_equal(culprit_fs_mkdir_p(sub), 0);
     char *path = culprit_fs_join(sub, "f.txt");
@@ -62,8 +59,7 @@ static void write_atomic_never_replaces_with_no_replace(void **state)
     snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", sub);
     assert_int_equal(system(cmd), 0);
     assert_int_equal(culprit_fs_read_file(&read, "/nonexistent/x"), CULPRIT_ENOTFOUND);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
     culprit_buf_dispose(&read);
     free(sub);
     free(path);

@@ -1,9 +1,5 @@
 /* Tests of framework/core/options.c: the table-driven option parser and its help. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <string.h>

@@ -1,19 +1,16 @@
 /* Child processes (framework/core/process.c): statuses, signals, timeouts that end
  * the whole process group, the kept tail of the output, the environment and the
  * working directory, and a program that cannot be started. */
-#include "culprit/core.h"
+#include "support/test.h"
 
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
+#include "culprit/core.h"
+#include "support/tmpdir.h"
 
 static int run_shell(culprit_process_result *r, const char *cmd, culprit_process_output output,
                      double timeout_s, int own_group)
@@ -100,13 +97,13 @@ static int alive(long pid)
  * command started is gone afterwards. */
 static void a_timeout_kills_the_whole_group(void **state)
 {
-    char dir[] = "/tmp/culprit-process-XXXXXX", cmd[256], pidfile[64];
+    char dir[256], cmd[512], pidfile[300];
     culprit_process_result r;
     culprit_buf pid_text = CULPRIT_BUF_INIT;
     long pid;
     (void)state;
 
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "process"), 0);
     snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
     snprintf(cmd, sizeof(cmd), "sleep 60 & echo $! > %s; wait", pidfile);
     assert_int_equal(run_shell(&r, cmd, CULPRIT_PROCESS_CAPTURE, 0.3, 1), 0);
@@ -121,8 +118,7 @@ static void a_timeout_kills_the_whole_group(void **state)
     assert_false(alive(pid));
     culprit_process_result_dispose(&r);
     culprit_buf_dispose(&pid_text);
-    unlink(pidfile);
-    rmdir(dir);
+    test_tmpdir_remove(dir);
 }
 
 static void environment_and_directory(void **state)

@@ -1,9 +1,5 @@
 /* Tests of categories, the project file and persisted assignments (framework/detect). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +9,10 @@
 
 #include "culprit/core.h"
 #include "culprit/detect.h"
+#include "support/tmpdir.h"
 
-static char dir[] = "/tmp/culprit-detect-XXXXXX";
+/* The group's directory (support/tmpdir.h). */
+static const char *const dir = test_tmpdir;
 
 static char *write_tmp(const char *name, const char *text)
 {
@@ -156,20 +154,6 @@ static void assignments_persist_and_merge_concurrent_writers(void **state)
     free(path);
 }
 
-static int make_dir(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int remove_dir(void **state)
-{
-    char cmd[128];
-    (void)state;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,5 +163,5 @@ int main(void)
         cmocka_unit_test(bad_project_files_name_file_and_key),
         cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
     };
-    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+    return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }

@@ -6,11 +6,7 @@
  * change, severity), on synthetic data with known answers. Values computed by hand
  * or with Python are cited next to each assertion.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +15,8 @@
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/stats.h"
-#include "detect/counters_synth.h"
-#include "stats/near.h"
+#include "support/counters_synth.h"
+#include "support/near.h"
 
 static int in_list(char *const *list, size_t n, const char *name)
 {

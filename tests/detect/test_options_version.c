@@ -6,11 +6,7 @@
  * struct of another layout field by field. The functions are called with the
  * smallest inputs that reach the check: it comes before any input is read.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <string.h>
 

@@ -3,11 +3,7 @@
  * every verdict, the practical threshold, undecided with its estimate, mixed
  * fingerprints, pooling, and the false-discovery control on seeded simulations.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

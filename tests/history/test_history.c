@@ -1,10 +1,6 @@
 /* Tests of framework/history: the model, the JUnit XML round trip, the reader's
  * defences against foreign and corrupt files, and the store. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -16,6 +12,7 @@
 
 #include "culprit/history.h"
 #include "history/history_internal.h"
+#include "support/tmpdir.h"
 
 #define SCHEMA CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
@@ -267,13 +264,6 @@ static void numbers_round_trip_bit_for_bit(void **state)
     }
 }
 
-static char *make_temp_dir(void)
-{
-    char tmpl[] = "/tmp/culprit-history-XXXXXX";
-    assert_non_null(mkdtemp(tmpl));
-    return strdup(tmpl);
-}
-
 static void write_text(const char *path, const char *text, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -308,7 +298,7 @@ static void copy_summary_copies_everything_but_the_series(void **state)
 static void written_file_validates_against_junit_schema(void **state)
 {
     culprit_run *run = make_run();
-    char *dir = make_temp_dir(), *path = culprit_fs_join(dir, "run.xml");
+    char *dir = test_tmpdir_new("history"), *path = culprit_fs_join(dir, "run.xml");
     char cmd[1024];
     (void)state;
 
@@ -339,8 +329,7 @@ static void written_file_validates_against_junit_schema(void **state)
         culprit_run_free(back);
     }
     culprit_run_free(run);
-    unlink(path);
-    rmdir(dir);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
     free(path);
     free(dir);
 }
@@ -473,7 +462,7 @@ static size_t count_files(const char *dir, const char *suffix)
 
 static void store_never_overwrites(void **state)
 {
-    char *base = make_temp_dir(), *dir = culprit_fs_join(base, "a/b/history");
+    char *base = test_tmpdir_new("history"), *dir = culprit_fs_join(base, "a/b/history");
     culprit_history *history = NULL;
     culprit_run *run = make_run();
     char *p1 = NULL, *p2 = NULL, *p3 = NULL;
@@ -524,11 +513,7 @@ static void store_never_overwrites(void **state)
     culprit_history_free(NULL);
     culprit_run_free(run);
     free(p1), free(p2), free(p3);
-    {
-        char cmd[512];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
-        assert_int_equal(system(cmd), 0);
-    }
+    assert_int_equal(test_tmpdir_remove(base), 0);
     free(dir);
     free(base);
 }
@@ -560,7 +545,7 @@ static void store_run(culprit_history *history, const char *suite, const char *c
 
 static void load_skips_corrupt_files_and_filters(void **state)
 {
-    char *dir = make_temp_dir(), *corrupt = culprit_fs_join(dir, "0000-corrupt.xml");
+    char *dir = test_tmpdir_new("history"), *corrupt = culprit_fs_join(dir, "0000-corrupt.xml");
     char *other = culprit_fs_join(dir, "notes.txt"), *tmp = culprit_fs_join(dir, "x.xml.tmp.abc");
     culprit_history *history = NULL;
     culprit_history_runs runs;
@@ -623,11 +608,7 @@ static void load_skips_corrupt_files_and_filters(void **state)
     culprit_history_runs_dispose(NULL);
 
     culprit_history_free(history);
-    {
-        char cmd[512];
-        snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-        assert_int_equal(system(cmd), 0);
-    }
+    assert_int_equal(test_tmpdir_remove(dir), 0);
     free(corrupt), free(other), free(tmp), free(dir);
 }
 

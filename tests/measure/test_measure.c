@@ -4,11 +4,7 @@
  * "spends" a scripted number of ns. So each expected sample is exact and no test
  * depends on how fast this machine is.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +14,7 @@
 #include "culprit/core.h"
 #include "culprit/measure.h"
 #include "culprit/stats.h"
-#include "stats/near.h"
+#include "support/near.h"
 
 /* ---- the fake clock and a scripted body --------------------------------------- */
 

@@ -8,11 +8,7 @@
  * being self-contained; bad inputs must fail with exit 2 and a message naming them.
  * The page in a real browser is tests/report/report_browser.sh.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -20,7 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../cli/cli_fixture.h"
+#include "support/cli_fixture.h"
 
 /* Copies data file `name` into `dir` with the fixture's shas in place of <cN>. */
 static void put_data(const repo_fixture *repo, const char *name, const char *dir)

@@ -7,11 +7,7 @@
  * they fill the typed results the report holds, with enums for the words, and a
  * word the writers never write is an error naming the file and the field.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include "culprit/report.h"
 

@@ -4,11 +4,7 @@
  * back with every raw sample. Runs ctest on the examples' build directory with
  * CULPRIT_HISTORY_DIR pointing at a temporary directory.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <glob.h>
 #include <stdio.h>
@@ -17,13 +13,14 @@
 #include <unistd.h>
 
 #include "culprit/history.h"
+#include "support/tmpdir.h"
 
 #define EXAMPLES CULPRIT_BINARY_DIR "/examples"
 #define SCHEMA   CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
 static void ctest_perf_run_writes_valid_readable_history(void **state)
 {
-    char dir[] = "/tmp/culprit-ctest-XXXXXX", cmd[1024];
+    char dir[256], cmd[1024];
     culprit_history *h = NULL;
     culprit_history_runs runs = {0};
     glob_t files;
@@ -31,7 +28,7 @@ static void ctest_perf_run_writes_valid_readable_history(void **state)
 
     if (access(EXAMPLES "/CTestTestfile.cmake", R_OK) != 0)
         skip(); /* built with -DCULPRIT_BUILD_EXAMPLES=OFF */
-    assert_non_null(mkdtemp(dir));
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "ctest"), 0);
     snprintf(cmd, sizeof(cmd),
              "CULPRIT_HISTORY_DIR='%s' ctest --test-dir '%s' -L perf --output-on-failure "
              ">'%s/ctest.log' 2>&1",
@@ -69,8 +66,7 @@ static void ctest_perf_run_writes_valid_readable_history(void **state)
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);
     globfree(&files);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
 int main(void)

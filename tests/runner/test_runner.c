@@ -3,11 +3,7 @@
  * binary, and its exit code, output, JSON, JUnit file and history are checked.
  * Timing is never asserted; only counts, statuses and files.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -18,6 +14,7 @@
 
 #include "culprit/core.h"
 #include "culprit/history.h"
+#include "support/tmpdir.h"
 
 #define SCHEMA CULPRIT_SOURCE_DIR "/docs/schemas/junit-10.xsd"
 
@@ -29,8 +26,7 @@ typedef struct {
 static int setup(void **state)
 {
     workspace *w = calloc(1, sizeof(*w));
-    strcpy(w->dir, "/tmp/culprit-runner-XXXXXX");
-    if (!mkdtemp(w->dir))
+    if (test_tmpdir_make(w->dir, sizeof(w->dir), "runner") < 0)
         return -1;
     *state = w;
     return 0;
@@ -39,9 +35,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     workspace *w = *state;
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", w->dir);
-    if (system(cmd) != 0)
+    if (test_tmpdir_remove(w->dir) != 0)
         return -1;
     culprit_buf_dispose(&w->out);
     culprit_buf_dispose(&w->err);

@@ -1,9 +1,5 @@
 /* Tests of the runner's option parsing: every mistake names the option. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <stdio.h>
 #include <stdlib.h>

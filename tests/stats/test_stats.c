@@ -3,18 +3,14 @@
  * summaries, quantiles and Tukey's fences. Every reference value below was
  * computed independently of GSL; the comment next to it says how.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "culprit/core.h"
 #include "culprit/stats.h"
-#include "stats/near.h"
+#include "support/near.h"
 
 static void t_critical_matches_textbook_tables(void **state)
 {

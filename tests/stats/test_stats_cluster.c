@@ -5,18 +5,14 @@
  * values come from tests/stats/reference_counters.py (scipy 1.10.1 / numpy 1.24.2);
  * the comment next to each names the line that printed it.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
 
 #include "culprit/core.h"
 #include "culprit/stats.h"
-#include "stats/near.h"
+#include "support/near.h"
 
 static const double X[] = {3.1, 4.7, 2.2, 5.9, 4.1, 3.3, 6.8, 5.0};
 static const double Y[] = {10.2, 13.9, 8.1, 16.5, 12.0, 11.4, 19.7, 14.2};

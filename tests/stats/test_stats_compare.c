@@ -8,11 +8,7 @@
  * tests/stats/reference_values.py; the comment next to each number names the call
  * that printed it. The data sets are the literal arrays of that script.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -23,7 +19,7 @@
 
 #include "culprit/core.h"
 #include "culprit/stats.h"
-#include "stats/near.h"
+#include "support/near.h"
 
 /* Relative comparison, for p-values that span many orders of magnitude. */
 #define assert_rel(a, b, rel) assert_near((a), (b), fabs(b) * (rel))

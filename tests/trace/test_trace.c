@@ -4,22 +4,20 @@
  * and symbolized. Counts are asserted exactly; times only for what the mode says
  * (timed or not), never for their size.
  */
+#include "support/test.h"
+
 #include "culprit/calltree.h"
+#include "support/tmpdir.h"
 
 #include <math.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
-static char dir[] = "/tmp/culprit-trace-XXXXXX";
+/* The group's directory (support/tmpdir.h). */
+static const char *const dir = test_tmpdir;
 
 static char *path_in_dir(const char *name)
 {
@@ -574,20 +572,6 @@ static void a_failed_assertion_does_not_adopt_the_next_test(void **state)
     culprit_calltree_free(t);
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    char cmd[600];
-    (void)state;
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,5 +597,5 @@ int main(void)
         cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
         cmocka_unit_test(a_failed_assertion_does_not_adopt_the_next_test),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }

@@ -1,10 +1,6 @@
 /* Tests of framework/vcs: HEAD's sha, branch and dirty flag, read from throw-away
  * repositories made with the git command line, and the not-a-repository cases. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +11,8 @@
 
 #include "culprit/core.h"
 #include "culprit/vcs.h"
-#include "git_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 static char repo[PATH_MAX];
 
@@ -23,7 +20,7 @@ static char repo[PATH_MAX];
 static int setup_repo(void **state)
 {
     (void)state;
-    if (make_temp_dir(repo, "vcs") < 0)
+    if (test_tmpdir_make(repo, sizeof(repo), "vcs") < 0)
         return -1;
     run(GIT " init -q '%s'", repo);
     run("mkdir -p '%s/src/deep'", repo);
@@ -35,8 +32,7 @@ static int setup_repo(void **state)
 static int teardown_repo(void **state)
 {
     (void)state;
-    run("rm -rf '%s'", repo);
-    return 0;
+    return test_tmpdir_remove(repo);
 }
 
 static void head_of_a_clean_tree(void **state)
@@ -124,10 +120,10 @@ static void detached_head_has_no_branch(void **state)
 static void outside_a_repository_is_not_found(void **state)
 {
     culprit_vcs_head head;
-    char tmpl[] = "/tmp/culprit-vcs-none-XXXXXX";
+    char tmpl[PATH_MAX];
     (void)state;
 
-    assert_non_null(mkdtemp(tmpl));
+    assert_int_equal(test_tmpdir_make(tmpl, sizeof(tmpl), "vcs-none"), 0);
     assert_int_equal(culprit_vcs_head_describe(&head, tmpl), CULPRIT_ENOTFOUND);
     assert_non_null(strstr(culprit_error_last(), tmpl));
     assert_null(head.branch);
@@ -136,7 +132,7 @@ static void outside_a_repository_is_not_found(void **state)
     run(GIT " init -q '%s'", tmpl);
     assert_int_equal(culprit_vcs_head_describe(&head, tmpl), CULPRIT_ENOTFOUND);
     assert_non_null(strstr(culprit_error_last(), "no commit"));
-    run("rm -rf '%s'", tmpl);
+    assert_int_equal(test_tmpdir_remove(tmpl), 0);
 }
 
 int main(void)

@@ -6,11 +6,7 @@
  * the signal-handler cleanup). Last, the property all of it rests on: the user's
  * working tree, with a dirty file and an untracked one, the index, HEAD, refs and
  * the stash are byte-for-byte unchanged. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <limits.h>
 #include <signal.h>
@@ -23,7 +19,8 @@
 
 #include "culprit/core.h"
 #include "culprit/vcs.h"
-#include "git_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 /*
  * The repository (newest on top; HEAD is main):
@@ -70,7 +67,8 @@ static char *snapshot(void)
 static int setup_repo(void **state)
 {
     (void)state;
-    if (make_temp_dir(repo, "vcs-bisect") < 0 || make_temp_dir(scratch, "vcs-scratch") < 0)
+    if (test_tmpdir_make(repo, sizeof(repo), "vcs-bisect") < 0 ||
+        test_tmpdir_make(scratch, sizeof(scratch), "vcs-scratch") < 0)
         return -1;
     run(GIT " init -q '%s' && mkdir -p '%s/sub'", repo, repo);
     write_file(repo, "a.c",
@@ -127,10 +125,12 @@ static int setup_repo(void **state)
 
 static int teardown_repo(void **state)
 {
+    int error;
+
     (void)state;
     free(before);
-    run("rm -rf '%s' '%s'", repo, scratch);
-    return 0;
+    error = test_tmpdir_remove(repo);
+    return test_tmpdir_remove(scratch) < 0 ? -1 : error;
 }
 
 static culprit_vcs *open_repo(void)

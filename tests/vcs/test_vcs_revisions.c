@@ -4,11 +4,7 @@
  * lightweight and annotated tags and several branches. Expected values come from
  * the git command line, not from libgit2. Last, a check that none of it wrote to
  * the repository. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -17,7 +13,8 @@
 
 #include "culprit/core.h"
 #include "culprit/vcs.h"
-#include "git_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 /*
  * The repository (newest on top; HEAD is main):
@@ -56,7 +53,7 @@ static void commit_file(const char *file, const char *text, const char *args)
 static int setup_repo(void **state)
 {
     (void)state;
-    if (make_temp_dir(repo, "vcs-revs") < 0)
+    if (test_tmpdir_make(repo, sizeof(repo), "vcs-revs") < 0)
         return -1;
     run(GIT " init -q '%s'", repo);
     run("mkdir -p '%s/src/deep'", repo);
@@ -91,8 +88,7 @@ static int setup_repo(void **state)
 static int teardown_repo(void **state)
 {
     (void)state;
-    run("rm -rf '%s'", repo);
-    return 0;
+    return test_tmpdir_remove(repo);
 }
 
 static culprit_vcs *open_repo(void)
@@ -126,12 +122,12 @@ static void open_outside_a_repository_is_not_found(void **state)
     char dir[PATH_MAX];
     (void)state;
 
-    assert_int_equal(make_temp_dir(dir, "vcs-none"), 0);
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "vcs-none"), 0);
     assert_int_equal(culprit_vcs_open(&vcs, dir), CULPRIT_ENOTFOUND);
     assert_null(vcs);
     assert_non_null(strstr(culprit_error_last(), dir));
     assert_non_null(strstr(culprit_error_last(), "not in a git repository"));
-    run("rm -rf '%s'", dir);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
 static void empty_and_bare_repositories_open(void **state)
@@ -141,7 +137,7 @@ static void empty_and_bare_repositories_open(void **state)
     (void)state;
 
     /* A repository without a commit opens; HEAD names nothing yet. */
-    assert_int_equal(make_temp_dir(dir, "vcs-empty"), 0);
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "vcs-empty"), 0);
     run(GIT " init -q '%s'", dir);
     assert_int_equal(culprit_vcs_open(&vcs, dir), 0);
     assert_int_equal(culprit_vcs_resolve(sha, vcs, "HEAD"), CULPRIT_ENOTFOUND);
@@ -157,7 +153,7 @@ static void empty_and_bare_repositories_open(void **state)
     assert_int_equal(culprit_vcs_resolve(sha, vcs, "v1.0"), 0);
     assert_string_equal(sha, c4);
     culprit_vcs_free(vcs);
-    run("rm -rf '%s'", dir);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
 /* ------------------------------------------------------------------------------
@@ -316,7 +312,7 @@ static void ambiguous_abbreviation_is_invalid(void **state)
     char sha[41];
     (void)state;
 
-    assert_int_equal(make_temp_dir(dir, "vcs-ambiguous"), 0);
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "vcs-ambiguous"), 0);
     run(GIT " init -q '%s/repo' && mkdir '%s/blobs' && cd '%s/blobs' && "
             "for i in $(seq 2000); do echo \"blob $i\" > $i; done && "
             "ls | " GIT " --git-dir=../repo/.git hash-object -w --stdin-paths > ../ids",
@@ -330,7 +326,7 @@ static void ambiguous_abbreviation_is_invalid(void **state)
     assert_non_null(strstr(culprit_error_last(), "ambiguous"));
     assert_non_null(strstr(culprit_error_last(), prefix));
     culprit_vcs_free(vcs);
-    run("rm -rf '%s'", dir);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
 /* ------------------------------------------------------------------------------

@@ -1,15 +1,11 @@
 /* Hand-built call trees (tree_fixture.h). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "support/test.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "tree_fixture.h"
+#include "support/tree_fixture.h"
 
 void fixture_lines(const char *name, unsigned int *low, unsigned int *high)
 {

@@ -1,8 +1,9 @@
-/* Helpers for the vcs tests: shell commands on throw-away repositories made with the
- * git command line, their output, and files written into them. A failing command
- * fails the current test. */
-#ifndef CULPRIT_TESTS_VCS_GIT_FIXTURE_H
-#define CULPRIT_TESTS_VCS_GIT_FIXTURE_H
+/* Shell commands for the tests on throw-away repositories made with the git command
+ * line, their output, and files written into them (the vcs, call-tree and command
+ * tests). A failing command fails the current test. Temporary directories are
+ * support/tmpdir.h's. */
+#ifndef CULPRIT_TESTS_SUPPORT_GIT_FIXTURE_H
+#define CULPRIT_TESTS_SUPPORT_GIT_FIXTURE_H
 
 #include <stddef.h>
 
@@ -24,8 +25,8 @@ char *all_output_of(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Writes `text` to dir/name. */
 void write_file(const char *dir, const char *name, const char *text);
 
-/* Creates a fresh directory /tmp/culprit-<tag>-XXXXXX and writes its real path
- * (PATH_MAX bytes at most) to `out`. Returns 0 or -1. */
-int make_temp_dir(char *out, const char *tag);
+/* Writes "line 1" to "line `n`", one a line, to dir/name: a source file whose lines
+ * a test then rewrites or deletes by number (the Fig. 5 repositories). */
+void write_numbered_lines(const char *dir, const char *name, int n);
 
 #endif

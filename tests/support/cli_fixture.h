@@ -4,8 +4,8 @@
  * files written with the history API, and a runner for the built `culprit` binary
  * that captures its exit code, stdout and stderr.
  */
-#ifndef CULPRIT_TESTS_CLI_FIXTURE_H
-#define CULPRIT_TESTS_CLI_FIXTURE_H
+#ifndef CULPRIT_TESTS_SUPPORT_CLI_FIXTURE_H
+#define CULPRIT_TESTS_SUPPORT_CLI_FIXTURE_H
 
 #include "culprit/history.h"
 
@@ -84,6 +84,10 @@ char *golden_normalize(char *text, const repo_fixture *repo);
  * command in the failure message.
  */
 void assert_json_golden(const char *actual, const char *golden_name, const char *what);
+
+/* The golden file at `path` (malloc'd), first rewritten with `actual` when
+ * CULPRIT_UPDATE_GOLDEN is set; fails the test when it does not exist. */
+char *golden_read(const char *path, const char *actual);
 
 /* Reads a whole file (malloc'd), or NULL when it does not exist. */
 char *read_text(const char *path);

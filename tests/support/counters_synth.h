@@ -7,8 +7,8 @@
  * write_bytes only: more bytes written per call while CPU and wall time stay.
  * Deterministic for a seed (xorshift64* and Box-Muller; no libc rand()).
  */
-#ifndef CULPRIT_TESTS_COUNTERS_SYNTH_H
-#define CULPRIT_TESTS_COUNTERS_SYNTH_H
+#ifndef CULPRIT_TESTS_SUPPORT_COUNTERS_SYNTH_H
+#define CULPRIT_TESTS_SUPPORT_COUNTERS_SYNTH_H
 
 #include <math.h>
 #include <stdint.h>

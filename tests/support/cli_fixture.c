@@ -1,9 +1,7 @@
-/* Helpers of the culprit command's tests (see cli_fixture.h). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+/* Helpers of the culprit command's tests and the report's (see cli_fixture.h): the
+ * repository with fixed dates, synthetic history, running the built binary, golden
+ * comparisons. */
+#include "support/test.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -13,22 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_fixture.h"
-
-static void sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void sh(const char *fmt, ...)
-{
-    char cmd[8192];
-    va_list ap;
-    int len;
-
-    va_start(ap, fmt);
-    len = vsnprintf(cmd, sizeof(cmd), fmt, ap);
-    va_end(ap);
-    assert_true(len > 0 && (size_t)len < sizeof(cmd));
-    if (system(cmd) != 0)
-        fail_msg("command failed: %s", cmd);
-}
+#include "support/cli_fixture.h"
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 char *read_text(const char *path)
 {
@@ -53,21 +38,20 @@ void fixture_repo(repo_fixture *repo)
     char path[512];
 
     memset(repo, 0, sizeof(*repo));
-    strcpy(repo->dir, "/tmp/culprit-cli-XXXXXX");
-    assert_non_null(mkdtemp(repo->dir));
+    assert_int_equal(test_tmpdir_make(repo->dir, sizeof(repo->dir), "cli"), 0);
     snprintf(repo->history, sizeof(repo->history), "%s/.culprit/history", repo->dir);
-    sh("cd '%s' && git init -q -b main . && "
-       "printf '.culprit/\\n' > .gitignore && git add .gitignore",
-       repo->dir);
+    run("cd '%s' && git init -q -b main . && "
+        "printf '.culprit/\\n' > .gitignore && git add .gitignore",
+        repo->dir);
     /* Fixed dates and names: the same shas on every machine. */
     for (int i = 0; i < 4; i++) {
-        sh("cd '%s' && GIT_AUTHOR_DATE='2024-03-0%dT12:00:00+00:00' "
-           "GIT_COMMITTER_DATE='2024-03-0%dT12:00:00+00:00' "
-           "git -c user.name=t -c user.email=t@e -c commit.gpgsign=false commit -q "
-           "--allow-empty -m 'commit %d'",
-           repo->dir, i + 1, i + 1, i);
+        run("cd '%s' && GIT_AUTHOR_DATE='2024-03-0%dT12:00:00+00:00' "
+            "GIT_COMMITTER_DATE='2024-03-0%dT12:00:00+00:00' "
+            "git -c user.name=t -c user.email=t@e -c commit.gpgsign=false commit -q "
+            "--allow-empty -m 'commit %d'",
+            repo->dir, i + 1, i + 1, i);
         snprintf(path, sizeof(path), "%s/sha", repo->dir);
-        sh("cd '%s' && git rev-parse HEAD > '%s'", repo->dir, path);
+        run("cd '%s' && git rev-parse HEAD > '%s'", repo->dir, path);
         char *text = read_text(path);
         assert_non_null(text);
         memcpy(repo->sha[i], text, 40);
@@ -79,8 +63,8 @@ void fixture_repo(repo_fixture *repo)
 
 void fixture_remove(repo_fixture *repo)
 {
-    if (repo->dir[0] && strncmp(repo->dir, "/tmp/culprit-cli-", 17) == 0)
-        sh("rm -rf '%s'", repo->dir);
+    if (repo->dir[0])
+        assert_int_equal(test_tmpdir_remove(repo->dir), 0);
 }
 
 culprit_run *fixture_run(const char *suite, const char *commit, const char *timestamp,
@@ -376,14 +360,10 @@ static int same_json(const json_t *a, const json_t *b, char *where, size_t size)
     return 0;
 }
 
-void assert_json_golden(const char *actual, const char *golden_name, const char *what)
+char *golden_read(const char *path, const char *actual)
 {
-    char path[1024], where[2048] = "";
     char *expected;
-    json_t *a, *e;
-    json_error_t jerr;
 
-    snprintf(path, sizeof(path), "%s/tests/cli/golden/%s", CULPRIT_SOURCE_DIR, golden_name);
     if (getenv("CULPRIT_UPDATE_GOLDEN")) {
         FILE *f = fopen(path, "w");
         assert_non_null(f);
@@ -392,6 +372,18 @@ void assert_json_golden(const char *actual, const char *golden_name, const char 
     }
     if (!(expected = read_text(path)))
         fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    return expected;
+}
+
+void assert_json_golden(const char *actual, const char *golden_name, const char *what)
+{
+    char path[1024], where[2048] = "";
+    char *expected;
+    json_t *a, *e;
+    json_error_t jerr;
+
+    snprintf(path, sizeof(path), "%s/tests/cli/golden/%s", CULPRIT_SOURCE_DIR, golden_name);
+    expected = golden_read(path, actual);
     if (!(a = json_loads(actual, 0, &jerr)))
         fail_msg("culprit %s: not JSON: %s\n%s", what, jerr.text, actual);
     assert_non_null(e = json_loads(expected, 0, NULL));

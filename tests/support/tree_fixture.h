@@ -1,8 +1,8 @@
 /* Hand-built call trees for the analysis tests and the diff benchmark: a path of
  * function names and the per-call figures of its node, turned into the sums the
  * model keeps (calls, inclusive, inclusive squared). */
-#ifndef CULPRIT_TESTS_CALLTREE_TREE_FIXTURE_H
-#define CULPRIT_TESTS_CALLTREE_TREE_FIXTURE_H
+#ifndef CULPRIT_TESTS_SUPPORT_TREE_FIXTURE_H
+#define CULPRIT_TESTS_SUPPORT_TREE_FIXTURE_H
 
 #include "culprit/calltree.h"
 

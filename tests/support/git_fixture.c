@@ -1,16 +1,13 @@
-/* Helpers for the vcs tests (see git_fixture.h): the shell, its output, files. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+/* Shell commands for the tests (see git_fixture.h): run, their output, files. Used by
+ * the vcs, call-tree and command tests, and by the CLI fixture. */
+#include "support/test.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "git_fixture.h"
+#include "support/git_fixture.h"
 
 static void format_command(char *cmd, size_t size, const char *fmt, va_list ap)
 {
@@ -31,6 +28,16 @@ void run(const char *fmt, ...)
         fail_msg("command failed: %s", cmd);
 }
 
+/* Formats the command into `cmd` and starts it with its stdout to be read. */
+static FILE *open_command(char *cmd, size_t size, const char *fmt, va_list ap)
+{
+    FILE *p;
+
+    format_command(cmd, size, fmt, ap);
+    assert_non_null(p = popen(cmd, "r"));
+    return p;
+}
+
 void output_of(char *out, size_t size, const char *fmt, ...)
 {
     char cmd[8192];
@@ -38,9 +45,8 @@ void output_of(char *out, size_t size, const char *fmt, ...)
     FILE *p;
 
     va_start(ap, fmt);
-    format_command(cmd, sizeof(cmd), fmt, ap);
+    p = open_command(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    assert_non_null(p = popen(cmd, "r"));
     if (!fgets(out, (int)size, p))
         fail_msg("no output from: %s", cmd);
     out[strcspn(out, "\n")] = '\0';
@@ -56,9 +62,8 @@ char *all_output_of(const char *fmt, ...)
     FILE *p;
 
     va_start(ap, fmt);
-    format_command(cmd, sizeof(cmd), fmt, ap);
+    p = open_command(cmd, sizeof(cmd), fmt, ap);
     va_end(ap);
-    assert_non_null(p = popen(cmd, "r"));
     assert_non_null(text = calloc(1, 1));
     while ((n = fread(chunk, 1, sizeof(chunk), p)) > 0) {
         assert_non_null(text = realloc(text, len + n + 1));
@@ -81,12 +86,14 @@ void write_file(const char *dir, const char *name, const char *text)
     fclose(f);
 }
 
-int make_temp_dir(char *out, const char *tag)
+void write_numbered_lines(const char *dir, const char *name, int n)
 {
-    char tmpl[128];
+    char path[PATH_MAX + 256];
+    FILE *f;
 
-    snprintf(tmpl, sizeof(tmpl), "/tmp/culprit-%s-XXXXXX", tag);
-    if (!mkdtemp(tmpl) || !realpath(tmpl, out))
-        return -1;
-    return 0;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    assert_non_null(f = fopen(path, "w"));
+    for (int i = 1; i <= n; i++)
+        fprintf(f, "line %d\n", i);
+    fclose(f);
 }

@@ -1,0 +1,87 @@
+/*
+ * Temporary directories of the tests (tmpdir.h). Sixteen test files used to make
+ * their directories with mkdtemp under a hard-coded /tmp and remove them with
+ * `rm -rf` through the shell; here it is done once, under $TMPDIR when it is set,
+ * and removed with an nftw walk so that a path with a quote in it cannot break a
+ * shell command.
+ */
+#define _GNU_SOURCE   /* program_invocation_short_name */
+#define _XOPEN_SOURCE 700
+#include "support/test.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "culprit/core.h"
+#include "support/tmpdir.h"
+
+char test_tmpdir[PATH_MAX];
+
+int test_tmpdir_make(char *out, size_t size, const char *tag)
+{
+    char tmpl[PATH_MAX], real[PATH_MAX];
+    int len;
+
+    /* The library's rule for $TMPDIR, so the tests' directories sit beside the
+     * checkouts and recordings the library makes. */
+    len = snprintf(tmpl, sizeof(tmpl), "%s/culprit-%s-XXXXXX", culprit_fs_tmpdir(), tag);
+    if (len < 0 || (size_t)len >= sizeof(tmpl) || !mkdtemp(tmpl))
+        return -1;
+    if (!realpath(tmpl, real) || strlen(real) >= size) {
+        rmdir(tmpl);
+        return -1;
+    }
+    strcpy(out, real);
+    return 0;
+}
+
+char *test_tmpdir_new(const char *tag)
+{
+    char dir[PATH_MAX], *copy;
+
+    if (test_tmpdir_make(dir, sizeof(dir), tag) < 0)
+        fail_msg("cannot make a temporary directory for %s: %s", tag, strerror(errno));
+    assert_non_null(copy = strdup(dir));
+    return copy;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    /* A directory the test made unreadable (FTW_DNR) is still removed if it is empty. */
+    if (type == FTW_DP || type == FTW_DNR)
+        return rmdir(path);
+    return unlink(path);
+}
+
+int test_tmpdir_remove(const char *path)
+{
+    /* FTW_DEPTH: children before their directory; FTW_PHYS: a link is removed, never
+     * followed out of the tree. */
+    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+        return -1;
+    return 0;
+}
+
+int test_tmpdir_setup(void **state)
+{
+    if (test_tmpdir_make(test_tmpdir, PATH_MAX, program_invocation_short_name) < 0)
+        return -1;
+    *state = test_tmpdir;
+    return 0;
+}
+
+int test_tmpdir_teardown(void **state)
+{
+    int error = test_tmpdir_remove(test_tmpdir);
+
+    (void)state;
+    test_tmpdir[0] = '\0';
+    return error;
+}
