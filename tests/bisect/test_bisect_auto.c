@@ -38,7 +38,7 @@ static void fixture_init(fixture *f, const double *means, size_t n)
     f->n = n;
     f->history.runs = f->runs;
     for (size_t k = 0; k < n; k++) {
-        char stamp[32];
+        char stamp[64];
         culprit_run *run = NULL;
         culprit_test_result *t = NULL;
         snprintf(f->shas[k], sizeof(f->shas[k]), "%040zx", k + 0xc0);
