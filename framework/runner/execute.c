@@ -14,6 +14,9 @@
 
 #include "culprit/history.h"
 #include "culprit/stats.h"
+/* Weak: the runtime is linked only into instrumented binaries (see below). */
+#define CULPRIT_TRACE_WEAK 1
+#include "culprit/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +30,9 @@
 #include <unistd.h>
 
 /* The trace runtime (framework/trace), when the test binary was built with
- * culprit_instrument(): weak references, so that libculprit neither depends on it
- * nor needs it linked; they are NULL in a binary without it. The runtime's API sits
- * in the same object file as its hooks, which the instrumented code pulls in. */
-extern int culprit_trace_dump(const char *path) __attribute__((weak));
-extern void culprit_trace_reset(void) __attribute__((weak));
-extern unsigned int culprit_trace_depth(void) __attribute__((weak));
-extern void culprit_trace_unwind(unsigned int depth) __attribute__((weak));
+ * culprit_instrument(): weak references (CULPRIT_TRACE_WEAK, see trace.h), so that
+ * libculprit neither depends on it nor needs it linked; they are NULL in a binary
+ * without it. */
 
 /* With CULPRIT_TRACE_DIR set, a call tree per perf test: <dir>/<suite>.<test>.calltree,
  * holding only the calls made while the test ran (docs/calltree.md). */
