@@ -153,9 +153,6 @@ int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, con
  * first-parent chain contributes, as the result's culprits. */
 int culprit_bisect__slow_decay(culprit_bisect__session *s);
 
-/* The last error, prefixed with `prefix`, under `code` (returned). */
-int culprit_bisect__error_prefix(int code, const char *prefix);
-
 /*
  * Records the call trees of out->parent (built in `parent_dir`) and out->culprit
  * (built in `culprit_dir`) with the bisection's command, diffs them and correlates

@@ -45,13 +45,6 @@ static int judged_runs(culprit_summary *out, const double *x, size_t n, double c
     return culprit_stats_summarize_within(out, x, n, f.low_severe, f.high_severe, confidence);
 }
 
-/* The rule a bad step meets: significantly slower, and by more than the threshold
- * (one place: stats' significance-and-threshold rule takes it over). */
-static int slower_beyond(const culprit_bisect_step *step, double threshold)
-{
-    return step->change_low > 0 && step->change > threshold;
-}
-
 /* The runs of one comparison: the two sides' samples and the pairs' differences. */
 typedef struct {
     culprit_bisect__session *s;
@@ -81,7 +74,6 @@ static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
     culprit_bisect__session *s = r->s;
     const culprit_bisect__probe *p = s->probe;
     const char *sha = r->sha[side];
-    char prefix[96];
     int error, ran;
 
     error = culprit_bisect__build(s, side, sha);
@@ -94,10 +86,9 @@ static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
         r->failed = side;
         if (side == CULPRIT_BISECT__CANDIDATE && !r->reason)
             r->reason = culprit_strdup(culprit_error_last());
-        snprintf(prefix, sizeof(prefix),
-                 "%s%.12s %s: ", side == CULPRIT_BISECT__GOOD ? "the good end " : "", sha,
-                 ran ? "fails" : "does not build");
-        culprit_bisect__error_prefix(CULPRIT_ESKIP, prefix);
+        culprit_error_prefix("%s%.12s %s: ", side == CULPRIT_BISECT__GOOD ? "the good end " : "",
+                             sha, ran ? "fails" : "does not build");
+        culprit_error_recode(CULPRIT_ESKIP);
     }
     return error;
 }
@@ -242,7 +233,9 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             return error;
         step->runs = r->n[C] < r->n[G] ? r->n[C] : r->n[G];
         step->reused = r->s->result->reused - reused;
-        if (slower_beyond(step, o->threshold)) {
+        /* Bad: significantly slower, and by more than the threshold (stats' rule, as
+         * verdicts and the call-tree diff judge). */
+        if (culprit_stats_slower_beyond(step->change_low, step->change, o->threshold)) {
             step->verdict = CULPRIT_BISECT_BAD;
             return 0;
         }

@@ -18,7 +18,6 @@
 #include "culprit/core.h"
 #include "culprit/history.h"
 
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,19 +128,15 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     return 0;
 }
 
-/* Removes the directory a test run wrote its results into (one place: core's
- * culprit_fs_remove_tree takes it over). */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st;
-    (void)flag;
-    (void)ftw;
-    return remove(path);
-}
-
+/* Removes the directory a test run wrote its results into, keeping the run's own
+ * error (if any) as the last one. */
 static void remove_tree(const char *dir)
 {
-    nftw(dir, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+    culprit_error_state saved;
+
+    culprit_error_save(&saved);
+    (void)culprit_fs_remove_tree(dir);
+    culprit_error_restore(&saved);
 }
 
 /* The result of the perf test `test` ("suite.test" or "test") in one run, or NULL. */

@@ -28,16 +28,6 @@ int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int versi
     return 0;
 }
 
-/* The one place the last error is copied by hand to be reused (core's error
- * save/restore helper takes it over). */
-int culprit_bisect__error_prefix(int code, const char *prefix)
-{
-    char message[1024];
-
-    snprintf(message, sizeof(message), "%s", culprit_error_last());
-    return culprit_error_set(code, "%s%s", prefix, message);
-}
-
 static int check_options(const culprit_bisect_options *opts)
 {
     if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
@@ -80,7 +70,7 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
         if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, out->parent)) < 0 ||
             (error = culprit_bisect__build(s, CULPRIT_BISECT__CANDIDATE, culprit)) < 0) {
             if (error == CULPRIT_ESKIP)
-                culprit_bisect__error_prefix(error, "building for the call trees: ");
+                culprit_error_prefix("building for the call trees: ");
         } else {
             error = culprit_bisect__calltree(out, s->repo, s->opts,
                                              p->dir(p->payload, CULPRIT_BISECT__GOOD),
@@ -119,13 +109,13 @@ cleanup:
 
 /* Disposes of the result of a failed session, keeping the failure's message (the
  * one other place the last error is copied by hand). */
-static void dispose_keeping_error(culprit_bisect_result *out, int error)
+static void dispose_keeping_error(culprit_bisect_result *out)
 {
-    char message[1024];
+    culprit_error_state saved;
 
-    snprintf(message, sizeof(message), "%s", culprit_error_last());
+    culprit_error_save(&saved);
     culprit_bisect_result_dispose(out);
-    culprit_error_set(error, "%s", message);
+    culprit_error_restore(&saved);
 }
 
 /*
@@ -193,9 +183,11 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         goto cleanup;
     if ((error = culprit_bisect__check_pair(&s, out->good, out->bad, 2 * (size_t)opts->max_runs,
                                             &slower, NULL, &failed)) < 0) {
-        if (error == CULPRIT_ESKIP) /* an end must be measurable: say which */
-            error = culprit_bisect__error_prefix(
-                CULPRIT_ERROR, failed == CULPRIT_BISECT__GOOD ? "" : "the bad end ");
+        if (error == CULPRIT_ESKIP) { /* an end must be measurable: say which */
+            if (failed != CULPRIT_BISECT__GOOD)
+                culprit_error_prefix("the bad end ");
+            error = culprit_error_recode(CULPRIT_ERROR);
+        }
         goto cleanup;
     }
     if (!slower) {
@@ -211,7 +203,7 @@ cleanup:
         probe->dispose(probe->payload);
     culprit_vcs_free(s.repo);
     if (error < 0)
-        dispose_keeping_error(out, error);
+        dispose_keeping_error(out);
     return error;
 }
 

@@ -151,6 +151,14 @@ static int per_call(culprit_welford *w, const culprit_calltree_node *n)
     return 1;
 }
 
+/* The stats rule's answer, as a call-tree verdict. */
+static const culprit_calltree_verdict verdict_of[] = {
+    [CULPRIT_STATS_CHANGE_UNDECIDED] = CULPRIT_CALLTREE_UNDECIDED,
+    [CULPRIT_STATS_CHANGE_SLOWER] = CULPRIT_CALLTREE_SLOWER,
+    [CULPRIT_STATS_CHANGE_FASTER] = CULPRIT_CALLTREE_FASTER,
+    [CULPRIT_STATS_CHANGE_UNCHANGED] = CULPRIT_CALLTREE_UNCHANGED,
+};
+
 static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
                   const culprit_calltree_node *nt, const culprit_calltree_diff_options *o)
 {
@@ -190,15 +198,10 @@ static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
     p->p = welch.p;
     p->change_low = welch.low / wb.mean;
     p->change_high = welch.high / wb.mean;
-    /* Detection's rule (framework/detect/verdict.c): significant AND beyond the
-     * practical threshold; a significant change inside it does not count. */
-    if (p->change_low > 0 && p->change > thr)
-        p->verdict = CULPRIT_CALLTREE_SLOWER;
-    else if (p->change_high < 0 && p->change < -thr)
-        p->verdict = CULPRIT_CALLTREE_FASTER;
-    else if ((p->change_low > -thr && p->change_high < thr) || p->change_low > 0 ||
-             p->change_high < 0)
-        p->verdict = CULPRIT_CALLTREE_UNCHANGED;
+    /* Detection's rule (stats): significant AND beyond the practical threshold;
+     * a significant change inside it does not count. */
+    p->verdict =
+        verdict_of[culprit_stats_judge_change(p->change, p->change_low, p->change_high, thr)];
 }
 
 static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)

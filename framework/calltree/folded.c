@@ -251,12 +251,10 @@ int culprit_calltree_load(culprit_calltree **out, const char *path)
     else if ((error = culprit_calltree_parse_folded(out, data, text.size, path)) < 0 &&
              !culprit_calltree_is_folded(data, text.size)) {
         /* Not even the first line is a folded stack: say what was expected. */
-        char *why = culprit_strdup(culprit_error_last());
-        error = culprit_error_set(CULPRIT_EINVALID,
-                                  "%s: neither a call-tree file (first line 'culprit-calltree "
-                                  "N') nor folded stacks ('main;f;k 10' per line): %s",
-                                  path, why ? why : "");
-        free(why);
+        culprit_error_prefix("%s: neither a call-tree file (first line 'culprit-calltree "
+                             "N') nor folded stacks ('main;f;k 10' per line): ",
+                             path);
+        error = culprit_error_recode(CULPRIT_EINVALID);
     }
     culprit_buf_dispose(&text);
     return error;

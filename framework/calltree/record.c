@@ -164,11 +164,60 @@ static void finish_level(culprit_calltree *s, size_t depth)
     }
 }
 
+/* `repeat` timing runs per depth, each merged into the structure tree `s`. */
+static int record_levels(culprit_calltree *s, const char *const *argv,
+                         const culprit_calltree_record_options *opts, const char *path,
+                         size_t nlevels)
+{
+    culprit_calltree *l = NULL;
+    int error = 0;
+
+    for (size_t d = 1; d <= nlevels; d++) {
+        if (opts->progress)
+            opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
+        for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
+            if ((error = run_once(argv, opts, path, "level", (unsigned int)d)) < 0)
+                goto cleanup;
+            if (access(path, F_OK) != 0) {
+                error = culprit_error_set(CULPRIT_ERROR,
+                                          "'%s' wrote no call tree in its level-%zu run, "
+                                          "although its structure run did",
+                                          argv[0], d);
+                goto cleanup;
+            }
+            if ((error = culprit_calltree_read_file(&l, path)) < 0 ||
+                (error = merge_level(s, l, d)) < 0)
+                goto cleanup;
+            s->overhead_ns = l->overhead_ns;
+            culprit_calltree_free(l);
+            l = NULL;
+            unlink(path);
+        }
+        finish_level(s, d);
+    }
+cleanup:
+    culprit_calltree_free(l);
+    return error;
+}
+
+/* Exclusive time: the node's own minus its children's, each from its own run. */
+static void exclusive_times(culprit_calltree *s)
+{
+    s->mode = CULPRIT_CALLTREE_LEVEL;
+    for (size_t i = 1; i < s->nnodes; i++) {
+        culprit_calltree_node *n = &s->nodes[i];
+        double x = n->inclusive_ns;
+        for (size_t c = 0; c < n->nchildren && !isnan(x); c++)
+            x -= s->nodes[n->children[c]].inclusive_ns;
+        n->exclusive_ns = isnan(x) ? NAN : x < 0 ? 0 : x;
+    }
+}
+
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                             const culprit_calltree_record_options *opts)
 {
     culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
-    culprit_calltree *s = NULL, *l = NULL;
+    culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
     size_t depth = 0, nlevels;
     int error;
@@ -213,40 +262,9 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
             depth = s->nodes[i].depth;
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
 
-    /* `repeat` timing runs per depth. */
-    for (size_t d = 1; d <= nlevels; d++) {
-        if (opts->progress)
-            opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
-        for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
-            if ((error = run_once(argv, opts, path.ptr, "level", (unsigned int)d)) < 0)
-                goto cleanup;
-            if (access(path.ptr, F_OK) != 0) {
-                error = culprit_error_set(CULPRIT_ERROR,
-                                          "'%s' wrote no call tree in its level-%zu run, "
-                                          "although its structure run did",
-                                          argv[0], d);
-                goto cleanup;
-            }
-            if ((error = culprit_calltree_read_file(&l, path.ptr)) < 0 ||
-                (error = merge_level(s, l, d)) < 0)
-                goto cleanup;
-            s->overhead_ns = l->overhead_ns;
-            culprit_calltree_free(l);
-            l = NULL;
-            unlink(path.ptr);
-        }
-        finish_level(s, d);
-    }
-
-    /* Exclusive time: the node's own minus its children's, each from its own run. */
-    s->mode = CULPRIT_CALLTREE_LEVEL;
-    for (size_t i = 1; i < s->nnodes; i++) {
-        culprit_calltree_node *n = &s->nodes[i];
-        double x = n->inclusive_ns;
-        for (size_t c = 0; c < n->nchildren && !isnan(x); c++)
-            x -= s->nodes[n->children[c]].inclusive_ns;
-        n->exclusive_ns = isnan(x) ? NAN : x < 0 ? 0 : x;
-    }
+    if ((error = record_levels(s, argv, opts, path.ptr, nlevels)) < 0)
+        goto cleanup;
+    exclusive_times(s);
     command_line(&cmd, argv);
     free(s->command);
     if (!(s->command = culprit_buf_detach(&cmd))) {
@@ -259,11 +277,12 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     s = NULL;
 cleanup:
     culprit_calltree_free(s);
-    culprit_calltree_free(l);
-    if (path.ptr)
-        unlink(path.ptr);
-    if (dir.size)
-        rmdir(dir.ptr);
+    if (dir.size) {
+        culprit_error_state saved;
+        culprit_error_save(&saved);
+        (void)culprit_fs_remove_tree(dir.ptr); /* best effort: the result is in memory */
+        culprit_error_restore(&saved);
+    }
     culprit_buf_dispose(&dir);
     culprit_buf_dispose(&path);
     culprit_buf_dispose(&cmd);

@@ -105,12 +105,12 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
         goto cleanup;
     }
     /* The fingerprints of the newest run stand for the commit. */
-    if ((error = culprit_history_set_string(&merged->suite, newest->suite)) < 0 ||
-        (error = culprit_history_set_string(&merged->commit, sha)) < 0 ||
-        (error = culprit_history_set_string(&merged->machine, newest->machine)) < 0 ||
-        (error = culprit_history_set_string(&merged->compiler, newest->compiler)) < 0 ||
-        (error = culprit_history_set_string(&merged->flags, newest->flags)) < 0 ||
-        (error = culprit_history_set_string(&merged->host, newest->host)) < 0)
+    if ((error = culprit_str_set(&merged->suite, newest->suite)) < 0 ||
+        (error = culprit_str_set(&merged->commit, sha)) < 0 ||
+        (error = culprit_str_set(&merged->machine, newest->machine)) < 0 ||
+        (error = culprit_str_set(&merged->compiler, newest->compiler)) < 0 ||
+        (error = culprit_str_set(&merged->flags, newest->flags)) < 0 ||
+        (error = culprit_str_set(&merged->host, newest->host)) < 0)
         goto cleanup;
     *out = merged;
     merged = NULL;

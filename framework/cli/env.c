@@ -143,5 +143,5 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
 
     if ((error = culprit_test_result_copy_summary(dst, src)) < 0)
         return error;
-    return src->classname ? 0 : culprit_history_set_string(&dst->classname, suite);
+    return src->classname ? 0 : culprit_str_set(&dst->classname, suite);
 }

@@ -356,17 +356,17 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
         verdict = "minor";
     if (!(message = junit_message(result, i)))
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    if ((error = culprit_history_set_string(&t->verdict, verdict)) < 0 ||
-        (error = culprit_history_set_string(&t->verdict_message, message)) < 0)
+    if ((error = culprit_str_set(&t->verdict, verdict)) < 0 ||
+        (error = culprit_str_set(&t->verdict_message, message)) < 0)
         goto cleanup;
     if (failing) {
         t->status = CULPRIT_STATUS_FAILURE;
-        if ((error = culprit_history_set_string(&t->message, message)) < 0)
+        if ((error = culprit_str_set(&t->message, message)) < 0)
             goto cleanup;
     } else if (v->kind != CULPRIT_VERDICT_NOT_RUN) {
         /* The test itself passed; minor/undecided are recorded in the verdict. */
         t->status = CULPRIT_STATUS_PASS;
-        if ((error = culprit_history_set_string(&t->message, NULL)) < 0)
+        if ((error = culprit_str_set(&t->message, NULL)) < 0)
             goto cleanup;
     }
 cleanup:
@@ -387,16 +387,16 @@ int cli_write_junit(const char *path, const culprit_check_result *result, const 
     if ((error = culprit_run_new(&run)) < 0)
         return error;
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-    if ((error = culprit_history_set_string(&run->suite, suite)) < 0 ||
-        (error = culprit_history_set_string(&run->commit, commit)) < 0 ||
-        (error = culprit_history_set_string(&run->timestamp, stamp)) < 0)
+    if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
+        (error = culprit_str_set(&run->commit, commit)) < 0 ||
+        (error = culprit_str_set(&run->timestamp, stamp)) < 0)
         goto cleanup;
     /* The fingerprints of the runs judged (the first one's: a check of mixed runs
      * says so in its verdicts). */
-    if (first && ((error = culprit_history_set_string(&run->host, first->host)) < 0 ||
-                  (error = culprit_history_set_string(&run->machine, first->machine)) < 0 ||
-                  (error = culprit_history_set_string(&run->compiler, first->compiler)) < 0 ||
-                  (error = culprit_history_set_string(&run->flags, first->flags)) < 0))
+    if (first && ((error = culprit_str_set(&run->host, first->host)) < 0 ||
+                  (error = culprit_str_set(&run->machine, first->machine)) < 0 ||
+                  (error = culprit_str_set(&run->compiler, first->compiler)) < 0 ||
+                  (error = culprit_str_set(&run->flags, first->flags)) < 0))
         goto cleanup;
     for (size_t i = 0; i < result->n; i++)
         if ((error = junit_test(run, result, i, fail_on)) < 0)

@@ -1,6 +1,8 @@
 /*
  * Growable byte buffers. Every writer of text in culprit (XML is written by
- * libxml2, JSON by jansson) uses these for the small strings in between.
+ * libxml2, JSON by jansson) uses these for the small strings in between. The
+ * owned strings of the models (a run's path, a test's message) are replaced
+ * through culprit_str_set(), one owner for every module.
  */
 #include "culprit/core.h"
 
@@ -123,4 +125,15 @@ char *culprit_strdup(const char *s)
     if (!copy)
         culprit_error_set(CULPRIT_ERROR, "out of memory");
     return copy;
+}
+
+int culprit_str_set(char **dst, const char *src)
+{
+    char *copy = NULL;
+
+    if (src && !(copy = culprit_strdup(src)))
+        return CULPRIT_ERROR;
+    free(*dst);
+    *dst = copy;
+    return 0;
 }

@@ -239,14 +239,70 @@ static size_t more_samples_needed(double half_rel, double change, double thresho
     return (size_t)ceil((double)n * (factor - 1));
 }
 
+/*
+ * The comparison with a baseline that has enough samples: Welch's interval of the
+ * relative change, then the verdict it supports (a major verdict already set
+ * stands; the interval is still reported).
+ */
+static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *base,
+                                 const culprit_welford *wb, const culprit_welford *wn,
+                                 const culprit_detect_options *opts)
+{
+    culprit_welch welch;
+    double extra;
+    int error;
+
+    /* Welch's interval of the difference of means (Vogel 2017, section 3.3), as a
+     * relative change against the baseline mean. */
+    /* The run now and the baseline's runs each carry a run offset: var (1 + 1/K). */
+    extra = base->between_var > 0 ? base->between_var * (1.0 + 1.0 / (double)base->n) : 0;
+    out->between_sd = base->between_var > 0 ? sqrt(base->between_var) : NAN;
+    if ((error = culprit_stats_welch_between(&welch, wb, wn, extra, base->between_df,
+                                             opts->confidence)) < 0)
+        return error;
+    out->p = welch.p;
+    if (wb->mean > 0) {
+        out->change = welch.diff / wb->mean;
+        out->change_low = welch.low / wb->mean;
+        out->change_high = welch.high / wb->mean;
+    }
+    if (out->kind == CULPRIT_VERDICT_MAJOR)
+        return 0;
+    if (!isfinite(out->change)) {
+        out->kind = CULPRIT_VERDICT_UNDECIDED;
+        return 0;
+    }
+    /* Significant AND beyond the threshold (the rule lives in stats, shared with
+     * the call-tree diff and the bisection). */
+    switch (culprit_stats_judge_change(out->change, out->change_low, out->change_high,
+                                       opts->threshold)) {
+    case CULPRIT_STATS_CHANGE_SLOWER:
+        out->kind = CULPRIT_VERDICT_MINOR;
+        break;
+    case CULPRIT_STATS_CHANGE_FASTER:
+        out->kind = CULPRIT_VERDICT_IMPROVEMENT;
+        break;
+    case CULPRIT_STATS_CHANGE_UNCHANGED:
+        out->kind = CULPRIT_VERDICT_UNCHANGED;
+        break;
+    case CULPRIT_STATS_CHANGE_UNDECIDED:
+        out->kind = CULPRIT_VERDICT_UNDECIDED;
+        /* When the runs' own offsets dominate, repetitions cannot shrink the interval. */
+        out->runs_vary = extra > welch.se * welch.se - extra;
+        if (!out->runs_vary)
+            out->more_samples = more_samples_needed((out->change_high - out->change_low) / 2,
+                                                    out->change, opts->threshold, wn->n);
+        break;
+    }
+    return 0;
+}
+
 int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
                          const culprit_test_result *now, const culprit_baseline *base,
                          const culprit_detect_options *opts)
 {
     culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
     culprit_welford wn, wb, one;
-    culprit_welch welch;
-    double extra;
     culprit_buf key = CULPRIT_BUF_INIT;
     double half;
     int error;
@@ -313,42 +369,8 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         goto done;
     }
 
-    /* Welch's interval of the difference of means (Vogel 2017, section 3.3), as a
-     * relative change against the baseline mean. */
-    /* The run now and the baseline's runs each carry a run offset: var (1 + 1/K). */
-    extra = base->between_var > 0 ? base->between_var * (1.0 + 1.0 / (double)base->n) : 0;
-    out->between_sd = base->between_var > 0 ? sqrt(base->between_var) : NAN;
-    if ((error = culprit_stats_welch_between(&welch, &wb, &wn, extra, base->between_df,
-                                             opts->confidence)) < 0)
+    if ((error = compare_with_baseline(out, base, &wb, &wn, opts)) < 0)
         return error;
-    out->p = welch.p;
-    if (wb.mean > 0) {
-        out->change = welch.diff / wb.mean;
-        out->change_low = welch.low / wb.mean;
-        out->change_high = welch.high / wb.mean;
-    }
-    if (out->kind == CULPRIT_VERDICT_MAJOR)
-        goto done;
-    if (!isfinite(out->change)) {
-        out->kind = CULPRIT_VERDICT_UNDECIDED;
-    } else if (out->change_low > 0 && out->change > opts->threshold) {
-        out->kind = CULPRIT_VERDICT_MINOR;
-    } else if (out->change_high < 0 && out->change < -opts->threshold) {
-        out->kind = CULPRIT_VERDICT_IMPROVEMENT;
-    } else if (out->change_low > -opts->threshold && out->change_high < opts->threshold) {
-        /* The whole interval is inside the threshold: no change that matters. */
-        out->kind = CULPRIT_VERDICT_UNCHANGED;
-    } else if (out->change_low > 0 || out->change_high < 0) {
-        /* Significant, but the estimate is inside the threshold: does not alarm. */
-        out->kind = CULPRIT_VERDICT_UNCHANGED;
-    } else {
-        out->kind = CULPRIT_VERDICT_UNDECIDED;
-        /* When the runs' own offsets dominate, repetitions cannot shrink the interval. */
-        out->runs_vary = extra > welch.se * welch.se - extra;
-        if (!out->runs_vary)
-            out->more_samples = more_samples_needed((out->change_high - out->change_low) / 2,
-                                                    out->change, opts->threshold, wn.n);
-    }
 done:
     if (!(out->message = compose_message(out, opts->confidence)))
         return CULPRIT_ERROR;

@@ -76,10 +76,12 @@ static void fail(reader *r, int code, const char *fmt, ...)
 /* Passes on an error already set (by block.c or the model), naming the file. */
 static void fail_last(reader *r, int code)
 {
-    char what[512];
-
-    snprintf(what, sizeof(what), "%s", culprit_error_last());
-    fail(r, code == CULPRIT_ERROR ? CULPRIT_ERROR : CULPRIT_EINVALID, "%s", what);
+    if (r->error)
+        return;
+    culprit_error_prefix("%s: ", r->name);
+    r->error = culprit_error_recode(code == CULPRIT_ERROR ? CULPRIT_ERROR : CULPRIT_EINVALID);
+    if (r->ctxt)
+        xmlStopParser(r->ctxt);
 }
 
 /* ------------------------------------------------------------ attributes --- */
@@ -388,7 +390,7 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
             fail_last(r, culprit_error_last_code());
         break;
     case EL_SYSTEM_ERR:
-        if (r->test && culprit_history_set_string(&r->test->output, culprit_buf_cstr(&r->text)) < 0)
+        if (r->test && culprit_str_set(&r->test->output, culprit_buf_cstr(&r->text)) < 0)
             fail_last(r, CULPRIT_ERROR);
         break;
     case EL_TESTCASE:

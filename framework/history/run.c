@@ -117,17 +117,6 @@ int culprit_run_add_test(culprit_test_result **out, culprit_run *run)
     return 0;
 }
 
-int culprit_history_set_string(char **field, const char *value)
-{
-    char *copy = NULL;
-
-    if (value && !(copy = culprit_strdup(value)))
-        return CULPRIT_ERROR;
-    free(*field);
-    *field = copy;
-    return 0;
-}
-
 int culprit_test_result_add_series(culprit_test_result *test, const char *name,
                                    const double *values, size_t n, int absent)
 {

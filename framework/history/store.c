@@ -32,11 +32,8 @@ int culprit_history_open(culprit_history **out, const char *dir, int create)
     *out = NULL;
     if (!dir || !*dir)
         return culprit_error_set(CULPRIT_EINVALID, "empty history directory path");
-    if (create && (error = culprit_fs_mkdir_p(dir)) < 0) {
-        char what[512];
-        snprintf(what, sizeof(what), "%s", culprit_error_last());
-        return culprit_error_set(error, "cannot create the history directory '%s': %s", dir, what);
-    }
+    if (create && (error = culprit_fs_mkdir_p(dir)) < 0)
+        return culprit_error_prefix("cannot create the history directory '%s': ", dir);
     if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
         return culprit_error_set(CULPRIT_ENOTFOUND, "history directory '%s' does not exist", dir);
     if (create && access(dir, W_OK | X_OK) < 0)

@@ -14,14 +14,10 @@
 /* Puts "OPTION: " before the reader's message; `error` passes through. */
 static int named(int error, const char *option)
 {
-    culprit_buf message = CULPRIT_BUF_INIT;
-
     if (error >= 0)
         return error;
-    if (culprit_buf_puts(&message, culprit_error_last()) == 0)
-        culprit_error_set(error, "%s: %s", option, culprit_buf_cstr(&message));
-    culprit_buf_dispose(&message);
-    return error;
+    culprit_error_prefix("%s: ", option);
+    return culprit_error_recode(error);
 }
 
 int culprit_report_load_bisect(culprit_report *report, const char *path)

@@ -66,7 +66,7 @@ void culprit_report__bisect_free(culprit_bisect_result *bisect)
 
 int culprit_report_set_title(culprit_report *report, const char *title)
 {
-    return culprit_history_set_string(&report->title, title);
+    return culprit_str_set(&report->title, title);
 }
 
 int culprit_report_set_categories(culprit_report *report, const culprit_categories *categories)

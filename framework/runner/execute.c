@@ -14,6 +14,9 @@
 
 #include "culprit/history.h"
 #include "culprit/stats.h"
+/* Weak: the runtime is linked only into instrumented binaries (see below). */
+#define CULPRIT_TRACE_WEAK 1
+#include "culprit/trace.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,13 +30,9 @@
 #include <unistd.h>
 
 /* The trace runtime (framework/trace), when the test binary was built with
- * culprit_instrument(): weak references, so that libculprit neither depends on it
- * nor needs it linked; they are NULL in a binary without it. The runtime's API sits
- * in the same object file as its hooks, which the instrumented code pulls in. */
-extern int culprit_trace_dump(const char *path) __attribute__((weak));
-extern void culprit_trace_reset(void) __attribute__((weak));
-extern unsigned int culprit_trace_depth(void) __attribute__((weak));
-extern void culprit_trace_unwind(unsigned int depth) __attribute__((weak));
+ * culprit_instrument(): weak references (CULPRIT_TRACE_WEAK, see trace.h), so that
+ * libculprit neither depends on it nor needs it linked; they are NULL in a binary
+ * without it. */
 
 /* With CULPRIT_TRACE_DIR set, a call tree per perf test: <dir>/<suite>.<test>.calltree,
  * holding only the calls made while the test ran (docs/calltree.md). */
@@ -137,8 +136,8 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
         r->load_warmup_intervals = s->warmup_intervals;
         r->load_interval_s = s->interval_s;
     }
-    if ((error = culprit_history_set_string(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
-        (error = culprit_history_set_string(&r->metric, metric)) < 0 ||
+    if ((error = culprit_str_set(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
+        (error = culprit_str_set(&r->metric, metric)) < 0 ||
         (error = culprit_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||
         (error = culprit_test_result_add_series(r, "cpu_ns", s->cpu_ns, s->n, 0)) < 0)
         return error;
@@ -190,7 +189,7 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
         error = fill_result(r, job, current.samples);
     if (error < 0) {
         r->status = CULPRIT_STATUS_ERROR;
-        culprit_history_set_string(&r->message, culprit_error_last());
+        culprit_str_set(&r->message, culprit_error_last());
     }
     culprit_samples_free(current.samples);
     current.samples = NULL;
@@ -274,8 +273,8 @@ static void child_main(const culprit_runner_job *job, const char *result_path, i
     dup2(out_fd, STDERR_FILENO);
     close(out_fd);
     if (culprit_run_new(&run) == 0 && culprit_run_add_test(&r, run) == 0 &&
-        culprit_history_set_string(&r->name, job->test->name) == 0 &&
-        culprit_history_set_string(&run->suite, job->suite) == 0) {
+        culprit_str_set(&r->name, job->test->name) == 0 &&
+        culprit_str_set(&run->suite, job->suite) == 0) {
         failed = run_here(r, job, 1);
         if (culprit_history_write_file(run, result_path, 0) < 0) {
             fprintf(stderr, "culprit: cannot hand the result back: %s\n", culprit_error_last());

@@ -100,31 +100,29 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     if (!have_head && !r->opt.commit && !(env_commit && *env_commit))
         warn(r, "not in a git repository (%s); the commit is recorded as unknown",
              culprit_error_last());
-    if ((error = culprit_history_set_string(&run->suite, suite)) < 0 ||
-        (error = culprit_history_set_string(&run->timestamp, stamp)) < 0 ||
-        (error = culprit_history_set_string(&run->host, host)) < 0 ||
-        (error = culprit_history_set_string(&run->compiler, build ? build->compiler : NULL)) < 0 ||
-        (error = culprit_history_set_string(&run->flags, build ? build->flags : NULL)) < 0)
+    if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
+        (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
+        (error = culprit_str_set(&run->host, host)) < 0 ||
+        (error = culprit_str_set(&run->compiler, build ? build->compiler : NULL)) < 0 ||
+        (error = culprit_str_set(&run->flags, build ? build->flags : NULL)) < 0)
         goto cleanup;
     run->machine = machine_fingerprint();
     /* The binary's own path, so `culprit check --confirm` can run a test again. */
     run->binary = realpath("/proc/self/exe", NULL);
     if (r->opt.commit || (env_commit && *env_commit)) {
         /* CI checkouts: the given commit wins, and a clean tree is assumed. */
-        error =
-            culprit_history_set_string(&run->commit, r->opt.commit ? r->opt.commit : env_commit);
+        error = culprit_str_set(&run->commit, r->opt.commit ? r->opt.commit : env_commit);
         run->dirty = 0;
     } else {
-        error = culprit_history_set_string(&run->commit, have_head ? head.sha : "unknown");
+        error = culprit_str_set(&run->commit, have_head ? head.sha : "unknown");
         run->dirty = have_head && head.dirty;
     }
     if (error < 0)
         goto cleanup;
     if (r->opt.branch || (env_branch && *env_branch))
-        error =
-            culprit_history_set_string(&run->branch, r->opt.branch ? r->opt.branch : env_branch);
+        error = culprit_str_set(&run->branch, r->opt.branch ? r->opt.branch : env_branch);
     else if (have_head && head.branch)
-        error = culprit_history_set_string(&run->branch, head.branch);
+        error = culprit_str_set(&run->branch, head.branch);
     if (error < 0)
         goto cleanup;
     if (have_head && head.workdir)
@@ -181,8 +179,8 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
         return 0;
     t->category_low_ns = c->low_ns;
     t->category_high_ns = c->high_ns;
-    if ((error = culprit_history_set_string(&t->category, c->name)) < 0 ||
-        (error = culprit_history_set_string(&t->category_source, source)) < 0)
+    if ((error = culprit_str_set(&t->category, c->name)) < 0 ||
+        (error = culprit_str_set(&t->category_source, source)) < 0)
         return error;
     return 0;
 }
@@ -199,18 +197,18 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
     int error;
 
     if (t->status != CULPRIT_STATUS_PASS || !t->category)
-        return culprit_history_set_string(&t->verdict, culprit_status_name(t->status));
+        return culprit_str_set(&t->verdict, culprit_status_name(t->status));
     if ((error = culprit_detect_judge(&v, run, t, NULL, NULL)) < 0)
         return error;
     if (v.kind == CULPRIT_VERDICT_MAJOR) {
-        if ((error = culprit_history_set_string(&t->verdict, "major")) == 0 &&
-            (error = culprit_history_set_string(&t->verdict_message, v.message)) == 0 &&
+        if ((error = culprit_str_set(&t->verdict, "major")) == 0 &&
+            (error = culprit_str_set(&t->verdict_message, v.message)) == 0 &&
             !r->opt.fail_on_none) {
             t->status = CULPRIT_STATUS_FAILURE;
-            error = culprit_history_set_string(&t->message, v.message);
+            error = culprit_str_set(&t->message, v.message);
         }
     } else {
-        error = culprit_history_set_string(&t->verdict, "pass");
+        error = culprit_str_set(&t->verdict, "pass");
     }
     culprit_verdict_dispose(&v);
     return error;
@@ -369,15 +367,15 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
         if (!selected(r, &tests[i]))
             continue;
         if ((error = culprit_run_add_test(&t, run)) < 0 ||
-            (error = culprit_history_set_string(&t->name, tests[i].name)) < 0 ||
-            (error = culprit_history_set_string(&t->classname, suite)) < 0)
+            (error = culprit_str_set(&t->name, tests[i].name)) < 0 ||
+            (error = culprit_str_set(&t->classname, suite)) < 0)
             return error;
         job_for(&job, r, suite, &tests[i]);
         if ((error = culprit_runner__run_job(t, &job)) < 0)
             return error;
         if ((error = assign_category(r, t, &tests[i])) < 0) {
             t->status = CULPRIT_STATUS_ERROR;
-            culprit_history_set_string(&t->message, culprit_error_last());
+            culprit_str_set(&t->message, culprit_error_last());
         }
         if ((error = judge_category(r, run, t)) < 0)
             return error;

@@ -12,6 +12,11 @@
  * culprit_welford accumulators: the sampling loop already keeps one per series and
  * the detectors never need the raw samples for them.
  *
+ * What such an interval means against a practical threshold is decided here once
+ * (culprit_stats_judge_change): detection's verdicts, the call-tree diff and the
+ * bisection all call a change a slowdown only when it is significant AND beyond the
+ * threshold, so that rule cannot drift between them.
+ *
  * References:
  *   S. Vogel, "Automated Root Cause Isolation in Performance Regression Testing",
  *   Master's thesis, University of Stuttgart, 2017, §3.3.
@@ -158,4 +163,30 @@ int culprit_stats_anova(culprit_anova *out, const culprit_welford *groups, size_
     /* The upper tail directly (gsl_cdf_fdist_Q), accurate for tiny p. */
     out->p = gsl_cdf_fdist_Q(out->f, out->df1, out->df2);
     return 0;
+}
+
+int culprit_stats_slower_beyond(double change_low, double change, double threshold)
+{
+    return change_low > 0 && change > threshold;
+}
+
+int culprit_stats_faster_beyond(double change_high, double change, double threshold)
+{
+    return change_high < 0 && change < -threshold;
+}
+
+culprit_stats_change culprit_stats_judge_change(double change, double change_low,
+                                                double change_high, double threshold)
+{
+    if (culprit_stats_slower_beyond(change_low, change, threshold))
+        return CULPRIT_STATS_CHANGE_SLOWER;
+    if (culprit_stats_faster_beyond(change_high, change, threshold))
+        return CULPRIT_STATS_CHANGE_FASTER;
+    /* The whole interval is inside the threshold: no change that matters. */
+    if (change_low > -threshold && change_high < threshold)
+        return CULPRIT_STATS_CHANGE_UNCHANGED;
+    /* Significant, but the estimate is inside the threshold: does not alarm. */
+    if (change_low > 0 || change_high < 0)
+        return CULPRIT_STATS_CHANGE_UNCHANGED;
+    return CULPRIT_STATS_CHANGE_UNDECIDED;
 }

@@ -9,6 +9,7 @@
  * here is fine, the hot path never comes here.
  */
 #define _GNU_SOURCE
+#include "trace_dump.h"
 #include "trace_internal.h"
 
 #include <errno.h>
@@ -314,56 +315,50 @@ static int merge(tree *out, size_t *nthreads)
     return error;
 }
 
-int trace__write(const char *path)
+/* Which nodes are written (called since the last reset, under a written parent),
+ * their indices in the file and their functions': `*fns` gets the distinct
+ * functions (malloc'd), `*nout` the nodes written. 0 or -1 (out of memory). */
+static int number_nodes(tree *t, void ***fns, size_t *nfns, size_t *nout) NOINSTR;
+static int number_nodes(tree *t, void ***fns, size_t *nfns, size_t *nout)
 {
-    const trace_config *c = &trace__config;
-    tree t = {0};
-    objects objs = {0};
-    void **fns = NULL;
     uint32_t *slots = NULL;
-    size_t nfns = 0, nthreads = 0, nout = 0, nslots = 64, h;
-    double scale = c->mode == CULPRIT_TRACE_STRUCTURE ? 1.0 : ns_per_tick();
-    char *tmp = NULL, exe[4096];
-    FILE *f = NULL;
-    int error = -1, saved_errno = 0;
-    ssize_t len;
+    size_t nslots = 64, h;
 
-    if (merge(&t, &nthreads) < 0)
-        goto cleanup;
-    dl_iterate_phdr(add_object, &objs);
-
-    /* Which nodes are written (called since the last reset, under a written parent),
-     * their indices in the file and their functions'. */
-    while (nslots < 2 * t.n)
+    while (nslots < 2 * t->n)
         nslots *= 2;
-    if (!(fns = malloc(t.n * sizeof(*fns))) || !(slots = calloc(nslots, sizeof(*slots))))
-        goto cleanup;
-    t.v[0].out = 0;
-    nout = 1;
-    for (size_t i = 1; i < t.n; i++) {
-        merged *m = &t.v[i];
+    if (!(*fns = malloc(t->n * sizeof(**fns))) || !(slots = calloc(nslots, sizeof(*slots))))
+        return -1;
+    t->v[0].out = 0;
+    *nout = 1;
+    for (size_t i = 1; i < t->n; i++) {
+        merged *m = &t->v[i];
         m->out = UINT32_MAX;
-        if (m->calls == 0 || t.v[m->parent].out == UINT32_MAX)
+        if (m->calls == 0 || t->v[m->parent].out == UINT32_MAX)
             continue;
-        m->out = (uint32_t)nout++;
+        m->out = (uint32_t)(*nout)++;
         /* fn -> function index, open addressing (trees reach 10^5 nodes). */
-        for (h = hash(0, m->fn, nslots - 1); slots[h] && fns[slots[h] - 1] != m->fn;
+        for (h = hash(0, m->fn, nslots - 1); slots[h] && (*fns)[slots[h] - 1] != m->fn;
              h = (h + 1) & (nslots - 1))
             ;
         if (!slots[h]) {
-            fns[nfns++] = m->fn;
-            slots[h] = (uint32_t)nfns;
+            (*fns)[(*nfns)++] = m->fn;
+            slots[h] = (uint32_t)*nfns;
         }
         m->func = slots[h] - 1;
-        t.v[m->parent].child_sum += m->sum;
+        t->v[m->parent].child_sum += m->sum;
     }
+    free(slots);
+    return 0;
+}
 
-    len = snprintf(NULL, 0, "%s.tmp.%ld", path, (long)getpid());
-    if (!(tmp = malloc((size_t)len + 1)))
-        goto cleanup;
-    snprintf(tmp, (size_t)len + 1, "%s.tmp.%ld", path, (long)getpid());
-    if (!(f = fopen(tmp, "w")))
-        goto cleanup;
+/* The header lines, through the list of objects. */
+static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale) NOINSTR;
+static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale)
+{
+    const trace_config *c = &trace__config;
+    char exe[4096];
+    ssize_t len;
+
     fputs("culprit-calltree 1\n", f);
     len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
     exe[len > 0 ? len : 0] = '\0';
@@ -383,36 +378,49 @@ int trace__write(const char *path)
             : c->mode == CULPRIT_TRACE_LEVEL ? c->overhead_untimed * scale
                                              : 0.0);
     fprintf(f, "threads %zu\n", nthreads);
-    fprintf(f, "objects %zu\n", objs.n);
-    for (size_t i = 0; i < objs.n; i++) {
-        fprintf(f, "object %zu 0x%jx %s ", i, (uintmax_t)objs.v[i].load,
-                objs.v[i].build_id[0] ? objs.v[i].build_id : "-");
-        put_string(f, objs.v[i].name);
+    fprintf(f, "objects %zu\n", objs->n);
+    for (size_t i = 0; i < objs->n; i++) {
+        fprintf(f, "object %zu 0x%jx %s ", i, (uintmax_t)objs->v[i].load,
+                objs->v[i].build_id[0] ? objs->v[i].build_id : "-");
+        put_string(f, objs->v[i].name);
         fputc('\n', f);
     }
+}
+
+/* Each function's address, relative to the object whose executable segment holds it. */
+static void write_functions(FILE *f, void *const *fns, size_t nfns, const objects *objs) NOINSTR;
+static void write_functions(FILE *f, void *const *fns, size_t nfns, const objects *objs)
+{
     fprintf(f, "functions %zu\n", nfns);
     for (size_t i = 0; i < nfns; i++) {
         uintptr_t a = (uintptr_t)fns[i];
         size_t o;
         int found = 0;
-        for (o = 0; o < objs.n && !found; o++)
-            for (int s = 0; s < objs.v[o].nseg && !found; s++)
-                found = a >= objs.v[o].lo[s] && a < objs.v[o].hi[s];
+        for (o = 0; o < objs->n && !found; o++)
+            for (int s = 0; s < objs->v[o].nseg && !found; s++)
+                found = a >= objs->v[o].lo[s] && a < objs->v[o].hi[s];
         if (found)
             fprintf(f, "function %zu %zu 0x%jx - - 0 0\n", i, o - 1,
-                    (uintmax_t)(a - objs.v[o - 1].load));
+                    (uintmax_t)(a - objs->v[o - 1].load));
         else
             fprintf(f, "function %zu - 0x%jx - - 0 0\n", i, (uintmax_t)a);
     }
+}
+
+static void write_nodes(FILE *f, const tree *t, size_t nout, double scale) NOINSTR;
+static void write_nodes(FILE *f, const tree *t, size_t nout, double scale)
+{
+    const trace_config *c = &trace__config;
+
     fprintf(f, "nodes %zu\n", nout);
     fputs("node 0 - - 0 0 - - -\n", f);
-    for (size_t i = 1; i < t.n; i++) {
-        merged *m = &t.v[i];
+    for (size_t i = 1; i < t->n; i++) {
+        const merged *m = &t->v[i];
         int timed = c->mode == CULPRIT_TRACE_FULL ||
                     (c->mode == CULPRIT_TRACE_LEVEL && m->depth == c->level);
         if (m->out == UINT32_MAX)
             continue;
-        fprintf(f, "node %u %u %u %u %ju", m->out, t.v[m->parent].out, m->func, m->depth,
+        fprintf(f, "node %u %u %u %u %ju", m->out, t->v[m->parent].out, m->func, m->depth,
                 (uintmax_t)m->calls);
         put_time(f, timed, m->sum * scale);
         put_time(f, timed, m->sq * scale * scale);
@@ -422,6 +430,36 @@ int trace__write(const char *path)
         fputc('\n', f);
     }
     fputs("end\n", f);
+}
+
+int trace__write(const char *path)
+{
+    const trace_config *c = &trace__config;
+    tree t = {0};
+    objects objs = {0};
+    void **fns = NULL;
+    size_t nfns = 0, nthreads = 0, nout = 0;
+    double scale = c->mode == CULPRIT_TRACE_STRUCTURE ? 1.0 : ns_per_tick();
+    char *tmp = NULL;
+    FILE *f = NULL;
+    int error = -1, saved_errno = 0;
+    ssize_t len;
+
+    if (merge(&t, &nthreads) < 0)
+        goto cleanup;
+    dl_iterate_phdr(add_object, &objs);
+    if (number_nodes(&t, &fns, &nfns, &nout) < 0)
+        goto cleanup;
+
+    len = snprintf(NULL, 0, "%s.tmp.%ld", path, (long)getpid());
+    if (!(tmp = malloc((size_t)len + 1)))
+        goto cleanup;
+    snprintf(tmp, (size_t)len + 1, "%s.tmp.%ld", path, (long)getpid());
+    if (!(f = fopen(tmp, "w")))
+        goto cleanup;
+    write_header(f, &objs, nthreads, scale);
+    write_functions(f, fns, nfns, &objs);
+    write_nodes(f, &t, nout, scale);
     if (fflush(f) != 0 || ferror(f))
         goto cleanup;
     if (fclose(f) != 0) {
@@ -446,7 +484,6 @@ cleanup:
         free(objs.v[i].name);
     free(objs.v);
     free(fns);
-    free(slots);
     free(t.v);
     free(t.slots);
     errno = saved_errno;

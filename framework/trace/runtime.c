@@ -25,6 +25,7 @@
  * -finstrument-functions and every function carries no_instrument_function too.
  */
 #define _GNU_SOURCE
+#include "trace_dump.h"
 #include "trace_internal.h"
 
 #include <errno.h>
@@ -38,10 +39,6 @@
 void __cyg_profile_func_enter(void *fn, void *site) NOINSTR;
 void __cyg_profile_func_exit(void *fn, void *site) NOINSTR;
 
-trace_config trace__config;
-pthread_mutex_t trace__lock = PTHREAD_MUTEX_INITIALIZER;
-trace_thread *trace__threads;
-
 static __thread trace_thread *self;
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 /* Marks a thread whose hooks return at once (tracing off, or out of memory). */
@@ -53,13 +50,6 @@ static trace_thread disabled = {.skip = 1};
 #define STALE_WINDOW ((uintptr_t)64 << 20)
 
 /* ------------------------------------------------------------------ clock --- */
-
-uint64_t trace__mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int tsc_invariant(void) NOINSTR;
 static int tsc_invariant(void)
@@ -78,11 +68,6 @@ static int tsc_invariant(void)
 }
 
 /* ------------------------------------------------------------------ pools --- */
-
-trace_node *trace__node(trace_thread *t, uint32_t i)
-{
-    return &t->chunks[i >> TRACE_CHUNK_BITS][i & (TRACE_CHUNK - 1)];
-}
 
 static void *map(size_t size, int noreserve) NOINSTR;
 static void *map(size_t size, int noreserve)

@@ -1,8 +1,10 @@
 /*
- * What the two files of the trace runtime share: the per-thread state (a shadow
+ * The state the files of the trace runtime share: the per-thread state (a shadow
  * stack and a calling-context tree in chunked pools), the global configuration and
- * the clock. runtime.c holds the hot path; dump.c merges the threads and writes
- * the call-tree file.
+ * the clock, defined in state.c. The files form layers, so no two call each other:
+ * state.c (this state) < dump.c (merges the threads and writes the call-tree file,
+ * trace_dump.h) < runtime.c (the hooks on the hot path and the public API, which
+ * calls the writer at exit and from culprit_trace_dump).
  */
 #ifndef CULPRIT_TRACE_INTERNAL_H
 #define CULPRIT_TRACE_INTERNAL_H
@@ -13,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define NOINSTR __attribute__((no_instrument_function))
 
@@ -89,7 +92,14 @@ extern trace_config trace__config;
 extern pthread_mutex_t trace__lock; /* guards the thread list; never on the hot path */
 extern trace_thread *trace__threads;
 
-uint64_t trace__mono_ns(void) NOINSTR;
+/* CLOCK_MONOTONIC in ns. */
+static inline uint64_t trace__mono_ns(void) NOINSTR;
+static inline uint64_t trace__mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* The time-stamp counter where the CPU says it is invariant (a few ns to read
  * against ~20 ns for clock_gettime through the vDSO: the per-call budget is 25 ns);
@@ -103,8 +113,11 @@ static inline uint64_t trace__ticks(void)
 #endif
     return trace__mono_ns();
 }
-trace_node *trace__node(trace_thread *t, uint32_t i) NOINSTR;
-/* Writes the tree as the file format of docs/calltree-format.md; 0 or -1 (errno). */
-int trace__write(const char *path) NOINSTR;
+/* Node `i` of thread `t`'s pool. */
+static inline trace_node *trace__node(trace_thread *t, uint32_t i) NOINSTR;
+static inline trace_node *trace__node(trace_thread *t, uint32_t i)
+{
+    return &t->chunks[i >> TRACE_CHUNK_BITS][i & (TRACE_CHUNK - 1)];
+}
 
 #endif

@@ -29,7 +29,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 struct culprit_vcs_checkout {
@@ -55,6 +54,8 @@ static struct {
     char path[PATH_MAX];
     int live;
 } registry[CULPRIT_VCS_MAX_CHECKOUTS];
+_Static_assert(CULPRIT_VCS_MAX_CHECKOUTS <= CULPRIT_FS_SIGNAL_SAFE_MAX,
+               "culprit_vcs_checkout_remove_all() removes every checkout in one call");
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static int registry_claimed[CULPRIT_VCS_MAX_CHECKOUTS];
 
@@ -90,40 +91,6 @@ static void registry_remove(int slot)
     pthread_mutex_unlock(&registry_lock);
 }
 
-/* Async-signal-safe: fork, execve, waitpid and _exit only; argv on the stack. */
-static int run_rm(char *const *paths, int n)
-{
-    static char rm_arg0[] = "rm", rm_rf[] = "-rf", rm_end[] = "--";
-    char *argv[CULPRIT_VCS_MAX_CHECKOUTS + 4];
-    char *envp[] = {NULL};
-    int i, status = 0, saved = errno, result = 0;
-    pid_t pid;
-
-    if (n == 0)
-        return 0;
-    argv[0] = rm_arg0;
-    argv[1] = rm_rf;
-    argv[2] = rm_end;
-    for (i = 0; i < n; i++)
-        argv[3 + i] = paths[i];
-    argv[3 + n] = NULL;
-    pid = fork();
-    if (pid < 0) {
-        result = -1;
-    } else if (pid == 0) {
-        execve("/bin/rm", argv, envp);
-        execve("/usr/bin/rm", argv, envp);
-        _exit(127);
-    } else {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            result = -1;
-    }
-    errno = saved;
-    return result;
-}
-
 int culprit_vcs_checkout_remove_all(void)
 {
     char *paths[CULPRIT_VCS_MAX_CHECKOUTS];
@@ -132,7 +99,8 @@ int culprit_vcs_checkout_remove_all(void)
     for (i = 0; i < CULPRIT_VCS_MAX_CHECKOUTS; i++)
         if (__atomic_load_n(&registry[i].live, __ATOMIC_ACQUIRE))
             paths[n++] = registry[i].path;
-    if (run_rm(paths, n) < 0)
+    /* From a signal handler: rm -rf run by fork and execve, the safe calls. */
+    if (culprit_fs_remove_trees_signal_safe(paths, n) < 0)
         return -1;
     /* The slots stay claimed: their handles still point at them, and freeing a
      * slot from a handler could race with a thread claiming it. */
@@ -424,12 +392,10 @@ cleanup:
     free(tmpl);
     if (co) {
         if (co->path && co->slot >= 0) {
-            int saved_code = culprit_error_last_code();
-            culprit_buf msg = CULPRIT_BUF_INIT;
-            (void)culprit_buf_puts(&msg, culprit_error_last());
+            culprit_error_state saved;
+            culprit_error_save(&saved);
             (void)culprit_vcs_checkout_remove(co);
-            culprit_error_set(saved_code, "%s", culprit_buf_cstr(&msg));
-            culprit_buf_dispose(&msg);
+            culprit_error_restore(&saved);
         } else {
             free(co->path);
             free(co);
@@ -507,19 +473,14 @@ size_t culprit_vcs_checkout_submodules(const culprit_vcs_checkout *co)
 
 int culprit_vcs_checkout_remove(culprit_vcs_checkout *co)
 {
-    char *paths[1];
-    struct stat st;
     int error = 0;
 
     if (!co)
         return 0;
-    /* rm -rf rather than a walk of our own: build outputs may hold read-only
-     * directories and deep trees; rm handles them and is what the signal path
-     * uses too, so both behave alike. */
-    paths[0] = co->path;
-    if (co->path && (run_rm(paths, 1) < 0 || lstat(co->path, &st) == 0))
-        error =
-            culprit_error_set(CULPRIT_EIO, "cannot delete the temporary checkout '%s'", co->path);
+    /* The core's walk: build outputs may hold read-only directories and deep
+     * trees, and it opens the former up and keeps one descriptor per level. */
+    if (co->path && (error = culprit_fs_remove_tree(co->path)) < 0)
+        error = culprit_error_prefix("cannot delete the temporary checkout '%s': ", co->path);
     registry_remove(co->slot);
     free(co->path);
     free(co);

@@ -108,9 +108,6 @@ void culprit_run_free(culprit_run *run);
 /** Appends a zeroed test result and returns it (borrowed from the run). */
 int culprit_run_add_test(culprit_test_result **out, culprit_run *run);
 
-/** Replaces *field with a copy of value (NULL clears). For the run's and results' strings. */
-int culprit_history_set_string(char **field, const char *value);
-
 /** Appends a copy of a series. values may be NULL with absent = 1. */
 int culprit_test_result_add_series(culprit_test_result *test, const char *name,
                                    const double *values, size_t n, int absent);

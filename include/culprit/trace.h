@@ -19,12 +19,25 @@
  *
  * This header declares only what a program or the test runner may call; it
  * includes nothing of libculprit, so the runtime stays free of it.
+ *
+ * Code that must work whether or not the runtime is linked in (the test runner in
+ * libculprit, which a binary built without culprit_instrument() also uses) defines
+ * CULPRIT_TRACE_WEAK before including this header: the functions are then weak
+ * references, NULL in a binary without the runtime, so test for them before a call.
+ * The runtime's API sits in the same object file as its hooks, which instrumented
+ * code pulls in.
  */
 #ifndef CULPRIT_TRACE_H
 #define CULPRIT_TRACE_H
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+#ifdef CULPRIT_TRACE_WEAK
+#define CULPRIT_TRACE_API __attribute__((weak, no_instrument_function))
+#else
+#define CULPRIT_TRACE_API __attribute__((no_instrument_function))
 #endif
 
 /** The modes of the runtime (CULPRIT_TRACE_MODE). */
@@ -36,7 +49,7 @@ typedef enum {
 } culprit_trace_mode;
 
 /** The mode the runtime runs in (reads the environment when not done yet). */
-culprit_trace_mode culprit_trace_get_mode(void) __attribute__((no_instrument_function));
+culprit_trace_mode culprit_trace_get_mode(void) CULPRIT_TRACE_API;
 
 /**
  * Writes the merged tree of all threads recorded so far to `path` (atomically:
@@ -45,16 +58,16 @@ culprit_trace_mode culprit_trace_get_mode(void) __attribute__((no_instrument_fun
  * end of a perf test): the trees of threads running at the same time are read
  * without synchronisation. Returns 0, or -1 with errno set.
  */
-int culprit_trace_dump(const char *path) __attribute__((no_instrument_function));
+int culprit_trace_dump(const char *path) CULPRIT_TRACE_API;
 
 /**
  * Forgets every call recorded so far in every thread; the frames open at the time
  * count as one call each from now on. Same threading caveat as culprit_trace_dump().
  */
-void culprit_trace_reset(void) __attribute__((no_instrument_function));
+void culprit_trace_reset(void) CULPRIT_TRACE_API;
 
 /** The calling thread's current call depth (0 outside any instrumented function). */
-unsigned int culprit_trace_depth(void) __attribute__((no_instrument_function));
+unsigned int culprit_trace_depth(void) CULPRIT_TRACE_API;
 
 /**
  * Closes, now, the calling thread's frames deeper than `depth`: those a longjmp
@@ -62,7 +75,7 @@ unsigned int culprit_trace_depth(void) __attribute__((no_instrument_function));
  * the test body). The runner calls it after each test with the depth it had
  * before, so the next test's calls are not attached under the failed one's.
  */
-void culprit_trace_unwind(unsigned int depth) __attribute__((no_instrument_function));
+void culprit_trace_unwind(unsigned int depth) CULPRIT_TRACE_API;
 
 #ifdef __cplusplus
 }

@@ -64,14 +64,14 @@ static culprit_run *make_run(size_t ntests, size_t nsamples)
 
     if (!wall || !cpu || !counter || culprit_run_new(&run) < 0)
         abort();
-    culprit_history_set_string(&run->suite, "bench_suite");
-    culprit_history_set_string(&run->commit, "0123456789abcdef0123456789abcdef01234567");
-    culprit_history_set_string(&run->branch, "main");
-    culprit_history_set_string(&run->timestamp, "2026-11-22T13:05:00Z");
-    culprit_history_set_string(&run->host, "bench-host");
-    culprit_history_set_string(&run->machine, "x86_64, 2 cores, Linux");
-    culprit_history_set_string(&run->compiler, "gcc 12.2.0");
-    culprit_history_set_string(&run->flags, "-O2 -g");
+    culprit_str_set(&run->suite, "bench_suite");
+    culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
+    culprit_str_set(&run->branch, "main");
+    culprit_str_set(&run->timestamp, "2026-11-22T13:05:00Z");
+    culprit_str_set(&run->host, "bench-host");
+    culprit_str_set(&run->machine, "x86_64, 2 cores, Linux");
+    culprit_str_set(&run->compiler, "gcc 12.2.0");
+    culprit_str_set(&run->flags, "-O2 -g");
     for (size_t t = 0; t < ntests; t++) {
         culprit_test_result *r;
         unsigned int batch = 1u << (t % 5);
@@ -80,13 +80,13 @@ static culprit_run *make_run(size_t ntests, size_t nsamples)
         if (culprit_run_add_test(&r, run) < 0)
             abort();
         snprintf(name, sizeof(name), "test_%03zu", t);
-        culprit_history_set_string(&r->name, name);
-        culprit_history_set_string(&r->classname, "bench_suite");
-        culprit_history_set_string(&r->category, "fast");
-        culprit_history_set_string(&r->category_source, "auto");
-        culprit_history_set_string(&r->verdict, "pass");
-        culprit_history_set_string(&r->metric, "wall_ns");
-        culprit_history_set_string(&r->stop, "precision");
+        culprit_str_set(&r->name, name);
+        culprit_str_set(&r->classname, "bench_suite");
+        culprit_str_set(&r->category, "fast");
+        culprit_str_set(&r->category_source, "auto");
+        culprit_str_set(&r->verdict, "pass");
+        culprit_str_set(&r->metric, "wall_ns");
+        culprit_str_set(&r->stop, "precision");
         r->category_low_ns = 0;
         r->category_high_ns = 1e6;
         r->batch = batch;

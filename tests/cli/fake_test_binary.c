@@ -41,18 +41,18 @@ int main(int argc, char **argv)
         snprintf(stamp, sizeof(stamp), "%s", getenv("CULPRIT_FAKE_TIMESTAMP"));
     if ((error = culprit_run_new(&run)) < 0 || (error = culprit_run_add_test(&t, run)) < 0)
         goto cleanup;
-    culprit_history_set_string(&run->suite, "perf");
-    culprit_history_set_string(&run->commit, commit);
-    culprit_history_set_string(&run->timestamp, stamp);
-    culprit_history_set_string(&run->host, "testhost");
-    culprit_history_set_string(&run->machine, "test machine");
-    culprit_history_set_string(&run->compiler, "cc 1.0");
-    culprit_history_set_string(&run->flags, "-O2");
-    culprit_history_set_string(&run->binary, argv[0]); /* as the runner records it */
-    culprit_history_set_string(&t->name, test);
-    culprit_history_set_string(&t->classname, "perf");
-    culprit_history_set_string(&t->category, "fast");
-    culprit_history_set_string(&t->category_source, "assigned");
+    culprit_str_set(&run->suite, "perf");
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, stamp);
+    culprit_str_set(&run->host, "testhost");
+    culprit_str_set(&run->machine, "test machine");
+    culprit_str_set(&run->compiler, "cc 1.0");
+    culprit_str_set(&run->flags, "-O2");
+    culprit_str_set(&run->binary, argv[0]); /* as the runner records it */
+    culprit_str_set(&t->name, test);
+    culprit_str_set(&t->classname, "perf");
+    culprit_str_set(&t->category, "fast");
+    culprit_str_set(&t->category_source, "assigned");
     t->category_high_ns = 1e6;
     t->status = CULPRIT_STATUS_PASS;
     t->summary = (culprit_summary){30,          mean,        mean / 100,  mean, mean * 0.98,

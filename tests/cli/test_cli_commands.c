@@ -249,7 +249,7 @@ static void check_confirm_reruns_flagged_tests(void **state)
     snprintf(dir, sizeof(dir), "%s/confirm-history", repo->dir);
     fixture_store(dir, fixture_run("perf", repo->sha[2], "2024-03-03T12:00:00Z", NULL, before, 1));
     run = fixture_run("perf", repo->sha[3], "2024-03-04T12:00:00Z", NULL, now, 1);
-    culprit_history_set_string(&run->binary, FAKE_BIN);
+    culprit_str_set(&run->binary, FAKE_BIN);
     fixture_store(dir, run);
 
     /* Still slow on the re-run: confirmed. */
@@ -273,7 +273,7 @@ static void check_confirm_reruns_flagged_tests(void **state)
 
     /* The binary is gone: said so, the verdict kept. */
     run = fixture_run("perf", repo->sha[3], "2033-01-01T00:00:00Z", NULL, now, 1);
-    culprit_history_set_string(&run->binary, "/nonexistent/perf_tests");
+    culprit_str_set(&run->binary, "/nonexistent/perf_tests");
     fixture_store(dir, run);
     r = run_culprit(repo->dir, NULL, "check --confirm --history '%s'", dir);
     assert_int_equal(r.status, 1);

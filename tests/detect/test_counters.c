@@ -435,15 +435,15 @@ static culprit_run *counter_run(const char *commit, const char *stamp, uint64_t 
     culprit_test_result *t;
 
     assert_int_equal(culprit_run_new(&run), 0);
-    culprit_history_set_string(&run->suite, "io");
-    culprit_history_set_string(&run->commit, commit);
-    culprit_history_set_string(&run->timestamp, stamp);
-    culprit_history_set_string(&run->machine, "m");
+    culprit_str_set(&run->suite, "io");
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, stamp);
+    culprit_str_set(&run->machine, "m");
     run->dirty = dirty;
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, "journal");
-    culprit_history_set_string(&t->classname, "io");
-    culprit_history_set_string(&t->metric, "wall_ns");
+    culprit_str_set(&t->name, "journal");
+    culprit_str_set(&t->classname, "io");
+    culprit_str_set(&t->metric, "wall_ns");
     t->status = CULPRIT_STATUS_PASS;
     assert_int_equal(synth_result(t, 40, seed, write_scale), 0);
     return run;

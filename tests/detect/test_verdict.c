@@ -21,11 +21,11 @@ static culprit_run *new_run(const char *commit, const char *stamp, const char *m
 {
     culprit_run *run = NULL;
     assert_int_equal(culprit_run_new(&run), 0);
-    culprit_history_set_string(&run->suite, "s");
-    culprit_history_set_string(&run->commit, commit);
-    culprit_history_set_string(&run->timestamp, stamp);
-    culprit_history_set_string(&run->machine, machine);
-    culprit_history_set_string(&run->compiler, "gcc 12");
+    culprit_str_set(&run->suite, "s");
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, stamp);
+    culprit_str_set(&run->machine, machine);
+    culprit_str_set(&run->compiler, "gcc 12");
     return run;
 }
 
@@ -35,8 +35,8 @@ static culprit_test_result *add(culprit_run *run, const char *name, size_t n, do
 {
     culprit_test_result *t = NULL;
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, name);
-    culprit_history_set_string(&t->classname, "s");
+    culprit_str_set(&t->name, name);
+    culprit_str_set(&t->classname, "s");
     t->status = CULPRIT_STATUS_PASS;
     t->summary.n = n;
     t->summary.mean = mean;
@@ -48,7 +48,7 @@ static culprit_test_result *add(culprit_run *run, const char *name, size_t n, do
 
 static void set_category(culprit_test_result *t, const char *name, double high)
 {
-    culprit_history_set_string(&t->category, name);
+    culprit_str_set(&t->category, name);
     t->category_low_ns = 0;
     t->category_high_ns = high;
 }
@@ -229,8 +229,8 @@ static void mixed_fingerprints_are_not_compared_silently(void **state)
     culprit_verdict_dispose(&v);
 
     /* build flags count too */
-    culprit_history_set_string(&before->machine, "box-a");
-    culprit_history_set_string(&before->flags, "-O0");
+    culprit_str_set(&before->machine, "box-a");
+    culprit_str_set(&before->flags, "-O0");
     v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
     assert_non_null(strstr(v.mismatch, "build flags"));

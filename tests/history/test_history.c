@@ -36,32 +36,32 @@ static culprit_run *make_run(void)
     double cpu[] = {10, 20, 30};
 
     assert_int_equal(culprit_run_new(&run), 0);
-    culprit_history_set_string(&run->id, "20261122T130500Z_0123456789ab_host_1_beef");
-    culprit_history_set_string(&run->suite, "suite <&> \"quoted\" 'x'");
-    culprit_history_set_string(&run->commit, "0123456789abcdef0123456789abcdef01234567");
+    culprit_str_set(&run->id, "20261122T130500Z_0123456789ab_host_1_beef");
+    culprit_str_set(&run->suite, "suite <&> \"quoted\" 'x'");
+    culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
     run->dirty = 1;
-    culprit_history_set_string(&run->branch, "feature/a&b");
-    culprit_history_set_string(&run->timestamp, "2026-11-22T13:05:00Z");
-    culprit_history_set_string(&run->host, "build-01");
-    culprit_history_set_string(&run->machine, "Intel(R) Xeon <8 cores>, Linux 6.1\nline2");
-    culprit_history_set_string(&run->compiler, "gcc 12.2.0");
-    culprit_history_set_string(&run->flags, "-O2 -g -DX=\"a&b\"");
-    culprit_history_set_string(&run->binary, "/build/tests/fib perf");
+    culprit_str_set(&run->branch, "feature/a&b");
+    culprit_str_set(&run->timestamp, "2026-11-22T13:05:00Z");
+    culprit_str_set(&run->host, "build-01");
+    culprit_str_set(&run->machine, "Intel(R) Xeon <8 cores>, Linux 6.1\nline2");
+    culprit_str_set(&run->compiler, "gcc 12.2.0");
+    culprit_str_set(&run->flags, "-O2 -g -DX=\"a&b\"");
+    culprit_str_set(&run->binary, "/build/tests/fib perf");
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, "fib_30 <fast> & \"friends\"");
-    culprit_history_set_string(&t->classname, "suite-a");
+    culprit_str_set(&t->name, "fib_30 <fast> & \"friends\"");
+    culprit_str_set(&t->classname, "suite-a");
     t->status = CULPRIT_STATUS_PASS;
-    culprit_history_set_string(&t->category, "fast & small");
-    culprit_history_set_string(&t->category_source, "explicit");
+    culprit_str_set(&t->category, "fast & small");
+    culprit_str_set(&t->category_source, "explicit");
     t->category_low_ns = 0;
     t->category_high_ns = INFINITY;
-    culprit_history_set_string(&t->verdict, "minor");
-    culprit_history_set_string(&t->verdict_message, "fib: 1.2 ms now, 1.0 ms before (+20%)");
-    culprit_history_set_string(&t->metric, "wall_ns");
+    culprit_str_set(&t->verdict, "minor");
+    culprit_str_set(&t->verdict_message, "fib: 1.2 ms now, 1.0 ms before (+20%)");
+    culprit_str_set(&t->metric, "wall_ns");
     t->batch = 16;
     t->warmup = 3;
-    culprit_history_set_string(&t->stop, "precision");
+    culprit_str_set(&t->stop, "precision");
     t->timer_overhead_ns = 20.25;
     t->elapsed_s = 0.123456789;
     t->summary = (culprit_summary){12, 1193.75, 9.1, 1190, 0.1, 1e308, -INFINITY, INFINITY, 0.99};
@@ -74,19 +74,19 @@ static culprit_run *make_run(void)
     assert_int_equal(culprit_test_result_add_series(t, "empty", NULL, 0, 0), 0);
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, "fails");
+    culprit_str_set(&t->name, "fails");
     t->status = CULPRIT_STATUS_FAILURE;
-    culprit_history_set_string(&t->message, "expected 1 < 2 && \"ok\"\nsecond line\ttab");
-    culprit_history_set_string(&t->output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
-    culprit_history_set_string(&t->verdict, "major");
+    culprit_str_set(&t->message, "expected 1 < 2 && \"ok\"\nsecond line\ttab");
+    culprit_str_set(&t->output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
+    culprit_str_set(&t->verdict, "major");
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, "crashes");
+    culprit_str_set(&t->name, "crashes");
     t->status = CULPRIT_STATUS_ERROR;
-    culprit_history_set_string(&t->message, "SIGSEGV");
+    culprit_str_set(&t->message, "SIGSEGV");
 
     assert_int_equal(culprit_run_add_test(&t, run), 0);
-    culprit_history_set_string(&t->name, "skipped");
+    culprit_str_set(&t->name, "skipped");
     t->status = CULPRIT_STATUS_SKIPPED;
     return run;
 }
@@ -303,7 +303,7 @@ static void written_file_validates_against_junit_schema(void **state)
     (void)state;
 
     /* Control bytes and broken UTF-8 in captured output must not break the XML. */
-    culprit_history_set_string(&run->tests[1].output, "esc \x1b[31mred\x1b[0m bad \xff\xfe end");
+    culprit_str_set(&run->tests[1].output, "esc \x1b[31mred\x1b[0m bad \xff\xfe end");
     assert_int_equal(culprit_history_write_file(run, path, 1), 0);
     assert_int_equal(culprit_history_write_file(run, path, 1), CULPRIT_EEXISTS);
     if (access(SCHEMA, R_OK) != 0) {
@@ -479,7 +479,7 @@ static void store_never_overwrites(void **state)
     assert_int_equal(culprit_history_store(history, run, NULL), CULPRIT_EEXISTS);
 
     /* Without an id, every store is a new file, its stem recorded as the run id. */
-    culprit_history_set_string(&run->id, NULL);
+    culprit_str_set(&run->id, NULL);
     assert_int_equal(culprit_history_store(history, run, &p2), 0);
     assert_int_equal(culprit_history_store(history, run, &p3), 0);
     assert_string_not_equal(p2, p3);
@@ -534,11 +534,11 @@ static void store_run(culprit_history *history, const char *suite, const char *c
                       const char *timestamp, const char *test)
 {
     culprit_run *run = make_run();
-    culprit_history_set_string(&run->id, NULL);
-    culprit_history_set_string(&run->suite, suite);
-    culprit_history_set_string(&run->commit, commit);
-    culprit_history_set_string(&run->timestamp, timestamp);
-    culprit_history_set_string(&run->tests[3].name, test);
+    culprit_str_set(&run->id, NULL);
+    culprit_str_set(&run->suite, suite);
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, timestamp);
+    culprit_str_set(&run->tests[3].name, test);
     assert_int_equal(culprit_history_store(history, run, NULL), 0);
     culprit_run_free(run);
 }

@@ -702,6 +702,33 @@ static void bootstrap_edge_cases(void **state)
     assert_true(r.low <= 1.0 && 1.0 <= r.high);
 }
 
+/* Significant AND beyond the threshold: the rule detect, calltree and bisect share. */
+static void judge_change_needs_significance_and_the_threshold(void **state)
+{
+    (void)state;
+    assert_true(culprit_stats_slower_beyond(0.01, 0.05, 0.02));
+    assert_false(culprit_stats_slower_beyond(-0.01, 0.05, 0.02)); /* not significant */
+    assert_false(culprit_stats_slower_beyond(0.005, 0.01, 0.02)); /* inside the threshold */
+    assert_false(culprit_stats_slower_beyond(NAN, NAN, 0.02));
+    assert_true(culprit_stats_faster_beyond(-0.01, -0.05, 0.02));
+    assert_false(culprit_stats_faster_beyond(0.01, -0.05, 0.02));
+    assert_int_equal(culprit_stats_judge_change(0.05, 0.01, 0.09, 0.02),
+                     CULPRIT_STATS_CHANGE_SLOWER);
+    assert_int_equal(culprit_stats_judge_change(-0.05, -0.09, -0.01, 0.02),
+                     CULPRIT_STATS_CHANGE_FASTER);
+    /* The whole interval inside the threshold. */
+    assert_int_equal(culprit_stats_judge_change(0.0, -0.01, 0.01, 0.02),
+                     CULPRIT_STATS_CHANGE_UNCHANGED);
+    /* Significant, but the estimate inside the threshold: does not alarm. */
+    assert_int_equal(culprit_stats_judge_change(0.015, 0.005, 0.025, 0.02),
+                     CULPRIT_STATS_CHANGE_UNCHANGED);
+    /* Holds 0 and reaches past the threshold. */
+    assert_int_equal(culprit_stats_judge_change(0.01, -0.03, 0.05, 0.02),
+                     CULPRIT_STATS_CHANGE_UNDECIDED);
+    assert_int_equal(culprit_stats_judge_change(NAN, NAN, NAN, 0.02),
+                     CULPRIT_STATS_CHANGE_UNDECIDED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -710,6 +737,7 @@ int main(void)
         cmocka_unit_test(welch_switches_from_t_to_z_at_n_30),
         cmocka_unit_test(welch_between_adds_a_run_variance_component),
         cmocka_unit_test(welch_edge_cases),
+        cmocka_unit_test(judge_change_needs_significance_and_the_threshold),
         cmocka_unit_test(anova_matches_scipy),
         cmocka_unit_test(anova_edge_cases),
         cmocka_unit_test(mannwhitney_exact_matches_scipy),

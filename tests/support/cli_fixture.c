@@ -73,34 +73,34 @@ culprit_run *fixture_run(const char *suite, const char *commit, const char *time
     culprit_run *run;
 
     assert_int_equal(culprit_run_new(&run), 0);
-    culprit_history_set_string(&run->suite, suite);
-    culprit_history_set_string(&run->commit, commit);
-    culprit_history_set_string(&run->timestamp, timestamp);
-    culprit_history_set_string(&run->host, "testhost");
-    culprit_history_set_string(&run->machine, machine ? machine : "test machine");
-    culprit_history_set_string(&run->compiler, "cc 1.0");
-    culprit_history_set_string(&run->flags, "-O2");
+    culprit_str_set(&run->suite, suite);
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, timestamp);
+    culprit_str_set(&run->host, "testhost");
+    culprit_str_set(&run->machine, machine ? machine : "test machine");
+    culprit_str_set(&run->compiler, "cc 1.0");
+    culprit_str_set(&run->flags, "-O2");
     for (size_t i = 0; i < n; i++) {
         const synthetic_test *s = &tests[i];
         int fast = strcmp(s->category, "fast") == 0;
         culprit_test_result *t;
         double half;
         assert_int_equal(culprit_run_add_test(&t, run), 0);
-        culprit_history_set_string(&t->name, s->name);
-        culprit_history_set_string(&t->classname, suite);
+        culprit_str_set(&t->name, s->name);
+        culprit_str_set(&t->classname, suite);
         t->status = s->status;
         if (s->status != CULPRIT_STATUS_PASS) {
-            culprit_history_set_string(&t->message, "assertion failed");
+            culprit_str_set(&t->message, "assertion failed");
             t->summary.n = 0;
             t->summary.mean = t->summary.sd = NAN;
             continue;
         }
-        culprit_history_set_string(&t->category, s->category);
-        culprit_history_set_string(&t->category_source, "auto");
+        culprit_str_set(&t->category, s->category);
+        culprit_str_set(&t->category_source, "auto");
         t->category_low_ns = fast ? 0 : 1e6;
         t->category_high_ns = fast ? 1e6 : 1e8;
-        culprit_history_set_string(&t->metric, "wall_ns");
-        culprit_history_set_string(&t->stop, "fixed");
+        culprit_str_set(&t->metric, "wall_ns");
+        culprit_str_set(&t->stop, "fixed");
         t->batch = 1;
         t->elapsed_s = (double)s->n * s->mean_ns / 1e9;
         /* The interval is recomputed by detection from n, mean and sd; these are only

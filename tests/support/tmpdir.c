@@ -2,15 +2,13 @@
  * Temporary directories of the tests (tmpdir.h). Sixteen test files used to make
  * their directories with mkdtemp under a hard-coded /tmp and remove them with
  * `rm -rf` through the shell; here it is done once, under $TMPDIR when it is set,
- * and removed with an nftw walk so that a path with a quote in it cannot break a
- * shell command.
+ * and removed with the library's own remover (culprit_fs_remove_tree: no shell,
+ * links never followed, unreadable directories opened up first).
  */
-#define _GNU_SOURCE   /* program_invocation_short_name */
-#define _XOPEN_SOURCE 700
+#define _GNU_SOURCE /* program_invocation_short_name */
 #include "support/test.h"
 
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,23 +48,9 @@ char *test_tmpdir_new(const char *tag)
     return copy;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-    (void)st;
-    (void)ftw;
-    /* A directory the test made unreadable (FTW_DNR) is still removed if it is empty. */
-    if (type == FTW_DP || type == FTW_DNR)
-        return rmdir(path);
-    return unlink(path);
-}
-
 int test_tmpdir_remove(const char *path)
 {
-    /* FTW_DEPTH: children before their directory; FTW_PHYS: a link is removed, never
-     * followed out of the tree. */
-    if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
-        return -1;
-    return 0;
+    return culprit_fs_remove_tree(path) < 0 ? -1 : 0;
 }
 
 int test_tmpdir_setup(void **state)
