@@ -1,5 +1,5 @@
 /*
- * Overweight analysis (issue 5): which symbols grew more than their share of a
+ * Overweight analysis: which symbols grew more than their share of a
  * profile's total change. Every node of a tree is a stack, the path from the
  * root, costing the node's exclusive cost (time, or the samples of a folded
  * file). For a symbol s, B(s) and T(s) are the costs of the stacks that contain

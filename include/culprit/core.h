@@ -57,6 +57,32 @@ int culprit_error_setv(int code, const char *fmt, va_list ap);
 /** Sets an EIO error whose message ends with ": strerror(errno)". */
 int culprit_error_set_os(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/** The longest message the last error keeps (with its NUL); longer ones are cut. */
+#define CULPRIT_ERROR_MESSAGE_MAX 1024
+
+/**
+ * Puts printf-formatted context in front of this thread's last error message,
+ * exactly as given (write the separator yourself: "reading '%s': "), keeping its
+ * code. Returns that code, so a caller can write
+ * `return culprit_error_prefix("cannot open '%s': ", path);`. Thread-safe.
+ */
+int culprit_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/** This thread's last error, kept aside (see culprit_error_save()). */
+typedef struct {
+    int code;
+    char message[CULPRIT_ERROR_MESSAGE_MAX];
+} culprit_error_state;
+
+/**
+ * Copies this thread's last error (code and message) into `state`, so cleanup that
+ * may set errors of its own can run before culprit_error_restore() puts it back.
+ */
+void culprit_error_save(culprit_error_state *state);
+
+/** Makes `state` this thread's last error again; returns its code. */
+int culprit_error_restore(const culprit_error_state *state);
+
 /** A growable, always NUL-terminated byte buffer. Zero-initialize or use CULPRIT_BUF_INIT. */
 typedef struct {
     char *ptr;    /**< the bytes, NUL-terminated; NULL until the first append */
@@ -121,8 +147,37 @@ int culprit_fs_read_file(culprit_buf *out, const char *path);
 /** Joins two path components with exactly one '/'. Returns a malloc'd string or NULL. */
 char *culprit_fs_join(const char *dir, const char *name);
 
+/**
+ * Removes `path` and everything under it, as `rm -rf` does: symbolic links are
+ * removed, never followed; directories without write or search permission for
+ * us (read-only build outputs) are opened up first. A path that does not exist
+ * is not an error. Returns 0, CULPRIT_EINVALID for an empty path, or CULPRIT_EIO
+ * naming the entry that could not be removed and why. Not for signal handlers
+ * (it allocates): see culprit_fs_remove_trees_signal_safe().
+ */
+int culprit_fs_remove_tree(const char *path);
+
+/**
+ * Removes the `n` trees in `paths` from a signal handler: runs `/bin/rm -rf --` on
+ * them through fork, execve and waitpid, the async-signal-safe calls (a walk of our
+ * own would need opendir/readdir, which allocate). errno is preserved. Returns 0,
+ * or -1 when rm could not run or failed (no message: a handler cannot format one).
+ * `n` is at most CULPRIT_FS_SIGNAL_SAFE_MAX.
+ */
+int culprit_fs_remove_trees_signal_safe(char *const *paths, int n);
+
+/** The most trees culprit_fs_remove_trees_signal_safe() removes in one call. */
+#define CULPRIT_FS_SIGNAL_SAFE_MAX 64
+
 /** strdup that sets the last error on failure. */
 char *culprit_strdup(const char *s);
+
+/**
+ * Replaces the string `*dst` with a copy of `src` (NULL: none), freeing the old one.
+ * On out of memory `*dst` is left as it was and CULPRIT_ERROR is returned (message
+ * set). `src` may point into `*dst`.
+ */
+int culprit_str_set(char **dst, const char *src);
 
 /**
  * Optimal-string-alignment distance between `a` and `b`: insertions, deletions,
@@ -234,7 +289,7 @@ int culprit_color_wanted(int fd);
 /** The spinner's character at `tick`: | / - \ in turn (ASCII: any terminal font). */
 char culprit_progress_frame(unsigned int tick);
 
-/* ============================================================ option tables === */
+/* --------------------------------------------------------- option tables --- */
 /*
  * One table per command line (a subcommand of `culprit`, a test binary): each row
  * names an option, what its value is, where it goes and its help line, so parsing,
@@ -350,65 +405,6 @@ const culprit_opt *culprit_opt_find(const culprit_opt *opts, const char *name);
  * from `column` on (on the next line when the name is too long for it).
  */
 int culprit_opt_help(culprit_buf *out, const culprit_opt *opts, size_t column);
-
-/* ==========================================================================
- * Shared helpers (issue 11): errors with context, strings, removing trees.
- * ======================================================================== */
-
-/** The longest message the last error keeps (with its NUL); longer ones are cut. */
-#define CULPRIT_ERROR_MESSAGE_MAX 1024
-
-/**
- * Puts printf-formatted context in front of this thread's last error message,
- * exactly as given (write the separator yourself: "reading '%s': "), keeping its
- * code. Returns that code, so a caller can write
- * `return culprit_error_prefix("cannot open '%s': ", path);`. Thread-safe.
- */
-int culprit_error_prefix(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/** This thread's last error, kept aside (see culprit_error_save()). */
-typedef struct {
-    int code;
-    char message[CULPRIT_ERROR_MESSAGE_MAX];
-} culprit_error_state;
-
-/**
- * Copies this thread's last error (code and message) into `state`, so cleanup that
- * may set errors of its own can run before culprit_error_restore() puts it back.
- */
-void culprit_error_save(culprit_error_state *state);
-
-/** Makes `state` this thread's last error again; returns its code. */
-int culprit_error_restore(const culprit_error_state *state);
-
-/**
- * Replaces the string `*dst` with a copy of `src` (NULL: none), freeing the old one.
- * On out of memory `*dst` is left as it was and CULPRIT_ERROR is returned (message
- * set). `src` may point into `*dst`.
- */
-int culprit_str_set(char **dst, const char *src);
-
-/**
- * Removes `path` and everything under it, as `rm -rf` does: symbolic links are
- * removed, never followed; directories without write or search permission for
- * us (read-only build outputs) are opened up first. A path that does not exist
- * is not an error. Returns 0, CULPRIT_EINVALID for an empty path, or CULPRIT_EIO
- * naming the entry that could not be removed and why. Not for signal handlers
- * (it allocates): see culprit_fs_remove_trees_signal_safe().
- */
-int culprit_fs_remove_tree(const char *path);
-
-/**
- * Removes the `n` trees in `paths` from a signal handler: runs `/bin/rm -rf --` on
- * them through fork, execve and waitpid, the async-signal-safe calls (a walk of our
- * own would need opendir/readdir, which allocate). errno is preserved. Returns 0,
- * or -1 when rm could not run or failed (no message: a handler cannot format one).
- * `n` is at most CULPRIT_FS_SIGNAL_SAFE_MAX.
- */
-int culprit_fs_remove_trees_signal_safe(char *const *paths, int n);
-
-/** The most trees culprit_fs_remove_trees_signal_safe() removes in one call. */
-#define CULPRIT_FS_SIGNAL_SAFE_MAX 64
 
 #ifdef __cplusplus
 }
