@@ -103,14 +103,7 @@ static void report_markdown_matches_golden(void **state)
     actual = golden_normalize(r.out, repo);
     r.out = NULL;
     snprintf(path, sizeof(path), "%s/tests/report/golden/report.md", CULPRIT_SOURCE_DIR);
-    if (getenv("CULPRIT_UPDATE_GOLDEN")) {
-        FILE *f = fopen(path, "w");
-        assert_non_null(f);
-        fputs(actual, f);
-        fclose(f);
-    }
-    if (!(expected = read_text(path)))
-        fail_msg("no golden file %s (CULPRIT_UPDATE_GOLDEN=1 writes it)", path);
+    expected = golden_read(path, actual);
     if (strcmp(actual, expected) != 0)
         fail_msg("culprit report --format markdown differs from %s:\n--- actual:\n%s\n--- "
                  "expected:\n%s",
