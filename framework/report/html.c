@@ -20,9 +20,9 @@
  *
  * This file writes the page, its header and answer, the tests, the bisection and
  * the overweight table; the plots are in html_plot.c, the call tree in
- * html_tree.c (html.h is what the three share).
+ * html_tree.c (html_parts.h is what the three share).
  */
-#include "html.h"
+#include "html_parts.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * vertical line, and the bisection's own measurements of the test as diamonds.
  * Hovering a point shows its figures (an SVG <title>: no script).
  */
-#include "html.h"
+#include "html_parts.h"
 
 #include <math.h>
 #include <stdint.h>

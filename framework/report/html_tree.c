@@ -5,7 +5,7 @@
  * with the changed lines under them; each node's time per call before and after,
  * coloured only when the analysis found it slower or faster.
  */
-#include "html.h"
+#include "html_parts.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * html_tree.c the call tree): the escaping and formatting shorthands every part
  * writes with, and the parts html.c puts together.
  */
-#ifndef CULPRIT_REPORT_HTML_H
-#define CULPRIT_REPORT_HTML_H
+#ifndef CULPRIT_REPORT_HTML_PARTS_H
+#define CULPRIT_REPORT_HTML_PARTS_H
 
 #include "render.h"
 
