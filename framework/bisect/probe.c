@@ -107,7 +107,7 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
         }
 
     if (!*ck) {
-        culprit_vcs_checkout_options_init(&o);
+        culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
         o.parent_dir = p->opts->checkout_parent;
         if ((error = culprit_vcs_checkout_create(ck, repo, sha, &o)) < 0)
             return error;

@@ -168,6 +168,17 @@ reaped:
     return 0;
 }
 
+int culprit_process_options_init(culprit_process_options *opts, unsigned int version)
+{
+    culprit_process_options defaults = CULPRIT_PROCESS_OPTIONS_INIT;
+
+    if (version != CULPRIT_PROCESS_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "process options version %u is not %d", version,
+                                 CULPRIT_PROCESS_OPTIONS_VERSION);
+    *opts = defaults;
+    return 0;
+}
+
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *o)
 {
     int out_pipe[2] = {-1, -1}, report[2] = {-1, -1}, err = 0, error = 0;

@@ -322,9 +322,13 @@ static int check_outside(culprit_vcs *repo, const char *real_parent)
  * Public
  * ------------------------------------------------------------------------------ */
 
-int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts)
+int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts, unsigned int version)
 {
     culprit_vcs_checkout_options defaults = CULPRIT_VCS_CHECKOUT_OPTIONS_INIT;
+
+    if (version != CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID, "checkout options version %u is not %d", version,
+                                 CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
     *opts = defaults;
     return 0;
 }

@@ -240,6 +240,10 @@ typedef struct {
         .version = CULPRIT_PROCESS_OPTIONS_VERSION                                                 \
     }
 
+/** Sets `opts` to the defaults of `version` (CULPRIT_PROCESS_OPTIONS_VERSION). Returns 0,
+ * or CULPRIT_EINVALID for another version. */
+int culprit_process_options_init(culprit_process_options *opts, unsigned int version);
+
 /** How a child ended. */
 typedef struct {
     int exited;        /**< 1: it exited, with `status` */

@@ -325,8 +325,9 @@ typedef struct {
         CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION, NULL, 0                                              \
     }
 
-/** Sets `opts` to the defaults. Returns 0. */
-int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts);
+/** Sets `opts` to the defaults of `version` (CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION).
+ * Returns 0, or CULPRIT_EINVALID for another version. */
+int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts, unsigned int version);
 
 /**
  * Writes the tree of commit `sha` into a new directory

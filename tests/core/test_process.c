@@ -158,9 +158,25 @@ static void a_program_that_cannot_start_is_an_error(void **state)
     assert_int_equal(culprit_process_run(&r, &o), CULPRIT_EINVALID);
 }
 
+static void options_init_sets_defaults_and_refuses_other_versions(void **state)
+{
+    culprit_process_options o;
+    (void)state;
+    memset(&o, 0xff, sizeof(o));
+    assert_int_equal(culprit_process_options_init(&o, CULPRIT_PROCESS_OPTIONS_VERSION), 0);
+    assert_int_equal(o.version, CULPRIT_PROCESS_OPTIONS_VERSION);
+    assert_null(o.argv);
+    assert_null(o.shell);
+    assert_int_equal(o.output, CULPRIT_PROCESS_INHERIT);
+    assert_int_equal(culprit_process_options_init(&o, CULPRIT_PROCESS_OPTIONS_VERSION + 1),
+                     CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "process options version 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(options_init_sets_defaults_and_refuses_other_versions),
         cmocka_unit_test(exit_status_and_captured_output),
         cmocka_unit_test(only_the_tail_of_the_output_is_kept),
         cmocka_unit_test(a_signal_is_reported),

@@ -521,11 +521,24 @@ static culprit_vcs_checkout *checkout_in(culprit_vcs *vcs, const char *sha, cons
     culprit_vcs_checkout_options opts;
     culprit_vcs_checkout *co = NULL;
 
-    culprit_vcs_checkout_options_init(&opts);
+    culprit_vcs_checkout_options_init(&opts, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
     opts.parent_dir = parent;
     assert_int_equal(culprit_vcs_checkout_create(&co, vcs, sha, &opts), 0);
     assert_non_null(co);
     return co;
+}
+
+static void checkout_options_init_refuses_other_versions(void **state)
+{
+    culprit_vcs_checkout_options o;
+    (void)state;
+    memset(&o, 0xff, sizeof(o));
+    assert_int_equal(culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION),
+                     0);
+    assert_int_equal(o.version, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
+    assert_null(o.parent_dir);
+    assert_int_equal(culprit_vcs_checkout_options_init(&o, 0), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "checkout options version 0"));
 }
 
 static void checkout_equals_git_archive(void **state)
@@ -787,6 +800,7 @@ int main(void)
         cmocka_unit_test(changes_match_git_diff_U0),
         cmocka_unit_test(changes_name_renames_deletions_and_binaries),
         cmocka_unit_test(changes_reject_a_missing_parent_and_bad_ids),
+        cmocka_unit_test(checkout_options_init_refuses_other_versions),
         cmocka_unit_test(checkout_equals_git_archive),
         cmocka_unit_test(checkout_goes_to_TMPDIR_by_default_and_never_inside_the_repository),
         cmocka_unit_test(switching_in_place_rewrites_only_what_changed),
