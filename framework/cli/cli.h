@@ -196,6 +196,13 @@ typedef struct {
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo);
 void cli_env_dispose(cli_env *env);
 
+/*
+ * On a shallow clone whose boundary cuts the first-parent history of `rev`, says on
+ * stderr that runs at commits the clone does not have were not used, and what to
+ * fetch. Silent on a full clone, or when no run lies beyond the boundary.
+ */
+void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_runs *runs);
+
 /* Loads every run of the history directory (summaries only). CULPRIT_ENOTFOUND when
  * the directory does not exist. */
 int cli_load_history(culprit_history_runs *out, const char *dir);

@@ -245,7 +245,10 @@ int cli_check(int argc, char **argv)
         bases[nbases++] = base_sha;
     } else {
         /* The first-parent ancestors, the commit itself left out. */
-        if ((error = culprit_vcs_first_parents(&parents, &nparents, env.repo, sha, 0)) < 0)
+        /* Cut at a shallow clone's boundary: what the clone has is judged, and
+         * cli_note_shallow() says what it lacks. */
+        if ((error = culprit_vcs_first_parents_cut(&parents, &nparents, NULL, env.repo, sha, 0)) <
+            0)
             goto cleanup;
         if (!(bases = calloc(nparents ? nparents : 1, sizeof(*bases))))
             goto oom;
@@ -258,6 +261,8 @@ int cli_check(int argc, char **argv)
     if (a.judge.check.test &&
         (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)
         goto cleanup;
+    if (!a.baseline_rev)
+        cli_note_shallow(env.repo, sha, &runs);
     if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
         goto cleanup;
     if (a.confirm && (error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,

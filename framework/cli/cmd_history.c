@@ -149,6 +149,7 @@ int cli_history(int argc, char **argv)
     if ((error = culprit_report_add_history_window(report, env.repo, &runs, rev, limit,
                                                    &judge.check)) < 0)
         goto cleanup;
+    cli_note_shallow(env.repo, rev, &runs);
     if (judge.json)
         error = print_json(report, limit);
     else

@@ -133,6 +133,7 @@ static int build(culprit_report *report, culprit_history_runs *runs, const repor
         (error = culprit_report_add_history_window(report, env->repo, runs, a->rev, a->limit,
                                                    &judge->check)) < 0)
         return error;
+    cli_note_shallow(env->repo, a->rev, runs);
     if (a->title)
         error = culprit_report_set_title(report, a->title);
     else if (workdir) {

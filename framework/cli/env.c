@@ -145,3 +145,44 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
         return error;
     return src->classname ? 0 : culprit_str_set(&dst->classname, suite);
 }
+
+/* The runs of `runs` at a commit (40 hex digits, not "unknown") outside `chain`. */
+static size_t runs_outside(const culprit_history_runs *runs, char (*chain)[41], size_t n)
+{
+    size_t outside = 0;
+
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const char *commit = runs->runs[r]->commit;
+        size_t i = 0;
+        if (!commit || strlen(commit) != 40)
+            continue;
+        while (i < n && strcmp(chain[i], commit) != 0)
+            i++;
+        outside += i == n;
+    }
+    return outside;
+}
+
+void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_runs *runs)
+{
+    char sha[41], (*chain)[41] = NULL;
+    size_t n = 0, outside;
+    int cut = 0;
+
+    /* Only a shallow clone pays for a second walk; the command already judged what
+     * the clone has, this only says what it could not see and how to see it. */
+    if (!repo || !culprit_vcs_is_shallow(repo) || culprit_vcs_resolve(sha, repo, rev) < 0 ||
+        culprit_vcs_first_parents_cut(&chain, &n, &cut, repo, sha, 0) < 0) {
+        culprit_error_clear();
+        return;
+    }
+    if (cut && (outside = runs_outside(runs, chain, n)) > 0)
+        fprintf(stderr,
+                "culprit: this clone is shallow: the first-parent history of %.12s stops after "
+                "%zu commit%s, at %.12s, so %zu run%s at commits it does not have could not be "
+                "used as baselines. Fetch the older commits with `git fetch --deepen=N` (N more "
+                "commits, enough to reach the last measured one) or `git fetch --unshallow`, "
+                "then run again.\n",
+                sha, n, n == 1 ? "" : "s", chain[n - 1], outside, outside == 1 ? "" : "s");
+    free(chain);
+}

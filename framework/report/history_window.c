@@ -55,8 +55,9 @@ int culprit_report_add_history_window(culprit_report *report, culprit_vcs *repo,
     int error;
 
     if ((error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||
-        /* All of the chain: the oldest point shown still has its baseline. */
-        (error = culprit_vcs_first_parents(&shas, &nshas, repo, sha, 0)) < 0)
+        /* All of the chain: the oldest point shown still has its baseline. On a
+         * shallow clone, all the clone has (the command says what it lacks). */
+        (error = culprit_vcs_first_parents_cut(&shas, &nshas, NULL, repo, sha, 0)) < 0)
         goto cleanup;
     window = limit < nshas ? limit : nshas;
     if (!(chain = calloc(nshas, sizeof(*chain)))) {

@@ -11,59 +11,91 @@
 #include <stdlib.h>
 #include <string.h>
 
-int culprit_vcs_first_parents(char (**shas_out)[41], size_t *n_out, culprit_vcs *repo,
-                              const char *start_sha, size_t max)
+int culprit_vcs_is_shallow(culprit_vcs *repo)
 {
-    git_commit *start = NULL;
-    git_revwalk *walk = NULL;
+    return git_repository_is_shallow(repo->git) == 1;
+}
+
+/* Appends one id to the growing chain (at most `max` entries, 0 = no limit). */
+static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, const git_oid *oid)
+{
+    if (*n == *alloc) {
+        size_t grown = *alloc ? 2 * *alloc : 64;
+        char(*bigger)[41];
+        if (max && grown > max)
+            grown = max;
+        if (!(bigger = realloc(*shas, grown * sizeof(**shas))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        *shas = bigger;
+        *alloc = grown;
+    }
+    git_oid_tostr((*shas)[(*n)++], sizeof((*shas)[0]), oid);
+    return 0;
+}
+
+int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut_out,
+                                  culprit_vcs *repo, const char *start_sha, size_t max)
+{
+    git_commit *commit = NULL, *parent = NULL;
     char(*shas)[41] = NULL;
     size_t n = 0, alloc = 0;
-    git_oid oid;
     int error = 0, rc;
 
     *shas_out = NULL;
     *n_out = 0;
-    if ((error = culprit_vcs__lookup_commit(&start, repo, start_sha)) < 0)
+    if (cut_out)
+        *cut_out = 0;
+    if ((error = culprit_vcs__lookup_commit(&commit, repo, start_sha)) < 0)
         goto cleanup;
-    if (git_revwalk_new(&walk, repo->git) < 0 || git_revwalk_push(walk, git_commit_id(start)) < 0) {
-        error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot walk the history");
-        goto cleanup;
-    }
-    /* No sorting: with only first parents followed, the walk is a single chain and
-     * yields it in order, and it stays lazy, so `max` stops it early. Sorting by
-     * time or topology would first walk the whole chain. */
-    git_revwalk_sorting(walk, GIT_SORT_NONE);
-    git_revwalk_simplify_first_parent(walk);
-
-    while (max == 0 || n < max) {
-        rc = git_revwalk_next(&oid, walk);
-        if (rc == GIT_ITEROVER)
+    /* Parent by parent rather than a git_revwalk: libgit2 (1.5) does not read the
+     * grafts of .git/shallow, so a revwalk fails past the boundary of a shallow
+     * clone with "object not found" and loses the commits it had already parsed.
+     * Here the boundary is exact: the last commit whose first parent is missing in
+     * a shallow repository. The walk stays lazy, so `max` stops it early. */
+    while ((error = chain_push(&shas, &n, &alloc, max, git_commit_id(commit))) == 0 &&
+           (max == 0 || n < max) && git_commit_parentcount(commit) > 0) {
+        rc = git_commit_parent(&parent, commit, 0);
+        if (rc == GIT_ENOTFOUND && culprit_vcs_is_shallow(repo)) {
+            if (cut_out)
+                *cut_out = 1;
             break;
+        }
         if (rc < 0) {
             error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot walk the first-parent history");
             goto cleanup;
         }
-        if (n == alloc) {
-            size_t grown = alloc ? 2 * alloc : 64;
-            char(*bigger)[41];
-            if (max && grown > max)
-                grown = max;
-            if (!(bigger = realloc(shas, grown * sizeof(*shas)))) {
-                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-                goto cleanup;
-            }
-            shas = bigger;
-            alloc = grown;
-        }
-        git_oid_tostr(shas[n++], sizeof(shas[0]), &oid);
+        git_commit_free(commit);
+        commit = parent;
+        parent = NULL;
     }
+    if (error < 0)
+        goto cleanup;
     *shas_out = shas;
     *n_out = n;
     shas = NULL;
 cleanup:
     free(shas);
-    git_revwalk_free(walk);
-    git_commit_free(start);
+    git_commit_free(parent);
+    git_commit_free(commit);
+    return error;
+}
+
+int culprit_vcs_first_parents(char (**shas_out)[41], size_t *n_out, culprit_vcs *repo,
+                              const char *start_sha, size_t max)
+{
+    int cut = 0, error;
+
+    if ((error = culprit_vcs_first_parents_cut(shas_out, n_out, &cut, repo, start_sha, max)) < 0 ||
+        !cut)
+        return error;
+    error = culprit_error_set(CULPRIT_ERROR,
+                              "the first-parent history of %.12s is cut after %zu commit%s, at "
+                              "%.12s, by a shallow clone: fetch the older commits with `git "
+                              "fetch --deepen=N` (N more commits) or `git fetch --unshallow`",
+                              start_sha, *n_out, *n_out == 1 ? "" : "s", (*shas_out)[*n_out - 1]);
+    free(*shas_out);
+    *shas_out = NULL;
+    *n_out = 0;
     return error;
 }
 

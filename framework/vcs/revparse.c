@@ -184,6 +184,12 @@ void culprit_vcs_names_free(char **names)
  * with its near matches. */
 static int unknown_revision(culprit_vcs *repo, const char *rev)
 {
+    /* A shallow clone (CI's default checkout) lacks every commit older than its
+     * boundary: a good end of a bisection, HEAD~5, a sha from a colleague. */
+    const char *shallow = culprit_vcs_is_shallow(repo)
+                              ? " (this clone is shallow: fetch the older commits with `git "
+                                "fetch --deepen=N` or `git fetch --unshallow`)"
+                              : "";
     culprit_buf msg = CULPRIT_BUF_INIT;
     git_object *obj = NULL;
     char *base = NULL, **names = NULL;
@@ -202,8 +208,9 @@ static int unknown_revision(culprit_vcs *repo, const char *rev)
     }
     if (len > 0 && rev[len] != '\0' && git_revparse_single(&obj, repo->git, base) == 0) {
         error = culprit_error_set(
-            CULPRIT_ENOTFOUND, "unknown revision '%s': '%s' exists, but '%s' names nothing from it",
-            rev, base, rev + len);
+            CULPRIT_ENOTFOUND,
+            "unknown revision '%s': '%s' exists, but '%s' names nothing from it%s", rev, base,
+            rev + len, shallow);
         goto cleanup;
     }
     if ((rc = culprit_vcs_near_refs(&names, &n, repo, rev, SUGGESTIONS_SHOWN)) < 0) {
@@ -220,6 +227,8 @@ static int unknown_revision(culprit_vcs *repo, const char *rev)
         rc = culprit_buf_printf(&msg, "%s'%s'", i > 0 ? ", " : "", names[i]);
     if (n > 0 && rc >= 0)
         rc = culprit_buf_puts(&msg, "?");
+    if (rc >= 0)
+        rc = culprit_buf_puts(&msg, shallow);
     if (rc < 0) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;

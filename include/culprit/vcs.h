@@ -125,11 +125,31 @@ void culprit_vcs_names_free(char **names);
  * the caller and freed with free(). On success it holds at least `start_sha`
  * itself; on failure it is NULL and `*n_out` is 0.
  * Errors: CULPRIT_EINVALID (not a 40-hex id), CULPRIT_ENOTFOUND (no such commit),
- * CULPRIT_ERROR (an object on the way is missing or unreadable, as past the
- * boundary of a shallow clone).
+ * CULPRIT_ERROR (an object on the way is missing or unreadable; on a shallow clone
+ * whose boundary cuts the chain, a message naming the boundary commit and the
+ * `git fetch --deepen=N` / `--unshallow` to run: callers that need the whole chain,
+ * as bisection, stop there). culprit_vcs_first_parents_cut() judges what is there.
  */
 int culprit_vcs_first_parents(char (**shas_out)[41], size_t *n_out, culprit_vcs *repo,
                               const char *start_sha, size_t max);
+
+/**
+ * As culprit_vcs_first_parents(), but on a shallow clone (culprit_vcs_is_shallow())
+ * the chain ends cleanly at the boundary: the last commit in `*shas_out` is the
+ * oldest the clone has, and `*cut_out` (may be NULL) is set to 1 to tell "the history
+ * was cut by a shallow clone" from "the history ends at a root commit" (0). A chain
+ * stopped by `max` is not cut. Errors as culprit_vcs_first_parents(), without the
+ * shallow one.
+ */
+int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut_out,
+                                  culprit_vcs *repo, const char *start_sha, size_t max);
+
+/**
+ * 1 when the repository is a shallow clone (`git clone --depth N`, the default of
+ * CI checkouts such as GitHub's actions/checkout): its history stops at the commits
+ * listed in .git/shallow, whose parents it does not have. 0 otherwise.
+ */
+int culprit_vcs_is_shallow(culprit_vcs *repo);
 
 /**
  * Sets `*out` to 1 when `ancestor_sha` is reachable from `descendant_sha` through

@@ -386,6 +386,48 @@ static void first_parents_follow_the_mainline_newest_first(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A depth-2 clone of the mainline (c4, m) is cut at m: the walk stops there and
+ * says so, the strict walk names the boundary and the fetch, a full clone is not
+ * cut, and a max that stops before the boundary is no cut. */
+static void first_parents_stop_at_a_shallow_boundary(void **state)
+{
+    char shallow[PATH_MAX + 16], (*shas)[41] = NULL;
+    culprit_vcs *vcs = open_repo(), *clone = NULL;
+    size_t n = 0;
+    int cut = -1;
+    (void)state;
+
+    snprintf(shallow, sizeof(shallow), "%s-shallow", repo);
+    run("rm -rf '%s' && git clone -q --depth 2 --branch main 'file://%s' '%s'", shallow, repo,
+        shallow);
+    assert_int_equal(culprit_vcs_open(&clone, shallow), 0);
+    assert_int_equal(culprit_vcs_is_shallow(clone), 1);
+    assert_int_equal(culprit_vcs_is_shallow(vcs), 0);
+
+    assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c4, 0), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(cut, 1);
+    assert_string_equal(shas[0], c4);
+    assert_string_equal(shas[1], m);
+    free(shas);
+    assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c4, 1), 0);
+    assert_int_equal(cut, 0);
+    free(shas);
+    assert_int_equal(culprit_vcs_first_parents(&shas, &n, clone, c4, 0), CULPRIT_ERROR);
+    assert_null(shas);
+    assert_non_null(strstr(culprit_error_last(), "shallow"));
+    assert_non_null(strstr(culprit_error_last(), "git fetch --deepen=N"));
+    assert_null(strstr(culprit_error_last(), "object not found"));
+
+    assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, vcs, c4, 0), 0);
+    assert_int_equal(n, 5);
+    assert_int_equal(cut, 0);
+    free(shas);
+    culprit_vcs_free(clone);
+    culprit_vcs_free(vcs);
+    run("rm -rf '%s'", shallow);
+}
+
 static void history_functions_want_full_ids_of_commits(void **state)
 {
     culprit_vcs *vcs = open_repo();
@@ -562,6 +604,7 @@ int main(void)
         cmocka_unit_test(non_commits_and_ranges_are_invalid),
         cmocka_unit_test(ambiguous_abbreviation_is_invalid),
         cmocka_unit_test(first_parents_follow_the_mainline_newest_first),
+        cmocka_unit_test(first_parents_stop_at_a_shallow_boundary),
         cmocka_unit_test(history_functions_want_full_ids_of_commits),
         cmocka_unit_test(is_ancestor_through_any_parent_and_of_itself),
         cmocka_unit_test(commit_info_has_subject_author_and_date),
