@@ -37,6 +37,15 @@ const char *culprit_verdict_name(culprit_verdict_kind kind)
     return verdict_names[kind];
 }
 
+const char *culprit_evidence_name(culprit_evidence evidence)
+{
+    static const char *const names[] = {"history", "unconfirmed", "paired", "deterministic"};
+
+    if ((unsigned)evidence >= sizeof(names) / sizeof(names[0]))
+        return "unknown";
+    return names[evidence];
+}
+
 int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version)
 {
     culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;

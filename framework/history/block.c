@@ -41,6 +41,7 @@ static const struct field {
     FIELD("verdict", FIELD_STRING, verdict),
     FIELD("verdict-message", FIELD_STRING, verdict_message),
     FIELD("metric", FIELD_STRING, metric),
+    FIELD("counted-by", FIELD_STRING, counted_by),
     FIELD("batch", FIELD_UINT, batch),
     FIELD("warmup", FIELD_UINT, warmup),
     FIELD("stop", FIELD_STRING, stop),

@@ -37,11 +37,12 @@ int culprit_run_new(culprit_run **out)
 
 /* The owned strings of a test result: one list for freeing and for copying. */
 static const size_t test_strings[] = {
-    offsetof(culprit_test_result, name),     offsetof(culprit_test_result, classname),
-    offsetof(culprit_test_result, message),  offsetof(culprit_test_result, output),
-    offsetof(culprit_test_result, category), offsetof(culprit_test_result, category_source),
-    offsetof(culprit_test_result, verdict),  offsetof(culprit_test_result, verdict_message),
-    offsetof(culprit_test_result, metric),   offsetof(culprit_test_result, stop)};
+    offsetof(culprit_test_result, name),      offsetof(culprit_test_result, classname),
+    offsetof(culprit_test_result, message),   offsetof(culprit_test_result, output),
+    offsetof(culprit_test_result, category),  offsetof(culprit_test_result, category_source),
+    offsetof(culprit_test_result, verdict),   offsetof(culprit_test_result, verdict_message),
+    offsetof(culprit_test_result, metric),    offsetof(culprit_test_result, stop),
+    offsetof(culprit_test_result, counted_by)};
 
 #define NTEST_STRINGS (sizeof(test_strings) / sizeof(test_strings[0]))
 

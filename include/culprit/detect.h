@@ -177,6 +177,29 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
                              const culprit_run *now_run, const culprit_test_result *now,
                              size_t window);
 
+/**
+ * What a verdict rests on (docs/detection.md, "No alarm without evidence"). A minor
+ * regression resting on too little history is unconfirmed; a paired A/B run or a
+ * deterministic metric confirms it.
+ */
+typedef enum {
+    CULPRIT_EVIDENCE_HISTORY = 0,  /**< this run's samples against history (the default) */
+    CULPRIT_EVIDENCE_UNCONFIRMED,  /**< too little history for the run-to-run noise model */
+    CULPRIT_EVIDENCE_PAIRED,       /**< paired A/B runs of baseline and now (check --confirm) */
+    CULPRIT_EVIDENCE_DETERMINISTIC /**< a deterministic count (instructions under Valgrind) */
+} culprit_evidence;
+
+/** "history", "unconfirmed", "paired", "deterministic". */
+const char *culprit_evidence_name(culprit_evidence evidence);
+
+/** A paired A/B confirmation of a verdict (check --confirm --build --run). */
+typedef struct {
+    size_t pairs;                   /**< pairs of runs judged; 0: not confirmed this way */
+    double change;                  /**< median relative change of the pairs, now/base - 1 */
+    double change_low, change_high; /**< its confidence interval */
+    int slower;                     /**< 1 slower, 0 not slower, -1 still unknown */
+} culprit_paired_confirmation;
+
 /** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
 typedef struct {
     culprit_verdict_kind kind;
@@ -191,14 +214,16 @@ typedef struct {
     double base_mean;         /**< NAN without a baseline */
     double change;            /**< relative change of the mean, now/base - 1; NAN without */
     double change_low, change_high; /**< its confidence interval */
-    double p;                /**< two-sided p of equal means (Welch); NAN when not compared */
-    double q;                /**< Benjamini-Hochberg adjusted p across the check; NAN */
-    double category_high_ns; /**< the category's upper limit; INFINITY/NAN when none */
-    char *category;          /**< the category judged against; NULL when none */
-    size_t more_samples;     /**< undecided: about this many more samples per run would decide */
-    char *baseline;          /**< the baseline's label (commit); NULL when none */
-    char *mismatch;          /**< MIXED: which fingerprint differs and how */
-    char *message;           /**< one line for a developer, no statistics needed */
+    double p;                  /**< two-sided p of equal means (Welch); NAN when not compared */
+    double q;                  /**< Benjamini-Hochberg adjusted p across the check; NAN */
+    double category_high_ns;   /**< the category's upper limit; INFINITY/NAN when none */
+    char *category;            /**< the category judged against; NULL when none */
+    size_t more_samples;       /**< undecided: about this many more samples per run would decide */
+    char *baseline;            /**< the baseline's label (commit); NULL when none */
+    char *mismatch;            /**< MIXED: which fingerprint differs and how */
+    char *message;             /**< one line for a developer, no statistics needed */
+    culprit_evidence evidence; /**< what the verdict rests on */
+    culprit_paired_confirmation paired; /**< when evidence is CULPRIT_EVIDENCE_PAIRED */
 } culprit_verdict;
 
 void culprit_verdict_dispose(culprit_verdict *verdict);

@@ -57,6 +57,9 @@ typedef struct {
     char *verdict_message;   /**< one line explaining the verdict; NULL when none */
 
     char *metric;       /**< the judged series, "wall_ns" by default */
+    char *counted_by;   /**< the tool that counted the metric series deterministically (e.g.
+                             "valgrind-3.19.0"; the metric is then "instructions"); NULL:
+                             measured natively (clocks, kernel counters) */
     unsigned int batch; /**< iterations per sample */
     unsigned int warmup;
     char *stop; /**< why sampling stopped: "fixed", "precision", "budget", "max", "failed",
