@@ -109,6 +109,14 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
  * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s"; "-" when not finite.
  */
 int culprit_buf_put_duration(culprit_buf *buf, double ns);
+/**
+ * Appends a name that came from data (a test or function name from a file, another
+ * machine, a pull request) for a terminal or a plain-text log: control characters
+ * (C0, DEL; ESC, CR and line breaks among them) are written as "\xNN" so that a
+ * name can neither move the cursor, recolour the terminal nor fake an output line.
+ * Other bytes, UTF-8 included, are kept. The escaping of text output everywhere.
+ */
+int culprit_buf_put_text(culprit_buf *buf, const char *name);
 /** Empties the buffer, keeping its allocation. */
 void culprit_buf_clear(culprit_buf *buf);
 /** Frees the buffer's memory; the buffer is left empty and reusable. NULL is a no-op. */
