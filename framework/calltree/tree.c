@@ -227,27 +227,22 @@ int culprit_calltree_check(const culprit_calltree *tree)
     if (!tree || tree->nnodes == 0 || tree->nodes[0].parent != CULPRIT_CALLTREE_NONE ||
         tree->nodes[0].depth != 0)
         return 0;
+    /* Linear, for trees with hundreds of thousands of children on one node: a child
+     * names its parent, children are listed in creation order (strictly increasing,
+     * so none twice) and, with every node but the root counted once, each node is
+     * listed exactly once; siblings call distinct functions when looking a child
+     * up by its function finds that child. */
     for (size_t i = 0; i < tree->nnodes; i++) {
         const culprit_calltree_node *n = &tree->nodes[i];
-        if (i > 0) {
-            const culprit_calltree_node *p;
-            int listed = 0;
-            if (n->parent >= i || n->function >= tree->nfunctions)
-                return 0;
-            p = &tree->nodes[n->parent];
-            if (n->depth != p->depth + 1)
-                return 0;
-            for (size_t c = 0; c < p->nchildren; c++)
-                listed += p->children[c] == i;
-            if (listed != 1)
-                return 0;
-        }
+        if (i > 0 && (n->parent >= i || n->function >= tree->nfunctions ||
+                      n->depth != tree->nodes[n->parent].depth + 1))
+            return 0;
         for (size_t a = 0; a < n->nchildren; a++) {
-            if (n->children[a] <= i || n->children[a] >= tree->nnodes)
+            size_t c = n->children[a];
+            if (c <= i || c >= tree->nnodes || tree->nodes[c].parent != i ||
+                (a > 0 && c <= n->children[a - 1]) || tree->nodes[c].function >= tree->nfunctions ||
+                culprit_calltree__find_child(tree, i, tree->nodes[c].function) != c)
                 return 0;
-            for (size_t b = a + 1; b < n->nchildren; b++)
-                if (tree->nodes[n->children[a]].function == tree->nodes[n->children[b]].function)
-                    return 0;
         }
         counted += n->nchildren;
     }

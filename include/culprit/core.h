@@ -142,7 +142,11 @@ int culprit_fs_mkdir_p(const char *path);
  * Writes `len` bytes to `path` atomically: a temporary file in the same directory,
  * fsync, then rename. With `no_replace`, fails with CULPRIT_EEXISTS instead of
  * replacing an existing file (history files are never rewritten). The temporary
- * file is removed on every failure path.
+ * file is removed on every failure path. Without no_replace, a named output is
+ * never replaced by another kind of file: a symbolic link is followed (its target
+ * is replaced, the link kept), a character device or a FIFO is written through
+ * (/dev/stdout, /dev/null; an error for a FIFO without a reader or a full device),
+ * a directory, socket or block device refused with an error naming it.
  */
 int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
 

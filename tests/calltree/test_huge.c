@@ -125,6 +125,7 @@ static culprit_calltree *wide(size_t width, size_t slow)
     timed(t, main_node, 1, total);
     t->nodes[main_node].exclusive_ns = 0;
     assert_int_equal(t->nodes[main_node].nchildren, width);
+    assert_true(culprit_calltree_check(t));
     return t;
 }
 
