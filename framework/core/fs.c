@@ -212,13 +212,25 @@ const char *culprit_fs_tmpdir(void)
 int culprit_fs_read_file(culprit_buf *out, const char *path)
 {
     int fd, error = 0;
+    struct stat st;
     char chunk[65536];
 
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    /* Opened non-blocking, as a FIFO without a writer made open() wait forever; then
+     * blocking again, so a FIFO with a writer (`<(command)`) is read to its end and
+     * one without reads as empty. */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
         if (errno == ENOENT)
             return culprit_error_set(CULPRIT_ENOTFOUND, "'%s' does not exist", path);
         return culprit_error_set_os("cannot open '%s'", path);
     }
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        error = S_ISDIR(st.st_mode)
+                    ? culprit_error_set(CULPRIT_EINVALID, "'%s' is a directory", path)
+                    : culprit_error_set_os("cannot read '%s'", path);
+        close(fd);
+        return error;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0) {

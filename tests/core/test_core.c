@@ -95,7 +95,12 @@ static void write_atomic_follows_links_and_writes_devices_through(void **state)
     assert_int_equal(mkfifo(fifo, 0600), 0);
     assert_true(culprit_fs_write_atomic(fifo, "x", 1, 0) < 0);
     assert_non_null(strstr(culprit_error_last(), "FIFO without a reader"));
+    culprit_buf_clear(&read); /* and read without a writer: empty, not a hang */
+    assert_int_equal(culprit_fs_read_file(&read, fifo), 0);
+    assert_int_equal(read.size, 0);
     assert_int_equal(culprit_fs_mkdir_p(sub), 0);
+    assert_true(culprit_fs_read_file(&read, sub) < 0);
+    assert_non_null(strstr(culprit_error_last(), "is a directory"));
     assert_true(culprit_fs_write_atomic(sub, "x", 1, 0) < 0);
     assert_non_null(strstr(culprit_error_last(), "is a directory"));
     assert_int_equal(stat(sub, &st), 0);

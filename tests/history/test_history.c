@@ -564,12 +564,18 @@ static void load_skips_corrupt_files_and_filters(void **state)
     write_text(corrupt, "<testsuites><testsuite", 22);
     write_text(other, "not history", 11);
     write_text(tmp, "<half", 5);
+    /* A FIFO in the store made every reader wait for a writer forever. */
+    char *fifo = culprit_fs_join(dir, "0001-fifo.xml");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
 
     assert_int_equal(culprit_history_load(&runs, history, NULL, collect_warning, &w), 0);
     assert_int_equal(runs.nruns, 3);
-    assert_int_equal(runs.nskipped, 1);
-    assert_int_equal(w.count, 1);
-    assert_non_null(strstr(w.last, corrupt));
+    assert_int_equal(runs.nskipped, 2);
+    assert_int_equal(w.count, 2);
+    assert_int_equal(unlink(fifo), 0);
+    free(fifo);
+    assert_non_null(strstr(w.last, "0001-fifo.xml"));
+    assert_non_null(strstr(w.last, "not a regular file"));
     assert_int_equal(stat(corrupt, &st), 0); /* reported, never deleted */
     assert_string_equal(runs.runs[0]->timestamp, "2026-01-01T00:00:00Z");
     assert_string_equal(runs.runs[1]->timestamp, "2026-01-02T00:00:00Z");
