@@ -494,6 +494,8 @@ static int skip_samples(culprit_buf *out, const char *data, size_t len)
 
 /* ------------------------------------------------------------- entry points --- */
 
+#define PUSH_PIECE ((size_t)1 << 20)
+
 static int parse(reader *r, const char *data, size_t len)
 {
     xmlSAXHandler sax;
@@ -514,9 +516,20 @@ static int parse(reader *r, const char *data, size_t len)
     xmlInitParser();
     if (!(r->ctxt = xmlCreatePushParserCtxt(&sax, r, NULL, 0, r->name)))
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD: entities are never expanded or fetched. */
+    /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD: entities are never expanded or fetched.
+     * No XML_PARSE_HUGE either: libxml2's limits on names, depth and entities stay. */
     xmlCtxtUseOptions(r->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    xmlParseChunk(r->ctxt, data, (int)len, 1);
+    /* In pieces: given the whole document as one chunk, libxml2 refused any file over
+     * 10 MB ("Huge input lookup"), so a run with many samples or many tests was
+     * written and then skipped by every reader. Pushed in pieces, the text of a block
+     * reaches on_text() in pieces too, and a file of any size is read. */
+    for (size_t at = 0; at < len && !r->error && !r->filtered;) {
+        size_t piece = len - at < PUSH_PIECE ? len - at : PUSH_PIECE;
+        xmlParseChunk(r->ctxt, data + at, (int)piece, 0);
+        at += piece;
+    }
+    if (!r->error && !r->filtered)
+        xmlParseChunk(r->ctxt, NULL, 0, 1);
     if (!r->error && !r->filtered && !r->ctxt->wellFormed)
         fail(r, CULPRIT_EINVALID, "malformed XML");
     if (!r->error && !r->filtered && r->depth != 0)

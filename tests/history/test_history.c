@@ -618,6 +618,67 @@ static void load_skips_corrupt_files_and_filters(void **state)
     free(corrupt), free(other), free(tmp), free(dir);
 }
 
+/* culprit could not read back a file of its own over 10 MB (libxml2's limits on one
+ * chunk of input): a run of one test with 3 million samples of each of two series
+ * (about 50 MB) and a run of 20,000 tests must both read back, whole and summaries
+ * only. */
+static void files_of_any_size_read_back(void **state)
+{
+    char *dir = test_tmpdir_new("huge"), *path = culprit_fs_join(dir, "huge.xml");
+    culprit_run *run = make_run(), *back = NULL, *wide = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    size_t n = 3000000;
+    double *x = malloc(n * sizeof(*x));
+    struct stat st;
+    (void)state;
+
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1000.0 + (double)(i % 977) * 0.25;
+    culprit_test_result *t = &run->tests[0];
+    for (size_t i = 0; i < t->nseries; i++)
+        free(t->series[i].name), free(t->series[i].values);
+    t->nseries = 0;
+    assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, n, 0), 0);
+    assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", x, n, 0), 0);
+    assert_int_equal(culprit_history_write_file(run, path, 0), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size > 40 * 1000 * 1000);
+    assert_int_equal(culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
+    assert_int_equal(culprit_test_result_series(&back->tests[0], "cpu_ns")->n, n);
+    assert_true(culprit_test_result_series(&back->tests[0], "cpu_ns")->values[n - 1] == x[n - 1]);
+    culprit_run_free(back);
+    assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
+    assert_int_equal(culprit_test_result_series(&back->tests[0], "wall_ns")->n, n);
+    culprit_run_free(back);
+
+    assert_int_equal(culprit_run_new(&wide), 0);
+    culprit_str_set(&wide->suite, "wide");
+    culprit_str_set(&wide->commit, "0123456789abcdef0123456789abcdef01234567");
+    culprit_str_set(&wide->timestamp, "2026-11-22T13:05:00Z");
+    for (size_t i = 0; i < 20000; i++) {
+        char name[32];
+        assert_int_equal(culprit_run_add_test(&t, wide), 0);
+        snprintf(name, sizeof(name), "test_%05zu", i);
+        culprit_str_set(&t->name, name);
+        t->status = CULPRIT_STATUS_PASS;
+        assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, 100, 0), 0);
+    }
+    assert_int_equal(culprit_history_format(&doc, wide), 0);
+    assert_true(doc.size > 10 * 1000 * 1000);
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "wide", 0), 0);
+    assert_int_equal(back->ntests, 20000);
+    culprit_run_free(back);
+
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    culprit_buf_dispose(&doc);
+    culprit_run_free(wide);
+    culprit_run_free(run);
+    free(x);
+    free(path);
+    free(dir);
+}
+
 static void invalid_series_names_are_refused(void **state)
 {
     culprit_run *run = make_run();
@@ -647,6 +708,7 @@ int main(void)
         cmocka_unit_test(store_never_overwrites),
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
         cmocka_unit_test(invalid_series_names_are_refused),
+        cmocka_unit_test(files_of_any_size_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
