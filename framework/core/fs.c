@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *culprit_fs_join(const char *dir, const char *name)
@@ -201,6 +203,46 @@ cleanup:
     culprit_buf_dispose(&tmp);
     free(target);
     return error;
+}
+
+int culprit_fs_lock(int *fd, const char *path, double timeout_s)
+{
+    culprit_buf lock = CULPRIT_BUF_INIT;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    double waited = 0;
+    int error = 0;
+
+    *fd = -1;
+    if ((error = culprit_buf_printf(&lock, "%s.lock", path)) < 0)
+        return error;
+    if ((*fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
+        error = culprit_error_set_os("cannot open the lock file '%s'", lock.ptr);
+        goto cleanup;
+    }
+    /* Polled, not blocking, so that a stuck holder is an error naming the file. */
+    while (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= timeout_s) {
+            error = errno == EWOULDBLOCK
+                        ? culprit_error_set(CULPRIT_ERROR,
+                                            "'%s' is still locked after %.0f s by another process",
+                                            lock.ptr, timeout_s)
+                        : culprit_error_set_os("cannot lock '%s'", lock.ptr);
+            close(*fd);
+            *fd = -1;
+            goto cleanup;
+        }
+        nanosleep(&pause, NULL);
+        waited += 0.01;
+    }
+cleanup:
+    culprit_buf_dispose(&lock);
+    return error;
+}
+
+void culprit_fs_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the only descriptor releases the flock */
 }
 
 const char *culprit_fs_tmpdir(void)

@@ -135,6 +135,17 @@ char *culprit_buf_detach(culprit_buf *buf);
  */
 int culprit_array_grow(void *items, size_t *alloc, size_t n, size_t size, size_t first);
 
+/**
+ * Takes an exclusive lock for a read-modify-write of `path`: flock() on the file
+ * `path`.lock (created when missing and never removed, so that two processes can
+ * never lock two different files of that name). Waits up to `timeout_s` seconds,
+ * then fails with CULPRIT_ERROR naming the lock file. Sets *fd to pass to
+ * culprit_fs_unlock(). The lock goes with the process: a killed holder frees it.
+ */
+int culprit_fs_lock(int *fd, const char *path, double timeout_s);
+/** Releases a lock of culprit_fs_lock(); fd < 0 is a no-op. */
+void culprit_fs_unlock(int fd);
+
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
 int culprit_fs_mkdir_p(const char *path);
 
