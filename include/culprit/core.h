@@ -273,7 +273,9 @@ typedef struct {
     int status;        /**< its exit status */
     int signal;        /**< the signal that killed it (0: none) */
     int timed_out;     /**< killed at the timeout */
-    double elapsed_ns; /**< wall time from start to exit (monotonic clock) */
+    int background;    /**< with own_group: processes it started were still running when it
+                            exited; they were killed (a run ends when its main process exits) */
+    double elapsed_ns; /**< wall time from start to the main process's exit (monotonic) */
     char *output;      /**< with CAPTURE: the tail of its output (malloc'd, NUL-terminated) */
 } culprit_process_result;
 
