@@ -183,6 +183,12 @@ int culprit_calltree_parse_folded(culprit_calltree **out, const char *text, size
         }
         p = nl ? nl + 1 : end;
     }
+    /* An empty profile is a mistake (a profiler that recorded nothing, a wrong file),
+     * not a program that ran in no time: compared, it read as -100%. */
+    if (tree->nnodes <= 1) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: no stack in it (an empty profile)", name);
+        goto cleanup;
+    }
     /* Inclusive costs: children have higher indices than their parents. */
     for (size_t i = tree->nnodes; i-- > 1;)
         tree->nodes[i].inclusive_ns += tree->nodes[i].exclusive_ns;

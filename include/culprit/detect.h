@@ -44,7 +44,7 @@ int culprit_categories_is_fastest(const culprit_categories *categories, const cu
 
 /**
  * Parses a duration such as "250us", "1ms", "1.5 s", "100000ns" or a bare number of
- * nanoseconds into ns. CULPRIT_EINVALID for anything else.
+ * nanoseconds into ns, at most a day. CULPRIT_EINVALID for anything else.
  */
 int culprit_parse_duration_ns(double *out, const char *text);
 

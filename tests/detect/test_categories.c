@@ -58,6 +58,9 @@ static void durations_parse_with_units(void **state)
     assert_non_null(strstr(culprit_error_last(), "weeks"));
     assert_int_equal(culprit_parse_duration_ns(&ns, "-1ms"), CULPRIT_EINVALID);
     assert_int_equal(culprit_parse_duration_ns(&ns, "ms"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "86400s"), 0);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "1e26s"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "longer than a day"));
 }
 
 static void project_file_overrides_categories_and_tests(void **state)

@@ -66,7 +66,8 @@ static culprit_run *make_run(void)
     t->elapsed_s = 0.123456789;
     t->summary = (culprit_summary){12, 1193.75, 9.1, 1190, 0.1, 1e308, -INFINITY, INFINITY, 0.99};
     t->judged = (culprit_summary){10, 1190.5, 2.25, 1190, 1185, 1196, 1188.25, 1192.75, 0.99};
-    t->outliers = (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, SIZE_MAX};
+    t->outliers =
+        (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, (size_t)1 << 53};
     assert_int_equal(
         culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
     assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", cpu, 3, 0), 0);
@@ -373,6 +374,32 @@ static void expect_invalid_edit(const culprit_buf *doc, const char *from, const 
     culprit_buf_dispose(&bad);
 }
 
+/* A samples length that jumps over the next test's markup to its </system-out> made
+ * that test vanish from summaries-only reads and not from full ones: both refuse it. */
+static void a_lying_samples_length_is_refused_by_both_reads(void **state)
+{
+    culprit_run *run = make_run();
+    culprit_buf doc = CULPRIT_BUF_INIT, bad = CULPRIT_BUF_INIT;
+    char from[64], to[64];
+    const char *samples, *nl, *second_close;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_non_null(samples = strstr(doc.ptr, "\nsamples "));
+    nl = strchr(samples + 1, '\n');
+    second_close = strstr(strstr(nl, "</system-out>") + 1, "</system-out>");
+    assert_non_null(second_close);
+    snprintf(from, sizeof(from), "%.*s", (int)(nl - samples), samples);
+    snprintf(to, sizeof(to), "\nsamples %zu", (size_t)(second_close - (nl + 1)));
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, from, to);
+    expect_invalid(bad.ptr, bad.size, CULPRIT_HISTORY_LOAD_SAMPLES, "lying length, full read");
+    expect_invalid(bad.ptr, bad.size, 0, "lying length, summaries only");
+    culprit_buf_dispose(&bad);
+    culprit_buf_dispose(&doc);
+    culprit_run_free(run);
+}
+
 static void corrupt_and_foreign_files_are_invalid(void **state)
 {
     culprit_run *run = make_run();
@@ -416,6 +443,7 @@ static void corrupt_and_foreign_files_are_invalid(void **state)
     expect_invalid_edit(&doc, "name=\"culprit.format\"", "name=\"other.format\"", 0,
                         "culprit.format");
     expect_invalid_edit(&doc, "summary-mean 1193.75", "summary-mean 11x3.75", 0, "summary-mean");
+    expect_invalid_edit(&doc, "summary-n 12", "summary-n 18446744073709551615", 0, "summary-n");
     expect_invalid_edit(&doc, "cpu_ns 10 20 30", "cpu_ns 10 2# 30", CULPRIT_HISTORY_LOAD_SAMPLES,
                         "malformed sample value");
     expect_invalid_edit(&doc, "cpu_ns 10 20 30", "cpu_ns 10 20", CULPRIT_HISTORY_LOAD_SAMPLES,
@@ -704,6 +732,7 @@ int main(void)
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),
         cmocka_unit_test(corrupt_and_foreign_files_are_invalid),
+        cmocka_unit_test(a_lying_samples_length_is_refused_by_both_reads),
         cmocka_unit_test(reader_without_skip_shape_still_reads),
         cmocka_unit_test(store_never_overwrites),
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
