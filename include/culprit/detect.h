@@ -59,6 +59,9 @@ typedef struct culprit_project culprit_project;
  * with a message naming the file, the key and what is wrong.
  */
 int culprit_project_load(culprit_project **out, const char *path);
+/** The same from `len` bytes of text; `path` names it in messages and anchors a
+ * relative "history". */
+int culprit_project_parse(culprit_project **out, const char *text, size_t len, const char *path);
 /** A project with the default categories and nothing else. */
 int culprit_project_default(culprit_project **out);
 void culprit_project_free(culprit_project *project);
