@@ -20,6 +20,11 @@
 int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
                                    const culprit_calltree *to, int loose);
 
+/* The child of node `parent` calling function `function` (indices of `tree`), or
+ * CULPRIT_CALLTREE_NONE: through the tree's index of children when it is there, a
+ * scan of the parent's children when not (tree.c). */
+size_t culprit_calltree__find_child(const culprit_calltree *tree, size_t parent, size_t function);
+
 /* FNV-1a of `n` bytes: the function tables' hash (match.c, folded.c). */
 uint64_t culprit_calltree__hash(const char *s, size_t n);
 

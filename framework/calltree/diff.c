@@ -108,17 +108,16 @@ static int match_children(builder *b, const size_t *map, size_t k)
         size_t cb = nb->children[i], want = map[d->base->nodes[cb].function];
         if (want == CULPRIT_CALLTREE_NONE)
             continue;
-        for (size_t j = 0; j < nt->nchildren; j++) {
-            size_t ct = nt->children[j];
-            if (d->test->nodes[ct].function != want)
-                continue;
-            if ((error = add_pair(b, cb, ct, k)) < 0)
-                return error;
-            matched++;
-            changed += !same_rate(d->base->nodes[cb].calls, nb->calls, d->test->nodes[ct].calls,
-                                  nt->calls);
-            break;
-        }
+        /* Through the tree's index: a scan of the other side's children per child
+         * made a node with 200,000 children quadratic. */
+        size_t ct = culprit_calltree__find_child(d->test, d->pairs[k].test, want);
+        if (ct == CULPRIT_CALLTREE_NONE)
+            continue;
+        if ((error = add_pair(b, cb, ct, k)) < 0)
+            return error;
+        matched++;
+        changed +=
+            !same_rate(d->base->nodes[cb].calls, nb->calls, d->test->nodes[ct].calls, nt->calls);
     }
     b->count[k] = matched;
     d->pairs[k].added = nt->nchildren - matched;
@@ -231,49 +230,58 @@ static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)
     return 0;
 }
 
-static int search_below(builder *b, size_t k);
-
 /*
- * Pair k is slower. The paper's search: a changed shape stops here; otherwise
- * descend into the slower callees. No slower callee: k is the lowest of its chain.
- * Callees that did not regress are searched for slower nodes further down.
+ * The paper's search, from one slower pair k: a changed shape stops there;
+ * otherwise it descends into the slower callees, and a slower pair with no slower
+ * callee is the lowest of its chain (`kind`). Callees that did not regress are
+ * searched for slower nodes further down: those are the lower ends of chains with
+ * an unregressed middle (Vogel 2017, section 3.5; kind BELOW).
+ *
+ * Depth-first with an explicit stack, not recursion: trees come from files, and a
+ * chain 150,000 calls deep overflowed the thread's stack. A frame is a pair being
+ * explored (below == 0: counting its slower callees) or one searched below an
+ * unregressed caller (below == 1); the order is the recursive one's.
  */
+typedef struct {
+    size_t k, next, slower;
+    culprit_calltree_suspect_kind kind;
+    int below;
+} search_frame;
+
+static int push_frame(builder *b, search_frame **stack, size_t *astack, size_t *top, size_t k,
+                      culprit_calltree_suspect_kind kind, int below)
+{
+    if (!below && b->d->pairs[k].shape_changed)
+        return add_suspect(b, k, CULPRIT_CALLTREE_SHAPE);
+    if (culprit_array_grow(stack, astack, *top, sizeof(**stack), 64) < 0)
+        return CULPRIT_ERROR;
+    (*stack)[(*top)++] = (search_frame){k, b->first[k], 0, kind, below};
+    return 0;
+}
+
 static int explore(builder *b, size_t k, culprit_calltree_suspect_kind lowest_kind)
 {
     culprit_calltree_diff *d = b->d;
-    size_t slower = 0;
-    int error;
+    search_frame *stack = NULL;
+    size_t astack = 0, top = 0;
+    int error = push_frame(b, &stack, &astack, &top, k, lowest_kind, 0);
 
-    if (d->pairs[k].shape_changed)
-        return add_suspect(b, k, CULPRIT_CALLTREE_SHAPE);
-    for (size_t j = b->first[k]; j < b->first[k] + b->count[k]; j++) {
-        if (d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER) {
-            slower++;
-            if ((error = explore(b, j, lowest_kind)) < 0)
-                return error;
-        } else if ((error = search_below(b, j)) < 0) {
-            return error;
+    while (error == 0 && top > 0) {
+        search_frame *f = &stack[top - 1];
+        if (f->next < b->first[f->k] + b->count[f->k]) {
+            size_t j = f->next++;
+            int slower = d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER;
+            culprit_calltree_suspect_kind kind = f->below ? CULPRIT_CALLTREE_BELOW : f->kind;
+            f->slower += slower;
+            error = push_frame(b, &stack, &astack, &top, j, kind, !slower);
+        } else {
+            top--;
+            if (!f->below && f->slower == 0)
+                error = add_suspect(b, f->k, f->kind);
         }
     }
-    return slower ? 0 : add_suspect(b, k, lowest_kind);
-}
-
-/* Pair k did not regress though its caller did: slower nodes below it are the
- * lower ends of chains with an unregressed middle (Vogel 2017, section 3.5). */
-static int search_below(builder *b, size_t k)
-{
-    culprit_calltree_diff *d = b->d;
-    int error;
-
-    for (size_t j = b->first[k]; j < b->first[k] + b->count[k]; j++) {
-        if (d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER)
-            error = explore(b, j, CULPRIT_CALLTREE_BELOW);
-        else
-            error = search_below(b, j);
-        if (error < 0)
-            return error;
-    }
-    return 0;
+    free(stack);
+    return error;
 }
 
 /* Ranking: changed first (after correlation), BFS suspects before the lower ends,

@@ -108,6 +108,8 @@ static int decode(reader *r, char **out, char *field)
             int hi = hexval(s[1]), lo = hi < 0 ? -1 : hexval(s[2]);
             if (lo < 0)
                 return fail(r, "bad escape in '%s' (expected %%XX)", field);
+            if (hi == 0 && lo == 0) /* it would end the name there, silently */
+                return fail(r, "'%s' holds %%00 (a NUL byte)", field);
             *w++ = (char)(hi * 16 + lo);
             s += 2;
         } else {
@@ -509,6 +511,9 @@ static int read_body(reader *r, culprit_calltree *tree, size_t nobjects)
                             : fail(r, "expected 'end' after %zu nodes", b.nnodes);
         goto cleanup;
     }
+    /* Nothing but blank lines after it: records there were silently ignored. */
+    if ((more = next_record(r)) != 0)
+        error = more < 0 ? more : fail(r, "a record after the 'end' line");
 cleanup:
     body_dispose(&b);
     return error;

@@ -183,6 +183,12 @@ int culprit_calltree_parse_folded(culprit_calltree **out, const char *text, size
         }
         p = nl ? nl + 1 : end;
     }
+    /* An empty profile is a mistake (a profiler that recorded nothing, a wrong file),
+     * not a program that ran in no time: compared, it read as -100%. */
+    if (tree->nnodes <= 1) {
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: no stack in it (an empty profile)", name);
+        goto cleanup;
+    }
     /* Inclusive costs: children have higher indices than their parents. */
     for (size_t i = tree->nnodes; i-- > 1;)
         tree->nodes[i].inclusive_ns += tree->nodes[i].exclusive_ns;
@@ -284,18 +290,52 @@ static int put_weight(culprit_buf *out, double w)
     return culprit_buf_printf(out, " %s\n", text);
 }
 
-static int put_path(culprit_buf *out, const culprit_calltree *tree, size_t node)
+/* A frame as folded text: a name is data (from a binary, a file, another machine),
+ * so the two characters that structure a line cannot come from it. A ';' would
+ * split the frame and a line break would start a fake stack line: ';' becomes ','
+ * and control characters '?' (flame-graph tools have no escapes to read back). */
+static int put_frame(culprit_buf *out, const char *name)
 {
-    if (tree->nodes[node].parent > 0 && put_path(out, tree, tree->nodes[node].parent) < 0)
-        return CULPRIT_ERROR;
-    if (tree->nodes[node].parent > 0 && culprit_buf_puts(out, ";") < 0)
-        return CULPRIT_ERROR;
-    return culprit_buf_puts(out, tree->functions[tree->nodes[node].function].name);
+    const char *p = name;
+
+    while (*p) {
+        size_t safe = 0;
+        while (p[safe] && p[safe] != ';' && (unsigned char)p[safe] >= 0x20 && p[safe] != 0x7f)
+            safe++;
+        if (culprit_buf_put(out, p, safe) < 0)
+            return CULPRIT_ERROR;
+        p += safe;
+        if (*p && culprit_buf_puts(out, *p == ';' ? "," : "?") < 0)
+            return CULPRIT_ERROR;
+        p += *p != 0;
+    }
+    return 0;
+}
+
+/* The frames from main down to `node`, ';'-separated. Walked up into `path` (the
+ * caller's scratch array) rather than by recursion: a chain 500,000 calls deep
+ * overflowed the stack. */
+static int put_path(culprit_buf *out, const culprit_calltree *tree, size_t node, size_t **path,
+                    size_t *apath)
+{
+    size_t n = 0;
+
+    for (size_t i = node; i > 0; i = tree->nodes[i].parent) {
+        if (culprit_array_grow(path, apath, n, sizeof(**path), 64) < 0)
+            return CULPRIT_ERROR;
+        (*path)[n++] = i;
+    }
+    while (n-- > 0) {
+        if (put_frame(out, tree->functions[tree->nodes[(*path)[n]].function].name) < 0 ||
+            (n > 0 && culprit_buf_puts(out, ";") < 0))
+            return CULPRIT_ERROR;
+    }
+    return 0;
 }
 
 int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree)
 {
-    size_t *stack = NULL, top = 0;
+    size_t *stack = NULL, top = 0, *path = NULL, apath = 0;
     int error = 0;
 
     if (tree->nnodes <= 1)
@@ -312,7 +352,7 @@ int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree
         if (w < 0) /* calibrated overhead subtracted past zero: folded weights are >= 0 */
             w = 0;
         if (w != 0 || n->nchildren == 0) {
-            if ((error = put_path(out, tree, i)) < 0)
+            if ((error = put_path(out, tree, i, &path, &apath)) < 0)
                 goto cleanup;
             if ((error = put_weight(out, w)) < 0)
                 goto cleanup;
@@ -322,5 +362,6 @@ int culprit_calltree_write_folded(culprit_buf *out, const culprit_calltree *tree
     }
 cleanup:
     free(stack);
+    free(path);
     return error;
 }

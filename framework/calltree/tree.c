@@ -4,7 +4,7 @@
  * order with their children listed, and the invariant checker the readers and the
  * analyses assert. Everything that reads, writes or analyses trees builds on this.
  */
-#include "culprit/calltree.h"
+#include "calltree_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -44,6 +44,7 @@ void culprit_calltree_free(culprit_calltree *tree)
         free(tree->nodes[i].children);
     free(tree->functions);
     free(tree->fn_slots);
+    free(tree->child_slots);
     free(tree->nodes);
     free(tree->binary);
     free(tree->command);
@@ -82,24 +83,36 @@ static size_t slot_of(const culprit_calltree *tree, const char *name, const char
     return s;
 }
 
-/* Keeps the index at most half full (open addressing, linear probing). */
-static int index_reserve(culprit_calltree *tree, size_t nfunctions)
+/* The slot of function i of the tree in its index (to rebuild it). */
+static size_t function_slot(const culprit_calltree *tree, size_t i)
 {
-    size_t n = tree->fn_nslots ? tree->fn_nslots : 64, *slots;
+    return slot_of(tree, tree->functions[i].name, tree->functions[i].file);
+}
 
-    if (tree->fn_slots && 2 * nfunctions <= tree->fn_nslots)
+/*
+ * Keeps one of the tree's hash indexes (*slots, *nslots: open addressing, linear
+ * probing) at most half full for `need` items: when it is not, a larger one is
+ * made and items first..end-1 re-inserted at slot(tree, i).
+ */
+static int index_reserve(culprit_calltree *tree, size_t **slots, size_t *nslots, size_t need,
+                         size_t first, size_t end,
+                         size_t (*slot)(const culprit_calltree *tree, size_t i))
+{
+    size_t n = *nslots ? *nslots : 64, *fresh;
+
+    if (*slots && 2 * need <= *nslots)
         return 0;
-    while (2 * nfunctions > n)
+    while (2 * need > n)
         n *= 2;
-    if (!(slots = malloc(n * sizeof(*slots))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory indexing a call tree's functions");
+    if (!(fresh = malloc(n * sizeof(*fresh))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory indexing a call tree");
     for (size_t i = 0; i < n; i++)
-        slots[i] = CULPRIT_CALLTREE_NONE;
-    free(tree->fn_slots);
-    tree->fn_slots = slots;
-    tree->fn_nslots = n;
-    for (size_t i = 0; i < tree->nfunctions; i++)
-        slots[slot_of(tree, tree->functions[i].name, tree->functions[i].file)] = i;
+        fresh[i] = CULPRIT_CALLTREE_NONE;
+    free(*slots);
+    *slots = fresh;
+    *nslots = n;
+    for (size_t i = first; i < end; i++)
+        fresh[slot(tree, i)] = i;
     return 0;
 }
 
@@ -112,7 +125,8 @@ int culprit_calltree_function_intern(size_t *out, culprit_calltree *tree, const 
 
     /* A hash index of the identities: a reader interns every function of a tree
      * once, and trees can hold tens of thousands. */
-    if (index_reserve(tree, tree->nfunctions + 1) < 0)
+    if (index_reserve(tree, &tree->fn_slots, &tree->fn_nslots, tree->nfunctions + 1, 0,
+                      tree->nfunctions, function_slot) < 0)
         return CULPRIT_ERROR;
     slot = slot_of(tree, name, file);
     if (tree->fn_slots[slot] != CULPRIT_CALLTREE_NONE) {
@@ -135,30 +149,73 @@ int culprit_calltree_function_intern(size_t *out, culprit_calltree *tree, const 
     return 0;
 }
 
+/* The slot of node (parent, function) in the index of children: where it is, or the
+ * empty one to take. */
+static size_t child_slot(const culprit_calltree *tree, size_t parent, size_t function)
+{
+    size_t mask = tree->child_nslots - 1;
+    size_t s = (size_t)(((uint64_t)parent * 0x9e3779b97f4a7c15ull) ^ function) * 2654435761u & mask;
+
+    while (tree->child_slots[s] != CULPRIT_CALLTREE_NONE) {
+        const culprit_calltree_node *n = &tree->nodes[tree->child_slots[s]];
+        if (n->parent == parent && n->function == function)
+            break;
+        s = (s + 1) & mask;
+    }
+    return s;
+}
+
+/* The slot of node i in the index of children (to rebuild it). */
+static size_t node_slot(const culprit_calltree *tree, size_t i)
+{
+    return child_slot(tree, tree->nodes[i].parent, tree->nodes[i].function);
+}
+
+size_t culprit_calltree__find_child(const culprit_calltree *tree, size_t parent, size_t function)
+{
+    const culprit_calltree_node *p = &tree->nodes[parent];
+    size_t slot;
+
+    if (tree->child_slots && tree->nnodes * 2 <= tree->child_nslots) {
+        slot = child_slot(tree, parent, function);
+        return tree->child_slots[slot];
+    }
+    for (size_t i = 0; i < p->nchildren; i++)
+        if (tree->nodes[p->children[i]].function == function)
+            return p->children[i];
+    return CULPRIT_CALLTREE_NONE;
+}
+
 int culprit_calltree_child(size_t *out, culprit_calltree *tree, size_t parent, size_t function)
 {
-    culprit_calltree_node *p = &tree->nodes[parent], *node;
-    size_t *children, idx;
+    culprit_calltree_node *p, *node;
+    size_t idx, slot;
 
-    for (size_t i = 0; i < p->nchildren; i++) {
-        if (tree->nodes[p->children[i]].function == function) {
-            *out = p->children[i];
-            return 0;
-        }
+    /* A hash index, not a scan of the parent's children: a folded profile or a
+     * recorded tree can give one node hundreds of thousands of children, and a scan
+     * per added child made building such a tree quadratic (200,000 children of one
+     * node took 30 s to fold). */
+    if (index_reserve(tree, &tree->child_slots, &tree->child_nslots, tree->nnodes + 1, 1,
+                      tree->nnodes, node_slot) < 0)
+        return CULPRIT_ERROR;
+    slot = child_slot(tree, parent, function);
+    if (tree->child_slots[slot] != CULPRIT_CALLTREE_NONE) {
+        *out = tree->child_slots[slot];
+        return 0;
     }
     if (culprit_array_grow(&tree->nodes, &tree->anodes, tree->nnodes, sizeof(*tree->nodes), 16) < 0)
         return CULPRIT_ERROR;
     p = &tree->nodes[parent]; /* the array may have moved */
-    if (!(children = realloc(p->children, (p->nchildren + 1) * sizeof(*children))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory growing a call tree");
+    if (culprit_array_grow(&p->children, &p->achildren, p->nchildren, sizeof(*p->children), 4) < 0)
+        return CULPRIT_ERROR;
     idx = tree->nnodes++;
-    children[p->nchildren++] = idx;
-    p->children = children;
+    p->children[p->nchildren++] = idx;
     node = &tree->nodes[idx];
     memset(node, 0, sizeof(*node));
     node->function = function;
     node->parent = parent;
     node->depth = p->depth + 1;
+    tree->child_slots[slot] = idx;
     *out = idx;
     return 0;
 }
@@ -170,27 +227,22 @@ int culprit_calltree_check(const culprit_calltree *tree)
     if (!tree || tree->nnodes == 0 || tree->nodes[0].parent != CULPRIT_CALLTREE_NONE ||
         tree->nodes[0].depth != 0)
         return 0;
+    /* Linear, for trees with hundreds of thousands of children on one node: a child
+     * names its parent, children are listed in creation order (strictly increasing,
+     * so none twice) and, with every node but the root counted once, each node is
+     * listed exactly once; siblings call distinct functions when looking a child
+     * up by its function finds that child. */
     for (size_t i = 0; i < tree->nnodes; i++) {
         const culprit_calltree_node *n = &tree->nodes[i];
-        if (i > 0) {
-            const culprit_calltree_node *p;
-            int listed = 0;
-            if (n->parent >= i || n->function >= tree->nfunctions)
-                return 0;
-            p = &tree->nodes[n->parent];
-            if (n->depth != p->depth + 1)
-                return 0;
-            for (size_t c = 0; c < p->nchildren; c++)
-                listed += p->children[c] == i;
-            if (listed != 1)
-                return 0;
-        }
+        if (i > 0 && (n->parent >= i || n->function >= tree->nfunctions ||
+                      n->depth != tree->nodes[n->parent].depth + 1))
+            return 0;
         for (size_t a = 0; a < n->nchildren; a++) {
-            if (n->children[a] <= i || n->children[a] >= tree->nnodes)
+            size_t c = n->children[a];
+            if (c <= i || c >= tree->nnodes || tree->nodes[c].parent != i ||
+                (a > 0 && c <= n->children[a - 1]) || tree->nodes[c].function >= tree->nfunctions ||
+                culprit_calltree__find_child(tree, i, tree->nodes[c].function) != c)
                 return 0;
-            for (size_t b = a + 1; b < n->nchildren; b++)
-                if (tree->nodes[n->children[a]].function == tree->nodes[n->children[b]].function)
-                    return 0;
         }
         counted += n->nchildren;
     }

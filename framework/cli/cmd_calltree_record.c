@@ -133,6 +133,8 @@ static void put_time(culprit_buf *line, double ns)
     culprit_buf_dispose(&cell);
 }
 
+#define SHOW_MAX_INDENT 40
+
 static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
 {
     const culprit_calltree_node *n = &t->nodes[i];
@@ -142,11 +144,19 @@ static void print_node(const culprit_calltree *t, size_t i, culprit_buf *line)
     culprit_buf_printf(line, "%10llu", (unsigned long long)n->calls);
     put_time(line, n->inclusive_ns);
     put_time(line, n->exclusive_ns);
-    culprit_buf_printf(line, "  %*s%s", (int)(2 * (n->depth - 1)), "", fn->name);
+    /* Indented up to SHOW_MAX_INDENT levels, then the depth is written out: an
+     * indent per level made a chain a million calls deep print 16.8 GB. */
+    if (n->depth - 1 <= SHOW_MAX_INDENT)
+        culprit_buf_printf(line, "  %*s", (int)(2 * (n->depth - 1)), "");
+    else
+        culprit_buf_printf(line, "  %*s[depth %zu] ", 2 * SHOW_MAX_INDENT, "", n->depth);
+    culprit_buf_put_text(line, fn->name);
+    if (fn->file) {
+        culprit_buf_puts(line, "  ");
+        culprit_buf_put_text(line, fn->file);
+    }
     if (fn->file && fn->line_low)
-        culprit_buf_printf(line, "  %s:%u-%u", fn->file, fn->line_low, fn->line_high);
-    else if (fn->file)
-        culprit_buf_printf(line, "  %s", fn->file);
+        culprit_buf_printf(line, ":%u-%u", fn->line_low, fn->line_high);
     puts(culprit_buf_cstr(line));
 }
 

@@ -7,6 +7,8 @@
  */
 #include "cli.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -61,7 +63,23 @@ static int unknown_command(const char *name)
     return cli_unknown_command(NULL, name, names, NCOMMANDS + 1);
 }
 
-int main(int argc, char **argv)
+/*
+ * Whatever a command printed must have reached stdout: `culprit check --json >
+ * /dev/full` exited 0 with nothing written. stdio reports a failed write only in
+ * the stream's error flag or at the final flush, so both are checked once, here,
+ * for every command (as coreutils' close_stdout does). A failed write is exit 2.
+ */
+static int finish(int exit_code)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "culprit: cannot write the output: %s\n",
+                errno ? strerror(errno) : "write error");
+        return CLI_EXIT_ERROR;
+    }
+    return exit_code;
+}
+
+static int dispatch(int argc, char **argv)
 {
     const command *cmd;
 
@@ -95,4 +113,9 @@ int main(int argc, char **argv)
         return unknown_command(argv[1]);
     /* The subcommand sees argv[0] = its own name, as git's builtins do. */
     return cmd->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+    return finish(dispatch(argc, argv));
 }

@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <dirent.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 char *culprit_fs_join(const char *dir, const char *name)
@@ -90,13 +92,75 @@ static int write_all(int fd, const void *data, size_t len)
     return 0;
 }
 
+/*
+ * What writing `path` replaces. A named output (--junit FILE, --out FILE) can be a
+ * symbolic link or a device the user pointed it at; renaming a temporary file over
+ * it replaced the link with a regular file (its target kept the old content) and,
+ * run as root, `--junit /dev/full` replaced the device node. So: a symbolic link is
+ * followed (the file it points to is replaced, the link stays; *target is set), a
+ * character device or a FIFO is written through (*through = 1: /dev/stdout,
+ * /dev/null, a pipe; a FIFO without a reader is an error, never a hang), and any
+ * other kind of file (a directory, a socket, a block device) is refused.
+ */
+static int output_kind(const char *path, char **target, int *through)
+{
+    struct stat st;
+
+    *target = NULL;
+    *through = 0;
+    if (lstat(path, &st) < 0)
+        return errno == ENOENT ? 0 : culprit_error_set_os("cannot write '%s'", path);
+    if (S_ISLNK(st.st_mode)) {
+        if (!(*target = realpath(path, NULL)))
+            return culprit_error_set_os("cannot write '%s': cannot follow the symbolic link", path);
+        if (stat(*target, &st) < 0)
+            return culprit_error_set_os("cannot write '%s'", *target);
+    }
+    if (S_ISREG(st.st_mode))
+        return 0;
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+        *through = 1;
+        return 0;
+    }
+    return culprit_error_set(CULPRIT_ERROR, "cannot write '%s': %s", path,
+                             S_ISDIR(st.st_mode) ? "it is a directory"
+                                                 : "it is not a regular file, a device or a FIFO");
+}
+
+/* Writes a device or a FIFO in place (output_kind()). */
+static int write_through(const char *path, const void *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC), error = 0;
+
+    if (fd < 0)
+        return culprit_error_set_os("cannot write '%s'%s", path,
+                                    errno == ENXIO ? " (a FIFO without a reader)" : "");
+    /* Blocking again for the data: O_NONBLOCK was only for the open of a FIFO. */
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (write_all(fd, data, len) < 0)
+        error = culprit_error_set_os("cannot write '%s'", path);
+    if (close(fd) < 0 && error == 0)
+        error = culprit_error_set_os("cannot write '%s'", path);
+    return error;
+}
+
 int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace)
 {
     culprit_buf tmp = CULPRIT_BUF_INIT;
-    int fd = -1, error = 0;
+    char *target = NULL;
+    int fd = -1, error = 0, through = 0;
 
+    /* With no_replace, link() below never replaces anything, whatever it is. */
+    if (!no_replace && (error = output_kind(path, &target, &through)) < 0)
+        goto cleanup;
+    if (through) {
+        error = write_through(target ? target : path, data, len);
+        goto cleanup;
+    }
+    if (target)
+        path = target;
     if ((error = culprit_buf_printf(&tmp, "%s.tmp.XXXXXX", path)) < 0)
-        return error;
+        goto cleanup;
     if ((fd = mkstemp(tmp.ptr)) < 0) {
         error = culprit_error_set_os("cannot create a temporary file for '%s'", path);
         goto cleanup;
@@ -137,7 +201,48 @@ cleanup:
     if (tmp.ptr && (error < 0 || no_replace))
         unlink(tmp.ptr);
     culprit_buf_dispose(&tmp);
+    free(target);
     return error;
+}
+
+int culprit_fs_lock(int *fd, const char *path, double timeout_s)
+{
+    culprit_buf lock = CULPRIT_BUF_INIT;
+    struct timespec pause = {0, 10 * 1000 * 1000};
+    double waited = 0;
+    int error = 0;
+
+    *fd = -1;
+    if ((error = culprit_buf_printf(&lock, "%s.lock", path)) < 0)
+        return error;
+    if ((*fd = open(lock.ptr, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0666)) < 0) {
+        error = culprit_error_set_os("cannot open the lock file '%s'", lock.ptr);
+        goto cleanup;
+    }
+    /* Polled, not blocking, so that a stuck holder is an error naming the file. */
+    while (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+        if ((errno != EWOULDBLOCK && errno != EINTR) || waited >= timeout_s) {
+            error = errno == EWOULDBLOCK
+                        ? culprit_error_set(CULPRIT_ERROR,
+                                            "'%s' is still locked after %.0f s by another process",
+                                            lock.ptr, timeout_s)
+                        : culprit_error_set_os("cannot lock '%s'", lock.ptr);
+            close(*fd);
+            *fd = -1;
+            goto cleanup;
+        }
+        nanosleep(&pause, NULL);
+        waited += 0.01;
+    }
+cleanup:
+    culprit_buf_dispose(&lock);
+    return error;
+}
+
+void culprit_fs_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd); /* closing the only descriptor releases the flock */
 }
 
 const char *culprit_fs_tmpdir(void)
@@ -149,13 +254,25 @@ const char *culprit_fs_tmpdir(void)
 int culprit_fs_read_file(culprit_buf *out, const char *path)
 {
     int fd, error = 0;
+    struct stat st;
     char chunk[65536];
 
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    /* Opened non-blocking, as a FIFO without a writer made open() wait forever; then
+     * blocking again, so a FIFO with a writer (`<(command)`) is read to its end and
+     * one without reads as empty. */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
         if (errno == ENOENT)
             return culprit_error_set(CULPRIT_ENOTFOUND, "'%s' does not exist", path);
         return culprit_error_set_os("cannot open '%s'", path);
     }
+    if (fstat(fd, &st) < 0 || S_ISDIR(st.st_mode)) {
+        error = S_ISDIR(st.st_mode)
+                    ? culprit_error_set(CULPRIT_EINVALID, "'%s' is a directory", path)
+                    : culprit_error_set_os("cannot read '%s'", path);
+        close(fd);
+        return error;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0) {

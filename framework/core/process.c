@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,17 +104,15 @@ static void keep_tail(char *tail, size_t *kept, size_t cap, const char *chunk, s
     *kept += n;
 }
 
-/* Waits for the child, reading its output (when captured) until the deadline. */
-static int wait_child(culprit_process_result *out, const culprit_process_options *o, pid_t pid,
-                      int out_fd, double start)
+/*
+ * The same without a pidfd (kernels before 5.3): the output is read to its end,
+ * and without captured output the exit is polled at the pace of the deadline.
+ * Returns 1 when the child was reaped here, 0 when the caller must still wait.
+ */
+static int poll_waitpid(culprit_process_result *out, const culprit_process_options *o, pid_t pid,
+                        int out_fd, double deadline, char *tail, size_t *kept, size_t cap,
+                        int *status)
 {
-    size_t cap = o->tail ? o->tail : DEFAULT_TAIL, kept = 0;
-    double deadline = o->timeout_s > 0 ? start + o->timeout_s * 1e9 : INFINITY;
-    char *tail = NULL;
-    int status = 0;
-
-    if (out_fd >= 0 && !(tail = malloc(cap + 1)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
     for (;;) {
         char chunk[4096];
         double left = (deadline - now_ns()) / 1e6;
@@ -121,17 +120,14 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
         if (left <= 0) {
             out->timed_out = 1;
             kill(o->own_group ? -pid : pid, SIGKILL);
-            break;
+            return 0;
         }
         if (out_fd < 0) {
-            /* Nothing to read: poll the exit at the pace of the deadline. */
-            pid_t done = waitpid(pid, &status, isinf(deadline) ? 0 : WNOHANG);
+            pid_t done = waitpid(pid, status, isinf(deadline) ? 0 : WNOHANG);
             if (done == pid)
-                goto reaped;
-            if (done < 0 && errno != EINTR) {
-                free(tail);
+                return 1;
+            if (done < 0 && errno != EINTR)
                 return culprit_error_set_os("cannot wait for a child process");
-            }
             if (done == 0) {
                 struct timespec nap = {0, 2000000}; /* 2 ms */
                 nanosleep(&nap, NULL);
@@ -146,15 +142,98 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
-            break; /* end of output: the child is exiting */
-        keep_tail(tail, &kept, cap, chunk, (size_t)got);
+            return 0; /* end of output: the child is exiting */
+        keep_tail(tail, kept, cap, chunk, (size_t)got);
     }
-    while (waitpid(pid, &status, 0) < 0)
+}
+
+/* Reads what is left in the output pipe without waiting (the child has exited;
+ * a background process may still hold the pipe open). */
+static void drain(int out_fd, char *tail, size_t *kept, size_t cap)
+{
+    char chunk[4096];
+    ssize_t got;
+
+    if (out_fd < 0)
+        return;
+    fcntl(out_fd, F_SETFL, fcntl(out_fd, F_GETFL) | O_NONBLOCK);
+    while ((got = read(out_fd, chunk, sizeof(chunk))) > 0 || (got < 0 && errno == EINTR))
+        if (got > 0)
+            keep_tail(tail, kept, cap, chunk, (size_t)got);
+}
+
+/*
+ * Polls the output pipe and the child's exit (a pidfd) until the child exits or the
+ * deadline passes. A run ends when its main process exits, not when its output
+ * closes: `sleep 2 & sh work.sh` held the pipe for 2 s, so every run of a bisection
+ * measured the sleep ("+0.0%, nothing to bisect"). Sets *status, or out->timed_out.
+ */
+static int poll_child(culprit_process_result *out, const culprit_process_options *o, pid_t pid,
+                      int out_fd, int pidfd, double deadline, char *tail, size_t *kept, size_t cap,
+                      int *status)
+{
+    for (;;) {
+        char chunk[4096];
+        double left = (deadline - now_ns()) / 1e6;
+        struct pollfd p[2] = {{out_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+        if (left <= 0) {
+            out->timed_out = 1;
+            kill(o->own_group ? -pid : pid, SIGKILL);
+            return 0;
+        }
+        if (poll(p, 2, left > 1e6 ? 1000000 : (int)left + 1) <= 0)
+            continue; /* EINTR or the time is up: checked above */
+        if (p[1].revents) {
+            while (waitpid(pid, status, 0) < 0)
+                if (errno != EINTR)
+                    return culprit_error_set_os("cannot wait for a child process");
+            out->elapsed_ns = now_ns(); /* made relative by the caller */
+            drain(out_fd, tail, kept, cap);
+            return 1;
+        }
+        ssize_t got = read(out_fd, chunk, sizeof(chunk));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            out_fd = -1; /* closed: poll ignores it, the exit is still awaited */
+        else
+            keep_tail(tail, kept, cap, chunk, (size_t)got);
+    }
+}
+
+/* Waits for the child, reading its output (when captured) until the deadline. */
+static int wait_child(culprit_process_result *out, const culprit_process_options *o, pid_t pid,
+                      int out_fd, double start)
+{
+    size_t cap = o->tail ? o->tail : DEFAULT_TAIL, kept = 0;
+    double deadline = o->timeout_s > 0 ? start + o->timeout_s * 1e9 : INFINITY;
+    char *tail = NULL;
+    int status = 0, pidfd = -1, reaped = 0;
+
+    if (out_fd >= 0 && !(tail = malloc(cap + 1)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    /* Linux 5.3 and later; before it, the child is awaited by polling waitpid. */
+    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pidfd >= 0)
+        reaped = poll_child(out, o, pid, out_fd, pidfd, deadline, tail, &kept, cap, &status);
+    else
+        reaped = poll_waitpid(out, o, pid, out_fd, deadline, tail, &kept, cap, &status);
+    if (pidfd >= 0)
+        close(pidfd);
+    if (reaped < 0) {
+        free(tail);
+        return reaped;
+    }
+    while (!reaped && waitpid(pid, &status, 0) < 0)
         if (errno != EINTR) {
             free(tail);
             return culprit_error_set_os("cannot wait for a child process");
         }
-reaped:
+    /* What the command left running in its group is ended with it, and said. */
+    if (o->own_group && kill(-pid, 0) == 0) {
+        out->background = 1;
+        kill(-pid, SIGKILL);
+    }
     if (WIFEXITED(status)) {
         out->exited = 1;
         out->status = WEXITSTATUS(status);
@@ -234,7 +313,8 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
     }
     error = wait_child(out, o, pid, out_pipe[0], start);
     running_group = 0;
-    out->elapsed_ns = now_ns() - start;
+    /* At the exit itself when it was seen (not after draining the output). */
+    out->elapsed_ns = (out->elapsed_ns > 0 ? out->elapsed_ns : now_ns()) - start;
 cleanup:
     for (int i = 0; i < 2; i++) {
         if (report[i] >= 0)
@@ -270,6 +350,8 @@ int culprit_process_describe(culprit_buf *out, const culprit_process_result *r, 
                                    strsignal(r->signal));
     else
         error = culprit_buf_printf(out, "%s exited with status %d", what, r->status);
+    if (error == 0 && r->background)
+        error = culprit_buf_puts(out, " (processes it left in the background were killed)");
     if (error == 0 && r->output && r->output[0])
         error = culprit_buf_printf(out, ": ...%s", r->output);
     return error;

@@ -6,7 +6,10 @@
  *   { "version": 1, "assignments": { "fib_perf.fib_24": "fast", ... } }
  *
  * Unlike history files this one is updated, always atomically (temporary file and
- * rename) and after merging what other processes wrote since we read it.
+ * rename) and after merging what other processes wrote since we read it. The
+ * re-read, merge and rename happen under a lock (categories.json.lock): without
+ * it, 8 test binaries starting at once on a fresh history kept 2 to 6 of their 6
+ * assignments, each rename replacing a file another had just merged.
  */
 #include "culprit/detect.h"
 #include "culprit/core.h"
@@ -129,16 +132,21 @@ int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, 
     return culprit_error_set(CULPRIT_ENOTFOUND, "no assignment %zu", i);
 }
 
+/* A save takes milliseconds; a holder stuck this long is a bug or a dead NFS. */
+#define LOCK_TIMEOUT_S 30.0
+
 int culprit_assignments_save(culprit_assignments *assignments, const char *path)
 {
     json_t *current = NULL, *root = NULL, *value;
     const char *key;
     char *text = NULL;
-    int error;
+    int error, lock = -1;
 
+    if ((error = culprit_fs_lock(&lock, path, LOCK_TIMEOUT_S)) < 0)
+        return error;
     /* Merge: keep what others assigned meanwhile, unless we assigned or removed it. */
     if ((error = read_map(&current, path)) < 0)
-        return error;
+        goto cleanup;
     json_object_foreach(current, key, value)
     {
         if (!json_object_get(assignments->map, key) && !json_object_get(assignments->removed, key))
@@ -156,6 +164,7 @@ int culprit_assignments_save(culprit_assignments *assignments, const char *path)
         culprit_buf_dispose(&b);
     }
 cleanup:
+    culprit_fs_unlock(lock);
     free(text);
     json_decref(root);
     json_decref(current);

@@ -84,6 +84,8 @@ int culprit_categories_is_fastest(const culprit_categories *categories, const cu
     return categories->n && c == &categories->items[0];
 }
 
+#define DURATION_MAX_NS (86400.0 * 1e9)
+
 int culprit_parse_duration_ns(double *out, const char *text)
 {
     static const struct {
@@ -103,6 +105,14 @@ int culprit_parse_duration_ns(double *out, const char *text)
         end++;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcmp(end, units[i].unit) == 0) {
+            /* A bound beyond a day is a typo or a crafted file (1e26 s was accepted):
+             * no test's response time is that long, and the slowest category is
+             * unbounded anyway. */
+            if (value * units[i].ns > DURATION_MAX_NS)
+                return culprit_error_set(CULPRIT_EINVALID,
+                                         "'%s' is longer than a day (86400s), the longest "
+                                         "duration a category may name",
+                                         text);
             *out = value * units[i].ns;
             return 0;
         }

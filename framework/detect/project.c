@@ -126,17 +126,26 @@ fail:
 
 int culprit_project_load(culprit_project **out, const char *path)
 {
+    culprit_buf text = CULPRIT_BUF_INIT;
+    int error;
+
+    *out = NULL;
+    if ((error = culprit_fs_read_file(&text, path)) == 0)
+        error = culprit_project_parse(out, text.ptr ? text.ptr : "", text.size, path);
+    culprit_buf_dispose(&text);
+    return error;
+}
+
+int culprit_project_parse(culprit_project **out, const char *text, size_t len, const char *path)
+{
     culprit_project *p = NULL;
     json_t *root = NULL, *value;
     json_error_t jerr;
     const char *key;
     int error = 0;
-    culprit_buf text = CULPRIT_BUF_INIT;
 
     *out = NULL;
-    if ((error = culprit_fs_read_file(&text, path)) < 0)
-        return error;
-    if (!(root = json_loadb(text.ptr ? text.ptr : "", text.size, JSON_REJECT_DUPLICATES, &jerr))) {
+    if (!(root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr))) {
         error = culprit_error_set(CULPRIT_EINVALID, "%s:%d:%d: not valid JSON: %s", path, jerr.line,
                                   jerr.column, jerr.text);
         goto cleanup;
@@ -214,7 +223,6 @@ int culprit_project_load(culprit_project **out, const char *path)
 cleanup:
     culprit_project_free(p);
     json_decref(root);
-    culprit_buf_dispose(&text);
     return error;
 }
 

@@ -265,8 +265,10 @@ static int set_field(block_reader *r, const struct field *f, const char *value, 
         *(unsigned int *)base = (unsigned int)u;
         return 0;
     case FIELD_SIZE:
-        if (culprit_history__parse_uint(&u, value, eol, SIZE_MAX) < 0)
-            return bad_line(r, "malformed count", line, eol);
+        /* At most 2^53: counts enter the statistics as doubles, exact up to there, and
+         * no run takes more; 18446744073709551615 samples was accepted before. */
+        if (culprit_history__parse_uint(&u, value, eol, (uint64_t)1 << 53) < 0)
+            return bad_line(r, "malformed count (at most 2^53)", line, eol);
         *(size_t *)base = (size_t)u;
         return 0;
     }
@@ -387,7 +389,14 @@ int culprit_history__block_parse(culprit_test_result *test, const char *text, si
             uint64_t bytes;
             if (culprit_history__parse_uint(&bytes, value, eol, SIZE_MAX) < 0)
                 return bad_line(&r, "malformed samples length", line, eol);
-            return (flags & CULPRIT_HISTORY_LOAD_SAMPLES) ? parse_samples(&r) : 0;
+            /* The length is what a summaries-only read jumps by (read.c), so it must be
+             * the sample lines' own: one that lies made a test vanish from such reads
+             * and not from full ones. Nothing follows when the jump already happened. */
+            if ((flags & CULPRIT_HISTORY_LOAD_SAMPLES) && (error = parse_samples(&r)) < 0)
+                return error;
+            if ((uint64_t)(r.end - (eol + 1)) != bytes && r.end > eol + 1)
+                return bad_line(&r, "samples length does not match the sample lines", line, eol);
+            return 0;
         }
         /* Unknown keys are skipped: a later minor addition must not break old readers. */
     }

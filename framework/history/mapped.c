@@ -35,7 +35,9 @@ int culprit_history__load_file(culprit_run **out, const char *path,
     int fd = -1, error = 0;
 
     *out = NULL;
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    /* Non-blocking: a FIFO in the store (anyone can put files there) made open()
+     * wait for a writer forever; it is opened at once and refused below. */
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0) {
         if (errno == ENOENT)
             return culprit_error_set(CULPRIT_ENOTFOUND, "%s: no such history file", path);
         return culprit_error_set_os("cannot open history file '%s'", path);

@@ -85,6 +85,38 @@ int culprit_report__put_html(culprit_buf *out, const char *s)
     return error;
 }
 
+int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table)
+{
+    size_t run = 0, longest = 0, len = s ? strlen(s) : 0;
+    int error = 0, pad;
+
+    for (size_t i = 0; i < len; i++) {
+        run = s[i] == '`' ? run + 1 : 0;
+        longest = run > longest ? run : longest;
+    }
+    /* A fence longer than any run of backquotes inside; a space inside it when the
+     * text starts or ends with one (CommonMark strips one space on each side). */
+    pad = len && (s[0] == '`' || s[len - 1] == '`');
+    for (size_t i = 0; i <= longest && error == 0; i++)
+        error = culprit_buf_puts(out, "`");
+    if (pad && error == 0)
+        error = culprit_buf_puts(out, " ");
+    for (size_t i = 0; i < len && error == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x20 || c == 0x7f)
+            error = culprit_buf_printf(out, "\\x%02x", c);
+        else if (c == '|' && in_table)
+            error = culprit_buf_puts(out, "\\|");
+        else
+            error = culprit_buf_put(out, &s[i], 1);
+    }
+    if (pad && error == 0)
+        error = culprit_buf_puts(out, " ");
+    for (size_t i = 0; i <= longest && error == 0; i++)
+        error = culprit_buf_puts(out, "`");
+    return error;
+}
+
 int culprit_report__put_md(culprit_buf *out, const char *s)
 {
     int error = 0;

@@ -90,10 +90,10 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
                                       "|---|---|---:|---|---|\n");
                 header = 1;
             }
-            culprit_buf_printf(out, "| %s%s%s | `", k < 2 ? "**" : "",
+            culprit_buf_printf(out, "| %s%s%s | ", k < 2 ? "**" : "",
                                culprit_report_verdict_tag(p->verdict), k < 2 ? "**" : "");
-            culprit_buf_puts(out, r->series[i].test); /* inside backquotes: literal */
-            culprit_buf_puts(out, "` | ");
+            culprit_report__put_md_code(out, r->series[i].test, 1);
+            culprit_buf_puts(out, " | ");
             culprit_buf_put_duration(out, p->mean_ns);
             culprit_buf_puts(out, " | ");
             culprit_report__put_change_ci(out, p->change, p->change_low, p->change_high);
@@ -118,7 +118,9 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
         const culprit_report_point *p = culprit_report_current(r, &r->series[i]);
         if (!p || !p->counters_flagged)
             continue;
-        culprit_buf_printf(out, "- `%s` counters:", r->series[i].test);
+        culprit_buf_puts(out, "- ");
+        culprit_report__put_md_code(out, r->series[i].test, 0);
+        culprit_buf_puts(out, " counters:");
         if (p->clusters) {
             culprit_buf_puts(out, " clusters: ");
             culprit_report__put_md(out, p->clusters);
@@ -184,9 +186,9 @@ static void calltree(culprit_buf *out, const culprit_calltree_view *c)
         return;
     }
     if (c->nsuspects) {
-        culprit_buf_puts(out, "Suspect path: `");
-        culprit_buf_puts(out, c->suspects[0]);
-        culprit_buf_puts(out, "`\n");
+        culprit_buf_puts(out, "Suspect path: ");
+        culprit_report__put_md_code(out, c->suspects[0], 0);
+        culprit_buf_puts(out, "\n");
     } else {
         culprit_buf_puts(out, "No suspect path: no call was significantly slower.\n");
     }
@@ -194,9 +196,8 @@ static void calltree(culprit_buf *out, const culprit_calltree_view *c)
         const culprit_calltree_view_node *n = &c->nodes[i];
         if (!n->changed || !n->suspect)
             continue;
-        culprit_buf_puts(out, any ? ", `" : "Changed by the culprit and slower: `");
-        culprit_buf_puts(out, n->function);
-        culprit_buf_puts(out, "`");
+        culprit_buf_puts(out, any ? ", " : "Changed by the culprit and slower: ");
+        culprit_report__put_md_code(out, n->function, 0);
         if (n->file) {
             culprit_buf_puts(out, " (");
             culprit_report__put_md(out, n->file);
@@ -221,9 +222,9 @@ static void overweight(culprit_buf *out, const culprit_report *r)
     culprit_buf_puts(out, "| symbol | overweight | responsibility |\n|---|---:|---:|\n");
     for (size_t i = 0; i < r->overweight->nrows && i < MD_OVERWEIGHT_ROWS; i++) {
         const culprit_calltree_overweight_entry *w = &r->overweight->rows[i];
-        culprit_buf_puts(out, "| `");
-        culprit_buf_puts(out, w->symbol);
-        culprit_buf_printf(out, "` | %+.0f%% | %.0f%% |\n", w->overweight_pct,
+        culprit_buf_puts(out, "| ");
+        culprit_report__put_md_code(out, w->symbol, 1);
+        culprit_buf_printf(out, " | %+.0f%% | %.0f%% |\n", w->overweight_pct,
                            w->responsibility_pct);
     }
     culprit_buf_puts(out, "\n");

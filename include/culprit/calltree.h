@@ -74,6 +74,7 @@ typedef struct {
     size_t nchildren;
     size_t *children; /**< node indices, owned by the tree */
     uint64_t samples; /**< timed calls behind the times (see above); 0 when not timed */
+    size_t achildren; /**< private: allocated entries of children */
 } culprit_calltree_node;
 
 /** How the times of a tree were taken. */
@@ -96,13 +97,15 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_node *nodes;
     culprit_calltree_mode mode;
-    char *binary;                /**< the program that ran; NULL unknown */
-    char *command;               /**< the command line that was recorded; NULL unknown */
-    double overhead_ns;          /**< the per-call overhead subtracted (0: none) */
-    size_t afunctions, anodes;   /**< allocated entries */
-    size_t *fn_slots, fn_nslots; /**< private: the index of functions by identity kept by
-                                      culprit_calltree_function_intern() (a function's name
-                                      and file are not changed once interned) */
+    char *binary;                      /**< the program that ran; NULL unknown */
+    char *command;                     /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;                /**< the per-call overhead subtracted (0: none) */
+    size_t afunctions, anodes;         /**< allocated entries */
+    size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
+                                            culprit_calltree_function_intern() (a function's name
+                                            and file are not changed once interned) */
+    size_t *child_slots, child_nslots; /**< private: the index of nodes by (parent, function)
+                                            kept by culprit_calltree_child() */
 } culprit_calltree;
 
 /** Creates a tree holding only its root. Caller frees with culprit_calltree_free(). */

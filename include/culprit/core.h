@@ -109,6 +109,14 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
  * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s"; "-" when not finite.
  */
 int culprit_buf_put_duration(culprit_buf *buf, double ns);
+/**
+ * Appends a name that came from data (a test or function name from a file, another
+ * machine, a pull request) for a terminal or a plain-text log: control characters
+ * (C0, DEL; ESC, CR and line breaks among them) are written as "\xNN" so that a
+ * name can neither move the cursor, recolour the terminal nor fake an output line.
+ * Other bytes, UTF-8 included, are kept. The escaping of text output everywhere.
+ */
+int culprit_buf_put_text(culprit_buf *buf, const char *name);
 /** Empties the buffer, keeping its allocation. */
 void culprit_buf_clear(culprit_buf *buf);
 /** Frees the buffer's memory; the buffer is left empty and reusable. NULL is a no-op. */
@@ -127,6 +135,17 @@ char *culprit_buf_detach(culprit_buf *buf);
  */
 int culprit_array_grow(void *items, size_t *alloc, size_t n, size_t size, size_t first);
 
+/**
+ * Takes an exclusive lock for a read-modify-write of `path`: flock() on the file
+ * `path`.lock (created when missing and never removed, so that two processes can
+ * never lock two different files of that name). Waits up to `timeout_s` seconds,
+ * then fails with CULPRIT_ERROR naming the lock file. Sets *fd to pass to
+ * culprit_fs_unlock(). The lock goes with the process: a killed holder frees it.
+ */
+int culprit_fs_lock(int *fd, const char *path, double timeout_s);
+/** Releases a lock of culprit_fs_lock(); fd < 0 is a no-op. */
+void culprit_fs_unlock(int fd);
+
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
 int culprit_fs_mkdir_p(const char *path);
 
@@ -134,7 +153,11 @@ int culprit_fs_mkdir_p(const char *path);
  * Writes `len` bytes to `path` atomically: a temporary file in the same directory,
  * fsync, then rename. With `no_replace`, fails with CULPRIT_EEXISTS instead of
  * replacing an existing file (history files are never rewritten). The temporary
- * file is removed on every failure path.
+ * file is removed on every failure path. Without no_replace, a named output is
+ * never replaced by another kind of file: a symbolic link is followed (its target
+ * is replaced, the link kept), a character device or a FIFO is written through
+ * (/dev/stdout, /dev/null; an error for a FIFO without a reader or a full device),
+ * a directory, socket or block device refused with an error naming it.
  */
 int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
 
@@ -250,7 +273,9 @@ typedef struct {
     int status;        /**< its exit status */
     int signal;        /**< the signal that killed it (0: none) */
     int timed_out;     /**< killed at the timeout */
-    double elapsed_ns; /**< wall time from start to exit (monotonic clock) */
+    int background;    /**< with own_group: processes it started were still running when it
+                            exited; they were killed (a run ends when its main process exits) */
+    double elapsed_ns; /**< wall time from start to the main process's exit (monotonic) */
     char *output;      /**< with CAPTURE: the tail of its output (malloc'd, NUL-terminated) */
 } culprit_process_result;
 

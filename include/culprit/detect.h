@@ -44,7 +44,7 @@ int culprit_categories_is_fastest(const culprit_categories *categories, const cu
 
 /**
  * Parses a duration such as "250us", "1ms", "1.5 s", "100000ns" or a bare number of
- * nanoseconds into ns. CULPRIT_EINVALID for anything else.
+ * nanoseconds into ns, at most a day. CULPRIT_EINVALID for anything else.
  */
 int culprit_parse_duration_ns(double *out, const char *text);
 
@@ -59,6 +59,9 @@ typedef struct culprit_project culprit_project;
  * with a message naming the file, the key and what is wrong.
  */
 int culprit_project_load(culprit_project **out, const char *path);
+/** The same from `len` bytes of text; `path` names it in messages and anchors a
+ * relative "history". */
+int culprit_project_parse(culprit_project **out, const char *text, size_t len, const char *path);
 /** A project with the default categories and nothing else. */
 int culprit_project_default(culprit_project **out);
 void culprit_project_free(culprit_project *project);

@@ -196,6 +196,12 @@ static void bad_files_are_named_with_their_line(void **state)
                  "t.calltree:7: bad call count 'x'");
     expect_error("culprit-calltree 1\nobjects 0\nfunctions 1\nfunction 0 - 0x1 f%zz - 0 0\n",
                  "t.calltree:4: bad escape");
+    expect_error("culprit-calltree 1\nobjects 0\nfunctions 1\nfunction 0 - 0x1 f%00g - 0 0\n",
+                 "t.calltree:4: 'f%00g' holds %00");
+    expect_error(
+        "culprit-calltree 1\nobjects 0\nfunctions 1\nfunction 0 - 0x1 f - 0 0\nnodes 2\n"
+        "node 0 - - 0 0 - - -\nnode 1 0 0 1 1 - - -\nend\n\n# fine\nnode 2 1 0 2 1 - - -\n",
+        "t.calltree:11: a record after the 'end' line");
     expect_error("culprit-calltree 1\nobjects 1\nobject 0 0x0 XYZ /p\n",
                  "t.calltree:3: bad build-id");
     expect_error("culprit-calltree 1\nobjects 1\nobject 0 0x0 /p\n",

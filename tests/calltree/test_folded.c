@@ -190,6 +190,8 @@ static void malformed_lines_are_named_by_file_and_line(void **state)
     expect_error("main 3x\n", "p.folded:1: ", "not a number");
     expect_error("main nan\n", "p.folded:1: ", "not a number");
     expect_error("main 1\n 7\n", "p.folded:2: ", "the stack is empty");
+    expect_error("", "p.folded", "no stack in it");
+    expect_error("\n  \n\r\n", "p.folded", "an empty profile");
 }
 
 static void the_format_is_recognized_by_content(void **state)

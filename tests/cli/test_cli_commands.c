@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "support/cli_fixture.h"
 
@@ -171,6 +172,27 @@ static const char *assigned(const char *history, const char *key)
     return v ? value : NULL;
 }
 
+/* What a command prints must reach stdout: `check --json > /dev/full` and `history >
+ * /dev/full` exited 0 with nothing written. And a --junit file is never replaced by
+ * another kind of file: /dev/full stays a device and the check fails. */
+static void write_errors_on_outputs_exit_2(void **state)
+{
+    repo_fixture *repo = *state;
+    const char *const commands[] = {"history --test perf.minor", "check --json --fail-on none",
+                                    "--version"};
+    char cmd[1024];
+    int status;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' %s >/dev/full 2>/dev/null", repo->dir,
+                 CULPRIT_BIN, commands[i]);
+        status = system(cmd);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 2);
+    }
+    expect_culprit(repo->dir, 2, "/dev/full", "check --fail-on none --junit /dev/full");
+}
+
 static void categories_set_unset_accept_round_trip(void **state)
 {
     repo_fixture *repo = *state;
@@ -289,6 +311,7 @@ int main(void)
         cmocka_unit_test(compare_two_revisions),
         cmocka_unit_test(history_lists_points_newest_first_with_verdicts),
         cmocka_unit_test(categories_set_unset_accept_round_trip),
+        cmocka_unit_test(write_errors_on_outputs_exit_2),
         cmocka_unit_test(check_confirm_reruns_flagged_tests),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);

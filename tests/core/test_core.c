@@ -65,6 +65,56 @@ static void write_atomic_never_replaces_with_no_replace(void **state)
     free(path);
 }
 
+/* A named output is never replaced by another kind of file (issue: a symlink became
+ * a regular file, and as root `--junit /dev/full` replaced the device node). */
+static void write_atomic_follows_links_and_writes_devices_through(void **state)
+{
+    char *dir = test_tmpdir_new("out"), *real = culprit_fs_join(dir, "real.xml"),
+         *link = culprit_fs_join(dir, "link.xml"), *fifo = culprit_fs_join(dir, "fifo"),
+         *sub = culprit_fs_join(dir, "sub");
+    culprit_buf read = CULPRIT_BUF_INIT;
+    struct stat st;
+    (void)state;
+
+    assert_int_equal(culprit_fs_write_atomic(real, "old", 3, 0), 0);
+    assert_int_equal(symlink("real.xml", link), 0);
+    assert_int_equal(culprit_fs_write_atomic(link, "new", 3, 0), 0);
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(culprit_fs_read_file(&read, real), 0);
+    assert_string_equal(culprit_buf_cstr(&read), "new");
+
+    /* Devices are written through: /dev/null takes it, /dev/full says it is full. */
+    assert_int_equal(culprit_fs_write_atomic("/dev/null", "x", 1, 0), 0);
+    assert_true(culprit_fs_write_atomic("/dev/full", "x", 1, 0) < 0);
+    assert_non_null(strstr(culprit_error_last(), "/dev/full"));
+    assert_int_equal(stat("/dev/full", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+
+    /* A FIFO without a reader is an error, not a hang; a directory is refused. */
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    assert_true(culprit_fs_write_atomic(fifo, "x", 1, 0) < 0);
+    assert_non_null(strstr(culprit_error_last(), "FIFO without a reader"));
+    culprit_buf_clear(&read); /* and read without a writer: empty, not a hang */
+    assert_int_equal(culprit_fs_read_file(&read, fifo), 0);
+    assert_int_equal(read.size, 0);
+    assert_int_equal(culprit_fs_mkdir_p(sub), 0);
+    assert_true(culprit_fs_read_file(&read, sub) < 0);
+    assert_non_null(strstr(culprit_error_last(), "is a directory"));
+    assert_true(culprit_fs_write_atomic(sub, "x", 1, 0) < 0);
+    assert_non_null(strstr(culprit_error_last(), "is a directory"));
+    assert_int_equal(stat(sub, &st), 0);
+    assert_true(S_ISDIR(st.st_mode));
+
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    culprit_buf_dispose(&read);
+    free(real);
+    free(link);
+    free(fifo);
+    free(sub);
+    free(dir);
+}
+
 static void recode_keeps_the_message(void **state)
 {
     (void)state;
@@ -115,6 +165,7 @@ int main(void)
         cmocka_unit_test(error_last_keeps_code_and_message),
         cmocka_unit_test(buf_grows_and_stays_terminated),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
+        cmocka_unit_test(write_atomic_follows_links_and_writes_devices_through),
         cmocka_unit_test(tmpdir_follows_the_environment),
         cmocka_unit_test(recode_keeps_the_message),
     };

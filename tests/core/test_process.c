@@ -93,31 +93,77 @@ static int alive(long pid)
     return state != 0 && state != 'Z' && state != 'X';
 }
 
-/* A timeout with own_group ends the grandchildren too: a background `sleep` the
- * command started is gone afterwards. */
-static void a_timeout_kills_the_whole_group(void **state)
+/* The process whose pid the command wrote to `pidfile` is gone (within a second). */
+static void assert_gone(const char *pidfile)
 {
-    char dir[256], cmd[512], pidfile[300];
-    culprit_process_result r;
     culprit_buf pid_text = CULPRIT_BUF_INIT;
     long pid;
-    (void)state;
 
-    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "process"), 0);
-    snprintf(pidfile, sizeof(pidfile), "%s/pid", dir);
-    snprintf(cmd, sizeof(cmd), "sleep 60 & echo $! > %s; wait", pidfile);
-    assert_int_equal(run_shell(&r, cmd, CULPRIT_PROCESS_CAPTURE, 0.3, 1), 0);
-    assert_true(r.timed_out);
-    assert_false(r.exited);
-    assert_int_equal(r.signal, SIGKILL);
     assert_int_equal(culprit_fs_read_file(&pid_text, pidfile), 0);
     pid = strtol(culprit_buf_cstr(&pid_text), NULL, 10);
     assert_true(pid > 0);
     for (int i = 0; i < 100 && alive(pid); i++)
         usleep(10000);
     assert_false(alive(pid));
-    culprit_process_result_dispose(&r);
     culprit_buf_dispose(&pid_text);
+}
+
+/* Runs `sleep 60 & echo $! > PIDFILE; THEN` in its own group, capturing, in a fresh
+ * directory (written to `dir`, 256 bytes) holding `pidfile` (300 bytes). */
+static void run_leaving_a_sleep(culprit_process_result *r, char *dir, char *pidfile,
+                                const char *then, double timeout_s)
+{
+    char cmd[600];
+
+    assert_int_equal(test_tmpdir_make(dir, 256, "process"), 0);
+    snprintf(pidfile, 300, "%s/pid", dir);
+    snprintf(cmd, sizeof(cmd), "sleep 60 & echo $! > %s; %s", pidfile, then);
+    assert_int_equal(run_shell(r, cmd, CULPRIT_PROCESS_CAPTURE, timeout_s, 1), 0);
+}
+
+/* A timeout with own_group ends the grandchildren too: a background `sleep` the
+ * command started is gone afterwards. */
+static void a_timeout_kills_the_whole_group(void **state)
+{
+    char dir[256], pidfile[300];
+    culprit_process_result r;
+    (void)state;
+
+    run_leaving_a_sleep(&r, dir, pidfile, "wait", 0.3);
+    assert_true(r.timed_out);
+    assert_false(r.exited);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_gone(pidfile);
+    culprit_process_result_dispose(&r);
+    test_tmpdir_remove(dir);
+}
+
+/* A run ends when its main process exits: `sleep 60 & echo done` is done at once
+ * (it held the output pipe for the sleep's 60 s), says so, and its background
+ * sleep is killed with the group. */
+static void background_processes_do_not_lengthen_a_run(void **state)
+{
+    char dir[256], pidfile[300];
+    culprit_process_result r;
+    culprit_buf why = CULPRIT_BUF_INIT;
+    (void)state;
+
+    run_leaving_a_sleep(&r, dir, pidfile, "echo done", 0);
+    assert_true(r.exited);
+    assert_int_equal(r.status, 0);
+    assert_false(r.timed_out);
+    assert_true(r.background);
+    assert_non_null(strstr(r.output, "done"));
+    assert_int_equal(culprit_process_describe(&why, &r, "'cmd'", 0), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&why), "background"));
+    assert_gone(pidfile);
+    culprit_process_result_dispose(&r);
+
+    /* Without background work, nothing is said. */
+    assert_int_equal(run_shell(&r, "echo alone", CULPRIT_PROCESS_CAPTURE, 0, 1), 0);
+    assert_false(r.background);
+    culprit_process_result_dispose(&r);
+    culprit_buf_dispose(&why);
     test_tmpdir_remove(dir);
 }
 
@@ -181,6 +227,7 @@ int main(void)
         cmocka_unit_test(only_the_tail_of_the_output_is_kept),
         cmocka_unit_test(a_signal_is_reported),
         cmocka_unit_test(a_timeout_kills_the_whole_group),
+        cmocka_unit_test(background_processes_do_not_lengthen_a_run),
         cmocka_unit_test(environment_and_directory),
         cmocka_unit_test(a_program_that_cannot_start_is_an_error),
     };

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "culprit/core.h"
@@ -57,6 +58,9 @@ static void durations_parse_with_units(void **state)
     assert_non_null(strstr(culprit_error_last(), "weeks"));
     assert_int_equal(culprit_parse_duration_ns(&ns, "-1ms"), CULPRIT_EINVALID);
     assert_int_equal(culprit_parse_duration_ns(&ns, "ms"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "86400s"), 0);
+    assert_int_equal(culprit_parse_duration_ns(&ns, "1e26s"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "longer than a day"));
 }
 
 static void project_file_overrides_categories_and_tests(void **state)
@@ -154,6 +158,41 @@ static void assignments_persist_and_merge_concurrent_writers(void **state)
     free(path);
 }
 
+/* 8 processes at once, each loading, assigning its own test and saving, as 8 test
+ * binaries starting together on a fresh history do; 20 times. Every assignment
+ * must be kept (before the lock: 2 to 6 of 6 in 10 trials). */
+static void eight_concurrent_writers_keep_every_assignment(void **state)
+{
+    char *path = culprit_fs_join(dir, "concurrent.json");
+    (void)state;
+
+    for (int trial = 0; trial < 20; trial++) {
+        pid_t pids[8];
+        culprit_assignments *all = NULL;
+        unlink(path);
+        for (int w = 0; w < 8; w++) {
+            assert_true((pids[w] = fork()) >= 0);
+            if (pids[w] == 0) {
+                culprit_assignments *a = NULL;
+                char key[32];
+                snprintf(key, sizeof(key), "suite%d.test", w);
+                _exit(culprit_assignments_load(&a, path) < 0 ||
+                      culprit_assignments_set(a, key, w % 2 ? "fast" : "slow") < 0 ||
+                      culprit_assignments_save(a, path) < 0);
+            }
+        }
+        for (int w = 0; w < 8; w++) {
+            int status;
+            assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        assert_int_equal(culprit_assignments_load(&all, path), 0);
+        assert_int_equal(culprit_assignments_count(all), 8);
+        culprit_assignments_free(all);
+    }
+    free(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +201,7 @@ int main(void)
         cmocka_unit_test(project_file_overrides_categories_and_tests),
         cmocka_unit_test(bad_project_files_name_file_and_key),
         cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
+        cmocka_unit_test(eight_concurrent_writers_keep_every_assignment),
     };
     return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }

@@ -66,7 +66,8 @@ static culprit_run *make_run(void)
     t->elapsed_s = 0.123456789;
     t->summary = (culprit_summary){12, 1193.75, 9.1, 1190, 0.1, 1e308, -INFINITY, INFINITY, 0.99};
     t->judged = (culprit_summary){10, 1190.5, 2.25, 1190, 1185, 1196, 1188.25, 1192.75, 0.99};
-    t->outliers = (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, SIZE_MAX};
+    t->outliers =
+        (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, (size_t)1 << 53};
     assert_int_equal(
         culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
     assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", cpu, 3, 0), 0);
@@ -373,6 +374,32 @@ static void expect_invalid_edit(const culprit_buf *doc, const char *from, const 
     culprit_buf_dispose(&bad);
 }
 
+/* A samples length that jumps over the next test's markup to its </system-out> made
+ * that test vanish from summaries-only reads and not from full ones: both refuse it. */
+static void a_lying_samples_length_is_refused_by_both_reads(void **state)
+{
+    culprit_run *run = make_run();
+    culprit_buf doc = CULPRIT_BUF_INIT, bad = CULPRIT_BUF_INIT;
+    char from[64], to[64];
+    const char *samples, *nl, *second_close;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_non_null(samples = strstr(doc.ptr, "\nsamples "));
+    nl = strchr(samples + 1, '\n');
+    second_close = strstr(strstr(nl, "</system-out>") + 1, "</system-out>");
+    assert_non_null(second_close);
+    snprintf(from, sizeof(from), "%.*s", (int)(nl - samples), samples);
+    snprintf(to, sizeof(to), "\nsamples %zu", (size_t)(second_close - (nl + 1)));
+    culprit_buf_put(&bad, doc.ptr, doc.size);
+    replace_once(&bad, from, to);
+    expect_invalid(bad.ptr, bad.size, CULPRIT_HISTORY_LOAD_SAMPLES, "lying length, full read");
+    expect_invalid(bad.ptr, bad.size, 0, "lying length, summaries only");
+    culprit_buf_dispose(&bad);
+    culprit_buf_dispose(&doc);
+    culprit_run_free(run);
+}
+
 static void corrupt_and_foreign_files_are_invalid(void **state)
 {
     culprit_run *run = make_run();
@@ -416,6 +443,7 @@ static void corrupt_and_foreign_files_are_invalid(void **state)
     expect_invalid_edit(&doc, "name=\"culprit.format\"", "name=\"other.format\"", 0,
                         "culprit.format");
     expect_invalid_edit(&doc, "summary-mean 1193.75", "summary-mean 11x3.75", 0, "summary-mean");
+    expect_invalid_edit(&doc, "summary-n 12", "summary-n 18446744073709551615", 0, "summary-n");
     expect_invalid_edit(&doc, "cpu_ns 10 20 30", "cpu_ns 10 2# 30", CULPRIT_HISTORY_LOAD_SAMPLES,
                         "malformed sample value");
     expect_invalid_edit(&doc, "cpu_ns 10 20 30", "cpu_ns 10 20", CULPRIT_HISTORY_LOAD_SAMPLES,
@@ -564,12 +592,18 @@ static void load_skips_corrupt_files_and_filters(void **state)
     write_text(corrupt, "<testsuites><testsuite", 22);
     write_text(other, "not history", 11);
     write_text(tmp, "<half", 5);
+    /* A FIFO in the store made every reader wait for a writer forever. */
+    char *fifo = culprit_fs_join(dir, "0001-fifo.xml");
+    assert_int_equal(mkfifo(fifo, 0600), 0);
 
     assert_int_equal(culprit_history_load(&runs, history, NULL, collect_warning, &w), 0);
     assert_int_equal(runs.nruns, 3);
-    assert_int_equal(runs.nskipped, 1);
-    assert_int_equal(w.count, 1);
-    assert_non_null(strstr(w.last, corrupt));
+    assert_int_equal(runs.nskipped, 2);
+    assert_int_equal(w.count, 2);
+    assert_int_equal(unlink(fifo), 0);
+    free(fifo);
+    assert_non_null(strstr(w.last, "0001-fifo.xml"));
+    assert_non_null(strstr(w.last, "not a regular file"));
     assert_int_equal(stat(corrupt, &st), 0); /* reported, never deleted */
     assert_string_equal(runs.runs[0]->timestamp, "2026-01-01T00:00:00Z");
     assert_string_equal(runs.runs[1]->timestamp, "2026-01-02T00:00:00Z");
@@ -612,6 +646,67 @@ static void load_skips_corrupt_files_and_filters(void **state)
     free(corrupt), free(other), free(tmp), free(dir);
 }
 
+/* culprit could not read back a file of its own over 10 MB (libxml2's limits on one
+ * chunk of input): a run of one test with 3 million samples of each of two series
+ * (about 50 MB) and a run of 20,000 tests must both read back, whole and summaries
+ * only. */
+static void files_of_any_size_read_back(void **state)
+{
+    char *dir = test_tmpdir_new("huge"), *path = culprit_fs_join(dir, "huge.xml");
+    culprit_run *run = make_run(), *back = NULL, *wide = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    size_t n = 3000000;
+    double *x = malloc(n * sizeof(*x));
+    struct stat st;
+    (void)state;
+
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = 1000.0 + (double)(i % 977) * 0.25;
+    culprit_test_result *t = &run->tests[0];
+    for (size_t i = 0; i < t->nseries; i++)
+        free(t->series[i].name), free(t->series[i].values);
+    t->nseries = 0;
+    assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, n, 0), 0);
+    assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", x, n, 0), 0);
+    assert_int_equal(culprit_history_write_file(run, path, 0), 0);
+    assert_int_equal(stat(path, &st), 0);
+    assert_true(st.st_size > 40 * 1000 * 1000);
+    assert_int_equal(culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
+    assert_int_equal(culprit_test_result_series(&back->tests[0], "cpu_ns")->n, n);
+    assert_true(culprit_test_result_series(&back->tests[0], "cpu_ns")->values[n - 1] == x[n - 1]);
+    culprit_run_free(back);
+    assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
+    assert_int_equal(culprit_test_result_series(&back->tests[0], "wall_ns")->n, n);
+    culprit_run_free(back);
+
+    assert_int_equal(culprit_run_new(&wide), 0);
+    culprit_str_set(&wide->suite, "wide");
+    culprit_str_set(&wide->commit, "0123456789abcdef0123456789abcdef01234567");
+    culprit_str_set(&wide->timestamp, "2026-11-22T13:05:00Z");
+    for (size_t i = 0; i < 20000; i++) {
+        char name[32];
+        assert_int_equal(culprit_run_add_test(&t, wide), 0);
+        snprintf(name, sizeof(name), "test_%05zu", i);
+        culprit_str_set(&t->name, name);
+        t->status = CULPRIT_STATUS_PASS;
+        assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, 100, 0), 0);
+    }
+    assert_int_equal(culprit_history_format(&doc, wide), 0);
+    assert_true(doc.size > 10 * 1000 * 1000);
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "wide", 0), 0);
+    assert_int_equal(back->ntests, 20000);
+    culprit_run_free(back);
+
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    culprit_buf_dispose(&doc);
+    culprit_run_free(wide);
+    culprit_run_free(run);
+    free(x);
+    free(path);
+    free(dir);
+}
+
 static void invalid_series_names_are_refused(void **state)
 {
     culprit_run *run = make_run();
@@ -637,10 +732,12 @@ int main(void)
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),
         cmocka_unit_test(corrupt_and_foreign_files_are_invalid),
+        cmocka_unit_test(a_lying_samples_length_is_refused_by_both_reads),
         cmocka_unit_test(reader_without_skip_shape_still_reads),
         cmocka_unit_test(store_never_overwrites),
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
         cmocka_unit_test(invalid_series_names_are_refused),
+        cmocka_unit_test(files_of_any_size_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

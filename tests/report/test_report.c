@@ -306,6 +306,38 @@ static void report_bad_inputs_fail_naming_them(void **state)
     expect_culprit(repo->dir, 0, "usage: culprit report", "report --help");
 }
 
+/* Names are data (history comes from other machines and pull requests): a test name
+ * with a backquote, '|', a line break or HTML cannot leave its code span in the
+ * Markdown summary (extra cells, a fake row, a link, raw HTML). */
+static void report_markdown_names_stay_in_their_code_span(void **state)
+{
+    static repo_fixture evil;
+    const synthetic_test before[] = {
+        {"tick`|x", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS},
+        {"row\n| fake | row |", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS},
+        {"<img src=x onerror=alert(1)>", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS}};
+    const synthetic_test now[] = {
+        {"tick`|x", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS},
+        {"row\n| fake | row |", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS},
+        {"<img src=x onerror=alert(1)>", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS}};
+    cli_result r;
+    (void)state;
+
+    fixture_repo(&evil);
+    fixture_store(evil.history,
+                  fixture_run("perf", evil.sha[2], "2024-03-03T12:00:00Z", NULL, before, 3));
+    fixture_store(evil.history,
+                  fixture_run("perf", evil.sha[3], "2024-03-04T12:00:00Z", NULL, now, 3));
+    r = run_culprit(evil.dir, NULL, "report --format markdown");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "| **MAJOR** | ``perf.tick`\\|x`` |");
+    assert_contains(r.out, "| **MAJOR** | `perf.row\\x0a\\| fake \\| row \\|` |");
+    assert_contains(r.out, "| **MAJOR** | `perf.<img src=x onerror=alert(1)>` |");
+    assert_lacks(r.out, "\n| fake");
+    cli_result_dispose(&r);
+    fixture_remove(&evil);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +350,7 @@ int main(void)
         cmocka_unit_test(report_reads_suspect_paths),
         cmocka_unit_test(report_reads_the_call_tree_inside_the_bisect_document),
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
+        cmocka_unit_test(report_markdown_names_stay_in_their_code_span),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }
