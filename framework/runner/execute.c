@@ -25,6 +25,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -319,16 +320,24 @@ static void spin(const culprit_runner_job *job, double start, unsigned int *tick
     fflush(job->progress);
 }
 
-static int collect_output(culprit_buf *output, int fd, double deadline,
+/*
+ * Reads the child's output until the child exits or the deadline passes: 0 exited
+ * (reaped into *status), 1 timed out. The end is the child's exit, seen through a
+ * pidfd, not the end of its output: a test body that starts a process in the
+ * background hands it the output pipe, and waiting for the pipe to close hung the
+ * runner (or, with --timeout, reported a test that returned at once as timed out).
+ * Without a pidfd (kernels before 5.3) the pipe's end is awaited, as before.
+ */
+static int collect_output(culprit_buf *output, int fd, pid_t pid, int *status, double deadline,
                           const culprit_runner_job *job, double start)
 {
     char chunk[4096];
     unsigned int tick = 0;
-    int timed_out = -1;
+    int timed_out = -1, pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 
     while (timed_out < 0) {
         int wait_ms = -1;
-        struct pollfd p = {fd, POLLIN, 0};
+        struct pollfd p[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
         if (deadline > 0) {
             double left = deadline - now_s();
             if (left <= 0) {
@@ -339,21 +348,38 @@ static int collect_output(culprit_buf *output, int fd, double deadline,
         }
         if (job->progress && (wait_ms < 0 || wait_ms > SPIN_MS))
             wait_ms = SPIN_MS;
-        int n = poll(&p, 1, wait_ms);
+        int n = poll(p, 2, wait_ms);
         if (n < 0 && errno == EINTR)
             continue;
         if (n == 0) {
             spin(job, start, &tick);
             continue; /* the deadline check above ends it */
         }
+        if (p[1].revents) { /* exited: what it wrote is in the pipe already */
+            while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+                ;
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+            while ((n = (int)read(fd, chunk, sizeof(chunk))) > 0)
+                culprit_buf_put(output, chunk, (size_t)n);
+            timed_out = 0;
+            pid = 0;
+            break;
+        }
         ssize_t got = read(fd, chunk, sizeof(chunk));
         if (got < 0 && errno == EINTR)
             continue;
-        if (got <= 0)
+        if (got <= 0 && pidfd < 0)
             timed_out = 0;
+        else if (got <= 0)
+            fd = -1; /* closed: the exit is still awaited through the pidfd */
         else
             culprit_buf_put(output, chunk, (size_t)got);
     }
+    if (pidfd >= 0)
+        close(pidfd);
+    if (pid && timed_out == 0) /* no pidfd: the pipe closed, now reap */
+        while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+            ;
     if (job->progress && tick) { /* the result line takes the spinner's place */
         fputs("\r\033[K", job->progress);
         fflush(job->progress);
@@ -361,8 +387,24 @@ static int collect_output(culprit_buf *output, int fd, double deadline,
     return timed_out;
 }
 
+/* The group of the test child being run, for the signal handler: Ctrl-C reaches
+ * only the foreground group, and the child has a group of its own. */
+static volatile sig_atomic_t child_group;
+
+static void end_child_group(int sig)
+{
+    if (child_group > 0)
+        kill(-(pid_t)child_group, SIGKILL);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static const int end_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define NSIGNALS (sizeof(end_signals) / sizeof(end_signals[0]))
+
 static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
 {
+    struct sigaction old[NSIGNALS];
     culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
     culprit_run *child_run = NULL;
     int fds[2] = {-1, -1}, status = 0, timed_out, error;
@@ -382,17 +424,32 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
         goto cleanup;
     }
     if (pid == 0) {
+        /* A group of its own, so that what the test starts ends with it. */
+        setpgid(0, 0);
         close(fds[0]);
         child_main(job, path.ptr, fds[1]);
     }
+    setpgid(pid, pid); /* as the child does: whichever runs first */
+    child_group = pid;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
     close(fds[1]);
     fds[1] = -1;
-    timed_out = collect_output(&output, fds[0], job->timeout_s > 0 ? start + job->timeout_s : 0,
-                               job, start);
-    if (timed_out)
-        kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
+    timed_out = collect_output(&output, fds[0], pid, &status,
+                               job->timeout_s > 0 ? start + job->timeout_s : 0, job, start);
+    if (timed_out) {
+        kill(-pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+    } else if (kill(-pid, 0) == 0) {
+        /* The test returned, but processes it started still run: ended with it. */
+        kill(-pid, SIGKILL);
+        fprintf(stderr, "culprit: %s left processes running when it returned; they were killed\n",
+                job->test->name);
+    }
+    child_group = 0;
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &old[i], NULL);
     if (!timed_out && WIFEXITED(status) &&
         culprit_history_read_file(&child_run, path.ptr, CULPRIT_HISTORY_LOAD_SAMPLES) == 0 &&
         child_run->ntests == 1) {

@@ -70,6 +70,16 @@ static void hangs(void **state)
         pause();
 }
 
+/* Returns at once, leaving a process behind that holds the output pipe: the runner
+ * must end the test when its process exits (it waited for the pipe, forever
+ * without --timeout, and reported "timed out" with one), and end the leftover. */
+static void leaves_a_child(void **state)
+{
+    (void)state;
+    if (system("sleep 60 &") != 0)
+        fail_msg("cannot start the background sleep");
+}
+
 /* Per-repetition setup fills the input untimed; the body checks it was refreshed. */
 static int rep_setups, bodies;
 static int fill(void **state)
@@ -124,6 +134,7 @@ int main(int argc, char **argv)
                           .teardown = free_input, .rep_setup = fill),
         culprit_perf_test(cpu_busy, .repetitions = 30, .metric = "cpu_ns"),
         culprit_perf_test(load_spin, .duration_s = 0.3, .interval_s = 0.01),
+        culprit_perf_test(leaves_a_child, .repetitions = 1, .timeout_s = 30),
     };
     return culprit_run_group_name("sample", tests, argc, argv);
 }

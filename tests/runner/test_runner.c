@@ -126,8 +126,9 @@ static void list_prints_names_in_declaration_order(void **state)
 {
     workspace *w = *state;
     assert_int_equal(run_sample(w, NULL, NULL, "--list"), 0);
-    assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\nfails_third_time\ncrashes\n"
-                                    "hangs\nsorts_fresh_input\ncpu_busy\nload_spin\n");
+    assert_string_equal(w->out.ptr,
+                        "busy_fast\nbusy_declared_slow\nfails_third_time\ncrashes\n"
+                        "hangs\nsorts_fresh_input\ncpu_busy\nload_spin\nleaves_a_child\n");
     assert_int_equal(run_sample(w, NULL, NULL, "--list --filter 'busy_*'"), 0);
     assert_string_equal(w->out.ptr, "busy_fast\nbusy_declared_slow\n");
 }
@@ -271,12 +272,16 @@ static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
     assert_int_equal(json_integer_value(json_object_get(t, "batch")), 1);
     t = test_in(doc, "busy_fast");
     assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    /* It returned at once: passed, not timed out, and its leftover was ended. */
+    t = test_in(doc, "leaves_a_child");
+    assert_string_equal(json_string_value(json_object_get(t, "status")), "pass");
+    assert_non_null(strstr(w->err.ptr, "leaves_a_child left processes running"));
     json_decref(doc);
 
     assert_int_equal(culprit_history_open(&h, hist, 0), 0);
     assert_int_equal(culprit_history_load(&runs, h, NULL, NULL, NULL), 0);
     assert_int_equal(runs.nruns, 1);
-    assert_int_equal(runs.runs[0]->ntests, 8);
+    assert_int_equal(runs.runs[0]->ntests, 9);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "crashes")->status, CULPRIT_STATUS_ERROR);
     assert_int_equal(culprit_run_find_test(runs.runs[0], "busy_fast")->status, CULPRIT_STATUS_PASS);
     char *file = first_file(hist, ".xml");
