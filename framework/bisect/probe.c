@@ -232,10 +232,14 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
 
     if (!o->run)
         return run_command(value, o->command, path, o->timeout_s, NULL);
-    snprintf(dir, sizeof(dir), "%s/culprit-bisect-run-XXXXXX", culprit_fs_tmpdir());
-    if (!mkdtemp(dir))
-        return culprit_error_set_os("cannot create a directory for the test's results in '%s'",
-                                    culprit_fs_tmpdir());
+    {
+        culprit_buf made = CULPRIT_BUF_INIT;
+        error = culprit_fs_make_temp(&made, culprit_fs_tmpdir(), "bisect-run", 1);
+        snprintf(dir, sizeof(dir), "%s", culprit_buf_cstr(&made));
+        culprit_buf_dispose(&made);
+        if (error < 0)
+            return error;
+    }
     snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
     snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", sha);
     if ((error = run_command(&elapsed, o->run, path, o->timeout_s, env)) < 0)

@@ -230,11 +230,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                                  opts->version);
     if (!argv || !argv[0])
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
-    if ((error = culprit_buf_printf(&dir, "%s/culprit-record-XXXXXX", culprit_fs_tmpdir())) < 0)
-        goto cleanup;
-    if (!mkdtemp(dir.ptr)) {
-        error = culprit_error_set_os("cannot create a temporary directory in '%s'",
-                                     culprit_fs_tmpdir());
+    if ((error = culprit_fs_make_temp(&dir, culprit_fs_tmpdir(), "record", 1)) < 0) {
         culprit_buf_clear(&dir);
         goto cleanup;
     }

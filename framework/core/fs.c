@@ -12,11 +12,13 @@
  */
 #include "culprit/core.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <dirent.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -159,7 +161,10 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
     }
     if (target)
         path = target;
-    if ((error = culprit_buf_printf(&tmp, "%s.tmp.XXXXXX", path)) < 0)
+    /* <path>.tmp.<host>-<pid>-XXXXXX: a writer killed before the rename leaves it, and
+     * the next writer to the store removes it (culprit_fs_remove_stale()). */
+    if ((error = culprit_buf_printf(&tmp, "%s.tmp.", path)) < 0 ||
+        (error = culprit_fs_owner_tag(&tmp)) < 0 || (error = culprit_buf_puts(&tmp, "XXXXXX")) < 0)
         goto cleanup;
     if ((fd = mkstemp(tmp.ptr)) < 0) {
         error = culprit_error_set_os("cannot create a temporary file for '%s'", path);
@@ -243,6 +248,89 @@ void culprit_fs_unlock(int fd)
 {
     if (fd >= 0)
         close(fd); /* closing the only descriptor releases the flock */
+}
+
+/* ------------------------------------------------ temporary names and leftovers --- */
+
+static void host_name(char *out, size_t size)
+{
+    if (gethostname(out, size) < 0 || !out[0])
+        snprintf(out, size, "localhost");
+    out[size - 1] = '\0';
+    for (char *p = out; *p; p++)
+        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
+            *p = '_';
+}
+
+int culprit_fs_owner_tag(culprit_buf *out)
+{
+    char host[256];
+
+    host_name(host, sizeof(host));
+    return culprit_buf_printf(out, "%s-%ld-", host, (long)getpid());
+}
+
+/* The pid of a leftover named <host>-<pid>-XXXXXX after its marker, when the host is
+ * ours; 0 when the name is not of that shape or from another host. */
+static long leftover_pid(const char *rest, const char *host)
+{
+    size_t len = strlen(rest), end, start;
+
+    if (len < 10 || rest[len - 7] != '-')
+        return 0;
+    end = len - 7;
+    for (start = end; start > 0 && isdigit((unsigned char)rest[start - 1]); start--)
+        ;
+    if (start == end || start < 2 || rest[start - 1] != '-' || strlen(host) != start - 1 ||
+        strncmp(rest, host, start - 1) != 0)
+        return 0;
+    return strtol(rest + start, NULL, 10);
+}
+
+size_t culprit_fs_remove_stale(const char *dir, const char *marker)
+{
+    char host[256];
+    size_t removed = 0;
+    struct dirent *e;
+    DIR *d;
+
+    host_name(host, sizeof(host));
+    if (!(d = opendir(dir)))
+        return 0;
+    while ((e = readdir(d))) {
+        const char *at = strstr(e->d_name, marker);
+        long pid = at ? leftover_pid(at + strlen(marker), host) : 0;
+        char *path;
+        /* Alive, or not ours to judge (EPERM: someone else's live process). */
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        if ((path = culprit_fs_join(dir, e->d_name)) && culprit_fs_remove_tree(path) == 0)
+            removed++;
+        free(path);
+    }
+    closedir(d);
+    return removed;
+}
+
+int culprit_fs_make_temp(culprit_buf *out, const char *dir, const char *kind, int directory)
+{
+    culprit_buf marker = CULPRIT_BUF_INIT;
+    int fd, error;
+
+    if ((error = culprit_buf_printf(&marker, "culprit-%s-", kind)) < 0)
+        return error;
+    culprit_fs_remove_stale(dir, marker.ptr);
+    error = culprit_buf_printf(out, "%s/%s", dir, marker.ptr);
+    culprit_buf_dispose(&marker);
+    if (error < 0 || (error = culprit_fs_owner_tag(out)) < 0 ||
+        (error = culprit_buf_puts(out, "XXXXXX")) < 0)
+        return error;
+    if (directory ? !mkdtemp(out->ptr) : (fd = mkstemp(out->ptr)) < 0)
+        return culprit_error_set_os("cannot create a temporary %s in '%s'",
+                                    directory ? "directory" : "file", dir);
+    if (!directory)
+        close(fd);
+    return 0;
 }
 
 const char *culprit_fs_tmpdir(void)

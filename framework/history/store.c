@@ -146,6 +146,8 @@ int culprit_history_store(culprit_history *history, const culprit_run *run, char
 
     if (path_out)
         *path_out = NULL;
+    /* Temporary files of writers killed before their rename. */
+    culprit_fs_remove_stale(history->dir, ".tmp.");
     /* A fresh random part on collision; a caller-chosen id is never retried. */
     for (int attempt = 0; attempt < 8; attempt++) {
         free(id);

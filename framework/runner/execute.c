@@ -290,15 +290,7 @@ static void child_main(const culprit_runner_job *job, const char *result_path, i
 
 static int make_result_path(culprit_buf *path)
 {
-    const char *tmp = culprit_fs_tmpdir();
-    int fd, error;
-
-    if ((error = culprit_buf_printf(path, "%s/culprit-result-XXXXXX", tmp)) < 0)
-        return error;
-    if ((fd = mkstemp(path->ptr)) < 0)
-        return culprit_error_set_os("cannot create a temporary file in '%s'", tmp);
-    close(fd);
-    return 0;
+    return culprit_fs_make_temp(path, culprit_fs_tmpdir(), "result", 0);
 }
 
 /* Reads the child's output until EOF or the deadline; 1 when the deadline passed. */

@@ -341,7 +341,7 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
     git_tree *tree = NULL;
     walk_payload payload;
     const char *parent;
-    char real_parent[PATH_MAX], *tmpl = NULL;
+    char real_parent[PATH_MAX];
     int error = 0;
 
     *out = NULL;
@@ -363,16 +363,16 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
     co->allow_submodules = opts->allow_submodules;
     if ((error = tree_of(&tree, &co->tree, co->sha, repo, sha)) < 0)
         goto cleanup;
-    if (!(tmpl = culprit_fs_join(real_parent, "culprit-checkout-XXXXXX"))) {
-        error = CULPRIT_ERROR;
-        goto cleanup;
+    /* culprit-checkout-<host>-<pid>-XXXXXX: the checkouts of a bisection killed with
+     * SIGKILL (no handler runs) are removed by the next one. */
+    {
+        culprit_buf dir = CULPRIT_BUF_INIT;
+        if ((error = culprit_fs_make_temp(&dir, real_parent, "checkout", 1)) < 0) {
+            culprit_buf_dispose(&dir);
+            goto cleanup;
+        }
+        co->path = culprit_buf_detach(&dir);
     }
-    if (!mkdtemp(tmpl)) {
-        error = culprit_error_set_os("cannot create a directory in '%s'", real_parent);
-        goto cleanup;
-    }
-    co->path = tmpl;
-    tmpl = NULL;
     /* Registered before the first file is written: a signal from here on finds it. */
     if ((co->slot = registry_add(co->path)) < 0) {
         error = co->slot;
@@ -393,7 +393,6 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
     error = 0;
 cleanup:
     git_tree_free(tree);
-    free(tmpl);
     if (co) {
         if (co->path && co->slot >= 0) {
             culprit_error_state saved;

@@ -146,6 +146,25 @@ int culprit_fs_lock(int *fd, const char *path, double timeout_s);
 /** Releases a lock of culprit_fs_lock(); fd < 0 is a no-op. */
 void culprit_fs_unlock(int fd);
 
+/**
+ * Creates a temporary file (or, with `directory`, a directory) in `dir` named
+ * culprit-<kind>-<host>-<pid>-XXXXXX and writes its path to `out`. The host and pid
+ * make it provably ours: before creating it, the ones of the same kind left in
+ * `dir` by a process of this host that no longer exists (killed with SIGKILL, which
+ * no cleanup survives) are removed (culprit_fs_remove_stale()).
+ */
+int culprit_fs_make_temp(culprit_buf *out, const char *dir, const char *kind, int directory);
+/**
+ * Removes the entries of `dir` whose name holds `marker` followed by
+ * <host>-<pid>-XXXXXX, where host is this machine's and no process `pid` exists:
+ * leftovers of a killed writer. Best effort (an entry that cannot be removed is
+ * left); returns how many were removed.
+ */
+size_t culprit_fs_remove_stale(const char *dir, const char *marker);
+/** Appends "<host>-<pid>-" (the host name with characters other than letters,
+ * digits, '.' and '-' as '_'): the owner part of the names above. */
+int culprit_fs_owner_tag(culprit_buf *out);
+
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
 int culprit_fs_mkdir_p(const char *path);
 

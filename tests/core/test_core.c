@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "culprit/core.h"
@@ -115,6 +116,60 @@ static void write_atomic_follows_links_and_writes_devices_through(void **state)
     free(dir);
 }
 
+/* Leftovers of a killed writer (SIGKILL: no cleanup runs) are removed by the next
+ * one, and only those: this host's, of a process that no longer exists. */
+static void leftovers_of_dead_processes_are_removed_and_no_others(void **state)
+{
+    char *dir = test_tmpdir_new("stale"), name[512];
+    culprit_buf tag = CULPRIT_BUF_INIT, made = CULPRIT_BUF_INIT;
+    struct stat st;
+    pid_t dead = fork();
+    (void)state;
+
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    assert_int_equal(culprit_fs_owner_tag(&tag), 0); /* <host>-<our pid>- */
+    const char *host_end = strrchr(tag.ptr, '-');
+    *(char *)host_end = '\0';
+    *(char *)(host_end = strrchr(tag.ptr, '-')) = '\0'; /* tag.ptr is the host now */
+    const char *mine[][2] = {{"run.xml.tmp.", "dead"},
+                             {"culprit-checkout-", "dead"}, /* removed */
+                             {"run.xml.tmp.", "live"},
+                             {"culprit-checkout-", "other"},
+                             {"notes.tmp.", "short"}};
+    for (size_t i = 0; i < 5; i++) {
+        if (strcmp(mine[i][1], "dead") == 0)
+            snprintf(name, sizeof(name), "%s/%s%s-%ld-abcdef", dir, mine[i][0], tag.ptr,
+                     (long)dead);
+        else if (strcmp(mine[i][1], "live") == 0)
+            snprintf(name, sizeof(name), "%s/%s%s-%ld-abcdef", dir, mine[i][0], tag.ptr,
+                     (long)getppid());
+        else if (strcmp(mine[i][1], "other") == 0)
+            snprintf(name, sizeof(name), "%s/%sother-host-%ld-abcdef", dir, mine[i][0], (long)dead);
+        else
+            snprintf(name, sizeof(name), "%s/%sx", dir, mine[i][0]);
+        if (i == 1)
+            assert_int_equal(culprit_fs_mkdir_p(name), 0);
+        else
+            assert_int_equal(culprit_fs_write_atomic(name, "x", 1, 0), 0);
+    }
+    assert_int_equal(culprit_fs_remove_stale(dir, ".tmp."), 1);
+    assert_int_equal(culprit_fs_remove_stale(dir, "culprit-checkout-"), 1);
+    snprintf(name, sizeof(name), "test $(ls -A '%s' | wc -l) -eq 3", dir);
+    assert_int_equal(system(name), 0);
+    /* A new temporary of a kind is named so, and made. */
+    assert_int_equal(culprit_fs_make_temp(&made, dir, "result", 0), 0);
+    assert_non_null(strstr(made.ptr, "/culprit-result-"));
+    assert_int_equal(stat(made.ptr, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    culprit_buf_dispose(&made);
+    culprit_buf_dispose(&tag);
+    free(dir);
+}
+
 static void recode_keeps_the_message(void **state)
 {
     (void)state;
@@ -166,6 +221,7 @@ int main(void)
         cmocka_unit_test(buf_grows_and_stays_terminated),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
         cmocka_unit_test(write_atomic_follows_links_and_writes_devices_through),
+        cmocka_unit_test(leftovers_of_dead_processes_are_removed_and_no_others),
         cmocka_unit_test(tmpdir_follows_the_environment),
         cmocka_unit_test(recode_keeps_the_message),
     };
