@@ -230,6 +230,10 @@ int cli_use_color(void);
 
 /* The tag a verdict line starts with: "MAJOR", "MINOR", "FASTER", "unchanged"... */
 const char *cli_verdict_tag(culprit_verdict_kind kind);
+/* `s` (a name or message from data: history, git, call trees) ready for a terminal or
+ * a log, control characters as \xNN (culprit_buf_put_text); held in `scratch`,
+ * valid until its next use. */
+const char *cli_text(culprit_buf *scratch, const char *s);
 /* Its ANSI colour, or "" when it has none. */
 const char *cli_verdict_color(culprit_verdict_kind kind);
 #define CLI_COLOR_RESET "\033[0m"

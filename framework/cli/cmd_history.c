@@ -79,14 +79,14 @@ static int print_json(const culprit_report *r, size_t limit)
 static void print_text(const culprit_report *r, size_t limit)
 {
     int color = cli_use_color();
-    culprit_buf line = CULPRIT_BUF_INIT;
+    culprit_buf line = CULPRIT_BUF_INIT, text = CULPRIT_BUF_INIT;
 
     if (r->nseries == 0)
         printf("culprit history: no measurements in the %zu first-parent commits from %.12s\n",
                limit, r->commit);
     for (size_t i = 0; i < r->nseries; i++) {
         const culprit_report_series *s = &r->series[i];
-        printf("%s%s\n", i ? "\n" : "", s->test);
+        printf("%s%s\n", i ? "\n" : "", cli_text(&text, s->test));
         for (size_t k = s->npoints; k-- > 0;) {
             const culprit_report_point *p = &s->points[k];
             const culprit_report_commit *c = &r->commits[p->commit];
@@ -104,11 +104,13 @@ static void print_text(const culprit_report *r, size_t limit)
                 culprit_buf_printf(&line, " %+6.1f%%", 100 * p->change);
             else
                 culprit_buf_puts(&line, "        ");
-            culprit_buf_printf(&line, "  %s", c->subject ? c->subject : "");
+            culprit_buf_puts(&line, "  ");
+            culprit_buf_put_text(&line, c->subject ? c->subject : "");
             printf("%s\n", culprit_buf_cstr(&line));
         }
     }
     culprit_buf_dispose(&line);
+    culprit_buf_dispose(&text);
 }
 
 int cli_history(int argc, char **argv)

@@ -39,6 +39,14 @@ const char *cli_verdict_color(culprit_verdict_kind kind)
     }
 }
 
+const char *cli_text(culprit_buf *scratch, const char *s)
+{
+    culprit_buf_clear(scratch);
+    if (s && culprit_buf_put_text(scratch, s) < 0)
+        return "(out of memory)";
+    return culprit_buf_cstr(scratch);
+}
+
 /* The lines of the counter detectors under a test's verdict line. */
 static void print_counter_lines(FILE *out, const culprit_check_result *result, size_t i, int color)
 {
@@ -65,13 +73,17 @@ static void print_counter_lines(FILE *out, const culprit_check_result *result, s
 
 void cli_print_verdicts(FILE *out, const culprit_check_result *result, int color)
 {
+    culprit_buf text = CULPRIT_BUF_INIT;
+
     for (size_t i = 0; i < result->n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
         const char *c = color ? cli_verdict_color(v->kind) : "";
+        /* The message names the test, which is data: escaped for the terminal. */
         fprintf(out, "%s%-11s%s %s\n", c, cli_verdict_tag(v->kind), *c ? CLI_COLOR_RESET : "",
-                v->message ? v->message : v->test);
+                cli_text(&text, v->message ? v->message : v->test));
         print_counter_lines(out, result, i, color);
     }
+    culprit_buf_dispose(&text);
 }
 
 /* The order counts are listed in: the ones a reader looks for first. */

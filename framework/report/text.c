@@ -46,23 +46,31 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
     culprit_buf_printf(out, "culprit report at %s: ", culprit_report__short(sha, r->commit));
     counts(out, r);
     culprit_buf_puts(out, "\n");
+    /* Names, messages and subjects are data (history, git, call trees from other
+     * machines): written through culprit_buf_put_text(), control characters escaped. */
     for (size_t i = 0; i < r->nseries; i++) {
         const culprit_report_point *p = culprit_report_current(r, &r->series[i]);
-        if (p && (p->verdict == CULPRIT_VERDICT_MAJOR || p->verdict == CULPRIT_VERDICT_MINOR))
-            culprit_buf_printf(out, "  %-10s %s\n", culprit_report_verdict_tag(p->verdict),
-                               p->message ? p->message : r->series[i].test);
-        if (p && p->counters_flagged)
-            culprit_buf_printf(out, "  %-10s %s: %s%s%s%s\n", "COUNTERS", r->series[i].test,
-                               p->clusters ? "clusters: " : "", p->clusters ? p->clusters : "",
-                               p->clusters && p->rules ? "; rules: "
-                               : p->rules              ? "rules: "
-                                                       : "",
-                               p->rules ? p->rules : "");
+        if (p && (p->verdict == CULPRIT_VERDICT_MAJOR || p->verdict == CULPRIT_VERDICT_MINOR)) {
+            culprit_buf_printf(out, "  %-10s ", culprit_report_verdict_tag(p->verdict));
+            culprit_buf_put_text(out, p->message ? p->message : r->series[i].test);
+            culprit_buf_puts(out, "\n");
+        }
+        if (p && p->counters_flagged) {
+            culprit_buf_printf(out, "  %-10s ", "COUNTERS");
+            culprit_buf_put_text(out, r->series[i].test);
+            culprit_buf_printf(out, ": %s", p->clusters ? "clusters: " : "");
+            culprit_buf_put_text(out, p->clusters ? p->clusters : "");
+            culprit_buf_puts(out, p->clusters && p->rules ? "; rules: "
+                                  : p->rules              ? "rules: "
+                                                          : "");
+            culprit_buf_put_text(out, p->rules ? p->rules : "");
+            culprit_buf_puts(out, "\n");
+        }
     }
     if (b && b->culprit[0]) {
-        culprit_buf_printf(out, "  %-10s %s %s\n  %-10s ", "culprit",
-                           culprit_report__short(sha, b->culprit), b->subject ? b->subject : "",
-                           "");
+        culprit_buf_printf(out, "  %-10s %s ", "culprit", culprit_report__short(sha, b->culprit));
+        culprit_buf_put_text(out, b->subject ? b->subject : "");
+        culprit_buf_printf(out, "\n  %-10s ", "");
         culprit_report__put_change_ci(out, b->change, b->change_low, b->change_high);
         culprit_buf_printf(out, "; %zu steps, %zu builds, %zu runs among %zu commits\n", b->nsteps,
                            b->builds, b->runs, b->ncommits);
@@ -70,13 +78,19 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
         culprit_buf_printf(out, "  %-10s %s\n", "bisection",
                            culprit_bisect_outcome_name(b->outcome));
     }
-    if (c && c->error)
-        culprit_buf_printf(out, "  %-10s no call-tree analysis: %s\n", "where", c->error);
+    if (c && c->error) {
+        culprit_buf_printf(out, "  %-10s no call-tree analysis: ", "where");
+        culprit_buf_put_text(out, c->error);
+        culprit_buf_puts(out, "\n");
+    }
     if (c && c->nsuspects) {
-        culprit_buf_printf(out, "  %-10s %s", "where", c->suspects[0]);
+        culprit_buf_printf(out, "  %-10s ", "where");
+        culprit_buf_put_text(out, c->suspects[0]);
         for (size_t i = 0; i < c->nnodes; i++)
             if (c->nodes[i].suspect && c->nodes[i].changed) {
-                culprit_buf_printf(out, " (%s changed by the culprit)", c->nodes[i].function);
+                culprit_buf_puts(out, " (");
+                culprit_buf_put_text(out, c->nodes[i].function);
+                culprit_buf_puts(out, " changed by the culprit)");
                 break;
             }
         culprit_buf_puts(out, "\n");

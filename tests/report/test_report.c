@@ -308,7 +308,8 @@ static void report_bad_inputs_fail_naming_them(void **state)
 
 /* Names are data (history comes from other machines and pull requests): a test name
  * with a backquote, '|', a line break or HTML cannot leave its code span in the
- * Markdown summary (extra cells, a fake row, a link, raw HTML). */
+ * Markdown summary (extra cells, a fake row, a link, raw HTML), nor print a line
+ * break or an escape sequence in `check` and `history`. */
 static void report_markdown_names_stay_in_their_code_span(void **state)
 {
     static repo_fixture evil;
@@ -334,6 +335,16 @@ static void report_markdown_names_stay_in_their_code_span(void **state)
     assert_contains(r.out, "| **MAJOR** | `perf.row\\x0a\\| fake \\| row \\|` |");
     assert_contains(r.out, "| **MAJOR** | `perf.<img src=x onerror=alert(1)>` |");
     assert_lacks(r.out, "\n| fake");
+    cli_result_dispose(&r);
+    /* On a terminal or in a log: control characters escaped, no line break in a name. */
+    r = run_culprit(evil.dir, NULL, "check --fail-on none");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "perf.row\\x0a| fake | row |");
+    assert_lacks(r.out, "\n| fake");
+    cli_result_dispose(&r);
+    r = run_culprit(evil.dir, NULL, "history");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "perf.row\\x0a| fake | row |\n");
     cli_result_dispose(&r);
     fixture_remove(&evil);
 }
