@@ -156,7 +156,9 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         if ((error = culprit_detect_baseline(&base, runs, e[i].run->suite, e[i].test->name,
                                              baseline_commits, nbaseline, opts->pool)) < 0 ||
             (error = culprit_detect_run_noise(&base.between_var, &base.between_df, runs, e[i].run,
-                                              e[i].test, opts->noise_window)) < 0)
+                                              e[i].test, opts->noise_window)) < 0 ||
+            (error = culprit_detect_count_spread(&base.count_spread, runs, e[i].run, e[i].test,
+                                                 opts->noise_window)) < 0)
             goto cleanup;
         error = culprit_detect_judge(&out->verdicts[i], e[i].run, e[i].test, &base, &opts->detect);
         culprit_baseline_dispose(&base);
@@ -198,7 +200,7 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
     for (size_t i = 0; i < b->ntests; i++) {
         const culprit_test_result *now = &b->tests[i], *before;
         const culprit_test_result *results[1];
-        culprit_baseline base = {0, results, runs_a, a->commit, 0, 0};
+        culprit_baseline base = {0, results, runs_a, a->commit, 0, 0, 0};
         culprit_buf key = CULPRIT_BUF_INIT;
         int wanted;
         culprit_buf_printf(&key, "%s.%s", b->suite ? b->suite : "", now->name);
