@@ -125,6 +125,20 @@ static int options_valid(const culprit_check_options *opts)
     return 0;
 }
 
+/* With a metric asked for, every result judged must carry it (select_metric). */
+static int metric_selected(const entry *e, size_t n, const char *metric)
+{
+    for (size_t i = 0; metric && i < n; i++) {
+        const char *m = e[i].test->metric ? e[i].test->metric : "wall_ns";
+        if (strcmp(m, metric) != 0)
+            return culprit_error_set(CULPRIT_EINVALID,
+                                     "%s was measured for '%s', not '%s' (select the metric "
+                                     "with culprit_detect_select_metric first)",
+                                     e[i].key, m, metric);
+    }
+    return 0;
+}
+
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts)
@@ -149,7 +163,7 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
                                  commit);
     }
-    if ((error = result_alloc(out, n)) < 0)
+    if ((error = metric_selected(e, n, opts->metric)) < 0 || (error = result_alloc(out, n)) < 0)
         goto cleanup;
     for (size_t i = 0; i < n; i++) {
         culprit_baseline base;

@@ -563,13 +563,16 @@ typedef struct {
     unsigned int detectors; /**< culprit_detector set (CULPRIT_DETECTOR_TIME) */
     culprit_clusters_options clusters; /**< for CULPRIT_DETECTOR_CLUSTERS */
     culprit_rules_options rules;       /**< for CULPRIT_DETECTOR_RULES */
+    const char *metric; /**< the series judged (`check --metric`); NULL: each result's own
+                             metric. The runs must have been passed through
+                             culprit_detect_select_metric() first */
 } culprit_check_options;
 
 #define CULPRIT_CHECK_OPTIONS_VERSION 1
 #define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
     {                                                                                              \
         CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10,                   \
-            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT       \
+            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT, NULL \
     }
 
 /** Sets `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
@@ -601,6 +604,8 @@ typedef struct {
  * against the newest passing run at each of the last opts->rules.history commits
  * with data. Both need the runs loaded with CULPRIT_HISTORY_LOAD_SAMPLES; without
  * samples they report "not judged". The time verdict is always computed.
+ * With opts->metric set, a result at `commit` measured for another metric is
+ * CULPRIT_EINVALID (culprit_detect_select_metric() was not applied to the runs).
  * CULPRIT_EINVALID when opts, or one of the options it embeds, has another version
  * than this header's (set them with CULPRIT_CHECK_OPTIONS_INIT or
  * culprit_check_options_init()); opts NULL means the defaults.
