@@ -45,10 +45,7 @@ double culprit_detect_count_threshold(const culprit_detect_options *opts, double
     return widened > opts->count_threshold ? widened : opts->count_threshold;
 }
 
-/* The value a counted result stands for: the median count of a repetition (the
- * first repetition may count lazy binding and first touches the others do not),
- * the mean when no median was recorded. */
-static double counted_value(const culprit_test_result *t)
+double culprit_detect_counted_value(const culprit_test_result *t)
 {
     return isfinite(t->summary.median) ? t->summary.median : t->summary.mean;
 }
@@ -84,7 +81,7 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
         if (run->dirty || !run->commit || !same_string(run->suite, now_run->suite) ||
             !culprit_detect__same_build(run, now_run) ||
             !(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t) ||
-            !same_string(t->counted_by, now->counted_by) || !(counted_value(t) > 0))
+            !same_string(t->counted_by, now->counted_by) || !(culprit_detect_counted_value(t) > 0))
             continue;
         seen[k] = run;
         res[k++] = t;
@@ -94,7 +91,8 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
             double d;
             if (strcmp(seen[a]->commit, seen[b]->commit) != 0)
                 continue;
-            d = fabs(counted_value(res[a]) / counted_value(res[b]) - 1);
+            d = fabs(culprit_detect_counted_value(res[a]) / culprit_detect_counted_value(res[b]) -
+                     1);
             if (d > *spread)
                 *spread = d;
         }
@@ -176,12 +174,12 @@ int culprit_detect__judge_counted(culprit_verdict *out, const culprit_run *run,
         return 0;
     out->evidence = CULPRIT_EVIDENCE_DETERMINISTIC;
     out->now_n = now->summary.n;
-    out->now_mean = out->now_low = out->now_high = counted_value(now);
+    out->now_mean = out->now_low = out->now_high = culprit_detect_counted_value(now);
     threshold = culprit_detect_count_threshold(opts, base ? base->count_spread : 0);
     if (nbase) {
         for (size_t i = 0; i < nbase; i++) {
             out->base_n += base->results[i]->summary.n;
-            sum += counted_value(base->results[i]);
+            sum += culprit_detect_counted_value(base->results[i]);
         }
         out->base_mean = sum / (double)nbase;
         if (base->label && !(out->baseline = culprit_strdup(base->label)))

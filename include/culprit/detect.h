@@ -210,6 +210,13 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
 culprit_verdict_kind culprit_detect_counted_change(double change, double threshold);
 
 /**
+ * The value a counted result stands for: the median count of a repetition (the
+ * first repetition may count lazy binding and first touches the others do not),
+ * the mean when no median was recorded.
+ */
+double culprit_detect_counted_value(const culprit_test_result *t);
+
+/**
  * The threshold of the deterministic rule for one test: opts->count_threshold,
  * raised to opts->count_aa_margin x `aa_spread` when the history's A/A spread is
  * wider. opts NULL: the defaults.
