@@ -325,6 +325,13 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
                                             "with --test are required");
         return cli_usage_error("bisect");
     }
+    if (o->metric && !o->run) {
+        culprit_error_set(CULPRIT_EINVALID,
+                          "bisect: --metric %s counts a perf test: give --run "
+                          "and --test, not --command",
+                          o->metric);
+        return cli_usage_error("bisect");
+    }
     if (q->no_history && (q->history_dir || q->automatic)) {
         culprit_error_set(CULPRIT_EINVALID, "bisect: --no-history contradicts %s",
                           q->history_dir ? "--history" : "--auto");
