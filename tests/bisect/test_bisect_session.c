@@ -520,7 +520,17 @@ static void test_counted_metric(void **state)
     {
         culprit_buf doc = CULPRIT_BUF_INIT;
         assert_int_equal(culprit_bisect_result_to_json(&doc, &sc->r, "s.t", 0), 0);
+        char path[PATH_MAX];
+        culprit_bisect_result back;
+        FILE *f;
         assert_non_null(strstr(culprit_buf_cstr(&doc), "\"deterministic\": true"));
+        snprintf(path, sizeof(path), "%s/bisect.json", sc->repo.dir);
+        assert_non_null(f = fopen(path, "w"));
+        fputs(culprit_buf_cstr(&doc), f);
+        fclose(f);
+        assert_int_equal(culprit_bisect_result_from_json(&back, NULL, NULL, path), 0);
+        assert_true(back.nsteps == sc->r.nsteps && back.steps[1].deterministic);
+        culprit_bisect_result_dispose(&back);
         culprit_buf_dispose(&doc);
     }
     /* Within the threshold (0.4% < 0.5%): nothing to bisect. */
