@@ -38,6 +38,9 @@ static json_t *step_json(const culprit_bisect_step *s)
     json_object_set_new(o, "paired", json_integer((json_int_t)s->paired));
     json_object_set_new(o, "undecided", json_boolean(s->undecided));
     json_object_set_new(o, "skip_reason", string(s->skip_reason));
+    /* Only on a counted bisection: documents of timed ones stay as they were. */
+    if (s->deterministic)
+        json_object_set_new(o, "deterministic", json_true());
     return o;
 }
 

@@ -91,6 +91,7 @@ static int read_steps(culprit_bisect_result *r, const json_t *array, const char 
         s->reused = count(j, "reused");
         s->paired = count(j, "paired");
         s->undecided = json_is_true(json_object_get(j, "undecided"));
+        s->deterministic = json_is_true(json_object_get(j, "deterministic"));
     }
     return 0;
 }

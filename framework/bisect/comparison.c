@@ -12,9 +12,14 @@
  * its interval rules such a slowdown out, and when the runs cannot tell, more runs
  * are taken, up to max_runs (Pinpoint-style adaptive sampling); still undecided, it
  * counts as good, and the step says so.
+ *
+ * A counted metric (opts->metric: instructions under Valgrind) needs none of that:
+ * one run of each side, no warm-up (a count does not depend on a warm machine), and
+ * detect's deterministic rule on the two counts (decide_counted()).
  */
 #include "bisect_internal.h"
 #include "culprit/core.h"
+#include "culprit/detect.h"
 #include "culprit/stats.h"
 
 #include <math.h>
@@ -210,6 +215,44 @@ static int reuse_history(runs *r, size_t max_runs)
     return 0;
 }
 
+static double mean_of(const double *x, size_t n)
+{
+    double sum = 0;
+
+    for (size_t i = 0; i < n; i++)
+        sum += x[i];
+    return sum / (double)n;
+}
+
+/*
+ * A step on counts: samples in history count first, then one run of each side that
+ * has none; the relative change of the mean counts is judged by detect's rule
+ * (culprit_detect_counted_change), bad when it is a regression there.
+ */
+static int decide_counted(runs *r, culprit_bisect_step *step)
+{
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+    size_t reused = r->s->result->reused;
+    int error;
+
+    if ((error = reuse_history(r, 1)) < 0 ||
+        (!r->n[C] && (error = run_side(r, C, r->x[C], &r->n[C])) < 0) ||
+        (!r->n[G] && (error = run_side(r, G, r->x[G], &r->n[G])) < 0))
+        return error;
+    step->deterministic = 1;
+    step->good_mean_ns = mean_of(r->x[G], r->n[G]);
+    step->mean_ns = mean_of(r->x[C], r->n[C]);
+    step->change = step->change_low = step->change_high = step->mean_ns / step->good_mean_ns - 1;
+    step->runs = r->n[C] < r->n[G] ? r->n[C] : r->n[G];
+    step->reused = r->s->result->reused - reused;
+    step->paired = 0;
+    step->verdict = culprit_detect_counted_change(step->change, r->s->opts->count_threshold) ==
+                            CULPRIT_VERDICT_MINOR
+                        ? CULPRIT_BISECT_BAD
+                        : CULPRIT_BISECT_GOOD;
+    return 0;
+}
+
 /*
  * Measures and decides (bisect_internal.h): samples already in history count first;
  * runs are added, good end and candidate alternately, until each side has the runs
@@ -266,6 +309,8 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     r.dx = calloc(max_runs, sizeof(double));
     if (!r.x[0] || !r.x[1] || !r.dx)
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    else if (s->opts->metric)
+        error = decide_counted(&r, step);
     else
         error = measure_and_decide(&r, step, max_runs);
     if (error == CULPRIT_ESKIP) {

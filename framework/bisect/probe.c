@@ -12,10 +12,16 @@
  * With --run/--test and a history store, runs of a commit measured before this
  * session on the same machine and build are reused as samples, and runs this
  * session makes are recorded (opts->record).
+ *
+ * With --metric (a count: instructions under Valgrind) the run command gets
+ * CULPRIT_METRIC=NAME, which the runner reads as its --metric, and a run's value is
+ * the test's count (culprit_detect_counted_value); a result the runner did not count
+ * with a tool cannot be bisected this way and stops the session.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "bisect_internal.h"
 #include "culprit/core.h"
+#include "culprit/detect.h"
 #include "culprit/history.h"
 
 #include <limits.h>
@@ -156,10 +162,19 @@ static const culprit_test_result *test_in_run(const culprit_run *run, const char
 }
 
 /* The sample a run gives a step: the test's mean as its binary measured it (the
- * judged summary, inside the severe fences, when recorded). */
-static double run_value(const culprit_test_result *t)
+ * judged summary, inside the severe fences, when recorded), or with --metric its
+ * count. */
+static double run_value(const culprit_test_result *t, const char *metric)
 {
+    if (metric)
+        return culprit_detect_counted_value(t);
     return t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+}
+
+/* With --metric: the result counts that metric, counted by a tool. */
+static int counts(const culprit_test_result *t, const char *metric)
+{
+    return !metric || (t->counted_by && t->metric && strcmp(t->metric, metric) == 0);
 }
 
 static int same_string(const char *a, const char *b)
@@ -205,8 +220,9 @@ static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t c
             !same_string(run->machine, p->fp_machine) ||
             !same_string(run->compiler, p->fp_compiler) || !same_string(run->flags, p->fp_flags))
             continue;
-        if ((t = test_in_run(run, p->opts->test)) && culprit_test_result_measured(t))
-            x[(*n)++] = run_value(t);
+        if ((t = test_in_run(run, p->opts->test)) && culprit_test_result_measured(t) &&
+            counts(t, p->opts->metric))
+            x[(*n)++] = run_value(t, p->opts->metric);
     }
 }
 
@@ -221,8 +237,8 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     probe *p = payload;
     const culprit_bisect_options *o = p->opts;
     const char *path = culprit_vcs_checkout_path(p->ck[side]);
-    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64];
-    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL};
+    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128];
+    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL};
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     const culprit_test_result *t = NULL;
@@ -242,6 +258,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     }
     snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
     snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", sha);
+    snprintf(env_metric, sizeof(env_metric), "CULPRIT_METRIC=%s", o->metric ? o->metric : "");
+    if (o->metric)
+        env[3] = env_metric;
     if ((error = run_command(&elapsed, o->run, path, o->timeout_s, env)) < 0)
         goto cleanup;
     /* Samples are loaded only to be recorded: the step needs the summary alone. */
@@ -261,7 +280,16 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
                                   t ? "ran but did not pass" : "did not measure", o->test);
         goto cleanup;
     }
-    *value = run_value(t);
+    if (!counts(t, o->metric)) {
+        error = culprit_error_set(CULPRIT_ERROR,
+                                  "'%s' measured test '%s' for '%s'%s, not counted '%s': a "
+                                  "bisection of a metric needs the runner to count it (run under "
+                                  "Valgrind: install valgrind)",
+                                  o->run, o->test, t->metric ? t->metric : "wall_ns",
+                                  t->counted_by ? "" : " natively", o->metric);
+        goto cleanup;
+    }
+    *value = run_value(t, o->metric);
 cleanup:
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);

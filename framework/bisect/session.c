@@ -40,8 +40,13 @@ static int check_options(const culprit_bisect_options *opts)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection needs good, bad, and either a command to time or "
                                  "a run command with the test it measures");
-    if (!(opts->confidence > 0 && opts->confidence < 1) || opts->min_runs < 2 ||
-        opts->max_runs < opts->min_runs || !(opts->timeout_s > 0))
+    if (opts->metric && !opts->run)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a bisection of the metric '%s' needs a run command and a test: "
+                                 "a command's run time is not counted",
+                                 opts->metric);
+    if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
+        opts->min_runs < 2 || opts->max_runs < opts->min_runs || !(opts->timeout_s > 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "bisection options out of range (confidence in (0,1), "
                                  "2 <= min_runs <= max_runs, timeout > 0)");

@@ -120,10 +120,12 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
     return 0;
 }
 
-/* The counter detectors read the raw series; the time verdicts only summaries. */
+/* The counter detectors and --metric read the raw series; the time verdicts only
+ * summaries. */
 unsigned int cli_history_flags(const culprit_check_options *opts)
 {
-    return opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)
+    return (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)) ||
+                   opts->metric /* its summaries are recomputed from the series */
                ? CULPRIT_HISTORY_LOAD_SAMPLES
                : 0;
 }

@@ -90,6 +90,12 @@ void cli_judge_init(cli_judge *judge);
 #define CLI_OPT_THRESHOLD(target, help_)                                                           \
     CULPRIT_OPT("--threshold", 0, CULPRIT_OPT_DOUBLE, (target), "PERCENT", help_, .max = 1000,     \
                 .scale = 0.01, .what = "a percentage (0 to 1000)")
+#define CLI_OPT_COUNT_THRESHOLD(target)                                                            \
+    CULPRIT_OPT("--instructions-threshold", 0, CULPRIT_OPT_DOUBLE, (target), "PERCENT",            \
+                "smallest change of a counted metric (instructions under\n"                        \
+                "Valgrind) that matters (default 0.5, raised to 5x the\n"                          \
+                "A/A spread in history)",                                                          \
+                .max = 1000, .scale = 0.01, .what = "a percentage (0 to 1000)")
 #define CLI_OPT_CONFIDENCE(target, help_)                                                          \
     CULPRIT_OPT("--confidence", 0, CULPRIT_OPT_DOUBLE, (target), "C", help_, .max = 1,             \
                 .flags = CULPRIT_OPT_ABOVE_MIN | CULPRIT_OPT_BELOW_MAX,                            \
@@ -116,6 +122,7 @@ void cli_judge_init(cli_judge *judge);
                     NULL, "compare runs of different machines or build flags"),                    \
         CLI_OPT_THRESHOLD(&(judge)->check.detect.threshold,                                        \
                           "smallest change that matters (default 2)"),                             \
+        CLI_OPT_COUNT_THRESHOLD(&(judge)->check.detect.count_threshold),                           \
         CLI_OPT_CONFIDENCE(&(judge)->check.detect.confidence,                                      \
                            "confidence of intervals and tests (default 0.99)"),                    \
         CULPRIT_OPT("--fdr", 0, CULPRIT_OPT_DOUBLE, &(judge)->check.detect.fdr, "Q",               \
@@ -208,6 +215,11 @@ void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_
 int cli_load_history(culprit_history_runs *out, const char *dir);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags);
+
+/* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
+ * opts->metric every result's summaries recomputed for that series
+ * (culprit_detect_select_metric). */
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts);
 
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in

@@ -47,6 +47,11 @@ typedef struct {
             CLI_OPT_THRESHOLD(&(o)->threshold,                                                     \
                               "smallest slowdown that makes a commit bad (default 2)"),            \
             CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
+            CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(o)->metric, "NAME",                   \
+                        "with --run/--test: bisect this counted metric (instructions:\n"           \
+                        "the runner counts it under Valgrind, $CULPRIT_METRIC) with\n"             \
+                        "one run of each side per step instead of the test's time"),               \
+            CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold),                                        \
             CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",            \
                         "kill a build or a run after this long (default 600)", .max = 1e7,         \
                         .flags = CULPRIT_OPT_ABOVE_MIN,                                            \
@@ -145,7 +150,10 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
 
     if (!isatty(STDERR_FILENO) || !(line = open_memstream(&text, &size)))
         return;
-    culprit_buf_put_duration(&mean, step->mean_ns);
+    if (step->deterministic) /* a count, not a time */
+        culprit_buf_printf(&mean, "%.0f", step->mean_ns);
+    else
+        culprit_buf_put_duration(&mean, step->mean_ns);
     if (candidates == 0)
         fprintf(line, "check   %.12s             %-4s %10s ", step->sha,
                 verdict_word(step->verdict), culprit_buf_cstr(&mean));
@@ -156,7 +164,8 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
         fprintf(line, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
         put_change(line, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(line, " in %zu runs each", step->runs);
+        fprintf(line, " in %zu run%s each%s", step->runs, step->runs == 1 ? "" : "s",
+                step->deterministic ? " (counted: deterministic)" : "");
         if (step->reused)
             fprintf(line, " (%zu from history)", step->reused);
         fputc('\n', line);
@@ -314,6 +323,13 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
         (o->test && !o->run)) {
         culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
                                             "with --test are required");
+        return cli_usage_error("bisect");
+    }
+    if (o->metric && !o->run) {
+        culprit_error_set(CULPRIT_EINVALID,
+                          "bisect: --metric %s counts a perf test: give --run "
+                          "and --test, not --command",
+                          o->metric);
         return cli_usage_error("bisect");
     }
     if (q->no_history && (q->history_dir || q->automatic)) {

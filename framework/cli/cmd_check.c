@@ -28,6 +28,9 @@ typedef struct {
                         "earlier data on the commit's first-parent history)"),                     \
             CULPRIT_OPT("--pool", 0, CULPRIT_OPT_SIZE, &(a)->judge.check.pool, "K",                \
                         "pool the runs of the last K earlier commits with data", .min = 1),        \
+            CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(a)->judge.check.metric, "NAME",       \
+                        "judge this series of each run (instructions, cpu_ns, ...)\n"              \
+                        "instead of the metric it was measured for"),                              \
             CULPRIT_OPT("--confirm", 0, CULPRIT_OPT_FLAG, &(a)->confirm, NULL,                     \
                         "re-run each flagged test once; report it only if the\n"                   \
                         "re-run is flagged too"),                                                  \
@@ -160,7 +163,7 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto cleanup;
     culprit_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = cli_load_history_flags(runs, dir, cli_history_flags(opts))) < 0 ||
+    if ((error = cli_load_judged(runs, dir, opts)) < 0 ||
         (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++) {
@@ -255,8 +258,7 @@ int cli_check(int argc, char **argv)
         for (size_t i = 1; i < nparents; i++)
             bases[nbases++] = parents[i];
     }
-    if ((error = cli_load_history_flags(&runs, env.settings.history_dir,
-                                        cli_history_flags(&a.judge.check))) < 0)
+    if ((error = cli_load_judged(&runs, env.settings.history_dir, &a.judge.check)) < 0)
         goto cleanup;
     if (a.judge.check.test &&
         (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)

@@ -73,6 +73,21 @@ int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned 
     return error;
 }
 
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts)
+{
+    int error;
+
+    if ((error = cli_load_history_flags(out, dir, cli_history_flags(opts))) < 0)
+        return error;
+    for (size_t i = 0; opts->metric && i < out->nruns; i++)
+        if ((error = culprit_detect_select_metric(out->runs[i], opts->metric,
+                                                  opts->detect.confidence)) < 0) {
+            culprit_history_runs_dispose(out);
+            return error;
+        }
+    return 0;
+}
+
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
 {
     culprit_buf key = CULPRIT_BUF_INIT;

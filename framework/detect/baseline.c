@@ -12,6 +12,7 @@
 #include "detect_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,34 @@ int culprit_detect__same_build(const culprit_run *a, const culprit_run *b)
 {
     return same_string(a->machine, b->machine) && same_string(a->compiler, b->compiler) &&
            same_string(a->flags, b->flags);
+}
+
+/* Which fingerprint of the baseline's runs differs from the run judged, or NULL. */
+char *culprit_detect__fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base)
+{
+    static const struct {
+        const char *what;
+        size_t offset;
+    } parts[] = {{"machine", offsetof(culprit_run, machine)},
+                 {"compiler", offsetof(culprit_run, compiler)},
+                 {"build flags", offsetof(culprit_run, flags)}};
+
+    for (size_t i = 0; i < base->n; i++) {
+        const culprit_run *b = base->runs ? base->runs[i] : NULL;
+        if (!b)
+            continue;
+        for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
+            const char *x = *(char *const *)((const char *)run + parts[k].offset);
+            const char *y = *(char *const *)((const char *)b + parts[k].offset);
+            if (strcmp(x ? x : "", y ? y : "") != 0) {
+                culprit_buf msg = CULPRIT_BUF_INIT;
+                culprit_buf_printf(&msg, "%s differs: '%s' now, '%s' in the baseline",
+                                   parts[k].what, x ? x : "", y ? y : "");
+                return culprit_buf_detach(&msg);
+            }
+        }
+    }
+    return NULL;
 }
 
 static int compare_doubles(const void *a, const void *b)

@@ -125,6 +125,20 @@ static int options_valid(const culprit_check_options *opts)
     return 0;
 }
 
+/* With a metric asked for, every result judged must carry it (select_metric). */
+static int metric_selected(const entry *e, size_t n, const char *metric)
+{
+    for (size_t i = 0; metric && i < n; i++) {
+        const char *m = e[i].test->metric ? e[i].test->metric : "wall_ns";
+        if (strcmp(m, metric) != 0)
+            return culprit_error_set(CULPRIT_EINVALID,
+                                     "%s was measured for '%s', not '%s' (select the metric "
+                                     "with culprit_detect_select_metric first)",
+                                     e[i].key, m, metric);
+    }
+    return 0;
+}
+
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts)
@@ -149,14 +163,16 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
                                  commit);
     }
-    if ((error = result_alloc(out, n)) < 0)
+    if ((error = metric_selected(e, n, opts->metric)) < 0 || (error = result_alloc(out, n)) < 0)
         goto cleanup;
     for (size_t i = 0; i < n; i++) {
         culprit_baseline base;
         if ((error = culprit_detect_baseline(&base, runs, e[i].run->suite, e[i].test->name,
                                              baseline_commits, nbaseline, opts->pool)) < 0 ||
             (error = culprit_detect_run_noise(&base.between_var, &base.between_df, runs, e[i].run,
-                                              e[i].test, opts->noise_window)) < 0)
+                                              e[i].test, opts->noise_window)) < 0 ||
+            (error = culprit_detect_count_spread(&base.count_spread, runs, e[i].run, e[i].test,
+                                                 opts->noise_window)) < 0)
             goto cleanup;
         error = culprit_detect_judge(&out->verdicts[i], e[i].run, e[i].test, &base, &opts->detect);
         culprit_baseline_dispose(&base);
@@ -198,7 +214,7 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
     for (size_t i = 0; i < b->ntests; i++) {
         const culprit_test_result *now = &b->tests[i], *before;
         const culprit_test_result *results[1];
-        culprit_baseline base = {0, results, runs_a, a->commit, 0, 0};
+        culprit_baseline base = {0, results, runs_a, a->commit, 0, 0, 0};
         culprit_buf key = CULPRIT_BUF_INIT;
         int wanted;
         culprit_buf_printf(&key, "%s.%s", b->suite ? b->suite : "", now->name);

@@ -3,7 +3,8 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/project.c
   ${CMAKE_CURRENT_LIST_DIR}/assignments.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c)
-target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c ${CMAKE_CURRENT_LIST_DIR}/counted.c
+  ${CMAKE_CURRENT_LIST_DIR}/metric.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/check.c)
 target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/counter_table.c

@@ -22,6 +22,7 @@
 #include "culprit/detect.h"
 #include "culprit/core.h"
 #include "culprit/stats.h"
+#include "detect_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -76,6 +77,11 @@ static int check_options(const culprit_detect_options *o)
     if (!(o->threshold >= 0 && isfinite(o->threshold)))
         return culprit_error_set(CULPRIT_EINVALID, "threshold %g is not a non-negative number",
                                  o->threshold);
+    if (!(o->count_threshold >= 0 && isfinite(o->count_threshold)) ||
+        !(o->count_aa_margin >= 0 && isfinite(o->count_aa_margin)))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "count threshold %g or A/A margin %g is not a non-negative number",
+                                 o->count_threshold, o->count_aa_margin);
     if (!(o->fdr > 0 && o->fdr <= 1))
         return culprit_error_set(CULPRIT_EINVALID, "false discovery rate %g is not in (0, 1]",
                                  o->fdr);
@@ -93,34 +99,6 @@ static const culprit_summary *judged_summary(const culprit_test_result *t)
 static void welford_of(culprit_welford *w, const culprit_test_result *t)
 {
     culprit_welford_from_summary(w, judged_summary(t));
-}
-
-/* Which fingerprint of the baseline's runs differs from the run judged, or NULL. */
-static char *fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base)
-{
-    static const struct {
-        const char *what;
-        size_t offset;
-    } parts[] = {{"machine", offsetof(culprit_run, machine)},
-                 {"compiler", offsetof(culprit_run, compiler)},
-                 {"build flags", offsetof(culprit_run, flags)}};
-
-    for (size_t i = 0; i < base->n; i++) {
-        const culprit_run *b = base->runs ? base->runs[i] : NULL;
-        if (!b)
-            continue;
-        for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
-            const char *x = *(char *const *)((const char *)run + parts[k].offset);
-            const char *y = *(char *const *)((const char *)b + parts[k].offset);
-            if (strcmp(x ? x : "", y ? y : "") != 0) {
-                culprit_buf msg = CULPRIT_BUF_INIT;
-                culprit_buf_printf(&msg, "%s differs: '%s' now, '%s' in the baseline",
-                                   parts[k].what, x ? x : "", y ? y : "");
-                return culprit_buf_detach(&msg);
-            }
-        }
-    }
-    return NULL;
 }
 
 static void put_change(culprit_buf *b, const culprit_verdict *v, double confidence)
@@ -334,6 +312,9 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         out->kind = CULPRIT_VERDICT_NOT_RUN;
         goto done;
     }
+    /* A count (instructions under Valgrind) is judged by the deterministic rule. */
+    if ((error = culprit_detect__judge_counted(out, run, now, base, opts)) != 0)
+        return error < 0 ? error : 0;
     welford_of(&wn, now);
     half = culprit_welford_ci_halfwidth(&wn, opts->confidence);
     out->now_n = wn.n;
@@ -365,7 +346,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         goto done;
     }
 
-    if (!opts->allow_mixed && (out->mismatch = fingerprint_mismatch(run, base))) {
+    if (!opts->allow_mixed && (out->mismatch = culprit_detect__fingerprint_mismatch(run, base))) {
         if (out->kind != CULPRIT_VERDICT_MAJOR)
             out->kind = CULPRIT_VERDICT_MIXED;
         goto done;

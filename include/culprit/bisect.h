@@ -22,6 +22,7 @@
 #define CULPRIT_BISECT_H
 
 #include "culprit/calltree.h"
+#include "culprit/detect.h"
 #include "culprit/history.h"
 
 #include <stddef.h>
@@ -229,13 +230,21 @@ typedef struct {
      * with culprit_instrument) and diff them with change correlation against the
      * culprit (Heger et al. 2013, sections 4.2-4.3), at `confidence` and `threshold`. */
     int calltree;
+    /** With run/test: the series bisected instead of the test's time, a metric counted by
+     * a tool (`--metric instructions`: counted under Valgrind). The run command gets
+     * CULPRIT_METRIC=NAME in its environment; each step runs each side once, without a
+     * warm-up, and judges the counts by detect's deterministic rule
+     * (culprit_detect_counted_change) at count_threshold. NULL: time. */
+    const char *metric;
+    double count_threshold; /**< smallest relative change of the count that is bad (0.005) */
 } culprit_bisect_options;
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
-        .min_runs = 10, .max_runs = 30, .max_failures = 5, .timeout_s = 600                        \
+        .min_runs = 10, .max_runs = 30, .max_failures = 5, .timeout_s = 600,                       \
+        .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD                                          \
     }
 
 /**
@@ -260,6 +269,8 @@ typedef struct culprit_bisect_step {
     size_t paired; /**< run pairs (good end, then candidate) the change was judged on, their
                         differences inside Tukey's severe fences; 0: Welch over the two
                         sides (some samples came from history) */
+    int deterministic; /**< judged on counts (opts->metric) by the deterministic rule: one
+                            run per side, no warm-up, no interval (change_low == change_high) */
 } culprit_bisect_step;
 
 typedef enum {

@@ -130,12 +130,20 @@ typedef struct {
     double fdr;               /**< Benjamini-Hochberg level across the tests of a check (0.05) */
     unsigned int min_samples; /**< fewer samples on a side: undecided (5) */
     int allow_mixed;          /**< compare across machine / compiler / flags fingerprints */
+    /* Counted metrics (a result with counted_by set: instructions under Valgrind) are
+     * judged by the deterministic rule (culprit_detect_counted_change): */
+    double count_threshold; /**< relative change of the count that matters (0.005) */
+    double count_aa_margin; /**< the threshold is at least this x the A/A spread seen in
+                                 history for the test (culprit_detect_count_spread) (5) */
 } culprit_detect_options;
 
 #define CULPRIT_DETECT_OPTIONS_VERSION 1
+#define CULPRIT_DETECT_COUNT_THRESHOLD 0.005
+#define CULPRIT_DETECT_COUNT_AA_MARGIN 5.0
 #define CULPRIT_DETECT_OPTIONS_INIT                                                                \
     {                                                                                              \
-        CULPRIT_DETECT_OPTIONS_VERSION, 0.99, 0.02, 0.05, 5, 0                                     \
+        CULPRIT_DETECT_OPTIONS_VERSION, 0.99, 0.02, 0.05, 5, 0, CULPRIT_DETECT_COUNT_THRESHOLD,    \
+            CULPRIT_DETECT_COUNT_AA_MARGIN                                                         \
     }
 
 int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version);
@@ -152,6 +160,9 @@ typedef struct {
     double between_var; /**< variance of one run's mean offset (Kalibera & Jones 2013), from
                              culprit_detect_run_noise(); 0: unknown or none */
     double between_df;  /**< its degrees of freedom */
+    double count_spread; /**< counted metrics: the largest relative difference between two
+                              runs of the test at one commit (A/A), from
+                              culprit_detect_count_spread(); 0: none seen */
 } culprit_baseline;
 
 /**
@@ -179,6 +190,53 @@ void culprit_baseline_dispose(culprit_baseline *baseline);
 int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs *runs,
                              const culprit_run *now_run, const culprit_test_result *now,
                              size_t window);
+
+/**
+ * The A/A spread of a counted metric (docs/detection.md, "Deterministic counts"):
+ * among the last `window` runs of `now`'s suite.test before `now_run` in time,
+ * counted by the same tool (counted_by) on the same machine, compiler and flags,
+ * the largest relative difference |a/b - 1| between the medians of two runs at one
+ * commit (clean trees): what the count does with the code unchanged. *spread = 0
+ * when no commit has two such runs, or `now` was not counted.
+ */
+int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs,
+                                const culprit_run *now_run, const culprit_test_result *now,
+                                size_t window);
+
+/**
+ * The deterministic rule (docs/detection.md): a relative change of a count beyond
+ * `threshold` is a regression (CULPRIT_VERDICT_MINOR), below -threshold an
+ * improvement, otherwise unchanged. No interval and no minimum of samples: the
+ * count of unchanged code moves by a few instructions in 10^7. Shared by
+ * culprit_detect_judge() and the bisection's steps.
+ */
+culprit_verdict_kind culprit_detect_counted_change(double change, double threshold);
+
+/**
+ * The value a counted result stands for: the median count of a repetition (the
+ * first repetition may count lazy binding and first touches the others do not),
+ * the mean when no median was recorded.
+ */
+double culprit_detect_counted_value(const culprit_test_result *t);
+
+/**
+ * The threshold of the deterministic rule for one test: opts->count_threshold,
+ * raised to opts->count_aa_margin x `aa_spread` when the history's A/A spread is
+ * wider. opts NULL: the defaults.
+ */
+double culprit_detect_count_threshold(const culprit_detect_options *opts, double aa_spread);
+
+/**
+ * `culprit check --metric NAME`: makes every result of `run` judge its series `metric`
+ * instead of the one it was measured for: where the result's metric differs, its
+ * summary and judged summary (inside Tukey's severe fences) are recomputed from the
+ * series' values at `confidence`, its metric becomes `metric` and counted_by is
+ * cleared (the tool counted the other series). A result without that series (or
+ * with it absent) gets an empty summary: it is not judged. CULPRIT_EINVALID when a
+ * result has the series but its values were not loaded (load the runs with
+ * CULPRIT_HISTORY_LOAD_SAMPLES).
+ */
+int culprit_detect_select_metric(culprit_run *run, const char *metric, double confidence);
 
 /**
  * What a verdict rests on (docs/detection.md, "No alarm without evidence"). A minor
@@ -515,13 +573,16 @@ typedef struct {
     unsigned int detectors; /**< culprit_detector set (CULPRIT_DETECTOR_TIME) */
     culprit_clusters_options clusters; /**< for CULPRIT_DETECTOR_CLUSTERS */
     culprit_rules_options rules;       /**< for CULPRIT_DETECTOR_RULES */
+    const char *metric; /**< the series judged (`check --metric`); NULL: each result's own
+                             metric. The runs must have been passed through
+                             culprit_detect_select_metric() first */
 } culprit_check_options;
 
 #define CULPRIT_CHECK_OPTIONS_VERSION 1
 #define CULPRIT_CHECK_OPTIONS_INIT                                                                 \
     {                                                                                              \
         CULPRIT_CHECK_OPTIONS_VERSION, CULPRIT_DETECT_OPTIONS_INIT, 1, NULL, 10,                   \
-            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT       \
+            CULPRIT_DETECTOR_TIME, CULPRIT_CLUSTERS_OPTIONS_INIT, CULPRIT_RULES_OPTIONS_INIT, NULL \
     }
 
 /** Sets `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
@@ -553,6 +614,8 @@ typedef struct {
  * against the newest passing run at each of the last opts->rules.history commits
  * with data. Both need the runs loaded with CULPRIT_HISTORY_LOAD_SAMPLES; without
  * samples they report "not judged". The time verdict is always computed.
+ * With opts->metric set, a result at `commit` measured for another metric is
+ * CULPRIT_EINVALID (culprit_detect_select_metric() was not applied to the runs).
  * CULPRIT_EINVALID when opts, or one of the options it embeds, has another version
  * than this header's (set them with CULPRIT_CHECK_OPTIONS_INIT or
  * culprit_check_options_init()); opts NULL means the defaults.

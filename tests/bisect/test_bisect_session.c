@@ -16,6 +16,7 @@
 
 #include <git2.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,6 +126,7 @@ typedef struct {
     size_t ncalls;
     char on[2][41]; /* the commit built on each side ("" none) */
     char runs[512]; /* the order of the first runs: "C8 G0 ..." */
+    int exact;      /* no jitter: a count (--metric) */
 } fake;
 
 static int index_of(const repo_fixture *r, const char *sha)
@@ -158,7 +160,7 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
 {
     fake *f = payload;
     int c = index_of(f->repo, sha), k = f->calls[c]++;
-    double rel = jitter[f->ncalls++ % 7];
+    double rel = f->exact ? 0 : jitter[f->ncalls++ % 7];
     size_t len = strlen(f->runs);
 
     assert_string_equal(f->on[side], sha); /* built on that side before it runs */
@@ -249,7 +251,11 @@ static void run_session(scenario *sc, int good, int bad)
     sc->opts.repository = r->dir;
     sc->opts.good = r->sha[good];
     sc->opts.bad = r->sha[bad];
-    sc->opts.command = "planted";
+    if (sc->opts.metric) { /* a count is bisected with a perf test's runs */
+        sc->opts.run = "planted";
+        sc->opts.test = "s.t";
+    } else
+        sc->opts.command = "planted";
     sc->error = culprit_bisect__session_with_probe(&sc->r, &sc->opts, &p);
     for (size_t i = 0; i < sc->r.nsteps; i++) {
         const culprit_bisect_step *s = &sc->r.steps[i];
@@ -489,6 +495,61 @@ static void test_too_many_skips(void **state)
                  5);
 }
 
+/* --metric instructions: counts, one run of each side per step, no warm-up, judged
+ * by detect's deterministic rule; +1% is found, an A/A range is no regression. */
+static void test_counted_metric(void **state)
+{
+    scenario *sc = *state;
+    const culprit_bisect_step *s;
+
+    linear(sc, 9, 4, 0.01);
+    sc->f.exact = 1;
+    sc->opts.metric = "instructions";
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_string_equal(sc->f.runs, "C8 G0 C4 G0 C2 G0 C3 G2 C4 G3");
+    assert_int_equal(sc->r.runs, 10);
+    for (size_t i = 0; i < sc->r.nsteps; i++) {
+        s = &sc->r.steps[i];
+        assert_int_equal(s->runs, 1);
+        assert_true(s->deterministic);
+        assert_true(s->change_low == s->change && s->change_high == s->change);
+    }
+    assert_true(fabs(sc->r.change - 0.01) < 1e-12);
+    /* The step says so in the document. */
+    {
+        culprit_buf doc = CULPRIT_BUF_INIT;
+        assert_int_equal(culprit_bisect_result_to_json(&doc, &sc->r, "s.t", 0), 0);
+        char path[PATH_MAX];
+        culprit_bisect_result back;
+        FILE *f;
+        assert_non_null(strstr(culprit_buf_cstr(&doc), "\"deterministic\": true"));
+        snprintf(path, sizeof(path), "%s/bisect.json", sc->repo.dir);
+        assert_non_null(f = fopen(path, "w"));
+        fputs(culprit_buf_cstr(&doc), f);
+        fclose(f);
+        assert_int_equal(culprit_bisect_result_from_json(&back, NULL, NULL, path), 0);
+        assert_true(back.nsteps == sc->r.nsteps && back.steps[1].deterministic);
+        culprit_bisect_result_dispose(&back);
+        culprit_buf_dispose(&doc);
+    }
+    /* Within the threshold (0.4% < 0.5%): nothing to bisect. */
+    for (int i = 4; i < 9; i++)
+        sc->f.mean[i] = 100.4;
+    sc->f.runs[0] = '\0';
+    run_session(sc, 0, 8);
+    assert_int_equal(sc->error, 0);
+    assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_NO_REGRESSION);
+    assert_int_equal(sc->r.runs, 2);
+    /* A count needs a perf test's runs, not a command's run time. */
+    sc->opts.run = NULL;
+    sc->opts.command = "true";
+    sc->opts.good = "HEAD~1";
+    sc->opts.bad = "HEAD";
+    assert_int_equal(culprit_bisect_session(&sc->r, &sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "needs a run command"));
+}
+
 /* Options are checked against their version. */
 static void test_options_version(void **state)
 {
@@ -521,6 +582,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unbuildable_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_many_skips, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
