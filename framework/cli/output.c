@@ -153,6 +153,21 @@ json_t *cli_json_counts(const culprit_check_result *result)
     return counts;
 }
 
+/* A paired confirmation's figures; null when none was made. */
+static json_t *json_paired(const culprit_paired_confirmation *c)
+{
+    json_t *o;
+
+    if (c->pairs == 0 || !(o = json_object()))
+        return json_null();
+    json_object_set_new(o, "pairs", json_integer((json_int_t)c->pairs));
+    json_object_set_new(o, "change", cli_json_number(c->change));
+    json_object_set_new(o, "change_low", cli_json_number(c->change_low));
+    json_object_set_new(o, "change_high", cli_json_number(c->change_high));
+    json_object_set_new(o, "slower", c->slower < 0 ? json_null() : json_boolean(c->slower));
+    return o;
+}
+
 static json_t *json_names(char *const *names, size_t n)
 {
     json_t *a = json_array();
@@ -274,6 +289,9 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "between_sd_ns", cli_json_number(v->between_sd));
         json_object_set_new(t, "runs_vary", json_boolean(v->runs_vary));
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
+        json_object_set_new(t, "evidence", json_string(culprit_evidence_name(v->evidence)));
+        json_object_set_new(t, "confirmed", json_boolean(culprit_verdict_confirmed(v)));
+        json_object_set_new(t, "paired", json_paired(&v->paired));
         if (result->clusters)
             json_object_set_new(t, "clusters", json_clusters(&result->clusters[i]));
         if (result->rules)
@@ -356,10 +374,10 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
     if ((error = culprit_run_add_test(&t, run)) < 0 ||
         (error = cli_copy_test(t, now, from->suite)) < 0)
         return error;
-    /* A counter detector's flag is a minor regression: the time stayed, a counter
-     * moved. */
-    failing = kind == CULPRIT_VERDICT_MAJOR ||
-              ((kind == CULPRIT_VERDICT_MINOR || culprit_check_counters_flagged(result, i)) &&
+    /* As the exit code: a counter detector's flag is a minor regression (the time
+     * stayed, a counter moved); an unconfirmed minor fails nothing. */
+    failing = culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MAJOR ||
+              (culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MINOR &&
                fail_on == CLI_FAIL_ON_MINOR);
     if (fail_on == CLI_FAIL_ON_NONE)
         failing = 0;

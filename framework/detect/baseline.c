@@ -146,11 +146,9 @@ static double median_of(double *x, size_t n)
  * difference d ~ N(0, s^2) has median(d^2) = 0.454936 s^2. */
 #define CHI2_1_MEDIAN 0.454936423119572
 
-/* Fewer runs than this estimate nothing: with 1 or 2 degrees of freedom the t
- * quantile (63.7, 9.9 at 99%) would make any test undecidable on the evidence of
- * two or three runs. */
-#define NOISE_MIN_RUNS 4
-
+/* Fewer than CULPRIT_DETECT_NOISE_MIN_RUNS runs estimate nothing: with 1 or 2
+ * degrees of freedom the t quantile (63.7, 9.9 at 99%) would make any test
+ * undecidable on the evidence of two or three runs. */
 int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs *runs,
                              const culprit_run *now_run, const culprit_test_result *now,
                              size_t window)
@@ -160,7 +158,7 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
     int error = 0;
 
     *var = *df = 0;
-    if (window < NOISE_MIN_RUNS)
+    if (window < CULPRIT_DETECT_NOISE_MIN_RUNS)
         return 0;
     mean = malloc(window * sizeof(*mean));
     se2 = malloc(window * sizeof(*se2));
@@ -188,7 +186,7 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
         mean[k] = s->mean;
         se2[k++] = s->sd * s->sd / (double)s->n;
     }
-    if (k < NOISE_MIN_RUNS)
+    if (k < CULPRIT_DETECT_NOISE_MIN_RUNS)
         goto cleanup;
     for (i = 0; i + 1 < k; i++) {
         double d = mean[i] - mean[i + 1];

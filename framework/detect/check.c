@@ -271,17 +271,38 @@ int culprit_check_counters_flagged(const culprit_check_result *result, size_t i)
            (result->rules && result->rules[i].flagged);
 }
 
+int culprit_verdict_confirmed(const culprit_verdict *v)
+{
+    if (v->kind != CULPRIT_VERDICT_MINOR)
+        return 1;
+    return v->evidence != CULPRIT_EVIDENCE_UNCONFIRMED &&
+           !(v->evidence == CULPRIT_EVIDENCE_PAIRED && v->paired.slower != 1);
+}
+
+culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result, size_t i)
+{
+    const culprit_verdict *v = &result->verdicts[i];
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
+    culprit_verdict_kind k = time ? v->kind : CULPRIT_VERDICT_UNCHANGED;
+
+    if (k == CULPRIT_VERDICT_MAJOR)
+        return k;
+    if ((k == CULPRIT_VERDICT_MINOR && culprit_verdict_confirmed(v)) ||
+        culprit_check_counters_flagged(result, i))
+        return CULPRIT_VERDICT_MINOR;
+    return CULPRIT_VERDICT_UNCHANGED;
+}
+
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
 {
     culprit_verdict_kind worst = CULPRIT_VERDICT_UNCHANGED;
-    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
 
     for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict_kind k = time ? result->verdicts[i].kind : CULPRIT_VERDICT_UNCHANGED;
+        culprit_verdict_kind k = culprit_check_counts_as(result, i);
         if (k == CULPRIT_VERDICT_MAJOR)
             return k;
-        if (k == CULPRIT_VERDICT_MINOR || culprit_check_counters_flagged(result, i))
-            worst = CULPRIT_VERDICT_MINOR;
+        if (k == CULPRIT_VERDICT_MINOR)
+            worst = k;
     }
     return worst;
 }

@@ -174,6 +174,12 @@ static char *compose_message(const culprit_verdict *v, double confidence)
         if (v->category) {
             culprit_buf_printf(&b, ", still in category '%s'", v->category);
         }
+        if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED)
+            culprit_buf_printf(&b,
+                               "; unconfirmed: fewer than %d earlier runs on this machine "
+                               "and build tell how much it varies from run to run (confirm "
+                               "with --confirm --build CMD --run CMD, or let history grow)",
+                               CULPRIT_DETECT_NOISE_MIN_RUNS);
         break;
     case CULPRIT_VERDICT_UNDECIDED:
         if (v->runs_vary)
@@ -265,6 +271,12 @@ static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *b
                                        opts->threshold)) {
     case CULPRIT_STATS_CHANGE_SLOWER:
         out->kind = CULPRIT_VERDICT_MINOR;
+        /* No alarm without evidence: without an estimate of how much the test's mean
+         * moves from run to run (too few earlier runs), the interval knows only the
+         * repetitions of two runs, and a shared machine's run-to-run offsets raised
+         * false minors in young histories (+9% on a docs-only commit). */
+        if (!(base->between_df > 0))
+            out->evidence = CULPRIT_EVIDENCE_UNCONFIRMED;
         break;
     case CULPRIT_STATS_CHANGE_FASTER:
         out->kind = CULPRIT_VERDICT_IMPROVEMENT;
@@ -401,6 +413,7 @@ int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_det
             v->q > opts->fdr) {
             /* Possibly real, but among this many tests not proven: say so. */
             v->kind = CULPRIT_VERDICT_UNDECIDED;
+            v->evidence = CULPRIT_EVIDENCE_HISTORY;
             v->more_samples = more_samples_needed((v->change_high - v->change_low) / 2, v->change,
                                                   opts->threshold, v->now_n);
             free(v->message);

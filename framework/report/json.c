@@ -30,6 +30,8 @@ static json_t *series_json(const culprit_report *r, const culprit_report_series 
     json_object_set_new(t, "test", json_string(s->test));
     json_object_set_new(t, "verdict",
                         now ? json_string(culprit_verdict_name(now->verdict)) : json_null());
+    json_object_set_new(t, "evidence",
+                        now ? json_string(culprit_evidence_name(now->evidence)) : json_null());
     json_object_set_new(t, "message", str(now ? now->message : NULL));
     json_object_set_new(t, "clusters", str(now ? now->clusters : NULL));
     json_object_set_new(t, "rules", str(now ? now->rules : NULL));

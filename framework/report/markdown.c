@@ -90,8 +90,17 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
                                       "|---|---|---:|---|---|\n");
                 header = 1;
             }
-            culprit_buf_printf(out, "| %s%s%s | ", k < 2 ? "**" : "",
-                               culprit_report_verdict_tag(p->verdict), k < 2 ? "**" : "");
+            /* An unconfirmed minor fails nothing (docs/detection.md): not in bold. */
+            int bold = k < 2 && !(p->verdict == CULPRIT_VERDICT_MINOR &&
+                                  p->evidence == CULPRIT_EVIDENCE_UNCONFIRMED);
+            culprit_buf_printf(out, "| %s%s%s%s | ", bold ? "**" : "",
+                               culprit_report_verdict_tag(p->verdict), bold ? "**" : "",
+                               p->verdict == CULPRIT_VERDICT_MINOR &&
+                                       p->evidence != CULPRIT_EVIDENCE_HISTORY
+                                   ? p->evidence == CULPRIT_EVIDENCE_UNCONFIRMED ? " (unconfirmed)"
+                                     : p->evidence == CULPRIT_EVIDENCE_PAIRED    ? " (paired runs)"
+                                                                                 : " (counted)"
+                                   : "");
             culprit_report__put_md_code(out, r->series[i].test, 1);
             culprit_buf_puts(out, " | ");
             culprit_buf_put_duration(out, p->mean_ns);

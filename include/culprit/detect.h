@@ -156,10 +156,10 @@ typedef struct {
     size_t n;
     const culprit_test_result *const *results;
     const culprit_run *const *runs;
-    const char *label;  /**< what to call it in messages: a commit sha, or "3 commits" */
-    double between_var; /**< variance of one run's mean offset (Kalibera & Jones 2013), from
-                             culprit_detect_run_noise(); 0: unknown or none */
-    double between_df;  /**< its degrees of freedom */
+    const char *label;   /**< what to call it in messages: a commit sha, or "3 commits" */
+    double between_var;  /**< variance of one run's mean offset (Kalibera & Jones 2013), from
+                              culprit_detect_run_noise(); 0: unknown or none */
+    double between_df;   /**< its degrees of freedom */
     double count_spread; /**< counted metrics: the largest relative difference between two
                               runs of the test at one commit (A/A), from
                               culprit_detect_count_spread(); 0: none seen */
@@ -177,6 +177,10 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
                             const char *suite, const char *test, const char *const *commits,
                             size_t ncommits, size_t pool);
 void culprit_baseline_dispose(culprit_baseline *baseline);
+
+/** The fewest earlier runs culprit_detect_run_noise() estimates from; a minor
+ * regression judged with fewer is unconfirmed (CULPRIT_EVIDENCE_UNCONFIRMED). */
+#define CULPRIT_DETECT_NOISE_MIN_RUNS 4
 
 /**
  * Estimates how much the mean of `now`'s test moves from one run to the next beyond
@@ -635,9 +639,24 @@ void culprit_check_result_dispose(culprit_check_result *result);
 int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
 
 /**
- * The worst verdict of a check by severity: major > minor > everything else. A
- * counter detector's flag counts as minor; the time verdicts count only when
+ * 1 when a verdict has the evidence to fail a CI job (docs/detection.md, "No alarm
+ * without evidence"): every verdict but a minor one whose evidence is
+ * CULPRIT_EVIDENCE_UNCONFIRMED, or PAIRED with the pairs still unable to say
+ * (paired.slower != 1).
+ */
+int culprit_verdict_confirmed(const culprit_verdict *v);
+
+/**
+ * What test i of a check counts as for --fail-on: MAJOR, MINOR (a confirmed minor
+ * regression, or a counter detector's flag) or UNCHANGED (everything else, an
+ * unconfirmed minor included). The time verdicts count only when
  * CULPRIT_DETECTOR_TIME judged (or no detector set is recorded).
+ */
+culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result, size_t i);
+
+/**
+ * The worst of culprit_check_counts_as() over the check's tests: major > minor >
+ * unchanged. What --fail-on compares with.
  */
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
 

@@ -55,6 +55,7 @@ typedef struct {
                                NULL when it did not run */
     char *rules;          /**< the association-rule detector's line; NULL when it did not run */
     int counters_flagged; /**< a counter detector flagged this measurement */
+    culprit_evidence evidence; /**< what the verdict rests on (unconfirmed, paired, ...) */
 } culprit_report_point;
 
 /** One test's series, oldest point first. */

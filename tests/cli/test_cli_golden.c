@@ -39,8 +39,9 @@ static void check_json_matches_golden(void **state)
 
 static void check_pool_json_matches_golden(void **state)
 {
+    /* The pooled baseline's minor rests on 2 earlier runs: unconfirmed, exit 0. */
     check_golden(*state, "check --json --pool 2 --fail-on minor --test perf.minor",
-                 "check_pool.json", 1);
+                 "check_pool.json", 0);
 }
 
 static void history_json_matches_golden(void **state)
