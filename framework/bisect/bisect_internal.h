@@ -84,6 +84,18 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe);
 
+/* The options every session needs: good, bad, a command or a run with its test,
+ * sane ranges. CULPRIT_EINVALID saying what is wrong. */
+int culprit_bisect__check_options(const culprit_bisect_options *opts);
+
+/* Disposes of the result of a failed session, keeping the failure's message. */
+void culprit_bisect__dispose_keeping_error(culprit_bisect_result *out);
+
+/* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path. */
+int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
+                                       const culprit_bisect_options *opts,
+                                       const culprit_bisect__probe *probe);
+
 /* Builds `sha` on `side` through the probe, counting the build in the result. */
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha);
 

@@ -28,7 +28,7 @@ int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int versi
     return 0;
 }
 
-static int check_options(const culprit_bisect_options *opts)
+int culprit_bisect__check_options(const culprit_bisect_options *opts)
 {
     if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID,
@@ -114,7 +114,7 @@ cleanup:
 
 /* Disposes of the result of a failed session, keeping the failure's message (the
  * one other place the last error is copied by hand). */
-static void dispose_keeping_error(culprit_bisect_result *out)
+void culprit_bisect__dispose_keeping_error(culprit_bisect_result *out)
 {
     culprit_error_state saved;
 
@@ -178,7 +178,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
     memset(&s, 0, sizeof(s));
     out->change = out->change_low = out->change_high = NAN;
     out->confirmed = -1;
-    if ((error = check_options(opts)) < 0)
+    if ((error = culprit_bisect__check_options(opts)) < 0)
         goto cleanup;
     s.opts = opts;
     s.result = out;
@@ -208,7 +208,7 @@ cleanup:
         probe->dispose(probe->payload);
     culprit_vcs_free(s.repo);
     if (error < 0)
-        dispose_keeping_error(out);
+        culprit_bisect__dispose_keeping_error(out);
     return error;
 }
 
@@ -218,7 +218,8 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     int error;
 
     memset(out, 0, sizeof(*out));
-    if ((error = check_options(opts)) < 0 || (error = culprit_bisect__probe_open(&probe, opts)) < 0)
+    if ((error = culprit_bisect__check_options(opts)) < 0 ||
+        (error = culprit_bisect__probe_open(&probe, opts)) < 0)
         return error;
     return culprit_bisect__session_with_probe(out, opts, &probe);
 }

@@ -87,6 +87,22 @@ void cli_judge_init(cli_judge *judge);
 /* The rows of the shared options, each declared once. --threshold and --confidence
  * take the target and the help line of the command (a check's change, a bisection
  * step's slowdown); their parsing and messages are the same everywhere. */
+/* The rows `culprit bisect` and `culprit check --confirm` share: how a checkout is
+ * built, how many runs a comparison takes and how long a build or run may take,
+ * into a culprit_bisect_options `o`. */
+#define CLI_OPT_BUILD(o)                                                                           \
+    CULPRIT_OPT("--build", 0, CULPRIT_OPT_STRING, &(o)->build, "CMD",                              \
+                "builds a checkout (a failing build skips the commit)")
+#define CLI_OPT_RUNS(o)                                                                            \
+    CULPRIT_OPT("--min-runs", 0, CULPRIT_OPT_UINT, &(o)->min_runs, "N",                            \
+                "runs of each commit per comparison, in pairs (default 10)", .min = 2),            \
+        CULPRIT_OPT("--max-runs", 0, CULPRIT_OPT_UINT, &(o)->max_runs, "N",                        \
+                    "more runs, up to N, when a comparison cannot tell (default 30)", .min = 2)
+#define CLI_OPT_TIMEOUT(o)                                                                         \
+    CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",                    \
+                "kill a build or a run after this long (default 600)", .max = 1e7,                 \
+                .flags = CULPRIT_OPT_ABOVE_MIN, .what = "a number of seconds above 0 (up to 1e7)")
+
 #define CLI_OPT_THRESHOLD(target, help_)                                                           \
     CULPRIT_OPT("--threshold", 0, CULPRIT_OPT_DOUBLE, (target), "PERCENT", help_, .max = 1000,     \
                 .scale = 0.01, .what = "a percentage (0 to 1000)")

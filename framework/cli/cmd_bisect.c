@@ -30,8 +30,7 @@ typedef struct {
                     "a revision known to be fast"),                                                \
             CULPRIT_OPT("--bad", 0, CULPRIT_OPT_STRING, &(o)->bad, "REV",                          \
                         "a revision known to be slow (descendant of good)"),                       \
-            CULPRIT_OPT("--build", 0, CULPRIT_OPT_STRING, &(o)->build, "CMD",                      \
-                        "builds a checkout (a failing build skips the commit)"),                   \
+            CLI_OPT_BUILD(o),                                                                      \
             CULPRIT_OPT("--command", 0, CULPRIT_OPT_STRING, &(o)->command, "CMD",                  \
                         "the command whose run time is bisected"),                                 \
             CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(o)->run, "CMD",                          \
@@ -40,10 +39,7 @@ typedef struct {
             CULPRIT_OPT("--test", 0, CULPRIT_OPT_STRING, &(o)->test, "NAME",                       \
                         "... and the perf test (SUITE.TEST or TEST) whose mean is\n"               \
                         "bisected, as the test binary measured it"),                               \
-            CULPRIT_OPT("--min-runs", 0, CULPRIT_OPT_UINT, &(o)->min_runs, "N",                    \
-                        "runs of each commit per step, in pairs (default 10)", .min = 2),          \
-            CULPRIT_OPT("--max-runs", 0, CULPRIT_OPT_UINT, &(o)->max_runs, "N",                    \
-                        "more runs, up to N, when a step cannot tell (default 30)", .min = 2),     \
+            CLI_OPT_RUNS(o),                                                                       \
             CLI_OPT_THRESHOLD(&(o)->threshold,                                                     \
                               "smallest slowdown that makes a commit bad (default 2)"),            \
             CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
@@ -51,11 +47,7 @@ typedef struct {
                         "with --run/--test: bisect this counted metric (instructions:\n"           \
                         "the runner counts it under Valgrind, $CULPRIT_METRIC) with\n"             \
                         "one run of each side per step instead of the test's time"),               \
-            CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold),                                        \
-            CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",            \
-                        "kill a build or a run after this long (default 600)", .max = 1e7,         \
-                        .flags = CULPRIT_OPT_ABOVE_MIN,                                            \
-                        .what = "a number of seconds above 0 (up to 1e7)"),                        \
+            CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold), CLI_OPT_TIMEOUT(o),                    \
             CULPRIT_OPT("--all", 0, CULPRIT_OPT_FLAG, &(o)->all, NULL,                             \
                         "find every commit that made it slower, not only one"),                    \
             CULPRIT_OPT("--auto", 0, CULPRIT_OPT_FLAG, &(a)->automatic, NULL,                      \

@@ -3,7 +3,8 @@
  * (the newest earlier data on the commit's first-parent history, a named commit,
  * or the pooled last K commits) and exits 1 on a regression according to
  * --fail-on. The judging is culprit_detect_check(); this file resolves the
- * revisions, optionally re-runs flagged tests once (--confirm) and prints.
+ * revisions, optionally confirms flagged tests (--confirm: paired runs of the two
+ * commits with --build and --run, else one re-run against history) and prints.
  */
 #include "cli.h"
 
@@ -16,6 +17,7 @@ typedef struct {
     const char *commit_rev;
     const char *baseline_rev;
     int confirm;
+    culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
 } check_args;
 
 /* The options of culprit check, their values going into `a`; its --help too. */
@@ -32,8 +34,14 @@ typedef struct {
                         "judge this series of each run (instructions, cpu_ns, ...)\n"              \
                         "instead of the metric it was measured for"),                              \
             CULPRIT_OPT("--confirm", 0, CULPRIT_OPT_FLAG, &(a)->confirm, NULL,                     \
-                        "re-run each flagged test once; report it only if the\n"                   \
-                        "re-run is flagged too"),                                                  \
+                        "confirm each flagged test: with --build and --run, paired\n"              \
+                        "runs of its baseline commit and this one, built in temporary\n"           \
+                        "checkouts; without them, re-run it once against history"),                \
+            CLI_OPT_BUILD(&(a)->pair),                                                             \
+            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(a)->pair.run, "CMD",                     \
+                        "with --confirm: runs the test binary in a checkout (as for\n"             \
+                        "culprit bisect: $CULPRIT_CHECKOUT, $CULPRIT_HISTORY_DIR)"),               \
+            CLI_OPT_RUNS(&(a)->pair), CLI_OPT_TIMEOUT(&(a)->pair),                                 \
             CLI_DETECTOR_OPTIONS(&(a)->judge.check), CLI_JUDGE_OPTIONS(&(a)->judge),               \
             CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
     }
@@ -46,7 +54,8 @@ static void usage(FILE *out)
 
     cli_usage(out,
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
-              "                     [--json] [--junit FILE] [--test NAME] [--confirm] [...]\n"
+              "                     [--json] [--junit FILE] [--test NAME]\n"
+              "                     [--confirm [--build CMD --run CMD]] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
               "and minor regressions, improvements and undecided tests.\n"
               "\n",
@@ -63,6 +72,7 @@ static int parse(check_args *a, int argc, char **argv, int *help)
 
     memset(a, 0, sizeof(*a));
     cli_judge_init(&a->judge);
+    culprit_bisect_options_init(&a->pair, CULPRIT_BISECT_OPTIONS_VERSION);
     a->commit_rev = "HEAD";
     culprit_opt_parser_init(&p, "check", options, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
@@ -71,6 +81,10 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         if (kind == CULPRIT_OPT_POSITIONAL)
             return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'", p.value);
     }
+    if ((a->pair.build || a->pair.run) && !(a->confirm && a->pair.run))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check: --build and --run go with --confirm, and --confirm "
+                                 "--build needs --run (the command running the test binary)");
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --baseline names one commit; --pool cannot apply");
@@ -184,6 +198,53 @@ cleanup:
     return error;
 }
 
+/*
+ * --confirm --build CMD --run CMD: each flagged test measured again, its baseline
+ * commit against the commit judged, as a bisection step (culprit_bisect_confirm():
+ * both built in temporary checkouts, interleaved pairs); the verdict then rests on
+ * the pairs (culprit_detect_apply_paired()). A test whose verdict is already a
+ * deterministic count needs no pairs. Each test builds its two sides anew.
+ */
+static int confirm_paired(culprit_check_result *result, const culprit_history_runs *runs,
+                          const char *sha, const char *const *bases, size_t nbases,
+                          const check_args *a)
+{
+    for (size_t i = 0; i < result->n; i++) {
+        culprit_verdict *v = &result->verdicts[i];
+        culprit_bisect_options o = a->pair;
+        culprit_bisect_confirmation c;
+        culprit_paired_confirmation p;
+        culprit_baseline b;
+        char good[41];
+        if (!flagged(result, i) || v->evidence == CULPRIT_EVIDENCE_DETERMINISTIC)
+            continue;
+        if (culprit_detect_baseline(&b, runs, result->now_runs[i]->suite, result->now[i]->name,
+                                    bases, nbases, 1) < 0 ||
+            b.n == 0) {
+            culprit_baseline_dispose(&b);
+            continue;
+        }
+        snprintf(good, sizeof(good), "%s", b.runs[0]->commit);
+        culprit_baseline_dispose(&b);
+        o.good = good;
+        o.bad = sha;
+        o.test = v->test;
+        o.metric = a->judge.check.metric;
+        fprintf(stderr, "culprit: confirming %s: paired runs of %.12s and %.12s\n", v->test, good,
+                sha);
+        if (culprit_bisect_confirm(&c, &o) < 0) {
+            fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
+                    culprit_error_last());
+            continue;
+        }
+        p = (culprit_paired_confirmation){c.pairs ? c.pairs : c.runs, c.change, c.change_low,
+                                          c.change_high, c.slower};
+        if (culprit_detect_apply_paired(v, &p, a->judge.check.detect.confidence) < 0)
+            return CULPRIT_ERROR;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------- output --- */
 
 static int print_json(const check_args *a, const culprit_check_result *result, const char *sha,
@@ -267,8 +328,12 @@ int cli_check(int argc, char **argv)
         cli_note_shallow(env.repo, sha, &runs);
     if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
         goto cleanup;
-    if (a.confirm && (error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                                      &a.judge.check)) < 0)
+    if (a.confirm && a.pair.run &&
+        (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
+        goto cleanup;
+    if (a.confirm && !a.pair.run &&
+        (error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
+                         &a.judge.check)) < 0)
         goto cleanup;
 
     exit_code = cli_judge_exit_code(&result, a.judge.fail_on);

@@ -254,6 +254,33 @@ typedef struct {
  */
 int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version);
 
+/**
+ * A paired A/B confirmation of one slowdown (`culprit check --confirm --build --run`):
+ * `good` (the baseline commit) and `bad` (the commit judged) built in temporary
+ * checkouts and run as one bisection step is (warm-up, interleaved pairs in
+ * alternating order, judged on the pairs' differences, more pairs up to max_runs
+ * while undecided).
+ */
+typedef struct {
+    int slower;                             /**< 1 slower beyond the threshold; 0 not slower (the
+                                                 interval rules such a slowdown out); -1 still unknown
+                                                 after max_runs */
+    double change, change_low, change_high; /**< relative change of bad against good */
+    size_t runs;                            /**< runs of each side */
+    size_t pairs;                           /**< pairs judged (0: Welch over the sides, some from
+                                                 history; or the deterministic rule) */
+    size_t builds;                          /**< commits built */
+    int deterministic;                      /**< judged on counts (opts->metric) */
+} culprit_bisect_confirmation;
+
+/**
+ * Measures opts->bad against opts->good as one step of a bisection (the same
+ * comparison code) and says whether it is slower. Needs good, bad, and a command or a
+ * run with its test, as culprit_bisect_session(); the working tree is never touched.
+ * CULPRIT_ERROR naming the side when a side cannot be built or run.
+ */
+int culprit_bisect_confirm(culprit_bisect_confirmation *out, const culprit_bisect_options *opts);
+
 /** One measured comparison of a commit against the good end. */
 typedef struct culprit_bisect_step {
     char sha[41];
@@ -264,11 +291,11 @@ typedef struct culprit_bisect_step {
     double good_mean_ns, mean_ns;           /**< mean run times */
     double change, change_low, change_high; /**< relative change and its interval */
     size_t runs;                            /**< runs of each of the two commits */
-    int undecided; /**< good only because max_runs could not tell (not a proven non-slowdown) */
-    size_t reused; /**< samples of the two sides taken from history instead of run */
-    size_t paired; /**< run pairs (good end, then candidate) the change was judged on, their
-                        differences inside Tukey's severe fences; 0: Welch over the two
-                        sides (some samples came from history) */
+    int undecided;     /**< good only because max_runs could not tell (not a proven non-slowdown) */
+    size_t reused;     /**< samples of the two sides taken from history instead of run */
+    size_t paired;     /**< run pairs (good end, then candidate) the change was judged on, their
+                            differences inside Tukey's severe fences; 0: Welch over the two
+                            sides (some samples came from history) */
     int deterministic; /**< judged on counts (opts->metric) by the deterministic rule: one
                             run per side, no warm-up, no interval (change_low == change_high) */
 } culprit_bisect_step;

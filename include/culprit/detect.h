@@ -305,6 +305,15 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
                          const culprit_detect_options *opts);
 
 /**
+ * Applies a paired A/B confirmation to a verdict: its evidence becomes PAIRED with
+ * `c`'s figures; a minor regression the pairs say is not slower (c->slower == 0)
+ * becomes unchanged (a major stays: it rests on the category); the message is
+ * written again, saying what the pairs found. `confidence` as the check's.
+ */
+int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirmation *c,
+                                double confidence);
+
+/**
  * Controls the false discovery rate across the verdicts of one check: p-values are
  * adjusted with Benjamini-Hochberg, and a minor regression or an improvement whose
  * adjusted p exceeds opts->fdr becomes undecided (possibly real, not proven among

@@ -551,6 +551,42 @@ static void test_counted_metric(void **state)
 }
 
 /* Options are checked against their version. */
+/* check --confirm --build --run: a bisection step of its own between the baseline
+ * and the commit judged. Slower: confirmed; the same code: not slower; a change at
+ * the threshold itself, which no number of pairs can place: still unknown. */
+static void confirm_of(scenario *sc, int good, int bad, culprit_bisect_confirmation *c)
+{
+    culprit_bisect__probe p = {fake_build, fake_measure, NULL, NULL, fake_swap, NULL, NULL, &sc->f};
+
+    sc->f.repo = &sc->repo;
+    memset(sc->f.on, 0, sizeof(sc->f.on));
+    sc->opts.repository = sc->repo.dir;
+    sc->opts.good = sc->repo.sha[good];
+    sc->opts.bad = sc->repo.sha[bad];
+    sc->opts.command = "planted";
+    assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p), 0);
+}
+
+static void test_confirm(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+
+    linear(sc, 4, 2, 0.10);
+    sc->f.mean[3] = 100 * 1.02; /* at the 2% threshold */
+    confirm_of(sc, 0, 2, &c);
+    assert_int_equal(c.slower, 1);
+    assert_true(c.change > 0.09 && c.change < 0.11);
+    assert_int_equal(c.pairs, sc->opts.min_runs);
+    assert_int_equal(c.builds, 2);
+    confirm_of(sc, 0, 1, &c);
+    assert_int_equal(c.slower, 0);
+    assert_true(c.change_high < sc->opts.threshold);
+    confirm_of(sc, 0, 3, &c);
+    assert_int_equal(c.slower, -1);
+    assert_int_equal(c.runs, sc->opts.max_runs);
+}
+
 static void test_options_version(void **state)
 {
     scenario *sc = *state;
@@ -583,6 +619,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_too_many_skips, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
