@@ -30,6 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Valgrind's client requests (Debian's valgrind package): no-ops outside Valgrind. */
+#if defined(__has_include)
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HAVE_CALLGRIND 1
+#endif
+#endif
+
 /* The trace runtime (framework/trace), when the test binary was built with
  * culprit_instrument(): weak references (CULPRIT_TRACE_WEAK, see trace.h), so that
  * libculprit neither depends on it nor needs it linked; they are NULL in a binary
@@ -67,12 +75,28 @@ static struct {
     culprit_samples *samples;
     int finished; /* the sampling loop returned (no assertion longjmp'd out) */
     int restore_crash_signals;
+    int counting; /* under Valgrind's callgrind (counted.c): count the body only */
 } current;
 
+/*
+ * One call of the test body. When its instructions are counted, callgrind collects
+ * around the body alone (not setup, fixtures, the sampling loop or CMocka) and
+ * writes one dump per call, read back by counted.c.
+ */
 static int body(void *payload)
 {
     (void)payload;
+#ifdef HAVE_CALLGRIND
+    if (current.counting)
+        CALLGRIND_TOGGLE_COLLECT;
+#endif
     current.job->test->test_func(current.state);
+#ifdef HAVE_CALLGRIND
+    if (current.counting) {
+        CALLGRIND_TOGGLE_COLLECT;
+        CALLGRIND_DUMP_STATS;
+    }
+#endif
     return 0;
 }
 
@@ -121,7 +145,7 @@ static const char *series_name(unsigned int i)
 static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
                        const culprit_samples *s)
 {
-    const char *metric = job->test->metric ? job->test->metric : "wall_ns";
+    const char *metric = culprit_runner__metric(job);
     const culprit_series *m;
     int error;
 
@@ -147,6 +171,9 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
                                                     s->counters[i] ? s->n : 0,
                                                     s->counters[i] == NULL)) < 0)
             return error;
+    /* Counted in the parent from callgrind's dumps (counted.c): time stands in here. */
+    if (strcmp(metric, "instructions") == 0 && current.counting)
+        metric = "wall_ns";
     if (!(m = culprit_test_result_series(r, metric)) || m->absent)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "test %s: metric '%s' is %s (use wall_ns, cpu_ns, user_ns, "
@@ -171,7 +198,10 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
     unsigned int depth;
     struct timespec t0, t1;
 
+    int counting = current.counting;
+
     memset(&current, 0, sizeof(current));
+    current.counting = counting;
     current.job = job;
     current.restore_crash_signals = in_child;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -263,25 +293,36 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Child side: measure, write the one-test result document, exit. */
-static void child_main(const culprit_runner_job *job, const char *result_path, int out_fd)
+/* Measures the test here and writes its one-test result document to `path`, the way
+ * a result crosses a process boundary. Returns 0 passed, 1 failed, 3 not written. */
+static int hand_back(const culprit_runner_job *job, const char *path)
 {
     culprit_run *run = NULL;
     culprit_test_result *r;
     int failed = 1;
 
-    dup2(out_fd, STDOUT_FILENO);
-    dup2(out_fd, STDERR_FILENO);
-    close(out_fd);
     if (culprit_run_new(&run) == 0 && culprit_run_add_test(&r, run) == 0 &&
         culprit_str_set(&r->name, job->test->name) == 0 &&
         culprit_str_set(&run->suite, job->suite) == 0) {
         failed = run_here(r, job, 1);
-        if (culprit_history_write_file(run, result_path, 0) < 0) {
+        if (culprit_history_write_file(run, path, 0) < 0) {
             fprintf(stderr, "culprit: cannot hand the result back: %s\n", culprit_error_last());
             failed = 3;
         }
     }
+    culprit_run_free(run);
+    return failed;
+}
+
+/* Child side: measure, write the one-test result document, exit. */
+static void child_main(const culprit_runner_job *job, const char *result_path, int out_fd)
+{
+    int failed;
+
+    dup2(out_fd, STDOUT_FILENO);
+    dup2(out_fd, STDERR_FILENO);
+    close(out_fd);
+    failed = hand_back(job, result_path);
     fflush(stdout);
     fflush(stderr);
     /* _exit: no atexit handlers or stdio flushes inherited from the parent. */
@@ -398,7 +439,6 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
 {
     struct sigaction old[NSIGNALS];
     culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
-    culprit_run *child_run = NULL;
     int fds[2] = {-1, -1}, status = 0, timed_out, error;
     double start = now_s();
     pid_t pid;
@@ -442,18 +482,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     child_group = 0;
     for (size_t i = 0; i < NSIGNALS; i++)
         sigaction(end_signals[i], &old[i], NULL);
-    if (!timed_out && WIFEXITED(status) &&
-        culprit_history_read_file(&child_run, path.ptr, CULPRIT_HISTORY_LOAD_SAMPLES) == 0 &&
-        child_run->ntests == 1) {
-        /* Move the child's result into ours; the child run keeps nothing to free. */
-        char *name = r->name, *classname = r->classname;
-        free(child_run->tests[0].name);
-        free(child_run->tests[0].classname);
-        *r = child_run->tests[0];
-        r->name = name;
-        r->classname = classname;
-        memset(&child_run->tests[0], 0, sizeof(child_run->tests[0]));
-        child_run->ntests = 0;
+    if (!timed_out && WIFEXITED(status) && culprit_runner__adopt(r, path.ptr) == 0) {
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
             r->message = failure_message(culprit_buf_cstr(&output));
     } else {
@@ -480,7 +509,6 @@ cleanup:
         close(fds[1]);
     if (path.ptr)
         unlink(path.ptr);
-    culprit_run_free(child_run);
     culprit_buf_dispose(&path);
     culprit_buf_dispose(&output);
     return error;
@@ -497,6 +525,22 @@ static int trace_whole_run(void)
 
 int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *job)
 {
+    const char *count_result = getenv(CULPRIT_RUNNER__COUNT_RESULT);
+
+    if (strcmp(culprit_runner__metric(job), "instructions") == 0) {
+        int failed;
+        if (!count_result || !*count_result)
+            return culprit_runner__run_counted(r, job);
+        /* The counted process itself (counted.c started it under callgrind): one
+         * body call per sample, so that each dump is one repetition. */
+        culprit_runner_job one = *job;
+        one.measure.batch = 1;
+        current.counting = 1;
+        failed = hand_back(&one, count_result);
+        current.counting = 0;
+        r->status = failed ? CULPRIT_STATUS_FAILURE : CULPRIT_STATUS_PASS;
+        return 0;
+    }
     if (job->no_fork || trace_whole_run()) {
         run_here(r, job, 0);
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)

@@ -58,6 +58,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     .choices = fail_on_choices,
                     .what =
                         "major or none (a test binary judges categories only; see culprit check)"),
+        CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &o->metric, "NAME",
+                    "judge this series of every test (also $CULPRIT_METRIC):\n"
+                    "instructions counts them under Valgrind (docs/measure.md)"),
         CULPRIT_OPT("--no-fork", 0, CULPRIT_OPT_FLAG, &o->no_fork, NULL,
                     "run tests in this process (for debuggers; a crash ends all)"),
         CULPRIT_OPT("--verbose", 'v', CULPRIT_OPT_FLAG, &o->verbose, NULL,
@@ -99,7 +102,7 @@ void culprit_runner__usage(FILE *out, const char *program)
 
 int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv)
 {
-    const char *env_fail_on = getenv("CULPRIT_FAIL_ON");
+    const char *env_fail_on = getenv("CULPRIT_FAIL_ON"), *env_metric = getenv("CULPRIT_METRIC");
     culprit_opt table[RUNNER_NOPTS];
     culprit_opt_parser p;
     int kind;
@@ -109,6 +112,10 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     /* The environment first, so that the command line overrides it. */
     if (env_fail_on && *env_fail_on &&
         culprit_opt_apply(culprit_opt_find(table, "--fail-on"), "CULPRIT_FAIL_ON", env_fail_on) < 0)
+        return CULPRIT_EINVALID;
+    /* What culprit bisect --metric asks of the test binary it runs. */
+    if (env_metric && *env_metric &&
+        culprit_opt_apply(culprit_opt_find(table, "--metric"), "CULPRIT_METRIC", env_metric) < 0)
         return CULPRIT_EINVALID;
     culprit_opt_parser_init(&p, NULL, table, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {

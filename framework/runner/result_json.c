@@ -48,6 +48,7 @@ static json_t *test_json(const culprit_test_result *t)
     json_object_set_new(o, "category_high_ns",
                         t->category ? number(t->category_high_ns) : json_null());
     json_object_set_new(o, "metric", string_or_null(t->metric));
+    json_object_set_new(o, "counted_by", string_or_null(t->counted_by));
     json_object_set_new(o, "n", json_integer((json_int_t)s->n));
     json_object_set_new(o, "batch", json_integer(t->batch));
     json_object_set_new(o, "warmup", json_integer(t->warmup));

@@ -224,7 +224,14 @@ static void print_result(runner *r, const culprit_test_result *t)
         double rel = t->summary.mean > 0
                          ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
                          : NAN;
-        culprit_buf_put_duration(&mean, t->summary.mean);
+        /* A time in its unit; a count (instructions) as a number. */
+        if (t->metric && strstr(t->metric, "_ns"))
+            culprit_buf_put_duration(&mean, t->summary.mean);
+        else
+            culprit_buf_printf(&mean, "%.0f %s", t->summary.mean,
+                               t->counted_by ? "instr"
+                               : t->metric   ? t->metric
+                                             : "");
         fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s)\n", t->name,
                 t->category ? t->category : "-", culprit_buf_cstr(&mean), rel, t->summary.n,
                 t->batch, t->stop ? t->stop : "-");
@@ -249,6 +256,7 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     job->test = t;
     job->no_fork = r->opt.no_fork;
     job->verbose = r->opt.verbose;
+    job->metric = r->opt.metric;
     /* A spinner while the test measures, on an interactive terminal only. */
     job->progress = !r->opt.quiet && culprit_progress_wanted(fileno(r->text)) ? r->text : NULL;
     culprit_measure_options_init(&job->measure, CULPRIT_MEASURE_OPTIONS_VERSION);

@@ -27,7 +27,8 @@ typedef struct {
     const char *commit;
     const char *branch;
     const char *project;
-    int fail_on_none; /* --fail-on none: a major regression is recorded but does not fail */
+    int fail_on_none;   /* --fail-on none: a major regression is recorded but does not fail */
+    const char *metric; /* --metric / $CULPRIT_METRIC: judge this series of every test */
 } culprit_runner_options;
 
 /**
@@ -45,8 +46,28 @@ typedef struct {
     double timeout_s;
     int no_fork;
     int verbose;
-    FILE *progress; /* where the spinner is drawn while the test runs; NULL: none */
+    FILE *progress;     /* where the spinner is drawn while the test runs; NULL: none */
+    const char *metric; /* the judged series from --metric / $CULPRIT_METRIC; NULL: the test's */
 } culprit_runner_job;
+
+/* The series a job judges: --metric, else the test's .metric, else "wall_ns". */
+const char *culprit_runner__metric(const culprit_runner_job *job);
+
+/* Moves the one-test result written at `path` (a child's) into `r`, keeping r's name
+ * and classname. */
+int culprit_runner__adopt(culprit_test_result *r, const char *path);
+
+/* The environment variable naming where a counted process hands its result back. */
+#define CULPRIT_RUNNER__COUNT_RESULT "CULPRIT_COUNT_RESULT"
+
+/*
+ * Runs a test whose metric is "instructions" under Valgrind's callgrind (counted.c):
+ * the test binary again, that test only, in-process, counting the body of each
+ * repetition; the counts become the series "instructions", the judged metric, and
+ * counted_by names Valgrind's version. Without valgrind on PATH: CULPRIT_ENOTFOUND
+ * naming the package.
+ */
+int culprit_runner__run_counted(culprit_test_result *r, const culprit_runner_job *job);
 
 /**
  * Runs one perf test and fills `result` (a zeroed entry of the run): status, message,
