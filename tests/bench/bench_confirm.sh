@@ -19,7 +19,7 @@
 # usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS]
 set -euo pipefail
 culprit=$1 lib=$2 include=$3 mode=${4:-20}
-trials=$mode; [ "$mode" = --quick ] && trials=2
+trials=$mode; [ "$mode" = --quick ] && trials=1
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
