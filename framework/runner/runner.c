@@ -236,8 +236,8 @@ static void print_result(runner *r, const culprit_test_result *t)
          * gap is time spent waiting for a core (docs/measure.md). */
         const culprit_series *cpu = culprit_test_result_series(t, "cpu_ns");
         culprit_buf cpu_text = CULPRIT_BUF_INIT;
-        if (t->metric && !strcmp(t->metric, "wall_ns") && cpu && !cpu->absent && cpu->n &&
-            cpu->values) {
+        if (t->metric && !strcmp(t->metric, "wall_ns") && !t->load_calls && cpu && !cpu->absent &&
+            cpu->n && cpu->values) {
             double sum = 0;
             for (size_t i = 0; i < cpu->n; i++)
                 sum += cpu->values[i];
