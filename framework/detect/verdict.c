@@ -235,6 +235,10 @@ int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirm
      * the pairs do not judge: it stays, with what they found. */
     if (c->slower == 0 && v->kind == CULPRIT_VERDICT_MINOR)
         v->kind = CULPRIT_VERDICT_UNCHANGED;
+    /* An undecided test the pairs decide: slower is a (confirmed) minor regression,
+     * not slower unchanged. */
+    if (v->kind == CULPRIT_VERDICT_UNDECIDED && c->slower >= 0)
+        v->kind = c->slower ? CULPRIT_VERDICT_MINOR : CULPRIT_VERDICT_UNCHANGED;
     if (!(message = compose_message(v, confidence)))
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
     free(v->message);

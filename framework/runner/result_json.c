@@ -19,6 +19,19 @@ static json_t *string_or_null(const char *s)
     return s ? json_string(s) : json_null();
 }
 
+/* The mean of a recorded series (samples loaded), NaN when absent. */
+static double series_mean(const culprit_test_result *t, const char *name)
+{
+    const culprit_series *s = culprit_test_result_series(t, name);
+    double sum = 0;
+
+    if (!s || s->absent || !s->values || s->n == 0)
+        return NAN;
+    for (size_t i = 0; i < s->n; i++)
+        sum += s->values[i];
+    return sum / (double)s->n;
+}
+
 static json_t *test_json(const culprit_test_result *t)
 {
     const culprit_summary *s = &t->summary;
@@ -60,6 +73,7 @@ static json_t *test_json(const culprit_test_result *t)
     json_object_set_new(o, "max_ns", number(s->max));
     json_object_set_new(o, "ci_low_ns", number(s->ci_low));
     json_object_set_new(o, "ci_high_ns", number(s->ci_high));
+    json_object_set_new(o, "cpu_mean_ns", number(series_mean(t, "cpu_ns")));
     json_object_set_new(outliers, "low_severe", json_integer((json_int_t)t->outliers.n_low_severe));
     json_object_set_new(outliers, "low_mild", json_integer((json_int_t)t->outliers.n_low_mild));
     json_object_set_new(outliers, "high_mild", json_integer((json_int_t)t->outliers.n_high_mild));

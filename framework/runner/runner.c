@@ -232,9 +232,22 @@ static void print_result(runner *r, const culprit_test_result *t)
                                t->counted_by ? "instr"
                                : t->metric   ? t->metric
                                              : "");
-        fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s)\n", t->name,
+        /* CPU time beside wall time: on an oversubscribed machine they part, and the
+         * gap is time spent waiting for a core (docs/measure.md). */
+        const culprit_series *cpu = culprit_test_result_series(t, "cpu_ns");
+        culprit_buf cpu_text = CULPRIT_BUF_INIT;
+        if (t->metric && !strcmp(t->metric, "wall_ns") && !t->load_calls && cpu && !cpu->absent &&
+            cpu->n && cpu->values) {
+            double sum = 0;
+            for (size_t i = 0; i < cpu->n; i++)
+                sum += cpu->values[i];
+            culprit_buf_puts(&cpu_text, ", cpu ");
+            culprit_buf_put_duration(&cpu_text, sum / (double)cpu->n);
+        }
+        fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s%s)\n", t->name,
                 t->category ? t->category : "-", culprit_buf_cstr(&mean), rel, t->summary.n,
-                t->batch, t->stop ? t->stop : "-");
+                t->batch, t->stop ? t->stop : "-", culprit_buf_cstr(&cpu_text));
+        culprit_buf_dispose(&cpu_text);
         culprit_buf_dispose(&mean);
     } else {
         const char *tag = t->status == CULPRIT_STATUS_ERROR            ? "ERROR "

@@ -307,8 +307,9 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
 /**
  * Applies a paired A/B confirmation to a verdict: its evidence becomes PAIRED with
  * `c`'s figures; a minor regression the pairs say is not slower (c->slower == 0)
- * becomes unchanged (a major stays: it rests on the category); the message is
- * written again, saying what the pairs found. `confidence` as the check's.
+ * becomes unchanged (a major stays: it rests on the category); an undecided verdict
+ * becomes what the pairs decided (minor or unchanged); the message is written
+ * again, saying what the pairs found. `confidence` as the check's.
  */
 int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirmation *c,
                                 double confidence);

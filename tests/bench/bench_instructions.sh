@@ -14,7 +14,7 @@
 set -euo pipefail
 lib=$1 include=$2 quick=${3:-}
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-runs=10; [ "$quick" = --quick ] && runs=3
+runs=10 tries=5; [ "$quick" = --quick ] && runs=2 tries=1
 work=$(mktemp -d /tmp/culprit-bench-instructions-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -66,8 +66,8 @@ for n in 5000 1000000; do
   change=$(python3 -c "print('%+.3f%%' % (100*($plus/${counts[0]}-1)))")
   printf '%-8s %14.3f %14.3f %8.1fx %16.0f %14s %14s\n' "$n" "$native" "$counted" \
     "$(python3 -c "print($counted/$native)")" "${counts[0]}" "$(spread "${counts[@]}")" "$change"
-  # Time's view of the same +1%: one native run of each, 5 times.
-  for i in 1 2 3 4 5; do
+  # Time's view of the same +1%: one native run of each, $tries times.
+  for i in $(seq "$tries"); do
     read -r _ a < <(one_run "$n" --repetitions 30)
     read -r _ b < <(one_run "$((n + n / 100))" --repetitions 30)
     printf '  time, +1%% work, run %d: %+.1f%%\n' "$i" "$(python3 -c "print(100*($b/$a-1))")"

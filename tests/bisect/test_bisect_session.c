@@ -520,7 +520,7 @@ static void test_counted_metric(void **state)
     {
         culprit_buf doc = CULPRIT_BUF_INIT;
         assert_int_equal(culprit_bisect_result_to_json(&doc, &sc->r, "s.t", 0), 0);
-        char path[PATH_MAX];
+        char path[PATH_MAX + 16];
         culprit_bisect_result back;
         FILE *f;
         assert_non_null(strstr(culprit_buf_cstr(&doc), "\"deterministic\": true"));

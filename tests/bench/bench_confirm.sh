@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Paired confirmation on a loaded machine (docs/detection-quality.md, "Paired
+# confirmation"): does `culprit check --confirm --build --run` tell a +5% and a +10%
+# slowdown of a ~1 ms test from none, where one run per commit cannot?
+#
+# A repository holds a perf test whose body loops n times (n from the checkout's
+# work.conf): r0 the base, then one commit per effect: +0% (a comment changes: A/A),
+# +5%, +10% more iterations. Each trial, as a CI job would, records one run (30
+# repetitions) of r0 and one of the commit into a fresh history, then judges the
+# commit three ways on the same two runs and commits:
+#   unpaired  `culprit check --baseline r0`: flagged minor (or major), whatever its
+#             evidence (the alarm one run per commit raises; unconfirmed ones no
+#             longer fail a job, see docs/detection.md);
+#   mw        Mann-Whitney U at alpha = 0.05 (one-sided, slower) on the two runs'
+#             samples: Google Benchmark compare.py's rule;
+#   paired    `culprit check --baseline r0 --confirm --build CC --run ./perf`: the
+#             pairs say slower (the only answer that fails a job).
+# Run it beside a CPU hog on one core; the load is printed before and after.
+# usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS]
+set -euo pipefail
+culprit=$1 lib=$2 include=$3 mode=${4:-20}
+trials=$mode; [ "$mode" = --quick ] && trials=1
+work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
+
+repo=$work/repo
+git init -q "$repo"
+cat > "$repo/perf.c" <<'CEOF'
+#include <culprit/culprit.h>
+#include <stdio.h>
+static volatile unsigned long sink;
+static unsigned long n;
+static int read_conf(void **state)
+{
+    FILE *f = fopen("work.conf", "r");
+    (void)state;
+    if (!f || fscanf(f, "n = %lu", &n) != 1)
+        return -1;
+    fclose(f);
+    return 0;
+}
+static void work_1ms(void **state)
+{
+    (void)state;
+    for (unsigned long i = 0; i < n; i++)
+        sink += i * i;
+}
+int main(int argc, char **argv)
+{
+    static const culprit_perf_test tests[] = {
+        culprit_perf_test(work_1ms, .setup = read_conf, .repetitions = 30, .category = "slow"),
+    };
+    return culprit_run_group_name("bench", tests, argc, argv);
+}
+CEOF
+base=1000000
+commit() { printf 'n = %s\n# %s\n' "$2" "$1" > "$repo/work.conf"; git -C "$repo" add -A;
+  git -C "$repo" commit -q -m "$1"; git -C "$repo" tag "$1"; }
+commit r0 "$base"
+commit e0 "$base"
+commit e5 "$((base + base * 5 / 100))"
+commit e10 "$((base + base * 10 / 100))"
+libs=$(pkg-config --libs cmocka libgit2 jansson gsl libxml-2.0)
+build="cc -O1 -I'$include' -o perf perf.c '$lib' $libs -lm"
+
+# The test binary of each commit, built once for the recorded runs.
+for r in r0 e0 e5 e10; do
+  git -C "$repo" checkout -q "$r"
+  (cd "$repo" && eval "${build/-o perf/-o $work/perf_$r}")
+done
+git -C "$repo" checkout -q r0
+
+record() { # record REV HISTORY: one run of REV's test, as a CI job records it
+  git -C "$repo" checkout -q "$1"
+  (cd "$repo" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none "$work/perf_$1" --quiet >/dev/null 2>&1)
+}
+# mw HISTORY: 1 when the run at the newer commit is slower by Mann-Whitney U (alpha 0.05)
+mw() {
+  python3 - "$1" <<'PY'
+import glob, math, re, sys
+runs = []
+for path in glob.glob(sys.argv[1] + "/*.xml"):
+    text = open(path).read()
+    stamp = re.search(r'timestamp="([^"]+)"', text).group(1)
+    values = [float(v) for v in re.search(r"\nwall_ns ([^\n<]+)", text).group(1).split()]
+    runs.append((stamp, values))
+runs.sort()
+a, b = runs[0][1], runs[-1][1]
+pooled = sorted((v, s) for s, xs in ((0, a), (1, b)) for v in xs)
+ranks, i = {}, 0
+rank_b, ties = 0.0, 0.0
+while i < len(pooled):
+    j = i
+    while j < len(pooled) and pooled[j][0] == pooled[i][0]:
+        j += 1
+    r = (i + j + 1) / 2
+    ties += (j - i) ** 3 - (j - i)
+    rank_b += sum(r for k in range(i, j) if pooled[k][1] == 1)
+    i = j
+na, nb = len(a), len(b)
+u = rank_b - nb * (nb + 1) / 2
+sd = math.sqrt(na * nb / 12 * ((na + nb + 1) - ties / ((na + nb) * (na + nb - 1))))
+z = (u - na * nb / 2) / sd if sd > 0 else 0
+print(1 if z > 1.6449 else 0)  # one-sided, alpha = 0.05
+PY
+}
+verdict() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['tests'][0]; \
+  print(t['verdict'], t['evidence'], (t.get('paired') or {}).get('slower'), \
+  (t.get('paired') or {}).get('pairs'))" "$1"; }
+
+echo "load before: $(uptime)"
+echo "trials per effect: $trials"
+printf '%-6s %9s %6s %9s %12s %14s\n' effect unpaired mw paired pairs_median confirm_s_median
+for e in e0 e5 e10; do
+  up=0 m=0 pa=0 pairs=() secs=()
+  for t in $(seq "$trials"); do
+    hist=$work/hist_${e}_$t; rm -rf "$hist"
+    record r0 "$hist"; record "$e" "$hist"
+    git -C "$repo" checkout -q "$e"
+    (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
+      > "$work/u.json" 2>/dev/null) || true
+    read -r v _ < <(verdict "$work/u.json")
+    [ "$v" = minor ] || [ "$v" = major ] && up=$((up + 1))
+    m=$((m + $(mw "$hist")))
+    start=$(date +%s.%N)
+    (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
+      --confirm --build "$build" --run './perf --quiet' > "$work/p.json" 2>/dev/null) || true
+    secs+=("$(python3 -c "print($(date +%s.%N) - $start)")")
+    read -r v ev slower np < <(verdict "$work/p.json")
+    # Confirmed slower by the pairs (flagged and undecided tests are paired; an
+    # unchanged or faster one is not, and counts as not slower).
+    [ "$ev" = paired ] && [ "$slower" = True ] && pa=$((pa + 1))
+    [ "$ev" = paired ] && pairs+=("$np")
+  done
+  med() { [ $# -eq 0 ] && { echo -; return; }; python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.1f' % v[len(v)//2])" "$@"; }
+  printf '%-6s %6d/%-2d %3d/%-2d %6d/%-2d %12s %14s\n' "$e" "$up" "$trials" "$m" "$trials" \
+    "$pa" "$trials" "$(med "${pairs[@]+"${pairs[@]}"}")" "$(med "${secs[@]}")"
+done
+echo "load after: $(uptime)"
