@@ -546,6 +546,7 @@ static void test_counted_metric(void **state)
     sc->opts.command = "true";
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
+    culprit_bisect_result_dispose(&sc->r); /* the session starts from an empty result */
     assert_int_equal(culprit_bisect_session(&sc->r, &sc->opts), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "needs a run command"));
 }
