@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "culprit/history.h"
@@ -558,6 +559,60 @@ static void collect_warning(const char *path, const char *message, void *payload
     snprintf(w->last, sizeof(w->last), "%s: %s", path, message);
 }
 
+/* 8 processes storing runs into one store at once, as 8 test binaries or CI jobs
+ * finishing together do; 20 times. Every run must be kept, each whole and under a
+ * name of its own, and no temporary file left behind (issue 16's goal). */
+static void eight_concurrent_writers_keep_every_run(void **state)
+{
+    enum { WRITERS = 8, RUNS = 5, TRIALS = 20 };
+    char *base = test_tmpdir_new("concurrent");
+    (void)state;
+
+    for (int trial = 0; trial < TRIALS; trial++) {
+        char sub[32];
+        snprintf(sub, sizeof(sub), "trial%02d", trial);
+        char *dir = culprit_fs_join(base, sub);
+        pid_t pids[WRITERS];
+        for (int w = 0; w < WRITERS; w++) {
+            assert_true((pids[w] = fork()) >= 0);
+            if (pids[w] == 0) {
+                culprit_history *history = NULL;
+                culprit_run *run = make_run();
+                int failed = culprit_history_open(&history, dir, 1) < 0;
+                culprit_str_set(&run->id, NULL); /* every store names a new file */
+                for (int r = 0; r < RUNS && !failed; r++)
+                    failed = culprit_history_store(history, run, NULL) < 0;
+                culprit_history_free(history);
+                culprit_run_free(run);
+                _exit(failed);
+            }
+        }
+        for (int w = 0; w < WRITERS; w++) {
+            int status;
+            assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
+            assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        }
+        culprit_history *history = NULL;
+        culprit_history_runs runs;
+        warnings w = {0};
+        assert_int_equal(culprit_history_open(&history, dir, 0), 0);
+        assert_int_equal(culprit_history_load(&runs, history, NULL, collect_warning, &w), 0);
+        assert_int_equal(runs.nruns, WRITERS * RUNS);
+        assert_int_equal(runs.nskipped, 0);
+        assert_int_equal(w.count, 0);
+        for (size_t i = 1; i < runs.nruns; i++)
+            for (size_t j = 0; j < i; j++)
+                assert_string_not_equal(runs.runs[i]->id, runs.runs[j]->id);
+        culprit_history_runs_dispose(&runs);
+        culprit_history_free(history);
+        assert_int_equal(count_files(dir, ".xml"), WRITERS * RUNS);
+        assert_int_equal(count_files(dir, ".tmp"), 0);
+        free(dir);
+    }
+    assert_int_equal(test_tmpdir_remove(base), 0);
+    free(base);
+}
+
 static void store_run(culprit_history *history, const char *suite, const char *commit,
                       const char *timestamp, const char *test)
 {
@@ -738,6 +793,7 @@ int main(void)
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
+        cmocka_unit_test(eight_concurrent_writers_keep_every_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
