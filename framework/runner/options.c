@@ -14,7 +14,7 @@
 static const char *const fail_on_choices[] = {"major", "none", NULL};
 
 /* The rows of a test binary's options, their values going into `o`. */
-#define RUNNER_NOPTS 24
+#define RUNNER_NOPTS 28
 static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_options *o)
 {
     const culprit_opt rows[] = {
@@ -63,6 +63,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "instructions counts them under Valgrind (docs/measure.md)"),
         CULPRIT_OPT("--no-fork", 0, CULPRIT_OPT_FLAG, &o->no_fork, NULL,
                     "run tests in this process (for debuggers; a crash ends all)"),
+        CULPRIT_OPT("--debug", 0, CULPRIT_OPT_FLAG, &o->debug, NULL,
+                    "for a debugger: each test once, in this process, no budget,\n"
+                    "nothing recorded (automatic when a debugger is attached)"),
         CULPRIT_OPT("--verbose", 'v', CULPRIT_OPT_FLAG, &o->verbose, NULL,
                     "show each test's own output"),
         CULPRIT_OPT("--quiet", 'q', CULPRIT_OPT_FLAG, &o->quiet, NULL,

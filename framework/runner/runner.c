@@ -160,7 +160,7 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
     } else if (r->assignments && culprit_assignments_get(r->assignments, key) &&
                (c = culprit_categories_find(cats, culprit_assignments_get(r->assignments, key)))) {
         source = "assigned";
-    } else if (t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
+    } else if (!r->opt.debug && t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
                strstr(t->metric, "_ns")) {
         c = culprit_categories_classify(cats, t->summary.mean);
         source = "auto";
@@ -300,7 +300,15 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
-    if (r->opt.duration_s > 0 && t->duration_s > 0) {
+    if (r->opt.debug) {
+        /* Stepping through, not measuring (debugger.c): one call of the body. */
+        job->measure.repetitions = 1;
+        job->measure.warmup = 0;
+        job->measure.batch = 1;
+        job->measure.duration_s = 0;
+        job->measure.budget_s = 0; /* none */
+        job->timeout_s = 0;
+    } else if (r->opt.duration_s > 0 && t->duration_s > 0) {
         job->measure.duration_s = r->opt.duration_s;
         if (job->measure.interval_s > r->opt.duration_s)
             job->measure.interval_s = 0;
@@ -481,6 +489,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     }
     if (r.opt.json)
         r.text = stderr;
+    culprit_runner__debug_mode(&r.opt, r.program);
     if (nselected == 0) {
         fprintf(stderr, "%s: no test matches --filter '%s' (see --list)\n", r.program,
                 r.opt.filter ? r.opt.filter : "");

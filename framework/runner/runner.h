@@ -15,6 +15,7 @@ enum { RUNNER_EXIT_OK = 0, RUNNER_EXIT_FAILED = 1, RUNNER_EXIT_USAGE = 2 };
 
 typedef struct {
     int help, version, list, json, no_fork, no_history, verbose, quiet;
+    int debug; /* --debug, CULPRIT_DEBUG=1 or a tracer attached: see debugger.c */
     const char *filter;
     unsigned int repetitions; /* 0: as declared */
     unsigned int warmup;      /* 0: as declared */
@@ -37,6 +38,13 @@ typedef struct {
  */
 int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv);
 void culprit_runner__usage(FILE *out, const char *program);
+
+/* The pid of the process tracing this one (a debugger), 0 when none. */
+long culprit_runner__tracer_pid(void);
+
+/* Turns on the debugger-friendly mode when asked for or a tracer is attached
+ * (in-process, one repetition, nothing recorded) and says so on stderr. */
+void culprit_runner__debug_mode(culprit_runner_options *o, const char *program);
 
 /** Everything one test needs to run. */
 typedef struct {
