@@ -49,6 +49,10 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "checkouts)"),
         CULPRIT_OPT("--branch", 0, CULPRIT_OPT_STRING, &o->branch, "NAME",
                     "record this branch (also $CULPRIT_BRANCH)"),
+        CULPRIT_OPT("--repository", 0, CULPRIT_OPT_STRING, &o->repository, "DIR",
+                    "the git repository of the code under test (default: the\n"
+                    "one holding the current directory; culprit_discover_tests\n"
+                    "passes the source directory, for builds outside it)"),
         CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, &o->project, "FILE",
                     "project file (default: culprit.json at the repository root)"),
         /* A test binary judges categories only: minor needs the history (culprit check). */

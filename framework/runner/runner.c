@@ -96,9 +96,12 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     gmtime_r(&now.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%06ldZ", now.tv_nsec / 1000);
-    have_head = culprit_vcs_head_describe(&head, ".") == 0;
+    have_head = culprit_vcs_head_describe(&head, r->opt.repository ? r->opt.repository : ".") == 0;
     if (!have_head && !r->opt.commit && !(env_commit && *env_commit))
-        warn(r, "not in a git repository (%s); the commit is recorded as unknown",
+        warn(r,
+             "%s (%s); the commit is recorded as unknown (--repository DIR or $CULPRIT_COMMIT "
+             "names it)",
+             r->opt.repository ? "--repository is not a git repository" : "not in a git repository",
              culprit_error_last());
     if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
         (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
@@ -370,6 +373,15 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
     if ((error = culprit_settings_resolve(&r->settings, &r->project, r->workdir, r->opt.project,
                                           r->opt.history_dir)) < 0)
         return error;
+    if (!r->opt.no_history && !r->workdir && r->settings.history_dir[0] != '/') {
+        /* Outside a repository a relative history lands under the current directory,
+         * which may be a build tree: say where, so it can be found again. */
+        const char *rel = r->settings.history_dir;
+        char *where = realpath(".", NULL);
+        rel += strncmp(rel, "./", 2) == 0 ? 2 : 0;
+        warn(r, "results are recorded in '%s/%s'", where ? where : ".", rel);
+        free(where);
+    }
     if (!r->opt.no_history) {
         r->assignments_path = culprit_fs_join(r->settings.history_dir, "categories.json");
         if (r->assignments_path &&

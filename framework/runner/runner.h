@@ -28,8 +28,9 @@ typedef struct {
     const char *commit;
     const char *branch;
     const char *project;
-    int fail_on_none;   /* --fail-on none: a major regression is recorded but does not fail */
-    const char *metric; /* --metric / $CULPRIT_METRIC: judge this series of every test */
+    const char *repository; /* --repository: the git working tree of the code under test */
+    int fail_on_none;       /* --fail-on none: a major regression is recorded but does not fail */
+    const char *metric;     /* --metric / $CULPRIT_METRIC: judge this series of every test */
 } culprit_runner_options;
 
 /**

@@ -5,6 +5,9 @@
 #   MODE=pkgconfig   no CMake: cc $(pkg-config --cflags --libs --static culprit)
 #   MODE=examples    examples/fib and examples/sort copied out of the tree, built
 #                    standalone against the prefix
+#   MODE=outside     the consumer in a git repository of its own, configured with
+#                    -B outside it (IDEs, CI): the runs record the repository's
+#                    commit in the repository's .culprit/history
 # In: MODE, SOURCE_DIR, WORK_DIR, PREFIX, LIBDIR, CTEST, GENERATOR, C_COMPILER,
 #     PKG_CONFIG, RUN_TESTS (run the perf tests too, not only list them).
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -31,6 +34,41 @@ if(MODE STREQUAL "pkgconfig")
     run_or_fail(COMMAND "${bin}/consumer_perf" --filter sum_small --history "${bin}/history")
   endif()
   message(STATUS "pkg-config consumer ok")
+  return()
+endif()
+
+if(MODE STREQUAL "outside")
+  # A repository holding the consumer, its perf tests with no HISTORY_DIR (the
+  # default: .culprit/history at the repository's root), and a build beside it.
+  set(repo "${bin}/repo")
+  file(REMOVE_RECURSE "${bin}")
+  file(COPY "${src}/" DESTINATION "${repo}")
+  file(READ "${repo}/CMakeLists.txt" lists)
+  string(REPLACE " HISTORY_DIR history" "" lists "${lists}")
+  file(WRITE "${repo}/CMakeLists.txt" "${lists}")
+  set(git git -c user.name=culprit -c user.email=culprit@example.invalid)
+  run_or_fail(COMMAND ${git} init -q WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} add -A WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} commit -q -m consumer WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} rev-parse HEAD WORKING_DIRECTORY "${repo}" OUTPUT head)
+  string(STRIP "${head}" head)
+  configure_and_build("${repo}" "${bin}/build" "-DCMAKE_PREFIX_PATH=${PREFIX}")
+  unset(ENV{CULPRIT_HISTORY_DIR})
+  unset(ENV{CULPRIT_COMMIT})
+  run_or_fail(COMMAND "${CTEST}" --output-on-failure -R sum_small
+              WORKING_DIRECTORY "${bin}/build")
+  file(GLOB history "${repo}/.culprit/history/*.xml")
+  file(GLOB stray "${bin}/build/.culprit" "${bin}/build/*/.culprit")
+  if(NOT history OR stray)
+    message(FATAL_ERROR "no history in ${repo}/.culprit/history, or some in the build "
+                        "tree (${stray})")
+  endif()
+  file(READ "${history}" doc)
+  if(NOT doc MATCHES "name=\"culprit.commit\" value=\"${head}\"")
+    string(SUBSTRING "${doc}" 0 1500 doc)
+    message(FATAL_ERROR "the run did not record commit ${head}:\n${doc}")
+  endif()
+  message(STATUS "consumer built outside its repository recorded ${head}")
   return()
 endif()
 
