@@ -330,6 +330,8 @@ int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* culprit junit: runs merged into one JUnit report (cmd_junit.c). */
+int cli_junit(int argc, char **argv);
 int cli_calltree(int argc, char **argv);
 /* The calltree subcommands of the trace side (cmd_calltree_record.c). */
 int cli_calltree_record(int argc, char **argv);

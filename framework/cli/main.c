@@ -25,6 +25,7 @@ static const command commands[] = {
     {"categories", cli_categories, "show and change the tests' speed categories"},
     {"bisect", cli_bisect, "find the commit that made a command slower"},
     {"report", cli_report, "write the HTML report, or a Markdown summary for CI"},
+    {"junit", cli_junit, "merge runs into one JUnit report (ctest, dashboards)"},
     {"calltree", cli_calltree, "record, show, fold and diff call trees"},
     {"overweight", cli_overweight, "which functions grew more than their share of a profile"},
 };

@@ -41,7 +41,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
         CULPRIT_OPT("--no-history", 0, CULPRIT_OPT_FLAG, &o->no_history, NULL,
                     "do not write a history file"),
         CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &o->junit, "FILE",
-                    "also write the results as JUnit XML to FILE"),
+                    "also write the results as a JUnit report to FILE, or to a\n"
+                    "new file in FILE when it is a directory or ends in '/'\n"
+                    "(also $CULPRIT_JUNIT; merge with culprit junit)"),
         CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &o->json, NULL,
                     "print the results as JSON on stdout (text goes to stderr)"),
         CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, &o->commit, "SHA",
@@ -67,6 +69,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "instructions counts them under Valgrind (docs/measure.md)"),
         CULPRIT_OPT("--no-fork", 0, CULPRIT_OPT_FLAG, &o->no_fork, NULL,
                     "run tests in this process (for debuggers; a crash ends all)"),
+        CULPRIT_OPT("--ctest", 0, CULPRIT_OPT_FLAG, &o->ctest, NULL,
+                    "print each result as CTest measurements for ctest and\n"
+                    "CDash too (culprit_discover_tests passes it)"),
         CULPRIT_OPT("--debug", 0, CULPRIT_OPT_FLAG, &o->debug, NULL,
                     "for a debugger: each test once, in this process, no budget,\n"
                     "nothing recorded (automatic when a debugger is attached)"),
