@@ -21,10 +21,13 @@ foreach(f IN LISTS expected)
     message(FATAL_ERROR "not installed: ${PREFIX}/${f}")
   endif()
 endforeach()
-file(GLOB lib "${PREFIX}/${LIBDIR}/libculprit.*")
-if(NOT lib)
-  message(FATAL_ERROR "libculprit not installed in ${PREFIX}/${LIBDIR}")
-endif()
+# Both libraries: the static one CMake consumers link, the shared one that plain
+# `pkg-config --libs` finds.
+foreach(lib IN ITEMS libculprit.a libculprit.so)
+  if(NOT EXISTS "${PREFIX}/${LIBDIR}/${lib}")
+    message(FATAL_ERROR "${lib} not installed in ${PREFIX}/${LIBDIR}")
+  endif()
+endforeach()
 
 # The .pc file names the prefix installed to, not the configured one.
 file(READ "${PREFIX}/${LIBDIR}/pkgconfig/culprit.pc" pc)
