@@ -20,7 +20,7 @@ set(options "-DCMAKE_C_COMPILER=${C_COMPILER}" -DCULPRIT_TEST_SANITIZERS=OFF
 # Ninja: the library, the command, the trace runtime (and clang's fixture), installed.
 run_or_fail(COMMAND "${CMAKE_COMMAND}" -S "${SOURCE_DIR}" -B "${dir}/culprit" -G Ninja
                     -DCMAKE_BUILD_TYPE=RelWithDebInfo ${options})
-set(targets culprit culprit_trace culprit_cli)
+set(targets culprit culprit_shared culprit_trace culprit_cli culprit_man)
 if(CLANG)
   list(APPEND targets trace_clang_fixture)
 endif()
