@@ -255,6 +255,11 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
 
 /* 1 when stdout is a terminal and NO_COLOR is unset or empty. */
 int cli_use_color(void);
+/* Whether text written to `out` (stdout, or stderr under --json) is coloured. */
+int cli_color_for(FILE *out);
+/* Takes --color[=auto|always|never] out of argv (any position before "--") and
+ * applies it (culprit_color_set); CULPRIT_EINVALID for another value. */
+int cli_color_option(int *argc, char **argv);
 
 /* The tag a verdict line starts with: "MAJOR", "MINOR", "FASTER", "unchanged"... */
 const char *cli_verdict_tag(culprit_verdict_kind kind);

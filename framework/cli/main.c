@@ -40,7 +40,8 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n'culprit help <command>' or 'culprit <command> --help' describes one.\n"
+    fputs("\n'culprit help <command>', 'culprit <command> --help' or 'man culprit-<command>'\n"
+          "describes one. --color=auto|always|never colours the verdicts (any command).\n"
           "Exit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O "
           "error.\n",
           out);
@@ -118,5 +119,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (cli_color_option(&argc, argv) < 0)
+        return cli_usage_error(NULL);
     return finish(dispatch(argc, argv));
 }
