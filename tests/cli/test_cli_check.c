@@ -414,7 +414,7 @@ static void json_on_stdout_text_on_stderr(void **state)
 {
     repo_fixture *repo = *state;
     static const char *const commands[] = {"check --json", "compare HEAD~1 HEAD --json",
-                                           "history --json"};
+                                           "history --json", "categories --json"};
     json_error_t jerr;
     json_t *doc;
     cli_result r;
