@@ -10,6 +10,7 @@
 #                          [PROPERTIES name value...]
 #                          [TEST_PREFIX prefix]         (default "<target>.")
 #                          [WORKING_DIRECTORY dir]      (default the current binary dir)
+#                          [REPOSITORY dir]             (default the current source dir)
 #                          [EXTRA_ARGS arg...]
 #                          [NO_BUILD_FLAGS])
 #
@@ -87,7 +88,7 @@ endfunction()
 function(culprit_discover_tests target)
   cmake_parse_arguments(PARSE_ARGV 1 arg
     "NO_BUILD_FLAGS"
-    "HISTORY_DIR;TIMEOUT;DISCOVERY_TIMEOUT;TEST_PREFIX;WORKING_DIRECTORY"
+    "HISTORY_DIR;TIMEOUT;DISCOVERY_TIMEOUT;TEST_PREFIX;WORKING_DIRECTORY;REPOSITORY"
     "LABELS;PROPERTIES;EXTRA_ARGS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "culprit_discover_tests: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -112,6 +113,14 @@ function(culprit_discover_tests target)
   if(NOT arg_WORKING_DIRECTORY)
     set(arg_WORKING_DIRECTORY "${CMAKE_CURRENT_BINARY_DIR}")
   endif()
+  # The test runs in the build tree, which may lie outside the repository (cmake -B
+  # ../build, IDEs, CI): the source directory tells the runner which repository's
+  # commit to record and where its history is (--repository).
+  if(NOT arg_REPOSITORY)
+    set(arg_REPOSITORY "${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
+  get_filename_component(arg_REPOSITORY "${arg_REPOSITORY}" ABSOLUTE
+                         BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   foreach(n IN ITEMS TIMEOUT DISCOVERY_TIMEOUT)
     if(NOT arg_${n} MATCHES "^[0-9]+(\\.[0-9]*)?$")
       message(FATAL_ERROR "culprit_discover_tests: ${n} must be a number of seconds, "
@@ -157,6 +166,7 @@ function(culprit_discover_tests target)
       "TEST_EXECUTOR;${emulator}"
       "TEST_WORKING_DIR;${arg_WORKING_DIRECTORY}"
       "TEST_HISTORY_DIR;${arg_HISTORY_DIR}"
+      "TEST_REPOSITORY;${arg_REPOSITORY}"
       "TEST_PREFIX;${arg_TEST_PREFIX}"
       "TEST_TIMEOUT;${arg_TIMEOUT}"
       "TEST_DISCOVERY_TIMEOUT;${arg_DISCOVERY_TIMEOUT}"

@@ -9,6 +9,7 @@
 #
 #   cmake -D TEST_EXECUTABLE=build/fib_perf -D CTEST_FILE=out.cmake \
 #         [-D TEST_PREFIX=fib_perf.] [-D TEST_HISTORY_DIR=dir] [-D TEST_LABELS=a;b] \
+#         [-D TEST_REPOSITORY=dir] \
 #         [-D TEST_TIMEOUT=300] [-D TEST_WORKING_DIR=dir] [-D TEST_EXTRA_ARGS=...] \
 #         [-D TEST_PROPERTIES=...] [-D TEST_EXECUTOR=...] -P culpritDiscoverTests.cmake
 #
@@ -18,7 +19,8 @@
 cmake_minimum_required(VERSION 3.17)
 
 set(_CULPRIT_DISCOVER_VARS
-  TEST_TARGET TEST_EXECUTABLE TEST_EXECUTOR TEST_WORKING_DIR TEST_HISTORY_DIR TEST_PREFIX
+  TEST_TARGET TEST_EXECUTABLE TEST_EXECUTOR TEST_WORKING_DIR TEST_HISTORY_DIR TEST_REPOSITORY
+  TEST_PREFIX
   TEST_TIMEOUT TEST_DISCOVERY_TIMEOUT TEST_LABELS TEST_PROPERTIES TEST_EXTRA_ARGS CTEST_FILE)
 
 # Appends `value` to `var` as one bracket argument: read back verbatim by ctest.
@@ -123,10 +125,15 @@ function(culprit_discover_tests_impl)
       _culprit_append_arg(line "${arg}")
     endforeach()
     _culprit_append_arg(line "${TEST_EXECUTABLE}")
-    string(APPEND line " --filter ${name}")
+    # --ctest: the measurements ctest and CDash read from the output (docs/cmake.md).
+    string(APPEND line " --filter ${name} --ctest")
     if(TEST_HISTORY_DIR)
       string(APPEND line " --history")
       _culprit_append_arg(line "${TEST_HISTORY_DIR}")
+    endif()
+    if(TEST_REPOSITORY)
+      string(APPEND line " --repository")
+      _culprit_append_arg(line "${TEST_REPOSITORY}")
     endif()
     foreach(arg IN LISTS TEST_EXTRA_ARGS)
       _culprit_append_arg(line "${arg}")

@@ -255,6 +255,11 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
 
 /* 1 when stdout is a terminal and NO_COLOR is unset or empty. */
 int cli_use_color(void);
+/* Whether text written to `out` (stdout, or stderr under --json) is coloured. */
+int cli_color_for(FILE *out);
+/* Takes --color[=auto|always|never] out of argv (any position before "--") and
+ * applies it (culprit_color_set); CULPRIT_EINVALID for another value. */
+int cli_color_option(int *argc, char **argv);
 
 /* The tag a verdict line starts with: "MAJOR", "MINOR", "FASTER", "unchanged"... */
 const char *cli_verdict_tag(culprit_verdict_kind kind);
@@ -330,6 +335,8 @@ int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);
+/* culprit junit: runs merged into one JUnit report (cmd_junit.c). */
+int cli_junit(int argc, char **argv);
 int cli_calltree(int argc, char **argv);
 /* The calltree subcommands of the trace side (cmd_calltree_record.c). */
 int cli_calltree_record(int argc, char **argv);

@@ -201,20 +201,24 @@ int cli_calltree_diff(int argc, char **argv)
             (error = culprit_calltree_correlate(&diff, &changes)) < 0)
             goto cleanup;
     }
+    {
+        /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+        FILE *out = judge.json ? stderr : stdout;
+        cli_print_calltree_diff(out, &diff);
+        fprintf(out,
+                "culprit calltree diff %s against %s: %zu suspect%s among %zu functions compared",
+                positional[1], positional[0], diff.nsuspects, diff.nsuspects == 1 ? "" : "s",
+                diff.npairs - 1);
+        if (rev)
+            fprintf(out, ", changes of %.12s", sha);
+        fprintf(out, "\n");
+    }
     if (judge.json) {
         culprit_buf doc = CULPRIT_BUF_INIT;
         if ((error = culprit_calltree_diff_to_json(&doc, &diff, positional[0], positional[1],
                                                    rev ? sha : NULL)) == 0)
             error = cli_print_document(&doc);
         culprit_buf_dispose(&doc);
-    } else {
-        cli_print_calltree_diff(stdout, &diff);
-        printf("culprit calltree diff %s against %s: %zu suspect%s among %zu functions compared",
-               positional[1], positional[0], diff.nsuspects, diff.nsuspects == 1 ? "" : "s",
-               diff.npairs - 1);
-        if (rev)
-            printf(", changes of %.12s", sha);
-        printf("\n");
     }
 cleanup:
     if (error < 0)

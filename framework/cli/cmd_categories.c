@@ -253,7 +253,7 @@ static int print_json(const test_set *set, const culprit_categories *cats,
     return cli_json_print(doc);
 }
 
-static void print_text(const test_set *set, const culprit_categories *cats,
+static void print_text(FILE *out, const test_set *set, const culprit_categories *cats,
                        const culprit_assignments *assignments, json_t *changes)
 {
     culprit_buf line = CULPRIT_BUF_INIT;
@@ -264,17 +264,17 @@ static void print_text(const test_set *set, const culprit_categories *cats,
     {
         const char *from = json_string_value(json_object_get(c, "from"));
         const char *to = json_string_value(json_object_get(c, "to"));
-        printf("%s: %s%s%s -> %s%s%s\n", json_string_value(json_object_get(c, "test")),
-               from ? "'" : "", from ? from : "unassigned", from ? "'" : "", to ? "'" : "",
-               to ? to : "unassigned", to ? "'" : "");
+        fprintf(out, "%s: %s%s%s -> %s%s%s\n", json_string_value(json_object_get(c, "test")),
+                from ? "'" : "", from ? from : "unassigned", from ? "'" : "", to ? "'" : "",
+                to ? to : "unassigned", to ? "'" : "");
     }
     if (json_array_size(changes))
-        printf("\n");
+        fprintf(out, "\n");
     for (i = 0; i < set->n; i++)
         if (strlen(set->items[i].key) > width)
             width = strlen(set->items[i].key);
-    printf("  %-*s  %-10s %-9s %-22s %s\n", (int)width, "TEST", "CATEGORY", "SOURCE", "RANGE",
-           "LATEST MEAN");
+    fprintf(out, "  %-*s  %-10s %-9s %-22s %s\n", (int)width, "TEST", "CATEGORY", "SOURCE", "RANGE",
+            "LATEST MEAN");
     for (i = 0; i < set->n; i++) {
         const culprit_test_result *t = set->items[i].newest;
         const char *assigned = culprit_assignments_get(assignments, set->items[i].key);
@@ -288,9 +288,9 @@ static void print_text(const test_set *set, const culprit_categories *cats,
         } else {
             culprit_buf_puts(&line, "-");
         }
-        printf("%s %-*s  %-10s %-9s %-22s ", mark ? "*" : " ", (int)width, set->items[i].key,
-               t->category ? t->category : "-", t->category_source ? t->category_source : "-",
-               culprit_buf_cstr(&line));
+        fprintf(out, "%s %-*s  %-10s %-9s %-22s ", mark ? "*" : " ", (int)width, set->items[i].key,
+                t->category ? t->category : "-", t->category_source ? t->category_source : "-",
+                culprit_buf_cstr(&line));
         culprit_buf_clear(&line);
         culprit_buf_put_duration(
             &line, set->items[i].measured ? set->items[i].measured->summary.mean : NAN);
@@ -302,10 +302,10 @@ static void print_text(const test_set *set, const culprit_categories *cats,
         }
         if (assigned && (!t->category || strcmp(assigned, t->category) != 0))
             culprit_buf_printf(&line, "  (assigned '%s' for the next run)", assigned);
-        printf("%s\n", culprit_buf_cstr(&line));
+        fprintf(out, "%s\n", culprit_buf_cstr(&line));
     }
     if (marked)
-        printf("\n* not in the fastest category ('%s')\n", cats->items[0].name);
+        fprintf(out, "\n* not in the fastest category ('%s')\n", cats->items[0].name);
     culprit_buf_dispose(&line);
 }
 
@@ -424,11 +424,11 @@ int cli_categories(int argc, char **argv)
     }
     if ((nchanges || accept_all) && (error = culprit_assignments_save(assignments, file)) < 0)
         goto cleanup;
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(json ? stderr : stdout, &set, cats, assignments, done);
     if (json) {
         error = print_json(&set, cats, assignments, file, done);
         done = NULL;
-    } else {
-        print_text(&set, cats, assignments, done);
     }
 cleanup:
     if (error < 0)

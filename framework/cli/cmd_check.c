@@ -264,12 +264,12 @@ static int print_json(const check_args *a, const culprit_check_result *result, c
     return cli_json_print(doc);
 }
 
-static void print_text(const check_args *a, const culprit_check_result *result, const char *sha,
-                       const char *base_sha)
+static void print_text(FILE *out, const check_args *a, const culprit_check_result *result,
+                       const char *sha, const char *base_sha)
 {
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    cli_print_verdicts(stdout, result, cli_use_color());
+    cli_print_verdicts(out, result, cli_color_for(out));
     culprit_buf_printf(&line, "culprit check at %.12s against ", sha);
     if (base_sha)
         culprit_buf_printf(&line, "%.12s", base_sha);
@@ -279,7 +279,7 @@ static void print_text(const check_args *a, const culprit_check_result *result, 
         culprit_buf_puts(&line, "the previous commit with data");
     culprit_buf_puts(&line, ": ");
     cli_put_counts(&line, result);
-    printf("%s\n", culprit_buf_cstr(&line));
+    fprintf(out, "%s\n", culprit_buf_cstr(&line));
     culprit_buf_dispose(&line);
 }
 
@@ -343,10 +343,10 @@ int cli_check(int argc, char **argv)
     if (a.judge.junit && (error = cli_write_junit(a.judge.junit, &result, "culprit.check", sha,
                                                   a.judge.fail_on)) < 0)
         goto cleanup;
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(a.judge.json ? stderr : stdout, &a, &result, sha, a.baseline_rev ? base_sha : NULL);
     if (a.judge.json)
         error = print_json(&a, &result, sha, a.baseline_rev ? base_sha : NULL, exit_code);
-    else
-        print_text(&a, &result, sha, a.baseline_rev ? base_sha : NULL);
     goto cleanup;
 oom:
     error = culprit_error_set(CULPRIT_ERROR, "out of memory");

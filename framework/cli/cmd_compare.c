@@ -176,15 +176,15 @@ static int judge_sides(culprit_check_result *result, const culprit_history_runs 
     return culprit_detect_compare_runs(result, sides[0].run, sides[1].run, &judge->check);
 }
 
-static void print_text(const culprit_check_result *result, const side sides[2])
+static void print_text(FILE *out, const culprit_check_result *result, const side sides[2])
 {
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    cli_print_verdicts(stdout, result, cli_use_color());
+    cli_print_verdicts(out, result, cli_color_for(out));
     culprit_buf_printf(&line, "culprit compare %.*s against %.*s: ", sides[1].is_rev ? 12 : -1,
                        label_of(&sides[1]), sides[0].is_rev ? 12 : -1, label_of(&sides[0]));
     cli_put_counts(&line, result);
-    printf("%s\n", culprit_buf_cstr(&line));
+    fprintf(out, "%s\n", culprit_buf_cstr(&line));
     culprit_buf_dispose(&line);
 }
 
@@ -239,10 +239,10 @@ int cli_compare(int argc, char **argv)
     if (judge.junit && (error = cli_write_junit(judge.junit, &result, "culprit.compare",
                                                 commit_of(&sides[1]), judge.fail_on)) < 0)
         goto cleanup;
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(judge.json ? stderr : stdout, &result, sides);
     if (judge.json)
         error = print_json(&judge, &result, &sides[0], &sides[1], exit_code);
-    else
-        print_text(&result, sides);
 cleanup:
     if (error < 0) {
         cli_error(NULL);

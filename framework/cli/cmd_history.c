@@ -76,17 +76,18 @@ static int print_json(const culprit_report *r, size_t limit)
     return cli_json_print(doc);
 }
 
-static void print_text(const culprit_report *r, size_t limit)
+static void print_text(FILE *out, const culprit_report *r, size_t limit)
 {
-    int color = cli_use_color();
+    int color = cli_color_for(out);
     culprit_buf line = CULPRIT_BUF_INIT, text = CULPRIT_BUF_INIT;
 
     if (r->nseries == 0)
-        printf("culprit history: no measurements in the %zu first-parent commits from %.12s\n",
-               limit, r->commit);
+        fprintf(out,
+                "culprit history: no measurements in the %zu first-parent commits from %.12s\n",
+                limit, r->commit);
     for (size_t i = 0; i < r->nseries; i++) {
         const culprit_report_series *s = &r->series[i];
-        printf("%s%s\n", i ? "\n" : "", cli_text(&text, s->test));
+        fprintf(out, "%s%s\n", i ? "\n" : "", cli_text(&text, s->test));
         for (size_t k = s->npoints; k-- > 0;) {
             const culprit_report_point *p = &s->points[k];
             const culprit_report_commit *c = &r->commits[p->commit];
@@ -106,7 +107,7 @@ static void print_text(const culprit_report *r, size_t limit)
                 culprit_buf_puts(&line, "        ");
             culprit_buf_puts(&line, "  ");
             culprit_buf_put_text(&line, c->subject ? c->subject : "");
-            printf("%s\n", culprit_buf_cstr(&line));
+            fprintf(out, "%s\n", culprit_buf_cstr(&line));
         }
     }
     culprit_buf_dispose(&line);
@@ -152,10 +153,10 @@ int cli_history(int argc, char **argv)
                                                    &judge.check)) < 0)
         goto cleanup;
     cli_note_shallow(env.repo, rev, &runs);
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(judge.json ? stderr : stdout, report, limit);
     if (judge.json)
         error = print_json(report, limit);
-    else
-        print_text(report, limit);
 cleanup:
     if (error < 0)
         cli_error(NULL);

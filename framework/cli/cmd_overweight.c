@@ -72,7 +72,7 @@ static void put_percent(culprit_buf *b, double x)
         culprit_buf_printf(b, "%11s", "-");
 }
 
-static void print_text(const culprit_calltree_overweight *ow, int durations, size_t top)
+static void print_text(FILE *out, const culprit_calltree_overweight *ow, int durations, size_t top)
 {
     for (size_t r = 0; r < ow->nrounds; r++) {
         const culprit_calltree_overweight_round *round = &ow->rounds[r];
@@ -107,7 +107,7 @@ static void print_text(const culprit_calltree_overweight *ow, int durations, siz
             culprit_buf_printf(&b, "  ... %zu more (--top 0 lists all)\n", round->nrows - n);
         if (round->pivot != CULPRIT_CALLTREE_NONE)
             culprit_buf_printf(&b, "pivot: %s\n", round->rows[round->pivot].name);
-        fputs(culprit_buf_cstr(&b), stdout);
+        fputs(culprit_buf_cstr(&b), out);
         culprit_buf_dispose(&b);
     }
 }
@@ -151,14 +151,15 @@ int cli_overweight(int argc, char **argv)
     /* Folded weights have no unit (samples, bytes...): shown as plain numbers. */
     durations =
         trees[0]->mode != CULPRIT_CALLTREE_WEIGHTS && trees[1]->mode != CULPRIT_CALLTREE_WEIGHTS;
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(json ? stderr : stdout, &ow, durations, top);
     if (json) {
         culprit_buf doc = CULPRIT_BUF_INIT;
         if ((error = culprit_calltree_overweight_to_json(&doc, &ow, &o, paths[0], paths[1],
                                                          durations)) == 0)
             error = cli_print_document(&doc);
         culprit_buf_dispose(&doc);
-    } else
-        print_text(&ow, durations, top);
+    }
 cleanup:
     if (error < 0)
         cli_error(NULL);

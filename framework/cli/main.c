@@ -25,6 +25,7 @@ static const command commands[] = {
     {"categories", cli_categories, "show and change the tests' speed categories"},
     {"bisect", cli_bisect, "find the commit that made a command slower"},
     {"report", cli_report, "write the HTML report, or a Markdown summary for CI"},
+    {"junit", cli_junit, "merge runs into one JUnit report (ctest, dashboards)"},
     {"calltree", cli_calltree, "record, show, fold and diff call trees"},
     {"overweight", cli_overweight, "which functions grew more than their share of a profile"},
 };
@@ -39,7 +40,8 @@ static void usage(FILE *out)
           out);
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
-    fputs("\n'culprit help <command>' or 'culprit <command> --help' describes one.\n"
+    fputs("\n'culprit help <command>', 'culprit <command> --help' or 'man culprit-<command>'\n"
+          "describes one. --color=auto|always|never colours the verdicts (any command).\n"
           "Exit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O "
           "error.\n",
           out);
@@ -117,5 +119,7 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    if (cli_color_option(&argc, argv) < 0)
+        return cli_usage_error(NULL);
     return finish(dispatch(argc, argv));
 }

@@ -18,6 +18,47 @@ int cli_use_color(void)
     return culprit_color_wanted(STDOUT_FILENO);
 }
 
+int cli_color_for(FILE *out)
+{
+    return culprit_color_wanted(fileno(out));
+}
+
+int cli_color_option(int *argc, char **argv)
+{
+    int kept = 1;
+
+    /* --color[=WHEN] anywhere before "--", for every command, as git and ls take it;
+     * removed here so that the commands' own option tables need no row for it. */
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i], *when = NULL;
+        if (strcmp(a, "--") == 0) {
+            while (i < *argc)
+                argv[kept++] = argv[i++];
+            break;
+        }
+        if (strcmp(a, "--color") == 0)
+            when = "always";
+        else if (strncmp(a, "--color=", 8) == 0)
+            when = a + 8;
+        if (!when) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        if (!strcmp(when, "always"))
+            culprit_color_set(1);
+        else if (!strcmp(when, "never"))
+            culprit_color_set(0);
+        else if (!strcmp(when, "auto"))
+            culprit_color_set(-1);
+        else
+            return culprit_error_set(CULPRIT_EINVALID, "--color: '%s' is not auto, always or never",
+                                     when);
+    }
+    argv[kept] = NULL;
+    *argc = kept;
+    return 0;
+}
+
 const char *cli_verdict_tag(culprit_verdict_kind kind)
 {
     return culprit_report_verdict_tag(kind);

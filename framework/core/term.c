@@ -28,11 +28,35 @@ int culprit_progress_wanted(int fd)
     return 1;
 }
 
+/* --color=always|never of the culprit command (culprit_color_set), -1: auto. */
+static int color_choice = -1;
+
+void culprit_color_set(int choice)
+{
+    color_choice = choice < 0 ? -1 : choice > 0;
+}
+
+/* A variable that is set, not empty and not "0" or "false": FORCE_COLOR=0 is how
+ * Node's tools spell "no", so it does not force. */
+static int env_on(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0 && strcmp(v, "false") != 0;
+}
+
 int culprit_color_wanted(int fd)
 {
-    const char *no_color = getenv("NO_COLOR");
+    const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
 
-    return isatty(fd) && !(no_color && *no_color);
+    /* The command line wins, then forcing (CI logs that render colour), then NO_COLOR
+     * (https://no-color.org), then whether fd is a terminal that is not dumb. */
+    if (color_choice >= 0)
+        return color_choice;
+    if (env_on("FORCE_COLOR") || env_on("CLICOLOR_FORCE"))
+        return 1;
+    if (no_color && *no_color)
+        return 0;
+    return isatty(fd) && !(term && strcmp(term, "dumb") == 0);
 }
 
 char culprit_progress_frame(unsigned int tick)

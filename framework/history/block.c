@@ -13,6 +13,7 @@
  * read stops there, and the store's reader can even skip the sample bytes unread
  * (read.c) because their length is announced and they need no XML escaping.
  */
+#define _GNU_SOURCE /* memmem */
 #include "history_internal.h"
 
 #include <stddef.h>
@@ -348,6 +349,13 @@ int culprit_history__block_parse(culprit_test_result *test, const char *text, si
     size_t cursor = 0, magiclen = strlen(CULPRIT_HISTORY__BLOCK_MAGIC);
     uint64_t version;
 
+    /* The JUnit report (CULPRIT_HISTORY_REPORT) puts the runner's line first, which
+     * may hold a multi-line message: the block starts at the first magic line. */
+    if (len && text[0] == '[') {
+        const char *m = memmem(text, len, "\n" CULPRIT_HISTORY__BLOCK_MAGIC " ", magiclen + 2);
+        if (m)
+            r.p = m + 1;
+    }
     if (!next_line(&r, &line, &eol) || (size_t)(eol - line) <= magiclen + 1 ||
         memcmp(line, CULPRIT_HISTORY__BLOCK_MAGIC " ", magiclen + 1))
         return culprit_error_set(CULPRIT_EINVALID,

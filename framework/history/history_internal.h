@@ -49,6 +49,13 @@ int culprit_history__block_parse(culprit_test_result *test, const char *text, si
                                  unsigned int flags);
 
 /* Replaces an XML 1.0-invalid byte sequence by U+FFFD; returns `s` or tmp's copy. */
+/* The report's <testcase> time in seconds: the mean of one repetition (junit.c). */
+double culprit_history__report_time(const culprit_test_result *test);
+
+/* The report's failure body: message, value and interval, category, commit. */
+int culprit_history__failure_body(culprit_buf *out, const culprit_run *run,
+                                  const culprit_test_result *test);
+
 const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
 
 /*

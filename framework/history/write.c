@@ -114,18 +114,21 @@ static int attr_count(writer *wr, const char *name, size_t value)
     return attr(wr, name, num);
 }
 
-/* JUnit times are SUREFIRE_TIME: digits and a dot, never an exponent, inf or a sign. */
-static int attr_time(writer *wr, const char *name, double seconds)
+/* JUnit times are SUREFIRE_TIME: digits and a dot, never an exponent, inf or a sign.
+ * Microseconds in the history; nanoseconds in the report, whose times are the mean
+ * of one repetition, often a few microseconds. */
+static int attr_time(writer *wr, const char *name, double seconds, unsigned int flags)
 {
     char num[48];
-    unsigned long long us;
+    unsigned long long ticks, per_s = (flags & CULPRIT_HISTORY_REPORT) ? 1000000000ull : 1000000ull;
 
     if (!(seconds >= 0) || !isfinite(seconds))
         seconds = 0;
-    if (seconds > 1e12)
-        seconds = 1e12;
-    us = (unsigned long long)llround(seconds * 1e6);
-    snprintf(num, sizeof(num), "%llu.%06llu", us / 1000000, us % 1000000);
+    if (seconds > 1e9)
+        seconds = 1e9;
+    ticks = (unsigned long long)llround(seconds * (double)per_s);
+    snprintf(num, sizeof(num), per_s == 1000000ull ? "%llu.%06llu" : "%llu.%09llu", ticks / per_s,
+             ticks % per_s);
     return attr(wr, name, num);
 }
 
@@ -186,31 +189,57 @@ static const char *failure_type(const culprit_test_result *test, const char *fal
     return fallback;
 }
 
-static int write_testcase(writer *wr, const culprit_run *run, const culprit_test_result *test,
-                          culprit_buf *head, culprit_buf *samples)
+/* The <testcase> time: sampling time in the history, the mean of one repetition in
+ * the report for dashboards (junit.c says why). */
+static double testcase_time(const culprit_test_result *test, unsigned int flags)
+{
+    return (flags & CULPRIT_HISTORY_REPORT) ? culprit_history__report_time(test) : test->elapsed_s;
+}
+
+static int write_outcome(writer *wr, const culprit_run *run, const culprit_test_result *test,
+                         unsigned int flags)
 {
     static const char *const elements[] = {NULL, "failure", "error", "skipped"};
     static const char *const types[] = {NULL, "culprit.assertion", "culprit.error", NULL};
+    culprit_buf body = CULPRIT_BUF_INIT;
+    int error;
+
+    if (test->status == CULPRIT_STATUS_PASS || test->status > CULPRIT_STATUS_SKIPPED)
+        return 0;
+    if ((error = start(wr, elements[test->status])) < 0 ||
+        (types[test->status] &&
+         (error = attr(wr, "type", failure_type(test, types[test->status]))) < 0) ||
+        (test->message && (error = attr(wr, "message", test->message)) < 0))
+        return error;
+    /* The report's failures carry the figures in their body, which dashboards show. */
+    if ((flags & CULPRIT_HISTORY_REPORT) && test->status != CULPRIT_STATUS_SKIPPED &&
+        (error = culprit_history__failure_body(&body, run, test)) == 0 && body.size)
+        error = text(wr, body.ptr);
+    culprit_buf_dispose(&body);
+    return error < 0 ? error : end(wr);
+}
+
+static int write_testcase(writer *wr, const culprit_run *run, const culprit_test_result *test,
+                          culprit_buf *head, culprit_buf *samples, unsigned int flags)
+{
     int error;
 
     culprit_buf_clear(head);
     culprit_buf_clear(samples);
+    /* The report's <system-out> opens with the line the terminal showed; the reader
+     * skips it (block.c). */
+    if ((flags & CULPRIT_HISTORY_REPORT) && ((error = culprit_test_result_line(head, test)) < 0 ||
+                                             (error = culprit_buf_puts(head, "\n")) < 0))
+        return error;
     if ((error = culprit_history__block_format(head, samples, test)) < 0)
         return error;
     if ((error = start(wr, "testcase")) < 0 ||
         (error = attr(wr, "name", test->name ? test->name : "")) < 0 ||
         (error = attr(wr, "classname",
                       test->classname ? test->classname : (run->suite ? run->suite : ""))) < 0 ||
-        (error = attr_time(wr, "time", test->elapsed_s)) < 0)
+        (error = attr_time(wr, "time", testcase_time(test, flags), flags)) < 0 ||
+        (error = write_outcome(wr, run, test, flags)) < 0)
         return error;
-    if (test->status != CULPRIT_STATUS_PASS && test->status <= CULPRIT_STATUS_SKIPPED) {
-        if ((error = start(wr, elements[test->status])) < 0 ||
-            (types[test->status] &&
-             (error = attr(wr, "type", failure_type(test, types[test->status]))) < 0) ||
-            (test->message && (error = attr(wr, "message", test->message)) < 0) ||
-            (error = end(wr)) < 0)
-            return error;
-    }
     if ((error = start(wr, "system-out")) < 0 || (error = text(wr, head->ptr)) < 0)
         return error;
     /* Sample lines are plain ASCII (block.c checks the names): no escaping, raw copy. */
@@ -232,24 +261,63 @@ static int write_to_buf(void *context, const char *data, int len)
     return culprit_buf_put(context, data, (size_t)len) < 0 ? -1 : len;
 }
 
-int culprit_history_format(culprit_buf *out, const culprit_run *run)
+typedef struct {
+    size_t tests, failures, errors, skipped;
+    double time;
+} totals;
+
+static void add_totals(totals *sum, const culprit_run *run, unsigned int flags)
+{
+    for (size_t i = 0; i < run->ntests; i++) {
+        const culprit_test_result *t = &run->tests[i];
+        double time = testcase_time(t, flags);
+        sum->tests++;
+        sum->failures += t->status == CULPRIT_STATUS_FAILURE;
+        sum->errors += t->status == CULPRIT_STATUS_ERROR;
+        sum->skipped += t->status == CULPRIT_STATUS_SKIPPED;
+        if (time > 0 && isfinite(time))
+            sum->time += time;
+    }
+}
+
+static int write_suite(writer *wr, const culprit_run *run, culprit_buf *head, culprit_buf *samples,
+                       unsigned int flags)
+{
+    totals sum = {0, 0, 0, 0, 0};
+    int error;
+
+    add_totals(&sum, run, flags);
+    if ((error = start(wr, "testsuite")) < 0 ||
+        (error = attr(wr, "name", run->suite ? run->suite : "")) < 0 ||
+        (error = attr_count(wr, "tests", sum.tests)) < 0 ||
+        (error = attr_count(wr, "failures", sum.failures)) < 0 ||
+        (error = attr_count(wr, "errors", sum.errors)) < 0 ||
+        (error = attr_count(wr, "skipped", sum.skipped)) < 0 ||
+        (error = attr_time(wr, "time", sum.time, flags)) < 0 ||
+        (run->timestamp && (error = attr(wr, "timestamp", run->timestamp)) < 0) ||
+        (run->host && (error = attr(wr, "hostname", run->host)) < 0) ||
+        (run->id && (error = attr(wr, "id", run->id)) < 0))
+        return error;
+    if ((error = write_properties(wr, run)) < 0)
+        return error;
+    for (size_t i = 0; i < run->ntests; i++)
+        if ((error = write_testcase(wr, run, &run->tests[i], head, samples, flags)) < 0)
+            return error;
+    return end(wr);
+}
+
+int culprit_history_format_runs(culprit_buf *out, const culprit_run *const *runs, size_t nruns,
+                                unsigned int flags)
 {
     writer wr = {NULL, CULPRIT_BUF_INIT};
     xmlOutputBufferPtr ob = NULL;
     size_t start_size = out->size;
     culprit_buf head = CULPRIT_BUF_INIT, samples = CULPRIT_BUF_INIT;
-    size_t failures = 0, errors = 0, skipped = 0;
-    double time = 0;
+    totals sum = {0, 0, 0, 0, 0};
     int error = 0;
 
-    for (size_t i = 0; i < run->ntests; i++) {
-        const culprit_test_result *t = &run->tests[i];
-        failures += t->status == CULPRIT_STATUS_FAILURE;
-        errors += t->status == CULPRIT_STATUS_ERROR;
-        skipped += t->status == CULPRIT_STATUS_SKIPPED;
-        if (t->elapsed_s > 0 && isfinite(t->elapsed_s))
-            time += t->elapsed_s;
-    }
+    for (size_t i = 0; i < nruns; i++)
+        add_totals(&sum, runs[i], flags);
     xmlInitParser();
     if (!(ob = xmlOutputBufferCreateIO(write_to_buf, NULL, out, NULL)) ||
         !(wr.w = xmlNewTextWriter(ob))) {
@@ -264,26 +332,13 @@ int culprit_history_format(culprit_buf *out, const culprit_run *run)
         goto cleanup;
     }
     if ((error = start(&wr, "testsuites")) < 0 || (error = attr(&wr, "name", "culprit")) < 0 ||
-        (error = attr_count(&wr, "tests", run->ntests)) < 0 ||
-        (error = attr_count(&wr, "failures", failures)) < 0 ||
-        (error = attr_count(&wr, "errors", errors)) < 0 ||
-        (error = attr_time(&wr, "time", time)) < 0)
+        (error = attr_count(&wr, "tests", sum.tests)) < 0 ||
+        (error = attr_count(&wr, "failures", sum.failures)) < 0 ||
+        (error = attr_count(&wr, "errors", sum.errors)) < 0 ||
+        (error = attr_time(&wr, "time", sum.time, flags)) < 0)
         goto cleanup;
-    if ((error = start(&wr, "testsuite")) < 0 ||
-        (error = attr(&wr, "name", run->suite ? run->suite : "")) < 0 ||
-        (error = attr_count(&wr, "tests", run->ntests)) < 0 ||
-        (error = attr_count(&wr, "failures", failures)) < 0 ||
-        (error = attr_count(&wr, "errors", errors)) < 0 ||
-        (error = attr_count(&wr, "skipped", skipped)) < 0 ||
-        (error = attr_time(&wr, "time", time)) < 0 ||
-        (run->timestamp && (error = attr(&wr, "timestamp", run->timestamp)) < 0) ||
-        (run->host && (error = attr(&wr, "hostname", run->host)) < 0) ||
-        (run->id && (error = attr(&wr, "id", run->id)) < 0))
-        goto cleanup;
-    if ((error = write_properties(&wr, run)) < 0)
-        goto cleanup;
-    for (size_t i = 0; i < run->ntests; i++)
-        if ((error = write_testcase(&wr, run, &run->tests[i], &head, &samples)) < 0)
+    for (size_t i = 0; i < nruns; i++)
+        if ((error = write_suite(&wr, runs[i], &head, &samples, flags)) < 0)
             goto cleanup;
     if (xmlTextWriterEndDocument(wr.w) < 0 || xmlTextWriterFlush(wr.w) < 0) {
         error = xml_failed("end of document");
@@ -302,6 +357,23 @@ cleanup:
     culprit_buf_dispose(&wr.tmp);
     culprit_buf_dispose(&head);
     culprit_buf_dispose(&samples);
+    return error;
+}
+
+int culprit_history_format(culprit_buf *out, const culprit_run *run)
+{
+    return culprit_history_format_runs(out, &run, 1, 0);
+}
+
+int culprit_history_write_report(const culprit_run *const *runs, size_t nruns, const char *path,
+                                 int no_replace)
+{
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    int error;
+
+    if ((error = culprit_history_format_runs(&doc, runs, nruns, CULPRIT_HISTORY_REPORT)) == 0)
+        error = culprit_fs_write_atomic(path, doc.ptr, doc.size, no_replace);
+    culprit_buf_dispose(&doc);
     return error;
 }
 

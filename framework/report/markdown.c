@@ -73,6 +73,58 @@ static void counts(culprit_buf *out, const culprit_report *r)
     culprit_buf_puts(out, ".\n\n");
 }
 
+/*
+ * The baseline a verdict compared with: its mean and commit. The series' point before
+ * the current one is that baseline (the newest earlier data on first-parent history,
+ * as `culprit check` takes it); older than the report's window, only the mean is
+ * known, from the change (now = baseline x (1 + change)).
+ */
+static void put_baseline(culprit_buf *out, const culprit_report *r, const culprit_report_series *s,
+                         const culprit_report_point *p)
+{
+    char sha[13];
+
+    if (!isfinite(p->change)) {
+        culprit_buf_puts(out, "-");
+        return;
+    }
+    if (s->npoints >= 2) {
+        const culprit_report_point *base = &s->points[s->npoints - 2];
+        culprit_buf_put_duration(out, base->mean_ns);
+        culprit_buf_printf(out, " at `%s`",
+                           culprit_report__short(sha, r->commits[base->commit].sha));
+    } else if (p->change > -1) {
+        culprit_buf_put_duration(out, p->mean_ns / (1 + p->change));
+    } else {
+        culprit_buf_puts(out, "-");
+    }
+}
+
+/*
+ * A change with its confidence interval, rounded to what the interval can tell: as
+ * many decimals as make its width show with one or two digits (0 for an interval tens
+ * of points wide, up to 3), so neither "+5.0% (CI -31.6% to +41.6%)" claims a
+ * precision it lacks nor "+266.7% (CI +266.7% to +266.7%)" hides a narrow interval.
+ */
+static void put_change_rounded(culprit_buf *out, double change, double low, double high)
+{
+    double width = 100 * (high - low);
+    int d = 3;
+
+    if (!isfinite(change) || !isfinite(low) || !isfinite(high)) {
+        culprit_report__put_change_ci(out, change, low, high);
+        return;
+    }
+    if (width > 0)
+        d = (int)ceil(-log10(width)) + 1;
+    d = d < 0 ? 0 : d > 3 ? 3 : d;
+    culprit_buf_printf(out, "%+.*f%%", d, 100 * change);
+    if (round(100 * low * pow(10, d)) == round(100 * high * pow(10, d)))
+        culprit_buf_printf(out, " (CI within +-%.*f%%)", d, 0.5 * pow(10, -d));
+    else
+        culprit_buf_printf(out, " (CI %+.*f%% to %+.*f%%)", d, 100 * low, d, 100 * high);
+}
+
 static void verdict_table(culprit_buf *out, const culprit_report *r)
 {
     int header = 0;
@@ -86,8 +138,8 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
             if (!p || p->verdict != order[k])
                 continue;
             if (!header) {
-                culprit_buf_puts(out, "| verdict | test | now | change | category |\n"
-                                      "|---|---|---:|---|---|\n");
+                culprit_buf_puts(out, "| verdict | test | now | baseline | change | category |\n"
+                                      "|---|---|---:|---|---|---|\n");
                 header = 1;
             }
             /* An unconfirmed minor fails nothing (docs/detection.md): not in bold. */
@@ -105,7 +157,9 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
             culprit_buf_puts(out, " | ");
             culprit_buf_put_duration(out, p->mean_ns);
             culprit_buf_puts(out, " | ");
-            culprit_report__put_change_ci(out, p->change, p->change_low, p->change_high);
+            put_baseline(out, r, &r->series[i], p);
+            culprit_buf_puts(out, " | ");
+            put_change_rounded(out, p->change, p->change_low, p->change_high);
             culprit_buf_puts(out, " | ");
             if (p->category) {
                 culprit_report__put_md(out, p->category);

@@ -14,7 +14,7 @@
 static const char *const fail_on_choices[] = {"major", "none", NULL};
 
 /* The rows of a test binary's options, their values going into `o`. */
-#define RUNNER_NOPTS 24
+#define RUNNER_NOPTS 28
 static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_options *o)
 {
     const culprit_opt rows[] = {
@@ -41,7 +41,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
         CULPRIT_OPT("--no-history", 0, CULPRIT_OPT_FLAG, &o->no_history, NULL,
                     "do not write a history file"),
         CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &o->junit, "FILE",
-                    "also write the results as JUnit XML to FILE"),
+                    "also write the results as a JUnit report to FILE, or to a\n"
+                    "new file in FILE when it is a directory or ends in '/'\n"
+                    "(also $CULPRIT_JUNIT; merge with culprit junit)"),
         CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &o->json, NULL,
                     "print the results as JSON on stdout (text goes to stderr)"),
         CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, &o->commit, "SHA",
@@ -49,6 +51,10 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "checkouts)"),
         CULPRIT_OPT("--branch", 0, CULPRIT_OPT_STRING, &o->branch, "NAME",
                     "record this branch (also $CULPRIT_BRANCH)"),
+        CULPRIT_OPT("--repository", 0, CULPRIT_OPT_STRING, &o->repository, "DIR",
+                    "the git repository of the code under test (default: the\n"
+                    "one holding the current directory; culprit_discover_tests\n"
+                    "passes the source directory, for builds outside it)"),
         CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, &o->project, "FILE",
                     "project file (default: culprit.json at the repository root)"),
         /* A test binary judges categories only: minor needs the history (culprit check). */
@@ -63,6 +69,12 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "instructions counts them under Valgrind (docs/measure.md)"),
         CULPRIT_OPT("--no-fork", 0, CULPRIT_OPT_FLAG, &o->no_fork, NULL,
                     "run tests in this process (for debuggers; a crash ends all)"),
+        CULPRIT_OPT("--ctest", 0, CULPRIT_OPT_FLAG, &o->ctest, NULL,
+                    "print each result as CTest measurements for ctest and\n"
+                    "CDash too (culprit_discover_tests passes it)"),
+        CULPRIT_OPT("--debug", 0, CULPRIT_OPT_FLAG, &o->debug, NULL,
+                    "for a debugger: each test once, in this process, no budget,\n"
+                    "nothing recorded (automatic when a debugger is attached)"),
         CULPRIT_OPT("--verbose", 'v', CULPRIT_OPT_FLAG, &o->verbose, NULL,
                     "show each test's own output"),
         CULPRIT_OPT("--quiet", 'q', CULPRIT_OPT_FLAG, &o->quiet, NULL,

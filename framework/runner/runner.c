@@ -19,6 +19,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,9 +97,12 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     gmtime_r(&now.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%06ldZ", now.tv_nsec / 1000);
-    have_head = culprit_vcs_head_describe(&head, ".") == 0;
+    have_head = culprit_vcs_head_describe(&head, r->opt.repository ? r->opt.repository : ".") == 0;
     if (!have_head && !r->opt.commit && !(env_commit && *env_commit))
-        warn(r, "not in a git repository (%s); the commit is recorded as unknown",
+        warn(r,
+             "%s (%s); the commit is recorded as unknown (--repository DIR or $CULPRIT_COMMIT "
+             "names it)",
+             r->opt.repository ? "--repository is not a git repository" : "not in a git repository",
              culprit_error_last());
     if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
         (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
@@ -160,7 +164,7 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
     } else if (r->assignments && culprit_assignments_get(r->assignments, key) &&
                (c = culprit_categories_find(cats, culprit_assignments_get(r->assignments, key)))) {
         source = "assigned";
-    } else if (t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
+    } else if (!r->opt.debug && t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
                strstr(t->metric, "_ns")) {
         c = culprit_categories_classify(cats, t->summary.mean);
         source = "auto";
@@ -216,48 +220,21 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
 
 static void print_result(runner *r, const culprit_test_result *t)
 {
-    culprit_buf mean = CULPRIT_BUF_INIT;
+    culprit_buf line = CULPRIT_BUF_INIT;
 
-    if (t->status == CULPRIT_STATUS_PASS) {
-        if (r->opt.quiet)
-            return;
-        double rel = t->summary.mean > 0
-                         ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
-                         : NAN;
-        /* A time in its unit; a count (instructions) as a number. */
-        if (t->metric && strstr(t->metric, "_ns"))
-            culprit_buf_put_duration(&mean, t->summary.mean);
-        else
-            culprit_buf_printf(&mean, "%.0f %s", t->summary.mean,
-                               t->counted_by ? "instr"
-                               : t->metric   ? t->metric
-                                             : "");
-        /* CPU time beside wall time: on an oversubscribed machine they part, and the
-         * gap is time spent waiting for a core (docs/measure.md). */
-        const culprit_series *cpu = culprit_test_result_series(t, "cpu_ns");
-        culprit_buf cpu_text = CULPRIT_BUF_INIT;
-        if (t->metric && !strcmp(t->metric, "wall_ns") && !t->load_calls && cpu && !cpu->absent &&
-            cpu->n && cpu->values) {
-            double sum = 0;
-            for (size_t i = 0; i < cpu->n; i++)
-                sum += cpu->values[i];
-            culprit_buf_puts(&cpu_text, ", cpu ");
-            culprit_buf_put_duration(&cpu_text, sum / (double)cpu->n);
-        }
-        fprintf(r->text, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s%s)\n", t->name,
-                t->category ? t->category : "-", culprit_buf_cstr(&mean), rel, t->summary.n,
-                t->batch, t->stop ? t->stop : "-", culprit_buf_cstr(&cpu_text));
-        culprit_buf_dispose(&cpu_text);
-        culprit_buf_dispose(&mean);
-    } else {
-        const char *tag = t->status == CULPRIT_STATUS_ERROR            ? "ERROR "
-                          : t->verdict && !strcmp(t->verdict, "major") ? "MAJOR "
-                                                                       : "FAILED";
-        fprintf(r->text, "[ %s ] %-28s %s\n", tag, t->name, t->message ? t->message : "");
-        if (t->output && (t->status != CULPRIT_STATUS_PASS || r->opt.verbose))
-            fprintf(r->text, "%s%s", t->output,
-                    t->output[strlen(t->output) - 1] == '\n' ? "" : "\n");
+    if (t->status == CULPRIT_STATUS_PASS && r->opt.quiet) {
+        if (r->opt.ctest)
+            culprit_runner__ctest_report(r->text, t);
+        return;
     }
+    /* The same line opens the test's <system-out> in the JUnit report. */
+    if (culprit_test_result_line(&line, t) == 0)
+        fprintf(r->text, "%s\n", culprit_buf_cstr(&line));
+    culprit_buf_dispose(&line);
+    if (r->opt.ctest)
+        culprit_runner__ctest_report(r->text, t);
+    if (t->status != CULPRIT_STATUS_PASS && t->output && *t->output)
+        fprintf(r->text, "%s%s", t->output, t->output[strlen(t->output) - 1] == '\n' ? "" : "\n");
     fflush(r->text);
 }
 
@@ -300,7 +277,15 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
-    if (r->opt.duration_s > 0 && t->duration_s > 0) {
+    if (r->opt.debug) {
+        /* Stepping through, not measuring (debugger.c): one call of the body. */
+        job->measure.repetitions = 1;
+        job->measure.warmup = 0;
+        job->measure.batch = 1;
+        job->measure.duration_s = 0;
+        job->measure.budget_s = 0; /* none */
+        job->timeout_s = 0;
+    } else if (r->opt.duration_s > 0 && t->duration_s > 0) {
         job->measure.duration_s = r->opt.duration_s;
         if (job->measure.interval_s > r->opt.duration_s)
             job->measure.interval_s = 0;
@@ -362,6 +347,15 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
     if ((error = culprit_settings_resolve(&r->settings, &r->project, r->workdir, r->opt.project,
                                           r->opt.history_dir)) < 0)
         return error;
+    if (!r->opt.no_history && !r->workdir && r->settings.history_dir[0] != '/') {
+        /* Outside a repository a relative history lands under the current directory,
+         * which may be a build tree: say where, so it can be found again. */
+        const char *rel = r->settings.history_dir;
+        char *where = realpath(".", NULL);
+        rel += strncmp(rel, "./", 2) == 0 ? 2 : 0;
+        warn(r, "results are recorded in '%s/%s'", where ? where : ".", rel);
+        free(where);
+    }
     if (!r->opt.no_history) {
         r->assignments_path = culprit_fs_join(r->settings.history_dir, "categories.json");
         if (r->assignments_path &&
@@ -407,6 +401,44 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
     return 0;
 }
 
+/*
+ * The JUnit report (--junit, else $CULPRIT_JUNIT). A directory (one that exists, or
+ * a path ending in '/') collects one new file per run, never replaced, so that the
+ * runs of a whole ctest invocation (one per perf test) can be merged afterwards with
+ * `culprit junit DIR`; a file is replaced, as before.
+ */
+static int write_junit(const runner *r, const culprit_run *run)
+{
+    const char *env = getenv("CULPRIT_JUNIT"), *dest = r->opt.junit;
+    culprit_buf name = CULPRIT_BUF_INIT;
+    char *path = NULL;
+    struct stat st;
+    size_t len;
+    int error;
+
+    if (!dest && env && *env)
+        dest = env;
+    if (!dest)
+        return 0;
+    len = strlen(dest);
+    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
+        return culprit_history_write_report(&run, 1, dest, 0);
+    /* Unique per run: the suite, when, and the process (ctest may run binaries at once). */
+    if ((error = culprit_fs_mkdir_p(dest)) < 0 ||
+        (error = culprit_buf_printf(&name, "%s.%s.%ld.xml", run->suite ? run->suite : "run",
+                                    run->timestamp ? run->timestamp : "", (long)getpid())) < 0)
+        goto cleanup;
+    if (!(path = culprit_fs_join(dest, name.ptr))) {
+        error = CULPRIT_ERROR;
+        goto cleanup;
+    }
+    error = culprit_history_write_report(&run, 1, path, 1);
+cleanup:
+    free(path);
+    culprit_buf_dispose(&name);
+    return error;
+}
+
 /* Records the run (history, categories, --junit, --json). Results are already
  * printed: an I/O error here loses nothing shown. RUNNER_EXIT_USAGE on an error
  * (printed), else RUNNER_EXIT_OK. */
@@ -428,7 +460,7 @@ static int record(runner *r, const culprit_run *run, char **history_file)
         }
     }
     culprit_history_free(store);
-    if (r->opt.junit && culprit_history_write_file(run, r->opt.junit, 0) < 0) {
+    if (write_junit(r, run) < 0) {
         fprintf(stderr, "%s: error: --junit: %s\n", r->program, culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;
     }
@@ -481,6 +513,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     }
     if (r.opt.json)
         r.text = stderr;
+    culprit_runner__debug_mode(&r.opt, r.program);
     if (nselected == 0) {
         fprintf(stderr, "%s: no test matches --filter '%s' (see --list)\n", r.program,
                 r.opt.filter ? r.opt.filter : "");

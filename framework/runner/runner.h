@@ -15,6 +15,8 @@ enum { RUNNER_EXIT_OK = 0, RUNNER_EXIT_FAILED = 1, RUNNER_EXIT_USAGE = 2 };
 
 typedef struct {
     int help, version, list, json, no_fork, no_history, verbose, quiet;
+    int ctest; /* --ctest: measurements for ctest and CDash (ctest.c) */
+    int debug; /* --debug, CULPRIT_DEBUG=1 or a tracer attached: see debugger.c */
     const char *filter;
     unsigned int repetitions; /* 0: as declared */
     unsigned int warmup;      /* 0: as declared */
@@ -27,8 +29,9 @@ typedef struct {
     const char *commit;
     const char *branch;
     const char *project;
-    int fail_on_none;   /* --fail-on none: a major regression is recorded but does not fail */
-    const char *metric; /* --metric / $CULPRIT_METRIC: judge this series of every test */
+    const char *repository; /* --repository: the git working tree of the code under test */
+    int fail_on_none;       /* --fail-on none: a major regression is recorded but does not fail */
+    const char *metric;     /* --metric / $CULPRIT_METRIC: judge this series of every test */
 } culprit_runner_options;
 
 /**
@@ -37,6 +40,16 @@ typedef struct {
  */
 int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv);
 void culprit_runner__usage(FILE *out, const char *program);
+
+/* The pid of the process tracing this one (a debugger), 0 when none. */
+long culprit_runner__tracer_pid(void);
+
+/* Turns on the debugger-friendly mode when asked for or a tracer is attached
+ * (in-process, one repetition, nothing recorded) and says so on stderr. */
+void culprit_runner__debug_mode(culprit_runner_options *o, const char *program);
+
+/* The CTest measurements, details and label of a measured test (ctest.c). */
+void culprit_runner__ctest_report(FILE *out, const culprit_test_result *t);
 
 /** Everything one test needs to run. */
 typedef struct {

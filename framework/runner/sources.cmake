@@ -2,6 +2,8 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/execute.c
   ${CMAKE_CURRENT_LIST_DIR}/counted.c
+  ${CMAKE_CURRENT_LIST_DIR}/debugger.c
+  ${CMAKE_CURRENT_LIST_DIR}/ctest.c
   ${CMAKE_CURRENT_LIST_DIR}/job.c
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/result_json.c

@@ -331,8 +331,16 @@ void culprit_process_interrupt(void);
  */
 int culprit_progress_wanted(int fd);
 
-/** 1 when `fd` is a terminal and NO_COLOR is unset or empty. Thread-safe. */
+/**
+ * 1 when output to `fd` should be coloured: as culprit_color_set() chose, else when
+ * FORCE_COLOR or CLICOLOR_FORCE is set (not empty, "0" or "false"), else never under
+ * a non-empty NO_COLOR, else when `fd` is a terminal whose TERM is not "dumb".
+ * Thread-safe once the choice is made.
+ */
 int culprit_color_wanted(int fd);
+
+/** The choice of a --color option: 1 always, 0 never, -1 auto (the default). */
+void culprit_color_set(int choice);
 
 /** The spinner's character at `tick`: | / - \ in turn (ASCII: any terminal font). */
 char culprit_progress_frame(unsigned int tick);

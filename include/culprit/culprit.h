@@ -68,11 +68,32 @@ typedef struct culprit_perf_test {
 /**
  * Declares a perf test in a table: culprit_perf_test(f, .repetitions = 50, .category = "fast").
  * Expands to a braced initializer, so it works in static arrays the CMocka way.
+ *
+ * The macro is variadic as a whole and the position (.file, .line) comes last, so
+ * culprit_perf_test(f) alone still passes an argument to the inner "...": ISO C
+ * before C23 wants at least one there, and -Wpedantic says so otherwise.
+ *
+ * C++ before C++20 has no designated initializers: there the macro takes the test
+ * alone, culprit_perf_test(f), initialized positionally; options need C++20 (where
+ * the C form works, fields in declaration order) and are a compile error before it.
  */
-#define culprit_perf_test(f, ...)                                                                  \
+#if defined(__cplusplus) && __cplusplus < 202002L
+#define culprit_perf_test(...) CULPRIT__PERF_TEST_CXX(__VA_ARGS__, )
+/* Options given here land after __LINE__ and do not compile: never dropped silently. */
+/* clang-format off */
+#define CULPRIT__PERF_TEST_CXX(f, ...)                                                             \
     {                                                                                              \
-        .name = #f, .test_func = f, .file = __FILE__, .line = __LINE__, __VA_ARGS__                \
+        #f, f, nullptr, nullptr, nullptr, nullptr, nullptr, 0, 0, 0, 0, 0.0, 0.0, 0, nullptr,      \
+        nullptr, 0.0, 0.0, 0.0, __FILE__, __LINE__ __VA_ARGS__                                     \
     }
+/* clang-format on */
+#else
+#define culprit_perf_test(...) CULPRIT__PERF_TEST(__VA_ARGS__, .file = __FILE__)
+#define CULPRIT__PERF_TEST(f, ...)                                                                 \
+    {                                                                                              \
+        .name = #f, .test_func = f, __VA_ARGS__, .line = __LINE__                                  \
+    }
+#endif
 
 /** Build facts of the test binary, recorded in history (compiler and flags). */
 typedef struct {
@@ -100,15 +121,27 @@ typedef struct {
 int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, size_t ntests,
                            int argc, char **argv, const culprit_build_info *build);
 
+/* The build facts as a pointer: a compound literal in C; C++ has none (a GNU
+ * extension there, which -Wpedantic flags), so a lambda's static object instead. */
+#ifdef __cplusplus
+#define CULPRIT__BUILD_INFO                                                                        \
+    ([]() -> const culprit_build_info * {                                                          \
+        static const culprit_build_info info = {CULPRIT__COMPILER, CULPRIT_BUILD_FLAGS};           \
+        return &info;                                                                              \
+    }())
+#else
+#define CULPRIT__BUILD_INFO (&(const culprit_build_info){CULPRIT__COMPILER, CULPRIT_BUILD_FLAGS})
+#endif
+
 /** culprit_run_perf_tests() over a static array, named after the program. */
 #define culprit_run_group(tests, argc, argv)                                                       \
     culprit_run_perf_tests(NULL, (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv),      \
-                           &(const culprit_build_info){CULPRIT__COMPILER, CULPRIT_BUILD_FLAGS})
+                           CULPRIT__BUILD_INFO)
 
 /** culprit_run_group() with an explicit group name. */
 #define culprit_run_group_name(group, tests, argc, argv)                                           \
     culprit_run_perf_tests((group), (tests), sizeof(tests) / sizeof((tests)[0]), (argc), (argv),   \
-                           &(const culprit_build_info){CULPRIT__COMPILER, CULPRIT_BUILD_FLAGS})
+                           CULPRIT__BUILD_INFO)
 
 #ifdef __cplusplus
 }

@@ -137,6 +137,32 @@ const culprit_test_result *culprit_run_find_test(const culprit_run *run, const c
 int culprit_history_format(culprit_buf *out, const culprit_run *run);
 
 /**
+ * Flag of culprit_history_format_runs(): the JUnit report for dashboards rather than
+ * the history file. A <testcase>'s time is the mean of one repetition (not how long
+ * sampling ran), its <system-out> opens with the line the terminal showed, and a
+ * <failure> or <error> has a body with the figures (docs/history-format.md). Still
+ * valid against junit-10.xsd, and readable as a history document.
+ */
+#define CULPRIT_HISTORY_REPORT 0x1u
+
+/**
+ * Serializes several runs as one JUnit document: one <testsuites> holding a
+ * <testsuite> per run, in the order given. flags: 0 or CULPRIT_HISTORY_REPORT.
+ */
+int culprit_history_format_runs(culprit_buf *out, const culprit_run *const *runs, size_t nruns,
+                                unsigned int flags);
+
+/** Writes the report form of `runs` to `path` atomically (see write_file). */
+int culprit_history_write_report(const culprit_run *const *runs, size_t nruns, const char *path,
+                                 int no_replace);
+
+/**
+ * Appends the one line the runner prints for a test ("[  PERF  ] name  fast  21.3 us
+ * +-0.35%  (n=30, batch 1, fixed)", or "[ FAILED ] name message"), no newline.
+ */
+int culprit_test_result_line(culprit_buf *out, const culprit_test_result *test);
+
+/**
  * Writes the run to `path` atomically (temporary file and rename). With
  * no_replace, an existing file is never replaced (CULPRIT_EEXISTS).
  */

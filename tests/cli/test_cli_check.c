@@ -374,6 +374,62 @@ static void colours_only_on_a_terminal_without_no_color(void **state)
     cli_result_dispose(&r);
 }
 
+/* --color=always|never and FORCE_COLOR/CLICOLOR_FORCE decide where a terminal cannot
+ * (CI logs that render ANSI colours); the command line wins over the environment. */
+static void colour_options_and_forcing_variables(void **state)
+{
+    repo_fixture *repo = *state;
+    static const struct {
+        const char *env, *args;
+        int coloured;
+    } cases[] = {
+        {NULL, "check --color=always", 1},
+        {NULL, "--color check", 1},
+        {"FORCE_COLOR=1", "check", 1},
+        {"CLICOLOR_FORCE=1", "check", 1},
+        {"FORCE_COLOR=0", "check", 0},
+        {"FORCE_COLOR=1", "check --color=never", 0},
+        {"NO_COLOR=1", "check --color=always", 1},
+        {NULL, "check --color=auto", 0},
+    };
+    cli_result r;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        r = run_culprit(repo->dir, cases[i].env, "%s", cases[i].args);
+        assert_int_equal(r.status, 1);
+        if (cases[i].coloured != (strstr(r.out, "\033[1;31mMAJOR") != NULL))
+            fail_msg("%s culprit %s: coloured %d expected:\n%s", cases[i].env ? cases[i].env : "",
+                     cases[i].args, cases[i].coloured, r.out);
+        cli_result_dispose(&r);
+    }
+    r = run_culprit(repo->dir, NULL, "check --color=sometimes");
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "'sometimes' is not auto, always or never");
+    cli_result_dispose(&r);
+}
+
+/* --json: the document alone on stdout, the readable lines on stderr (as the test
+ * binaries do), so `check --json > verdicts.json` still shows them in a CI log. */
+static void json_on_stdout_text_on_stderr(void **state)
+{
+    repo_fixture *repo = *state;
+    static const char *const commands[] = {"check --json", "compare HEAD~1 HEAD --json",
+                                           "history --json", "categories --json"};
+    json_error_t jerr;
+    json_t *doc;
+    cli_result r;
+
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        r = run_culprit(repo->dir, NULL, "%s", commands[i]);
+        if (!(doc = json_loads(r.out, 0, &jerr)))
+            fail_msg("culprit %s: stdout is not JSON (%s):\n%s", commands[i], jerr.text, r.out);
+        json_decref(doc);
+        if (!strstr(r.err, "perf."))
+            fail_msg("culprit %s: no readable lines on stderr:\n%s", commands[i], r.err);
+        cli_result_dispose(&r);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -387,6 +443,8 @@ int main(void)
         cmocka_unit_test(check_bad_input_exits_2_naming_it),
         cmocka_unit_test(command_help_version_and_unknown_subcommand),
         cmocka_unit_test(colours_only_on_a_terminal_without_no_color),
+        cmocka_unit_test(colour_options_and_forcing_variables),
+        cmocka_unit_test(json_on_stdout_text_on_stderr),
     };
     return cmocka_run_group_tests(tests, fixture_setup, fixture_teardown);
 }

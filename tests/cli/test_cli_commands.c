@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/wait.h>
 
 #include "support/cli_fixture.h"
@@ -193,6 +194,38 @@ static void write_errors_on_outputs_exit_2(void **state)
     expect_culprit(repo->dir, 2, "/dev/full", "check --fail-on none --junit /dev/full");
 }
 
+/* culprit junit: the fixture's history files (five runs) merged into one report,
+ * one <testsuite> per run, valid against the schema; a bad input names itself,
+ * exits 2 and writes nothing. */
+static void junit_merges_runs_into_one_report(void **state)
+{
+    repo_fixture *repo = *state;
+    char out[600], cmd[1400];
+    culprit_buf text = CULPRIT_BUF_INIT;
+    size_t suites = 0;
+    cli_result r;
+
+    snprintf(out, sizeof(out), "%s/merged.xml", repo->dir);
+    r = run_culprit(repo->dir, NULL, "junit '%s' --output '%s'", repo->history, out);
+    assert_int_equal(r.status, 0);
+    cli_result_dispose(&r);
+    assert_int_equal(culprit_fs_read_file(&text, out), 0);
+    for (const char *p = text.ptr; (p = strstr(p, "<testsuite ")); p++)
+        suites++;
+    assert_int_equal(suites, 5);
+    assert_contains(text.ptr, "<system-out>[  PERF  ] ");
+    snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s/docs/schemas/junit-10.xsd' '%s'",
+             CULPRIT_SOURCE_DIR, out);
+    assert_int_equal(system(cmd), 0);
+    culprit_buf_dispose(&text);
+    unlink(out);
+
+    expect_culprit(repo->dir, 2, "nothere.xml", "junit '%s' nothere.xml --output '%s'",
+                   repo->history, out);
+    assert_int_not_equal(access(out, F_OK), 0);
+    expect_culprit(repo->dir, 2, "needs a PATH", "junit");
+}
+
 static void categories_set_unset_accept_round_trip(void **state)
 {
     repo_fixture *repo = *state;
@@ -311,6 +344,7 @@ int main(void)
         cmocka_unit_test(compare_two_revisions),
         cmocka_unit_test(history_lists_points_newest_first_with_verdicts),
         cmocka_unit_test(categories_set_unset_accept_round_trip),
+        cmocka_unit_test(junit_merges_runs_into_one_report),
         cmocka_unit_test(write_errors_on_outputs_exit_2),
         cmocka_unit_test(check_confirm_reruns_flagged_tests),
     };

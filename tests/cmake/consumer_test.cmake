@@ -1,10 +1,14 @@
 # consumer_test.cmake: builds the tiny consumer project (consumer/) the ways a user
 # would use culprit, lists its tests with ctest -N, then runs them:
 #   MODE=installed   find_package(culprit) against the prefix install_test.cmake made
-#   MODE=subdir      add_subdirectory() of culprit's source tree (as FetchContent does)
-#   MODE=pkgconfig   no CMake: cc $(pkg-config --cflags --libs --static culprit)
+#   MODE=subdir      add_subdirectory() of culprit's source tree (as FetchContent does);
+#                    its cmake --install installs nothing of culprit
+#   MODE=pkgconfig   no CMake: cc $(pkg-config --cflags --libs culprit)
 #   MODE=examples    examples/fib and examples/sort copied out of the tree, built
 #                    standalone against the prefix
+#   MODE=outside     the consumer in a git repository of its own, configured with
+#                    -B outside it (IDEs, CI): the runs record the repository's
+#                    commit in the repository's .culprit/history
 # In: MODE, SOURCE_DIR, WORK_DIR, PREFIX, LIBDIR, CTEST, GENERATOR, C_COMPILER,
 #     PKG_CONFIG, RUN_TESTS (run the perf tests too, not only list them).
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -15,7 +19,9 @@ if(MODE STREQUAL "pkgconfig")
   file(REMOVE_RECURSE "${bin}")
   file(MAKE_DIRECTORY "${bin}")
   set(ENV{PKG_CONFIG_PATH} "${PREFIX}/${LIBDIR}/pkgconfig")
-  run_or_fail(COMMAND "${PKG_CONFIG}" --cflags --libs --static culprit OUTPUT flags)
+  # Plain --libs, as Meson and pkg_check_modules ask: -lculprit finds the shared
+  # libculprit, whose dependencies come with it (no --static needed).
+  run_or_fail(COMMAND "${PKG_CONFIG}" --cflags --libs culprit OUTPUT flags)
   string(STRIP "${flags}" flags)
   separate_arguments(flags UNIX_COMMAND "${flags}")
   if(NOT flags MATCHES "-I${PREFIX}/" OR NOT flags MATCHES "-lculprit")
@@ -23,6 +29,8 @@ if(MODE STREQUAL "pkgconfig")
   endif()
   run_or_fail(COMMAND "${C_COMPILER}" -std=gnu11 -Wall -Wextra -Werror
                       "${src}/consumer_perf.c" -o "${bin}/consumer_perf" ${flags})
+  # libculprit.so is in the prefix, not on the loader's path.
+  set(ENV{LD_LIBRARY_PATH} "${PREFIX}/${LIBDIR}")
   run_or_fail(COMMAND "${bin}/consumer_perf" --list OUTPUT out)
   if(NOT out STREQUAL "sum_small\nsum_large\n")
     message(FATAL_ERROR "consumer_perf --list printed:\n${out}")
@@ -31,6 +39,41 @@ if(MODE STREQUAL "pkgconfig")
     run_or_fail(COMMAND "${bin}/consumer_perf" --filter sum_small --history "${bin}/history")
   endif()
   message(STATUS "pkg-config consumer ok")
+  return()
+endif()
+
+if(MODE STREQUAL "outside")
+  # A repository holding the consumer, its perf tests with no HISTORY_DIR (the
+  # default: .culprit/history at the repository's root), and a build beside it.
+  set(repo "${bin}/repo")
+  file(REMOVE_RECURSE "${bin}")
+  file(COPY "${src}/" DESTINATION "${repo}")
+  file(READ "${repo}/CMakeLists.txt" lists)
+  string(REPLACE " HISTORY_DIR history" "" lists "${lists}")
+  file(WRITE "${repo}/CMakeLists.txt" "${lists}")
+  set(git git -c user.name=culprit -c user.email=culprit@example.invalid)
+  run_or_fail(COMMAND ${git} init -q WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} add -A WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} commit -q -m consumer WORKING_DIRECTORY "${repo}")
+  run_or_fail(COMMAND ${git} rev-parse HEAD WORKING_DIRECTORY "${repo}" OUTPUT head)
+  string(STRIP "${head}" head)
+  configure_and_build("${repo}" "${bin}/build" "-DCMAKE_PREFIX_PATH=${PREFIX}")
+  unset(ENV{CULPRIT_HISTORY_DIR})
+  unset(ENV{CULPRIT_COMMIT})
+  run_or_fail(COMMAND "${CTEST}" --output-on-failure -R sum_small
+              WORKING_DIRECTORY "${bin}/build")
+  file(GLOB history "${repo}/.culprit/history/*.xml")
+  file(GLOB stray "${bin}/build/.culprit" "${bin}/build/*/.culprit")
+  if(NOT history OR stray)
+    message(FATAL_ERROR "no history in ${repo}/.culprit/history, or some in the build "
+                        "tree (${stray})")
+  endif()
+  file(READ "${history}" doc)
+  if(NOT doc MATCHES "name=\"culprit.commit\" value=\"${head}\"")
+    string(SUBSTRING "${doc}" 0 1500 doc)
+    message(FATAL_ERROR "the run did not record commit ${head}:\n${doc}")
+  endif()
+  message(STATUS "consumer built outside its repository recorded ${head}")
   return()
 endif()
 
@@ -69,6 +112,16 @@ elseif(MODE STREQUAL "subdir")
   configure_and_build("${src}" "${bin}" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}")
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
+endif()
+
+if(MODE STREQUAL "subdir")
+  # A subproject installs nothing by default (CULPRIT_INSTALL is on at top level only).
+  run_or_fail(COMMAND "${CMAKE_COMMAND}" --install "${bin}" --prefix "${bin}/installed")
+  file(GLOB_RECURSE installed "${bin}/installed/*")
+  if(installed)
+    message(FATAL_ERROR "cmake --install of a project using culprit as a subproject "
+                        "installed culprit's files: ${installed}")
+  endif()
 endif()
 
 ctest_listing(json "${bin}")

@@ -297,6 +297,54 @@ static void copy_summary_copies_everything_but_the_series(void **state)
     culprit_run_free(copy);
 }
 
+/* The report form (--junit, culprit junit): the mean of one repetition as time, the
+ * runner's line first in <system-out>, failure bodies with figures; several runs in
+ * one valid document; a one-run report still reads back as a history document. */
+static void report_form_is_for_dashboards_and_still_readable(void **state)
+{
+    culprit_run *run = make_run(), *second = make_run(), *back = NULL;
+    const culprit_run *runs[2] = {run, second};
+    char *dir = test_tmpdir_new("report"), *path = culprit_fs_join(dir, "report.xml");
+    culprit_buf text = CULPRIT_BUF_INIT;
+    char cmd[1024];
+    const char *p;
+    int suites = 0;
+    (void)state;
+
+    culprit_str_set(&second->suite, "second");
+    assert_int_equal(culprit_history_write_report(runs, 2, path, 0), 0);
+    assert_int_equal(culprit_fs_read_file(&text, path), 0);
+    /* 1193.75 ns per repetition, not the 0.123456789 s the test ran */
+    assert_non_null(strstr(text.ptr,
+                           "<testcase name=\"fib_30 &lt;fast&gt; &amp; &quot;friends&quot;\" "
+                           "classname=\"suite-a\" time=\"0.000001194\""));
+    assert_non_null(strstr(text.ptr, "<system-out>[  PERF  ] fib_30 &lt;fast&gt;"));
+    assert_non_null(strstr(text.ptr,
+                           "second line\ttab\ncommit 0123456789abcdef0123456789abcdef01234567 "
+                           "(dirty) on feature/a&amp;b\n</failure>"));
+    for (p = text.ptr; (p = strstr(p, "<testsuite ")); p++)
+        suites++;
+    assert_int_equal(suites, 2);
+    if (access(SCHEMA, R_OK) == 0) {
+        snprintf(cmd, sizeof(cmd), "xmllint --noout --schema '%s' '%s'", SCHEMA, path);
+        assert_int_equal(system(cmd), 0);
+    }
+    assert_int_equal(culprit_history_write_report(runs, 1, path, 0), 0);
+    if (culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES) < 0)
+        fail_msg("%s", culprit_error_last());
+    assert_int_equal(back->ntests, run->ntests);
+    assert_int_equal(back->tests[0].summary.n, 12);
+    assert_true(back->tests[0].elapsed_s == run->tests[0].elapsed_s);
+    assert_int_equal(back->tests[0].series[0].n, sizeof(wall) / sizeof(wall[0]));
+    culprit_run_free(back);
+    culprit_run_free(run);
+    culprit_run_free(second);
+    culprit_buf_dispose(&text);
+    free(path);
+    test_tmpdir_remove(dir);
+    free(dir);
+}
+
 static void written_file_validates_against_junit_schema(void **state)
 {
     culprit_run *run = make_run();
@@ -727,7 +775,8 @@ static void files_of_any_size_read_back(void **state)
     assert_int_equal(culprit_history_write_file(run, path, 0), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_true(st.st_size > 40 * 1000 * 1000);
-    assert_int_equal(culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
+    if (culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES) < 0)
+        fail_msg("%s", culprit_error_last());
     assert_int_equal(culprit_test_result_series(&back->tests[0], "cpu_ns")->n, n);
     assert_true(culprit_test_result_series(&back->tests[0], "cpu_ns")->values[n - 1] == x[n - 1]);
     culprit_run_free(back);
@@ -785,6 +834,7 @@ int main(void)
         cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
         cmocka_unit_test(written_file_validates_against_junit_schema),
+        cmocka_unit_test(report_form_is_for_dashboards_and_still_readable),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),
         cmocka_unit_test(corrupt_and_foreign_files_are_invalid),
         cmocka_unit_test(a_lying_samples_length_is_refused_by_both_reads),
