@@ -429,8 +429,14 @@ int cli_bisect(int argc, char **argv)
     }
     {
         bisect_request q = {a.history_dir, a.json, a.automatic, a.no_history, "", ""};
-        if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+        char *owned[2] = {NULL, NULL}; /* "build" and "run" of culprit.json */
+        if (cli_project_commands(&o, owned) < 0) {
+            cli_error(NULL);
+            status = CLI_EXIT_ERROR;
+        } else if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
             status = run_session(&o, a.paths.items, a.paths.n, &q);
+        free(owned[0]);
+        free(owned[1]);
     }
     free(a.paths.items);
     return status;

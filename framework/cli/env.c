@@ -42,6 +42,25 @@ void cli_env_dispose(cli_env *env)
     memset(env, 0, sizeof(*env));
 }
 
+int cli_project_commands(culprit_bisect_options *o, char *owned[2])
+{
+    cli_env env;
+    const char *build, *run;
+    int error;
+
+    owned[0] = owned[1] = NULL;
+    if ((error = cli_env_open(&env, NULL, NULL, 0)) < 0)
+        return error;
+    build = culprit_project_command(env.project, CULPRIT_PROJECT_BUILD);
+    run = culprit_project_command(env.project, CULPRIT_PROJECT_RUN);
+    if (!o->build && build && !(o->build = owned[0] = culprit_strdup(build)))
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (!o->run && !o->command && run && !(o->run = owned[1] = culprit_strdup(run)))
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    cli_env_dispose(&env);
+    return error;
+}
+
 static void warn_skipped(const char *path, const char *message, void *payload)
 {
     (void)payload;
