@@ -2,11 +2,10 @@
 # End to end: `culprit check --investigate`, from a red check to the commit and the
 # function in one command (docs/investigate.md).
 #
-# A generated repository of 13 commits; the perf test calls level1 -> level2 ->
-# level3 -> level4 -> level5, and commit 7 makes level5 (five calls deep) do eight
-# times its work. As a CI measuring pushes, only the first and the last commit were
-# measured. culprit.json holds "build" (plain -O1), "run" and "calltree_build" (the
-# same with -finstrument-functions and the trace runtime).
+# A generated repository of 13 commits (investigate_repo.sh): commit 7 makes level5,
+# five calls deep under the perf test, do eight times its work. As a CI measuring
+# pushes, only the first and the last commit were measured. culprit.json holds
+# "build", "run" and "calltree_build" (instrumented).
 #  1. a budget too small for the bisection: the test is reported as not investigated
 #     with the command to continue, and the exit status is still --fail-on's (1);
 #  2. `culprit check --investigate --fail-on minor` exits 1 and names the test,
@@ -25,79 +24,12 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 git() { command git -c user.name=e2e -c user.email=e2e@example.org -c commit.gpgsign=false "$@"; }
 started=$(date +%s)
 
-repo=$work/repo
-mkdir -p "$repo"
-cat > "$repo/work.c" <<'CEOF'
-/* Five calls deep: the perf test calls level1, which calls level2, ... level5. */
-unsigned long level5(unsigned long n)
-{
-    volatile unsigned long acc = 0;
-    for (unsigned r = 0; r < 1; r++) /* repeats */
-        for (unsigned long i = 0; i < n; i++)
-            acc += i * 2654435761u;
-    return acc;
-}
-__attribute__((noinline)) unsigned long level4(unsigned long n) { return level5(n) + 1; }
-__attribute__((noinline)) unsigned long level3(unsigned long n) { return level4(n) + 1; }
-__attribute__((noinline)) unsigned long level2(unsigned long n) { return level3(n) + 1; }
-__attribute__((noinline)) unsigned long level1(unsigned long n) { return level2(n) + 1; }
-CEOF
-cat > "$repo/perf_test.c" <<'CEOF'
-#include <culprit/culprit.h>
-unsigned long level1(unsigned long n);
-static void work(void **state)
-{
-    (void)state;
-    assert_true(level1(2000000) > 0);
-}
-/* One call per sample (no automatic batching): the call trees of two commits then
- * have the same calls, and the diff can descend from main to level5. */
-int main(int argc, char **argv)
-{
-    static const culprit_perf_test tests[] = {
-        culprit_perf_test(work, .repetitions = 10, .batch = 1),
-    };
-    return culprit_run_group_name("invsuite", tests, argc, argv);
-}
-CEOF
-libs=$(pkg-config --libs cmocka libgit2 jansson gsl libxml-2.0)
-build="cc -O1 -g -I$include -o perf perf_test.c work.c $lib $libs -lm"
-instrumented="cc -O1 -g -finstrument-functions -finstrument-functions-exclude-file-list=include/culprit/,cmocka.h,cmocka_private.h -I$include -o perf perf_test.c work.c $lib $trace $libs -lm -lpthread"
-python3 - "$repo/culprit.json" "$build" "$instrumented" <<'PYEOF'
-import json, sys
-# level5's work is about 0.6 ms before commit 7 and 5 ms after: "fast" ends at 2 ms,
-# so the regression is major (a category left needs no noise model of history).
-json.dump({"build": sys.argv[2], "run": "./perf --quiet", "calltree_build": sys.argv[3],
-           "categories": [{"name": "fast", "below": "2ms"}, {"name": "slow"}],
-           "tests": {"invsuite.work": {"category": "fast"}}},
-          open(sys.argv[1], "w"), indent=2)
-PYEOF
-printf '.culprit/\nperf\n' > "$repo/.gitignore"
-echo "# investigate" > "$repo/README"
-git init -q -b main "$repo"
-git -C "$repo" add -A && git -C "$repo" commit -qm "c1: level1..level5"
-for i in $(seq 2 13); do
-  if [ "$i" = 7 ]; then
-    sed -i 's|r < 1; r++) /\* repeats \*/|r < 8; r++) /* repeats */|' "$repo/work.c"
-    grep -q 'r < 8; r++' "$repo/work.c" || fail "the slowdown did not apply"
-    git -C "$repo" commit -qam "c7: level5 repeats its work"
-  else
-    echo "line $i" >> "$repo/README"
-    git -C "$repo" commit -qam "c$i: README"
-  fi
-  git -C "$repo" tag "c$i"
-done
-git -C "$repo" tag c1 "$(git -C "$repo" rev-list --max-parents=0 HEAD)"
+# shellcheck source=investigate_repo.sh
+source "$(dirname "$0")/investigate_repo.sh"
+investigate_repo "$work/repo" "$include" "$lib" "$trace"
 culprit_sha=$(git -C "$repo" rev-parse c7)
 
 # The history a CI job measuring pushes has: the first commit and the last.
-measure() { # rev runs
-  git -C "$repo" checkout -q -f "$1"
-  (cd "$repo" && eval "$build") || fail "cannot build $1"
-  for _ in $(seq "$2"); do
-    (cd "$repo" && CULPRIT_FAIL_ON=none ./perf --quiet > /dev/null 2>&1) || fail "cannot run $1"
-  done
-}
 measure c1 1
 measure main 1
 rm -f "$repo/perf"
@@ -111,6 +43,22 @@ fingerprint() {
 before=$(fingerprint)
 
 check() { (cd "$repo" && "$culprit" check --fail-on minor --min-runs 4 --max-runs 10 "$@"); }
+
+# Usage errors (exit 2), before anything is built: no run command, a budget that is
+# not a duration, --results alone, a command in culprit.json that is not a string.
+usage_error() { # expected-message args...
+  local want=$1 status=0
+  shift
+  check "$@" > /dev/null 2> "$work/usage.err" || status=$?
+  [ "$status" = 2 ] || fail "check $* exited $status"
+  grep -qF -- "$want" "$work/usage.err" || fail "check $*: $(cat "$work/usage.err")"
+}
+echo '{}' > "$work/none.json"
+printf '{\n  "build": "make",\n  "run": 3\n}\n' > "$work/bad.json"
+usage_error 'needs the command that runs the test binary' --investigate --project "$work/none.json"
+usage_error "'5x' is not a duration" --investigate --investigate-budget 5x
+usage_error '--results goes with --investigate' --results "$work/r"
+usage_error 'bad.json:3: "run" must be a shell command' --investigate --project "$work/bad.json"
 
 # 1. A budget too small for the bisection: not investigated, with the command to continue.
 status=0
