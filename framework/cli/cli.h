@@ -220,6 +220,11 @@ typedef struct {
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo);
 void cli_env_dispose(cli_env *env);
 
+/* SIGINT, SIGTERM and SIGHUP end the build or run in progress and remove the
+ * temporary checkouts before the command dies of the signal (bisect, check
+ * --confirm and --investigate build in temporary checkouts). */
+void cli_clean_up_on_signals(void);
+
 /*
  * culprit bisect: --build and --run (when neither --run nor --command was given)
  * from the project file's "build" and "run", copied into `owned` (the caller

@@ -285,7 +285,11 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
     char *results;
     int error;
 
-    if ((error = cli_investigate_run(&iv->items, &iv->n, &a->investigate, &a->pair, result, runs,
+    culprit_bisect_options pair = a->pair;
+
+    pair.metric = a->judge.check.metric; /* the series the check judged is bisected */
+    cli_clean_up_on_signals();
+    if ((error = cli_investigate_run(&iv->items, &iv->n, &a->investigate, &pair, result, runs,
                                      bases, nbases)) < 0)
         return error;
     results = a->investigate.results_dir
@@ -432,6 +436,8 @@ int cli_check(int argc, char **argv)
         cli_note_shallow(env.repo, sha, &runs);
     if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
         goto cleanup;
+    if (a.confirm && a.pair.run)
+        cli_clean_up_on_signals();
     if (a.confirm && a.pair.run &&
         (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
         goto cleanup;

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,24 @@ void cli_env_dispose(cli_env *env)
     culprit_settings_dispose(&env->settings);
     culprit_project_free(env->project);
     memset(env, 0, sizeof(*env));
+}
+
+static void on_signal(int sig)
+{
+    /* Async-signal-safe: ends the build or run in progress (it is in a process group
+     * of its own, out of the terminal's reach), removes the temporary checkouts, then
+     * dies of the signal. */
+    culprit_process_interrupt();
+    culprit_vcs_checkout_remove_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_clean_up_on_signals(void)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
 }
 
 int cli_project_commands(culprit_bisect_options *o, char *owned[2])

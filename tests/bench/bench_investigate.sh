@@ -89,7 +89,7 @@ SEOF
   good_ns=$(cd "$clone" && CULPRIT_FAIL_ON=none ./perf --quiet --no-history --json 2>/dev/null |
     python3 -c "import json,sys; print(int(json.load(sys.stdin)['tests'][0]['mean_ns']))")
   rm -f "$clone/perf"
-  (cd "$clone" && git bisect start -q main c1 > /dev/null &&
+  (cd "$clone" && git bisect start main c1 > /dev/null &&
     GOOD_NS=$good_ns git bisect run "$work/step.sh" > "$work/git.log" 2>&1) || return 1
   grep -q "^$want is the first bad commit" "$work/git.log"
 }

@@ -3,8 +3,8 @@
 # level1 -> level2 -> level3 -> level4 -> level5, and commit 7 makes level5 (five
 # calls deep) do eight times its work. culprit.json holds "build" (plain -O1), "run"
 # and "calltree_build" (the same with -finstrument-functions and the trace runtime),
-# and makes "fast" end at 2 ms: level5's work is about 0.6 ms before commit 7 and
-# 5 ms after, so the regression is major.
+# and categories that make the regression major. A second perf test, light (a
+# tenth of the work), regresses over the same range.
 #   investigate_repo REPO INCLUDE_DIR LIBCULPRIT TRACE_LIB: makes the repository,
 #     tags c1..c13, sets $build and $instrumented;
 #   measure REV RUNS: checks REV out in REPO (forced), builds it, runs the perf test
@@ -37,12 +37,18 @@ static void work(void **state)
     (void)state;
     assert_true(level1(2000000) > 0);
 }
+static void light(void **state) /* a tenth of the work: regressed over the same range */
+{
+    (void)state;
+    assert_true(level1(200000) > 0);
+}
 /* One call per sample (no automatic batching): the call trees of two commits then
  * have the same calls, and the diff can descend from main to level5. */
 int main(int argc, char **argv)
 {
     static const culprit_perf_test tests[] = {
         culprit_perf_test(work, .repetitions = 10, .batch = 1),
+        culprit_perf_test(light, .repetitions = 10, .batch = 1),
     };
     return culprit_run_group_name("invsuite", tests, argc, argv);
 }
@@ -53,10 +59,13 @@ instrumented="cc -O1 -g -finstrument-functions -finstrument-functions-exclude-fi
 python3 - "$repo/culprit.json" "$build" "$instrumented" <<'PYEOF'
 import json, sys
 # level5's work is about 0.6 ms before commit 7 and 5 ms after: "fast" ends at 2 ms,
-# so the regression is major (a category left needs no noise model of history).
+# so the regression is major (a category left needs no noise model of history);
+# the light test's, 60 us and 0.5 ms, leaves "tiny".
 json.dump({"build": sys.argv[2], "run": "./perf --quiet", "calltree_build": sys.argv[3],
-           "categories": [{"name": "fast", "below": "2ms"}, {"name": "slow"}],
-           "tests": {"invsuite.work": {"category": "fast"}}},
+           "categories": [{"name": "tiny", "below": "200us"}, {"name": "fast", "below": "2ms"},
+                          {"name": "slow"}],
+           "tests": {"invsuite.work": {"category": "fast"},
+                     "invsuite.light": {"category": "tiny"}}},
           open(sys.argv[1], "w"), indent=2)
 PYEOF
 printf '.culprit/\nperf\n' > "$repo/.gitignore"
