@@ -123,7 +123,7 @@ int cli_investigate_write_results(const char *dir, const culprit_investigation *
         return error;
     for (size_t k = 0; k < n && error == 0; k++) {
         const culprit_investigation *inv = &invs[k];
-        char name[32];
+        char name[48];
         if (inv->status != CULPRIT_INVESTIGATION_FOUND &&
             inv->status != CULPRIT_INVESTIGATION_UNRESOLVED)
             continue;
