@@ -84,6 +84,11 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe);
 
+/* culprit_bisect_calltree_session() with a given probe, disposed of on every path. */
+int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
+                                        const culprit_bisect_options *opts,
+                                        const culprit_bisect__probe *probe);
+
 /* The options every session needs: good, bad, a command or a run with its test,
  * sane ranges. CULPRIT_EINVALID saying what is wrong. */
 int culprit_bisect__check_options(const culprit_bisect_options *opts);

@@ -165,6 +165,18 @@ static int search(culprit_bisect__session *s, char culprit_out[41])
     return 0;
 }
 
+/* The end of a session on every path: the probe released (its checkouts removed),
+ * the repository closed, and a failed session's result disposed of. */
+static int end_session(culprit_bisect__session *s, const culprit_bisect__probe *probe, int error)
+{
+    if (probe->dispose)
+        probe->dispose(probe->payload);
+    culprit_vcs_free(s->repo);
+    if (error < 0)
+        culprit_bisect__dispose_keeping_error(s->result);
+    return error;
+}
+
 int culprit_bisect__session_with_probe(culprit_bisect_result *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe)
@@ -176,12 +188,12 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
 
     memset(out, 0, sizeof(*out));
     memset(&s, 0, sizeof(s));
+    s.result = out;
     out->change = out->change_low = out->change_high = NAN;
     out->confirmed = -1;
     if ((error = culprit_bisect__check_options(opts)) < 0)
         goto cleanup;
     s.opts = opts;
-    s.result = out;
     s.probe = probe;
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
         (error = open_range(&s)) < 0)
@@ -204,12 +216,65 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
     if (culprit[0] && opts->calltree)
         error = calltree_step(&s, culprit);
 cleanup:
-    if (probe->dispose)
-        probe->dispose(probe->payload);
-    culprit_vcs_free(s.repo);
-    if (error < 0)
-        culprit_bisect__dispose_keeping_error(out);
-    return error;
+    return end_session(&s, probe, error);
+}
+
+/*
+ * The call trees of one commit against its first parent, without a search: the
+ * commit is the culprit already (a check judged it against its parent). Its result
+ * reads as a bisection's that found it (outcome found, good = the parent, one
+ * commit, no steps), so the bisection's document and the report take it as it is.
+ */
+int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
+                                        const culprit_bisect_options *opts,
+                                        const culprit_bisect__probe *probe)
+{
+    culprit_bisect__session s;
+    culprit_bisect_options o;
+    char culprit[41];
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    memset(&s, 0, sizeof(s));
+    s.result = out;
+    out->change = out->change_low = out->change_high = NAN;
+    out->confirmed = -1;
+    if (opts) {
+        o = *opts;
+        o.good = o.bad; /* no good end is needed: the parent is */
+    }
+    if ((error = culprit_bisect__check_options(opts ? &o : NULL)) < 0)
+        goto cleanup;
+    s.opts = opts;
+    s.probe = probe;
+    if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
+        (error = culprit_vcs_resolve(culprit, s.repo, opts->bad)) < 0)
+        goto cleanup;
+    memcpy(out->bad, culprit, 41);
+    out->ncommits = 1;
+    culprit_bisect__describe(&s, culprit);
+    if ((error = calltree_step(&s, culprit)) < 0)
+        goto cleanup;
+    memcpy(out->good, out->parent, 41);
+cleanup:
+    return end_session(&s, probe, error);
+}
+
+int culprit_bisect_calltree_session(culprit_bisect_result *out, const culprit_bisect_options *opts)
+{
+    culprit_bisect__probe probe;
+    culprit_bisect_options o;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (opts) {
+        o = *opts;
+        o.good = o.bad;
+    }
+    if ((error = culprit_bisect__check_options(opts ? &o : NULL)) < 0 ||
+        (error = culprit_bisect__probe_open(&probe, opts)) < 0)
+        return error;
+    return culprit_bisect__calltree_with_probe(out, opts, &probe);
 }
 
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts)

@@ -5,6 +5,8 @@ target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
   ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/search.c
   ${CMAKE_CURRENT_LIST_DIR}/scan.c ${CMAKE_CURRENT_LIST_DIR}/result.c
   ${CMAKE_CURRENT_LIST_DIR}/confirm.c)
+# check --investigate: the regressed tests' ranges bisected within a budget.
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/investigate.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/calltree.c)
 # The bisection's document (culprit bisect --json): its writer and its reader.
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect_json.c

@@ -6,6 +6,7 @@
 #ifndef CULPRIT_CLI_H
 #define CULPRIT_CLI_H
 
+#include "culprit/bisect.h"
 #include "culprit/calltree.h"
 #include "culprit/core.h"
 #include "culprit/detect.h"
@@ -219,6 +220,18 @@ typedef struct {
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo);
 void cli_env_dispose(cli_env *env);
 
+/* SIGINT, SIGTERM and SIGHUP end the build or run in progress and remove the
+ * temporary checkouts before the command dies of the signal (bisect, check
+ * --confirm and --investigate build in temporary checkouts). */
+void cli_clean_up_on_signals(void);
+
+/*
+ * culprit bisect: --build and --run (when neither --run nor --command was given)
+ * from the project file's "build" and "run", copied into `owned` (the caller
+ * frees both). An invalid project file is an error.
+ */
+int cli_project_commands(culprit_bisect_options *o, char *owned[2]);
+
 /*
  * On a shallow clone whose boundary cuts the first-parent history of `rev`, says on
  * stderr that runs at commits the clone does not have were not used, and what to
@@ -304,6 +317,54 @@ int cli_print_document(const culprit_buf *doc);
  */
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
                     const char *commit, cli_fail_on fail_on);
+
+/* ---------------------------------------------------- check --investigate --- */
+
+/* What `culprit check --investigate` takes besides the paired options' build/run. */
+typedef struct {
+    int enabled;                /* --investigate */
+    double budget_s;            /* --investigate-budget (1800; 0 none) */
+    const char *results_dir;    /* --results DIR (default .culprit/results) */
+    const char *calltree_build; /* culprit.json "calltree_build", or NULL */
+    int build_given, run_given; /* --build / --run came from the command line */
+} cli_investigate;
+
+/* The setter of --investigate-budget: seconds, or with s, m or h ("30m"); 0 none. */
+int cli_set_budget(const culprit_opt *opt, const char *value);
+
+/* Completes `pair` (the paired options of check) from the project file where the
+ * command line left --build or --run out; with --investigate, a run command is
+ * required and the store is reused (recorded into when named, as bisect). */
+int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env,
+                            const char *history_dir);
+
+/* culprit_bisect_investigate() with the command's options; says on stderr what it does. */
+int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_investigate *inv,
+                        const culprit_bisect_options *pair, const culprit_check_result *result,
+                        const culprit_history_runs *runs, const char *const *bases, size_t nbases);
+
+/* Writes bisect.json, calltree.json and bisect-N.json into the results directory. */
+int cli_investigate_write_results(const char *dir, const culprit_investigation *invs, size_t n);
+
+/* "SHA "subject" — function() file:line", or why there is none. */
+void cli_investigation_answer(culprit_buf *out, const culprit_investigation *one);
+/* The command that continues an investigation that did not finish. */
+void cli_investigate_continue(culprit_buf *out, const cli_investigate *inv,
+                              const culprit_bisect_options *pair, const cli_judge *judge,
+                              const culprit_investigation *one);
+/* One line per test investigated ("INVESTIGATED test — commit — function"). */
+void cli_print_investigations(FILE *out, const culprit_investigation *invs, size_t n,
+                              const cli_investigate *inv, const culprit_bisect_options *pair,
+                              const cli_judge *judge);
+/* The "investigations" array of check --json. */
+json_t *cli_json_investigations(const culprit_investigation *invs, size_t n,
+                                const cli_investigate *inv, const culprit_bisect_options *pair,
+                                const cli_judge *judge);
+
+/* cli_write_junit() with a line per test appended to a failure's message (`notes`:
+ * result->n entries, NULL ones and a NULL array adding nothing). */
+int cli_write_junit_notes(const char *path, const culprit_check_result *result, const char *suite,
+                          const char *commit, cli_fail_on fail_on, const char *const *notes);
 
 /* ----------------------------------------------------------------- progress --- */
 

@@ -98,17 +98,6 @@ static void usage(FILE *out)
               "bad end that does not build, or too many commits that do not.\n");
 }
 
-static void on_signal(int sig)
-{
-    /* Async-signal-safe: ends the build or run in progress (it is in a process group
-     * of its own, out of the terminal's reach), removes the temporary checkouts, then
-     * dies of the signal. */
-    culprit_process_interrupt();
-    culprit_vcs_checkout_remove_all();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
 static void put_change(FILE *out, double change, double low, double high, double confidence)
 {
     if (isfinite(change))
@@ -382,9 +371,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     p.confidence = o->confidence;
     o->progress = progress;
     o->payload = &p;
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, o);
     cli_progress_stop(&p.bar);
@@ -429,8 +416,14 @@ int cli_bisect(int argc, char **argv)
     }
     {
         bisect_request q = {a.history_dir, a.json, a.automatic, a.no_history, "", ""};
-        if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+        char *owned[2] = {NULL, NULL}; /* "build" and "run" of culprit.json */
+        if (cli_project_commands(&o, owned) < 0) {
+            cli_error(NULL);
+            status = CLI_EXIT_ERROR;
+        } else if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
             status = run_session(&o, a.paths.items, a.paths.n, &q);
+        free(owned[0]);
+        free(owned[1]);
     }
     free(a.paths.items);
     return status;

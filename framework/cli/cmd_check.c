@@ -4,7 +4,9 @@
  * or the pooled last K commits) and exits 1 on a regression according to
  * --fail-on. The judging is culprit_detect_check(); this file resolves the
  * revisions, optionally confirms flagged tests (--confirm: paired runs of the two
- * commits with --build and --run, else one re-run against history) and prints.
+ * commits with --build and --run, else one re-run against history), optionally
+ * investigates each regression down to the commit and the function
+ * (--investigate, cmd_check_investigate.c) and prints.
  */
 #include "cli.h"
 
@@ -18,6 +20,7 @@ typedef struct {
     const char *baseline_rev;
     int confirm;
     culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
+    cli_investigate investigate;
 } check_args;
 
 /* The options of culprit check, their values going into `a`; its --help too. */
@@ -37,10 +40,23 @@ typedef struct {
                         "confirm each flagged test: with --build and --run, paired\n"              \
                         "runs of its baseline commit and this one, built in temporary\n"           \
                         "checkouts; without them, re-run it once against history"),                \
+            CULPRIT_OPT("--investigate", 0, CULPRIT_OPT_FLAG, &(a)->investigate.enabled, NULL,     \
+                        "then find the commit and the function of each regression:\n"              \
+                        "bisect its range (one commit: not needed), diff the call\n"               \
+                        "trees of the culprit and its parent (docs/investigate.md)"),              \
+            CULPRIT_OPT("--investigate-budget", 0, CULPRIT_OPT_CALLBACK,                           \
+                        &(a)->investigate.budget_s, "TIME",                                        \
+                        "wall time for all investigations: seconds, or 30m, 2h\n"                  \
+                        "(default 30m; 0 no limit)",                                               \
+                        .set = cli_set_budget),                                                    \
+            CULPRIT_OPT("--results", 0, CULPRIT_OPT_STRING, &(a)->investigate.results_dir, "DIR",  \
+                        "where --investigate writes bisect.json and calltree.json\n"               \
+                        "(default .culprit/results, read by culprit report)"),                     \
             CLI_OPT_BUILD(&(a)->pair),                                                             \
             CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(a)->pair.run, "CMD",                     \
-                        "with --confirm: runs the test binary in a checkout (as for\n"             \
-                        "culprit bisect: $CULPRIT_CHECKOUT, $CULPRIT_HISTORY_DIR)"),               \
+                        "with --confirm or --investigate: runs the test binary in a\n"             \
+                        "checkout (as for culprit bisect: $CULPRIT_CHECKOUT,\n"                    \
+                        "$CULPRIT_HISTORY_DIR); default: \"run\" of culprit.json"),                \
             CLI_OPT_RUNS(&(a)->pair), CLI_OPT_TIMEOUT(&(a)->pair),                                 \
             CLI_DETECTOR_OPTIONS(&(a)->judge.check), CLI_JUDGE_OPTIONS(&(a)->judge),               \
             CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
@@ -55,7 +71,8 @@ static void usage(FILE *out)
     cli_usage(out,
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
               "                     [--json] [--junit FILE] [--test NAME]\n"
-              "                     [--confirm [--build CMD --run CMD]] [...]\n"
+              "                     [--confirm] [--investigate [--investigate-budget TIME]]\n"
+              "                     [--build CMD] [--run CMD] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
               "and minor regressions, improvements and undecided tests.\n"
               "\n",
@@ -74,6 +91,7 @@ static int parse(check_args *a, int argc, char **argv, int *help)
     cli_judge_init(&a->judge);
     culprit_bisect_options_init(&a->pair, CULPRIT_BISECT_OPTIONS_VERSION);
     a->commit_rev = "HEAD";
+    a->investigate.budget_s = 1800;
     culprit_opt_parser_init(&p, "check", options, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
@@ -81,10 +99,11 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         if (kind == CULPRIT_OPT_POSITIONAL)
             return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'", p.value);
     }
-    if ((a->pair.build || a->pair.run) && !(a->confirm && a->pair.run))
+    if ((a->pair.build || a->pair.run) && !a->confirm && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID,
-                                 "check: --build and --run go with --confirm, and --confirm "
-                                 "--build needs --run (the command running the test binary)");
+                                 "check: --build and --run go with --confirm or --investigate");
+    if (a->investigate.results_dir && !a->investigate.enabled)
+        return culprit_error_set(CULPRIT_EINVALID, "check: --results goes with --investigate");
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --baseline names one commit; --pool cannot apply");
@@ -248,10 +267,82 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
     return 0;
 }
 
+/* ------------------------------------------------------------ --investigate --- */
+
+/* The investigations of a check (--investigate): NULL/0 without. */
+typedef struct {
+    culprit_investigation *items;
+    size_t n;
+} investigations;
+
+/* Investigates the regressions of `result`, then writes the documents the report
+ * reads into the results directory. */
+static int investigate(investigations *iv, const check_args *a, const cli_env *env,
+                       const culprit_check_result *result, const culprit_history_runs *runs,
+                       const char *const *bases, size_t nbases)
+{
+    const char *workdir = culprit_vcs_workdir(env->repo);
+    char *results;
+    int error;
+
+    culprit_bisect_options pair = a->pair;
+
+    pair.metric = a->judge.check.metric; /* the series the check judged is bisected */
+    cli_clean_up_on_signals();
+    if ((error = cli_investigate_run(&iv->items, &iv->n, &a->investigate, &pair, result, runs,
+                                     bases, nbases)) < 0)
+        return error;
+    results = a->investigate.results_dir
+                  ? culprit_strdup(a->investigate.results_dir)
+                  : culprit_fs_join(workdir ? workdir : ".", ".culprit/results");
+    if (!results)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = cli_investigate_write_results(results, iv->items, iv->n);
+    free(results);
+    return error;
+}
+
 /* ------------------------------------------------------------------- output --- */
 
+/* Each test's answer, "investigated: SHA "subject" — function()", for the JUnit
+ * failure; `notes` has result->n entries (NULL: none). */
+static char **junit_notes(const culprit_check_result *result, const investigations *iv)
+{
+    char **notes = calloc(result->n ? result->n : 1, sizeof(*notes));
+    culprit_buf b = CULPRIT_BUF_INIT;
+
+    for (size_t i = 0; notes && i < result->n; i++) {
+        const culprit_investigation *one =
+            culprit_investigation_of(iv->items, iv->n, result->verdicts[i].test);
+        if (!one)
+            continue;
+        culprit_buf_clear(&b);
+        culprit_buf_puts(&b, "investigated: ");
+        cli_investigation_answer(&b, one);
+        notes[i] = culprit_strdup(culprit_buf_cstr(&b));
+    }
+    culprit_buf_dispose(&b);
+    return notes;
+}
+
+static int write_junit(const check_args *a, const culprit_check_result *result, const char *sha,
+                       const investigations *iv)
+{
+    char **notes = iv->n ? junit_notes(result, iv) : NULL;
+    int error;
+
+    if (iv->n && !notes)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = cli_write_junit_notes(a->judge.junit, result, "culprit.check", sha, a->judge.fail_on,
+                                  (const char *const *)notes);
+    for (size_t i = 0; notes && i < result->n; i++)
+        free(notes[i]);
+    free(notes);
+    return error;
+}
+
 static int print_json(const check_args *a, const culprit_check_result *result, const char *sha,
-                      const char *base_sha, int exit_code)
+                      const char *base_sha, int exit_code, const investigations *iv)
 {
     json_t *doc = cli_json_document("check");
 
@@ -260,15 +351,21 @@ static int print_json(const check_args *a, const culprit_check_result *result, c
         json_object_set_new(doc, "baseline", json_string(base_sha ? base_sha : "first-parent"));
         json_object_set_new(doc, "pool", json_integer((json_int_t)a->judge.check.pool));
         cli_json_add_judged(doc, result, a->judge.fail_on, exit_code);
+        if (a->investigate.enabled)
+            json_object_set_new(
+                doc, "investigations",
+                cli_json_investigations(iv->items, iv->n, &a->investigate, &a->pair, &a->judge));
     }
     return cli_json_print(doc);
 }
 
 static void print_text(FILE *out, const check_args *a, const culprit_check_result *result,
-                       const char *sha, const char *base_sha)
+                       const char *sha, const char *base_sha, const investigations *iv)
 {
     culprit_buf line = CULPRIT_BUF_INIT;
 
+    /* The answer first: test — commit — function. */
+    cli_print_investigations(out, iv->items, iv->n, &a->investigate, &a->pair, &a->judge);
     cli_print_verdicts(out, result, cli_color_for(out));
     culprit_buf_printf(&line, "culprit check at %.12s against ", sha);
     if (base_sha)
@@ -291,6 +388,7 @@ int cli_check(int argc, char **argv)
     culprit_check_result result = {0, NULL, NULL, NULL, 0, NULL, NULL};
     char sha[41], base_sha[41], (*parents)[41] = NULL;
     const char **bases = NULL;
+    investigations iv = {NULL, 0};
     size_t nparents = 0, nbases = 0;
     int help = 0, exit_code = CLI_EXIT_ERROR, error;
 
@@ -302,8 +400,15 @@ int cli_check(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if ((error = cli_env_open(&env, a.judge.project_file, a.judge.history_dir, 1)) < 0 ||
+        (error = cli_investigate_prepare(&a.investigate, &a.pair, &env, a.judge.history_dir)) < 0 ||
         (error = culprit_vcs_resolve(sha, env.repo, a.commit_rev)) < 0)
         goto cleanup;
+    if (a.confirm && a.pair.build && !a.pair.run) {
+        error = culprit_error_set(CULPRIT_EINVALID,
+                                  "check: --confirm --build needs --run (the command running "
+                                  "the test binary), or \"run\" in culprit.json");
+        goto cleanup;
+    }
     if (a.baseline_rev) {
         if ((error = culprit_vcs_resolve(base_sha, env.repo, a.baseline_rev)) < 0)
             goto cleanup;
@@ -331,6 +436,8 @@ int cli_check(int argc, char **argv)
         cli_note_shallow(env.repo, sha, &runs);
     if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
         goto cleanup;
+    if (a.confirm && a.pair.run)
+        cli_clean_up_on_signals();
     if (a.confirm && a.pair.run &&
         (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
         goto cleanup;
@@ -339,14 +446,18 @@ int cli_check(int argc, char **argv)
                          &a.judge.check)) < 0)
         goto cleanup;
 
+    if (a.investigate.enabled &&
+        (error = investigate(&iv, &a, &env, &result, &runs, bases, nbases)) < 0)
+        goto cleanup;
+
     exit_code = cli_judge_exit_code(&result, a.judge.fail_on);
-    if (a.judge.junit && (error = cli_write_junit(a.judge.junit, &result, "culprit.check", sha,
-                                                  a.judge.fail_on)) < 0)
+    if (a.judge.junit && (error = write_junit(&a, &result, sha, &iv)) < 0)
         goto cleanup;
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
-    print_text(a.judge.json ? stderr : stdout, &a, &result, sha, a.baseline_rev ? base_sha : NULL);
+    print_text(a.judge.json ? stderr : stdout, &a, &result, sha, a.baseline_rev ? base_sha : NULL,
+               &iv);
     if (a.judge.json)
-        error = print_json(&a, &result, sha, a.baseline_rev ? base_sha : NULL, exit_code);
+        error = print_json(&a, &result, sha, a.baseline_rev ? base_sha : NULL, exit_code, &iv);
     goto cleanup;
 oom:
     error = culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -355,6 +466,7 @@ cleanup:
         cli_error(NULL);
         exit_code = CLI_EXIT_ERROR;
     }
+    culprit_investigations_free(iv.items, iv.n);
     culprit_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
     free(bases);

@@ -7,6 +7,7 @@
  */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,43 @@ void cli_env_dispose(cli_env *env)
     culprit_settings_dispose(&env->settings);
     culprit_project_free(env->project);
     memset(env, 0, sizeof(*env));
+}
+
+static void on_signal(int sig)
+{
+    /* Async-signal-safe: ends the build or run in progress (it is in a process group
+     * of its own, out of the terminal's reach), removes the temporary checkouts, then
+     * dies of the signal. */
+    culprit_process_interrupt();
+    culprit_vcs_checkout_remove_all();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_clean_up_on_signals(void)
+{
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    signal(SIGHUP, on_signal);
+}
+
+int cli_project_commands(culprit_bisect_options *o, char *owned[2])
+{
+    cli_env env;
+    const char *build, *run;
+    int error;
+
+    owned[0] = owned[1] = NULL;
+    if ((error = cli_env_open(&env, NULL, NULL, 0)) < 0)
+        return error;
+    build = culprit_project_command(env.project, CULPRIT_PROJECT_BUILD);
+    run = culprit_project_command(env.project, CULPRIT_PROJECT_RUN);
+    if (!o->build && build && !(o->build = owned[0] = culprit_strdup(build)))
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (!o->run && !o->command && run && !(o->run = owned[1] = culprit_strdup(run)))
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    cli_env_dispose(&env);
+    return error;
 }
 
 static void warn_skipped(const char *path, const char *message, void *payload)

@@ -400,7 +400,7 @@ static char *junit_message(const culprit_check_result *result, size_t i)
 }
 
 static int junit_test(culprit_run *run, const culprit_check_result *result, size_t i,
-                      cli_fail_on fail_on)
+                      cli_fail_on fail_on, const char *note)
 {
     const culprit_verdict *v = &result->verdicts[i];
     const culprit_test_result *now = result->now[i];
@@ -431,8 +431,14 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
         (error = culprit_str_set(&t->verdict_message, message)) < 0)
         goto cleanup;
     if (failing) {
+        culprit_buf full = CULPRIT_BUF_INIT;
         t->status = CULPRIT_STATUS_FAILURE;
-        if ((error = culprit_str_set(&t->message, message)) < 0)
+        culprit_buf_puts(&full, message);
+        if (note)
+            culprit_buf_printf(&full, "; %s", note);
+        error = culprit_str_set(&t->message, culprit_buf_cstr(&full));
+        culprit_buf_dispose(&full);
+        if (error < 0)
             goto cleanup;
     } else if (v->kind != CULPRIT_VERDICT_NOT_RUN) {
         /* The test itself passed; minor/undecided are recorded in the verdict. */
@@ -447,6 +453,12 @@ cleanup:
 
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
                     const char *commit, cli_fail_on fail_on)
+{
+    return cli_write_junit_notes(path, result, suite, commit, fail_on, NULL);
+}
+
+int cli_write_junit_notes(const char *path, const culprit_check_result *result, const char *suite,
+                          const char *commit, cli_fail_on fail_on, const char *const *notes)
 {
     culprit_run *run = NULL;
     const culprit_run *first = result->n ? result->now_runs[0] : NULL;
@@ -470,7 +482,7 @@ int cli_write_junit(const char *path, const culprit_check_result *result, const 
                   (error = culprit_str_set(&run->flags, first->flags)) < 0))
         goto cleanup;
     for (size_t i = 0; i < result->n; i++)
-        if ((error = junit_test(run, result, i, fail_on)) < 0)
+        if ((error = junit_test(run, result, i, fail_on, notes ? notes[i] : NULL)) < 0)
             goto cleanup;
     error = culprit_history_write_file(run, path, 0);
 cleanup:

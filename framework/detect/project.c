@@ -5,7 +5,9 @@
  *                     {"name": "medium", "below": "100ms"},
  *                     {"name": "slow"} ],
  *     "tests": { "fib_perf.fib_24": {"category": "medium"} },
- *     "history": ".culprit/history" }
+ *     "history": ".culprit/history",
+ *     "build": "cmake --build build", "run": "build/perf_tests --quiet",
+ *     "calltree_build": "..." }
  *
  * Every key is optional. Parsed with jansson; every mistake is reported with the
  * file, the key and what is wrong, because a silently ignored setting is worse
@@ -23,9 +25,14 @@ int culprit_categories__new(culprit_categories **out, size_t n);
 
 struct culprit_project {
     culprit_categories *categories;
-    json_t *tests; /* object: "suite.test" -> {"category": name} */
-    char *history; /* resolved against the file's directory */
+    json_t *tests;                             /* object: "suite.test" -> {"category": name} */
+    char *history;                             /* resolved against the file's directory */
+    char *commands[CULPRIT_PROJECT_NCOMMANDS]; /* "build", "run", "calltree_build" */
 };
+
+/* The keys of the commands, in culprit_project_command's order. */
+static const char *const command_keys[CULPRIT_PROJECT_NCOMMANDS] = {"build", "run",
+                                                                    "calltree_build"};
 
 int culprit_project_default(culprit_project **out)
 {
@@ -50,6 +57,8 @@ void culprit_project_free(culprit_project *project)
     culprit_categories_free(project->categories);
     json_decref(project->tests);
     free(project->history);
+    for (int i = 0; i < CULPRIT_PROJECT_NCOMMANDS; i++)
+        free(project->commands[i]);
     free(project);
 }
 
@@ -124,6 +133,73 @@ fail:
     return error;
 }
 
+/* The index of a command key in command_keys, or -1. */
+static int command_index(const char *key)
+{
+    for (int i = 0; i < CULPRIT_PROJECT_NCOMMANDS; i++)
+        if (strcmp(key, command_keys[i]) == 0)
+            return i;
+    return -1;
+}
+
+/*
+ * The line (1-based) where the top-level key `key` of the object in `text` is
+ * written, for messages: jansson keeps no positions of values, and "file:line" is
+ * what an editor jumps to. A scan of strings and nesting depth (the document has
+ * been parsed already, so it is valid JSON); 1 when not found.
+ */
+static unsigned key_line(const char *text, size_t len, const char *key)
+{
+    size_t klen = strlen(key);
+    unsigned line = 1, depth = 0;
+
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\n')
+            line++;
+        else if (text[i] == '{' || text[i] == '[')
+            depth++;
+        else if (text[i] == '}' || text[i] == ']')
+            depth--;
+        else if (text[i] == '"') {
+            size_t start = ++i, j;
+            while (i < len && text[i] != '"')
+                i += text[i] == '\\' ? 2 : 1;
+            if (depth != 1 || i - start != klen || memcmp(text + start, key, klen) != 0)
+                continue;
+            for (j = i + 1; j < len && strchr(" \t\r\n", text[j]); j++)
+                ;
+            if (j < len && text[j] == ':')
+                return line;
+        }
+    }
+    return 1;
+}
+
+/*
+ * "build", "run", "calltree_build": shell commands, each a non-empty string that is
+ * not only blanks. A mistake names the file and the key's line.
+ */
+static int parse_commands(culprit_project *p, json_t *root, const char *text, size_t len,
+                          const char *path)
+{
+    for (int i = 0; i < CULPRIT_PROJECT_NCOMMANDS; i++) {
+        json_t *value = json_object_get(root, command_keys[i]);
+        const char *cmd = json_string_value(value);
+        if (!value)
+            continue;
+        if (!cmd || !cmd[strspn(cmd, " \t\r\n")])
+            return culprit_error_set(CULPRIT_EINVALID,
+                                     "%s:%u: \"%s\" must be a shell command, a non-empty string "
+                                     "(as culprit bisect --%s takes)",
+                                     path, key_line(text, len, command_keys[i]), command_keys[i],
+                                     i == CULPRIT_PROJECT_CALLTREE_BUILD ? "calltree-build"
+                                                                         : command_keys[i]);
+        if (!(p->commands[i] = culprit_strdup(cmd)))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    return 0;
+}
+
 int culprit_project_load(culprit_project **out, const char *path)
 {
     culprit_buf text = CULPRIT_BUF_INIT;
@@ -160,10 +236,12 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
     }
     json_object_foreach(root, key, value)
     {
-        if (strcmp(key, "categories") && strcmp(key, "tests") && strcmp(key, "history")) {
+        if (strcmp(key, "categories") && strcmp(key, "tests") && strcmp(key, "history") &&
+            command_index(key) < 0) {
             error = culprit_error_set(CULPRIT_EINVALID,
-                                      "%s: unknown key \"%s\" (known: categories, tests, history)",
-                                      path, key);
+                                      "%s:%u: unknown key \"%s\" (known: categories, tests, "
+                                      "history, build, run, calltree_build)",
+                                      path, key_line(text, len, key), key);
             goto cleanup;
         }
     }
@@ -218,6 +296,8 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
             goto cleanup;
         }
     }
+    if ((error = parse_commands(p, root, text, len, path)) < 0)
+        goto cleanup;
     *out = p;
     p = NULL;
 cleanup:
@@ -239,4 +319,12 @@ const char *culprit_project_test_category(const culprit_project *project, const 
 const char *culprit_project_history_dir(const culprit_project *project)
 {
     return project->history;
+}
+
+const char *culprit_project_command(const culprit_project *project,
+                                    culprit_project_command_kind which)
+{
+    if (!project || (int)which < 0 || which >= CULPRIT_PROJECT_NCOMMANDS)
+        return NULL;
+    return project->commands[which];
 }

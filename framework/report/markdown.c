@@ -1,7 +1,9 @@
 /*
  * The report as a short Markdown summary (`culprit report --format markdown`), for
  * a CI step summary ($GITHUB_STEP_SUMMARY) or a pull-request comment: a headline a
- * reviewer reads without scrolling, a table of the tests that need a look (every
+ * reviewer reads without scrolling, the answer when a bisection found the culprit
+ * (test — commit — function, as `culprit check --investigate` prints it), a table
+ * of the tests that need a look (every
  * verdict except "unchanged", which only counts), the culprit commit, the suspect
  * call path with the functions the culprit changed, and the top of the overweight
  * table. Everything taken from the user's code or history is escaped.
@@ -48,6 +50,61 @@ static void headline(culprit_buf *out, const culprit_report *r)
     }
     if (sha[0])
         culprit_buf_printf(out, " at `%s`", sha);
+    culprit_buf_puts(out, "\n\n");
+}
+
+/* The function the call-tree analysis points at: the first suspect node the culprit
+ * changed, else the last function of the first suspect path. NULL when none. */
+static const culprit_calltree_view_node *suspect_function(const culprit_calltree_view *c)
+{
+    const culprit_calltree_view_node *last = NULL;
+
+    if (!c || !c->nsuspects)
+        return NULL;
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].suspect && c->nodes[i].changed)
+            return &c->nodes[i];
+    /* The first suspect path ends at a node with no suspect child below it. */
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (c->nodes[i].suspect && (!last || c->nodes[i].depth > last->depth))
+            last = &c->nodes[i];
+    return last;
+}
+
+/* The answer first: "**Answer:** `test` — `sha` **subject** — `function()` (file:line)". */
+static void answer(culprit_buf *out, const culprit_report *r)
+{
+    const culprit_bisect_result *b = r->bisect;
+    const culprit_calltree_view_node *f = suspect_function(r->calltree);
+    char sha[13];
+
+    if (!b || !b->culprit[0])
+        return;
+    culprit_buf_puts(out, "**Answer:** ");
+    for (size_t i = 0, first = 1; i < r->nseries; i++)
+        if (culprit_report_bisect_is_of(r, &r->series[i])) {
+            if (!first)
+                culprit_buf_puts(out, ", ");
+            culprit_report__put_md_code(out, r->series[i].test, 0);
+            first = 0;
+        }
+    culprit_buf_printf(out, " — `%s`", culprit_report__short(sha, b->culprit));
+    if (b->subject) {
+        culprit_buf_puts(out, " **");
+        culprit_report__put_md(out, b->subject);
+        culprit_buf_puts(out, "**");
+    }
+    if (f) {
+        culprit_buf_puts(out, " — ");
+        culprit_report__put_md_code(out, f->function, 0);
+        if (f->file) {
+            culprit_buf_puts(out, " (");
+            culprit_report__put_md(out, f->file);
+            if (f->line_low)
+                culprit_buf_printf(out, ":%u", f->line_low);
+            culprit_buf_puts(out, ")");
+        }
+    }
     culprit_buf_puts(out, "\n\n");
 }
 
@@ -299,6 +356,7 @@ int culprit_report__render_markdown(culprit_buf *out, const culprit_report *r)
      * and leaves the buffer as it was, so one check at the end catches them all. */
     culprit_error_clear();
     headline(out, r);
+    answer(out, r);
     counts(out, r);
     verdict_table(out, r);
     if (r->bisect)

@@ -369,6 +369,111 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
 
 void culprit_bisect_result_dispose(culprit_bisect_result *result);
 
+/**
+ * The call-tree step alone, for a commit already known to be the culprit (a check
+ * judged it against its first parent, the only commit between them): `opts->bad`
+ * and its first parent are built in temporary checkouts with `opts->build`, their
+ * call trees recorded with `opts->run` (or `opts->command`), diffed at
+ * `opts->confidence` and `opts->threshold` and correlated with the commit's
+ * changes. `opts->good` and `opts->calltree` are ignored. The result reads as a
+ * bisection's that found the commit: outcome FOUND, `culprit` and `bad` the
+ * commit, `good` and `parent` its parent, ncommits 1, no steps, the change
+ * unknown (NAN); a failure of the call-tree step is in `calltree_error`, as for
+ * culprit_bisect_session(). Errors: bad options, an unknown revision.
+ */
+int culprit_bisect_calltree_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
+
+/* ------------------------------------------------------------ investigations --- */
+
+/** What became of one investigation (`culprit check --investigate`). */
+typedef enum {
+    CULPRIT_INVESTIGATION_FOUND = 0,       /**< the culprit commit is named (and the function
+                                                when the call trees could tell) */
+    CULPRIT_INVESTIGATION_UNRESOLVED = 1,  /**< the bisection ran but named no single commit
+                                                (ambiguous, no regression, slow decay) */
+    CULPRIT_INVESTIGATION_FAILED = 2,      /**< it could not run (a build failed...): `error` */
+    CULPRIT_INVESTIGATION_NOT_INVESTIGATED /**< the budget ran out before or during it */
+} culprit_investigation_status;
+
+/** "found", "unresolved", "failed", "not-investigated"; NULL out of range. */
+const char *culprit_investigation_status_name(culprit_investigation_status status);
+
+/**
+ * One investigation: the regressed tests of a check that share a range (the same
+ * baseline commit and commit judged), one bisection of that range, or the call
+ * trees alone when the range is one commit. Everything is owned.
+ */
+typedef struct {
+    culprit_investigation_status status;
+    size_t ntests;
+    char **tests;     /**< "suite.test", the one bisected first (the worst) */
+    char good[41];    /**< the baseline commit (newest earlier data of the first test) */
+    char bad[41];     /**< the commit judged */
+    size_t ncommits;  /**< commits in (good, bad]; 0 unknown */
+    int bisected;     /**< 1 a bisection ran; 0 straight to the call trees */
+    double change;    /**< the relative change the check saw of the first test */
+    double threshold; /**< the slowdown a bisection step had to show */
+    culprit_bisect_result result; /**< the bisection's (or the call-tree step's) result */
+    char *function;               /**< the first suspect's function, NULL when none */
+    char *file;                   /**< its source file (relative to the repository), NULL unknown */
+    unsigned int line;            /**< its first line, 0 unknown */
+    char *error;                  /**< FAILED / NOT_INVESTIGATED: why; else NULL */
+    double seconds;               /**< wall time spent */
+} culprit_investigation;
+
+typedef struct {
+    unsigned int version;
+    /** The template of every session: repository, build, run (the test is set per
+     * investigation), history_dir and record, runs, timeout, confidence, metric,
+     * checkout_parent, progress. good, bad, test, calltree and all are set here. */
+    culprit_bisect_options bisect;
+    const char *calltree_build; /**< the instrumented build whose call trees are recorded
+                                     (the culprit and its parent built again with it);
+                                     NULL: bisect.build (then it must be instrumented) */
+    double budget_s;            /**< wall-time budget of all of them; 0: none */
+} culprit_investigate_options;
+
+#define CULPRIT_INVESTIGATE_OPTIONS_VERSION 1
+#define CULPRIT_INVESTIGATE_OPTIONS_INIT                                                           \
+    {                                                                                              \
+        CULPRIT_INVESTIGATE_OPTIONS_VERSION, CULPRIT_BISECT_OPTIONS_INIT, NULL, 1800               \
+    }
+
+/** Sets `opts` to the defaults (a budget of 30 minutes). CULPRIT_EINVALID for another
+ * version. */
+int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned int version);
+
+/**
+ * `culprit check --investigate`: for each test of `check` that regressed (a major
+ * verdict, or a minor one with the evidence to fail a job: culprit_check_counts_as()
+ * and the time verdict agree), the range from its baseline commit (the newest earlier
+ * data among `bases`, as `runs` hold them) to the commit judged. Tests sharing a range
+ * share one investigation, majors first, then by the size of the change. A range of
+ * more than one commit is bisected (culprit_bisect_session() with opts->bisect, the
+ * test bisected the worst of the group, a step bad when slower by at least half the
+ * change the check saw, and never less than opts->bisect.threshold), then the call
+ * trees of the culprit and its parent are diffed; a range of one commit goes
+ * straight to the call trees (culprit_bisect_calltree_session()).
+ *
+ * The budget bounds the whole: an investigation not started before it ran out, or
+ * stopped by it between two builds or runs, is NOT_INVESTIGATED; each build or run is
+ * given at most what is left (and at least a second). A failed investigation does
+ * not stop the next. `*out` gets `*nout` investigations in order (NULL when none);
+ * free with culprit_investigations_free(). Errors: bad options, out of memory.
+ * Not thread-safe (runs processes, uses the bisection's Ctrl-C handling).
+ */
+int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
+                               const culprit_check_result *check, const culprit_history_runs *runs,
+                               const char *const *bases, size_t nbases,
+                               const culprit_investigate_options *opts);
+
+/** Frees `n` investigations and the array. NULL is a no-op. */
+void culprit_investigations_free(culprit_investigation *investigations, size_t n);
+
+/** The investigation test `test` ("suite.test") belongs to, or NULL. Borrowed. */
+const culprit_investigation *culprit_investigation_of(const culprit_investigation *investigations,
+                                                      size_t n, const char *test);
+
 /* ------------------------------------------- the range of --auto, the document --- */
 
 /**

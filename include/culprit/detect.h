@@ -72,6 +72,24 @@ const char *culprit_project_test_category(const culprit_project *project, const 
 /** The history directory the project file names (relative to the file), or NULL. */
 const char *culprit_project_history_dir(const culprit_project *project);
 
+/** The commands a project file can hold for bisections and investigations. */
+typedef enum {
+    CULPRIT_PROJECT_BUILD = 0,          /**< "build": builds a checkout (bisect --build) */
+    CULPRIT_PROJECT_RUN = 1,            /**< "run": runs the test binary (bisect --run) */
+    CULPRIT_PROJECT_CALLTREE_BUILD = 2, /**< "calltree_build": the instrumented build whose
+                                             call trees are recorded */
+    CULPRIT_PROJECT_NCOMMANDS = 3
+} culprit_project_command_kind;
+
+/**
+ * The shell command the project file holds under the key of `which` (run in a
+ * checkout with $CULPRIT_CHECKOUT, as culprit bisect runs --build and --run), or NULL
+ * when it holds none. Borrowed from the project. A present key that is not a
+ * non-empty string was refused by culprit_project_parse() with "file:line".
+ */
+const char *culprit_project_command(const culprit_project *project,
+                                    culprit_project_command_kind which);
+
 /**
  * Persisted automatic assignments: "suite.test" -> category, kept in
  * <history dir>/categories.json so later runs are judged against the first one.

@@ -87,6 +87,18 @@ static void project_file_overrides_categories_and_tests(void **state)
     free(path);
 }
 
+/* The project file `text` is refused with a message naming bad.json and `expect`. */
+static void assert_project_refused(const char *text, const char *expect, size_t i)
+{
+    culprit_project *p = NULL;
+    char *path = write_tmp("bad.json", text);
+    assert_int_equal(culprit_project_load(&p, path), CULPRIT_EINVALID);
+    assert_null(p);
+    if (!strstr(culprit_error_last(), expect) || !strstr(culprit_error_last(), "bad.json"))
+        fail_msg("case %zu: '%s' lacks '%s'", i, culprit_error_last(), expect);
+    free(path);
+}
+
 static void bad_project_files_name_file_and_key(void **state)
 {
     static const struct {
@@ -109,18 +121,45 @@ static void bad_project_files_name_file_and_key(void **state)
          "defined twice"},
     };
     (void)state;
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        culprit_project *p = NULL;
-        char *path = write_tmp("bad.json", cases[i].text);
-        assert_int_equal(culprit_project_load(&p, path), CULPRIT_EINVALID);
-        assert_null(p);
-        if (!strstr(culprit_error_last(), cases[i].expect) ||
-            !strstr(culprit_error_last(), "bad.json"))
-            fail_msg("case %zu: '%s' lacks '%s'", i, culprit_error_last(), cases[i].expect);
-        free(path);
-    }
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_project_refused(cases[i].text, cases[i].expect, i);
     culprit_project *p = NULL;
     assert_int_equal(culprit_project_load(&p, "/nonexistent/culprit.json"), CULPRIT_ENOTFOUND);
+}
+
+/* "build", "run", "calltree_build": read as written; absent ones are NULL. */
+static void project_file_holds_the_bisection_commands(void **state)
+{
+    culprit_project *p;
+    char *path = write_tmp("culprit.json", "{\"build\": \"make -C \\\"$CULPRIT_CHECKOUT\\\"\",\n"
+                                           " \"run\": \"./perf --quiet\"}");
+    (void)state;
+    assert_int_equal(culprit_project_load(&p, path), 0);
+    assert_string_equal(culprit_project_command(p, CULPRIT_PROJECT_BUILD),
+                        "make -C \"$CULPRIT_CHECKOUT\"");
+    assert_string_equal(culprit_project_command(p, CULPRIT_PROJECT_RUN), "./perf --quiet");
+    assert_null(culprit_project_command(p, CULPRIT_PROJECT_CALLTREE_BUILD));
+    assert_null(culprit_project_command(p, CULPRIT_PROJECT_NCOMMANDS));
+    culprit_project_free(p);
+    free(path);
+}
+
+/* A command that is not a non-empty string is refused with the file and the line of
+ * its key (jansson keeps no positions: the line is found by scanning). */
+static void bad_project_commands_name_file_and_line(void **state)
+{
+    static const struct {
+        const char *text, *expect;
+    } cases[] = {
+        {"{\"history\": \"h\",\n  \"build\": 3}", "bad.json:2: \"build\" must be a shell command"},
+        {"{\"tests\": {\"run\": {\"category\": \"fast\"}},\n\n  \"run\" :  \"\"}",
+         "bad.json:3: \"run\" must be"},
+        {"{\n\"calltree_build\": \" \\t \"}", "bad.json:2: \"calltree_build\" must be"},
+        {"{\"build\": \"make\",\n \"runn\": \"x\"}", "bad.json:2: unknown key \"runn\""},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        assert_project_refused(cases[i].text, cases[i].expect, i);
 }
 
 static void assignments_persist_and_merge_concurrent_writers(void **state)
@@ -200,6 +239,8 @@ int main(void)
         cmocka_unit_test(durations_parse_with_units),
         cmocka_unit_test(project_file_overrides_categories_and_tests),
         cmocka_unit_test(bad_project_files_name_file_and_key),
+        cmocka_unit_test(project_file_holds_the_bisection_commands),
+        cmocka_unit_test(bad_project_commands_name_file_and_line),
         cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
         cmocka_unit_test(eight_concurrent_writers_keep_every_assignment),
     };
