@@ -33,6 +33,50 @@ static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, c
     return 0;
 }
 
+/* Sanity bound on a walk through records (data from other machines, which could
+ * hold a cycle): far beyond any real mainline. */
+#define RECORDED_MAX 10000000
+
+/*
+ * Past the boundary of a shallow clone, the walk goes on through the ancestry
+ * recorded in the shared history (ancestry_read.c): the boundary commit's first
+ * parent is known from its commit object even though the clone lacks it, and each
+ * record names the next one. The chain is cut where no record goes on.
+ */
+static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max, int *cut,
+                         culprit_vcs *repo, const git_oid *parent)
+{
+    git_tree *tree = NULL;
+    char next[41];
+    int error;
+
+    git_error_clear();
+    culprit_error_clear();
+    if ((error = culprit_vcs__records_tree(&tree, repo)) < 0)
+        return error;
+    git_oid_tostr(next, sizeof(next), parent);
+    *cut = 1;
+    while ((max == 0 || *n < max) && *n < RECORDED_MAX) {
+        culprit_vcs__record rec;
+        git_oid oid;
+        if (git_oid_fromstr(&oid, next) < 0 || (error = chain_push(shas, n, alloc, max, &oid)) < 0)
+            break;
+        if (culprit_vcs__record_get(&rec, repo, tree, next) < 0)
+            break; /* nothing known beyond: cut */
+        if (!rec.parent[0]) {
+            *cut = 0; /* a root commit: the chain is whole */
+            culprit_vcs__record_dispose(&rec);
+            break;
+        }
+        memcpy(next, rec.parent, sizeof(next));
+        culprit_vcs__record_dispose(&rec);
+    }
+    if (max && *n >= max)
+        *cut = 0;
+    git_tree_free(tree);
+    return error;
+}
+
 int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut_out,
                                   culprit_vcs *repo, const char *start_sha, size_t max)
 {
@@ -56,8 +100,11 @@ int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut
            (max == 0 || n < max) && git_commit_parentcount(commit) > 0) {
         rc = git_commit_parent(&parent, commit, 0);
         if (rc == GIT_ENOTFOUND && culprit_vcs_is_shallow(repo)) {
+            int cut = 0;
+            error =
+                past_boundary(&shas, &n, &alloc, max, &cut, repo, git_commit_parent_id(commit, 0));
             if (cut_out)
-                *cut_out = 1;
+                *cut_out = cut;
             break;
         }
         if (rc < 0) {
