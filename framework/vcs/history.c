@@ -41,34 +41,35 @@ static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, c
  * Past the boundary of a shallow clone, the walk goes on through the ancestry
  * recorded in the shared history (ancestry_read.c): the boundary commit's first
  * parent is known from its commit object even though the clone lacks it, and each
- * record names the next one. The chain is cut where no record goes on.
+ * record names the next one. Only recorded commits join the chain (a run pushed at
+ * a commit always comes with its record), so without records the chain ends at the
+ * oldest commit the clone has, as before. The chain is cut where no record goes on.
  */
 static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max, int *cut,
                          culprit_vcs *repo, const git_oid *parent)
 {
     git_tree *tree = NULL;
-    char next[41];
+    culprit_vcs__record rec;
+    git_oid oid;
     int error;
 
     git_error_clear();
     culprit_error_clear();
     if ((error = culprit_vcs__records_tree(&tree, repo)) < 0)
         return error;
-    git_oid_tostr(next, sizeof(next), parent);
+    git_oid_cpy(&oid, parent);
     *cut = 1;
     while ((max == 0 || *n < max) && *n < RECORDED_MAX) {
-        culprit_vcs__record rec;
-        git_oid oid;
-        if (git_oid_fromstr(&oid, next) < 0 || (error = chain_push(shas, n, alloc, max, &oid)) < 0)
-            break;
+        char next[41];
+        git_oid_tostr(next, sizeof(next), &oid);
         if (culprit_vcs__record_get(&rec, repo, tree, next) < 0)
             break; /* nothing known beyond: cut */
-        if (!rec.parent[0]) {
-            *cut = 0; /* a root commit: the chain is whole */
+        if ((error = chain_push(shas, n, alloc, max, &oid)) < 0 || !rec.parent[0] ||
+            git_oid_fromstr(&oid, rec.parent) < 0) {
+            *cut = error < 0 || rec.parent[0]; /* a root: the chain is whole */
             culprit_vcs__record_dispose(&rec);
             break;
         }
-        memcpy(next, rec.parent, sizeof(next));
         culprit_vcs__record_dispose(&rec);
     }
     if (max && *n >= max)
