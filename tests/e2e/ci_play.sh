@@ -68,15 +68,15 @@ untouched() { # the runner's HEAD, index and tracked files as the clone left the
   git diff --quiet && git diff --cached --quiet || fail "the working tree or index changed"
 }
 
-# Runner A: GitHub Actions at commit 1, four runs (enough for the noise model to
+# Runner A: GitHub Actions at commit 1, six runs (enough for the noise model to
 # vouch for a regression later: docs/detection.md, "No alarm without evidence").
 git clone -q --depth 1 "file://$work/remote.git" "$work/a" && cd "$work/a"
 export GITHUB_STEP_SUMMARY=$work/a-summary.md
-play "$recipes/github-actions.yml" 4
+play "$recipes/github-actions.yml" 6
 [ "$(cat "$work/check.status")" = 0 ] || fail "runner A: check exited $(cat "$work/check.status")"
 untouched "$c1"
-[ "$(git --git-dir="$work/remote.git" ls-tree -r refs/culprit/history | grep -c '\.xml$')" = 4 ] ||
-  fail "runner A's four runs are not on the remote"
+[ "$(git --git-dir="$work/remote.git" ls-tree -r refs/culprit/history | grep -c '\.xml$')" = 6 ] ||
+  fail "runner A's six runs are not on the remote"
 
 # Commit 2: five times the calls.
 cd "$work/project" && commit "slower: five times the calls" 18 20 && git push -q origin main
@@ -95,6 +95,12 @@ grep -qi "object not found\|no match for id" "$work/check.log" && fail "a libgit
 grep -q "MINOR\|MAJOR" culprit-report/report.md || fail "the Markdown summary shows no regression"
 untouched "$c2"
 cp "$work/check.log" "$work/shallow-check.log"
+# A bisection builds every commit it tests: on the depth-1 clone it says how far to
+# deepen (commit 1 is one commit behind, known from the shared history).
+set +e; culprit bisect --good "$c1" --bad "$c2" --command true > "$work/bisect.log" 2>&1
+status=$?; set -e
+[ "$status" = 2 ] || fail "bisect on the depth-1 clone exited $status: $(cat "$work/bisect.log")"
+grep -q "git fetch --deepen=1\b" "$work/bisect.log" || fail "bisect does not say what to fetch: $(cat "$work/bisect.log")"
 
 # The same verdicts on a full clone with the same shared history.
 git clone -q "file://$work/remote.git" "$work/full" && cd "$work/full"
@@ -121,8 +127,8 @@ wait "$pc" || fail "job c's push failed: $(cat "$work/push-c.log")"
 wait "$pd" || fail "job d's push failed: $(cat "$work/push-d.log")"
 names=$(git --git-dir="$work/remote.git" ls-tree -r --name-only refs/culprit/history |
         grep '\.xml$' | sed 's,.*/,,')
-[ "$(echo "$names" | wc -l)" = 7 ] || fail "the remote holds $(echo "$names" | wc -l) runs, not 7"
-[ "$(echo "$names" | sort -u | wc -l)" = 7 ] || fail "a run is duplicated"
+[ "$(echo "$names" | wc -l)" = 9 ] || fail "the remote holds $(echo "$names" | wc -l) runs, not 9"
+[ "$(echo "$names" | sort -u | wc -l)" = 9 ] || fail "a run is duplicated"
 for job in c d; do
   for f in "$work/$job"/.culprit/history/*.xml; do
     echo "$names" | grep -qx "$(basename "$f")" || fail "job $job's run $(basename "$f") was lost"
