@@ -33,8 +33,8 @@ static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, c
     return 0;
 }
 
-/* Sanity bound on a walk through records (data from other machines, which could
- * hold a cycle): far beyond any real mainline. */
+/* Sanity bound on a walk through records (data from other machines): far beyond
+ * any real mainline. */
 #define RECORDED_MAX 10000000
 
 /*
@@ -50,7 +50,8 @@ static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max
 {
     git_tree *tree = NULL;
     culprit_vcs__record rec;
-    git_oid oid;
+    git_oid oid, tortoise;
+    size_t power = 1, steps = 0;
     int error;
 
     git_error_clear();
@@ -58,6 +59,7 @@ static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max
     if ((error = culprit_vcs__records_tree(&tree, repo)) < 0)
         return error;
     git_oid_cpy(&oid, parent);
+    git_oid_cpy(&tortoise, parent);
     *cut = 1;
     while ((max == 0 || *n < max) && *n < RECORDED_MAX) {
         char next[41];
@@ -71,6 +73,15 @@ static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max
             break;
         }
         culprit_vcs__record_dispose(&rec);
+        /* Records from other machines may loop: Brent's cycle detection (1980)
+         * finds a loop within twice its length, in constant memory. */
+        if (git_oid_equal(&oid, &tortoise))
+            break;
+        if (++steps == power) {
+            git_oid_cpy(&tortoise, &oid);
+            power *= 2;
+            steps = 0;
+        }
     }
     if (max && *n >= max)
         *cut = 0;

@@ -278,6 +278,53 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A record: "commits/<ab>/<rest>" for `sha` naming `parent`. */
+static void add_record(culprit_vcs *vcs, const char *sha, const char *parent_line)
+{
+    char path[64], text[256];
+    snprintf(path, sizeof(path), "commits/%.2s/%s", sha, sha + 2);
+    snprintf(text, sizeof(text),
+             "culprit-commit 1\n%sdate 2026-01-01T00:00:00+00:00\nsubject recorded\n", parent_line);
+    assert_int_equal(
+        culprit_vcs_ref_add(NULL, vcs, REF, &(culprit_vcs_file){path, text, strlen(text)}, 1, NULL),
+        0);
+}
+
+/* Records come from other machines: a malformed one is no record, and records that
+ * loop (c2 -> c1 -> c2) end the walk instead of running forever. */
+static void hostile_records_stop_the_walk(void **state)
+{
+    culprit_vcs *clone;
+    char shallow[PATH_MAX + 16], line[64], (*shas)[41] = NULL;
+    size_t n = 0;
+    int cut = -1;
+    (void)state;
+
+    snprintf(shallow, sizeof(shallow), "%s/hostile", dir);
+    run("git clone -q --depth 1 'file://%s' '%s'", remote, shallow);
+    clone = open_at(shallow);
+    add_record(clone, c2, "parent NOT-A-SHA\n");
+    assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c3, 0), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(cut, 1);
+    free(shas);
+    culprit_vcs_free(clone);
+
+    run("rm -rf '%s' && git clone -q --depth 1 'file://%s' '%s'", shallow, remote, shallow);
+    clone = open_at(shallow);
+    snprintf(line, sizeof(line), "parent %s\n", c1);
+    add_record(clone, c2, line);
+    snprintf(line, sizeof(line), "parent %s\n", c2);
+    add_record(clone, c1, line);
+    assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c3, 0), 0);
+    assert_in_range(n, 3, 6);
+    assert_int_equal(cut, 1);
+    assert_string_equal(shas[1], c2);
+    assert_string_equal(shas[2], c1);
+    free(shas);
+    culprit_vcs_free(clone);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -286,6 +333,7 @@ int main(void)
         cmocka_unit_test(diverged_stores_merge_into_their_union),
         cmocka_unit_test(a_rejected_push_is_merged_and_pushed_again),
         cmocka_unit_test(a_depth_1_clone_walks_through_recorded_ancestry),
+        cmocka_unit_test(hostile_records_stop_the_walk),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
