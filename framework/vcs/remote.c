@@ -22,7 +22,7 @@
 #include <time.h>
 
 /* A pushed ref a remote refuses for good after this many rounds is an error. */
-#define PUSH_ATTEMPTS 40
+#define PUSH_ATTEMPTS 100
 
 /* A remote is a name or a URL; its tracking ref keeps [A-Za-z0-9._-] of it. */
 static void tracking_ref(char out[256], const char *remote)

@@ -517,7 +517,7 @@ typedef struct {
  * Pushes the local CULPRIT_VCS_HISTORY_REF to REMOTE, never by force: each round
  * pulls first (fetch + union merge), then pushes; when the remote refuses because
  * another job pushed meanwhile, it waits a random moment and goes round again (up to
- * 40 rounds), so concurrent pushers all keep their runs. Errors as
+ * 100 rounds), so concurrent pushers all keep their runs. Errors as
  * culprit_vcs_history_pull(); CULPRIT_ERROR when git refuses for another reason.
  */
 int culprit_vcs_history_push(culprit_vcs_push_result *out, culprit_vcs *repo, const char *remote);
