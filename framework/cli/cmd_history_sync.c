@@ -249,14 +249,14 @@ static int push(culprit_vcs *repo, const char *remote, const char *dir)
 static int pull(culprit_vcs *repo, const char *remote)
 {
     culprit_vcs_merge_result res;
-    size_t before = count_runs(repo), after;
     int error;
 
+    /* The new runs come from the merge's diff, which skips the shards both sides
+     * share: a pull into a large store does not list it. */
     if ((error = culprit_vcs_history_pull(&res, repo, remote)) < 0)
         return error;
-    after = count_runs(repo);
-    printf("culprit history pull: %zu new run%s from %s (%zu in the shared history)\n",
-           after - before, after - before == 1 ? "" : "s", remote, after);
+    printf("culprit history pull: %zu new run%s from %s\n", res.added, res.added == 1 ? "" : "s",
+           remote);
     warn_conflicts(res.conflicts, remote);
     return 0;
 }

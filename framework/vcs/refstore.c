@@ -349,11 +349,31 @@ static int fast_forward(culprit_vcs *repo, const char *ref, git_commit *ours, gi
                   : 0;
 }
 
+/* The run files (under runs/) that `after` has and `before` (NULL: none) lacks: a
+ * diff of the two trees, which skips the subtrees they share. */
+static size_t runs_added(git_repository *git, git_tree *before, git_tree *after)
+{
+    git_diff *diff = NULL;
+    git_diff_options o;
+    char *paths[] = {"runs"};
+    size_t n = 0;
+
+    git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    o.pathspec.strings = paths;
+    o.pathspec.count = 1;
+    if (git_diff_tree_to_tree(&diff, git, before, after, &o) == 0)
+        for (size_t i = 0; i < git_diff_num_deltas(diff); i++)
+            n += git_diff_get_delta(diff, i)->status == GIT_DELTA_ADDED;
+    git_diff_free(diff);
+    git_error_clear();
+    return n;
+}
+
 static int merge_once(culprit_vcs_merge_result *out, culprit_vcs *repo, const char *ref,
                       const char *other)
 {
     git_commit *ours = NULL, *theirs = NULL, *parents[2];
-    git_tree *a = NULL, *b = NULL;
+    git_tree *a = NULL, *b = NULL, *merged = NULL;
     git_oid tree_oid;
     int error;
 
@@ -364,22 +384,31 @@ static int merge_once(culprit_vcs_merge_result *out, culprit_vcs *repo, const ch
         (git_oid_equal(git_commit_id(ours), git_commit_id(theirs)) ||
          git_graph_descendant_of(repo->git, git_commit_id(ours), git_commit_id(theirs)) == 1))
         goto cleanup; /* we have it all */
-    if (!ours ||
-        git_graph_descendant_of(repo->git, git_commit_id(theirs), git_commit_id(ours)) == 1) {
-        if ((error = fast_forward(repo, ref, ours, theirs)) == 0)
-            out->changed = 1;
+    if ((ours && git_commit_tree(&a, ours) < 0) || git_commit_tree(&b, theirs) < 0) {
+        error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot read the history stores");
         goto cleanup;
     }
-    if (git_commit_tree(&a, ours) < 0 || git_commit_tree(&b, theirs) < 0 ||
-        union_trees(&tree_oid, &out->conflicts, repo->git, a, b) < 0) {
+    if (!ours ||
+        git_graph_descendant_of(repo->git, git_commit_id(theirs), git_commit_id(ours)) == 1) {
+        if ((error = fast_forward(repo, ref, ours, theirs)) == 0) {
+            out->changed = 1;
+            out->added = runs_added(repo->git, a, b);
+        }
+        goto cleanup;
+    }
+    if (union_trees(&tree_oid, &out->conflicts, repo->git, a, b) < 0 ||
+        git_tree_lookup(&merged, repo->git, &tree_oid) < 0) {
         error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot merge the history stores");
         goto cleanup;
     }
     parents[0] = ours;
     parents[1] = theirs;
-    if ((error = commit_and_swap(repo, ref, &tree_oid, parents, 2, "culprit: merge runs")) == 0)
+    if ((error = commit_and_swap(repo, ref, &tree_oid, parents, 2, "culprit: merge runs")) == 0) {
         out->changed = 1;
+        out->added = runs_added(repo->git, a, merged);
+    }
 cleanup:
+    git_tree_free(merged);
     git_tree_free(a);
     git_tree_free(b);
     git_commit_free(ours);

@@ -473,6 +473,7 @@ int culprit_vcs_ref_add(size_t *added, culprit_vcs *repo, const char *ref,
 typedef struct {
     int changed;      /**< 1: `ref` moved (fast-forward or a merge commit) */
     size_t conflicts; /**< paths both sides held with different contents (ours kept) */
+    size_t added;     /**< run files (under runs/) that `ref` did not hold before */
 } culprit_vcs_merge_result;
 
 /**

@@ -8,6 +8,7 @@
 #   2. a clone pulls it whole once, then the remote gains NEW runs and the clone
 #      pulls them: the time of `culprit history pull`, beside a plain
 #      `git fetch` of the same ref into an identical clone (what git alone costs);
+#      then the time of a `culprit check` that reads all the ref's runs;
 #   3. PUSHERS depth-1 clones with 10 runs each push to one bare remote at once:
 #      all runs present, none duplicated, the wall time and the rounds it took.
 #
@@ -86,6 +87,12 @@ fetch_s=$(since "$t")
 echo "pull of $new new runs into $commits: culprit history pull $pull_s s, git fetch alone $fetch_s s"
 n=$(git -C "$work/local" ls-tree -r --name-only refs/culprit/history | grep -c '\.xml$')
 [ "$n" = $((commits + new)) ] || fail "the clone holds $n runs after the pull, not $((commits + new))"
+# What a reading command pays for a store that size: check reads every run of the ref
+# (summaries only) beside the empty directory.
+cd "$work/local"
+t=$(now)
+"$culprit" check > /dev/null 2>&1 || true
+echo "culprit check reading the $n runs of the ref: $(since "$t") s"
 
 # 3. Concurrent pushers of 10 runs each to one bare remote.
 git init -q --bare --initial-branch=main "$work/shared.git"

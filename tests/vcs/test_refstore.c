@@ -161,6 +161,7 @@ static void diverged_stores_merge_into_their_union(void **state)
     assert_int_equal(culprit_vcs_ref_merge(&res, vcs, REF, "refs/culprit/other"), 0);
     assert_int_equal(res.changed, 1);
     assert_int_equal(res.conflicts, 1);
+    assert_int_equal(res.added, 1); /* theirs.xml: both.xml was there */
     assert_int_equal(culprit_vcs_ref_list(&list, vcs, REF, "runs"), 0);
     assert_int_equal(list.n, 6); /* one, two, three, ours, theirs, both */
     culprit_vcs_ref_files_dispose(&list);
@@ -174,6 +175,7 @@ static void diverged_stores_merge_into_their_union(void **state)
     assert_int_equal(culprit_vcs_ref_merge(&res, vcs, "refs/culprit/other", REF), 0);
     assert_int_equal(res.changed, 1);
     assert_int_equal(res.conflicts, 0);
+    assert_int_equal(res.added, 1); /* ours.xml */
     run("git -C '%s' update-ref -d refs/culprit/other", repo);
     culprit_vcs_free(vcs);
 }
@@ -263,6 +265,7 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
 
     assert_int_equal(culprit_vcs_history_pull(&res, clone, "origin"), 0);
     assert_int_equal(res.changed, 1);
+    assert_int_equal(res.added, 8); /* the runs of the tests before; records are not runs */
     assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c3, 0), 0);
     assert_int_equal(n, 3);
     assert_int_equal(cut, 0); /* the recorded chain reaches the root */
