@@ -270,6 +270,21 @@ cleanup:
     return error;
 }
 
+/* A relative path of non-empty components, none "." or "..". */
+static int valid_path(const char *path)
+{
+    if (!path || !*path)
+        return 0;
+    for (const char *p = path;;) {
+        size_t len = strcspn(p, "/");
+        if (len == 0 || (len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+            return 0;
+        if (!p[len])
+            return 1;
+        p += len + 1;
+    }
+}
+
 int culprit_vcs_ref_add(size_t *added, culprit_vcs *repo, const char *ref,
                         const culprit_vcs_file *files, size_t n, const char *message)
 {
@@ -281,8 +296,7 @@ int culprit_vcs_ref_add(size_t *added, culprit_vcs *repo, const char *ref,
     if (!git_reference_is_valid_name(ref))
         return culprit_error_set(CULPRIT_EINVALID, "'%s' is not a valid ref name", ref);
     for (size_t i = 0; i < n; i++)
-        if (!files[i].path || !*files[i].path || files[i].path[0] == '/' ||
-            strstr(files[i].path, "//") || strstr(files[i].path, ".."))
+        if (!valid_path(files[i].path))
             return culprit_error_set(CULPRIT_EINVALID, "'%s' cannot be a path in the store",
                                      files[i].path ? files[i].path : "");
     for (int attempt = 0; attempt < REF_ATTEMPTS && error == CULPRIT_EEXISTS; attempt++)

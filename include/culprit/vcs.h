@@ -464,7 +464,7 @@ int culprit_vcs_ref_resolve(char sha[41], culprit_vcs *repo, const char *ref);
  * `*added` (may be NULL) says how many were written; none written, no commit. The
  * ref moves by compare-and-swap: when another writer moved it meanwhile, the commit
  * is built again on top of theirs. Errors: CULPRIT_EINVALID (a bad ref name or path:
- * empty, absolute, "..", "//"), CULPRIT_ERROR.
+ * empty, absolute, an empty, "." or ".." component), CULPRIT_ERROR.
  */
 int culprit_vcs_ref_add(size_t *added, culprit_vcs *repo, const char *ref,
                         const culprit_vcs_file *files, size_t n, const char *message);

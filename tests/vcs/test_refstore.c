@@ -105,6 +105,14 @@ static void files_are_written_and_read_without_touching_the_checkout(void **stat
     assert_int_equal(culprit_vcs_ref_add(&added, vcs, REF,
                                          &(culprit_vcs_file){"runs/../x.xml", "x", 1}, 1, NULL),
                      CULPRIT_EINVALID);
+    assert_int_equal(
+        culprit_vcs_ref_add(&added, vcs, REF, &(culprit_vcs_file){"runs//x.xml", "x", 1}, 1, NULL),
+        CULPRIT_EINVALID);
+    /* ".." inside a name is a name (a host called "a..b"), not a way up. */
+    assert_int_equal(culprit_vcs_ref_add(&added, vcs, REF,
+                                         &(culprit_vcs_file){"runs/zz/a..b.xml", "x", 1}, 1, NULL),
+                     0);
+    assert_int_equal(added, 1);
     culprit_vcs_free(vcs);
 }
 
@@ -163,7 +171,7 @@ static void diverged_stores_merge_into_their_union(void **state)
     assert_int_equal(res.conflicts, 1);
     assert_int_equal(res.added, 1); /* theirs.xml: both.xml was there */
     assert_int_equal(culprit_vcs_ref_list(&list, vcs, REF, "runs"), 0);
-    assert_int_equal(list.n, 6); /* one, two, three, ours, theirs, both */
+    assert_int_equal(list.n, 7); /* one, two, three, a..b, ours, theirs, both */
     culprit_vcs_ref_files_dispose(&list);
     parents = all_output_of("git -C '%s' log -1 --format=%%p %s", repo, REF);
     assert_non_null(strchr(parents, ' ')); /* a merge commit: two parents */
@@ -265,7 +273,7 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
 
     assert_int_equal(culprit_vcs_history_pull(&res, clone, "origin"), 0);
     assert_int_equal(res.changed, 1);
-    assert_int_equal(res.added, 8); /* the runs of the tests before; records are not runs */
+    assert_int_equal(res.added, 9); /* the runs of the tests before; records are not runs */
     assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c3, 0), 0);
     assert_int_equal(n, 3);
     assert_int_equal(cut, 0); /* the recorded chain reaches the root */
