@@ -394,6 +394,8 @@ int cli_check(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_bisect(int argc, char **argv);
 int cli_history(int argc, char **argv);
+/* `culprit history push|pull` (cmd_history_sync.c); argv[0] is "push" or "pull". */
+int cli_history_sync(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);
 /* culprit junit: runs merged into one JUnit report (cmd_junit.c). */

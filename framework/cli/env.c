@@ -12,11 +12,16 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The repository of the environment opened last: the readers below read its shared
+ * history (CULPRIT_VCS_HISTORY_REF) beside the directory. One command, one env. */
+static culprit_vcs *shared_repo;
+
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo)
 {
     int error;
 
     memset(env, 0, sizeof(*env));
+    shared_repo = NULL;
     if ((error = culprit_vcs_open(&env->repo, ".")) < 0) {
         env->repo = NULL;
         if (need_repo)
@@ -30,6 +35,7 @@ int cli_env_open(cli_env *env, const char *project_file, const char *history_dir
         culprit_vcs_free(env->repo);
         env->repo = NULL;
     }
+    shared_repo = env->repo;
     return error;
 }
 
@@ -37,6 +43,8 @@ void cli_env_dispose(cli_env *env)
 {
     if (!env)
         return;
+    if (shared_repo == env->repo)
+        shared_repo = NULL;
     culprit_vcs_free(env->repo);
     culprit_settings_dispose(&env->settings);
     culprit_project_free(env->project);
@@ -91,24 +99,79 @@ int cli_load_history(culprit_history_runs *out, const char *dir)
     return cli_load_history_flags(out, dir, 0);
 }
 
+/* Adds the runs of the shared history that the directory `dir` does not hold (a
+ * pushed run is in both, under the same file name). */
+static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char *dir,
+                       const culprit_history_query *query)
+{
+    culprit_vcs_ref_files files = {NULL, 0};
+    culprit_buf data = CULPRIT_BUF_INIT, name = CULPRIT_BUF_INIT;
+    int error;
+
+    if ((error = culprit_vcs_ref_list(&files, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
+        return error;
+    for (size_t i = 0; i < files.n && error == 0; i++) {
+        const char *base = strrchr(files.entries[i].path, '/');
+        char *local;
+        struct stat st;
+        int here;
+
+        base = base ? base + 1 : files.entries[i].path;
+        if (base[0] == '.' || strlen(base) < 5 || strcmp(base + strlen(base) - 4, ".xml"))
+            continue;
+        if (!(local = culprit_fs_join(dir, base))) {
+            error = CULPRIT_ERROR;
+            break;
+        }
+        here = stat(local, &st) == 0;
+        free(local);
+        if (here)
+            continue;
+        culprit_buf_clear(&data);
+        culprit_buf_clear(&name);
+        if ((error = culprit_vcs_blob_read(&data, repo, files.entries[i].oid)) < 0 ||
+            (error = culprit_buf_printf(&name, "%s:%s", CULPRIT_VCS_HISTORY_REF,
+                                        files.entries[i].path)) < 0)
+            break;
+        error = culprit_history_runs_add_memory(out, data.ptr ? data.ptr : "", data.size,
+                                                culprit_buf_cstr(&name), query, warn_skipped, NULL);
+    }
+    culprit_buf_dispose(&data);
+    culprit_buf_dispose(&name);
+    culprit_vcs_ref_files_dispose(&files);
+    return error < 0 ? error : culprit_history_runs_finish(out);
+}
+
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags)
 {
     culprit_history *history = NULL;
     culprit_history_query query = {NULL, NULL, NULL, flags};
+    char shared[41];
     struct stat st;
-    int error;
+    int error, have_dir, have_shared;
 
     memset(out, 0, sizeof(*out));
-    if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+    have_dir = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+    have_shared =
+        shared_repo && culprit_vcs_ref_resolve(shared, shared_repo, CULPRIT_VCS_HISTORY_REF) == 0;
+    culprit_error_clear();
+    if (!have_dir && !have_shared)
         return culprit_error_set(CULPRIT_ENOTFOUND,
-                                 "no history directory at '%s' (run the tests first, or name "
-                                 "one with --history)",
+                                 "no history directory at '%s' and no shared history (run the "
+                                 "tests first, name one with --history, or `culprit history "
+                                 "pull`)",
                                  dir);
-    if ((error = culprit_history_open(&history, dir, 0)) < 0)
-        return error;
-    error = culprit_history_load(out, history, &query, warn_skipped, NULL);
-    culprit_history_free(history);
-    return error;
+    if (have_dir) {
+        if ((error = culprit_history_open(&history, dir, 0)) < 0)
+            return error;
+        error = culprit_history_load(out, history, &query, warn_skipped, NULL);
+        culprit_history_free(history);
+        if (error < 0)
+            return error;
+    }
+    if (have_shared && (error = load_shared(out, shared_repo, dir, &query)) < 0)
+        culprit_history_runs_dispose(out);
+    return have_shared ? error : 0;
 }
 
 int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts)

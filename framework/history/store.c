@@ -192,6 +192,18 @@ static void warn_stderr(const char *path, const char *message, void *payload)
     fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
 }
 
+/* Warns of a file skipped with the reader's last error. */
+static void warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path)
+{
+    /* The reader names the file first; the warning says it already. */
+    const char *reason = culprit_error_last();
+    size_t plen = strlen(path);
+
+    if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
+        reason += plen + 2;
+    warn(path, reason, payload);
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -288,12 +300,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
         if (error == CULPRIT_ERROR)
             goto cleanup; /* out of memory: the next file would fail too */
         if (error < 0) {
-            /* The reader names the file first; the warning says it already. */
-            const char *reason = culprit_error_last();
-            size_t plen = strlen(path);
-            if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
-                reason += plen + 2;
-            warn(path, reason, payload);
+            warn_skipped(warn, payload, path);
             out->nskipped++;
             error = 0;
             continue;
@@ -322,4 +329,72 @@ void culprit_history_runs_dispose(culprit_history_runs *runs)
         culprit_run_free(runs->runs[i]);
     free(runs->runs);
     memset(runs, 0, sizeof(*runs));
+}
+
+/* ---------------------------------------------------- a second source --- */
+
+int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
+                                    const char *name, const culprit_history_query *query,
+                                    culprit_history_warn_fn warn, void *payload)
+{
+    culprit_history_query all = {NULL, NULL, NULL, 0};
+    culprit_run *run = NULL, **grown;
+    int error;
+
+    error = culprit_history__read(&run, data, len, name, query ? query : &all);
+    if (error == CULPRIT_ERROR)
+        return error; /* out of memory */
+    if (error < 0) {
+        warn_skipped(warn ? warn : warn_stderr, payload, name);
+        runs->nskipped++;
+        return 0;
+    }
+    if (!run)
+        return 0; /* filtered out by the query */
+    if (!(grown = realloc(runs->runs, (runs->nruns + 1) * sizeof(*grown)))) {
+        culprit_run_free(run);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+    runs->runs = grown;
+    runs->runs[runs->nruns++] = run;
+    return 0;
+}
+
+typedef struct {
+    culprit_run *run;
+    size_t order; /* position when loaded */
+} loaded_run;
+
+static int compare_ids(const void *a, const void *b)
+{
+    const loaded_run *x = a, *y = b;
+    int c = strcmp(x->run->id ? x->run->id : "", y->run->id ? y->run->id : "");
+    return c ? c : (x->order < y->order ? -1 : x->order > y->order);
+}
+
+int culprit_history_runs_finish(culprit_history_runs *runs)
+{
+    loaded_run *all;
+    size_t k = 0;
+
+    /* Same id, same run: a pushed run is in the local directory and in the shared
+     * history, and a run pulled twice is one run. The first loaded is kept. */
+    if (runs->nruns < 2)
+        return 0;
+    if (!(all = malloc(runs->nruns * sizeof(*all))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < runs->nruns; i++)
+        all[i] = (loaded_run){runs->runs[i], i};
+    qsort(all, runs->nruns, sizeof(*all), compare_ids);
+    for (size_t i = 0; i < runs->nruns; i++) {
+        culprit_run *r = all[i].run;
+        if (k > 0 && r->id && runs->runs[k - 1]->id && !strcmp(runs->runs[k - 1]->id, r->id))
+            culprit_run_free(r);
+        else
+            runs->runs[k++] = r;
+    }
+    free(all);
+    runs->nruns = k;
+    qsort(runs->runs, runs->nruns, sizeof(*runs->runs), compare_runs);
+    return 0;
 }

@@ -28,6 +28,34 @@ static int format_iso8601(char *out, size_t size, int64_t epoch, int offset_minu
     return 0;
 }
 
+/* A commit a shallow clone lacks, as the shared history recorded it (ancestry_read.c):
+ * its subject and date; its author is not recorded (empty). */
+static int recorded_info(culprit_vcs_commit *out, culprit_vcs *repo, const char *sha)
+{
+    culprit_vcs__record rec;
+    git_tree *tree = NULL;
+    int error;
+
+    if ((error = culprit_vcs__records_tree(&tree, repo)) < 0)
+        return error;
+    error = culprit_vcs__record_get(&rec, repo, tree, sha);
+    git_tree_free(tree);
+    if (error < 0)
+        return culprit_error_set(CULPRIT_ENOTFOUND,
+                                 "no commit %s in this shallow clone, nor in the shared history "
+                                 "(fetch it with `git fetch --deepen=N`)",
+                                 sha);
+    memcpy(out->sha, sha, 41);
+    memcpy(out->author_date, rec.date, sizeof(out->author_date));
+    out->subject = rec.subject;
+    rec.subject = NULL;
+    if (!(out->author_name = culprit_strdup("")) || !(out->author_email = culprit_strdup(""))) {
+        culprit_vcs_commit_dispose(out);
+        return CULPRIT_ERROR;
+    }
+    return 0;
+}
+
 int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const char *sha)
 {
     git_commit *commit = NULL;
@@ -35,7 +63,10 @@ int culprit_vcs_commit_info(culprit_vcs_commit *out, culprit_vcs *repo, const ch
     int error = 0;
 
     memset(out, 0, sizeof(*out));
-    if ((error = culprit_vcs__lookup_commit(&commit, repo, sha)) < 0)
+    if ((error = culprit_vcs__lookup_commit(&commit, repo, sha)) == CULPRIT_ENOTFOUND &&
+        culprit_vcs_is_shallow(repo))
+        return recorded_info(out, repo, sha);
+    if (error < 0)
         goto cleanup;
     git_oid_tostr(out->sha, sizeof(out->sha), git_commit_id(commit));
 

@@ -81,6 +81,52 @@ static int link_parents(culprit_vcs_dag_node *node, const git_commit *commit,
     return 0;
 }
 
+/*
+ * A bisection checks out and builds every commit it tests, so recorded ancestry
+ * (history.c) is not enough: on a shallow clone that lacks a good end which the
+ * first-parent chain of `bad` reaches through the shared history, the error says
+ * how far to deepen the clone. Other good ends fail later, as unknown revisions.
+ */
+static int shallow_needs(culprit_vcs *repo, const char *const *good, size_t ngood,
+                         const char *bad_sha)
+{
+    char(*chain)[41] = NULL;
+    size_t n = 0, have = 0, k;
+    int cut = 0, error = 0;
+
+    if (!culprit_vcs_is_shallow(repo))
+        return 0;
+    for (size_t g = 0; g < ngood && error == 0; g++) {
+        git_commit *commit = NULL;
+        if (culprit_vcs__lookup_commit(&commit, repo, good[g]) != CULPRIT_ENOTFOUND) {
+            git_commit_free(commit); /* there, or not a full id: the walk judges it */
+            continue;
+        }
+        if (!chain) {
+            if (culprit_vcs_first_parents_cut(&chain, &n, &cut, repo, bad_sha, 0) < 0)
+                break;
+            while (have < n && culprit_vcs__lookup_commit(&commit, repo, chain[have]) == 0) {
+                git_commit_free(commit);
+                have++;
+            }
+        }
+        for (k = 0; k < n && strcmp(chain[k], good[g]) != 0; k++)
+            ;
+        if (k < n)
+            error = culprit_error_set(CULPRIT_ENOTFOUND,
+                                      "the bisection needs the commits from %.12s (good) to %.12s "
+                                      "(bad), %zu first-parent commits, and this shallow clone "
+                                      "has the newest %zu of them: fetch the others with `git "
+                                      "fetch --deepen=%zu` (or `git fetch --unshallow`)",
+                                      good[g], bad_sha, k + 1, have, k + 1 - have);
+    }
+    free(chain);
+    if (error == 0)
+        culprit_error_clear();
+    git_error_clear();
+    return error;
+}
+
 int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char *const *good,
                             size_t ngood, const char *bad)
 {
@@ -98,7 +144,8 @@ int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char 
         return culprit_error_set(CULPRIT_EINVALID, "no bad revision to bisect to");
     if (ngood == 0 || !good)
         return culprit_error_set(CULPRIT_EINVALID, "no good revision to bisect from");
-    if ((error = culprit_vcs_resolve(bad_sha, repo, bad)) < 0)
+    if ((error = culprit_vcs_resolve(bad_sha, repo, bad)) < 0 ||
+        (error = shallow_needs(repo, good, ngood, bad_sha)) < 0)
         goto cleanup;
     if (git_revwalk_new(&walk, repo->git) < 0) {
         error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot walk the history");

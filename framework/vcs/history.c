@@ -33,6 +33,62 @@ static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, c
     return 0;
 }
 
+/* Sanity bound on a walk through records (data from other machines): far beyond
+ * any real mainline. */
+#define RECORDED_MAX 10000000
+
+/*
+ * Past the boundary of a shallow clone, the walk goes on through the ancestry
+ * recorded in the shared history (ancestry_read.c): the boundary commit's first
+ * parent is known from its commit object even though the clone lacks it, and each
+ * record names the next one. Only recorded commits join the chain (a run pushed at
+ * a commit always comes with its record), so without records the chain ends at the
+ * oldest commit the clone has, as before. The chain is cut where no record goes on.
+ */
+static int past_boundary(char (**shas)[41], size_t *n, size_t *alloc, size_t max, int *cut,
+                         culprit_vcs *repo, const git_oid *parent)
+{
+    git_tree *tree = NULL;
+    culprit_vcs__record rec;
+    git_oid oid, tortoise;
+    size_t power = 1, steps = 0;
+    int error;
+
+    git_error_clear();
+    culprit_error_clear();
+    if ((error = culprit_vcs__records_tree(&tree, repo)) < 0)
+        return error;
+    git_oid_cpy(&oid, parent);
+    git_oid_cpy(&tortoise, parent);
+    *cut = 1;
+    while ((max == 0 || *n < max) && *n < RECORDED_MAX) {
+        char next[41];
+        git_oid_tostr(next, sizeof(next), &oid);
+        if (culprit_vcs__record_get(&rec, repo, tree, next) < 0)
+            break; /* nothing known beyond: cut */
+        if ((error = chain_push(shas, n, alloc, max, &oid)) < 0 || !rec.parent[0] ||
+            git_oid_fromstr(&oid, rec.parent) < 0) {
+            *cut = error < 0 || rec.parent[0]; /* a root: the chain is whole */
+            culprit_vcs__record_dispose(&rec);
+            break;
+        }
+        culprit_vcs__record_dispose(&rec);
+        /* Records from other machines may loop: Brent's cycle detection (1980)
+         * finds a loop within twice its length, in constant memory. */
+        if (git_oid_equal(&oid, &tortoise))
+            break;
+        if (++steps == power) {
+            git_oid_cpy(&tortoise, &oid);
+            power *= 2;
+            steps = 0;
+        }
+    }
+    if (max && *n >= max)
+        *cut = 0;
+    git_tree_free(tree);
+    return error;
+}
+
 int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut_out,
                                   culprit_vcs *repo, const char *start_sha, size_t max)
 {
@@ -56,8 +112,11 @@ int culprit_vcs_first_parents_cut(char (**shas_out)[41], size_t *n_out, int *cut
            (max == 0 || n < max) && git_commit_parentcount(commit) > 0) {
         rc = git_commit_parent(&parent, commit, 0);
         if (rc == GIT_ENOTFOUND && culprit_vcs_is_shallow(repo)) {
+            int cut = 0;
+            error =
+                past_boundary(&shas, &n, &alloc, max, &cut, repo, git_commit_parent_id(commit, 0));
             if (cut_out)
-                *cut_out = 1;
+                *cut_out = cut;
             break;
         }
         if (rc < 0) {

@@ -36,4 +36,30 @@ int culprit_vcs__lookup_commit(git_commit **out, culprit_vcs *repo, const char *
  */
 char *culprit_vcs__subject(const char *message);
 
+/* The commit `ref` points at (refstore.c); *out NULL, and 0, when there is no such
+ * ref. The caller frees it with git_commit_free(). */
+int culprit_vcs__ref_commit(git_commit **out, culprit_vcs *repo, const char *ref);
+
+/* What the shared history recorded of a commit (ancestry_read.c): its first
+ * parent ("" for a root), author date (ISO 8601, as culprit_vcs_commit) and subject. */
+typedef struct {
+    char parent[41];
+    char date[32];
+    char *subject; /* malloc'd */
+} culprit_vcs__record;
+
+/* The tree of CULPRIT_VCS_HISTORY_REF (NULL and 0 when there is none): the records
+ * are looked up in it, once per walk. Free with git_tree_free(). */
+int culprit_vcs__records_tree(git_tree **out, culprit_vcs *repo);
+
+/* The record of `sha` in `tree` (NULL: none). CULPRIT_ENOTFOUND when there is none
+ * or it is malformed (data from other machines is untrusted: nothing half-read is
+ * used). Free with culprit_vcs__record_dispose(). */
+int culprit_vcs__record_get(culprit_vcs__record *out, culprit_vcs *repo, git_tree *tree,
+                            const char *sha);
+void culprit_vcs__record_dispose(culprit_vcs__record *record);
+
+/* The path of the record of `sha` in the store: "commits/ab/cdef...". */
+void culprit_vcs__record_path(char out[64], const char *sha);
+
 #endif

@@ -232,6 +232,24 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          void *payload);
 void culprit_history_runs_dispose(culprit_history_runs *runs);
 
+/**
+ * A second source of runs beside the directory (the shared history in a git ref,
+ * docs/history-format.md): parses the run file `data` (named `name` in warnings)
+ * with the filters of `query` (NULL: all) and appends it to `runs`. A file that
+ * cannot be read is reported through `warn` (NULL: stderr), counted in
+ * runs->nskipped and skipped: 0. Call culprit_history_runs_finish() once all are
+ * added. Errors: CULPRIT_ERROR (out of memory).
+ */
+int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
+                                    const char *name, const culprit_history_query *query,
+                                    culprit_history_warn_fn warn, void *payload);
+
+/**
+ * After runs from several sources: keeps one run per id (the one added first, so
+ * load the local directory first) and sorts as culprit_history_load() does.
+ */
+int culprit_history_runs_finish(culprit_history_runs *runs);
+
 #ifdef __cplusplus
 }
 #endif

@@ -415,6 +415,114 @@ int culprit_vcs_checkout_remove(culprit_vcs_checkout *checkout);
  */
 int culprit_vcs_checkout_remove_all(void);
 
+/* ---------------------------------------------------------------------------------
+ * The shared history: files in a git ref (docs/history-format.md, "Shared history")
+ * ------------------------------------------------------------------------------ */
+
+/** The ref of the user's repository that holds the shared history. */
+#define CULPRIT_VCS_HISTORY_REF "refs/culprit/history"
+
+/** One file for culprit_vcs_ref_add(): its path in the store's tree and content
+ * (borrowed). */
+typedef struct {
+    const char *path; /**< e.g. "runs/ab/<run id>.xml"; '/' separates directories */
+    const char *data;
+    size_t len;
+} culprit_vcs_file;
+
+/** One file listed by culprit_vcs_ref_list(). */
+typedef struct {
+    char *path;   /**< its full path in the store's tree (owned) */
+    char oid[41]; /**< its blob, for culprit_vcs_blob_read() */
+} culprit_vcs_ref_entry;
+
+typedef struct {
+    culprit_vcs_ref_entry *entries;
+    size_t n;
+} culprit_vcs_ref_files;
+
+/**
+ * Lists the files of the tree `ref` points at, under the directory `under` (NULL or
+ * "": all), in tree order (sorted by path). A ref or directory that does not exist
+ * is an empty list, not an error. Free with culprit_vcs_ref_files_dispose().
+ * Errors: CULPRIT_ERROR when the ref or a tree cannot be read.
+ */
+int culprit_vcs_ref_list(culprit_vcs_ref_files *out, culprit_vcs *repo, const char *ref,
+                         const char *under);
+void culprit_vcs_ref_files_dispose(culprit_vcs_ref_files *files);
+
+/** Appends the content of the blob `oid` (40 hex digits) to `out`. */
+int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid);
+
+/** The commit `ref` points at; CULPRIT_ENOTFOUND when there is no such ref. */
+int culprit_vcs_ref_resolve(char sha[41], culprit_vcs *repo, const char *ref);
+
+/**
+ * Adds `files` to the store in `ref` (created when absent) as one new commit, from
+ * the object database alone: the working tree, index and HEAD are not touched. The
+ * store is append-only: a path it holds already is skipped, whatever its content.
+ * `*added` (may be NULL) says how many were written; none written, no commit. The
+ * ref moves by compare-and-swap: when another writer moved it meanwhile, the commit
+ * is built again on top of theirs. Errors: CULPRIT_EINVALID (a bad ref name or path:
+ * empty, absolute, an empty, "." or ".." component), CULPRIT_ERROR.
+ */
+int culprit_vcs_ref_add(size_t *added, culprit_vcs *repo, const char *ref,
+                        const culprit_vcs_file *files, size_t n, const char *message);
+
+/** What a merge of two stores did. */
+typedef struct {
+    int changed;      /**< 1: `ref` moved (fast-forward or a merge commit) */
+    size_t conflicts; /**< paths both sides held with different contents (ours kept) */
+    size_t added;     /**< run files (under runs/) that `ref` did not hold before */
+} culprit_vcs_merge_result;
+
+/**
+ * Merges the store `other_ref` into `ref`: nothing when `ref` has it all, a
+ * fast-forward when `ref` is behind (or absent), else a merge commit whose tree is
+ * the union of both (a path both hold differently keeps `ref`'s file and is counted
+ * in `conflicts`). A missing `other_ref` is nothing to merge.
+ */
+int culprit_vcs_ref_merge(culprit_vcs_merge_result *out, culprit_vcs *repo, const char *ref,
+                          const char *other_ref);
+
+/**
+ * The ancestry records (docs/history-format.md) to store beside runs at the commits
+ * `shas`: for each commit the repository has, and its first-parent ancestors up to
+ * `depth` commits (0: 1), a file "commits/ab/cdef..." with its first parent, author
+ * date and subject, unless CULPRIT_VCS_HISTORY_REF has it already. With them the
+ * first-parent walk (culprit_vcs_first_parents_cut) of a shallow clone continues
+ * past its boundary, and culprit_vcs_commit_info() knows the commits it lacks.
+ * Free `*out` with culprit_vcs_files_free().
+ */
+int culprit_vcs_ancestry_files(culprit_vcs_file **out, size_t *n_out, culprit_vcs *repo,
+                               const char *const *shas, size_t nshas, size_t depth);
+void culprit_vcs_files_free(culprit_vcs_file *files, size_t n);
+
+/**
+ * `git fetch REMOTE` of the remote's CULPRIT_VCS_HISTORY_REF into a tracking ref
+ * (refs/culprit/remotes/<remote>/history), merged into the local one
+ * (culprit_vcs_ref_merge). REMOTE is a remote's name or a URL. The network is the
+ * user's `git` program, so credential helpers and CI tokens work as for `git fetch`.
+ * A remote without the ref is nothing to pull. Errors: CULPRIT_EINVALID (no remote),
+ * CULPRIT_ENOTFOUND (no git program), CULPRIT_ERROR (git failed: its message).
+ */
+int culprit_vcs_history_pull(culprit_vcs_merge_result *out, culprit_vcs *repo, const char *remote);
+
+/** What a push did. */
+typedef struct {
+    unsigned int attempts; /**< rounds of fetch, merge and push (1: no one pushed between) */
+    size_t conflicts;      /**< as culprit_vcs_merge_result */
+} culprit_vcs_push_result;
+
+/**
+ * Pushes the local CULPRIT_VCS_HISTORY_REF to REMOTE, never by force: each round
+ * pulls first (fetch + union merge), then pushes; when the remote refuses because
+ * another job pushed meanwhile, it waits a random moment and goes round again (up to
+ * 100 rounds), so concurrent pushers all keep their runs. Errors as
+ * culprit_vcs_history_pull(); CULPRIT_ERROR when git refuses for another reason.
+ */
+int culprit_vcs_history_push(culprit_vcs_push_result *out, culprit_vcs *repo, const char *remote);
+
 #ifdef __cplusplus
 }
 #endif

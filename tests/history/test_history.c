@@ -753,6 +753,59 @@ static void load_skips_corrupt_files_and_filters(void **state)
  * chunk of input): a run of one test with 3 million samples of each of two series
  * (about 50 MB) and a run of 20,000 tests must both read back, whole and summaries
  * only. */
+/* The shared history beside the directory: runs added from memory, a run that both
+ * sources hold (same id) kept once, the directory's copy first; a corrupt file
+ * warned about and skipped; the query's filters applied; the order by time. */
+static void a_second_source_is_deduplicated_by_run_id(void **state)
+{
+    culprit_run *a = make_run(), *b = make_run();
+    culprit_history_runs runs = {0, NULL, 0};
+    culprit_history_query query = {0};
+    culprit_buf doc_a = CULPRIT_BUF_INIT, doc_b = CULPRIT_BUF_INIT;
+    warnings w = {0};
+    (void)state;
+
+    culprit_str_set(&b->id, "20261121T000000Z_0123456789ab_other_2_cafe");
+    culprit_str_set(&b->timestamp, "2026-11-21T00:00:00Z");
+    assert_int_equal(culprit_history_format(&doc_a, a), 0);
+    assert_int_equal(culprit_history_format(&doc_b, b), 0);
+    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", NULL,
+                                                     collect_warning, &w),
+                     0);
+    culprit_str_set(&runs.runs[0]->host, "loaded first");
+    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_b.ptr, doc_b.size, "b", NULL,
+                                                     collect_warning, &w),
+                     0);
+    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a again", NULL,
+                                                     collect_warning, &w),
+                     0);
+    assert_int_equal(culprit_history_runs_add_memory(&runs, "<testsuites>", 12, "ref:bad.xml", NULL,
+                                                     collect_warning, &w),
+                     0);
+    assert_int_equal(w.count, 1);
+    assert_non_null(strstr(w.last, "ref:bad.xml"));
+    assert_int_equal(runs.nskipped, 1);
+    assert_int_equal(runs.nruns, 3);
+    assert_int_equal(culprit_history_runs_finish(&runs), 0);
+    assert_int_equal(runs.nruns, 2);
+    assert_string_equal(runs.runs[0]->id, b->id); /* older first */
+    assert_string_equal(runs.runs[1]->id, a->id);
+    assert_string_equal(runs.runs[1]->host, "loaded first");
+    culprit_history_runs_dispose(&runs);
+
+    /* Filters as for the directory: another commit is not added at all. */
+    query.commit = "ffff";
+    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", &query,
+                                                     collect_warning, &w),
+                     0);
+    assert_int_equal(runs.nruns, 0);
+    culprit_history_runs_dispose(&runs);
+    culprit_buf_dispose(&doc_a);
+    culprit_buf_dispose(&doc_b);
+    culprit_run_free(a);
+    culprit_run_free(b);
+}
+
 static void files_of_any_size_read_back(void **state)
 {
     char *dir = test_tmpdir_new("huge"), *path = culprit_fs_join(dir, "huge.xml");
@@ -844,6 +897,7 @@ int main(void)
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
+        cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,301 @@
+/*
+ * `culprit history push [REMOTE]` and `culprit history pull [REMOTE]`: the shared
+ * history, run files kept in the git ref refs/culprit/history of the user's
+ * repository and exchanged with a remote (origin by default) as any ref is. Push
+ * adds the local directory's runs the ref lacks (with the ancestry records of their
+ * commits, so a shallow clone can walk past its boundary), then pushes, merging and
+ * retrying when another job pushed first; pull fetches and merges. Every reading
+ * command then reads the ref beside the directory (env.c). The library does the
+ * work (framework/vcs/refstore.c, remote.c, ancestry.c); this file lists the local
+ * runs, calls it and prints what happened.
+ */
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* How far back a push records first-parent ancestry from each run's commit (the
+ * walk also stops at a commit recorded already and at a shallow clone's boundary). */
+#define ANCESTRY_DEPTH 100
+
+#define SYNC_OPTIONS(history, project, help)                                                       \
+    {                                                                                              \
+        CLI_OPT_HISTORY(history), CLI_OPT_PROJECT(project), CLI_OPT_HELP(help),                    \
+            CULPRIT_OPT_END_ROW                                                                    \
+    }
+
+static void usage(FILE *out, const char *verb)
+{
+    const char *history, *project;
+    int help;
+    const culprit_opt options[] = SYNC_OPTIONS(&history, &project, &help);
+
+    fprintf(out, "usage: culprit history %s [REMOTE] [--history DIR]\n", verb);
+    cli_usage(out,
+              strcmp(verb, "push") == 0
+                  ? "Adds the runs of the history directory to the shared history, the git ref\n"
+                    "refs/culprit/history, and pushes it to REMOTE (default origin). A push that\n"
+                    "another job's push beat is merged and tried again: no run is lost.\n\n"
+                  : "Fetches the shared history, the git ref refs/culprit/history, from REMOTE\n"
+                    "(default origin) and merges it into the local one. check, compare, history,\n"
+                    "report and bisect read it beside the history directory.\n\n",
+              options, 24,
+              "\nThe network is your `git`: its credentials and configuration apply.\n"
+              "Exit status: 0, or 2 on a usage, git or I/O error.\n");
+}
+
+/* The run files of `dir` ("*.xml", not hidden). A missing directory has none. */
+static int list_runs(char ***out, size_t *n, const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t alloc = 0;
+
+    *out = NULL;
+    *n = 0;
+    if (!d)
+        return errno == ENOENT ? 0 : culprit_error_set_os("cannot read '%s'", dir);
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (e->d_name[0] == '.' || len < 5 || strcmp(e->d_name + len - 4, ".xml"))
+            continue;
+        if (culprit_array_grow(out, &alloc, *n, sizeof(**out), 64) < 0 ||
+            !((*out)[*n] = culprit_strdup(e->d_name))) {
+            closedir(d);
+            return CULPRIT_ERROR;
+        }
+        (*n)++;
+    }
+    closedir(d);
+    return 0;
+}
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The file names of the shared history's runs (any shard), sorted, borrowed from
+ * `shared`, for a binary search. */
+static const char **shared_names(const culprit_vcs_ref_files *shared)
+{
+    const char **names = calloc(shared->n ? shared->n : 1, sizeof(*names));
+
+    for (size_t i = 0; names && i < shared->n; i++) {
+        const char *base = strrchr(shared->entries[i].path, '/');
+        names[i] = base ? base + 1 : shared->entries[i].path;
+    }
+    if (names)
+        qsort(names, shared->n, sizeof(*names), compare_strings);
+    return names;
+}
+
+typedef struct {
+    culprit_vcs_file *files;
+    size_t n, alloc;
+    char **commits; /* the runs' commits, for their ancestry */
+    size_t ncommits, acommits;
+} pending;
+
+static void pending_dispose(pending *p)
+{
+    culprit_vcs_files_free(p->files, p->n);
+    for (size_t i = 0; i < p->ncommits; i++)
+        free(p->commits[i]);
+    free(p->commits);
+}
+
+/* Reads the run file `name` of `dir` and queues it as runs/<shard>/<name>, sharded
+ * by the first two hex digits of its commit. Unreadable files are left out. */
+static int queue_run(pending *p, const char *dir, const char *name)
+{
+    culprit_buf data = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT;
+    culprit_run *run = NULL;
+    char *file = culprit_fs_join(dir, name);
+    const char *c;
+    int error;
+
+    if (!file)
+        return CULPRIT_ERROR;
+    if ((error = culprit_fs_read_file(&data, file)) < 0 ||
+        (error = culprit_history_read_memory(&run, data.ptr ? data.ptr : "", data.size, file, 0)) <
+            0) {
+        fprintf(stderr, "culprit: warning: not pushed: %s\n", culprit_error_last());
+        error = 0;
+        goto cleanup;
+    }
+    c = run->commit ? run->commit : "";
+    if ((error = culprit_buf_printf(&path, "runs/%.2s/%s",
+                                    strspn(c, "0123456789abcdef") >= 40 ? c : "xx", name)) < 0 ||
+        (error = culprit_array_grow(&p->files, &p->alloc, p->n, sizeof(*p->files), 64)) < 0)
+        goto cleanup;
+    p->files[p->n].len = data.size;
+    p->files[p->n].data = culprit_buf_detach(&data);
+    p->files[p->n].path = culprit_buf_detach(&path);
+    p->n++;
+    if (strspn(c, "0123456789abcdef") >= 40 &&
+        ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits, sizeof(char *), 64)) <
+             0 ||
+         !(p->commits[p->ncommits++] = culprit_strdup(c))))
+        error = error < 0 ? error : CULPRIT_ERROR;
+cleanup:
+    culprit_run_free(run);
+    culprit_buf_dispose(&data);
+    culprit_buf_dispose(&path);
+    free(file);
+    return error;
+}
+
+/* Commits the local runs the shared history lacks, with their ancestry records. */
+static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const char *dir)
+{
+    culprit_vcs_ref_files shared = {NULL, 0};
+    pending p;
+    culprit_vcs_file *ancestry = NULL;
+    size_t nancestry = 0;
+    char **names = NULL;
+    const char **known = NULL;
+    size_t nnames = 0;
+    int error;
+
+    memset(&p, 0, sizeof(p));
+    *added = 0;
+    if ((error = list_runs(&names, &nnames, dir)) < 0 ||
+        (error = culprit_vcs_ref_list(&shared, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
+        goto cleanup;
+    *local = nnames;
+    if (!(known = shared_names(&shared))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < nnames && error == 0; i++)
+        if (!bsearch(&names[i], known, shared.n, sizeof(*known), compare_strings))
+            error = queue_run(&p, dir, names[i]);
+    if (error < 0 || p.n == 0)
+        goto cleanup;
+    if ((error =
+             culprit_vcs_ancestry_files(&ancestry, &nancestry, repo, (const char *const *)p.commits,
+                                        p.ncommits, ANCESTRY_DEPTH)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < nancestry && error == 0; i++)
+        if ((error = culprit_array_grow(&p.files, &p.alloc, p.n, sizeof(*p.files), 64)) == 0) {
+            p.files[p.n++] = ancestry[i];
+            ancestry[i] = (culprit_vcs_file){NULL, NULL, 0};
+        }
+    if (error == 0)
+        error = culprit_vcs_ref_add(added, repo, CULPRIT_VCS_HISTORY_REF, p.files, p.n,
+                                    "culprit: add runs");
+    *added = error == 0 ? p.n - nancestry : 0; /* runs, not records */
+cleanup:
+    free(known);
+    culprit_vcs_files_free(ancestry, nancestry);
+    pending_dispose(&p);
+    culprit_vcs_ref_files_dispose(&shared);
+    for (size_t i = 0; i < nnames; i++)
+        free(names[i]);
+    free(names);
+    return error;
+}
+
+static size_t count_runs(culprit_vcs *repo)
+{
+    culprit_vcs_ref_files files = {NULL, 0};
+    size_t n;
+
+    if (culprit_vcs_ref_list(&files, repo, CULPRIT_VCS_HISTORY_REF, "runs") < 0)
+        culprit_error_clear();
+    n = files.n;
+    culprit_vcs_ref_files_dispose(&files);
+    return n;
+}
+
+/* Unique names make a path held with two contents a corruption, never an edit. */
+static void warn_conflicts(size_t conflicts, const char *remote)
+{
+    if (conflicts)
+        fprintf(stderr,
+                "culprit: warning: %zu file%s of the shared history differed between here and "
+                "%s; the local version was kept\n",
+                conflicts, conflicts == 1 ? "" : "s", remote);
+}
+
+static int push(culprit_vcs *repo, const char *remote, const char *dir)
+{
+    culprit_vcs_push_result res;
+    size_t added = 0, local = 0;
+    char sha[41];
+    int error;
+
+    if ((error = add_local_runs(&added, &local, repo, dir)) < 0)
+        return error;
+    if (culprit_vcs_ref_resolve(sha, repo, CULPRIT_VCS_HISTORY_REF) < 0) {
+        culprit_error_clear();
+        printf("culprit history push: no runs in '%s' and no shared history: nothing to push\n",
+               dir);
+        return 0;
+    }
+    if ((error = culprit_vcs_history_push(&res, repo, remote)) < 0)
+        return error;
+    printf("culprit history push: %zu new run%s of %zu in '%s' pushed to %s (%zu in the shared "
+           "history, %u round%s)\n",
+           added, added == 1 ? "" : "s", local, dir, remote, count_runs(repo), res.attempts,
+           res.attempts == 1 ? "" : "s");
+    warn_conflicts(res.conflicts, remote);
+    return 0;
+}
+
+static int pull(culprit_vcs *repo, const char *remote)
+{
+    culprit_vcs_merge_result res;
+    int error;
+
+    /* The new runs come from the merge's diff, which skips the shards both sides
+     * share: a pull into a large store does not list it. */
+    if ((error = culprit_vcs_history_pull(&res, repo, remote)) < 0)
+        return error;
+    printf("culprit history pull: %zu new run%s from %s\n", res.added, res.added == 1 ? "" : "s",
+           remote);
+    warn_conflicts(res.conflicts, remote);
+    return 0;
+}
+
+int cli_history_sync(int argc, char **argv)
+{
+    const char *verb = argv[0], *history = NULL, *project = NULL, *remote = NULL;
+    culprit_opt_parser p;
+    cli_env env;
+    char command[32];
+    int kind, help = 0, error;
+    const culprit_opt options[] = SYNC_OPTIONS(&history, &project, &help);
+
+    snprintf(command, sizeof(command), "history %s", verb);
+    culprit_opt_parser_init(&p, command, options, argc, argv);
+    while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
+        if (kind < 0)
+            return cli_usage_error(command);
+        if (kind == CULPRIT_OPT_POSITIONAL && !remote) {
+            remote = p.value;
+        } else if (kind == CULPRIT_OPT_POSITIONAL) {
+            culprit_error_set(CULPRIT_EINVALID, "%s: unexpected argument '%s'", command, p.value);
+            return cli_usage_error(command);
+        }
+    }
+    if (help) {
+        usage(stdout, verb);
+        return CLI_EXIT_OK;
+    }
+    if ((error = cli_env_open(&env, project, history, 1)) < 0) {
+        cli_error(NULL);
+        return CLI_EXIT_ERROR;
+    }
+    if (strcmp(verb, "push") == 0)
+        error = push(env.repo, remote ? remote : "origin", env.settings.history_dir);
+    else
+        error = pull(env.repo, remote ? remote : "origin");
+    if (error < 0)
+        cli_error(NULL);
+    cli_env_dispose(&env);
+    return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
+}
