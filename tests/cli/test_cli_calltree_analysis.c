@@ -89,8 +89,8 @@ static void diff_text_names_the_path_and_the_changed_lines(void **state)
                                s->dir);
 
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (the lowest slower node of its "
-                           "chain; CHANGED in the commit)");
+    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (adds +100.0 us itself, 100.0% "
+                           "of the regression; CHANGED in the commit)");
     assert_contains(r.out, "changed: /home/dev/fig5/src/fig5.c: 23-24");
     assert_contains(r.out, "1 suspect among 6 functions compared");
     assert_lacks(r.out, "suspect 2");
