@@ -46,8 +46,9 @@ int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, s
 int culprit_calltree__find_root(size_t *out, const culprit_calltree *tree, const char *name,
                                 const char *which);
 
-/* Fills the pairs' own_ns and share and the diff's regression_ns (reach.c). */
-void culprit_calltree__attribute(culprit_calltree_diff *d);
+/* Fills the pairs' own_ns, subtree_ns and share and the diff's regression_ns
+ * (reach.c). Returns 0 or CULPRIT_ERROR (out of memory). */
+int culprit_calltree__attribute(culprit_calltree_diff *d);
 
 /* The reach rule's search and suspects (reach.c). */
 int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects);

@@ -336,7 +336,8 @@ static size_t last_of(const culprit_calltree_suspect *s)
 
 /* Ranking: changed first (after correlation); then, by the paper's rule, its
  * search's suspects before the lower ends, then the time the suspect added in
- * total; by the reach rule, the time it adds itself; then the path's order. */
+ * total; by the reach rule, the time its function adds itself at every call path,
+ * then the time the node adds itself; then the path's order. */
 static int compare_suspects(const void *x, const void *y, void *payload)
 {
     const culprit_calltree_suspect *a = x, *b = y;
@@ -346,6 +347,8 @@ static int compare_suspects(const void *x, const void *y, void *payload)
 
     if (a->changed != b->changed)
         return b->changed - a->changed;
+    if (d->options.rule == CULPRIT_CALLTREE_RULE_REACH && a->function_own_ns != b->function_own_ns)
+        return a->function_own_ns < b->function_own_ns ? 1 : -1;
     if (d->options.rule == CULPRIT_CALLTREE_RULE_REACH) {
         da = pa->own_ns;
         db = pb->own_ns;

@@ -272,7 +272,7 @@ typedef struct {
                                      regression is counted, not listed (0.02) */
     const char *root;           /**< compare the subtrees of this function (its topmost node in
                                      each tree, e.g. a perf test's body), per call of it; NULL:
-                                     the whole trees */
+                                     the whole trees. Borrowed: it must outlive the diff */
 } culprit_calltree_diff_options;
 
 #define CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION 2
@@ -308,12 +308,15 @@ typedef struct {
     double change, change_low, change_high; /**< diff / base_mean, and its interval */
     double p;                               /**< Welch's two-sided p-value (NaN untested) */
     double total_delta;                     /**< test inclusive sum - base inclusive sum, ns */
-    double own_ns; /**< the time it adds itself (REACH attribution, docs/calltree.md): its
-                        exclusive time against the base's scaled to the caller's calls,
-                        plus its callees' extra calls, new callees of functions the base
-                        tree has and minus removed callees; an added node's exclusive time
-                        and such callees. ns over the test tree's calls of the root */
-    double share;  /**< own_ns / the diff's regression_ns; NaN when there is none */
+    double own_ns;     /**< the time it adds itself (REACH attribution, docs/calltree.md): its
+                            exclusive time against the base's scaled to the caller's calls,
+                            plus its callees' extra calls, new callees of functions the base
+                            tree has and minus removed callees; an added node's exclusive time
+                            and such callees. ns over the test tree's calls of the root */
+    double share;      /**< own_ns / the diff's regression_ns; NaN when there is none */
+    double subtree_ns; /**< what its calls add, callees included, with its caller's calls
+                            of it scaled as own_ns scales (the search descends where this
+                            is at least min_share of the regression) */
 } culprit_calltree_pair;
 
 /** Why a suspect is one. */
@@ -353,8 +356,11 @@ typedef struct {
     size_t *path; /**< pair indices, the first below the root, the last the suspect */
     size_t npath;
     culprit_calltree_mark *marks; /**< per path element; NULL until correlated */
-    int changed; /**< the suspect's own lines changed (LINES_CHANGED), or its file when
-                      its lines are unknown (FILE_CHANGED) */
+    int changed;            /**< the suspect's own lines changed (LINES_CHANGED), or its file when
+                                 its lines are unknown (FILE_CHANGED) */
+    double function_own_ns; /**< REACH: the own_ns of the suspect's function summed over
+                                 every call path the search reached (a helper slower under
+                                 several callers); what suspects are ranked by */
 } culprit_calltree_suspect;
 
 /**
