@@ -1,7 +1,7 @@
 /*
  * Root-cause case (a), "a new slow helper under existing callers": a small
  * key-value store. load() and update() both go through store_put(); the culprit
- * commit (kvstore_culprit.c) makes store_put() check every key with a new helper,
+ * commit (kvstore.patch) makes store_put() check every key with a new helper,
  * validate_key(), which is quadratic in the key's length.
  * usage: kvstore [ROUNDS]
  */

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the git history of one root-cause case (docs/calltree.md, "Root-cause
-# cases"): five commits, the third of which (tag `culprit`) causes the regression;
-# tag `good` is the first. Prints the function that causes it.
+# cases"): four commits, the third of which (tag `culprit`, PROG.patch applied)
+# causes the regression; tag `good` is the first. Prints the function that causes it.
 #   a  kvstore.c    a new slow helper under existing callers      -> validate_key
 #   b  wordindex.c  call counts change upstream, a leaf slower    -> hash_word
 #   c  router.c     a slower function called once per run         -> sort_routes
@@ -42,7 +42,7 @@ if [ "$case" = d ]; then
   sed -i 's/^    SPIN(10); \/\* fem.s own work \*\/$/    SPIN(1000); \/* fem'"'"'s own work, now 100x *\//' "$repo/fig5.c"
   grep -q 'SPIN(1000)' "$repo/fig5.c" || { echo "make_repo.sh: the fem edit did not apply" >&2; exit 1; }
 else
-  cp "$here/${prog}_culprit.c" "$repo/$prog.c"
+  git -C "$repo" apply "$here/$prog.patch"
 fi
 commit "$prog: the change that makes it slower"
 git -C "$repo" tag culprit

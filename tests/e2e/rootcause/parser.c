@@ -3,7 +3,7 @@
  * two builds": an INI-style configuration parser, measured by the perf test
  * perf_parser.c. parse_config() -> parse_section() -> parse_entry() ->
  * parse_value() -> parse_string() -> unescape(). The culprit commit
- * (parser_culprit.c) makes unescape() look for the closing quote from every
+ * (parser.patch) makes unescape() look for the closing quote from every
  * character: quadratic in the string's length, unescape() some 15 times slower.
  * The runner batches the fast body and not the slow one, so the body is called a
  * different number of times in the two builds.

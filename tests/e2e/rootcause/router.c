@@ -2,7 +2,7 @@
  * Root-cause case (c), "a slower function called once per run": a routing table.
  * build_routes() is called once: it generates the prefixes and sorts them with
  * sort_routes(); then route_lookup() answers many queries by binary search. The
- * culprit commit (router_culprit.c) replaces qsort() by an insertion sort "to keep
+ * culprit commit (router.patch) replaces qsort() by an insertion sort "to keep
  * equal prefixes in input order": quadratic, called once, and the whole run ten
  * times slower.
  * usage: router [QUERIES]

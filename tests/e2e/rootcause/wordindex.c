@@ -3,7 +3,7 @@
  * slower": a word index. index_text() cuts a text into words and hands them to
  * flush_batch() a batch at a time; flush_batch() interns each word, and
  * intern_word() hashes it with hash_word(). The culprit commit
- * (wordindex_culprit.c) makes batches four times smaller, so flush_batch() is
+ * (wordindex.patch) makes batches four times smaller, so flush_batch() is
  * called four times as often per call of index_text(), and gives hash_word() a
  * "stronger" mixing that is some twenty times slower: hash_word() is the cause.
  * usage: wordindex [ROUNDS]
