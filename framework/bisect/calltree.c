@@ -52,6 +52,11 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
     o.workdir = dir;
     o.env = env;
     o.quiet = 1;
+    /* Three timing runs per depth, as the paper repeats each step: each depth is
+     * timed in runs of its own, and on a loaded machine one run can be twice as
+     * slow as the next, which the diff would read as the callers' own time (the
+     * root-cause cases named a caller so). A function called once gets n = 3. */
+    o.repeat = 3;
     if ((error = culprit_calltree_record(out, argv, &o)) < 0 ||
         (error = relative_to(*out, dir)) < 0) {
         char *why = culprit_strdup(culprit_error_last());

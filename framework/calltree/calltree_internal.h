@@ -37,7 +37,7 @@ size_t culprit_calltree__exclusive(double *out, const culprit_calltree *tree);
  * before the lower ends, then by the time they added (diff.c). */
 void culprit_calltree__rank_suspects(culprit_calltree_diff *diff);
 
-/* Appends a suspect ending at pair k, its path from the top (diff.c). */
+/* Appends a suspect ending at pair k, its path from the top (reach.c). */
 int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,
                                   culprit_calltree_suspect_kind kind);
 

@@ -221,32 +221,6 @@ static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
         verdict_of[culprit_stats_judge_change(p->change, p->change_low, p->change_high, thr)];
 }
 
-int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,
-                                  culprit_calltree_suspect_kind kind)
-{
-    culprit_calltree_suspect *s;
-    /* A rooted diff's paths start at the root (a perf test's body); the whole
-     * trees' root is no function. */
-    size_t top = d->options.root ? 1 : 0, depth = top;
-
-    if (culprit_array_grow(&d->suspects, asuspects, d->nsuspects, sizeof(*d->suspects), 8) < 0)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
-    for (size_t i = k; i != 0; i = d->pairs[i].parent)
-        depth++;
-    s = &d->suspects[d->nsuspects];
-    memset(s, 0, sizeof(*s));
-    if (!(s->path = malloc((depth ? depth : 1) * sizeof(*s->path))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
-    s->kind = kind;
-    s->npath = depth;
-    for (size_t i = k; i != 0; i = d->pairs[i].parent)
-        s->path[--depth] = i;
-    if (top)
-        s->path[0] = 0;
-    d->nsuspects++;
-    return 0;
-}
-
 static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)
 {
     return culprit_calltree__add_suspect(b->d, &b->asuspects, k, kind);

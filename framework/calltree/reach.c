@@ -129,6 +129,32 @@ int culprit_calltree__attribute(culprit_calltree_diff *d)
     return 0;
 }
 
+int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,
+                                  culprit_calltree_suspect_kind kind)
+{
+    culprit_calltree_suspect *s;
+    /* A rooted diff's paths start at the root (a perf test's body); the whole
+     * trees' root is no function. */
+    size_t top = d->options.root ? 1 : 0, depth = top;
+
+    if (culprit_array_grow(&d->suspects, asuspects, d->nsuspects, sizeof(*d->suspects), 8) < 0)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
+    for (size_t i = k; i != 0; i = d->pairs[i].parent)
+        depth++;
+    s = &d->suspects[d->nsuspects];
+    memset(s, 0, sizeof(*s));
+    if (!(s->path = malloc((depth ? depth : 1) * sizeof(*s->path))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
+    s->kind = kind;
+    s->npath = depth;
+    for (size_t i = k; i != 0; i = d->pairs[i].parent)
+        s->path[--depth] = i;
+    if (top)
+        s->path[0] = 0;
+    d->nsuspects++;
+    return 0;
+}
+
 /* Each suspect's function_own_ns: its function's own_ns over the reached pairs. */
 static int function_totals(culprit_calltree_diff *d)
 {
