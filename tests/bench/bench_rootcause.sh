@@ -2,7 +2,8 @@
 # bench_rootcause: does the call-tree diff name the function that causes a
 # regression? The five root-cause cases (tests/e2e/rootcause, docs/calltree.md):
 # for each, the trees of the culprit commit and of its parent are recorded
-# (culprit calltree record, instrumented with -finstrument-functions) and diffed
+# (culprit calltree record --repeat 3, as bisect --calltree records them;
+# instrumented with -finstrument-functions) and diffed
 #   - by the reach rule (the default), alone and with the commit's changes
 #     (--commit: changed functions first, as bisect --calltree does),
 #   - by the paper's stop rule (--rule paper, Heger et al. 2013),
@@ -47,7 +48,7 @@ rank_of() {
 uftrace_rank() {
   awk -v f="$1" '
     function ns(v, u) { return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1) }
-    /^ *[-+]?[0-9.]+ [a-z]+ +[-+]?[0-9.]+ [a-z]+ / && $NF !~ /^linux:/ {
+    /^ *[-+]?[0-9.]+ [a-z]+ +[-+]?[0-9.]+ [a-z]+ / && !/ linux:/ {
       rows++; self[rows] = ns($3, $4); name[rows] = $NF }
     END {
       rank = "-"
@@ -81,7 +82,7 @@ for c in $cases; do
     git -C "$repo" worktree add -q --detach "$dir" "$rev"
     # shellcheck disable=SC2086
     (cd "$dir" && cc -O1 -g -finstrument-functions -o prog "${src[@]}" "$runtime" -lpthread $libs &&
-       "$culprit" calltree record --quiet --out "$work/$c-$side.calltree" -- "${cmd[@]}" \
+       "$culprit" calltree record --quiet --repeat 3 --out "$work/$c-$side.calltree" -- "${cmd[@]}" \
          >/dev/null 2>"$work/$c-$side.log") || { cat "$work/$c-$side.log" >&2; exit 1; }
     if [ "$have_uftrace" = 1 ]; then
       # The same code with glibc's empty hooks, which uftrace's libmcount replaces.
