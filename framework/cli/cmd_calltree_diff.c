@@ -200,6 +200,9 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
                                       "slower, and its calls changed shape",
                                       "slower below a caller that is not", "adds", "new, adds"};
 
+    /* Without memory the callers are simply repeated. */
+    unsigned char *shown = d->npairs ? calloc(d->npairs, 1) : NULL;
+
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
         const culprit_calltree_pair *last = &d->pairs[s->path[s->npath - 1]];
@@ -219,12 +222,19 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
                            !d->correlated ? ""
                            : s->changed   ? "; CHANGED in the commit"
                                           : "; not changed in the commit");
-        /* The suspect first, then its callers up the path. */
-        for (size_t k = s->npath; k-- > 0;)
+        /* The suspect first, then its callers up the path: those an earlier
+         * suspect's block showed are not repeated (the output stays short). */
+        for (size_t k = s->npath; k-- > 0;) {
+            if (k + 1 < s->npath && shown && shown[s->path[k]])
+                continue;
             put_node(&b, d, s->path[k], s->marks ? &s->marks[k] : NULL);
+            if (shown)
+                shown[s->path[k]] = 1;
+        }
         fputs(culprit_buf_cstr(&b), out);
         culprit_buf_dispose(&b);
     }
+    free(shown);
     if (d->nsmaller > 0) {
         culprit_buf b = CULPRIT_BUF_INIT;
         culprit_buf_printf(&b, "and %zu smaller (each under %g%% of the regression, ", d->nsmaller,
