@@ -44,11 +44,12 @@ rank_of() {
 }
 
 # uftrace's report (stdin): the rank of function $1 by the self-time column
-# (program functions only, not linux: events), and the number of rows.
+# (program functions only, not linux: events), and the number of rows. Seconds
+# print as "1.438  s" (two blanks).
 uftrace_rank() {
   awk -v f="$1" '
     function ns(v, u) { return v * (u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1) }
-    /^ *[-+]?[0-9.]+ [a-z]+ +[-+]?[0-9.]+ [a-z]+ / && !/ linux:/ {
+    /^ *[-+]?[0-9.]+ +[a-z]+ +[-+]?[0-9.]+ +[a-z]+ / && !/ linux:/ {
       rows++; self[rows] = ns($3, $4); name[rows] = $NF }
     END {
       rank = "-"
