@@ -9,8 +9,8 @@
 #   - by the paper's stop rule (--rule paper, Heger et al. 2013),
 # and the same builds are recorded with `uftrace record` (libmcount takes the
 # hooks of the same -finstrument-functions code), read as a user would: the diff
-# of the two (`uftrace report --diff`, by self time; it lists only functions of
-# the parent's build) and the profile of the slow build (`uftrace report -s self`).
+# of the two (`uftrace report --diff`, by the change of self time) and the profile
+# of the slow build (`uftrace report -s self`).
 # Printed per case and method: the rank of the true cause ("-" not named) and the
 # number of suspects or rows listed. Perf test (e): trees rooted at the body.
 # usage: bench_rootcause.sh CULPRIT RUNTIME_LIB LIBCULPRIT INCLUDE_DIR FIG5_SOURCE [--quick] [CASE...]
@@ -109,5 +109,4 @@ for c in $cases; do
     "$(fmt "$(rank_of "$work/$c-commit.json" "$cause")")" \
     "$(fmt "$(rank_of "$work/$c-paper.json" "$cause")")" "$(fmt "$ud")" "$(fmt "$us")"
 done
-echo "(rank of the true cause of N listed; '-': not named. uftrace-diff omits functions the" \
-  "parent's build does not have.)"
+echo "(rank of the true cause of N listed; '-': not named)"
