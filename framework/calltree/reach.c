@@ -178,7 +178,8 @@ static int function_totals(culprit_calltree_diff *d)
  * The search: from the root, into every child that is slower per call, new, or
  * whose calls add at least min_share of the regression (with its caller's calls
  * scaled as before), whatever the caller's shape. A node reached that adds at least
- * min_share itself is a suspect; one that adds less is counted.
+ * min_share itself is a suspect, unless its test cleared it (unchanged or faster
+ * per call, same calls); one that adds less is counted.
  */
 int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects)
 {
@@ -199,6 +200,12 @@ int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects)
         const culprit_calltree_pair *p = &d->pairs[k];
         /* (A millionth of the regression is rounding: the sums of two trees.) */
         if (!p->reached || !(p->own_ns > 1e-6 * d->regression_ns))
+            continue;
+        /* Cleared by its test: not slower per call beyond the threshold, and its
+         * calls did not change, so what it seems to add is the recording's noise
+         * (a whole level run slower on a loaded machine). */
+        if (p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed &&
+            (p->verdict == CULPRIT_CALLTREE_UNCHANGED || p->verdict == CULPRIT_CALLTREE_FASTER))
             continue;
         if (p->own_ns < floor) {
             d->nsmaller++;

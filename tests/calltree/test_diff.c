@@ -419,6 +419,39 @@ static void reach_fig5_names_fem_by_its_own_time(void **state)
     culprit_calltree_free(test);
 }
 
+static void reach_a_node_its_test_clears_is_no_suspect(void **state)
+{
+    /* fem +10 us per call (+181%); wug +300 ns per call (+30%, 18 us: 8% of the
+     * regression). At a 100% threshold wug's test clears it (unchanged, same calls):
+     * no suspect, not counted; at 2% it is slower and listed second. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 11000);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    double fem = 11000 + 2000 + 3 * 1300;
+    (void)state;
+
+    fixture_node(test, "foo;doo;fem;wug", file, 60, 1300, 26);
+    fixture_node(test, "foo;doo;fem", file, 20, fem, 0.02 * fem);
+    fixture_node(test, "foo;doo", file, 20, 500 + fem, 0.02 * (500 + fem));
+    fixture_node(test, "foo", file, 20, 3600 + fem, 0.02 * (3600 + fem));
+    fixture_finish(test);
+    o.threshold = 1.0;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(pair_at(&d, "foo;doo;fem;wug")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.nsmaller, 0);
+    culprit_calltree_diff_dispose(&d);
+    o.threshold = 0.02;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(d.nsuspects, 2);
+    assert_string_equal(path_of(&d, &d.suspects[1]), "foo;doo;fem;wug");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
 static void reach_descends_through_a_changed_shape(void **state)
 {
     /* fem now calls wug four times per call instead of three, and each wug call
@@ -610,6 +643,7 @@ int main(void)
         cmocka_unit_test(repeated_levels_give_a_single_call_its_samples),
         cmocka_unit_test(trees_without_per_call_times_are_refused),
         cmocka_unit_test(reach_fig5_names_fem_by_its_own_time),
+        cmocka_unit_test(reach_a_node_its_test_clears_is_no_suspect),
         cmocka_unit_test(reach_descends_through_a_changed_shape),
         cmocka_unit_test(reach_a_new_function_is_compared_against_nothing),
         cmocka_unit_test(reach_counts_what_explains_less_than_the_minimum_share),
