@@ -52,6 +52,11 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
     o.workdir = dir;
     o.env = env;
     o.quiet = 1;
+    /* Three timing runs per depth, as the paper repeats each step: each depth is
+     * timed in runs of its own, and on a loaded machine one run can be twice as
+     * slow as the next, which the diff would read as the callers' own time (the
+     * root-cause cases named a caller so). A function called once gets n = 3. */
+    o.repeat = 3;
     if ((error = culprit_calltree_record(out, argv, &o)) < 0 ||
         (error = relative_to(*out, dir)) < 0) {
         char *why = culprit_strdup(culprit_error_last());
@@ -68,19 +73,42 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
     return error;
 }
 
-int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
-                             const culprit_bisect_options *opts, const char *parent_dir,
-                             const char *culprit_dir)
+/*
+ * The diff of the two trees. A perf test's tree is compared from its body down, per
+ * call of the body (docs/calltree.md, "Perf tests"): the harness calls the body as
+ * often as warm-up, calibration and batching need, which depends on its speed, so
+ * the nodes above it always change shape. The body is the function the test is
+ * named after (culprit_perf_test(f) names the test "f"); a test named otherwise
+ * has no such function, and its trees are compared whole.
+ */
+static int diff(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     culprit_calltree_diff_options d = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    const char *dot = opts->run && opts->test ? strrchr(opts->test, '.') : NULL;
     int error;
 
     d.confidence = opts->confidence;
     d.threshold = opts->threshold;
+    d.root = opts->run && opts->test ? (dot ? dot + 1 : opts->test) : NULL;
+    error = culprit_calltree_diff_trees(&out->calltree, out->parent_tree, out->culprit_tree, &d);
+    if (error == CULPRIT_ENOTFOUND && d.root) {
+        culprit_error_clear();
+        d.root = NULL;
+        error =
+            culprit_calltree_diff_trees(&out->calltree, out->parent_tree, out->culprit_tree, &d);
+    }
+    return error;
+}
+
+int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
+                             const culprit_bisect_options *opts, const char *parent_dir,
+                             const char *culprit_dir)
+{
+    int error;
+
     if ((error = record(&out->parent_tree, opts, parent_dir, out->parent, "parent")) < 0 ||
         (error = record(&out->culprit_tree, opts, culprit_dir, out->culprit, "culprit")) < 0 ||
-        (error = culprit_calltree_diff_trees(&out->calltree, out->parent_tree, out->culprit_tree,
-                                             &d)) < 0 ||
+        (error = diff(out, opts)) < 0 ||
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
         if (!(out->calltree_error = culprit_strdup(culprit_error_last())))

@@ -37,6 +37,22 @@ size_t culprit_calltree__exclusive(double *out, const culprit_calltree *tree);
  * before the lower ends, then by the time they added (diff.c). */
 void culprit_calltree__rank_suspects(culprit_calltree_diff *diff);
 
+/* Appends a suspect ending at pair k, its path from the top (reach.c). */
+int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,
+                                  culprit_calltree_suspect_kind kind);
+
+/* The topmost node (breadth-first) of the function named `name` in `tree`, or
+ * CULPRIT_ENOTFOUND naming it and `which` tree (reach.c). */
+int culprit_calltree__find_root(size_t *out, const culprit_calltree *tree, const char *name,
+                                const char *which);
+
+/* Fills the pairs' own_ns, subtree_ns and share and the diff's regression_ns
+ * (reach.c). Returns 0 or CULPRIT_ERROR (out of memory). */
+int culprit_calltree__attribute(culprit_calltree_diff *d);
+
+/* The reach rule's search and suspects (reach.c). */
+int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects);
+
 /* The word of the "mode" header line (file.c): "structure", "level", "full", "weights". */
 const char *culprit_calltree__mode_name(culprit_calltree_mode mode);
 

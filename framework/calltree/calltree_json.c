@@ -65,6 +65,21 @@ static json_t *lines_json(const culprit_calltree_mark *m)
     return a;
 }
 
+/* The names of a pair's callees of one kind. */
+static json_t *callees_json(const culprit_calltree_diff *d, size_t k, culprit_calltree_callees w)
+{
+    size_t n = culprit_calltree_diff_callees(d, k, w, NULL, 0);
+    const char **names = n ? malloc(n * sizeof(*names)) : NULL;
+    json_t *a = json_array();
+
+    if (names)
+        culprit_calltree_diff_callees(d, k, w, names, n);
+    for (size_t i = 0; names && i < n; i++)
+        json_array_append_new(a, json_string(names[i]));
+    free(names);
+    return a;
+}
+
 static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit_calltree_mark *m)
 {
     const culprit_calltree_pair *p = &d->pairs[k];
@@ -93,6 +108,12 @@ static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit
     json_object_set_new(o, "change_high", number(p->change_high));
     json_object_set_new(o, "p", number(p->p));
     json_object_set_new(o, "total_delta_ns", number(p->total_delta));
+    json_object_set_new(o, "own_ns", number(p->own_ns));
+    json_object_set_new(o, "share", number(p->share));
+    json_object_set_new(o, "callees_added", callees_json(d, k, CULPRIT_CALLTREE_CALLEES_ADDED));
+    json_object_set_new(o, "callees_removed", callees_json(d, k, CULPRIT_CALLTREE_CALLEES_REMOVED));
+    json_object_set_new(o, "callees_other_counts",
+                        callees_json(d, k, CULPRIT_CALLTREE_CALLEES_COUNTS));
     json_object_set_new(o, "changed",
                         m ? json_string(culprit_calltree_change_name(m->change)) : json_null());
     json_object_set_new(o, "changed_lines", lines_json(m));
@@ -111,8 +132,16 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
     }
     json_object_set_new(o, "confidence", json_real(d->options.confidence));
     json_object_set_new(o, "threshold", json_real(d->options.threshold));
+    json_object_set_new(
+        o, "rule", json_string(d->options.rule == CULPRIT_CALLTREE_RULE_PAPER ? "paper" : "reach"));
+    json_object_set_new(o, "min_share", json_real(d->options.min_share));
+    json_object_set_new(o, "root", string(d->options.root));
+    json_object_set_new(o, "root_calls", json_integer((json_int_t)d->root_calls));
+    json_object_set_new(o, "regression_ns", number(d->regression_ns));
     json_object_set_new(o, "nodes_compared", json_integer((json_int_t)(d->npairs - 1)));
     json_object_set_new(o, "correlated", json_boolean(d->correlated));
+    json_object_set_new(o, "smaller_suspects", json_integer((json_int_t)d->nsmaller));
+    json_object_set_new(o, "smaller_ns", number(d->smaller_ns));
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
         culprit_buf path = CULPRIT_BUF_INIT;
@@ -122,6 +151,8 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
         json_object_set_new(js, "kind", json_string(culprit_calltree_suspect_kind_name(s->kind)));
         json_object_set_new(js, "path_text", json_string(culprit_buf_cstr(&path)));
         json_object_set_new(js, "changed", d->correlated ? json_boolean(s->changed) : json_null());
+        json_object_set_new(js, "own_ns", number(d->pairs[s->path[s->npath - 1]].own_ns));
+        json_object_set_new(js, "share", number(d->pairs[s->path[s->npath - 1]].share));
         for (size_t k = 0; k < s->npath; k++)
             json_array_append_new(nodes, node_json(d, s->path[k], s->marks ? &s->marks[k] : NULL));
         json_object_set_new(js, "path", nodes);

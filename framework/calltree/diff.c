@@ -27,17 +27,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const verdict_names[] = {"unchanged", "slower", "faster", "undecided"};
-static const char *const kind_names[] = {"lowest-regressed", "shape-changed", "below-unregressed"};
+static const char *const verdict_names[] = {"unchanged", "slower", "faster", "undecided", "added"};
+static const char *const kind_names[] = {"lowest-regressed", "shape-changed", "below-unregressed",
+                                         "own-time", "new-call"};
 
 const char *culprit_calltree_verdict_name(culprit_calltree_verdict verdict)
 {
-    return (unsigned)verdict < 4 ? verdict_names[verdict] : "unknown";
+    return (unsigned)verdict < 5 ? verdict_names[verdict] : "unknown";
 }
 
 const char *culprit_calltree_suspect_kind_name(culprit_calltree_suspect_kind kind)
 {
-    return (unsigned)kind < 3 ? kind_names[kind] : "unknown";
+    return (unsigned)kind < 5 ? kind_names[kind] : "unknown";
 }
 
 int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version)
@@ -51,37 +52,24 @@ int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsi
     return 0;
 }
 
-/* Construction state: the pairs and, per pair, where its children start. */
+/* Construction state: the pairs and the suspects allocated. */
 typedef struct {
     culprit_calltree_diff *d;
     size_t apairs;
-    size_t *first, *count; /* children of pair k: pairs first[k] .. first[k]+count[k]-1 */
     size_t asuspects;
+    unsigned char *matched; /* per test node: it has a counterpart in the base tree */
 } builder;
 
 static int add_pair(builder *b, size_t base, size_t test, size_t parent)
 {
     culprit_calltree_diff *d = b->d;
 
-    if (d->npairs == b->apairs) {
-        size_t n = b->apairs ? 2 * b->apairs : 64;
-        culprit_calltree_pair *p = realloc(d->pairs, n * sizeof(*p));
-        size_t *f = p ? realloc(b->first, n * sizeof(*f)) : NULL;
-        size_t *c = f ? realloc(b->count, n * sizeof(*c)) : NULL;
-        if (p)
-            d->pairs = p;
-        if (f)
-            b->first = f;
-        if (!c)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
-        b->count = c;
-        b->apairs = n;
-    }
+    if (culprit_array_grow(&d->pairs, &b->apairs, d->npairs, sizeof(*d->pairs), 64) < 0)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
     memset(&d->pairs[d->npairs], 0, sizeof(d->pairs[0]));
     d->pairs[d->npairs].base = base;
     d->pairs[d->npairs].test = test;
     d->pairs[d->npairs].parent = parent;
-    b->first[d->npairs] = b->count[d->npairs] = 0;
     d->npairs++;
     return 0;
 }
@@ -94,16 +82,38 @@ static int same_rate(uint64_t child_b, uint64_t parent_b, uint64_t child_t, uint
     return (unsigned __int128)child_b * parent_t == (unsigned __int128)child_t * parent_b;
 }
 
-/* Matches the children of pair k, appending their pairs, and records its shape. */
+/* Appends the test-side children of pair k that have no counterpart (all of them
+ * below an added pair), as added pairs. */
+static int add_new_children(builder *b, size_t k)
+{
+    culprit_calltree_diff *d = b->d;
+    const culprit_calltree_node *nt = &d->test->nodes[d->pairs[k].test];
+    int error;
+
+    for (size_t i = 0; i < nt->nchildren; i++) {
+        size_t ct = nt->children[i];
+        if (b->matched[ct])
+            continue;
+        if ((error = add_pair(b, CULPRIT_CALLTREE_NONE, ct, k)) < 0)
+            return error;
+        d->pairs[k].nchildren++;
+    }
+    return 0;
+}
+
+/* Matches the children of pair k, appending their pairs (the matched ones, then
+ * those only in the test tree), and records its shape. */
 static int match_children(builder *b, const size_t *map, size_t k)
 {
     culprit_calltree_diff *d = b->d;
-    const culprit_calltree_node *nb = &d->base->nodes[d->pairs[k].base];
-    const culprit_calltree_node *nt = &d->test->nodes[d->pairs[k].test];
+    const culprit_calltree_node *nb, *nt = &d->test->nodes[d->pairs[k].test];
     size_t matched = 0, changed = 0;
     int error;
 
-    b->first[k] = d->npairs;
+    d->pairs[k].first = d->npairs;
+    if (d->pairs[k].base == CULPRIT_CALLTREE_NONE)
+        return add_new_children(b, k);
+    nb = &d->base->nodes[d->pairs[k].base];
     for (size_t i = 0; i < nb->nchildren; i++) {
         size_t cb = nb->children[i], want = map[d->base->nodes[cb].function];
         if (want == CULPRIT_CALLTREE_NONE)
@@ -115,16 +125,17 @@ static int match_children(builder *b, const size_t *map, size_t k)
             continue;
         if ((error = add_pair(b, cb, ct, k)) < 0)
             return error;
+        b->matched[ct] = 1;
         matched++;
         changed +=
             !same_rate(d->base->nodes[cb].calls, nb->calls, d->test->nodes[ct].calls, nt->calls);
     }
-    b->count[k] = matched;
+    d->pairs[k].nchildren = matched;
     d->pairs[k].added = nt->nchildren - matched;
     d->pairs[k].removed = nb->nchildren - matched;
     d->pairs[k].calls_changed = changed;
     d->pairs[k].shape_changed = matched != nt->nchildren || matched != nb->nchildren || changed;
-    return 0;
+    return d->pairs[k].added ? add_new_children(b, k) : 0;
 }
 
 /*
@@ -165,10 +176,17 @@ static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
     culprit_welch welch;
     double thr = o->threshold;
 
-    p->base_calls = nb->calls;
+    p->base_calls = nb ? nb->calls : 0;
     p->test_calls = nt->calls;
     p->base_mean = p->test_mean = p->diff = p->diff_low = p->diff_high = NAN;
     p->change = p->change_low = p->change_high = p->p = NAN;
+    if (!nb) { /* only in the test tree: compared against nothing */
+        p->verdict = CULPRIT_CALLTREE_ADDED;
+        p->total_delta = nt->inclusive_ns;
+        if (nt->calls > 0)
+            p->test_mean = nt->inclusive_ns / (double)nt->calls;
+        return;
+    }
     p->total_delta = nt->inclusive_ns - nb->inclusive_ns;
     p->verdict = CULPRIT_CALLTREE_UNDECIDED;
     if (!per_call(&wb, nb) || !per_call(&wt, nt))
@@ -205,29 +223,7 @@ static void judge(culprit_calltree_pair *p, const culprit_calltree_node *nb,
 
 static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)
 {
-    culprit_calltree_diff *d = b->d;
-    culprit_calltree_suspect *s;
-    size_t depth = 0;
-
-    if (d->nsuspects == b->asuspects) {
-        size_t n = b->asuspects ? 2 * b->asuspects : 8;
-        if (!(s = realloc(d->suspects, n * sizeof(*s))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
-        d->suspects = s;
-        b->asuspects = n;
-    }
-    for (size_t i = k; i != 0; i = d->pairs[i].parent)
-        depth++;
-    s = &d->suspects[d->nsuspects];
-    memset(s, 0, sizeof(*s));
-    if (!(s->path = malloc(depth * sizeof(*s->path))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
-    s->kind = kind;
-    s->npath = depth;
-    for (size_t i = k; i != 0; i = d->pairs[i].parent)
-        s->path[--depth] = i;
-    d->nsuspects++;
-    return 0;
+    return culprit_calltree__add_suspect(b->d, &b->asuspects, k, kind);
 }
 
 /*
@@ -235,7 +231,8 @@ static int add_suspect(builder *b, size_t k, culprit_calltree_suspect_kind kind)
  * otherwise it descends into the slower callees, and a slower pair with no slower
  * callee is the lowest of its chain (`kind`). Callees that did not regress are
  * searched for slower nodes further down: those are the lower ends of chains with
- * an unregressed middle (Vogel 2017, section 3.5; kind BELOW).
+ * an unregressed middle (Vogel 2017, section 3.5; kind BELOW). Callees only in the
+ * test tree are not compared (the paper matches nodes of both trees only).
  *
  * Depth-first with an explicit stack, not recursion: trees come from files, and a
  * chain 150,000 calls deep overflowed the thread's stack. A frame is a pair being
@@ -251,11 +248,13 @@ typedef struct {
 static int push_frame(builder *b, search_frame **stack, size_t *astack, size_t *top, size_t k,
                       culprit_calltree_suspect_kind kind, int below)
 {
+    if (b->d->pairs[k].base == CULPRIT_CALLTREE_NONE)
+        return 0;
     if (!below && b->d->pairs[k].shape_changed)
         return add_suspect(b, k, CULPRIT_CALLTREE_SHAPE);
     if (culprit_array_grow(stack, astack, *top, sizeof(**stack), 64) < 0)
         return CULPRIT_ERROR;
-    (*stack)[(*top)++] = (search_frame){k, b->first[k], 0, kind, below};
+    (*stack)[(*top)++] = (search_frame){k, b->d->pairs[k].first, 0, kind, below};
     return 0;
 }
 
@@ -268,7 +267,7 @@ static int explore(builder *b, size_t k, culprit_calltree_suspect_kind lowest_ki
 
     while (error == 0 && top > 0) {
         search_frame *f = &stack[top - 1];
-        if (f->next < b->first[f->k] + b->count[f->k]) {
+        if (f->next < d->pairs[f->k].first + d->pairs[f->k].nchildren) {
             size_t j = f->next++;
             int slower = d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER;
             culprit_calltree_suspect_kind kind = f->below ? CULPRIT_CALLTREE_BELOW : f->kind;
@@ -284,25 +283,57 @@ static int explore(builder *b, size_t k, culprit_calltree_suspect_kind lowest_ki
     return error;
 }
 
-/* Ranking: changed first (after correlation), BFS suspects before the lower ends,
- * then the time the suspect added in total, then the path's order. */
+/* The paper's rule: the search from the entry points (main, thread starts; the
+ * root's children): an entry point that is not slower has nothing to explain. */
+static int paper_search(builder *b)
+{
+    culprit_calltree_diff *d = b->d;
+    int error = 0;
+
+    for (size_t k = 1; k < d->npairs; k++) {
+        const culprit_calltree_pair *up = &d->pairs[d->pairs[k].parent];
+        d->pairs[k].reached =
+            d->pairs[k].parent == 0 ||
+            (up->reached && up->verdict == CULPRIT_CALLTREE_SLOWER && !up->shape_changed);
+    }
+    for (size_t j = d->pairs[0].first; j < d->pairs[0].first + d->pairs[0].nchildren; j++)
+        if (d->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER &&
+            (error = explore(b, j, CULPRIT_CALLTREE_LOWEST)) < 0)
+            break;
+    return error;
+}
+
+static size_t last_of(const culprit_calltree_suspect *s)
+{
+    return s->path[s->npath - 1];
+}
+
+/* Ranking: changed first (after correlation); then, by the paper's rule, its
+ * search's suspects before the lower ends, then the time the suspect added in
+ * total; by the reach rule, the time its function adds itself at every call path,
+ * then the time the node adds itself; then the path's order. */
 static int compare_suspects(const void *x, const void *y, void *payload)
 {
     const culprit_calltree_suspect *a = x, *b = y;
     const culprit_calltree_diff *d = payload;
-    double da, db;
+    const culprit_calltree_pair *pa = &d->pairs[last_of(a)], *pb = &d->pairs[last_of(b)];
+    double da = pa->total_delta, db = pb->total_delta;
 
     if (a->changed != b->changed)
         return b->changed - a->changed;
-    /* The search's own suspects (reached through slower callers only) before the
-     * lower ends found below an unregressed caller, whatever their kind. */
-    if (d->pairs[a->path[a->npath - 1]].reached != d->pairs[b->path[b->npath - 1]].reached)
-        return d->pairs[a->path[a->npath - 1]].reached ? -1 : 1;
-    da = d->pairs[a->path[a->npath - 1]].total_delta;
-    db = d->pairs[b->path[b->npath - 1]].total_delta;
+    if (d->options.rule == CULPRIT_CALLTREE_RULE_REACH && a->function_own_ns != b->function_own_ns)
+        return a->function_own_ns < b->function_own_ns ? 1 : -1;
+    if (d->options.rule == CULPRIT_CALLTREE_RULE_REACH) {
+        da = pa->own_ns;
+        db = pb->own_ns;
+    } else if (pa->reached != pb->reached) {
+        /* The search's own suspects (reached through slower callers only) before the
+         * lower ends found below an unregressed caller, whatever their kind. */
+        return pa->reached ? -1 : 1;
+    }
     if (da != db)
         return da < db ? 1 : -1;
-    return a->path[a->npath - 1] < b->path[b->npath - 1] ? -1 : 1;
+    return last_of(a) < last_of(b) ? -1 : 1;
 }
 
 void culprit_calltree__rank_suspects(culprit_calltree_diff *d)
@@ -326,18 +357,8 @@ static int check_timed(const culprit_calltree *tree, const char *which)
     return 0;
 }
 
-int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltree *base,
-                                const culprit_calltree *test,
-                                const culprit_calltree_diff_options *opts)
+static int check_options(const culprit_calltree_diff_options *opts)
 {
-    culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
-    builder b = {out, 0, NULL, NULL, 0};
-    size_t *map = NULL;
-    int error;
-
-    memset(out, 0, sizeof(*out));
-    if (!opts)
-        opts = &defaults;
     if (opts->version != CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID, "calltree diff options version %u is not %d",
                                  opts->version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION);
@@ -347,41 +368,65 @@ int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltr
     if (!(opts->threshold >= 0 && isfinite(opts->threshold)))
         return culprit_error_set(CULPRIT_EINVALID, "threshold %g is not a non-negative number",
                                  opts->threshold);
-    if ((error = check_timed(base, "base")) < 0 || (error = check_timed(test, "test")) < 0)
+    if (!(opts->min_share >= 0 && opts->min_share <= 1))
+        return culprit_error_set(CULPRIT_EINVALID, "minimum share %g is not in [0, 1]",
+                                 opts->min_share);
+    if (opts->rule != CULPRIT_CALLTREE_RULE_REACH && opts->rule != CULPRIT_CALLTREE_RULE_PAPER)
+        return culprit_error_set(CULPRIT_EINVALID, "calltree diff rule %d is not reach or paper",
+                                 (int)opts->rule);
+    if (opts->root && !*opts->root)
+        return culprit_error_set(CULPRIT_EINVALID, "the root function's name is empty");
+    return 0;
+}
+
+int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltree *base,
+                                const culprit_calltree *test,
+                                const culprit_calltree_diff_options *opts)
+{
+    culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    builder b = {out, 0, 0, NULL};
+    size_t *map = NULL, root_base = 0, root_test = 0;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if (!opts)
+        opts = &defaults;
+    if ((error = check_options(opts)) < 0 || (error = check_timed(base, "base")) < 0 ||
+        (error = check_timed(test, "test")) < 0)
         return error;
     out->base = base;
     out->test = test;
     out->options = *opts;
+    if (opts->root &&
+        ((error = culprit_calltree__find_root(&root_base, base, opts->root, "base")) < 0 ||
+         (error = culprit_calltree__find_root(&root_test, test, opts->root, "test")) < 0))
+        return error;
+    if (!(b.matched = calloc(test->nnodes ? test->nnodes : 1, 1)))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory diffing call trees");
     if ((error = culprit_calltree__function_map(&map, base, test, 0)) < 0 ||
-        (error = add_pair(&b, 0, 0, CULPRIT_CALLTREE_NONE)) < 0)
+        (error = add_pair(&b, root_base, root_test, CULPRIT_CALLTREE_NONE)) < 0)
         goto cleanup;
     /* Pairs grow in breadth-first order: parents before children, siblings together. */
     for (size_t k = 0; k < out->npairs; k++) {
+        culprit_calltree_pair *p = &out->pairs[k];
         if ((error = match_children(&b, map, k)) < 0)
             goto cleanup;
-        if (k > 0)
-            judge(&out->pairs[k], &base->nodes[out->pairs[k].base],
-                  &test->nodes[out->pairs[k].test], opts);
+        p = &out->pairs[k]; /* the pairs may have moved */
+        if (k > 0 || opts->root)
+            judge(p, p->base == CULPRIT_CALLTREE_NONE ? NULL : &base->nodes[p->base],
+                  &test->nodes[p->test], opts);
     }
-    out->pairs[0].verdict = CULPRIT_CALLTREE_UNCHANGED;
+    out->pairs[0].verdict = opts->root ? out->pairs[0].verdict : CULPRIT_CALLTREE_UNCHANGED;
     out->pairs[0].reached = 1;
-    for (size_t k = 1; k < out->npairs; k++) {
-        const culprit_calltree_pair *up = &out->pairs[out->pairs[k].parent];
-        out->pairs[k].reached =
-            out->pairs[k].parent == 0 ||
-            (up->reached && up->verdict == CULPRIT_CALLTREE_SLOWER && !up->shape_changed);
-    }
-    /* The search starts at the entry points (main, thread starts): the root is no
-     * function; an entry point that is not slower has nothing to explain. */
-    for (size_t j = b.first[0]; j < b.first[0] + b.count[0]; j++)
-        if (out->pairs[j].verdict == CULPRIT_CALLTREE_SLOWER &&
-            (error = explore(&b, j, CULPRIT_CALLTREE_LOWEST)) < 0)
-            goto cleanup;
-    culprit_calltree__rank_suspects(out);
+    out->root_calls = opts->root ? test->nodes[root_test].calls : 0;
+    culprit_calltree__attribute(out);
+    error = opts->rule == CULPRIT_CALLTREE_RULE_PAPER ? paper_search(&b)
+                                                      : culprit_calltree__reach(out, &b.asuspects);
+    if (error == 0)
+        culprit_calltree__rank_suspects(out);
 cleanup:
     free(map);
-    free(b.first);
-    free(b.count);
+    free(b.matched);
     if (error < 0)
         culprit_calltree_diff_dispose(out);
     return error;
@@ -408,8 +453,53 @@ const culprit_calltree_function *culprit_calltree_diff_function(const culprit_ca
 {
     size_t node;
 
-    if (pair == 0 || pair >= diff->npairs)
+    if ((pair == 0 && !diff->options.root) || pair >= diff->npairs)
         return NULL;
     node = diff->pairs[pair].test;
     return &diff->test->functions[diff->test->nodes[node].function];
+}
+
+size_t culprit_calltree_diff_callees(const culprit_calltree_diff *diff, size_t pair,
+                                     culprit_calltree_callees which, const char **names, size_t max)
+{
+    const culprit_calltree_pair *p;
+    const culprit_calltree_node *nb;
+    unsigned char *matched;
+    size_t n = 0;
+
+    if (pair >= diff->npairs)
+        return 0;
+    p = &diff->pairs[pair];
+    for (size_t c = p->first;
+         which != CULPRIT_CALLTREE_CALLEES_REMOVED && c < p->first + p->nchildren; c++) {
+        const culprit_calltree_pair *q = &diff->pairs[c];
+        int added = q->base == CULPRIT_CALLTREE_NONE;
+        if (which == CULPRIT_CALLTREE_CALLEES_ADDED
+                ? !added
+                : added || p->base == CULPRIT_CALLTREE_NONE ||
+                      same_rate(q->base_calls, diff->base->nodes[p->base].calls, q->test_calls,
+                                diff->test->nodes[p->test].calls))
+            continue;
+        if (n < max)
+            names[n] = culprit_calltree_diff_function(diff, c)->name;
+        n++;
+    }
+    if (which != CULPRIT_CALLTREE_CALLEES_REMOVED || p->base == CULPRIT_CALLTREE_NONE)
+        return n;
+    /* Base children without a pair: marked through the matched pairs' base nodes. */
+    if (!(matched = calloc(diff->base->nnodes, 1)))
+        return 0;
+    for (size_t c = p->first; c < p->first + p->nchildren; c++)
+        if (diff->pairs[c].base != CULPRIT_CALLTREE_NONE)
+            matched[diff->pairs[c].base] = 1;
+    nb = &diff->base->nodes[p->base];
+    for (size_t i = 0; i < nb->nchildren; i++) {
+        if (matched[nb->children[i]])
+            continue;
+        if (n < max)
+            names[n] = diff->base->functions[diff->base->nodes[nb->children[i]].function].name;
+        n++;
+    }
+    free(matched);
+    return n;
 }

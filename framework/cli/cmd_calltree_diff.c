@@ -12,9 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The search's options (docs/calltree.md, "The search"). */
+typedef struct {
+    int rule; /* culprit_calltree_rule */
+    double min_share;
+    const char *root;
+} diff_search;
+
+static const char *const rule_names[] = {"reach", "paper", NULL};
+
 /* The options of culprit calltree diff; --threshold and --confidence parse as
  * detection's (into `judge`); its --help too. */
-#define DIFF_OPTIONS(judge, repo_dir, rev, help)                                                   \
+#define DIFF_OPTIONS(judge, search, repo_dir, rev, help)                                           \
     {                                                                                              \
         CULPRIT_OPT("--commit", 0, CULPRIT_OPT_STRING, (rev), "REV",                               \
                     "mark the functions whose own lines REV changed (against\n"                    \
@@ -25,6 +34,20 @@
                               "smallest per-call slowdown that counts (default 2)"),               \
             CLI_OPT_CONFIDENCE(&(judge)->check.detect.confidence,                                  \
                                "of each node's test (default 0.99)"),                              \
+            CULPRIT_OPT("--rule", 0, CULPRIT_OPT_ENUM, &(search)->rule, "RULE",                    \
+                        "reach (default): descend through changed shapes and new\n"                \
+                        "functions, rank by the time a node adds itself; paper:\n"                 \
+                        "Heger et al. 2013, stop at the first slower node whose\n"                 \
+                        "calls changed shape",                                                     \
+                        .choices = rule_names, .what = "reach or paper"),                          \
+            CULPRIT_OPT("--min-share", 0, CULPRIT_OPT_DOUBLE, &(search)->min_share, "PERCENT",     \
+                        "reach: count, do not list, suspects adding less than\n"                   \
+                        "PERCENT of the regression (default 2)",                                   \
+                        .max = 100, .scale = 0.01, .what = "a percentage (0 to 100)"),             \
+            CULPRIT_OPT("--root", 0, CULPRIT_OPT_STRING, &(search)->root, "FUNCTION",              \
+                        "compare the subtrees of FUNCTION (its topmost node), per\n"               \
+                        "call of it: a perf test's body",                                          \
+                        .flags = CULPRIT_OPT_NONEMPTY),                                            \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(judge)->json, NULL,                       \
                         "print the result as JSON on stdout"),                                     \
             CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
@@ -33,17 +56,21 @@
 static void usage(FILE *out)
 {
     cli_judge judge;
+    diff_search search;
     const char *repo_dir, *rev;
     int help;
-    const culprit_opt options[] = DIFF_OPTIONS(&judge, &repo_dir, &rev, &help);
+    const culprit_opt options[] = DIFF_OPTIONS(&judge, &search, &repo_dir, &rev, &help);
 
     cli_usage(out,
               "usage: culprit calltree diff BASE TEST [--repo DIR --commit REV] [--json]\n"
               "                              [--threshold PERCENT] [--confidence C]\n"
+              "                              [--rule reach|paper] [--min-share PERCENT]\n"
+              "                              [--root FUNCTION]\n"
               "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
-              "with BASE's (Welch's test on the per-call times), the search descends only into\n"
-              "significantly slower nodes, and the lowest slower node of each chain is a\n"
-              "suspect (a slower node whose callees changed is one and is not descended).\n"
+              "with BASE's (Welch's test on the per-call times), the search descends into slower\n"
+              "and new nodes and those that add time, each node's added time is split between\n"
+              "its own code and its callees, and the nodes adding at least 2% of the regression\n"
+              "themselves are the suspects, ranked by that time.\n"
               "BASE and TEST are call-tree files (culprit calltree record).\n"
               "\n",
               options, 24,
@@ -84,57 +111,136 @@ static void put_lines(culprit_buf *b, const culprit_calltree_mark *m)
     }
 }
 
+/* A signed duration: "+1.2 ms", "-185.2 us". */
+static void put_signed(culprit_buf *b, double ns)
+{
+    culprit_buf_puts(b, ns < 0 ? "-" : "+");
+    culprit_buf_put_duration(b, fabs(ns));
+}
+
+/* An amount of the diff's time: per call of the root when it has one. */
+static void put_amount(culprit_buf *b, const culprit_calltree_diff *d, double ns)
+{
+    if (d->root_calls > 0) {
+        put_signed(b, ns / (double)d->root_calls);
+        culprit_buf_printf(b, " per call of %s", d->options.root);
+    } else {
+        put_signed(b, ns);
+    }
+}
+
+/* "; callees added: a, b; removed: c; other counts: d" (up to 4 names each). */
+static void put_callees(culprit_buf *b, const culprit_calltree_diff *d, size_t pair)
+{
+    static const char *const what[] = {"added", "removed", "other counts"};
+    const char *names[4];
+    int first = 1;
+
+    for (int w = 0; w < 3; w++) {
+        size_t n = culprit_calltree_diff_callees(d, pair, (culprit_calltree_callees)w, names, 4);
+        if (n == 0)
+            continue;
+        culprit_buf_printf(b, "%s%s: ", first ? "; callees " : "; ", what[w]);
+        first = 0;
+        for (size_t i = 0; i < n && i < 4; i++)
+            culprit_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        if (n > 4)
+            culprit_buf_printf(b, " and %zu more", n - 4);
+    }
+}
+
+/* One node of a suspect path: its per-call times, calls, added time, callees. */
+static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair,
+                     const culprit_calltree_mark *m)
+{
+    const culprit_calltree_pair *p = &d->pairs[pair];
+    const culprit_calltree_function *f = culprit_calltree_diff_function(d, pair);
+
+    culprit_buf_printf(b, "  %-20s ", f->name);
+    if (p->verdict == CULPRIT_CALLTREE_ADDED) {
+        culprit_buf_puts(b, "new: ");
+        culprit_buf_put_duration(b, p->test_mean);
+        culprit_buf_puts(b, " per call");
+    } else {
+        culprit_buf_put_duration(b, p->base_mean);
+        culprit_buf_puts(b, " -> ");
+        culprit_buf_put_duration(b, p->test_mean);
+        culprit_buf_puts(b, " per call, ");
+        put_percent(b, p->change);
+        if (p->tested) {
+            culprit_buf_printf(b, " (%g%% CI ", 100 * d->options.confidence);
+            put_percent(b, p->change_low);
+            culprit_buf_puts(b, " to ");
+            put_percent(b, p->change_high);
+            culprit_buf_puts(b, ")");
+        } else {
+            culprit_buf_puts(b, " (untested: one call)");
+        }
+    }
+    culprit_buf_printf(b, ", %llu calls", (unsigned long long)p->test_calls);
+    if (d->root_calls == 0) {
+        culprit_buf_puts(b, ", ");
+        put_signed(b, p->total_delta);
+        culprit_buf_puts(b, " in total");
+    }
+    if (p->shape_changed)
+        put_callees(b, d, pair);
+    if (m && m->change == CULPRIT_CALLTREE_LINES_CHANGED) {
+        culprit_buf_printf(b, "\n  %-20s changed: %s:", "", f->file);
+        put_lines(b, m);
+    } else if (m && m->change == CULPRIT_CALLTREE_FILE_CHANGED) {
+        culprit_buf_printf(b, "\n  %-20s its file %s changed (its lines are unknown)", "", f->file);
+    }
+    culprit_buf_puts(b, "\n");
+}
+
 void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 {
     static const char *const why[] = {"the lowest slower node of its chain",
                                       "slower, and its calls changed shape",
-                                      "slower below a caller that is not"};
+                                      "slower below a caller that is not", "adds", "new, adds"};
+
+    /* Without memory the callers are simply repeated. */
+    unsigned char *shown = d->npairs ? calloc(d->npairs, 1) : NULL;
 
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
+        const culprit_calltree_pair *last = &d->pairs[s->path[s->npath - 1]];
         culprit_buf b = CULPRIT_BUF_INIT;
         culprit_buf_printf(&b, "suspect %zu: ", i + 1);
         put_path(&b, d, s);
-        culprit_buf_printf(&b, "  (%s%s)\n", why[s->kind],
+        culprit_buf_printf(&b, "  (%s", why[s->kind]);
+        if (s->kind == CULPRIT_CALLTREE_OWN || s->kind == CULPRIT_CALLTREE_NEW) {
+            culprit_buf_puts(&b, " ");
+            put_amount(&b, d, last->own_ns);
+            culprit_buf_printf(&b, " itself, %.1f%% of the regression", 100 * last->share);
+            if (s->function_own_ns > last->own_ns * 1.001 && d->regression_ns > 0)
+                culprit_buf_printf(&b, "; %.1f%% at all its call paths",
+                                   100 * s->function_own_ns / d->regression_ns);
+        }
+        culprit_buf_printf(&b, "%s)\n",
                            !d->correlated ? ""
                            : s->changed   ? "; CHANGED in the commit"
                                           : "; not changed in the commit");
-        /* The suspect first, then its callers up the path. */
+        /* The suspect first, then its callers up the path: those an earlier
+         * suspect's block showed are not repeated (the output stays short). */
         for (size_t k = s->npath; k-- > 0;) {
-            const culprit_calltree_pair *p = &d->pairs[s->path[k]];
-            const culprit_calltree_function *f = culprit_calltree_diff_function(d, s->path[k]);
-            culprit_buf_printf(&b, "  %-20s ", f->name);
-            culprit_buf_put_duration(&b, p->base_mean);
-            culprit_buf_puts(&b, " -> ");
-            culprit_buf_put_duration(&b, p->test_mean);
-            culprit_buf_puts(&b, " per call, ");
-            put_percent(&b, p->change);
-            if (p->tested) {
-                culprit_buf_printf(&b, " (%g%% CI ", 100 * d->options.confidence);
-                put_percent(&b, p->change_low);
-                culprit_buf_puts(&b, " to ");
-                put_percent(&b, p->change_high);
-                culprit_buf_puts(&b, ")");
-            } else {
-                culprit_buf_puts(&b, " (untested: one call)");
-            }
-            culprit_buf_printf(&b, ", %llu calls, ", (unsigned long long)p->test_calls);
-            if (p->total_delta >= 0)
-                culprit_buf_puts(&b, "+");
-            culprit_buf_put_duration(&b, p->total_delta);
-            culprit_buf_puts(&b, " in total");
-            if (p->shape_changed)
-                culprit_buf_printf(&b, "; callees: %zu added, %zu removed, %zu with other counts",
-                                   p->added, p->removed, p->calls_changed);
-            if (s->marks && s->marks[k].change == CULPRIT_CALLTREE_LINES_CHANGED) {
-                culprit_buf_printf(&b, "\n  %-20s changed: %s:", "", f->file);
-                put_lines(&b, &s->marks[k]);
-            } else if (s->marks && s->marks[k].change == CULPRIT_CALLTREE_FILE_CHANGED) {
-                culprit_buf_printf(&b, "\n  %-20s its file %s changed (its lines are unknown)", "",
-                                   f->file);
-            }
-            culprit_buf_puts(&b, "\n");
+            if (k + 1 < s->npath && shown && shown[s->path[k]])
+                continue;
+            put_node(&b, d, s->path[k], s->marks ? &s->marks[k] : NULL);
+            if (shown)
+                shown[s->path[k]] = 1;
         }
+        fputs(culprit_buf_cstr(&b), out);
+        culprit_buf_dispose(&b);
+    }
+    free(shown);
+    if (d->nsmaller > 0) {
+        culprit_buf b = CULPRIT_BUF_INIT;
+        culprit_buf_printf(&b, "and %zu smaller (each under %g%% of the regression, ", d->nsmaller,
+                           100 * d->options.min_share);
+        put_amount(&b, d, d->smaller_ns);
+        culprit_buf_puts(&b, " together)\n");
         fputs(culprit_buf_cstr(&b), out);
         culprit_buf_dispose(&b);
     }
@@ -145,6 +251,7 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 int cli_calltree_diff(int argc, char **argv)
 {
     cli_judge judge;
+    diff_search search = {CULPRIT_CALLTREE_RULE_REACH, 0.02, NULL};
     culprit_opt_parser p;
     const char *positional[2] = {NULL, NULL}, *repo_dir = NULL, *rev = NULL;
     culprit_calltree *trees[2] = {NULL, NULL};
@@ -155,7 +262,7 @@ int cli_calltree_diff(int argc, char **argv)
     char sha[41] = "";
     size_t npositional = 0;
     int kind, help = 0, error = 0;
-    const culprit_opt options[] = DIFF_OPTIONS(&judge, &repo_dir, &rev, &help);
+    const culprit_opt options[] = DIFF_OPTIONS(&judge, &search, &repo_dir, &rev, &help);
 
     memset(&diff, 0, sizeof(diff));
     memset(&changes, 0, sizeof(changes));
@@ -188,6 +295,9 @@ int cli_calltree_diff(int argc, char **argv)
     /* The options detection shares (--threshold, --confidence) parse as theirs. */
     opts.confidence = judge.check.detect.confidence;
     opts.threshold = judge.check.detect.threshold;
+    opts.rule = (culprit_calltree_rule)search.rule;
+    opts.min_share = search.min_share;
+    opts.root = search.root;
 
     for (int i = 0; i < 2; i++)
         if ((error = culprit_calltree_load(&trees[i], positional[i])) < 0)

@@ -94,6 +94,10 @@ int culprit_buf_put_duration(culprit_buf *buf, double ns)
 {
     if (!isfinite(ns))
         return culprit_buf_puts(buf, "-");
+    if (ns < 0) { /* "-185.2 us", not "-185159.3 ns" */
+        int error = culprit_buf_puts(buf, "-");
+        return error < 0 ? error : culprit_buf_put_duration(buf, -ns);
+    }
     if (ns < 1e3)
         return culprit_buf_printf(buf, "%.1f ns", ns);
     if (ns < 1e6)

@@ -245,22 +245,40 @@ typedef enum {
     CULPRIT_CALLTREE_UNCHANGED = 0, /**< no change beyond the threshold, or not significant */
     CULPRIT_CALLTREE_SLOWER = 1,    /**< significantly slower by more than the threshold */
     CULPRIT_CALLTREE_FASTER = 2,    /**< significantly faster by more than the threshold */
-    CULPRIT_CALLTREE_UNDECIDED = 3  /**< untimed, or the test cannot decide */
+    CULPRIT_CALLTREE_UNDECIDED = 3, /**< untimed, or the test cannot decide */
+    CULPRIT_CALLTREE_ADDED = 4      /**< only in the test tree: nothing to compare it with */
 } culprit_calltree_verdict;
 
-/** "unchanged", "slower", "faster", "undecided". */
+/** "unchanged", "slower", "faster", "undecided", "added". */
 const char *culprit_calltree_verdict_name(culprit_calltree_verdict verdict);
+
+/** Which search names the suspects (docs/calltree.md, "The search"). */
+typedef enum {
+    /** Descends through changed shapes and new functions, attributes each node's added
+     *  time to its own code and its callees, ranks by the time a node adds itself and
+     *  leaves out nodes explaining less than `min_share` of the regression. */
+    CULPRIT_CALLTREE_RULE_REACH = 0,
+    /** Heger et al. 2013: descends only into slower nodes of unchanged shape; a slower
+     *  node whose calls changed shape is a suspect and the search stops there. */
+    CULPRIT_CALLTREE_RULE_PAPER = 1
+} culprit_calltree_rule;
 
 typedef struct {
     unsigned int version;
-    double confidence; /**< of Welch's interval of the per-call difference (0.99) */
-    double threshold;  /**< relative change of the per-call mean that matters (0.02) */
+    double confidence;          /**< of Welch's interval of the per-call difference (0.99) */
+    double threshold;           /**< relative change of the per-call mean that matters (0.02) */
+    culprit_calltree_rule rule; /**< REACH (default) or PAPER */
+    double min_share;           /**< REACH: a node adding less than this share of the whole
+                                     regression is counted, not listed (0.02) */
+    const char *root;           /**< compare the subtrees of this function (its topmost node in
+                                     each tree, e.g. a perf test's body), per call of it; NULL:
+                                     the whole trees. Borrowed: it must outlive the diff */
 } culprit_calltree_diff_options;
 
-#define CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION 1
+#define CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION 2
 #define CULPRIT_CALLTREE_DIFF_OPTIONS_INIT                                                         \
     {                                                                                              \
-        CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02                                          \
+        CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02, CULPRIT_CALLTREE_RULE_REACH, 0.02, NULL \
     }
 
 int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version);
@@ -272,8 +290,10 @@ int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsi
  * per-call durations, culprit_stats_welch()).
  */
 typedef struct {
-    size_t base, test; /**< node indices in the base and the test tree */
-    size_t parent;     /**< index of the parent pair; NONE for the roots' pair */
+    size_t base, test;       /**< node indices in the base and the test tree; base is NONE for a
+                                  node only in the test tree (verdict ADDED) */
+    size_t parent;           /**< index of the parent pair; NONE for the roots' pair */
+    size_t first, nchildren; /**< its children are pairs first .. first + nchildren - 1 */
     culprit_calltree_verdict verdict;
     int tested;        /**< 1: Welch decided; 0: a side had one call, judged by the
                             threshold alone (or untimed: undecided) */
@@ -288,17 +308,28 @@ typedef struct {
     double change, change_low, change_high; /**< diff / base_mean, and its interval */
     double p;                               /**< Welch's two-sided p-value (NaN untested) */
     double total_delta;                     /**< test inclusive sum - base inclusive sum, ns */
+    double own_ns;     /**< the time it adds itself (REACH attribution, docs/calltree.md): its
+                            exclusive time against the base's scaled to the caller's calls,
+                            plus its callees' extra calls, new callees of functions the base
+                            tree has and minus removed callees; an added node's exclusive time
+                            and such callees. ns over the test tree's calls of the root */
+    double share;      /**< own_ns / the diff's regression_ns; NaN when there is none */
+    double subtree_ns; /**< what its calls add, callees included, with its caller's calls
+                            of it scaled as own_ns scales (the search descends where this
+                            is at least min_share of the regression) */
 } culprit_calltree_pair;
 
 /** Why a suspect is one. */
 typedef enum {
     CULPRIT_CALLTREE_LOWEST = 0, /**< the lowest slower node of a chain of slower nodes */
     CULPRIT_CALLTREE_SHAPE = 1,  /**< slower and its calls changed shape: not descended */
-    CULPRIT_CALLTREE_BELOW = 2   /**< slower below a caller that is not (Vogel 2017 §3.5:
+    CULPRIT_CALLTREE_BELOW = 2,  /**< slower below a caller that is not (Vogel 2017 §3.5:
                                       both ends of the chain are candidates) */
+    CULPRIT_CALLTREE_OWN = 3,    /**< REACH: its own code adds time (or its calls do) */
+    CULPRIT_CALLTREE_NEW = 4     /**< REACH: a function new in the commit, all its time added */
 } culprit_calltree_suspect_kind;
 
-/** "lowest-regressed", "shape-changed", "below-unregressed". */
+/** "lowest-regressed", "shape-changed", "below-unregressed", "own-time", "new-function". */
 const char *culprit_calltree_suspect_kind_name(culprit_calltree_suspect_kind kind);
 
 /** How a function's own lines relate to a commit's changes. */
@@ -325,8 +356,11 @@ typedef struct {
     size_t *path; /**< pair indices, the first below the root, the last the suspect */
     size_t npath;
     culprit_calltree_mark *marks; /**< per path element; NULL until correlated */
-    int changed; /**< the suspect's own lines changed (LINES_CHANGED), or its file when
-                      its lines are unknown (FILE_CHANGED) */
+    int changed;            /**< the suspect's own lines changed (LINES_CHANGED), or its file when
+                                 its lines are unknown (FILE_CHANGED) */
+    double function_own_ns; /**< REACH: the own_ns of the suspect's function summed over
+                                 every call path the search reached (a helper slower under
+                                 several callers); what suspects are ranked by */
 } culprit_calltree_suspect;
 
 /**
@@ -342,7 +376,16 @@ typedef struct {
                                              search's own before those found below an
                                              unregressed caller, then by total_delta */
     size_t nsuspects;
-    int correlated; /**< culprit_calltree_correlate() ran */
+    int correlated;       /**< culprit_calltree_correlate() ran */
+    double regression_ns; /**< what the shares are of: the root's inclusive time in the
+                               test tree minus the base's scaled to the test's calls of the
+                               root (the sum of the positive own_ns when that is not
+                               positive); ns over the test tree's calls of the root */
+    uint64_t root_calls;  /**< the test tree's calls of `options.root` (0: whole trees);
+                               regression_ns / root_calls is the regression per call */
+    size_t nsmaller;      /**< REACH: nodes the search reached that add time but less than
+                               min_share of the regression each: counted, not listed */
+    double smaller_ns;    /**< the time they add together */
 } culprit_calltree_diff;
 
 /**
@@ -355,13 +398,27 @@ typedef struct {
  * `threshold` (detection's minor-regression rule). A side with a single call has
  * no variance: the change alone decides, and `tested` is 0.
  *
- * The breadth-first search starts at the root's children and descends only into
+ * With `options.root`, pair 0 is the topmost node of that function in each tree
+ * (CULPRIT_ENOTFOUND when a tree has none) and everything is compared per call of
+ * it: a perf test's body, however often the harness called it.
+ *
+ * REACH (the default): the search starts at the root's children and descends into
+ * every child that is slower, or new, or whose subtree adds at least `min_share` of
+ * the regression, whatever its shape; nodes only in the test tree are pairs too
+ * (verdict ADDED, base NONE). Each node's added time is split between its own code
+ * and its callees (own_ns); a node the search reached that adds at least
+ * `min_share` of the regression itself, and is slower, changed shape or is new, is
+ * a suspect (OWN or NEW); smaller ones are counted (nsmaller). Ranked by own_ns.
+ *
+ * PAPER: the breadth-first search starts at the root's children and descends only into
  * slower nodes whose shape did not change; a slower node whose shape changed is a
  * suspect and is not descended. Among the nodes it reaches, the lowest slower node
  * of each chain is a suspect (Vogel 2017, section 3.5); below a suspect, a slower
  * node under callers that are not slower is a suspect too ("both ends"). Suspects
  * the search reached rank before the lower ends, then by total_delta (largest
- * first); culprit_calltree_correlate() puts the changed ones first.
+ * first).
+ *
+ * culprit_calltree_correlate() puts the changed suspects first.
  *
  * Both trees need per-call times (not structure mode, not folded weights):
  * otherwise CULPRIT_EINVALID saying which. CULPRIT_ERROR out of memory.
@@ -373,6 +430,21 @@ int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltr
 
 /** Frees what a diff holds; it is left empty. Twice is harmless. */
 void culprit_calltree_diff_dispose(culprit_calltree_diff *diff);
+
+/** Which callees of a pair culprit_calltree_diff_callees() lists. */
+typedef enum {
+    CULPRIT_CALLTREE_CALLEES_ADDED = 0,   /**< only in the test tree */
+    CULPRIT_CALLTREE_CALLEES_REMOVED = 1, /**< only in the base tree */
+    CULPRIT_CALLTREE_CALLEES_COUNTS = 2   /**< in both, called another number of times per call */
+} culprit_calltree_callees;
+
+/**
+ * The names of the callees of `pair` of kind `which`, in the trees' order: up to
+ * `max` of them into `names` (borrowed from the trees). Returns how many there are.
+ */
+size_t culprit_calltree_diff_callees(const culprit_calltree_diff *diff, size_t pair,
+                                     culprit_calltree_callees which, const char **names,
+                                     size_t max);
 
 /**
  * The function of a pair (from the test tree), or NULL for the roots' pair.

@@ -106,7 +106,7 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /**
  * Appends a duration given in ns in the largest unit that keeps it readable:
- * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s"; "-" when not finite.
+ * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s", "-185.2 us"; "-" when not finite.
  */
 int culprit_buf_put_duration(culprit_buf *buf, double ns);
 /**

@@ -127,7 +127,9 @@ int main(int argc, char **argv)
         ref = fmin(ref, t1 - t0);
         diff_s = fmin(diff_s, t2 - t1);
         ow_s = fmin(ow_s, t3 - t2);
-        nsuspects = d.nsuspects;
+        /* Every node 3x slower adds ~0.01% each: the reach rule counts them as
+         * smaller than 2% of the regression rather than listing 10,000 suspects. */
+        nsuspects = d.nsuspects + d.nsmaller;
         npairs = d.npairs - 1;
         nrounds = ow.nrounds;
         culprit_calltree_overweight_dispose(&ow);
@@ -137,7 +139,8 @@ int main(int argc, char **argv)
     }
     printf("bench_calltree_diff: two trees of %zu nodes, every test node 3x slower\n", nodes);
     printf("  reference (build both trees) %10.3f ms\n", 1e3 * ref);
-    printf("  diff (%zu pairs, %zu suspects) %10.3f ms  = %.2fx the reference  (goal <= 1 s at "
+    printf("  diff (%zu pairs, %zu suspects and smaller) %10.3f ms  = %.2fx the reference  (goal "
+           "<= 1 s at "
            "10,000 nodes)\n",
            npairs, nsuspects, 1e3 * diff_s, diff_s / ref);
     printf("  overweight (%zu rounds)       %10.3f ms  = %.2fx the reference\n", nrounds,

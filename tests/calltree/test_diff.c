@@ -2,7 +2,9 @@
  * The BFS diff (Heger et al. 2013, section 4.2) and the choice of suspects
  * (Vogel 2017, section 3.5) on hand-built trees: the paper's Fig. 5 with fem
  * slower, a changed shape stopping the search, chains of slower nodes with and
- * without a middle node that did not regress, and bad input.
+ * without a middle node that did not regress, and bad input; then the reach rule:
+ * descending through changed shapes, new functions, each node's own added time,
+ * the minimum share, trees rooted at a perf test's body.
  */
 #include "support/test.h"
 
@@ -11,6 +13,12 @@
 #include <string.h>
 
 #include "support/tree_fixture.h"
+
+/* The paper's stop rule (Heger et al. 2013), which the tests up to
+ * repeated_levels_give_a_single_call_its_samples pin down; the reach rule's own
+ * tests follow them. */
+static const culprit_calltree_diff_options paper = {
+    CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02, CULPRIT_CALLTREE_RULE_PAPER, 0.02, NULL};
 
 static const char *name_of(const culprit_calltree_diff *d, size_t pair)
 {
@@ -49,7 +57,7 @@ static void fig5_fem_slower_is_the_suspect_path(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.npairs, 7); /* the root and six functions */
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
@@ -89,7 +97,7 @@ static void unchanged_trees_have_no_suspect(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.nsuspects, 0);
     assert_int_equal(pair_at(&d, "foo")->verdict, CULPRIT_CALLTREE_UNCHANGED);
     assert_false(pair_at(&d, "foo;doo")->reached); /* foo did not regress: not descended */
@@ -108,6 +116,7 @@ static void a_small_significant_change_stays_under_the_threshold(void **state)
 
     assert_int_equal(culprit_calltree_diff_options_init(&o, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION),
                      0);
+    o.rule = CULPRIT_CALLTREE_RULE_PAPER;
     assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
     assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_UNCHANGED);
     assert_int_equal(d.nsuspects, 0);
@@ -135,7 +144,7 @@ static void a_changed_shape_stops_the_search(void **state)
     fixture_node(test, "foo;doo", file, 20, 500 + 9000, 190);
     fixture_node(test, "foo", file, 20, 100 + 3000 + 9500, 250);
     fixture_finish(test);
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
     assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_SHAPE);
@@ -150,7 +159,7 @@ static void a_changed_shape_stops_the_search(void **state)
     test = fixture_fig5(20, 6000);
     fixture_node(test, "foo;doo;fem;zot", file, 20, 10, 1);
     fixture_finish(test);
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.nsuspects, 1);
     assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_SHAPE);
     assert_int_equal(pair_at(&d, "foo;doo;fem")->added, 1);
@@ -167,7 +176,7 @@ static void more_calls_of_the_caller_do_not_change_the_shape(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_false(pair_at(&d, "foo;doo;fem")->shape_changed);
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
@@ -200,7 +209,7 @@ static void the_lowest_of_a_slower_chain_is_the_suspect(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "A;Aa;Aa1");
     assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_LOWEST);
@@ -217,7 +226,7 @@ static void both_ends_are_suspects_when_the_middle_did_not_regress(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(pair_at(&d, "A")->verdict, CULPRIT_CALLTREE_SLOWER);
     assert_int_equal(pair_at(&d, "A;Aa")->verdict, CULPRIT_CALLTREE_UNCHANGED);
     assert_int_equal(pair_at(&d, "A;Aa;Aa1")->verdict, CULPRIT_CALLTREE_SLOWER);
@@ -252,7 +261,7 @@ static void functions_match_by_name_and_file_not_by_order(void **state)
     fixture_node(test, "foo;bar", file, 20, 3000, 60);
     fixture_node(test, "foo", file, 20, 14600, 292);
     fixture_finish(test);
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.npairs, 7);
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
@@ -299,7 +308,7 @@ static void builds_in_two_directories_match_by_the_file_path_they_share(void **s
         fixture_node(test, nodes[i].path, "/tmp/checkout-b/src/fig5.c", nodes[i].calls,
                      nodes[i].mean, 0.02 * nodes[i].mean);
     fixture_finish(test);
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_int_equal(d.npairs, 7);
     assert_int_equal(d.nsuspects, 1);
     assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
@@ -307,8 +316,11 @@ static void builds_in_two_directories_match_by_the_file_path_they_share(void **s
     culprit_calltree_free(test);
     /* Another file name is another function. */
     test = fig5_in("/tmp/checkout-b/src/fig6.c", 6000);
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
-    assert_int_equal(d.npairs, 1);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
+    assert_int_equal(d.npairs, 7); /* the root's, and six only in the test tree */
+    for (size_t k = 1; k < d.npairs; k++)
+        assert_int_equal(d.pairs[k].verdict, CULPRIT_CALLTREE_ADDED);
+    assert_int_equal(d.nsuspects, 0); /* the paper compares nodes of both trees only */
     culprit_calltree_diff_dispose(&d);
     culprit_calltree_free(base);
     culprit_calltree_free(test);
@@ -320,7 +332,7 @@ static void a_single_call_is_judged_by_the_threshold(void **state)
     culprit_calltree_diff d;
     (void)state;
 
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_false(pair_at(&d, "foo;doo;fem")->tested);
     assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_SLOWER);
     assert_true(isnan(pair_at(&d, "foo;doo;fem")->p));
@@ -347,7 +359,7 @@ static void repeated_levels_give_a_single_call_its_samples(void **state)
             n->inclusive_sq_ns2 = (double)n->calls * (mean * mean + sd * sd);
             n->samples = 10;
         }
-    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
     assert_true(pair_at(&d, "foo;doo;fem")->tested);
     assert_int_equal(pair_at(&d, "foo;doo;fem")->verdict, CULPRIT_CALLTREE_SLOWER);
     assert_true(pair_at(&d, "foo;doo;fem")->p < 0.01);
@@ -382,6 +394,239 @@ static void trees_without_per_call_times_are_refused(void **state)
     culprit_calltree_free(test);
 }
 
+/* ---------------------------------------------------------- the reach rule --- */
+
+static void reach_fig5_names_fem_by_its_own_time(void **state)
+{
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 6000);
+    culprit_calltree_diff d;
+    const culprit_calltree_pair *fem;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_OWN);
+    fem = pair_at(&d, "foo;doo;fem");
+    assert_true(fabs(fem->own_ns - 100000) < 1e-6); /* 20 calls, 5 us more each */
+    assert_true(fabs(d.regression_ns - 100000) < 1e-6);
+    assert_true(fabs(fem->share - 1) < 1e-9);
+    assert_true(fabs(pair_at(&d, "foo;doo")->own_ns) < 1e-6); /* its callers add nothing */
+    assert_true(fabs(pair_at(&d, "foo")->own_ns) < 1e-6);
+    assert_int_equal(d.nsmaller, 0);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void reach_a_node_its_test_clears_is_no_suspect(void **state)
+{
+    /* fem +10 us per call (+181%); wug +300 ns per call (+30%, 18 us: 8% of the
+     * regression). At a 100% threshold wug's test clears it (unchanged, same calls):
+     * no suspect, not counted; at 2% it is slower and listed second. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 11000);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    double fem = 11000 + 2000 + 3 * 1300;
+    (void)state;
+
+    fixture_node(test, "foo;doo;fem;wug", file, 60, 1300, 26);
+    fixture_node(test, "foo;doo;fem", file, 20, fem, 0.02 * fem);
+    fixture_node(test, "foo;doo", file, 20, 500 + fem, 0.02 * (500 + fem));
+    fixture_node(test, "foo", file, 20, 3600 + fem, 0.02 * (3600 + fem));
+    fixture_finish(test);
+    o.threshold = 1.0;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(pair_at(&d, "foo;doo;fem;wug")->verdict, CULPRIT_CALLTREE_UNCHANGED);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.nsmaller, 0);
+    culprit_calltree_diff_dispose(&d);
+    o.threshold = 0.02;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(d.nsuspects, 2);
+    assert_string_equal(path_of(&d, &d.suspects[1]), "foo;doo;fem;wug");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void reach_descends_through_a_changed_shape(void **state)
+{
+    /* fem now calls wug four times per call instead of three, and each wug call
+     * takes 1.5 us instead of 1: the paper stops at fem; the reach rule splits fem's
+     * +60 us between wug (+40 us: 80 calls, 0.5 us slower) and fem itself (+20 us:
+     * the 20 extra calls of wug at its old 1 us), and names wug first. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 1000);
+    culprit_calltree_diff d;
+    const char *file = "/home/dev/fig5/src/fig5.c", *names[4];
+    (void)state;
+
+    fixture_node(test, "foo;doo;fem;wug", file, 80, 1500, 30);
+    fixture_node(test, "foo;doo;fem", file, 20, 1000 + 2000 + 4 * 1500, 180);
+    fixture_node(test, "foo;doo", file, 20, 500 + 9000, 190);
+    fixture_node(test, "foo", file, 20, 100 + 3000 + 9500, 250);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_true(pair_at(&d, "foo;doo;fem;wug")->reached);
+    assert_int_equal(d.nsuspects, 2);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem;wug");
+    assert_string_equal(path_of(&d, &d.suspects[1]), "foo;doo;fem");
+    assert_true(fabs(pair_at(&d, "foo;doo;fem;wug")->own_ns - 40000) < 1e-6);
+    assert_true(fabs(pair_at(&d, "foo;doo;fem")->own_ns - 20000) < 1e-6);
+    assert_true(fabs(pair_at(&d, "foo;doo;fem;wug")->share - 2.0 / 3) < 1e-9);
+    /* fem's callee with other counts is named. */
+    assert_int_equal(culprit_calltree_diff_callees(&d, d.suspects[1].path[2],
+                                                   CULPRIT_CALLTREE_CALLEES_COUNTS, names, 4),
+                     1);
+    assert_string_equal(names[0], "wug");
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void reach_a_new_function_is_compared_against_nothing(void **state)
+{
+    /* fem calls a new zot (5 us per call) and no longer calls qux: zot is the
+     * suspect with all its time; fem's callees name both. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test;
+    culprit_calltree_diff d;
+    const char *file = "/home/dev/fig5/src/fig5.c", *names[4];
+    double fem = 1000 + 5000 + 3000, doo = 500 + fem;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_new(&test), 0);
+    test->mode = CULPRIT_CALLTREE_FULL;
+    fixture_node(test, "foo", file, 20, 100 + 3000 + doo, 0.02 * (3100 + doo));
+    fixture_node(test, "foo;bar", file, 20, 3000, 60);
+    fixture_node(test, "foo;doo", file, 20, doo, 0.02 * doo);
+    fixture_node(test, "foo;doo;fem", file, 20, fem, 0.02 * fem);
+    fixture_node(test, "foo;doo;fem;zot", file, 20, 5000, 100);
+    fixture_node(test, "foo;doo;fem;wug", file, 60, 1000, 20);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(pair_at(&d, "foo;doo;fem;zot")->verdict, CULPRIT_CALLTREE_ADDED);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem;zot");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_NEW);
+    assert_true(fabs(pair_at(&d, "foo;doo;fem;zot")->own_ns - 100000) < 1e-6);
+    /* fem's own: qux's 40 us are gone. */
+    assert_true(fabs(pair_at(&d, "foo;doo;fem")->own_ns + 40000) < 1e-6);
+    assert_true(fabs(d.regression_ns - 60000) < 1e-6);
+    assert_int_equal(culprit_calltree_diff_callees(&d, d.suspects[0].path[2],
+                                                   CULPRIT_CALLTREE_CALLEES_ADDED, names, 4),
+                     1);
+    assert_string_equal(names[0], "zot");
+    assert_int_equal(culprit_calltree_diff_callees(&d, d.suspects[0].path[2],
+                                                   CULPRIT_CALLTREE_CALLEES_REMOVED, names, 4),
+                     1);
+    assert_string_equal(names[0], "qux");
+    culprit_calltree_diff_dispose(&d);
+    /* The paper's rule stops at fem, whose shape changed. */
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &paper), 0);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.suspects[0].kind, CULPRIT_CALLTREE_SHAPE);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void reach_counts_what_explains_less_than_the_minimum_share(void **state)
+{
+    /* fem +5 us per call (100 us in all); bar +90 ns per call, +3%, significant
+     * (1.8 us in all, 1.8% of the regression): bar is counted, not listed; with a
+     * minimum share of 0 it is listed second. */
+    culprit_calltree *base = fixture_fig5(20, 1000), *test = fixture_fig5(20, 6000);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    (void)state;
+
+    fixture_node(test, "foo;bar", file, 20, 3090, 1);
+    fixture_node(test, "foo", file, 20, 100 + 3090 + 500 + 11000, 0.02 * 14690);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(pair_at(&d, "foo;bar")->verdict, CULPRIT_CALLTREE_SLOWER);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "foo;doo;fem");
+    assert_int_equal(d.nsmaller, 1);
+    assert_true(fabs(d.smaller_ns - 1800) < 1e-6);
+    culprit_calltree_diff_dispose(&d);
+    o.min_share = 0;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(d.nsuspects, 2);
+    assert_string_equal(path_of(&d, &d.suspects[1]), "foo;bar");
+    culprit_calltree_diff_dispose(&d);
+    o.min_share = 1.5;
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), CULPRIT_EINVALID);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+/* A perf test's tree: main calls the harness, which calls the body `calls` times;
+ * the body calls prepare() once and leaf() 10 times, each leaf call `leaf_ns`. */
+static culprit_calltree *perf_tree(uint64_t calls, double leaf_ns)
+{
+    culprit_calltree *t;
+    double body = 200 + 10 * leaf_ns, harness = 1000 + calls * body;
+
+    assert_int_equal(culprit_calltree_new(&t), 0);
+    t->mode = CULPRIT_CALLTREE_FULL;
+    fixture_node(t, "main", "p.c", 1, harness + 500, 0);
+    fixture_node(t, "main;harness", "p.c", 1, harness, 0);
+    fixture_node(t, "main;harness;body", "p.c", calls, body, 0.01 * body);
+    fixture_node(t, "main;harness;body;prepare", "p.c", calls, 100, 1);
+    fixture_node(t, "main;harness;body;leaf", "p.c", 10 * calls, leaf_ns, 0.01 * leaf_ns);
+    fixture_finish(t);
+    return t;
+}
+
+static void reach_a_rooted_diff_compares_per_call_of_the_body(void **state)
+{
+    /* The harness ran the faster body 40 times, the slower one 8 times: per call of
+     * the body, leaf adds 10 x 4 us; the whole trees would not say so. */
+    culprit_calltree *base = perf_tree(40, 1000), *test = perf_tree(8, 5000);
+    culprit_calltree_diff d;
+    culprit_calltree_diff_options o = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    (void)state;
+
+    o.root = "body";
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), 0);
+    assert_int_equal(d.root_calls, 8);
+    assert_string_equal(name_of(&d, 0), "body");
+    assert_true(fabs(d.regression_ns / 8 - 40000) < 1e-6);
+    assert_int_equal(d.nsuspects, 1);
+    assert_string_equal(path_of(&d, &d.suspects[0]), "body;leaf");
+    assert_true(fabs(d.pairs[d.suspects[0].path[1]].own_ns / 8 - 40000) < 1e-6);
+    assert_false(d.pairs[0].shape_changed);
+    culprit_calltree_diff_dispose(&d);
+    o.root = "nobody";
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, &o), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), "no function 'nobody' in the base call tree"));
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
+static void reach_nothing_to_explain_without_a_regression(void **state)
+{
+    /* fem 5 us faster per call, bar 30 ns slower: the whole got faster. */
+    culprit_calltree *base = fixture_fig5(20, 6000), *test = fixture_fig5(20, 1000);
+    culprit_calltree_diff d;
+    const char *file = "/home/dev/fig5/src/fig5.c";
+    (void)state;
+
+    fixture_node(test, "foo;bar", file, 20, 3030, 1);
+    fixture_node(test, "foo", file, 20, 100 + 3030 + 500 + 6000, 0.02 * 9630);
+    fixture_finish(test);
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(d.nsuspects, 0);
+    culprit_calltree_diff_dispose(&d);
+    culprit_calltree_free(base);
+    culprit_calltree_free(test);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +642,13 @@ int main(void)
         cmocka_unit_test(a_single_call_is_judged_by_the_threshold),
         cmocka_unit_test(repeated_levels_give_a_single_call_its_samples),
         cmocka_unit_test(trees_without_per_call_times_are_refused),
+        cmocka_unit_test(reach_fig5_names_fem_by_its_own_time),
+        cmocka_unit_test(reach_a_node_its_test_clears_is_no_suspect),
+        cmocka_unit_test(reach_descends_through_a_changed_shape),
+        cmocka_unit_test(reach_a_new_function_is_compared_against_nothing),
+        cmocka_unit_test(reach_counts_what_explains_less_than_the_minimum_share),
+        cmocka_unit_test(reach_a_rooted_diff_compares_per_call_of_the_body),
+        cmocka_unit_test(reach_nothing_to_explain_without_a_regression),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,8 +89,8 @@ static void diff_text_names_the_path_and_the_changed_lines(void **state)
                                s->dir);
 
     assert_int_equal(r.status, 0);
-    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (the lowest slower node of its "
-                           "chain; CHANGED in the commit)");
+    assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (adds +100.0 us itself, 100.0% "
+                           "of the regression; CHANGED in the commit)");
     assert_contains(r.out, "changed: /home/dev/fig5/src/fig5.c: 23-24");
     assert_contains(r.out, "1 suspect among 6 functions compared");
     assert_lacks(r.out, "suspect 2");
@@ -134,6 +134,21 @@ static void overweight_compares_a_tree_with_folded_stacks(void **state)
     cli_result_dispose(&r);
 }
 
+static void diff_rules_roots_and_shares_from_the_command_line(void **state)
+{
+    scene *s = *state;
+
+    /* The paper's rule: the lowest slower node of its chain. */
+    expect_culprit(s->dir, 0,
+                   "suspect 1: foo \u2192 doo \u2192 fem  (the lowest slower node of its chain)",
+                   "calltree diff trees/base.calltree trees/test.calltree --rule paper");
+    /* Rooted at doo: the path starts there, amounts per call of it. */
+    expect_culprit(s->dir, 0,
+                   "suspect 1: doo \u2192 fem  (adds +5.0 us per call of doo itself, 100.0% of "
+                   "the regression)",
+                   "calltree diff trees/base.calltree trees/test.calltree --root doo");
+}
+
 static void bad_input_is_named_with_exit_2(void **state)
 {
     scene *s = *state;
@@ -149,6 +164,12 @@ static void bad_input_is_named_with_exit_2(void **state)
                    "calltree diff trees/base.calltree trees/test.calltree --repo .");
     expect_culprit(s->dir, 2, "unknown revision",
                    "calltree diff trees/base.calltree trees/test.calltree --commit nope");
+    expect_culprit(s->dir, 2, "reach or paper",
+                   "calltree diff trees/base.calltree trees/test.calltree --rule bfs");
+    expect_culprit(s->dir, 2, "--min-share",
+                   "calltree diff trees/base.calltree trees/test.calltree --min-share 150");
+    expect_culprit(s->dir, 2, "no function 'nobody' in the base call tree",
+                   "calltree diff trees/base.calltree trees/test.calltree --root nobody");
     expect_culprit(s->dir, 2, "did you mean 'diff'", "calltree dif");
     expect_culprit(s->dir, 2, "--recurse", "overweight a b --recurse x");
     expect_culprit(s->dir, 2, "needs two profiles", "overweight trees/base.folded");
@@ -161,6 +182,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(diff_json_matches_golden),
         cmocka_unit_test(diff_text_names_the_path_and_the_changed_lines),
+        cmocka_unit_test(diff_rules_roots_and_shares_from_the_command_line),
         cmocka_unit_test(overweight_json_matches_golden),
         cmocka_unit_test(overweight_compares_a_tree_with_folded_stacks),
         cmocka_unit_test(bad_input_is_named_with_exit_2),

@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -35,6 +36,23 @@ static void buf_grows_and_stays_terminated(void **state)
     assert_string_equal(culprit_buf_cstr(&buf), "");
     culprit_buf_dispose(&buf);
     culprit_buf_dispose(NULL);
+}
+
+static void durations_take_the_unit_that_fits_their_size_signed_or_not(void **state)
+{
+    culprit_buf buf = CULPRIT_BUF_INIT;
+    (void)state;
+    culprit_buf_put_duration(&buf, 812.34);
+    culprit_buf_puts(&buf, " ");
+    culprit_buf_put_duration(&buf, 185159.3);
+    culprit_buf_puts(&buf, " ");
+    culprit_buf_put_duration(&buf, -185159.3); /* was "-185159.3 ns" */
+    culprit_buf_puts(&buf, " ");
+    culprit_buf_put_duration(&buf, -2.5e9);
+    culprit_buf_puts(&buf, " ");
+    culprit_buf_put_duration(&buf, NAN);
+    assert_string_equal(culprit_buf_cstr(&buf), "812.3 ns 185.2 us -185.2 us -2.500 s -");
+    culprit_buf_dispose(&buf);
 }
 
 static void write_atomic_never_replaces_with_no_replace(void **state)
@@ -219,6 +237,7 @@ int main(void)
         cmocka_unit_test(arrays_grow_by_doubling_and_keep_their_items),
         cmocka_unit_test(error_last_keeps_code_and_message),
         cmocka_unit_test(buf_grows_and_stays_terminated),
+        cmocka_unit_test(durations_take_the_unit_that_fits_their_size_signed_or_not),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
         cmocka_unit_test(write_atomic_follows_links_and_writes_devices_through),
         cmocka_unit_test(leftovers_of_dead_processes_are_removed_and_no_others),

@@ -68,7 +68,7 @@ fi
 (cd "$repo" && "$culprit" bisect --threshold 100 --good culprit^ --bad culprit --build "$build" \
     --command "./fig5 100" --calltree > "$work/out.txt" 2> "$work/err.log") ||
   fail "bisect --calltree (text) exited $?: $(cat "$work/err.log")"
-grep -q 'suspect 1: foo → doo → fem .*CHANGED in the commit' "$work/out.txt" ||
+grep -q 'suspect 1: foo → doo → fem  (adds .*CHANGED in the commit' "$work/out.txt" ||
   fail "text: $(cat "$work/out.txt")"
 grep -Eq "changed: .*fig5.c: $fem_line\$" "$work/out.txt" || fail "text lacks fem's line: $(cat "$work/out.txt")"
 
