@@ -69,6 +69,10 @@ typedef struct {
                         "then record the call trees of the culprit and its parent\n"               \
                         "(the command's binary built with culprit_instrument) and\n"               \
                         "name the functions and lines behind the slowdown"),                       \
+            CULPRIT_OPT("--calltree-build", 0, CULPRIT_OPT_STRING, &(o)->calltree_build, "CMD",    \
+                        "with --calltree: builds a checkout for the call trees\n"                  \
+                        "(instrumented, e.g. CC=culprit-cc) while --build makes the\n"             \
+                        "plain build the bisection measures"),                                     \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
                         "print the result as JSON on stdout"),                                     \
             CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
@@ -81,10 +85,13 @@ static void usage(FILE *out)
     const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
 
     cli_usage(out,
-              "usage: culprit bisect --good REV --bad REV [--build CMD]\n"
-              "                      (--command CMD | --run CMD --test NAME) [--all] [--json]\n"
+              "usage: culprit bisect (--good REV --bad REV | --auto) [--build CMD]\n"
+              "                      (--command CMD | --run CMD --test NAME) [--metric NAME]\n"
+              "                      [--all] [--paths P]... [--calltree [--calltree-build CMD]]\n"
+              "                      [--history DIR | --no-history] [--json]\n"
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
-              "                      [--confidence C] [--timeout SECONDS]\n"
+              "                      [--confidence C] [--instructions-threshold PERCENT]\n"
+              "                      [--timeout SECONDS]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -327,6 +334,11 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
     if (q->no_history && (q->history_dir || q->automatic)) {
         culprit_error_set(CULPRIT_EINVALID, "bisect: --no-history contradicts %s",
                           q->history_dir ? "--history" : "--auto");
+        return cli_usage_error("bisect");
+    }
+    if (o->calltree_build && !o->calltree) {
+        culprit_error_set(CULPRIT_EINVALID, "bisect: --calltree-build builds for the call trees: "
+                                            "give --calltree too");
         return cli_usage_error("bisect");
     }
     if (o->max_runs < o->min_runs)

@@ -237,6 +237,13 @@ typedef struct {
      * (culprit_detect_counted_change) at count_threshold. NULL: time. */
     const char *metric;
     double count_threshold; /**< smallest relative change of the count that is bad (0.005) */
+    /** With calltree: the shell command building a checkout for call trees (instrumented,
+     * e.g. with CC=culprit-cc), when `build` makes a plain build. The bisection then
+     * measures `build`'s binaries and records the trees in two checkouts of their own
+     * built with this one. NULL: the trees are recorded from `build`'s binaries. Either
+     * way, before bisecting, the good end's build for call trees must record a tree, or
+     * the session stops at once with the fix (CULPRIT_ERROR). */
+    const char *calltree_build;
 } culprit_bisect_options;
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
