@@ -80,6 +80,10 @@ typedef struct {
     const culprit_bisect__probe *probe;
     culprit_bisect_result *result;
     size_t failures; /* commits that could not be built or measured (max_failures) */
+    /* The slowdown of the whole range (the first check's change), and, during a
+     * bisection step, the change below which the step is futile (comparison.c): 0
+     * none. */
+    double effect, futile_below;
 } culprit_bisect__session;
 
 /*

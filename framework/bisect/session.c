@@ -208,6 +208,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
 {
     culprit_bisect__session s;
     culprit_bisect__side failed = CULPRIT_BISECT__CANDIDATE;
+    culprit_bisect_step *first = NULL;
     char culprit[41];
     int error, slower = 0;
 
@@ -226,7 +227,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
     if (opts->calltree && (error = calltree_preflight(&s)) < 0)
         goto cleanup;
     if ((error = culprit_bisect__check_pair(&s, out->good, out->bad, 2 * (size_t)opts->max_runs,
-                                            &slower, NULL, &failed)) < 0) {
+                                            &slower, &first, &failed)) < 0) {
         if (error == CULPRIT_ESKIP) { /* an end must be measurable: say which */
             if (failed != CULPRIT_BISECT__GOOD)
                 culprit_error_prefix("the bad end ");
@@ -238,6 +239,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         out->outcome = CULPRIT_BISECT_RESULT_NO_REGRESSION;
         goto cleanup;
     }
+    s.effect = first->change;
     if ((error = search(&s, culprit)) < 0)
         goto cleanup;
     if (culprit[0] && opts->calltree)

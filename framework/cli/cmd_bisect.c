@@ -135,8 +135,10 @@ typedef struct {
     cli_progress bar;
 } progress_state;
 
-/* One line per step, on a terminal only: commit, step k of about log2 N, verdict,
- * effect with its interval; below it the live status line with the bar. */
+/* One line per step on stderr: commit, step k of about log2 N, verdict, effect with
+ * its interval; on a terminal, below it the live status line with the bar. Where
+ * stderr is not a terminal (a CI log) the lines alone, as they come, so a long
+ * bisection is not silent for minutes. */
 static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
                      void *payload)
 {
@@ -147,7 +149,7 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     FILE *line;
     culprit_buf mean = CULPRIT_BUF_INIT;
 
-    if (!isatty(STDERR_FILENO) || !(line = open_memstream(&text, &size)))
+    if (!(line = open_memstream(&text, &size)))
         return;
     if (step->deterministic) /* a count, not a time */
         culprit_buf_printf(&mean, "%.0f", step->mean_ns);

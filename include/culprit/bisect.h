@@ -305,6 +305,9 @@ typedef struct culprit_bisect_step {
                             sides (some samples came from history) */
     int deterministic; /**< judged on counts (opts->metric) by the deterministic rule: one
                             run per side, no warm-up, no interval (change_low == change_high) */
+    int conclusive;    /**< bad at confidence 1 - (1 - confidence)^2 too: as strong as this
+                            step and an independent confirmation of it together (a culprit
+                            found by such a step against its parent is not measured again) */
 } culprit_bisect_step;
 
 typedef enum {
