@@ -35,7 +35,7 @@ culprit=$(realpath "$1"); shift
 quick=0 repo_src="" tip=HEAD ncommits=16 at=9 trials=1 input_mb=8
 build="make -j2 -C programs zstd >/dev/null"
 command=""
-plant='sed -i "0,/^size_t ZSTD_compressStream2(/{/^size_t ZSTD_compressStream2(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 20000000UL; planted_++) ; }/}" lib/compress/zstd_compress.c'
+plant='sed -i "/^size_t ZSTD_compressStream2(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 20000000UL; planted_++) ; }/" lib/compress/zstd_compress.c'
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
