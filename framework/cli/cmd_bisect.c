@@ -338,11 +338,6 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
                           q->history_dir ? "--history" : "--auto");
         return cli_usage_error("bisect");
     }
-    if (o->calltree_build && !o->calltree) {
-        culprit_error_set(CULPRIT_EINVALID, "bisect: --calltree-build builds for the call trees: "
-                                            "give --calltree too");
-        return cli_usage_error("bisect");
-    }
     if (o->max_runs < o->min_runs)
         o->max_runs = o->min_runs;
     return CLI_EXIT_OK;
