@@ -160,8 +160,8 @@ int culprit_calltree__explain_empty(const char *const *argv, const char *workdir
         CULPRIT_ENOTFOUND,
         "'%s' %s: it was not built with instrumentation%s; build it with "
         "culprit_instrument(<target>) in CMake (docs/cmake.md), with CC=culprit-cc, or with "
-        "`pkg-config --cflags --libs culprit-trace` (docs/calltree.md, \"Instrumenting any "
-        "build\")",
+        "-finstrument-functions -g and the runtime linked as a whole archive (`pkg-config "
+        "--cflags --libs culprit-trace`; docs/calltree.md, \"Instrumenting any build\")",
         shown, what,
         link == CULPRIT_CALLTREE_LINK_NOT_INSTRUMENTED
             ? " (it calls no __cyg_profile_func_enter)"
