@@ -7,17 +7,19 @@
 #   bench_bisect_cost.sh CULPRIT --quick
 #       a small generated C project (16 commits, the culprit 5x slower), seconds;
 #   bench_bisect_cost.sh CULPRIT --repo GIT_DIR [--tip REV] [--commits N] [--at K]
-#       [--build CMD] [--command CMD] [--plant CMD] [--input-mb N]
+#       [--build CMD] [--command CMD] [--plant CMD] [--input-mb N] [--lz4]
 #       a real project: the last N first-parent commits up to REV (default HEAD) of the
 #       repository GIT_DIR are replayed onto a branch, and from the K-th on the tree
 #       gets the regression `--plant` writes. Defaults are for zstd (facebook/zstd):
 #       build `make -j2 -C programs zstd`, command `programs/zstd -q -f -1 INPUT -o
 #       /dev/null` on a generated INPUT of N MB (8), and a busy loop planted at the top
-#       of ZSTD_compressStream2.
+#       of ZSTD_compressStream2. --lz4 gives the defaults for lz4 (lz4/lz4): build
+#       `make -j2 -C programs lz4`, command `programs/lz4 -q -f -1 INPUT /dev/null`,
+#       the busy loop at the top of LZ4F_compressUpdate.
 #
 # Each tool bisects a clone of its own of the same history:
 #   culprit: `culprit bisect --good FIRST --bad LAST --build B --command C --json`,
-#            default settings;
+#            default settings but --timeout 3600 (a loaded machine builds for minutes);
 #   git:     as a user does with a fixed threshold: the good end built and timed
 #            (median of 3 runs), the bad end built and timed in the same clone, the
 #            threshold halfway between; then `git bisect run` with a script that
@@ -48,6 +50,8 @@ while [ $# -gt 0 ]; do
     --command) command=$2; shift ;;
     --plant) plant=$2; shift ;;
     --input-mb) input_mb=$2; shift ;;
+    --lz4) build="make -j2 -C programs lz4 >/dev/null"; lz4=1
+      plant='sed -i "/^size_t LZ4F_compressUpdate(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 300000000UL; planted_++) ; }/" lib/lz4frame.c' ;;
     *) echo "bench_bisect_cost: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -113,6 +117,7 @@ else
   awk -v n=$((input_mb * 1024 * 1024 / 48)) 'BEGIN { srand(7); for (i = 0; i < n; i++)
     printf "%09d %s %s %s\n", i, substr("alphabetagammadeltaepsilon", int(rand()*20)+1, 6),
     int(rand()*100000), substr("zetaetathetaiotakappalambda", int(rand()*20)+1, 7) }' > "$input"
+  if [ -z "$command" ] && [ -n "${lz4:-}" ]; then command="programs/lz4 -q -f -1 '$input' /dev/null"; fi
   [ -n "$command" ] || command="programs/zstd -q -f -1 '$input' -o /dev/null"
   git clone -q --no-checkout "$repo_src" "$hist"
   mapfile -t chain < <(git -C "$hist" rev-list --first-parent -n "$ncommits" "$tip" | tac)
@@ -147,7 +152,7 @@ run_culprit() { # sets c_wall c_builds c_runs c_answer
   local clone=$work/culprit-$1 s e
   git clone -q "$hist" "$clone"
   s=$(now)
-  (cd "$clone" && "$culprit" bisect --good "$good" --bad "$bad" --build "$build" \
+  (cd "$clone" && "$culprit" bisect --timeout 3600 --good "$good" --bad "$bad" --build "$build" \
       --command "$command" --json > "$work/culprit.json" 2> "$work/culprit.err") ||
     { echo "culprit bisect failed: $(tail -5 "$work/culprit.err")" >&2; exit 2; }
   e=$(now)
