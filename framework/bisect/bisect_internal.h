@@ -25,8 +25,16 @@
 #include "culprit/bisect.h"
 #include "culprit/vcs.h"
 
-/* The two sides of a comparison: the good end and the candidate measured against it. */
-typedef enum { CULPRIT_BISECT__CANDIDATE = 0, CULPRIT_BISECT__GOOD = 1 } culprit_bisect__side;
+/* The two sides of a comparison: the good end and the candidate measured against it.
+ * With opts->calltree_build, the call trees are recorded in two checkouts of their own
+ * built with that command (the CT sides), so the measured builds stay plain. */
+typedef enum {
+    CULPRIT_BISECT__CANDIDATE = 0,
+    CULPRIT_BISECT__GOOD = 1,
+    CULPRIT_BISECT__CT_CANDIDATE = 2,
+    CULPRIT_BISECT__CT_GOOD = 3
+} culprit_bisect__side;
+#define CULPRIT_BISECT__NSIDES 4
 
 /*
  * What the search needs of the world to measure a commit. Each side has a place of
@@ -72,6 +80,10 @@ typedef struct {
     const culprit_bisect__probe *probe;
     culprit_bisect_result *result;
     size_t failures; /* commits that could not be built or measured (max_failures) */
+    /* The slowdown of the whole range (the first check's change), and, during a
+     * bisection step, the change below which the step is futile (comparison.c): 0
+     * none. */
+    double effect, futile_below;
 } culprit_bisect__session;
 
 /*
@@ -181,5 +193,14 @@ int culprit_bisect__slow_decay(culprit_bisect__session *s);
 int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
                              const culprit_bisect_options *opts, const char *parent_dir,
                              const char *culprit_dir);
+
+/*
+ * --calltree's check before bisecting: the good end `sha`, built for call trees in
+ * `dir`, must record a call tree (its structure and one timed depth). 0 when it does;
+ * otherwise the recorder's error, prefixed to say that the bisection stops before it
+ * starts, with the recorder's fix (not instrumented, or the runtime not linked).
+ */
+int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const char *dir,
+                                   const char *sha);
 
 #endif

@@ -38,7 +38,7 @@ static int relative_to(culprit_calltree *tree, const char *dir)
 
 /* The tree of one side; 0, or the error with its message naming the side. */
 static int record(culprit_calltree **out, const culprit_bisect_options *opts, const char *dir,
-                  const char *sha, const char *what)
+                  const char *sha, const char *what, unsigned int max_levels)
 {
     culprit_calltree_record_options o = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     char env_dir[4200];
@@ -56,7 +56,8 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
      * timed in runs of its own, and on a loaded machine one run can be twice as
      * slow as the next, which the diff would read as the callers' own time (the
      * root-cause cases named a caller so). A function called once gets n = 3. */
-    o.repeat = 3;
+    o.repeat = max_levels ? 1 : 3; /* the check before bisecting needs one tree */
+    o.max_levels = max_levels;
     if ((error = culprit_calltree_record(out, argv, &o)) < 0 ||
         (error = relative_to(*out, dir)) < 0) {
         char *why = culprit_strdup(culprit_error_last());
@@ -106,8 +107,8 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
 {
     int error;
 
-    if ((error = record(&out->parent_tree, opts, parent_dir, out->parent, "parent")) < 0 ||
-        (error = record(&out->culprit_tree, opts, culprit_dir, out->culprit, "culprit")) < 0 ||
+    if ((error = record(&out->parent_tree, opts, parent_dir, out->parent, "parent", 0)) < 0 ||
+        (error = record(&out->culprit_tree, opts, culprit_dir, out->culprit, "culprit", 0)) < 0 ||
         (error = diff(out, opts)) < 0 ||
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
@@ -116,4 +117,19 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
         culprit_error_clear();
     }
     return 0;
+}
+
+int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const char *dir,
+                                   const char *sha)
+{
+    culprit_calltree *tree = NULL;
+    int error;
+
+    /* The structure and one timed depth: what every later recording needs, at the
+     * cost of two runs. */
+    if ((error = record(&tree, opts, dir, sha, "good end", 1)) < 0)
+        culprit_error_prefix("--calltree: the bisection stops before it starts, since its call "
+                             "trees would be empty: ");
+    culprit_calltree_free(tree);
+    return error;
 }

@@ -35,13 +35,13 @@
 
 typedef struct {
     const culprit_bisect_options *opts;
-    culprit_vcs_checkout *ck[2]; /* indexed by culprit_bisect__side */
+    culprit_vcs_checkout *ck[CULPRIT_BISECT__NSIDES]; /* indexed by culprit_bisect__side */
     /* Which commit each checkout holds a successful build of ("" none): a commit is
      * never built twice in the same checkout. */
     struct {
         const culprit_vcs_checkout *ck;
         char sha[41];
-    } built[2];
+    } built[CULPRIT_BISECT__NSIDES];
     /* The store's runs are read once, when the session starts (`past`), so the runs
      * it records never count as reused and steps do not read the store again. The
      * build fingerprint is that of the first run the session makes itself. */
@@ -94,18 +94,23 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
     return error;
 }
 
-/* Puts `sha` into the side's checkout (created on first use) and builds it. */
+/* Puts `sha` into the side's checkout (created on first use) and builds it: with
+ * opts->build, or on a call-tree side with opts->calltree_build when given. */
 static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
                  int *built)
 {
     probe *p = payload;
     culprit_vcs_checkout **ck = &p->ck[side];
     culprit_vcs_checkout_options o;
+    /* The call-tree sides are built with the instrumented build command. */
+    const char *command = side >= CULPRIT_BISECT__CT_CANDIDATE && p->opts->calltree_build
+                              ? p->opts->calltree_build
+                              : p->opts->build;
     double elapsed;
     int error, slot = -1;
 
     *built = 0;
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < CULPRIT_BISECT__NSIDES; i++)
         if (*ck && p->built[i].ck == *ck) {
             if (!strcmp(p->built[i].sha, sha))
                 return 0; /* already built there */
@@ -120,13 +125,14 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     } else if ((error = culprit_vcs_checkout_switch(*ck, sha)) < 0) {
         return error;
     }
-    if (slot < 0) /* a new checkout takes the free record */
-        slot = !p->built[0].ck ? 0 : 1;
+    for (int i = 0; slot < 0 && i < CULPRIT_BISECT__NSIDES; i++)
+        if (!p->built[i].ck) /* a new checkout takes a free record */
+            slot = i;
     p->built[slot].ck = *ck;
     p->built[slot].sha[0] = '\0';
-    if (p->opts->build) {
+    if (command) {
         *built = 1;
-        if ((error = run_command(&elapsed, p->opts->build, culprit_vcs_checkout_path(*ck),
+        if ((error = run_command(&elapsed, command, culprit_vcs_checkout_path(*ck),
                                  p->opts->timeout_s, NULL)) < 0)
             return error;
     }
@@ -318,8 +324,8 @@ static void dispose(void *payload)
 
     if (!p)
         return;
-    culprit_vcs_checkout_remove(p->ck[CULPRIT_BISECT__GOOD]);
-    culprit_vcs_checkout_remove(p->ck[CULPRIT_BISECT__CANDIDATE]);
+    for (int i = 0; i < CULPRIT_BISECT__NSIDES; i++)
+        culprit_vcs_checkout_remove(p->ck[i]);
     culprit_history_free(p->history);
     free(p->fp_machine);
     free(p->fp_compiler);

@@ -95,7 +95,11 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
             return culprit_bisect_mark(b, index, CULPRIT_BISECT_SKIP);
         }
     }
+    /* A step searches for the range's slowdown: one that is surely less than half of
+     * it is futile to pursue (comparison.c; docs/bisect.md, "Stopping early"). */
+    s->futile_below = s->effect / 2 > s->opts->threshold ? s->effect / 2 : 0;
     error = culprit_bisect__compare(s, step, good, sha, s->opts->max_runs, &failed);
+    s->futile_below = 0;
     if (error == CULPRIT_ESKIP && failed == CULPRIT_BISECT__GOOD) /* measured before */
         return culprit_error_recode(CULPRIT_ERROR);
     if (error == CULPRIT_ESKIP)
@@ -241,12 +245,14 @@ cleanup:
 }
 
 /*
- * The culprit against its own first parent (check_pair_patient), always in runs of its
- * own: the step that marked it bad compared it with the good end of that time, which
+ * The culprit against its own first parent (check_pair_patient), in runs of its own:
+ * the step that marked it bad compared it with the good end of that time, which
  * may lie several commits back (with relevance skipping, Vogel 2017, 4.4.4, the
  * commits in between were assumed to change nothing; in a slow decay each adds a
  * little), and when that good end was the parent, noise that made the step wrong
  * would make the same runs confirm it: a fresh comparison is independent evidence.
+ * Unless that step against the parent was conclusive (comparison.c): its runs are
+ * then evidence as strong as the step and a fresh comparison together.
  * *confirmed: 1 slower, 0 not shown slower, -1 unchecked (no parent, or it cannot
  * be measured); *decided: the check ruled a slowdown beyond the threshold out;
  * parent: the first parent ("" if none).
@@ -268,6 +274,12 @@ static int confirm(culprit_bisect__session *s, const char *culprit, int *confirm
         memcpy(parent, fp[1], 41);
     free(fp);
     if (k < 2)
+        return 0;
+    /* The step that marked the culprit bad compared exactly this pair, conclusively
+     * (bad at 1 - alpha^2, as strong as that step and a fresh confirmation both wrong):
+     * measuring the pair again would add nothing but its cost. */
+    if ((check = (culprit_bisect_step *)culprit_bisect__step_of(s->result, culprit)) &&
+        check->conclusive && !strcmp(check->good, parent))
         return 0;
     error = check_pair_patient(s, parent, culprit, &slower, &check);
     if (error == CULPRIT_ESKIP) { /* the parent cannot be measured: keep the culprit */

@@ -53,11 +53,49 @@ int culprit_bisect__check_options(const culprit_bisect_options *opts)
     return 0;
 }
 
+/* The sides the call trees are recorded on: checkouts of their own when they have
+ * a build command of their own, else the measured ones. */
+static culprit_bisect__side calltree_side(const culprit_bisect__session *s,
+                                          culprit_bisect__side side)
+{
+    if (!s->opts->calltree_build)
+        return side;
+    return side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CT_GOOD : CULPRIT_BISECT__CT_CANDIDATE;
+}
+
+/*
+ * --calltree, before anything is measured: the good end built for call trees must
+ * record a tree. A build whose trees are empty (not instrumented, or the runtime not
+ * linked) would otherwise be found out only after the whole bisection; the session
+ * stops at once with the recorder's fix. Without calltree_build this is the good
+ * end's measured build, which the first check then reuses.
+ */
+static int calltree_preflight(culprit_bisect__session *s)
+{
+    const culprit_bisect__probe *p = s->probe;
+    culprit_bisect__side side = calltree_side(s, CULPRIT_BISECT__GOOD);
+    const char *good = s->result->good, *dir;
+    int error;
+
+    if ((error = culprit_bisect__build(s, side, good)) < 0) {
+        culprit_error_prefix("--calltree: the good end %.12s does not build for call trees: ",
+                             good);
+        return culprit_error_recode(CULPRIT_ERROR);
+    }
+    if (!p->dir || !(dir = p->dir(p->payload, side)))
+        return 0; /* a probe without directories (tests): nothing to record */
+    if ((error = culprit_bisect__calltree_check(s->opts, dir, good)) < 0)
+        return culprit_error_recode(CULPRIT_ERROR);
+    return 0;
+}
+
 /* --calltree: the culprit and its first parent, built on the two sides (a commit
  * already built there is not built again), then recorded and diffed. */
 static int calltree_step(culprit_bisect__session *s, const char *culprit)
 {
     const culprit_bisect__probe *p = s->probe;
+    const culprit_bisect__side G = calltree_side(s, CULPRIT_BISECT__GOOD),
+                               C = calltree_side(s, CULPRIT_BISECT__CANDIDATE);
     culprit_bisect_result *out = s->result;
     char(*fp)[41] = NULL;
     size_t k = 0;
@@ -72,14 +110,13 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                                   culprit);
     } else {
         memcpy(out->parent, fp[1], 41);
-        if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, out->parent)) < 0 ||
-            (error = culprit_bisect__build(s, CULPRIT_BISECT__CANDIDATE, culprit)) < 0) {
+        if ((error = culprit_bisect__build(s, G, out->parent)) < 0 ||
+            (error = culprit_bisect__build(s, C, culprit)) < 0) {
             if (error == CULPRIT_ESKIP)
                 culprit_error_prefix("building for the call trees: ");
         } else {
-            error = culprit_bisect__calltree(out, s->repo, s->opts,
-                                             p->dir(p->payload, CULPRIT_BISECT__GOOD),
-                                             p->dir(p->payload, CULPRIT_BISECT__CANDIDATE));
+            error = culprit_bisect__calltree(out, s->repo, s->opts, p->dir(p->payload, G),
+                                             p->dir(p->payload, C));
         }
     }
     free(fp);
@@ -183,6 +220,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
 {
     culprit_bisect__session s;
     culprit_bisect__side failed = CULPRIT_BISECT__CANDIDATE;
+    culprit_bisect_step *first = NULL;
     char culprit[41];
     int error, slower = 0;
 
@@ -198,8 +236,10 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
         (error = open_range(&s)) < 0)
         goto cleanup;
+    if (opts->calltree && (error = calltree_preflight(&s)) < 0)
+        goto cleanup;
     if ((error = culprit_bisect__check_pair(&s, out->good, out->bad, 2 * (size_t)opts->max_runs,
-                                            &slower, NULL, &failed)) < 0) {
+                                            &slower, &first, &failed)) < 0) {
         if (error == CULPRIT_ESKIP) { /* an end must be measurable: say which */
             if (failed != CULPRIT_BISECT__GOOD)
                 culprit_error_prefix("the bad end ");
@@ -211,6 +251,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         out->outcome = CULPRIT_BISECT_RESULT_NO_REGRESSION;
         goto cleanup;
     }
+    s.effect = first->change;
     if ((error = search(&s, culprit)) < 0)
         goto cleanup;
     if (culprit[0] && opts->calltree)

@@ -56,4 +56,15 @@ int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects);
 /* The word of the "mode" header line (file.c): "structure", "level", "full", "weights". */
 const char *culprit_calltree__mode_name(culprit_calltree_mode mode);
 
+/* The program a recorded command runs (diagnose.c): argv[0] found in PATH, or, for
+ * `sh -c CMD`, CMD's first word when it is a plain path (relative to `workdir`);
+ * NULL when it cannot tell (shell syntax, not found). The caller frees it. */
+char *culprit_calltree__program(const char *const *argv, const char *workdir);
+
+/* Sets the error of a command that recorded nothing (`what` says how) and returns
+ * CULPRIT_ENOTFOUND: its program inspected (culprit_calltree_inspect), the message
+ * tells "instrumented, but the trace runtime was not linked" from "not
+ * instrumented" and gives the fix of each (diagnose.c). */
+int culprit_calltree__explain_empty(const char *const *argv, const char *workdir, const char *what);
+
 #endif

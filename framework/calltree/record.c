@@ -10,6 +10,7 @@
  * (in a checkout directory, with its own environment) are built on this.
  */
 #define _GNU_SOURCE /* asprintf */
+#include "calltree_internal.h"
 #include "culprit/calltree.h"
 
 #include <math.h>
@@ -97,14 +98,11 @@ static void command_line(culprit_buf *out, const char *const *argv)
     }
 }
 
-static int not_instrumented(const char *const *argv, const char *what)
+/* The command recorded nothing: why, and the fix (diagnose.c). */
+static int not_instrumented(const char *const *argv, const culprit_calltree_record_options *opts,
+                            const char *what)
 {
-    return culprit_error_set(
-        CULPRIT_ENOTFOUND,
-        "'%s' %s: it was not built with instrumentation; build it with "
-        "culprit_instrument(<target>) in CMake (docs/cmake.md), or compile its sources with "
-        "-finstrument-functions -g and link it with libculprit_trace",
-        argv[0], what);
+    return culprit_calltree__explain_empty(argv, opts->workdir, what);
 }
 
 static int same_function(const culprit_calltree *a, size_t fa, const culprit_calltree *b, size_t fb)
@@ -243,14 +241,14 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     if ((error = run_once(argv, opts, path.ptr, "structure", 0)) < 0)
         goto cleanup;
     if (access(path.ptr, F_OK) != 0) {
-        error = not_instrumented(argv, "wrote no call tree");
+        error = not_instrumented(argv, opts, "wrote no call tree");
         goto cleanup;
     }
     if ((error = culprit_calltree_read_file(&s, path.ptr)) < 0)
         goto cleanup;
     unlink(path.ptr);
     if (s->nnodes <= 1) {
-        error = not_instrumented(argv, "recorded no instrumented call");
+        error = not_instrumented(argv, opts, "recorded no instrumented call");
         goto cleanup;
     }
     for (size_t i = 1; i < s->nnodes; i++)

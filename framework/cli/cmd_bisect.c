@@ -69,6 +69,10 @@ typedef struct {
                         "then record the call trees of the culprit and its parent\n"               \
                         "(the command's binary built with culprit_instrument) and\n"               \
                         "name the functions and lines behind the slowdown"),                       \
+            CULPRIT_OPT("--calltree-build", 0, CULPRIT_OPT_STRING, &(o)->calltree_build, "CMD",    \
+                        "with --calltree: builds a checkout for the call trees\n"                  \
+                        "(instrumented, e.g. CC=culprit-cc) while --build makes the\n"             \
+                        "plain build the bisection measures"),                                     \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
                         "print the result as JSON on stdout"),                                     \
             CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
@@ -81,10 +85,13 @@ static void usage(FILE *out)
     const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
 
     cli_usage(out,
-              "usage: culprit bisect --good REV --bad REV [--build CMD]\n"
-              "                      (--command CMD | --run CMD --test NAME) [--all] [--json]\n"
+              "usage: culprit bisect (--good REV --bad REV | --auto) [--build CMD]\n"
+              "                      (--command CMD | --run CMD --test NAME) [--metric NAME]\n"
+              "                      [--all] [--paths P]... [--calltree [--calltree-build CMD]]\n"
+              "                      [--history DIR | --no-history] [--json]\n"
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
-              "                      [--confidence C] [--timeout SECONDS]\n"
+              "                      [--confidence C] [--instructions-threshold PERCENT]\n"
+              "                      [--timeout SECONDS]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -117,8 +124,10 @@ typedef struct {
     cli_progress bar;
 } progress_state;
 
-/* One line per step, on a terminal only: commit, step k of about log2 N, verdict,
- * effect with its interval; below it the live status line with the bar. */
+/* One line per step on stderr: commit, step k of about log2 N, verdict, effect with
+ * its interval; on a terminal, below it the live status line with the bar. Where
+ * stderr is not a terminal (a CI log) the lines alone, as they come, so a long
+ * bisection is not silent for minutes. */
 static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
                      void *payload)
 {
@@ -129,7 +138,7 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     FILE *line;
     culprit_buf mean = CULPRIT_BUF_INIT;
 
-    if (!isatty(STDERR_FILENO) || !(line = open_memstream(&text, &size)))
+    if (!(line = open_memstream(&text, &size)))
         return;
     if (step->deterministic) /* a count, not a time */
         culprit_buf_printf(&mean, "%.0f", step->mean_ns);

@@ -237,6 +237,13 @@ typedef struct {
      * (culprit_detect_counted_change) at count_threshold. NULL: time. */
     const char *metric;
     double count_threshold; /**< smallest relative change of the count that is bad (0.005) */
+    /** With calltree: the shell command building a checkout for call trees (instrumented,
+     * e.g. with CC=culprit-cc), when `build` makes a plain build. The bisection then
+     * measures `build`'s binaries and records the trees in two checkouts of their own
+     * built with this one. NULL: the trees are recorded from `build`'s binaries. Either
+     * way, before bisecting, the good end's build for call trees must record a tree, or
+     * the session stops at once with the fix (CULPRIT_ERROR). */
+    const char *calltree_build;
 } culprit_bisect_options;
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
@@ -298,6 +305,9 @@ typedef struct culprit_bisect_step {
                             sides (some samples came from history) */
     int deterministic; /**< judged on counts (opts->metric) by the deterministic rule: one
                             run per side, no warm-up, no interval (change_low == change_high) */
+    int conclusive;    /**< bad at confidence 1 - (1 - confidence)^2 too: as strong as this
+                            step and an independent confirmation of it together (a culprit
+                            found by such a step against its parent is not measured again) */
 } culprit_bisect_step;
 
 typedef enum {

@@ -629,6 +629,25 @@ void culprit_calltree_overweight_table_free(culprit_calltree_overweight_table *t
 
 /* ------------------------------------------------------------------ record --- */
 
+/** What a program's symbol tables say about its instrumentation (culprit_calltree_inspect). */
+typedef enum {
+    CULPRIT_CALLTREE_LINK_UNKNOWN = 0,      /**< not an ELF file (a script, a missing file) */
+    CULPRIT_CALLTREE_LINK_NOT_INSTRUMENTED, /**< no call of __cyg_profile_func_enter */
+    CULPRIT_CALLTREE_LINK_HOOKS_ONLY,       /**< instrumented, but the hooks are not defined in
+                                                 it: glibc's empty ones run (the trace runtime
+                                                 was not linked) */
+    CULPRIT_CALLTREE_LINK_RUNTIME           /**< instrumented, with the hooks linked in */
+} culprit_calltree_link;
+
+/**
+ * Inspects the ELF file `path` (an executable or a shared library): is it
+ * instrumented with -finstrument-functions, and is the trace runtime linked into it
+ * (docs/calltree.md, "Instrumenting any build")? A file that is not ELF is
+ * CULPRIT_CALLTREE_LINK_UNKNOWN. Returns 0, or CULPRIT_ENOTFOUND when it cannot be
+ * opened. Thread-safe.
+ */
+int culprit_calltree_inspect(culprit_calltree_link *out, const char *path);
+
 /** How culprit_calltree_record() runs the command. */
 typedef struct {
     unsigned int version;    /**< CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION */

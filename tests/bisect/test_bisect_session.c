@@ -317,17 +317,15 @@ static void test_linear_history(void **state)
     /* Each commit is built when it comes to a side that does not hold it: the two
      * ends, 4, 2, 3 (the good ones trade sides with the good end), 4 again. */
     assert_int_equal(sc->r.builds, 6);
-    /* The runs of the initial check, 10 pairs plus one warm-up of each, twice as many
-     * (patient) allowed; the four steps decide on 10 pairs each. */
-    assert_int_equal(sc->r.runs, 5 * 22);
+    /* The planted runs differ by a fixed jitter of under 1%: every comparison (the
+     * initial check, the four steps) stops at the first early look of the sequential
+     * rule, 4 pairs plus one warm-up of each side. The step that marked 4 bad was
+     * against 0, not its parent: 4 is confirmed against 3 in runs of its own. */
+    assert_int_equal(sc->r.runs, 5 * (2 + 2 * 4));
     /* A warm-up of each side (the candidate first: its build comes before both kept
      * runs), then pairs, every other one with the candidate first. */
-    assert_memory_equal(sc->f.runs,
-                        "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 "
-                        "C4 G0 G0 C4",
-                        sizeof("C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 "
-                               "C4 G0 G0 C4") -
-                            1);
+    assert_memory_equal(sc->f.runs, "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 G0 C4",
+                        sizeof("C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 G0 C4") - 1);
 }
 
 /* 0 - 1 - 2 ------ 5 - 6
@@ -371,7 +369,9 @@ static void test_skip_range(void **state)
     sc->f.unbuildable[4] = sc->f.unbuildable[5] = 0;
     sc->f.unbuildable[6] = 1;
     run_session(sc, 0, 8);
-    expect(sc, "8/0:B 4/0:G 6/4:S 5/4:B 5/4:B", CULPRIT_BISECT_RESULT_FOUND, "5", 1);
+    /* 5 was marked bad against its parent 4, conclusively (the planted slowdown is
+     * far beyond the jitter): that pair is not measured again to confirm it. */
+    expect(sc, "8/0:B 4/0:G 6/4:S 5/4:B", CULPRIT_BISECT_RESULT_FOUND, "5", 1);
 }
 
 /* --all: 2 makes it 20% slower, 4 10% faster, 6 10% slower again: after 2, the range
@@ -427,18 +427,61 @@ static void test_search_again_below(void **state)
 
 /* The slowdown is at 6; 4's first runs are 10% slower (a stall of the machine), so
  * its step marks it bad: the culprit found (4) is not slower than its parent, the
- * bad end is slower than it: the search goes above it and finds 6. */
+ * bad end is slower than it: the search goes above it and finds 6. The stall lasts
+ * the step's runs (a warm-up and 4 pairs: the step stops at the sequential rule's
+ * first look), not the fresh comparison of 4 with its parent that follows. */
 static void test_search_again_above(void **state)
 {
     scenario *sc = *state;
 
     linear(sc, 9, 6, 0.10);
-    sc->f.burst_runs[4] = 11;
+    sc->f.burst_runs[4] = 5;
     sc->f.burst_slow[4] = 0.10;
     run_session(sc, 0, 8);
     expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:G 6/5:B",
            CULPRIT_BISECT_RESULT_FOUND, "6", 1);
     assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* The sequential rule (comparison.c): a slowdown far beyond the runs' spread stops a
+ * step at the first early look (4 pairs) and is conclusive, so the culprit found by a
+ * step against its parent is not measured again; the same slowdown under runs that
+ * vary by +-15% cannot be told at the early looks (t on 3 and 5 degrees of freedom at
+ * 1 - alpha/20) and goes on to the regular ones, min_runs pairs and more. */
+static void test_sequential_looks(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 2, 1, 0.10);
+    run_session(sc, 0, 1);
+    expect(sc, "1/0:B", CULPRIT_BISECT_RESULT_FOUND, "1", 1);
+    assert_int_equal(sc->r.steps[0].runs, 4);
+    assert_true(sc->r.steps[0].conclusive);
+    assert_int_equal(sc->r.runs, 2 + 2 * 4);
+
+    sc->f.burst_runs[0] = sc->f.burst_runs[1] = 200;
+    sc->f.burst_noise[0] = 0.15;
+    run_session(sc, 0, 1);
+    assert_int_equal(sc->r.steps[0].verdict, CULPRIT_BISECT_BAD);
+    assert_true(sc->r.steps[0].runs >= sc->opts.min_runs);
+}
+
+/* Futility: with the range 5x slower, a candidate without the slowdown whose runs
+ * vary by +-15% cannot be shown below the 2% threshold in 30 pairs, but is surely
+ * not half the range's slowdown at the first regular look: good (undecided) on
+ * min_runs pairs, not max_runs. The first check and scans do not stop for futility. */
+static void test_futility(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 5, 3, 4.0);
+    for (int c = 0; c < 3; c++) {
+        sc->f.burst_runs[c] = 200;
+        sc->f.burst_noise[c] = 0.15;
+    }
+    run_session(sc, 0, 4);
+    expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    assert_int_equal(sc->r.steps[1].runs, sc->opts.min_runs);
 }
 
 /* --paths: commits touching only docs/ are not built; the slowdown is in 3. */
@@ -574,11 +617,11 @@ static void test_confirm(void **state)
     culprit_bisect_confirmation c;
 
     linear(sc, 4, 2, 0.10);
-    sc->f.mean[3] = 100 * 1.02; /* at the 2% threshold */
+    sc->f.mean[3] = 100 * 1.0195; /* at the 2% threshold, within the runs' jitter of it */
     confirm_of(sc, 0, 2, &c);
     assert_int_equal(c.slower, 1);
     assert_true(c.change > 0.09 && c.change < 0.11);
-    assert_int_equal(c.pairs, sc->opts.min_runs);
+    assert_int_equal(c.pairs, 4); /* the sequential rule's first look */
     assert_int_equal(c.builds, 2);
     confirm_of(sc, 0, 1, &c);
     assert_int_equal(c.slower, 0);
@@ -615,6 +658,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sequential_looks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_futility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_relevance, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unbuildable_ends, setup, teardown),
         cmocka_unit_test_setup_teardown(test_too_many_skips, setup, teardown),

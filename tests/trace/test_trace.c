@@ -473,6 +473,23 @@ static void an_uninstrumented_binary_is_named_with_the_fix(void **state)
     assert_non_null(strstr(culprit_error_last(), "-finstrument-functions"));
 }
 
+/* culprit_calltree_inspect: the instrumented fixture has the runtime linked, the plain
+ * build calls no hook, a file that is not ELF cannot tell, a missing one is an error.
+ * (A program with glibc's hooks only is tests/e2e/instrument_build.sh's.) */
+static void inspect_tells_instrumented_from_plain(void **state)
+{
+    culprit_calltree_link link;
+    (void)state;
+
+    assert_int_equal(culprit_calltree_inspect(&link, FIXTURE), 0);
+    assert_int_equal(link, CULPRIT_CALLTREE_LINK_RUNTIME);
+    assert_int_equal(culprit_calltree_inspect(&link, PLAIN), 0);
+    assert_int_equal(link, CULPRIT_CALLTREE_LINK_NOT_INSTRUMENTED);
+    assert_int_equal(culprit_calltree_inspect(&link, "/etc/passwd"), 0);
+    assert_int_equal(link, CULPRIT_CALLTREE_LINK_UNKNOWN);
+    assert_int_equal(culprit_calltree_inspect(&link, "/nonexistent/program"), CULPRIT_ENOTFOUND);
+}
+
 static void a_command_that_cannot_run_is_an_error(void **state)
 {
     const char *argv[] = {"/nonexistent/program", NULL};
@@ -592,6 +609,7 @@ int main(void)
         cmocka_unit_test(a_rebuilt_binary_is_not_used_to_name_an_old_tree),
         cmocka_unit_test(a_stripped_binary_shows_addresses),
         cmocka_unit_test(an_uninstrumented_binary_is_named_with_the_fix),
+        cmocka_unit_test(inspect_tells_instrumented_from_plain),
         cmocka_unit_test(a_command_that_cannot_run_is_an_error),
         cmocka_unit_test(the_runner_writes_a_tree_per_perf_test),
         cmocka_unit_test(recording_a_perf_test_binary_keeps_its_tests_in_process),
