@@ -221,8 +221,8 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
         if ((!flagged(result, i) && v->kind != CULPRIT_VERDICT_UNDECIDED) ||
             v->evidence == CULPRIT_EVIDENCE_DETERMINISTIC)
             continue;
-        if (culprit_detect_baseline(&b, runs, result->now_runs[i]->suite, result->now[i]->name,
-                                    bases, nbases, 1) < 0 ||
+        if (culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
+                                        nbases, 1, a->judge.check.detect.allow_mixed) < 0 ||
             b.n == 0) {
             culprit_baseline_dispose(&b);
             continue;

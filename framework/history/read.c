@@ -154,6 +154,7 @@ static void on_property(reader *r, const xmlChar **attrs, int nb)
         {"culprit.timestamp", offsetof(culprit_run, timestamp)},
         {"culprit.host", offsetof(culprit_run, host)},
         {"culprit.machine", offsetof(culprit_run, machine)},
+        {"culprit.machine-class", offsetof(culprit_run, machine_class)},
         {"culprit.compiler", offsetof(culprit_run, compiler)},
         {"culprit.flags", offsetof(culprit_run, flags)},
         {"culprit.binary", offsetof(culprit_run, binary)},

@@ -49,6 +49,10 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "checkouts)"),
         CULPRIT_OPT("--branch", 0, CULPRIT_OPT_STRING, &o->branch, "NAME",
                     "record this branch (also $CULPRIT_BRANCH)"),
+        CULPRIT_OPT("--machine", 0, CULPRIT_OPT_STRING, &o->machine, "NAME",
+                    "record the run for this class of identical machines (a CI\n"
+                    "runner label; also $CULPRIT_MACHINE): runs of one class are\n"
+                    "compared whatever their host or kernel"),
         CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, &o->project, "FILE",
                     "project file (default: culprit.json at the repository root)"),
         /* A test binary judges categories only: minor needs the history (culprit check). */

@@ -26,6 +26,7 @@ typedef struct {
     const char *junit;
     const char *commit;
     const char *branch;
+    const char *machine; /* --machine: the class of identical runners this one counts for */
     const char *project;
     int fail_on_none;   /* --fail-on none: a major regression is recorded but does not fail */
     const char *metric; /* --metric / $CULPRIT_METRIC: judge this series of every test */

@@ -93,7 +93,7 @@ typedef struct {
     char *branch;    /**< branch name, or NULL (detached, unknown) */
     char *timestamp; /**< ISO 8601 UTC, e.g. "2026-11-22T13:05:00Z" */
     char *host;      /**< host name */
-    char *machine;   /**< machine fingerprint: CPU model, cores, kernel */
+    char *machine;   /**< machine fingerprint: CPU model, cores, kernel, architecture */
     char *compiler;  /**< compiler of the test binary */
     char *flags;     /**< its build flags */
     char *binary;    /**< path of the test binary that ran (to re-run a test); NULL: unknown */
@@ -102,7 +102,21 @@ typedef struct {
     size_t ntests;
     culprit_test_result *tests;
     size_t atests; /**< allocated entries of tests */
+
+    char *machine_class; /**< the class of identical machines the run counts for: the name
+                              given with the runner's --machine / $CULPRIT_MACHINE, else the
+                              fingerprint without the kernel release (docs/detection.md);
+                              NULL: derived from `machine` (culprit_run_machine_class) */
 } culprit_run;
+
+/**
+ * The machine class of `run` into `buf` (NUL-terminated, cut to `size`): its
+ * machine_class when set, else its machine fingerprint with the kernel release left
+ * out ("CPU; N cpus; Linux 6.1.0-25-amd64 x86_64" is class "CPU; N cpus; Linux
+ * x86_64"), so that files written before classes existed, and runs before and after a
+ * kernel update, count for one machine. "" when the run records neither. Returns buf.
+ */
+const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run *run);
 
 /** Creates an empty run. Caller frees with culprit_run_free(). */
 int culprit_run_new(culprit_run **out);
