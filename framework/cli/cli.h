@@ -340,6 +340,9 @@ void cli_progress_stop(cli_progress *p);
 int cli_check(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_bisect(int argc, char **argv);
+/* `culprit history compact` and `culprit history prune` (cmd_history_compact.c);
+ * argv[0] is "compact" or "prune". */
+int cli_history_compact(int argc, char **argv);
 int cli_history(int argc, char **argv);
 int cli_categories(int argc, char **argv);
 int cli_report(int argc, char **argv);

@@ -33,6 +33,7 @@ static void usage(FILE *out)
 
     cli_usage(out,
               "usage: culprit history [--test NAME] [--commit REV] [--limit N] [--json]\n"
+              "       culprit history compact|prune [...]   (see culprit history compact --help)\n"
               "Shows each test's measurements along the first-parent history of REV, newest\n"
               "first: commit, date, mean with its confidence interval, samples, and the\n"
               "verdict against the previous commit with data.\n"
@@ -125,6 +126,9 @@ int cli_history(int argc, char **argv)
     int kind, help = 0, error = 0;
     const culprit_opt options[] = HISTORY_OPTIONS(&judge, &rev, &limit, &help);
 
+    /* Subcommands of the store itself. */
+    if (argc > 1 && (strcmp(argv[1], "compact") == 0 || strcmp(argv[1], "prune") == 0))
+        return cli_history_compact(argc - 1, argv + 1);
     memset(&env, 0, sizeof(env));
     cli_judge_init(&judge);
     culprit_opt_parser_init(&p, "history", options, argc, argv);

@@ -210,8 +210,7 @@ static int compare_runs(const void *a, const void *b)
     return c ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
 }
 
-/* The run files of the directory, sorted: "*.xml", not hidden, not a temporary. */
-static int list_files(char ***out, size_t *count, const char *dir)
+int culprit_history__list_files(char ***out, size_t *count, const char *dir)
 {
     DIR *d;
     struct dirent *e;
@@ -262,6 +261,17 @@ static int append_run(culprit_history_runs *runs, size_t *alloc, culprit_run *ru
     return 0;
 }
 
+void culprit_history__warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path)
+{
+    /* The reader names the file first; the warning says it already. */
+    const char *reason = culprit_error_last();
+    size_t plen = strlen(path);
+
+    if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
+        reason += plen + 2;
+    (warn ? warn : warn_stderr)(path, reason, payload);
+}
+
 int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          const culprit_history_query *query, culprit_history_warn_fn warn,
                          void *payload)
@@ -274,7 +284,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
     memset(out, 0, sizeof(*out));
     if (!warn)
         warn = warn_stderr;
-    if ((error = list_files(&names, &nnames, history->dir)) < 0)
+    if ((error = culprit_history__list_files(&names, &nnames, history->dir)) < 0)
         return error;
     for (size_t i = 0; i < nnames; i++) {
         culprit_run *run = NULL;
@@ -288,12 +298,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
         if (error == CULPRIT_ERROR)
             goto cleanup; /* out of memory: the next file would fail too */
         if (error < 0) {
-            /* The reader names the file first; the warning says it already. */
-            const char *reason = culprit_error_last();
-            size_t plen = strlen(path);
-            if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
-                reason += plen + 2;
-            warn(path, reason, payload);
+            culprit_history__warn_skipped(warn, payload, path);
             out->nskipped++;
             error = 0;
             continue;

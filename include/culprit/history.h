@@ -220,6 +220,53 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          void *payload);
 void culprit_history_runs_dispose(culprit_history_runs *runs);
 
+/* ------------------------------------------------------------ compaction --- */
+
+/** What culprit_history_compact() does. */
+typedef struct {
+    unsigned int version;
+    size_t keep_samples; /**< per test, the raw samples of its newest this many runs are
+                              kept and older runs keep their summaries only (prune);
+                              0: every sample kept (compact losslessly) */
+    int dry_run;         /**< count what would change, write nothing */
+} culprit_history_compact_options;
+
+#define CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION 1
+#define CULPRIT_HISTORY_COMPACT_OPTIONS_INIT                                                       \
+    {                                                                                              \
+        CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION, 0, 0                                              \
+    }
+
+int culprit_history_compact_options_init(culprit_history_compact_options *opts,
+                                         unsigned int version);
+
+/** What a compaction found and did. */
+typedef struct {
+    size_t files;          /**< run files read */
+    size_t rewritten;      /**< of them written anew, smaller (or that would be: dry_run) */
+    size_t skipped;        /**< unreadable or foreign files, reported and left as they are */
+    size_t test_runs;      /**< test results in the files read */
+    size_t pruned;         /**< test results whose raw samples were dropped */
+    uint64_t bytes_before; /**< the run files read, before */
+    uint64_t bytes_after;  /**< and after */
+} culprit_history_compact_stats;
+
+/**
+ * Makes the store small (docs/history-format.md, "Compaction"): every run file is
+ * written again with its samples packed, and with opts->keep_samples K the samples
+ * of every test result older than the newest K of its test are dropped (summaries,
+ * categories and verdicts stay). A file is replaced only when the result is
+ * smaller, atomically (temporary file, rename), so readers never see a partial
+ * file; one that cannot be read is reported through `warn` (NULL: stderr), counted
+ * in `skipped` and left. Verdicts of culprit check are the same before and after
+ * (they judge summaries). Not safe against another compaction of the same store
+ * at the same time (the second one just finds less to do); runs stored meanwhile
+ * are not touched. opts NULL: lossless compaction.
+ */
+int culprit_history_compact(culprit_history_compact_stats *out, culprit_history *history,
+                            const culprit_history_compact_options *opts,
+                            culprit_history_warn_fn warn, void *payload);
+
 #ifdef __cplusplus
 }
 #endif
