@@ -244,11 +244,15 @@ void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_
 int cli_load_history(culprit_history_runs *out, const char *dir);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags);
+/* The same with a query (commits, suite, test, flags). */
+int cli_load_history_query(culprit_history_runs *out, const char *dir,
+                           const culprit_history_query *query);
 
 /* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
  * opts->metric every result's summaries recomputed for that series
  * (culprit_detect_select_metric). */
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts);
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
+                    const char *const *commits, size_t ncommits);
 
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in

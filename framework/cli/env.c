@@ -55,8 +55,15 @@ int cli_load_history(culprit_history_runs *out, const char *dir)
 
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags)
 {
+    culprit_history_query query = {.flags = flags};
+
+    return cli_load_history_query(out, dir, &query);
+}
+
+int cli_load_history_query(culprit_history_runs *out, const char *dir,
+                           const culprit_history_query *query)
+{
     culprit_history *history = NULL;
-    culprit_history_query query = {NULL, NULL, NULL, flags};
     struct stat st;
     int error;
 
@@ -68,16 +75,20 @@ int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned 
                                  dir);
     if ((error = culprit_history_open(&history, dir, 0)) < 0)
         return error;
-    error = culprit_history_load(out, history, &query, warn_skipped, NULL);
+    error = culprit_history_load(out, history, query, warn_skipped, NULL);
     culprit_history_free(history);
     return error;
 }
 
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts)
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
+                    const char *const *commits, size_t ncommits)
 {
+    culprit_history_query query = {.flags = cli_history_flags(opts)};
     int error;
 
-    if ((error = cli_load_history_flags(out, dir, cli_history_flags(opts))) < 0)
+    query.commits = commits;
+    query.ncommits = ncommits;
+    if ((error = cli_load_history_query(out, dir, &query)) < 0)
         return error;
     for (size_t i = 0; opts->metric && i < out->nruns; i++)
         if ((error = culprit_detect_select_metric(out->runs[i], opts->metric,

@@ -78,6 +78,13 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
 int culprit_history__load_file(culprit_run **out, const char *path,
                                const culprit_history_query *query);
 
+/*
+ * 1 when `commit` (NULL: none) is among q->commits, which culprit_history_load() has
+ * sorted; with `prefix`, when one of them starts with `commit` (a file name's 12 hex
+ * digits).
+ */
+int culprit_history__commit_wanted(const culprit_history_query *q, const char *commit, int prefix);
+
 /* The run files of directory `dir`, sorted: "*.xml", not hidden, not a temporary. */
 int culprit_history__list_files(char ***out, size_t *count, const char *dir);
 

@@ -193,3 +193,21 @@ const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run 
         snprintf(buf, size, "%.*s%s", (int)(sp1 - m), m, sp2);
     return buf;
 }
+
+int culprit_history__commit_wanted(const culprit_history_query *q, const char *commit, int prefix)
+{
+    size_t lo = 0, hi = q->ncommits, len;
+
+    if (!commit)
+        return 0;
+    len = strlen(commit);
+    while (lo < hi) { /* the first wanted commit not below `commit` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(q->commits[mid], commit) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->ncommits && (prefix ? strncmp(q->commits[lo], commit, len) == 0
+                                       : strcmp(q->commits[lo], commit) == 0);
+}

@@ -272,11 +272,31 @@ void culprit_history__warn_skipped(culprit_history_warn_fn warn, void *payload, 
     (warn ? warn : warn_stderr)(path, reason, payload);
 }
 
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A generated name, "<stamp>_<commit12>_<host>_...", of a commit not wanted. */
+static int name_unwanted(const culprit_history_query *q, const char *name)
+{
+    const char *us = strchr(name, '_');
+    char c12[13];
+
+    if (!q->ncommits || !us || strlen(us + 1) < 13 || us[13] != '_' ||
+        strspn(us + 1, "0123456789abcdef") != 12)
+        return 0;
+    memcpy(c12, us + 1, 12);
+    c12[12] = '\0';
+    return !culprit_history__commit_wanted(q, c12, 1);
+}
+
 int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          const culprit_history_query *query, culprit_history_warn_fn warn,
                          void *payload)
 {
-    culprit_history_query all = {NULL, NULL, NULL, 0};
+    culprit_history_query q = {.flags = 0};
+    const char **sorted = NULL;
     char **names = NULL, *path = NULL;
     size_t nnames = 0, alloc = 0;
     int error;
@@ -284,17 +304,29 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
     memset(out, 0, sizeof(*out));
     if (!warn)
         warn = warn_stderr;
+    if (query)
+        q = *query;
+    if (q.ncommits) { /* sorted, for a binary search per file */
+        if (!(sorted = malloc(q.ncommits * sizeof(*sorted))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        memcpy(sorted, q.commits, q.ncommits * sizeof(*sorted));
+        qsort(sorted, q.ncommits, sizeof(*sorted), compare_strings);
+        q.commits = sorted;
+    }
     if ((error = culprit_history__list_files(&names, &nnames, history->dir)) < 0)
-        return error;
+        goto cleanup;
     for (size_t i = 0; i < nnames; i++) {
         culprit_run *run = NULL;
+
+        if (name_unwanted(&q, names[i]))
+            continue;
 
         free(path);
         if (!(path = culprit_fs_join(history->dir, names[i]))) {
             error = culprit_error_set(CULPRIT_ERROR, "out of memory");
             goto cleanup;
         }
-        error = culprit_history__load_file(&run, path, query ? query : &all);
+        error = culprit_history__load_file(&run, path, &q);
         if (error == CULPRIT_ERROR)
             goto cleanup; /* out of memory: the next file would fail too */
         if (error < 0) {
@@ -311,6 +343,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
     qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
 cleanup:
     free(path);
+    free(sorted);
     for (size_t i = 0; i < nnames; i++)
         free(names[i]);
     free(names);

@@ -198,10 +198,14 @@ typedef void (*culprit_history_warn_fn)(const char *path, const char *message, v
 
 /** What to load from the store. Zero-initialize: everything, summaries only. */
 typedef struct {
-    const char *commit; /**< only runs whose commit starts with this; NULL: all */
-    const char *test;   /**< only this test's results (other tests dropped); NULL: all */
-    const char *suite;  /**< only runs of this suite; NULL: all */
-    unsigned int flags; /**< CULPRIT_HISTORY_LOAD_* */
+    const char *commit;         /**< only runs whose commit starts with this; NULL: all */
+    const char *test;           /**< only this test's results (other tests dropped); NULL: all */
+    const char *suite;          /**< only runs of this suite; NULL: all */
+    unsigned int flags;         /**< CULPRIT_HISTORY_LOAD_* */
+    const char *const *commits; /**< only runs at one of these commits (full shas), when
+                                     ncommits > 0: a file whose generated name carries
+                                     another commit is not even opened */
+    size_t ncommits;
 } culprit_history_query;
 
 /** A loaded set of runs, sorted by timestamp then id. */

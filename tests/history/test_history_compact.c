@@ -309,7 +309,7 @@ static void compacting_and_pruning_keep_the_verdicts(void **state)
     assert_true(store_bytes(dir, names, n) < after);
     same_verdicts(v, check_at_c3(dir));
     {
-        culprit_history_query q = {NULL, NULL, NULL, CULPRIT_HISTORY_LOAD_SAMPLES};
+        culprit_history_query q = {.flags = CULPRIT_HISTORY_LOAD_SAMPLES};
         assert_int_equal(culprit_history_load(&runs, h, &q, NULL, NULL), 0);
         assert_int_equal(runs.nruns, 5);
         assert_int_equal(culprit_test_result_series(&runs.runs[0]->tests[0], "wall_ns")->n, 0);
