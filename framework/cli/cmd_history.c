@@ -69,6 +69,7 @@ static int print_json(const culprit_report *r, size_t limit)
                 json_object_set_new(j, "n", json_integer((json_int_t)p->n));
                 json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
                 json_object_set_new(j, "change", cli_json_number(p->change));
+                json_object_set_new(j, "dirty", json_boolean(p->dirty));
             }
         }
     } else {
@@ -105,7 +106,7 @@ static void print_text(const culprit_report *r, size_t limit)
                 culprit_buf_printf(&line, " %+6.1f%%", 100 * p->change);
             else
                 culprit_buf_puts(&line, "        ");
-            culprit_buf_puts(&line, "  ");
+            culprit_buf_puts(&line, p->dirty ? "  (dirty tree) " : "  ");
             culprit_buf_put_text(&line, c->subject ? c->subject : "");
             printf("%s\n", culprit_buf_cstr(&line));
         }

@@ -2,13 +2,15 @@
 # End to end: comparable baselines (docs/detection.md). One perf test, built twice
 # from the same source, Release (-O2) and Debug (-O0, and 8x the work, so a
 # comparison across the two could not pass unnoticed), both writing into one history:
-#   - a Release check after a newer Debug run is judged against the Release run;
+#   - a Release check after a newer Debug run is judged against the Release run
+#     (pinned by its baseline and a change far from Debug's 8x, not by a verdict:
+#     this shared machine's timings move by tens of percent);
 #   - a run after a kernel update (the older files' kernel rewritten, as an image
 #     update leaves them) with --machine set compares as before;
 #   - a run of a class with no history compares nothing, and says so in the text,
 #     the JSON, the JUnit file (valid against the schema) and the Markdown headline;
 #     --fail-on uncompared fails it, --fail-on minor does not;
-#   - a run from a dirty tree is marked as such.
+#   - a run from a dirty tree is marked as such (check, history).
 # usage: comparable_baselines.sh CULPRIT LIBCULPRIT INCLUDE_DIR JUNIT_XSD
 set -euo pipefail
 culprit=$1 lib=$2 include=$3 schema=$4
@@ -66,15 +68,20 @@ echo two > "$repo/version.txt"
 git -C "$repo" commit -q -am c2
 run perf
 
+# Timing on this shared machine moves by tens of percent; Debug against Release is
+# 8x. So a comparison is pinned by its baseline and by a change far from -87.5%.
+near_release() { verdict "t['compared'] and t['change'] > -0.6"; }
+
 # 1. Release at c2 is judged against Release at c1, past the newer Debug run.
-out=$(check --fail-on minor --json) || fail "Release check failed: $out"
-[ "$(verdict "t['verdict'], t['compared'], d['nothing_compared']" <<< "$out")" = \
-  "unchanged True False" ] || fail "Release vs Release: $(verdict "t['message']" <<< "$out")"
+out=$(check --json) || fail "Release check failed: $out"
 c1=$(git -C "$repo" rev-parse HEAD~1)
-[ "$(verdict "t['baseline']" <<< "$out")" = "$c1" ] || fail "baseline is not c1's Release run"
-# The same check with --allow-mixed takes the newest run (Debug, 8x the work): faster.
+[ "$(verdict "t['baseline'] == '$c1', d['nothing_compared']" <<< "$out")" = "True False" ] ||
+  fail "Release vs Release: $(verdict "t['message']" <<< "$out")"
+[ "$(near_release <<< "$out")" = True ] ||
+  fail "Release compared with Debug: $(verdict "t['message']" <<< "$out")"
+# The same check with --allow-mixed takes the newest run (Debug, 8x the work).
 out=$(check --allow-mixed --json) || true
-[ "$(verdict "t['verdict']" <<< "$out")" = "improvement" ] ||
+[ "$(verdict "t['change'] < -0.6" <<< "$out")" = True ] ||
   fail "--allow-mixed did not compare with the Debug run: $(verdict "t['message']" <<< "$out")"
 
 # 2. A kernel update with --machine set: every run so far gets class ci-runner and
@@ -93,8 +100,9 @@ grep -q 'old-kernel' "$hist"/*.xml || fail "the kernel was not rewritten"
 echo three > "$repo/version.txt"
 git -C "$repo" commit -q -am c3
 run perf CULPRIT_MACHINE=ci-runner
-out=$(check --fail-on minor --json) || fail "check after the kernel update failed: $out"
-[ "$(verdict "t['verdict']" <<< "$out")" = "unchanged" ] ||
+out=$(check --json) || fail "check after the kernel update failed: $out"
+c2=$(git -C "$repo" rev-parse HEAD~1)
+[ "$(verdict "t['baseline'] == '$c2'" <<< "$out")" = True ] && [ "$(near_release <<< "$out")" = True ] ||
   fail "after a kernel update with --machine: $(verdict "t['message']" <<< "$out")"
 
 # 3. A run on a class with no history: nothing compared, everywhere.
@@ -102,6 +110,7 @@ echo four > "$repo/version.txt"
 git -C "$repo" commit -q -am c4
 run perf CULPRIT_MACHINE=other-runner
 check --fail-on minor > "$work/text.log" || fail "nothing compared failed --fail-on minor"
+# (nothing is compared, so the timing noise cannot fail this one)
 grep -q "nothing compared (no comparable baseline)" "$work/text.log" ||
   fail "the text summary does not say nothing was compared: $(cat "$work/text.log")"
 grep -q "machine differs: 'other-runner' now, 'ci-runner'" "$work/text.log" ||
@@ -127,4 +136,6 @@ run perf CULPRIT_MACHINE=ci-runner
 out=$(check --commit HEAD --json) || true
 [ "$(verdict "t['dirty']" <<< "$out")" = "True" ] || fail "the dirty run is not marked: $out"
 check | grep -q "measured on a dirty tree" || fail "the text does not mark the dirty run"
+(cd "$repo" && "$culprit" history --history "$hist") | grep -q "(dirty tree) c4" ||
+  fail "culprit history does not mark the dirty run"
 echo "comparable baselines: Release vs Release, kernel update with --machine, nothing compared, dirty"
