@@ -10,13 +10,14 @@
 #      summaries only: what `culprit history prune` keeps);
 #   3. `culprit history compact` and `prune` on a store written as text (as every file
 #      was before packing): bytes per test-run before and after.
-# usage: bench_history_scale.sh [--quick] CULPRIT GENERATOR
+#   4. with FIB_PERF: a real run of examples/fib written as text, then compacted.
+# usage: bench_history_scale.sh [--quick] CULPRIT GENERATOR [FIB_PERF]
 #   --quick: 300 commits x 20 tests, seconds (ctest, label bench)
 # Full size writes about 1.5 GB to $TMPDIR and takes a few minutes; run it with nice.
 set -euo pipefail
 quick=0
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
-culprit=$1 gen=$2
+culprit=$1 gen=$2 fib_perf=${3:-}
 if [ $quick = 1 ]; then commits=300 tests=20; else commits=10000 tests=100; fi
 sampled=20 reps=200
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench-scale-XXXXXX")
@@ -85,6 +86,16 @@ pruned=$(per)
 echo "compaction (50 commits x $tests tests, $reps repetitions): $before bytes per test-run as" \
   "text, $compacted after history compact, $pruned after history prune --keep-samples $sampled"
 "$gen" size "$tests" "$reps"
+if [ -n "$fib_perf" ]; then # a real run: one test of examples/fib, as the runner writes it
+  (cd "$work" && CULPRIT_HISTORY_PACK=0 "$fib_perf" --history real --filter fib_adaptive \
+    --no-fork > /dev/null 2>&1) || fail "the real run failed"
+  size() { du -b "$work"/real/*.xml | cut -f1; }
+  text=$(size)
+  "$culprit" history compact --history "$work/real" > /dev/null
+  packed=$(size)
+  echo "a real run (examples/fib fib_adaptive, its repetitions x 11 series, 2 absent): $text bytes" \
+    "as text, $packed after history compact (summaries and samples, lossless)"
+fi
 echo "load: $(uptime)"
 
 if [ $quick = 0 ]; then
