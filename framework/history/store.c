@@ -340,7 +340,8 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
             goto cleanup;
         }
     }
-    qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
+    if (out->nruns) /* none: runs is NULL, which qsort must not get */
+        qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
 cleanup:
     free(path);
     free(sorted);
