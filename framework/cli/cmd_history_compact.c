@@ -105,11 +105,11 @@ int cli_history_compact(int argc, char **argv)
     culprit_opt_parser_init(&p, prune ? "history prune" : "history compact", options, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
-            return cli_usage_error("history");
+            return cli_usage_error(prune ? "history prune" : "history compact");
         if (kind == CULPRIT_OPT_POSITIONAL) {
             culprit_error_set(CULPRIT_EINVALID, "history %s: unexpected argument '%s'", argv[0],
                               p.value);
-            return cli_usage_error("history");
+            return cli_usage_error(prune ? "history prune" : "history compact");
         }
     }
     if (help) {
@@ -119,7 +119,7 @@ int cli_history_compact(int argc, char **argv)
     if (prune && a.opts.keep_samples == 0) {
         culprit_error_set(CULPRIT_EINVALID, "history prune: --keep-samples must be at least 1 "
                                             "(compact keeps every sample)");
-        return cli_usage_error("history");
+        return cli_usage_error(prune ? "history prune" : "history compact");
     }
     if ((error = cli_env_open(&env, a.project_file, a.history_dir, 0)) < 0 ||
         (error = culprit_history_open(&history, env.settings.history_dir, 0)) < 0 ||
