@@ -248,7 +248,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     const culprit_test_result *t = NULL;
-    culprit_history_query q = {NULL, NULL, NULL, 0};
+    culprit_history_query q = {.flags = 0};
     double elapsed;
     int error;
 

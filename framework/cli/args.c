@@ -78,7 +78,7 @@ int cli_opt_append(const culprit_opt *opt, const char *value)
 
 /* ----------------------------------------------------------- shared by judges --- */
 
-const char *const cli_fail_on_choices[] = {"major", "minor", "none", NULL};
+const char *const cli_fail_on_choices[] = {"major", "minor", "none", "uncompared", NULL};
 
 const char *cli_fail_on_name(cli_fail_on fail_on)
 {
@@ -138,7 +138,20 @@ int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on)
         return CLI_EXIT_OK;
     if (worst == CULPRIT_VERDICT_MAJOR)
         return CLI_EXIT_REGRESSION;
-    if (worst == CULPRIT_VERDICT_MINOR && fail_on == CLI_FAIL_ON_MINOR)
+    if (fail_on == CLI_FAIL_ON_MAJOR)
+        return CLI_EXIT_OK;
+    if (worst == CULPRIT_VERDICT_MINOR)
+        return CLI_EXIT_REGRESSION;
+    if (fail_on == CLI_FAIL_ON_UNCOMPARED && result->n && cli_compared(result) == 0)
         return CLI_EXIT_REGRESSION;
     return CLI_EXIT_OK;
+}
+
+size_t cli_compared(const culprit_check_result *result)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < result->n; i++)
+        n += culprit_verdict_compared(&result->verdicts[i]);
+    return n;
 }

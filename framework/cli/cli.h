@@ -67,10 +67,17 @@ int cli_usage_error(const char *command);
 
 /* -------------------------------------------------------------------- judging --- */
 
-typedef enum { CLI_FAIL_ON_MAJOR = 0, CLI_FAIL_ON_MINOR, CLI_FAIL_ON_NONE } cli_fail_on;
+/* uncompared: a regression as minor does, and also a check that compared nothing
+ * (docs/cli.md): for a gate that must not pass by having no baseline. */
+typedef enum {
+    CLI_FAIL_ON_MAJOR = 0,
+    CLI_FAIL_ON_MINOR,
+    CLI_FAIL_ON_NONE,
+    CLI_FAIL_ON_UNCOMPARED
+} cli_fail_on;
 
 const char *cli_fail_on_name(cli_fail_on fail_on);
-/* "major", "minor", "none": the values of --fail-on, in cli_fail_on's order. */
+/* "major", "minor", "none", "uncompared": the values of --fail-on, in cli_fail_on's order. */
 extern const char *const cli_fail_on_choices[];
 
 /* The options check and compare share. */
@@ -154,9 +161,11 @@ void cli_judge_init(cli_judge *judge);
 /* The options check and compare share: what fails, where the output goes, and
  * CLI_JUDGE_STATS_OPTIONS. */
 #define CLI_JUDGE_OPTIONS(judge)                                                                   \
-    CULPRIT_OPT("--fail-on", 0, CULPRIT_OPT_ENUM, &(judge)->fail_on, "major|minor|none",           \
+    CULPRIT_OPT("--fail-on", 0, CULPRIT_OPT_ENUM, &(judge)->fail_on,                               \
+                "major|minor|none|uncompared",                                                     \
                 "what exits 1: a major regression (default), a major or\n"                         \
-                "minor one, or nothing",                                                           \
+                "minor one, nothing, or a regression or no test compared\n"                        \
+                "with a comparable baseline (uncompared)",                                         \
                 .choices = cli_fail_on_choices),                                                   \
         CLI_OPT_JSON(&(judge)->json),                                                              \
         CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &(judge)->junit, "FILE",                     \
@@ -201,7 +210,11 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
  * detector runs, summaries otherwise. */
 unsigned int cli_history_flags(const culprit_check_options *opts);
 
-/* The exit code a check gives under `fail_on`: 1 for a regression, else 0. */
+/* The number of verdicts compared with a baseline (culprit_verdict_compared). */
+size_t cli_compared(const culprit_check_result *result);
+
+/* The exit code a check gives under `fail_on`: 1 for a regression (or, under
+ * uncompared, for a check of tests none of which was compared), else 0. */
 int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on);
 
 /* ------------------------------------------------------------ repository, store --- */
@@ -244,11 +257,15 @@ void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_
 int cli_load_history(culprit_history_runs *out, const char *dir);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags);
+/* The same with a query (commits, suite, test, flags). */
+int cli_load_history_query(culprit_history_runs *out, const char *dir,
+                           const culprit_history_query *query);
 
 /* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
  * opts->metric every result's summaries recomputed for that series
  * (culprit_detect_select_metric). */
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts);
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
+                    const char *const *commits, size_t ncommits);
 
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in
@@ -393,6 +410,9 @@ void cli_progress_stop(cli_progress *p);
 int cli_check(int argc, char **argv);
 int cli_compare(int argc, char **argv);
 int cli_bisect(int argc, char **argv);
+/* `culprit history compact` and `culprit history prune` (cmd_history_compact.c);
+ * argv[0] is "compact" or "prune". */
+int cli_history_compact(int argc, char **argv);
 int cli_history(int argc, char **argv);
 /* `culprit history push|pull` (cmd_history_sync.c); argv[0] is "push" or "pull". */
 int cli_history_sync(int argc, char **argv);

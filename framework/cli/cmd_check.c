@@ -196,7 +196,7 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto cleanup;
     culprit_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = cli_load_judged(runs, dir, opts)) < 0 ||
+    if ((error = cli_load_judged(runs, dir, opts, NULL, 0)) < 0 ||
         (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++) {
@@ -240,8 +240,8 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
         if ((!flagged(result, i) && v->kind != CULPRIT_VERDICT_UNDECIDED) ||
             v->evidence == CULPRIT_EVIDENCE_DETERMINISTIC)
             continue;
-        if (culprit_detect_baseline(&b, runs, result->now_runs[i]->suite, result->now[i]->name,
-                                    bases, nbases, 1) < 0 ||
+        if (culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
+                                        nbases, 1, a->judge.check.detect.allow_mixed) < 0 ||
             b.n == 0) {
             culprit_baseline_dispose(&b);
             continue;
@@ -299,6 +299,74 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
     error = cli_investigate_write_results(results, iv->items, iv->n);
     free(results);
+    return error;
+}
+
+/* ------------------------------------------------------- reading what it needs --- */
+
+/* The commits a check reads first: enough for the noise window and the pool of a
+ * test measured at every commit. */
+#define ALONG_FIRST  32
+#define ALONG_GROWTH 8
+
+/* 1 when test i of the check may lack history the unread commits hold: nothing
+ * comparable was found, or fewer earlier comparable runs than the noise model and
+ * the detectors read. */
+static int wants_more(const culprit_check_result *result, size_t i,
+                      const culprit_history_runs *runs, const culprit_check_options *opts)
+{
+    const culprit_run *now_run = result->now_runs[i];
+    const culprit_test_result *now = result->now[i];
+    size_t need = opts->noise_window + opts->pool, found = 0;
+
+    if (result->verdicts[i].kind == CULPRIT_VERDICT_NO_BASELINE ||
+        result->verdicts[i].kind == CULPRIT_VERDICT_MIXED)
+        return 1;
+    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
+        need = opts->rules.history;
+    for (size_t r = 0; r < runs->nruns && found < need; r++) {
+        const culprit_run *run = runs->runs[r];
+        const culprit_test_result *t;
+        if (run != now_run && run->suite && now_run->suite &&
+            strcmp(run->suite, now_run->suite) == 0 &&
+            (t = culprit_run_find_test(run, now->name)) && culprit_test_result_measured(t) &&
+            culprit_detect_comparable(NULL, now_run, now, run, t, 0) == 1)
+            found++;
+    }
+    return found < need;
+}
+
+/*
+ * The check of `sha` reading only the runs of `sha` and of its first-parent
+ * ancestors, the newest ALONG_FIRST first and ALONG_GROWTH times more while a test
+ * may lack its baseline or its noise history: a check at the head of 10,000
+ * measured commits reads a few dozen files, not 10,000 (docs/cli.md).
+ */
+static int check_along(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
+                       const char *sha, const char *const *bases, size_t nbases,
+                       const culprit_check_options *opts)
+{
+    const char **commits = malloc((nbases + 1) * sizeof(*commits));
+    size_t k = nbases < ALONG_FIRST ? nbases : ALONG_FIRST;
+    int error = 0, more = 1;
+
+    if (!commits)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    commits[0] = sha;
+    memcpy(commits + 1, bases, nbases * sizeof(*commits));
+    while (more) {
+        more = 0;
+        culprit_check_result_dispose(result);
+        culprit_history_runs_dispose(runs);
+        if ((error = cli_load_judged(runs, dir, opts, commits, k + 1)) < 0 ||
+            (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
+            (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
+            break;
+        for (size_t i = 0; k < nbases && !more && i < result->n; i++)
+            more = wants_more(result, i, runs, opts);
+        k = k * ALONG_GROWTH < nbases ? k * ALONG_GROWTH : nbases;
+    }
+    free(commits);
     return error;
 }
 
@@ -427,14 +495,22 @@ int cli_check(int argc, char **argv)
         for (size_t i = 1; i < nparents; i++)
             bases[nbases++] = parents[i];
     }
-    if ((error = cli_load_judged(&runs, env.settings.history_dir, &a.judge.check)) < 0)
-        goto cleanup;
-    if (a.judge.check.test &&
-        (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0)
-        goto cleanup;
-    if (!a.baseline_rev)
-        cli_note_shallow(env.repo, sha, &runs);
-    if ((error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check)) < 0)
+    /* An explicit baseline, or a shallow clone (whose note counts the runs it cannot
+     * place), reads the whole store; otherwise only what the check needs. */
+    if (a.baseline_rev || culprit_vcs_is_shallow(env.repo)) {
+        if ((error = cli_load_judged(&runs, env.settings.history_dir, &a.judge.check, NULL, 0)) <
+                0 ||
+            (a.judge.check.test &&
+             (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0))
+            goto cleanup;
+        if (!a.baseline_rev)
+            cli_note_shallow(env.repo, sha, &runs);
+        error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check);
+    } else {
+        error = check_along(&result, &runs, env.settings.history_dir, sha, bases, nbases,
+                            &a.judge.check);
+    }
+    if (error < 0)
         goto cleanup;
     if (a.confirm && a.pair.run)
         cli_clean_up_on_signals();

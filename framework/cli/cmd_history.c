@@ -34,6 +34,7 @@ static void usage(FILE *out)
     cli_usage(out,
               "usage: culprit history [--test NAME] [--commit REV] [--limit N] [--json]\n"
               "       culprit history push|pull [REMOTE]   (the shared history in git)\n"
+              "       culprit history compact|prune [...]  (see culprit history compact --help)\n"
               "Shows each test's measurements along the first-parent history of REV, newest\n"
               "first: commit, date, mean with its confidence interval, samples, and the\n"
               "verdict against the previous commit with data.\n"
@@ -69,6 +70,7 @@ static int print_json(const culprit_report *r, size_t limit)
                 json_object_set_new(j, "n", json_integer((json_int_t)p->n));
                 json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
                 json_object_set_new(j, "change", cli_json_number(p->change));
+                json_object_set_new(j, "dirty", json_boolean(p->dirty));
             }
         }
     } else {
@@ -106,7 +108,7 @@ static void print_text(FILE *out, const culprit_report *r, size_t limit)
                 culprit_buf_printf(&line, " %+6.1f%%", 100 * p->change);
             else
                 culprit_buf_puts(&line, "        ");
-            culprit_buf_puts(&line, "  ");
+            culprit_buf_puts(&line, p->dirty ? "  (dirty tree) " : "  ");
             culprit_buf_put_text(&line, c->subject ? c->subject : "");
             fprintf(out, "%s\n", culprit_buf_cstr(&line));
         }
@@ -130,6 +132,9 @@ int cli_history(int argc, char **argv)
     /* `culprit history push|pull`: the shared history (cmd_history_sync.c). */
     if (argc > 1 && (strcmp(argv[1], "push") == 0 || strcmp(argv[1], "pull") == 0))
         return cli_history_sync(argc - 1, argv + 1);
+    /* Subcommands of the store itself. */
+    if (argc > 1 && (strcmp(argv[1], "compact") == 0 || strcmp(argv[1], "prune") == 0))
+        return cli_history_compact(argc - 1, argv + 1);
     memset(&env, 0, sizeof(env));
     cli_judge_init(&judge);
     culprit_opt_parser_init(&p, "history", options, argc, argv);

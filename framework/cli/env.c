@@ -99,6 +99,11 @@ int cli_load_history(culprit_history_runs *out, const char *dir)
     return cli_load_history_flags(out, dir, 0);
 }
 
+static int compare_commits(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Adds the runs of the shared history that the directory `dir` does not hold (a
  * pushed run is in both, under the same file name). */
 static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char *dir,
@@ -117,7 +122,8 @@ static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char 
         int here;
 
         base = base ? base + 1 : files.entries[i].path;
-        if (base[0] == '.' || strlen(base) < 5 || strcmp(base + strlen(base) - 4, ".xml"))
+        if (base[0] == '.' || strlen(base) < 5 || strcmp(base + strlen(base) - 4, ".xml") ||
+            !culprit_history_query_wants_name(query, base))
             continue;
         if (!(local = culprit_fs_join(dir, base))) {
             error = CULPRIT_ERROR;
@@ -144,8 +150,15 @@ static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char 
 
 int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags)
 {
+    culprit_history_query query = {.flags = flags};
+
+    return cli_load_history_query(out, dir, &query);
+}
+
+int cli_load_history_query(culprit_history_runs *out, const char *dir,
+                           const culprit_history_query *query)
+{
     culprit_history *history = NULL;
-    culprit_history_query query = {NULL, NULL, NULL, flags};
     char shared[41];
     struct stat st;
     int error, have_dir, have_shared;
@@ -164,21 +177,38 @@ int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned 
     if (have_dir) {
         if ((error = culprit_history_open(&history, dir, 0)) < 0)
             return error;
-        error = culprit_history_load(out, history, &query, warn_skipped, NULL);
+        error = culprit_history_load(out, history, query, warn_skipped, NULL);
         culprit_history_free(history);
         if (error < 0)
             return error;
     }
-    if (have_shared && (error = load_shared(out, shared_repo, dir, &query)) < 0)
-        culprit_history_runs_dispose(out);
+    if (have_shared) {
+        /* The ref's files are filtered by a binary search in the wanted commits. */
+        culprit_history_query sorted = *query;
+        const char **commits = NULL;
+        if (query->ncommits) {
+            if (!(commits = malloc(query->ncommits * sizeof(*commits))))
+                return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            memcpy(commits, query->commits, query->ncommits * sizeof(*commits));
+            qsort(commits, query->ncommits, sizeof(*commits), compare_commits);
+            sorted.commits = commits;
+        }
+        if ((error = load_shared(out, shared_repo, dir, &sorted)) < 0)
+            culprit_history_runs_dispose(out);
+        free(commits);
+    }
     return have_shared ? error : 0;
 }
 
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts)
+int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
+                    const char *const *commits, size_t ncommits)
 {
+    culprit_history_query query = {.flags = cli_history_flags(opts)};
     int error;
 
-    if ((error = cli_load_history_flags(out, dir, cli_history_flags(opts))) < 0)
+    query.commits = commits;
+    query.ncommits = ncommits;
+    if ((error = cli_load_history_query(out, dir, &query)) < 0)
         return error;
     for (size_t i = 0; opts->metric && i < out->nruns; i++)
         if ((error = culprit_detect_select_metric(out->runs[i], opts->metric,

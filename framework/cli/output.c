@@ -159,6 +159,8 @@ void cli_put_counts(culprit_buf *out, const culprit_check_result *result)
                            : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
                                                                  : culprit_verdict_name(kind));
     }
+    if (result->n && cli_compared(result) == 0)
+        culprit_buf_puts(out, "; nothing compared (no comparable baseline)");
 }
 
 /* ----------------------------------------------------------------------- JSON --- */
@@ -330,6 +332,8 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "between_sd_ns", cli_json_number(v->between_sd));
         json_object_set_new(t, "runs_vary", json_boolean(v->runs_vary));
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
+        json_object_set_new(t, "compared", json_boolean(culprit_verdict_compared(v)));
+        json_object_set_new(t, "dirty", json_boolean(v->dirty));
         json_object_set_new(t, "evidence", json_string(culprit_evidence_name(v->evidence)));
         json_object_set_new(t, "confirmed", json_boolean(culprit_verdict_confirmed(v)));
         json_object_set_new(t, "paired", json_paired(&v->paired));
@@ -354,6 +358,8 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fa
     json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(fail_on)));
     json_object_set_new(doc, "exit_code", json_integer(exit_code));
     json_object_set_new(doc, "counts", cli_json_counts(result));
+    json_object_set_new(doc, "compared", json_integer((json_int_t)cli_compared(result)));
+    json_object_set_new(doc, "nothing_compared", json_boolean(result->n && !cli_compared(result)));
     json_object_set_new(doc, "tests", cli_json_verdicts(result));
 }
 
@@ -419,7 +425,7 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
      * stayed, a counter moved); an unconfirmed minor fails nothing. */
     failing = culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MAJOR ||
               (culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MINOR &&
-               fail_on == CLI_FAIL_ON_MINOR);
+               (fail_on == CLI_FAIL_ON_MINOR || fail_on == CLI_FAIL_ON_UNCOMPARED));
     if (fail_on == CLI_FAIL_ON_NONE)
         failing = 0;
     verdict = culprit_verdict_name(v->kind);
@@ -439,6 +445,12 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
         error = culprit_str_set(&t->message, culprit_buf_cstr(&full));
         culprit_buf_dispose(&full);
         if (error < 0)
+            goto cleanup;
+    } else if (v->kind == CULPRIT_VERDICT_NO_BASELINE || v->kind == CULPRIT_VERDICT_MIXED) {
+        /* Nothing compared: shown as skipped, which every CI's test view makes visible
+         * (a pass would claim a comparison that did not happen). */
+        t->status = CULPRIT_STATUS_SKIPPED;
+        if ((error = culprit_str_set(&t->message, message)) < 0)
             goto cleanup;
     } else if (v->kind != CULPRIT_VERDICT_NOT_RUN) {
         /* The test itself passed; minor/undecided are recorded in the verdict. */

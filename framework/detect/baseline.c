@@ -5,6 +5,9 @@
  * a side branch. Pooling the last K commits with data trades locality for a larger,
  * steadier baseline (what asv and Pinpoint call a "window").
  *
+ * Only comparable runs are candidates (comparable.c): the newest run at a commit
+ * that is not comparable does not hide an older one that is.
+ *
  * Detection does not talk to git: the caller passes the first-parent commits.
  */
 #include "culprit/core.h"
@@ -12,39 +15,59 @@
 #include "detect_internal.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The newest measured result of suite.test among the runs at `commit` (passed, or failed
- * only as a major regression), or NULL. */
-static const culprit_test_result *newest_at(const culprit_run **run_out,
-                                            const culprit_history_runs *runs, const char *suite,
-                                            const char *test, const char *commit)
+/*
+ * The newest measured result of suite.test among the runs at `commit` (passed, or
+ * failed only as a major regression) that `now_run` may be compared with, or NULL.
+ * Without `now_run` (or with allow_mixed) any run is taken. The first incomparable
+ * run passed over is described in *why (when still NULL).
+ */
+static const culprit_test_result *newest_at(const culprit_run **run_out, char **why,
+                                            const culprit_detect__index *index, const char *suite,
+                                            const char *test, const culprit_run *now_run,
+                                            const culprit_test_result *now, const char *commit,
+                                            int allow_mixed)
 {
-    const culprit_test_result *best = NULL;
+    size_t end, begin = culprit_detect__index_find(index, commit, &end);
 
-    /* Runs are sorted by timestamp: the last match is the newest. */
-    for (size_t i = 0; i < runs->nruns; i++) {
-        const culprit_run *run = runs->runs[i];
+    /* Runs of one commit are in time order: walk them newest first. */
+    for (size_t i = end; i-- > begin;) {
+        const culprit_run *run = index->runs[i];
         const culprit_test_result *t;
-        if (!run->commit || strcmp(run->commit, commit) != 0 ||
-            (suite && (!run->suite || strcmp(run->suite, suite) != 0)))
+        char *reason = NULL;
+        if ((suite && (!run->suite || strcmp(run->suite, suite) != 0)) || run == now_run)
             continue;
         if (!(t = culprit_run_find_test(run, test)) || !culprit_test_result_measured(t))
             continue;
-        best = t;
+        if (now_run && !allow_mixed &&
+            culprit_detect_comparable(why && !*why ? &reason : NULL, now_run, now, run, t, 0) !=
+                1) {
+            if (reason) {
+                culprit_buf msg = CULPRIT_BUF_INIT;
+                culprit_buf_printf(&msg, "no comparable earlier run (the newest, at %.12s: %s)",
+                                   commit, reason);
+                *why = culprit_buf_detach(&msg);
+                free(reason);
+            }
+            continue;
+        }
         *run_out = run;
+        return t;
     }
-    return best;
+    return NULL;
 }
 
-int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *runs,
-                            const char *suite, const char *test, const char *const *commits,
-                            size_t ncommits, size_t pool)
+int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect__index *index,
+                                     const char *suite, const culprit_run *now_run,
+                                     const culprit_test_result *now, const char *test,
+                                     const char *const *commits, size_t ncommits, size_t pool,
+                                     int allow_mixed)
 {
     const culprit_test_result **results = NULL;
     const culprit_run **from = NULL;
+    char *why = NULL;
     size_t n = 0;
 
     memset(out, 0, sizeof(*out));
@@ -56,7 +79,8 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
     }
     for (size_t c = 0; c < ncommits && n < pool; c++) {
         const culprit_run *run = NULL;
-        const culprit_test_result *t = newest_at(&run, runs, suite, test, commits[c]);
+        const culprit_test_result *t =
+            newest_at(&run, &why, index, suite, test, now_run, now, commits[c], allow_mixed);
         if (!t)
             continue;
         results[n] = t;
@@ -72,11 +96,48 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
         culprit_buf_printf(&label, "%.12s and %zu earlier commits", from[0]->commit, n - 1);
         out->label = culprit_buf_detach(&label);
     }
+    if (n == 0)
+        out->incomparable = why;
+    else
+        free(why);
     if (n && !out->label) {
         culprit_baseline_dispose(out);
         return CULPRIT_ERROR;
     }
     return 0;
+}
+
+int culprit_detect_baseline_for(culprit_baseline *out, const culprit_history_runs *runs,
+                                const culprit_run *now_run, const culprit_test_result *now,
+                                const char *const *commits, size_t ncommits, size_t pool,
+                                int allow_mixed)
+{
+    culprit_detect__index index;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if ((error = culprit_detect__index_runs(&index, runs)) < 0)
+        return error;
+    error = culprit_detect__baseline_indexed(out, &index, now_run->suite, now_run, now, now->name,
+                                             commits, ncommits, pool, allow_mixed);
+    culprit_detect__index_dispose(&index);
+    return error;
+}
+
+int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *runs,
+                            const char *suite, const char *test, const char *const *commits,
+                            size_t ncommits, size_t pool)
+{
+    culprit_detect__index index;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if ((error = culprit_detect__index_runs(&index, runs)) < 0)
+        return error;
+    error = culprit_detect__baseline_indexed(out, &index, suite, NULL, NULL, test, commits,
+                                             ncommits, pool, 1);
+    culprit_detect__index_dispose(&index);
+    return error;
 }
 
 void culprit_baseline_dispose(culprit_baseline *baseline)
@@ -86,6 +147,7 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
     free((void *)baseline->results);
     free((void *)baseline->runs);
     free((void *)baseline->label);
+    free(baseline->incomparable);
     memset(baseline, 0, sizeof(*baseline));
 }
 
@@ -94,40 +156,6 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
 static int same_string(const char *a, const char *b)
 {
     return strcmp(a ? a : "", b ? b : "") == 0;
-}
-
-int culprit_detect__same_build(const culprit_run *a, const culprit_run *b)
-{
-    return same_string(a->machine, b->machine) && same_string(a->compiler, b->compiler) &&
-           same_string(a->flags, b->flags);
-}
-
-/* Which fingerprint of the baseline's runs differs from the run judged, or NULL. */
-char *culprit_detect__fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base)
-{
-    static const struct {
-        const char *what;
-        size_t offset;
-    } parts[] = {{"machine", offsetof(culprit_run, machine)},
-                 {"compiler", offsetof(culprit_run, compiler)},
-                 {"build flags", offsetof(culprit_run, flags)}};
-
-    for (size_t i = 0; i < base->n; i++) {
-        const culprit_run *b = base->runs ? base->runs[i] : NULL;
-        if (!b)
-            continue;
-        for (size_t k = 0; k < sizeof(parts) / sizeof(parts[0]); k++) {
-            const char *x = *(char *const *)((const char *)run + parts[k].offset);
-            const char *y = *(char *const *)((const char *)b + parts[k].offset);
-            if (strcmp(x ? x : "", y ? y : "") != 0) {
-                culprit_buf msg = CULPRIT_BUF_INIT;
-                culprit_buf_printf(&msg, "%s differs: '%s' now, '%s' in the baseline",
-                                   parts[k].what, x ? x : "", y ? y : "");
-                return culprit_buf_detach(&msg);
-            }
-        }
-    }
-    return NULL;
 }
 
 static int compare_doubles(const void *a, const void *b)

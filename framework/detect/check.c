@@ -139,11 +139,25 @@ static int metric_selected(const entry *e, size_t n, const char *metric)
     return 0;
 }
 
+/* The commit judged, then its baseline commits. */
+static int commits_for_dirty(const char ***out, const char *commit, const char *const *bases,
+                             size_t nbases)
+{
+    if (!(*out = malloc((nbases + 1) * sizeof(**out))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    (*out)[0] = commit;
+    for (size_t i = 0; i < nbases; i++)
+        (*out)[i + 1] = bases[i];
+    return 0;
+}
+
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts)
 {
     culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    culprit_detect__index index = {NULL, 0};
+    const char **dirty_commits = NULL;
     entry *e = NULL;
     size_t n = 0;
     int error;
@@ -165,10 +179,18 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
     }
     if ((error = metric_selected(e, n, opts->metric)) < 0 || (error = result_alloc(out, n)) < 0)
         goto cleanup;
+    if ((error = culprit_detect__index_runs(&index, runs)) < 0 ||
+        (error = commits_for_dirty(&dirty_commits, commit, baseline_commits, nbaseline)) < 0)
+        goto cleanup;
     for (size_t i = 0; i < n; i++) {
         culprit_baseline base;
-        if ((error = culprit_detect_baseline(&base, runs, e[i].run->suite, e[i].test->name,
-                                             baseline_commits, nbaseline, opts->pool)) < 0 ||
+        /* A run from a dirty tree is "its commit plus changes": the clean runs of its
+         * own commit are its nearest baseline. */
+        const char *const *bases = e[i].run->dirty ? dirty_commits : baseline_commits;
+        size_t nbases = e[i].run->dirty ? nbaseline + 1 : nbaseline;
+        if ((error = culprit_detect__baseline_indexed(&base, &index, e[i].run->suite, e[i].run,
+                                                      e[i].test, e[i].test->name, bases, nbases,
+                                                      opts->pool, opts->detect.allow_mixed)) < 0 ||
             (error = culprit_detect_run_noise(&base.between_var, &base.between_df, runs, e[i].run,
                                               e[i].test, opts->noise_window)) < 0 ||
             (error = culprit_detect_count_spread(&base.count_spread, runs, e[i].run, e[i].test,
@@ -191,6 +213,8 @@ cleanup:
     for (size_t i = 0; i < n; i++)
         free(e[i].key);
     free(e);
+    free((void *)dirty_commits);
+    culprit_detect__index_dispose(&index);
     if (error < 0)
         culprit_check_result_dispose(out);
     return error;
@@ -214,7 +238,7 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
     for (size_t i = 0; i < b->ntests; i++) {
         const culprit_test_result *now = &b->tests[i], *before;
         const culprit_test_result *results[1];
-        culprit_baseline base = {0, results, runs_a, a->commit, 0, 0, 0};
+        culprit_baseline base = {.results = results, .runs = runs_a, .label = a->commit};
         culprit_buf key = CULPRIT_BUF_INIT;
         int wanted;
         culprit_buf_printf(&key, "%s.%s", b->suite ? b->suite : "", now->name);
@@ -305,4 +329,18 @@ culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
             worst = k;
     }
     return worst;
+}
+
+int culprit_verdict_compared(const culprit_verdict *v)
+{
+    switch (v->kind) {
+    case CULPRIT_VERDICT_NO_BASELINE:
+    case CULPRIT_VERDICT_MIXED:
+    case CULPRIT_VERDICT_NOT_RUN:
+        return 0;
+    case CULPRIT_VERDICT_MAJOR:
+        return v->base_n > 0 && !v->mismatch;
+    default:
+        return 1;
+    }
 }

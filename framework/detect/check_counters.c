@@ -96,8 +96,8 @@ static int judge_clusters(culprit_clusters_verdict *out, const culprit_history_r
 
     memset(&old, 0, sizeof(old));
     memset(&cur, 0, sizeof(cur));
-    if ((error = culprit_detect_baseline(&base, runs, now_run->suite, now->name, commits, ncommits,
-                                         opts->pool)) < 0)
+    if ((error = culprit_detect_baseline_for(&base, runs, now_run, now, commits, ncommits,
+                                             opts->pool, opts->detect.allow_mixed)) < 0)
         return error;
     if ((error = culprit_counter_table_from_results(&old, base.results, base.n)) < 0 ||
         (error = table_of(&cur, now)) < 0)
@@ -135,8 +135,8 @@ static int judge_rules(culprit_rules_verdict *out, const culprit_history_runs *r
     int error;
 
     memset(&cur, 0, sizeof(cur));
-    if ((error = culprit_detect_baseline(&base, runs, now_run->suite, now->name, commits, ncommits,
-                                         opts->rules.history)) < 0)
+    if ((error = culprit_detect_baseline_for(&base, runs, now_run, now, commits, ncommits,
+                                             opts->rules.history, opts->detect.allow_mixed)) < 0)
         return error;
     if (!(hist = calloc(base.n ? base.n : 1, sizeof(*hist)))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");

@@ -101,29 +101,6 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
     return 0;
 }
 
-/* How the counting of `now` differs from that of a baseline result, or NULL. */
-static char *counting_mismatch(const culprit_test_result *now, const culprit_baseline *base)
-{
-    for (size_t i = 0; i < base->n; i++) {
-        const char *b = base->results[i]->counted_by;
-        culprit_buf msg = CULPRIT_BUF_INIT;
-        if (same_string(now->counted_by, b))
-            continue;
-        if (now->counted_by && b)
-            culprit_buf_printf(&msg, "counted by %s now, by %s in the baseline", now->counted_by,
-                               b);
-        else if (now->counted_by)
-            culprit_buf_printf(&msg, "counted by %s now, measured natively (%s) in the baseline",
-                               now->counted_by,
-                               base->results[i]->metric ? base->results[i]->metric : "wall_ns");
-        else
-            culprit_buf_printf(&msg, "measured natively (%s) now, counted by %s in the baseline",
-                               now->metric ? now->metric : "wall_ns", b);
-        return culprit_buf_detach(&msg);
-    }
-    return NULL;
-}
-
 static void put_count(culprit_buf *b, double x, const char *metric)
 {
     culprit_buf_printf(b, fabs(x) >= 1000 ? "%.0f %s" : "%.4g %s", x, metric);
@@ -150,13 +127,15 @@ static char *counted_message(const culprit_verdict *v, const culprit_test_result
         culprit_buf_printf(&b, "at %.12s", v->baseline ? v->baseline : "the baseline");
     }
     if (v->kind == CULPRIT_VERDICT_MIXED)
-        culprit_buf_printf(&b, "; not compared: %s", v->mismatch);
+        culprit_buf_printf(&b, "; nothing compared: %s", v->mismatch);
     else if (v->kind == CULPRIT_VERDICT_NO_BASELINE)
-        culprit_buf_puts(&b, "; no earlier run to compare with");
+        culprit_buf_puts(&b, "; nothing compared: no earlier run to compare with");
     else if (isfinite(v->change))
         culprit_buf_printf(&b, ": %+.2f%%%s (counted by %s; threshold %.2f%%)", 100 * v->change,
                            v->kind == CULPRIT_VERDICT_UNCHANGED ? ", unchanged" : "",
                            now->counted_by ? now->counted_by : "a tool", 100 * threshold);
+    if (v->dirty)
+        culprit_buf_puts(&b, CULPRIT_DETECT__DIRTY_NOTE);
     return culprit_buf_detach(&b);
 }
 
@@ -185,10 +164,14 @@ int culprit_detect__judge_counted(culprit_verdict *out, const culprit_run *run,
         if (base->label && !(out->baseline = culprit_strdup(base->label)))
             return CULPRIT_ERROR;
     }
-    if (!nbase)
+    if (!nbase && base && base->incomparable && !opts->allow_mixed) {
+        out->kind = CULPRIT_VERDICT_MIXED;
+        if (!(out->mismatch = culprit_strdup(base->incomparable)))
+            return CULPRIT_ERROR;
+    } else if (!nbase)
         out->kind = CULPRIT_VERDICT_NO_BASELINE;
     else if (!opts->allow_mixed &&
-             ((out->mismatch = counting_mismatch(now, base)) ||
+             ((out->mismatch = culprit_detect__counting_mismatch(now, base)) ||
               (out->mismatch = culprit_detect__fingerprint_mismatch(run, base))))
         out->kind = CULPRIT_VERDICT_MIXED;
     else {

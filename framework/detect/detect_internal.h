@@ -7,12 +7,39 @@
 
 #include "culprit/detect.h"
 
+/* What a verdict of a run from a dirty tree says, after its message. */
+#define CULPRIT_DETECT__DIRTY_NOTE "; measured on a dirty tree (uncommitted changes)"
+
 /** 1 when two runs share machine, compiler and flags (their timings compare). */
 int culprit_detect__same_build(const culprit_run *a, const culprit_run *b);
 
 /** Which fingerprint (machine, compiler, build flags) of the baseline's runs differs
  * from `run`, as a message (malloc'd), or NULL. */
 char *culprit_detect__fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base);
+
+/** How the counting (tool, metric) of `now` differs from that of a baseline result,
+ * as a message (malloc'd), or NULL. */
+char *culprit_detect__counting_mismatch(const culprit_test_result *now,
+                                        const culprit_baseline *base);
+
+/* The loaded runs sorted by commit (then time), to find the runs of one commit. */
+typedef struct {
+    const culprit_run **runs;
+    size_t n;
+} culprit_detect__index;
+
+int culprit_detect__index_runs(culprit_detect__index *out, const culprit_history_runs *runs);
+void culprit_detect__index_dispose(culprit_detect__index *index);
+/* The runs of `commit` are index->runs[return value .. *end), oldest first. */
+size_t culprit_detect__index_find(const culprit_detect__index *index, const char *commit,
+                                  size_t *end);
+
+/* culprit_detect_baseline_for() over an index made once for many tests. */
+int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect__index *index,
+                                     const char *suite, const culprit_run *now_run,
+                                     const culprit_test_result *now, const char *test,
+                                     const char *const *commits, size_t ncommits, size_t pool,
+                                     int allow_mixed);
 
 /**
  * The deterministic rule (counted.c) when `now` or a result of `base` was counted by

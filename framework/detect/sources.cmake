@@ -2,7 +2,8 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/categories.c
   ${CMAKE_CURRENT_LIST_DIR}/project.c
   ${CMAKE_CURRENT_LIST_DIR}/assignments.c)
-target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c)
+target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/baseline.c
+  ${CMAKE_CURRENT_LIST_DIR}/comparable.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/verdict.c ${CMAKE_CURRENT_LIST_DIR}/counted.c
   ${CMAKE_CURRENT_LIST_DIR}/metric.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/check.c)

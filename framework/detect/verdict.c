@@ -202,12 +202,17 @@ static char *compose_message(const culprit_verdict *v, double confidence)
             culprit_buf_printf(&b, "; about %zu more repetitions would decide", v->more_samples);
         break;
     case CULPRIT_VERDICT_NO_BASELINE:
-        culprit_buf_puts(&b, "; no earlier run to compare with");
+        culprit_buf_puts(&b, "; nothing compared: no earlier run to compare with");
         break;
     case CULPRIT_VERDICT_MIXED:
-        culprit_buf_puts(&b, "; not compared with ");
-        put_label(&b, v->baseline);
-        culprit_buf_printf(&b, ": %s (--allow-mixed compares anyway)", v->mismatch);
+        if (v->baseline) {
+            culprit_buf_puts(&b, "; not compared with ");
+            put_label(&b, v->baseline);
+            culprit_buf_printf(&b, ": %s", v->mismatch);
+        } else {
+            culprit_buf_printf(&b, "; nothing compared: %s", v->mismatch);
+        }
+        culprit_buf_puts(&b, " (--allow-mixed compares anyway)");
         break;
     case CULPRIT_VERDICT_UNCHANGED:
         if (compared)
@@ -221,6 +226,8 @@ static char *compose_message(const culprit_verdict *v, double confidence)
                            v->set_aside == 1 ? "" : "s", v->set_aside + v->now_n);
     if (v->evidence == CULPRIT_EVIDENCE_PAIRED)
         put_paired(&b, &v->paired, confidence);
+    if (v->dirty)
+        culprit_buf_puts(&b, CULPRIT_DETECT__DIRTY_NOTE);
     return culprit_buf_detach(&b);
 }
 
@@ -356,6 +363,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     out->test = culprit_buf_detach(&key);
     if (now->category && !(out->category = culprit_strdup(now->category)))
         return CULPRIT_ERROR;
+    out->dirty = run->dirty;
 
     if (!culprit_test_result_measured(now)) {
         out->kind = CULPRIT_VERDICT_NOT_RUN;
@@ -392,6 +400,12 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     if (!base || base->n == 0 || wb.n == 0) {
         if (out->kind != CULPRIT_VERDICT_MAJOR)
             out->kind = CULPRIT_VERDICT_NO_BASELINE;
+        /* Earlier runs exist, none comparable: say which and why. */
+        if (base && base->n == 0 && base->incomparable && !opts->allow_mixed &&
+            !(out->mismatch = culprit_strdup(base->incomparable)))
+            return CULPRIT_ERROR;
+        if (out->mismatch && out->kind != CULPRIT_VERDICT_MAJOR)
+            out->kind = CULPRIT_VERDICT_MIXED;
         goto done;
     }
 

@@ -163,6 +163,38 @@ static int put_field(culprit_buf *head, const culprit_test_result *test, const s
     return culprit_buf_put(head, "\n", 1);
 }
 
+/* " v1 v2 ...", or " ~S BASE64" (pack.c) when that is shorter. */
+static int put_values(culprit_buf *samples, const culprit_series *s)
+{
+    size_t mark = samples->size, packed;
+    int error, pack;
+
+    const char *env = getenv("CULPRIT_HISTORY_PACK");
+
+    if ((error = culprit_buf_put(samples, " ", 1)) < 0)
+        return error;
+    /* CULPRIT_HISTORY_PACK=0: text, to read the samples by eye (docs/history-format.md). */
+    pack =
+        env && strcmp(env, "0") == 0 ? 0 : culprit_history__pack_series(samples, s->values, s->n);
+    if (pack < 0)
+        return pack;
+    packed = samples->size - mark;
+    for (size_t k = 0; k < s->n; k++) {
+        if ((error = culprit_buf_put(samples, " ", 1)) < 0 ||
+            (error = put_number(samples, s->values[k])) < 0)
+            return error;
+    }
+    /* A handful of values stays readable: packing saves bytes from a few dozen on. */
+    if (pack == 1 && s->n >= CULPRIT_HISTORY__PACK_MIN && packed < samples->size - mark - packed) {
+        samples->size = mark + packed; /* the packed form, already in place */
+    } else {
+        memmove(samples->ptr + mark, samples->ptr + mark + packed, samples->size - mark - packed);
+        samples->size -= packed;
+    }
+    samples->ptr[samples->size] = '\0';
+    return 0;
+}
+
 int culprit_history__block_format(culprit_buf *head, culprit_buf *samples,
                                   const culprit_test_result *test)
 {
@@ -195,12 +227,8 @@ int culprit_history__block_format(culprit_buf *head, culprit_buf *samples,
                                          test_label(test), s->name, s->n);
             if (s->absent && (error = culprit_buf_puts(samples, " absent")) < 0)
                 return error;
-        } else {
-            for (size_t k = 0; k < s->n; k++) {
-                if ((error = culprit_buf_put(samples, " ", 1)) < 0 ||
-                    (error = put_number(samples, s->values[k])) < 0)
-                    return error;
-            }
+        } else if ((error = put_values(samples, s)) < 0) {
+            return error;
         }
         if ((error = culprit_buf_put(samples, "\n", 1)) < 0)
             return error;
@@ -317,6 +345,11 @@ static int parse_samples(block_reader *r)
         if (s->absent) {
             if (eol - p != 7 || memcmp(p, " absent", 7))
                 return bad_line(r, "values for an absent series", line, eol);
+            continue;
+        }
+        if (eol - p > 1 && p[1] == '~') {
+            if (culprit_history__unpack_series(&s->values, s->n, p + 1, eol) < 0)
+                return bad_line(r, "malformed packed samples", line, eol);
             continue;
         }
         /* Each value takes at least two bytes, which bounds what a lying n can allocate. */

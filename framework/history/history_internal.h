@@ -41,6 +41,21 @@ int culprit_history__block_format(culprit_buf *head, culprit_buf *samples,
                                   const culprit_test_result *test);
 
 /*
+ * Appends "~S BASE64", the packed form of the n values (pack.c), and returns 1; 0
+ * (nothing appended) when they cannot be packed exactly; negative on allocation
+ * failure.
+ */
+int culprit_history__pack_series(culprit_buf *out, const double *v, size_t n);
+/* Series of fewer values are written as text (block.c). */
+#define CULPRIT_HISTORY__PACK_MIN 8
+
+/*
+ * Decodes the packed form [p, end) ("~S BASE64") of a series of n values into a
+ * malloc'd *values. -1 when malformed, or when it holds other than n values.
+ */
+int culprit_history__unpack_series(double **values, size_t n, const char *p, const char *end);
+
+/*
  * Parses a culprit block (the text of a <system-out>) into `test`. Without
  * CULPRIT_HISTORY_LOAD_SAMPLES it stops at the samples line. Errors are
  * CULPRIT_EINVALID with a message that does not name the file (the caller adds it).
@@ -69,5 +84,18 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
 /* Maps and reads one file with the query's filters (see culprit_history__read). */
 int culprit_history__load_file(culprit_run **out, const char *path,
                                const culprit_history_query *query);
+
+/*
+ * 1 when `commit` (NULL: none) is among q->commits, which culprit_history_load() has
+ * sorted; with `prefix`, when one of them starts with `commit` (a file name's 12 hex
+ * digits).
+ */
+int culprit_history__commit_wanted(const culprit_history_query *q, const char *commit, int prefix);
+
+/* The run files of directory `dir`, sorted: "*.xml", not hidden, not a temporary. */
+int culprit_history__list_files(char ***out, size_t *count, const char *dir);
+
+/* Reports the file `path` skipped for the last error through `warn` (NULL: stderr). */
+void culprit_history__warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path);
 
 #endif

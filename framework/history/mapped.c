@@ -16,7 +16,7 @@
 
 int culprit_history_read_file(culprit_run **out, const char *path, unsigned int flags)
 {
-    culprit_history_query query = {NULL, NULL, NULL, flags};
+    culprit_history_query query = {.flags = flags};
     culprit_run *run = NULL;
     int error;
 

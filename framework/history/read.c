@@ -154,6 +154,7 @@ static void on_property(reader *r, const xmlChar **attrs, int nb)
         {"culprit.timestamp", offsetof(culprit_run, timestamp)},
         {"culprit.host", offsetof(culprit_run, host)},
         {"culprit.machine", offsetof(culprit_run, machine)},
+        {"culprit.machine-class", offsetof(culprit_run, machine_class)},
         {"culprit.compiler", offsetof(culprit_run, compiler)},
         {"culprit.flags", offsetof(culprit_run, flags)},
         {"culprit.binary", offsetof(culprit_run, binary)},
@@ -206,8 +207,9 @@ static void check_run(reader *r)
              "not a culprit history file (no culprit.format property in the testsuite)");
         return;
     }
-    if (q && q->commit &&
-        (!r->run->commit || strncmp(r->run->commit, q->commit, strlen(q->commit)) != 0)) {
+    if (q && ((q->commit &&
+               (!r->run->commit || strncmp(r->run->commit, q->commit, strlen(q->commit)) != 0)) ||
+              (q->ncommits && !culprit_history__commit_wanted(q, r->run->commit, 0)))) {
         r->filtered = 1;
         xmlStopParser(r->ctxt);
     }
@@ -589,7 +591,7 @@ cleanup:
 int culprit_history_read_memory(culprit_run **out, const char *data, size_t len, const char *name,
                                 unsigned int flags)
 {
-    culprit_history_query query = {NULL, NULL, NULL, flags};
+    culprit_history_query query = {.flags = flags};
 
     return culprit_history__read(out, data, len, name, &query);
 }

@@ -5,6 +5,7 @@
  */
 #include "history_internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
@@ -93,6 +94,7 @@ void culprit_run_free(culprit_run *run)
     free(run->timestamp);
     free(run->host);
     free(run->machine);
+    free(run->machine_class);
     free(run->compiler);
     free(run->flags);
     free(run->binary);
@@ -168,4 +170,44 @@ int culprit_test_result_measured(const culprit_test_result *test)
     return test->status == CULPRIT_STATUS_PASS ||
            (test->status == CULPRIT_STATUS_FAILURE && test->verdict &&
             strcmp(test->verdict, "major") == 0);
+}
+
+const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run *run)
+{
+    const char *m = run->machine ? run->machine : "", *last, *sp1, *sp2;
+
+    if (run->machine_class) {
+        snprintf(buf, size, "%s", run->machine_class);
+        return buf;
+    }
+    /* The runner's fingerprint ends in "; SYSNAME RELEASE ARCH" (uname): drop RELEASE. */
+    last = strrchr(m, ';');
+    last = last ? last + 1 : m;
+    while (*last == ' ')
+        last++;
+    sp1 = strchr(last, ' ');
+    sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    if (!sp1 || !sp2 || strchr(sp2 + 1, ' '))
+        snprintf(buf, size, "%s", m);
+    else
+        snprintf(buf, size, "%.*s%s", (int)(sp1 - m), m, sp2);
+    return buf;
+}
+
+int culprit_history__commit_wanted(const culprit_history_query *q, const char *commit, int prefix)
+{
+    size_t lo = 0, hi = q->ncommits, len;
+
+    if (!commit)
+        return 0;
+    len = strlen(commit);
+    while (lo < hi) { /* the first wanted commit not below `commit` */
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(q->commits[mid], commit) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < q->ncommits && (prefix ? strncmp(q->commits[lo], commit, len) == 0
+                                       : strcmp(q->commits[lo], commit) == 0);
 }

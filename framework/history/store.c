@@ -192,18 +192,6 @@ static void warn_stderr(const char *path, const char *message, void *payload)
     fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
 }
 
-/* Warns of a file skipped with the reader's last error. */
-static void warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path)
-{
-    /* The reader names the file first; the warning says it already. */
-    const char *reason = culprit_error_last();
-    size_t plen = strlen(path);
-
-    if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
-        reason += plen + 2;
-    warn(path, reason, payload);
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
@@ -222,8 +210,7 @@ static int compare_runs(const void *a, const void *b)
     return c ? c : strcmp(x->id ? x->id : "", y->id ? y->id : "");
 }
 
-/* The run files of the directory, sorted: "*.xml", not hidden, not a temporary. */
-static int list_files(char ***out, size_t *count, const char *dir)
+int culprit_history__list_files(char ***out, size_t *count, const char *dir)
 {
     DIR *d;
     struct dirent *e;
@@ -274,11 +261,36 @@ static int append_run(culprit_history_runs *runs, size_t *alloc, culprit_run *ru
     return 0;
 }
 
+void culprit_history__warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path)
+{
+    /* The reader names the file first; the warning says it already. */
+    const char *reason = culprit_error_last();
+    size_t plen = strlen(path);
+
+    if (!strncmp(reason, path, plen) && !strncmp(reason + plen, ": ", 2))
+        reason += plen + 2;
+    (warn ? warn : warn_stderr)(path, reason, payload);
+}
+
+int culprit_history_query_wants_name(const culprit_history_query *q, const char *name)
+{
+    const char *us = strchr(name, '_');
+    char c12[13];
+
+    if (!q || !q->ncommits || !us || strlen(us + 1) < 13 || us[13] != '_' ||
+        strspn(us + 1, "0123456789abcdef") != 12)
+        return 1;
+    memcpy(c12, us + 1, 12);
+    c12[12] = '\0';
+    return culprit_history__commit_wanted(q, c12, 1);
+}
+
 int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          const culprit_history_query *query, culprit_history_warn_fn warn,
                          void *payload)
 {
-    culprit_history_query all = {NULL, NULL, NULL, 0};
+    culprit_history_query q = {.flags = 0};
+    const char **sorted = NULL;
     char **names = NULL, *path = NULL;
     size_t nnames = 0, alloc = 0;
     int error;
@@ -286,21 +298,33 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
     memset(out, 0, sizeof(*out));
     if (!warn)
         warn = warn_stderr;
-    if ((error = list_files(&names, &nnames, history->dir)) < 0)
-        return error;
+    if (query)
+        q = *query;
+    if (q.ncommits) { /* sorted, for a binary search per file */
+        if (!(sorted = malloc(q.ncommits * sizeof(*sorted))))
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        memcpy(sorted, q.commits, q.ncommits * sizeof(*sorted));
+        qsort(sorted, q.ncommits, sizeof(*sorted), compare_names);
+        q.commits = sorted;
+    }
+    if ((error = culprit_history__list_files(&names, &nnames, history->dir)) < 0)
+        goto cleanup;
     for (size_t i = 0; i < nnames; i++) {
         culprit_run *run = NULL;
+
+        if (!culprit_history_query_wants_name(&q, names[i]))
+            continue;
 
         free(path);
         if (!(path = culprit_fs_join(history->dir, names[i]))) {
             error = culprit_error_set(CULPRIT_ERROR, "out of memory");
             goto cleanup;
         }
-        error = culprit_history__load_file(&run, path, query ? query : &all);
+        error = culprit_history__load_file(&run, path, &q);
         if (error == CULPRIT_ERROR)
             goto cleanup; /* out of memory: the next file would fail too */
         if (error < 0) {
-            warn_skipped(warn, payload, path);
+            culprit_history__warn_skipped(warn, payload, path);
             out->nskipped++;
             error = 0;
             continue;
@@ -310,9 +334,11 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
             goto cleanup;
         }
     }
-    qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
+    if (out->nruns) /* none: runs is NULL, which qsort must not get */
+        qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
 cleanup:
     free(path);
+    free(sorted);
     for (size_t i = 0; i < nnames; i++)
         free(names[i]);
     free(names);
@@ -337,7 +363,7 @@ int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data
                                     const char *name, const culprit_history_query *query,
                                     culprit_history_warn_fn warn, void *payload)
 {
-    culprit_history_query all = {NULL, NULL, NULL, 0};
+    culprit_history_query all = {0};
     culprit_run *run = NULL, **grown;
     int error;
 
@@ -345,7 +371,7 @@ int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data
     if (error == CULPRIT_ERROR)
         return error; /* out of memory */
     if (error < 0) {
-        warn_skipped(warn ? warn : warn_stderr, payload, name);
+        culprit_history__warn_skipped(warn, payload, name);
         runs->nskipped++;
         return 0;
     }

@@ -170,6 +170,7 @@ static int write_properties(writer *wr, const culprit_run *run)
         (error = property(wr, "culprit.timestamp", run->timestamp)) < 0 ||
         (error = property(wr, "culprit.host", run->host)) < 0 ||
         (error = property(wr, "culprit.machine", run->machine)) < 0 ||
+        (error = property(wr, "culprit.machine-class", run->machine_class)) < 0 ||
         (error = property(wr, "culprit.compiler", run->compiler)) < 0 ||
         (error = property(wr, "culprit.flags", run->flags)) < 0 ||
         (run->binary && (error = property(wr, "culprit.binary", run->binary)) < 0))

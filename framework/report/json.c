@@ -36,6 +36,7 @@ static json_t *series_json(const culprit_report *r, const culprit_report_series 
     json_object_set_new(t, "clusters", str(now ? now->clusters : NULL));
     json_object_set_new(t, "rules", str(now ? now->rules : NULL));
     json_object_set_new(t, "counters_flagged", json_boolean(now && now->counters_flagged));
+    json_object_set_new(t, "dirty", json_boolean(now && now->dirty));
     json_object_set_new(t, "category", str(now ? now->category : NULL));
     for (size_t i = 0; i < s->npoints; i++) {
         const culprit_report_point *p = &s->points[i];

@@ -29,6 +29,21 @@ static const char *count_word(culprit_verdict_kind kind)
                                                  : culprit_verdict_name(kind);
 }
 
+/* Tests were measured, yet none was compared with a baseline: "no regression" would
+ * claim what nobody checked (a fresh runner, another build, all runs dirty). */
+static int nothing_compared(const culprit_report *r)
+{
+    static const culprit_verdict_kind uncompared[] = {
+        CULPRIT_VERDICT_NO_BASELINE, CULPRIT_VERDICT_MIXED, CULPRIT_VERDICT_NOT_RUN};
+    size_t measured = 0, none = 0;
+
+    for (size_t i = 0; i < r->nseries; i++)
+        measured += culprit_report_current(r, &r->series[i]) != NULL;
+    for (size_t k = 0; k < sizeof(uncompared) / sizeof(uncompared[0]); k++)
+        none += culprit_report_count(r, uncompared[k]);
+    return measured > 0 && none >= measured;
+}
+
 static void headline(culprit_buf *out, const culprit_report *r)
 {
     size_t major = culprit_report_count(r, CULPRIT_VERDICT_MAJOR);
@@ -45,6 +60,8 @@ static void headline(culprit_buf *out, const culprit_report *r)
         if (minor)
             culprit_buf_printf(out, "%zu minor", minor);
         culprit_buf_printf(out, " regression%s", major + minor == 1 ? "" : "s");
+    } else if (nothing_compared(r)) {
+        culprit_buf_puts(out, "nothing compared (no comparable baseline)");
     } else {
         culprit_buf_puts(out, "no regression");
     }

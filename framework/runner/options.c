@@ -55,6 +55,10 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "the git repository of the code under test (default: the\n"
                     "one holding the current directory; culprit_discover_tests\n"
                     "passes the source directory, for builds outside it)"),
+        CULPRIT_OPT("--machine", 0, CULPRIT_OPT_STRING, &o->machine, "NAME",
+                    "record the run for this class of identical machines (a CI\n"
+                    "runner label; also $CULPRIT_MACHINE): runs of one class are\n"
+                    "compared whatever their host or kernel"),
         CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, &o->project, "FILE",
                     "project file (default: culprit.json at the repository root)"),
         /* A test binary judges categories only: minor needs the history (culprit check). */

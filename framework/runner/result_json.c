@@ -101,6 +101,7 @@ char *culprit_runner__run_json(const culprit_run *run, const char *history_file)
     json_object_set_new(root, "timestamp", string_or_null(run->timestamp));
     json_object_set_new(root, "host", string_or_null(run->host));
     json_object_set_new(root, "machine", string_or_null(run->machine));
+    json_object_set_new(root, "machine_class", string_or_null(run->machine_class));
     json_object_set_new(root, "compiler", string_or_null(run->compiler));
     json_object_set_new(root, "flags", string_or_null(run->flags));
     json_object_set_new(root, "history_file", string_or_null(history_file));

@@ -56,7 +56,9 @@ static void warn(runner *r, const char *fmt, ...)
 }
 
 /* CPU model, core count, kernel and architecture: the machine part of the build and
- * machine fingerprint; runs on different machines are not silently compared. */
+ * machine fingerprint; runs on different machines are not silently compared. The
+ * kernel release is recorded but is not part of the default machine class
+ * (culprit_run_machine_class): an image update must not orphan a history. */
 static char *machine_fingerprint(void)
 {
     culprit_buf out = CULPRIT_BUF_INIT;
@@ -78,6 +80,23 @@ static char *machine_fingerprint(void)
     if (uname(&u) == 0)
         culprit_buf_printf(&out, "; %s %s %s", u.sysname, u.release, u.machine);
     return culprit_buf_detach(&out);
+}
+
+/* --machine NAME or $CULPRIT_MACHINE: the class this run counts for; else the default
+ * class (the fingerprint without the kernel release), written out so readers need
+ * not derive it. */
+static int machine_class(runner *r, culprit_run *run)
+{
+    const char *name = r->opt.machine ? r->opt.machine : getenv("CULPRIT_MACHINE");
+    char derived[512];
+
+    if (!run->machine)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (!name || !*name)
+        name = culprit_run_machine_class(derived, sizeof(derived), run);
+    if (strpbrk(name, "\r\n"))
+        return culprit_error_set(CULPRIT_EINVALID, "--machine '%s' contains a line break", name);
+    return culprit_str_set(&run->machine_class, name);
 }
 
 static int fill_context(runner *r, culprit_run *run, const char *suite,
@@ -111,6 +130,8 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
         (error = culprit_str_set(&run->flags, build ? build->flags : NULL)) < 0)
         goto cleanup;
     run->machine = machine_fingerprint();
+    if ((error = machine_class(r, run)) < 0)
+        goto cleanup;
     /* The binary's own path, so `culprit check --confirm` can run a test again. */
     run->binary = realpath("/proc/self/exe", NULL);
     if (r->opt.commit || (env_commit && *env_commit)) {

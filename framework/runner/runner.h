@@ -28,6 +28,7 @@ typedef struct {
     const char *junit;
     const char *commit;
     const char *branch;
+    const char *machine; /* --machine: the class of identical runners this one counts for */
     const char *project;
     const char *repository; /* --repository: the git working tree of the code under test */
     int fail_on_none;       /* --fail-on none: a major regression is recorded but does not fail */

@@ -132,8 +132,10 @@ typedef enum {
     CULPRIT_VERDICT_UNDECIDED,     /**< the samples cannot tell; more_samples says how many
                                         more repetitions would decide */
     CULPRIT_VERDICT_NO_BASELINE,   /**< nothing earlier to compare with */
-    CULPRIT_VERDICT_MIXED,         /**< the baseline ran on another machine or build: not
-                                        compared (see mismatch; allow_mixed overrides) */
+    CULPRIT_VERDICT_MIXED,         /**< earlier runs exist but none is comparable (another
+                                        machine class, build, counting tool, a dirty tree),
+                                        or an explicit baseline is not: not compared (see
+                                        mismatch; allow_mixed overrides) */
     CULPRIT_VERDICT_NOT_RUN        /**< the test failed or errored: no timing to judge */
 } culprit_verdict_kind;
 
@@ -181,7 +183,27 @@ typedef struct {
     double count_spread; /**< counted metrics: the largest relative difference between two
                               runs of the test at one commit (A/A), from
                               culprit_detect_count_spread(); 0: none seen */
+    char *incomparable;  /**< n == 0 from culprit_detect_baseline_for(): why the newest
+                              earlier run passed over was not comparable (owned); NULL when
+                              there was none */
 } culprit_baseline;
+
+/** culprit_detect_comparable(): a baseline from a dirty tree is comparable too. */
+#define CULPRIT_COMPARABLE_ANY_TREE 0x1u
+
+/**
+ * 1 when `base` (a result of `base_run`) may be the baseline of `now` (a result of
+ * `now_run`), docs/detection.md "Comparable baselines": the same machine class
+ * (culprit_run_machine_class()), compiler and build flags, the same metric counted the
+ * same way (counted_by, the tool and its version), and a baseline measured on a
+ * clean tree (unless `flags` has CULPRIT_COMPARABLE_ANY_TREE). `now` and `base` may
+ * both be NULL: the run-level rules only. 0 when not, with *why (when `why` is not
+ * NULL) a malloc'd line naming what differs ("compiler differs: 'clang 16' now,
+ * 'gcc 12' in the baseline"); negative on allocation failure. Thread-safe.
+ */
+int culprit_detect_comparable(char **why, const culprit_run *now_run,
+                              const culprit_test_result *now, const culprit_run *base_run,
+                              const culprit_test_result *base, unsigned int flags);
 
 /**
  * Chooses the baseline of test `suite`.`test` from loaded `runs`: walking `commits`
@@ -194,6 +216,20 @@ typedef struct {
 int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *runs,
                             const char *suite, const char *test, const char *const *commits,
                             size_t ncommits, size_t pool);
+
+/**
+ * The baseline of `now` (a result of `now_run`), as culprit_detect_baseline() but
+ * only from runs comparable with it (culprit_detect_comparable()): at each commit the
+ * newest comparable run, so that an incomparable newer run (a Debug build beside the
+ * Release ones, another runner) never hides an older comparable one. With nothing
+ * comparable, n == 0 and `incomparable` says why the newest candidate was passed
+ * over (NULL when there was no earlier run at all). `allow_mixed`: any run counts,
+ * as culprit_detect_baseline().
+ */
+int culprit_detect_baseline_for(culprit_baseline *out, const culprit_history_runs *runs,
+                                const culprit_run *now_run, const culprit_test_result *now,
+                                const char *const *commits, size_t ncommits, size_t pool,
+                                int allow_mixed);
 void culprit_baseline_dispose(culprit_baseline *baseline);
 
 /** The fewest earlier runs culprit_detect_run_noise() estimates from; a minor
@@ -307,7 +343,15 @@ typedef struct {
     char *message;             /**< one line for a developer, no statistics needed */
     culprit_evidence evidence; /**< what the verdict rests on */
     culprit_paired_confirmation paired; /**< when evidence is CULPRIT_EVIDENCE_PAIRED */
+    int dirty; /**< the run judged was measured on a dirty tree (its message says so) */
 } culprit_verdict;
+
+/**
+ * 1 when the verdict compared the test with a baseline: not when there was none
+ * (no-baseline), none comparable (mixed), or the test did not run; a major
+ * regression without a baseline rests on its category alone, and is not.
+ */
+int culprit_verdict_compared(const culprit_verdict *v);
 
 void culprit_verdict_dispose(culprit_verdict *verdict);
 

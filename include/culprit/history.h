@@ -93,7 +93,7 @@ typedef struct {
     char *branch;    /**< branch name, or NULL (detached, unknown) */
     char *timestamp; /**< ISO 8601 UTC, e.g. "2026-11-22T13:05:00Z" */
     char *host;      /**< host name */
-    char *machine;   /**< machine fingerprint: CPU model, cores, kernel */
+    char *machine;   /**< machine fingerprint: CPU model, cores, kernel, architecture */
     char *compiler;  /**< compiler of the test binary */
     char *flags;     /**< its build flags */
     char *binary;    /**< path of the test binary that ran (to re-run a test); NULL: unknown */
@@ -102,7 +102,21 @@ typedef struct {
     size_t ntests;
     culprit_test_result *tests;
     size_t atests; /**< allocated entries of tests */
+
+    char *machine_class; /**< the class of identical machines the run counts for: the name
+                              given with the runner's --machine / $CULPRIT_MACHINE, else the
+                              fingerprint without the kernel release (docs/detection.md);
+                              NULL: derived from `machine` (culprit_run_machine_class) */
 } culprit_run;
+
+/**
+ * The machine class of `run` into `buf` (NUL-terminated, cut to `size`): its
+ * machine_class when set, else its machine fingerprint with the kernel release left
+ * out ("CPU; N cpus; Linux 6.1.0-25-amd64 x86_64" is class "CPU; N cpus; Linux
+ * x86_64"), so that files written before classes existed, and runs before and after a
+ * kernel update, count for one machine. "" when the run records neither. Returns buf.
+ */
+const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run *run);
 
 /** Creates an empty run. Caller frees with culprit_run_free(). */
 int culprit_run_new(culprit_run **out);
@@ -210,10 +224,14 @@ typedef void (*culprit_history_warn_fn)(const char *path, const char *message, v
 
 /** What to load from the store. Zero-initialize: everything, summaries only. */
 typedef struct {
-    const char *commit; /**< only runs whose commit starts with this; NULL: all */
-    const char *test;   /**< only this test's results (other tests dropped); NULL: all */
-    const char *suite;  /**< only runs of this suite; NULL: all */
-    unsigned int flags; /**< CULPRIT_HISTORY_LOAD_* */
+    const char *commit;         /**< only runs whose commit starts with this; NULL: all */
+    const char *test;           /**< only this test's results (other tests dropped); NULL: all */
+    const char *suite;          /**< only runs of this suite; NULL: all */
+    unsigned int flags;         /**< CULPRIT_HISTORY_LOAD_* */
+    const char *const *commits; /**< only runs at one of these commits (full shas), when
+                                     ncommits > 0: a file whose generated name carries
+                                     another commit is not even opened */
+    size_t ncommits;
 } culprit_history_query;
 
 /** A loaded set of runs, sorted by timestamp then id. */
@@ -235,11 +253,21 @@ void culprit_history_runs_dispose(culprit_history_runs *runs);
 /**
  * A second source of runs beside the directory (the shared history in a git ref,
  * docs/history-format.md): parses the run file `data` (named `name` in warnings)
- * with the filters of `query` (NULL: all) and appends it to `runs`. A file that
- * cannot be read is reported through `warn` (NULL: stderr), counted in
- * runs->nskipped and skipped: 0. Call culprit_history_runs_finish() once all are
- * added. Errors: CULPRIT_ERROR (out of memory).
+ * with the filters of `query` (NULL: all; its `commits`, when given, sorted in strcmp
+ * order: culprit_history_load() sorts a copy of its own, a caller adding many files
+ * sorts once) and appends it to `runs`. A file that cannot be read is reported
+ * through `warn` (NULL: stderr), counted in runs->nskipped and skipped: 0. Call
+ * culprit_history_runs_finish() once all are added. Errors: CULPRIT_ERROR (out of
+ * memory).
  */
+/**
+ * 0 when the run file named `name` (its base name) is of a commit `query` does not
+ * want, judged from the name alone ("<stamp>_<commit12>_<host>_...", as generated
+ * names are): such a file need not be read. 1 otherwise, also for names of another
+ * shape. `query->commits` sorted as for culprit_history_runs_add_memory().
+ */
+int culprit_history_query_wants_name(const culprit_history_query *query, const char *name);
+
 int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
                                     const char *name, const culprit_history_query *query,
                                     culprit_history_warn_fn warn, void *payload);
@@ -249,6 +277,52 @@ int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data
  * load the local directory first) and sorts as culprit_history_load() does.
  */
 int culprit_history_runs_finish(culprit_history_runs *runs);
+/* ------------------------------------------------------------ compaction --- */
+
+/** What culprit_history_compact() does. */
+typedef struct {
+    unsigned int version;
+    size_t keep_samples; /**< per test, the raw samples of its newest this many runs are
+                              kept and older runs keep their summaries only (prune);
+                              0: every sample kept (compact losslessly) */
+    int dry_run;         /**< count what would change, write nothing */
+} culprit_history_compact_options;
+
+#define CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION 1
+#define CULPRIT_HISTORY_COMPACT_OPTIONS_INIT                                                       \
+    {                                                                                              \
+        CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION, 0, 0                                              \
+    }
+
+int culprit_history_compact_options_init(culprit_history_compact_options *opts,
+                                         unsigned int version);
+
+/** What a compaction found and did. */
+typedef struct {
+    size_t files;          /**< run files read */
+    size_t rewritten;      /**< of them written anew, smaller (or that would be: dry_run) */
+    size_t skipped;        /**< unreadable or foreign files, reported and left as they are */
+    size_t test_runs;      /**< test results in the files read */
+    size_t pruned;         /**< test results whose raw samples were dropped */
+    uint64_t bytes_before; /**< the run files read, before */
+    uint64_t bytes_after;  /**< and after */
+} culprit_history_compact_stats;
+
+/**
+ * Makes the store small (docs/history-format.md, "Compaction"): every run file is
+ * written again with its samples packed, and with opts->keep_samples K the samples
+ * of every test result older than the newest K of its test are dropped (summaries,
+ * categories and verdicts stay). A file is replaced only when the result is
+ * smaller, atomically (temporary file, rename), so readers never see a partial
+ * file; one that cannot be read is reported through `warn` (NULL: stderr), counted
+ * in `skipped` and left. Verdicts of culprit check are the same before and after
+ * (they judge summaries). Not safe against another compaction of the same store
+ * at the same time (the second one just finds less to do); runs stored meanwhile
+ * are not touched. opts NULL: lossless compaction.
+ */
+int culprit_history_compact(culprit_history_compact_stats *out, culprit_history *history,
+                            const culprit_history_compact_options *opts,
+                            culprit_history_warn_fn warn, void *payload);
 
 #ifdef __cplusplus
 }

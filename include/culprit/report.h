@@ -56,6 +56,7 @@ typedef struct {
     char *rules;          /**< the association-rule detector's line; NULL when it did not run */
     int counters_flagged; /**< a counter detector flagged this measurement */
     culprit_evidence evidence; /**< what the verdict rests on (unconfirmed, paired, ...) */
+    int dirty;                 /**< measured on a dirty tree (uncommitted changes) */
 } culprit_report_point;
 
 /** One test's series, oldest point first. */

@@ -459,8 +459,8 @@ static void check_runs_the_counter_detectors_with_a_calibration(void **state)
     (void)state;
     all[0] = counter_run("a", "2024-01-01T00:00:00Z", 1, 1.0, 0);
     all[1] = counter_run("b", "2024-01-02T00:00:00Z", 2, 1.0, 0);
-    all[2] = counter_run("b", "2024-01-02T01:00:00Z", 3, 1.0, 0); /* A/A with all[1] */
-    all[3] = counter_run("b", "2024-01-02T02:00:00Z", 4, 1.0, 1); /* dirty: not A/A */
+    all[2] = counter_run("b", "2024-01-02T01:00:00Z", 4, 1.0, 0); /* A/A with all[1] */
+    all[3] = counter_run("b", "2024-01-02T02:00:00Z", 3, 1.0, 1); /* dirty: not A/A, no baseline */
     all[4] = counter_run("c", "2024-01-03T00:00:00Z", 5, 2.0, 0); /* 2x write_bytes */
 
     /* Time only (the default): no counter verdicts. */
