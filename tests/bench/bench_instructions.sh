@@ -15,11 +15,13 @@
 #    alarm, a minor on e1 a detection (TRIALS trials, 50 by default).
 # Run it beside a CPU hog to see that counts do not move with load:
 #   sh -c 'while :; do :; done' & bash tests/bench/bench_instructions.sh ...; kill %1
-# usage: bench_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS]
+# usage: bench_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [--no-cost]]
+# --no-cost: only the trials judged by culprit check (to add trials in parallel).
 set -euo pipefail
 culprit=$1 lib=$2 include=$3 mode=${4:-50}
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 runs=10 tries=5 trials=$mode; [ "$mode" = --quick ] && runs=2 tries=1 trials=1
+sizes="5000 1000000"; [ "${5:-}" = --no-cost ] && sizes=
 work=$(mktemp -d /tmp/culprit-bench-instructions-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -57,8 +59,8 @@ one_run() {
 spread() { python3 -c "import sys; v=[float(x) for x in sys.argv[1:]]; print('%.4f%%' % (100*(max(v)-min(v))/min(v)))" "$@"; }
 
 echo "load before: $(uptime)"
-printf '%-8s %14s %14s %9s %16s %14s %14s\n' body native_run_s counted_run_s slowdown instructions aa_spread plus1pct
-for n in 5000 1000000; do
+[ -n "$sizes" ] && printf '%-8s %14s %14s %9s %16s %14s %14s\n' body native_run_s counted_run_s slowdown instructions aa_spread plus1pct
+for n in $sizes; do
   make_perf "$n"; make_perf "$((n + n / 100))"
   read -r native _ < <(one_run "$n" --repetitions 30)
   counts=() walls=()

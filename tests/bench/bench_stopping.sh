@@ -13,7 +13,8 @@
 # Per measurement and body: the median of the runs' values, their spread
 # ((max - min) / median) and coefficient of variation, and per stop reason how many
 # runs ended so and the median of their values (over the median CPU time of all runs:
-# 1.00 is the cost on a core of its own). Run it beside a CPU hog on one core; the
+# 1.00 is the cost on a core of its own), and the coefficient of variation of the
+# runs' CPU time per iteration. Run it beside a CPU hog on one core; the
 # load is printed before and after.
 # usage: bench_stopping.sh LIBCULPRIT INCLUDE_DIR [--quick | RUNS]
 # --quick: 2 runs, budget 0.5 s, min time 0.1 s (ctest); RUNS defaults to 15.
@@ -95,8 +96,8 @@ done
 python3 - values.txt <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
-print("%-7s %-9s %5s %12s %8s %7s  %s" % ("measure", "body", "runs", "median_ns", "spread", "cv",
-                                          "by stop: runs x median/cpu"))
+print("%-7s %-9s %5s %12s %8s %7s %7s  %s" % ("measure", "body", "runs", "median_ns", "spread",
+                                              "cv", "cpu_cv", "by stop: runs x median/cpu"))
 for m in ("before", "after", "gbench"):
     for body in ("body_1ms", "body_5us"):
         r = [x for x in rows if x[0] == m and x[1] == body]
@@ -106,12 +107,14 @@ for m in ("before", "after", "gbench"):
         cpu = statistics.median(float(x[3]) for x in r)
         med = statistics.median(v)
         cv = statistics.pstdev(v) / statistics.mean(v)
+        c = [float(x[3]) for x in r]
+        cpu_cv = statistics.pstdev(c) / statistics.mean(c)
         stops = {}
         for x in r:
             stops.setdefault(x[4], []).append(float(x[2]))
         by = ", ".join("%s %d x %.2f" % (s, len(xs), statistics.median(xs) / cpu)
                        for s, xs in sorted(stops.items()))
-        print("%-7s %-9s %5d %12.0f %7.1f%% %6.1f%%  %s" % (m, body, len(v), med,
-              100 * (max(v) - min(v)) / med, 100 * cv, by))
+        print("%-7s %-9s %5d %12.0f %7.1f%% %6.1f%% %6.1f%%  %s" % (m, body, len(v), med,
+              100 * (max(v) - min(v)) / med, 100 * cv, 100 * cpu_cv, by))
 PY
 echo "load after: $(uptime)"
