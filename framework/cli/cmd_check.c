@@ -235,10 +235,7 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
         culprit_paired_confirmation p;
         culprit_baseline b;
         char good[41];
-        /* Flagged tests, and undecided ones: pairs can decide what one run per
-         * commit could not. */
-        if ((!flagged(result, i) && v->kind != CULPRIT_VERDICT_UNDECIDED) ||
-            v->evidence == CULPRIT_EVIDENCE_DETERMINISTIC)
+        if (!culprit_detect_wants_pairs(v, flagged(result, i)))
             continue;
         if (culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
                                         nbases, 1, a->judge.check.detect.allow_mixed) < 0 ||

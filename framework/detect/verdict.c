@@ -231,6 +231,16 @@ static char *compose_message(const culprit_verdict *v, double confidence)
     return culprit_buf_detach(&b);
 }
 
+int culprit_detect_wants_pairs(const culprit_verdict *v, int flagged)
+{
+    if (v->evidence == CULPRIT_EVIDENCE_DETERMINISTIC)
+        return 0;
+    if (flagged || v->kind == CULPRIT_VERDICT_UNDECIDED)
+        return 1;
+    return isnan(v->between_sd) &&
+           (v->kind == CULPRIT_VERDICT_UNCHANGED || v->kind == CULPRIT_VERDICT_IMPROVEMENT);
+}
+
 int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirmation *c,
                                 double confidence)
 {
@@ -242,10 +252,17 @@ int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirm
      * the pairs do not judge: it stays, with what they found. */
     if (c->slower == 0 && v->kind == CULPRIT_VERDICT_MINOR)
         v->kind = CULPRIT_VERDICT_UNCHANGED;
-    /* An undecided test the pairs decide: slower is a (confirmed) minor regression,
-     * not slower unchanged. */
-    if (v->kind == CULPRIT_VERDICT_UNDECIDED && c->slower >= 0)
-        v->kind = c->slower ? CULPRIT_VERDICT_MINOR : CULPRIT_VERDICT_UNCHANGED;
+    /* An undecided, unchanged or faster test the pairs decide: slower is a
+     * (confirmed) minor regression; not slower is unchanged, or still faster when
+     * the pairs say so too. */
+    if ((v->kind == CULPRIT_VERDICT_UNDECIDED || v->kind == CULPRIT_VERDICT_UNCHANGED ||
+         v->kind == CULPRIT_VERDICT_IMPROVEMENT) &&
+        c->slower >= 0) {
+        if (c->slower)
+            v->kind = CULPRIT_VERDICT_MINOR;
+        else if (!(v->kind == CULPRIT_VERDICT_IMPROVEMENT && c->change_high < 0))
+            v->kind = CULPRIT_VERDICT_UNCHANGED;
+    }
     if (!(message = compose_message(v, confidence)))
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
     free(v->message);
@@ -293,7 +310,9 @@ static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *b
      * relative change against the baseline mean. */
     /* The run now and the baseline's runs each carry a run offset: var (1 + 1/K). */
     extra = base->between_var > 0 ? base->between_var * (1.0 + 1.0 / (double)base->n) : 0;
-    out->between_sd = base->between_var > 0 ? sqrt(base->between_var) : NAN;
+    /* Estimated (possibly as 0) exactly when the noise model has its runs: the same
+     * condition as an unconfirmed minor's, read by culprit_detect_wants_pairs(). */
+    out->between_sd = base->between_df > 0 ? sqrt(base->between_var) : NAN;
     if ((error = culprit_stats_welch_between(&welch, wb, wn, extra, base->between_df,
                                              opts->confidence)) < 0)
         return error;

@@ -296,6 +296,8 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.warmup = r->opt.warmup;
     if (r->opt.budget_s > 0)
         job->measure.budget_s = r->opt.budget_s;
+    if (r->opt.min_time_set)
+        job->measure.min_time_s = r->opt.min_time_s;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
     if (r->opt.debug) {

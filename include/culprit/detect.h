@@ -367,10 +367,22 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
                          const culprit_detect_options *opts);
 
 /**
+ * Whether `check --confirm --build --run` measures a verdict's test again in pairs:
+ * a flagged test (`flagged`: minor, major or a counter detector's flag) or an
+ * undecided one; and, while the run-to-run noise model has too few runs (a young
+ * history: between_sd NAN), an unchanged or faster one too, which one run per commit
+ * vouches for no better than for a slowdown (a +5% commit whose baseline run landed
+ * slow is judged faster). Never a deterministic count.
+ */
+int culprit_detect_wants_pairs(const culprit_verdict *v, int flagged);
+
+/**
  * Applies a paired A/B confirmation to a verdict: its evidence becomes PAIRED with
  * `c`'s figures; a minor regression the pairs say is not slower (c->slower == 0)
- * becomes unchanged (a major stays: it rests on the category); an undecided verdict
- * becomes what the pairs decided (minor or unchanged); the message is written
+ * becomes unchanged (a major stays: it rests on the category); an undecided,
+ * unchanged or faster verdict becomes what the pairs decided: minor when slower,
+ * else unchanged (faster stays faster only when the pairs' interval is below 0 too);
+ * still unknown keeps the kind; the message is written
  * again, saying what the pairs found. `confidence` as the check's.
  */
 int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirmation *c,

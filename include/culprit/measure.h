@@ -93,13 +93,15 @@ typedef struct {
     const culprit_clock *cpu_clock; /**< NULL: CLOCK_PROCESS_CPUTIME_ID */
     double duration_s; /**< > 0: load-test mode, call the body for this long (docs/measure.md) */
     double interval_s; /**< load test: one sample per interval; <= 0: duration_s / 60 */
+    double min_time_s; /**< adaptive: no precision stop before the samples span this long, so
+                            that a quiet moment cannot end a run early (0.5 s; 0: none) */
 } culprit_measure_options;
 
 #define CULPRIT_MEASURE_OPTIONS_VERSION 1
 #define CULPRIT_MEASURE_OPTIONS_INIT                                                               \
     {                                                                                              \
         CULPRIT_MEASURE_OPTIONS_VERSION, 1, 0, 10, 100000, 0.01, 0.99, 5.0, 0, 100000.0, 1, NULL,  \
-            NULL, 0.0, 0.0                                                                         \
+            NULL, 0.0, 0.0, 0.5                                                                    \
     }
 
 /** Fills `opts` with the defaults. Returns CULPRIT_EINVALID for an unknown version. */

@@ -68,7 +68,7 @@ for t in $(seq "$trials"); do
   echo "  trial $t: culprit c$at, named $got, ${s} s, $steps steps, $nruns runs"
 done
 med() { python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.0f' % v[len(v)//2])" "$@"; }
-echo "instructions: $ok/$trials correct, median $(med "${secs[@]}") s, median $(med "${runs[@]}") runs"
+[ "$trials" -gt 0 ] && echo "instructions: $ok/$trials correct, median $(med "${secs[@]}") s, median $(med "${runs[@]}") runs"
 tok=0 tsecs=()
 for t in $(seq "$timed"); do
   at=$((RANDOM % 31 + 1))

@@ -15,11 +15,15 @@
 #             samples: Google Benchmark compare.py's rule;
 #   paired    `culprit check --baseline r0 --confirm --build CC --run ./perf`: the
 #             pairs say slower (the only answer that fails a job).
+# The effects take turns within each trial (A/A, +5%, +10%), so a drift of the load
+# touches all three alike; A/A gets AA_TRIALS trials (default 2 x TRIALS), as its goal
+# (<= 1%) needs more. Each trial's verdicts are printed as they come, and with
+# LOG=DIR each trial's JSON documents are kept there.
 # Run it beside a CPU hog on one core; the load is printed before and after.
-# usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS]
+# usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [AA_TRIALS]]
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 mode=${4:-20}
-trials=$mode; [ "$mode" = --quick ] && trials=1
+culprit=$1 lib=$2 include=$3 mode=${4:-40}
+if [ "$mode" = --quick ]; then trials=1 aa=1; else trials=$mode aa=${5:-$((2 * mode))}; fi
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
@@ -105,36 +109,58 @@ z = (u - na * nb / 2) / sd if sd > 0 else 0
 print(1 if z > 1.6449 else 0)  # one-sided, alpha = 0.05
 PY
 }
-verdict() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['tests'][0]; \
-  print(t['verdict'], t['evidence'], (t.get('paired') or {}).get('slower'), \
-  (t.get('paired') or {}).get('pairs'))" "$1"; }
+verdict() { python3 - "$1" <<'PY'
+import json, sys
+try:
+    t = json.load(open(sys.argv[1]))["tests"][0]
+except Exception:
+    print("error none None None"); sys.exit()
+p = t.get("paired") or {}
+print(t["verdict"], t["evidence"], p.get("slower"), p.get("pairs"))
+PY
+}
 
 echo "load before: $(uptime)"
-echo "trials per effect: $trials"
-printf '%-6s %9s %6s %9s %12s %14s\n' effect unpaired mw paired pairs_median confirm_s_median
-for e in e0 e5 e10; do
-  up=0 m=0 pa=0 pairs=() secs=()
-  for t in $(seq "$trials"); do
-    hist=$work/hist_${e}_$t; rm -rf "$hist"
+echo "trials: $aa A/A, $trials per slowdown"
+declare -A up m pa n pairs secs
+for e in e0 e5 e10; do up[$e]=0 m[$e]=0 pa[$e]=0 n[$e]=0 pairs[$e]="" secs[$e]=""; done
+most=$((aa > trials ? aa : trials))
+for t in $(seq "$most"); do
+  for e in e0 e5 e10; do
+    if [ "$e" = e0 ]; then [ "$t" -le "$aa" ] || continue
+    else [ "$t" -le "$trials" ] || continue; fi
+    hist=$work/hist; rm -rf "$hist"
     record r0 "$hist"; record "$e" "$hist"
     git -C "$repo" checkout -q "$e"
     (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
       > "$work/u.json" 2>/dev/null) || true
-    read -r v _ < <(verdict "$work/u.json")
-    [ "$v" = minor ] || [ "$v" = major ] && up=$((up + 1))
-    m=$((m + $(mw "$hist")))
+    read -r uv uev _ < <(verdict "$work/u.json")
+    [ "$uv" = minor ] || [ "$uv" = major ] && up[$e]=$((up[$e] + 1))
+    mwv=$(mw "$hist")
+    m[$e]=$((m[$e] + mwv))
     start=$(date +%s.%N)
     (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
       --confirm --build "$build" --run './perf --quiet' > "$work/p.json" 2>/dev/null) || true
-    secs+=("$(python3 -c "print($(date +%s.%N) - $start)")")
+    s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))")
+    secs[$e]+=" $s"
     read -r v ev slower np < <(verdict "$work/p.json")
     # Confirmed slower by the pairs (flagged and undecided tests are paired; an
     # unchanged or faster one is not, and counts as not slower).
-    [ "$ev" = paired ] && [ "$slower" = True ] && pa=$((pa + 1))
-    [ "$ev" = paired ] && pairs+=("$np")
+    [ "$ev" = paired ] && [ "$slower" = True ] && pa[$e]=$((pa[$e] + 1))
+    [ "$ev" = paired ] && pairs[$e]+=" $np"
+    n[$e]=$((n[$e] + 1))
+    if [ -n "${LOG:-}" ]; then
+      mkdir -p "$LOG"; cp "$work/u.json" "$LOG/${e}_${t}_unpaired.json"
+      cp "$work/p.json" "$LOG/${e}_${t}_paired.json"; cp -r "$hist" "$LOG/${e}_${t}_history"
+    fi
+    echo "  $e trial $t: unpaired $uv ($uev), mw $mwv, paired $v ($ev, slower $slower, $np pairs), ${s} s"
   done
-  med() { [ $# -eq 0 ] && { echo -; return; }; python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.1f' % v[len(v)//2])" "$@"; }
-  printf '%-6s %6d/%-2d %3d/%-2d %6d/%-2d %12s %14s\n' "$e" "$up" "$trials" "$m" "$trials" \
-    "$pa" "$trials" "$(med "${pairs[@]+"${pairs[@]}"}")" "$(med "${secs[@]}")"
+done
+med() { [ $# -eq 0 ] && { echo -; return; }; python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.1f' % v[len(v)//2])" "$@"; }
+printf '%-6s %9s %9s %9s %12s %14s\n' effect unpaired mw paired pairs_median confirm_s_median
+for e in e0 e5 e10; do
+  # shellcheck disable=SC2086
+  printf '%-6s %6d/%-2d %6d/%-2d %6d/%-2d %12s %14s\n' "$e" "${up[$e]}" "${n[$e]}" "${m[$e]}" \
+    "${n[$e]}" "${pa[$e]}" "${n[$e]}" "$(med ${pairs[$e]})" "$(med ${secs[$e]})"
 done
 echo "load after: $(uptime)"

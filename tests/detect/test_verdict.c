@@ -502,6 +502,78 @@ static void runs_that_vary_from_run_to_run_do_not_alarm(void **state)
     culprit_run_free(now);
 }
 
+/* check --confirm --build --run: which verdicts are paired, and what pairs make of
+ * them (culprit_detect_wants_pairs, culprit_detect_apply_paired). */
+static void pairs_decide_what_one_run_per_commit_cannot(void **state)
+{
+    culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
+    culprit_test_result *b = add(before, "x", 50, 500e3, 5e3);
+    culprit_test_result *t = add(now, "x", 50, 470e3, 5e3);
+    culprit_paired_confirmation slower = {20, 0.05, 0.01, 0.09, 1};
+    culprit_paired_confirmation same = {20, 0.002, -0.01, 0.014, 0};
+    culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0};
+    culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1};
+    culprit_verdict v;
+    culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0};
+    const culprit_test_result *results[1] = {b};
+    const culprit_run *runs[1] = {before};
+    (void)state;
+    set_category(t, "fast", 1e6);
+
+    /* A young history (no noise model): one run judged 6% faster. It is paired, and
+     * pairs that say slower make it a confirmed minor regression. */
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    assert_true(isnan(v.between_sd));
+    assert_true(culprit_detect_wants_pairs(&v, 0));
+    assert_int_equal(culprit_detect_apply_paired(&v, &slower, 0.99), 0);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
+    assert_int_equal(v.evidence, CULPRIT_EVIDENCE_PAIRED);
+    assert_non_null(strstr(v.message, "20 paired runs"));
+    culprit_verdict_dispose(&v);
+    /* Pairs that also say faster keep it faster; pairs that see no change make it
+     * unchanged; pairs that cannot tell keep it as it was. */
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(culprit_detect_apply_paired(&v, &faster, 0.99), 0);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    culprit_verdict_dispose(&v);
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(culprit_detect_apply_paired(&v, &same, 0.99), 0);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
+    culprit_verdict_dispose(&v);
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(culprit_detect_apply_paired(&v, &unknown, 0.99), 0);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    assert_int_equal(v.paired.slower, -1);
+    culprit_verdict_dispose(&v);
+
+    /* With the noise model (enough earlier runs), an unchanged or faster verdict has
+     * its evidence and is not paired; a flagged or undecided one always is. */
+    mature.results = results;
+    mature.runs = runs;
+    assert_int_equal(culprit_detect_judge(&v, now, t, &mature, NULL), 0);
+    assert_false(isnan(v.between_sd));
+    assert_true(v.kind == CULPRIT_VERDICT_UNCHANGED || v.kind == CULPRIT_VERDICT_IMPROVEMENT ||
+                v.kind == CULPRIT_VERDICT_UNDECIDED);
+    assert_int_equal(culprit_detect_wants_pairs(&v, 0), v.kind == CULPRIT_VERDICT_UNDECIDED);
+    assert_true(culprit_detect_wants_pairs(&v, 1));
+    /* A deterministic count never is. */
+    v.evidence = CULPRIT_EVIDENCE_DETERMINISTIC;
+    assert_false(culprit_detect_wants_pairs(&v, 1));
+    culprit_verdict_dispose(&v);
+
+    /* A minor the pairs refute becomes unchanged; an undecided one becomes what they
+     * decide. */
+    t->summary.mean = 600e3;
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
+    assert_int_equal(culprit_detect_apply_paired(&v, &same, 0.99), 0);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
+    culprit_verdict_dispose(&v);
+    culprit_run_free(now);
+    culprit_run_free(before);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -516,6 +588,7 @@ int main(void)
         cmocka_unit_test(fdr_control_keeps_false_alarms_rare_and_finds_real_slowdowns),
         cmocka_unit_test(adjust_demotes_what_fdr_does_not_support),
         cmocka_unit_test(runs_that_vary_from_run_to_run_do_not_alarm),
+        cmocka_unit_test(pairs_decide_what_one_run_per_commit_cannot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

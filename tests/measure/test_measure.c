@@ -49,6 +49,8 @@ typedef struct {
     unsigned int warmup_calls;
     uint64_t noise; /* plus a uniform integer in [-noise, noise] */
     uint32_t rng;
+    uint64_t stall;       /* contention: every other call also waits this long for a core */
+    uint64_t stall_from;  /* ... once the wall clock has reached this */
     uint64_t setup_cost;  /* setup and teardown each spend this */
     unsigned int fail_at; /* body call that returns non-zero (0: never) */
     int saw_out;          /* 1 when *outp was set when a callback first ran */
@@ -76,6 +78,8 @@ static int body(void *payload)
         cost = cost - sc->noise + (sc->rng >> 8) % (2 * sc->noise + 1);
     }
     spend(sc, cost);
+    if (sc->stall && sc->f.wall >= sc->stall_from && sc->calls % 2)
+        sc->f.wall += sc->stall; /* waiting for a core: wall time only */
     if (sc->fail_at && sc->calls == sc->fail_at) {
         if (sc->escape)
             longjmp(*sc->escape, 1);
@@ -117,6 +121,8 @@ static void scenario_init(scenario *sc, uint64_t read_cost, uint64_t cost)
     sc->cb.payload = sc;
     sc->cost = cost;
     sc->rng = 42;
+    /* The tests of the precision rule count samples; the minimum time has its own. */
+    sc->opts.min_time_s = 0;
 }
 
 /* 10 us +- 5 us, one iteration per sample: far too noisy to reach 1%. */
@@ -169,6 +175,7 @@ static void options_init_and_names(void **state)
     assert_int_equal(o.min_repetitions, 10);
     assert_near(o.confidence, 0.99, 0);
     assert_near(o.target_ci, 0.01, 0);
+    assert_near(o.min_time_s, 0.5, 0);
     assert_int_equal(culprit_measure_options_init(&o, 99), CULPRIT_EINVALID);
     assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_PRECISION), "precision");
     assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_FAILED), "failed");
@@ -376,6 +383,77 @@ static void adaptive_stops_at_max_repetitions(void **state)
     s = run_ok(&sc, CULPRIT_STOP_MAX);
     assert_int_equal(s->n, 20);
     culprit_samples_free(s);
+}
+
+/*
+ * A 1 ms body (+-2%) on a loaded machine: from `quiet_ns` on, every other call also
+ * waits 2 ms for a core, so the honest mean is 2 ms. Returns the run's mean wall time
+ * per iteration in ms, its stop reason in *stop.
+ */
+static double contended_run(uint64_t quiet_ns, double min_time_s, double budget_s,
+                            culprit_stop_reason *stop)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    culprit_summary sum;
+    scenario_init(&sc, 25, 1000000);
+    sc.noise = 20000;
+    sc.opts.batch = 1;
+    sc.stall = 2000000;
+    sc.stall_from = quiet_ns;
+    sc.opts.min_time_s = min_time_s;
+    sc.opts.budget_s = budget_s;
+    assert_int_equal(run(&sc, &s), 0);
+    assert_int_equal(culprit_stats_summarize(&sum, s->wall_ns, s->n, 0.99), 0);
+    *stop = s->stop;
+    /* CPU time never sees the wait. */
+    assert_true(fabs(s->cpu_ns[s->n - 1] - 1e6) <= 20000.0);
+    culprit_samples_free(s);
+    return sum.mean / 1e6;
+}
+
+static void a_quiet_start_does_not_decide_the_value(void **state)
+{
+    culprit_stop_reason quiet_stop, busy_stop;
+    double quiet, busy;
+    (void)state;
+    /* Without a minimum time (the loop before min_time_s): a run that starts with
+     * 30 ms of quiet reaches 1% within them and reports the quiet cost; a run that
+     * meets the contention at once goes on to the budget and reports it. The value
+     * depends on which rule fired: 1 ms against 2 ms. */
+    quiet = contended_run(30000000, 0, 5.0, &quiet_stop);
+    busy = contended_run(0, 0, 5.0, &busy_stop);
+    assert_int_equal(quiet_stop, CULPRIT_STOP_PRECISION);
+    assert_int_equal(busy_stop, CULPRIT_STOP_BUDGET);
+    assert_near(quiet, 1.0, 0.02);
+    assert_near(busy, 2.0, 0.02);
+    /* With the default minimum (0.5 s), both runs see the contention: the same value,
+     * whatever the start. */
+    quiet = contended_run(30000000, 0.5, 5.0, &quiet_stop);
+    busy = contended_run(0, 0.5, 5.0, &busy_stop);
+    assert_int_equal(quiet_stop, CULPRIT_STOP_BUDGET);
+    assert_true(fabs(quiet / busy - 1) < 0.02);
+    /* A machine quiet all along still stops for precision, once the samples span the
+     * minimum: about 500 samples of 1 ms, the quiet cost. */
+    quiet = contended_run(UINT64_MAX, 0.5, 5.0, &quiet_stop);
+    assert_int_equal(quiet_stop, CULPRIT_STOP_PRECISION);
+    assert_near(quiet, 1.0, 0.01);
+    /* The budget wins over the minimum time. */
+    contended_run(UINT64_MAX, 0.5, 0.1, &quiet_stop);
+    assert_int_equal(quiet_stop, CULPRIT_STOP_BUDGET);
+}
+
+static void a_negative_min_time_is_rejected(void **state)
+{
+    scenario sc;
+    culprit_samples *s = NULL;
+    (void)state;
+    scenario_init(&sc, 25, 1000);
+    sc.opts.min_time_s = -1;
+    assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "min_time_s"));
+    sc.opts.min_time_s = NAN;
+    assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
 }
 
 /* ---- regions -------------------------------------------------------------------- */
@@ -727,6 +805,8 @@ int main(void)
         cmocka_unit_test(adaptive_never_stops_before_min_repetitions),
         cmocka_unit_test(adaptive_stops_when_budget_is_spent),
         cmocka_unit_test(adaptive_stops_at_max_repetitions),
+        cmocka_unit_test(a_quiet_start_does_not_decide_the_value),
+        cmocka_unit_test(a_negative_min_time_is_rejected),
         cmocka_unit_test(regions_replace_the_body_time),
         cmocka_unit_test(failing_body_stops_with_eskip),
         cmocka_unit_test(longjmp_out_of_the_body_leaves_out_to_the_caller),

@@ -153,10 +153,12 @@ static void load_test_records_intervals_and_exact_call_statistics(void **state)
     assert_string_equal(t->stop, "duration");
     assert_int_equal(t->batch, 1);
     /* 0.3 s in 10 ms intervals: at most 30 (an interval ends after the call that
-     * crosses 10 ms, so a slow machine makes fewer), at most half cut as warm-up. */
+     * crosses 10 ms, so a slow machine makes fewer: at a load of 40 on 2 cores a
+     * preempted call crossed the boundary tens of ms late and a run made 2 to 10),
+     * at most half cut as warm-up. */
     assert_true(t->load_interval_s == 0.01);
     size_t intervals = t->summary.n + t->load_warmup_intervals;
-    assert_true(intervals >= 10 && intervals <= 30);
+    assert_true(intervals >= 2 && intervals <= 30);
     assert_true(t->load_warmup_intervals <= intervals / 2);
     /* Every kept call is counted once, and the per-call mean lies between the
      * fastest and the slowest call. */

@@ -26,6 +26,13 @@ static void accepts_both_value_spellings(void **state)
     assert_true(o.timeout_s == 2.5);
     assert_true(o.warmup_set);
     assert_int_equal(o.warmup, 0);
+    assert_false(o.min_time_set);
+    /* --min-time 0 is a choice (no minimum), told apart from not given. */
+    assert_int_equal(PARSE(&o, "--min-time", "0"), 0);
+    assert_true(o.min_time_set);
+    assert_true(o.min_time_s == 0.0);
+    assert_int_equal(PARSE(&o, "--min-time=1.5"), 0);
+    assert_true(o.min_time_s == 1.5);
 }
 
 static void rejects_unknown_option_by_name(void **state)
@@ -49,6 +56,8 @@ static void rejects_bad_values_naming_option_and_value(void **state)
     assert_int_equal(PARSE(&o, "--repetitions", "-3"), CULPRIT_EINVALID);
     assert_int_equal(PARSE(&o, "--budget", "soon"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "--budget"));
+    assert_int_equal(PARSE(&o, "--min-time", "-1"), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "--min-time"));
     assert_int_equal(PARSE(&o, "--history"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "needs a value"));
     assert_int_equal(PARSE(&o, "--json=yes"), CULPRIT_EINVALID);
@@ -77,10 +86,10 @@ static void fail_on_from_environment_then_command_line(void **state)
 static void help_lists_every_option(void **state)
 {
     static const char *const names[] = {
-        "--list",    "--filter",      "--repetitions", "--warmup",     "--budget",
-        "--timeout", "--duration",    "--history",     "--no-history", "--junit",
-        "--json",    "--commit",      "--branch",      "--project",    "--fail-on",
-        "--no-fork", "-v, --verbose", "-q, --quiet",   "--version",    "-h, --help"};
+        "--list",      "--filter",   "--repetitions", "--warmup",     "--budget",  "--min-time",
+        "--timeout",   "--duration", "--history",     "--no-history", "--junit",   "--json",
+        "--commit",    "--branch",   "--project",     "--fail-on",    "--no-fork", "-v, --verbose",
+        "-q, --quiet", "--version",  "-h, --help"};
     char text[8192] = "";
     FILE *f = fmemopen(text, sizeof(text) - 1, "w");
     (void)state;
