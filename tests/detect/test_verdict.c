@@ -514,7 +514,7 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0};
     culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1};
     culprit_verdict v;
-    culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0};
+    culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0, NULL};
     const culprit_test_result *results[1] = {b};
     const culprit_run *runs[1] = {before};
     (void)state;
