@@ -7,12 +7,14 @@
  * the trace runtime linked into it writes one file per run into a temporary
  * directory, and the runs are merged here into one tree, then symbolized while the
  * binary is still there. `culprit calltree record` and `culprit bisect --calltree`
- * (in a checkout directory, with its own environment) are built on this.
+ * (in a checkout directory, with its own environment) are built on this. The times
+ * are corrected as each run comes in and once all are merged (record_correct.c).
  */
 #define _GNU_SOURCE /* asprintf */
-#include "culprit/calltree.h"
+#include "calltree_internal.h"
 
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,8 +36,20 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  * variable left over from the user's shell must not redirect the files, and an
  * inherited CULPRIT_TRACE_DIR is emptied (the runtime and the runner take an empty
  * value for unset), so the runs write nothing but this file. */
+/* The CPU time (user + system) of the children waited for so far, in ns. */
+static double children_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return 0;
+    return ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* `*cpu_ns` gets the run's CPU time (its children's included). An empty `path` and
+ * `mode` run a program with the runtime off (the uninstrumented baseline). */
 static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
-                    const char *path, const char *mode, unsigned int level)
+                    const char *path, const char *mode, unsigned int level, double *cpu_ns)
 {
     culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result result;
@@ -68,7 +82,10 @@ static int run_once(const char *const *argv, const culprit_calltree_record_optio
     po.dir = opts->workdir;
     po.env = env;
     po.output = opts->quiet ? CULPRIT_PROCESS_QUIET : CULPRIT_PROCESS_INHERIT;
-    if ((error = culprit_process_run(&result, &po)) < 0) {
+    *cpu_ns = children_cpu_ns();
+    error = culprit_process_run(&result, &po);
+    *cpu_ns = children_cpu_ns() - *cpu_ns;
+    if (error < 0) {
         /* Not found means "not instrumented" to our callers; this is another error. */
         error = culprit_error_recode(CULPRIT_ERROR);
         goto cleanup;
@@ -164,10 +181,34 @@ static void finish_level(culprit_calltree *s, size_t depth)
     }
 }
 
-/* `repeat` timing runs per depth, each merged into the structure tree `s`. */
+/* The CPU times of the runs: the baseline's (NAN: none), and per depth the least
+ * over its runs (noise only adds) and the calls its runs timed. */
+typedef struct {
+    double baseline_ns;
+    double *cpu_ns, *ntimed;
+    double ncalls;
+} run_costs;
+
+/* The uninstrumented baseline, run three times: the least CPU time. */
+static int run_baseline(run_costs *rc, const culprit_calltree_record_options *opts)
+{
+    rc->baseline_ns = NAN;
+    for (int k = 0; opts->baseline && k < 3; k++) {
+        double cpu;
+        int error = run_once(opts->baseline, opts, "", "", 0, &cpu);
+        if (error < 0)
+            return culprit_error_prefix("the uninstrumented baseline: ");
+        if (isnan(rc->baseline_ns) || cpu < rc->baseline_ns)
+            rc->baseline_ns = cpu;
+    }
+    return 0;
+}
+
+/* `repeat` timing runs per depth, each corrected (record_correct.c) and merged into
+ * the structure tree `s`; their CPU times go into `rc`. */
 static int record_levels(culprit_calltree *s, const char *const *argv,
                          const culprit_calltree_record_options *opts, const char *path,
-                         size_t nlevels)
+                         size_t nlevels, run_costs *rc)
 {
     culprit_calltree *l = NULL;
     int error = 0;
@@ -175,9 +216,13 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
     for (size_t d = 1; d <= nlevels; d++) {
         if (opts->progress)
             opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
+        rc->cpu_ns[d - 1] = INFINITY;
         for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
-            if ((error = run_once(argv, opts, path, "level", (unsigned int)d)) < 0)
+            double cpu;
+            if ((error = run_once(argv, opts, path, "level", (unsigned int)d, &cpu)) < 0)
                 goto cleanup;
+            if (cpu < rc->cpu_ns[d - 1])
+                rc->cpu_ns[d - 1] = cpu;
             if (access(path, F_OK) != 0) {
                 error = culprit_error_set(CULPRIT_ERROR,
                                           "'%s' wrote no call tree in its level-%zu run, "
@@ -186,6 +231,7 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
                 goto cleanup;
             }
             if ((error = culprit_calltree_read_file(&l, path)) < 0 ||
+                (error = culprit_calltree__level_raw(l, d)) < 0 ||
                 (error = merge_level(s, l, d)) < 0)
                 goto cleanup;
             s->overhead_ns = l->overhead_ns;
@@ -198,6 +244,23 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
 cleanup:
     culprit_calltree_free(l);
     return error;
+}
+
+/* The descendants' cost taken out of the merged times: fitted against the baseline
+ * when there is one, the runtime's calibration otherwise; then the tree made
+ * consistent. */
+static int correct(culprit_calltree *s, const run_costs *rc, size_t nlevels)
+{
+    int error = 0;
+
+    if (!isnan(rc->baseline_ns)) {
+        for (size_t d = 0; d < nlevels; d++)
+            rc->cpu_ns[d] -= rc->baseline_ns;
+        s->overhead_ns = culprit_calltree__fit_cost(rc->cpu_ns, rc->ntimed, nlevels, rc->ncalls);
+    }
+    if ((error = culprit_calltree__subtract_cost(s, s->overhead_ns)) < 0)
+        return error;
+    return culprit_calltree__reconcile(s);
 }
 
 /* Exclusive time: the node's own minus its children's, each from its own run. */
@@ -219,7 +282,9 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
+    run_costs rc = {NAN, NULL, NULL, 0};
     size_t depth = 0, nlevels;
+    double cpu;
     int error;
 
     *out = NULL;
@@ -230,6 +295,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                                  opts->version);
     if (!argv || !argv[0])
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
+    if (opts->baseline && !opts->baseline[0])
+        return culprit_error_set(CULPRIT_EINVALID, "an empty baseline command");
     if ((error = culprit_fs_make_temp(&dir, culprit_fs_tmpdir(), "record", 1)) < 0) {
         culprit_buf_clear(&dir);
         goto cleanup;
@@ -240,7 +307,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     /* The structure run. */
     if (opts->progress)
         opts->progress(0, 0, opts->payload);
-    if ((error = run_once(argv, opts, path.ptr, "structure", 0)) < 0)
+    if ((error = run_once(argv, opts, path.ptr, "structure", 0, &cpu)) < 0)
         goto cleanup;
     if (access(path.ptr, F_OK) != 0) {
         error = not_instrumented(argv, "wrote no call tree");
@@ -257,8 +324,20 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
         if (s->nodes[i].depth > depth)
             depth = s->nodes[i].depth;
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
+    if (!(rc.cpu_ns = calloc(nlevels, sizeof(double))) ||
+        !(rc.ntimed = calloc(nlevels, sizeof(double)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 1; i < s->nnodes; i++) {
+        rc.ncalls += (double)s->nodes[i].calls;
+        if (s->nodes[i].depth <= nlevels)
+            rc.ntimed[s->nodes[i].depth - 1] += (double)s->nodes[i].calls;
+    }
 
-    if ((error = record_levels(s, argv, opts, path.ptr, nlevels)) < 0)
+    if ((error = run_baseline(&rc, opts)) < 0 ||
+        (error = record_levels(s, argv, opts, path.ptr, nlevels, &rc)) < 0 ||
+        (error = correct(s, &rc, nlevels)) < 0)
         goto cleanup;
     exclusive_times(s);
     command_line(&cmd, argv);
@@ -272,6 +351,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     *out = s;
     s = NULL;
 cleanup:
+    free(rc.cpu_ns);
+    free(rc.ntimed);
     culprit_calltree_free(s);
     if (dir.size) {
         culprit_error_state saved;
