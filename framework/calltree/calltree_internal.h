@@ -74,4 +74,12 @@ double culprit_calltree__fit_cost(const double *extra_ns, const double *ntimed, 
  * every path add up. Returns 0 or CULPRIT_ERROR. */
 int culprit_calltree__reconcile(culprit_calltree *tree);
 
+/* Sets each node's exclusive time from `report` (`perf report --sort sym -F
+ * overhead,sym` of the uninstrumented build): its function's share of the samples
+ * times the tree's total, split between the function's nodes in proportion to
+ * their exclusive times; inclusive times rebuilt bottom-up (record_sample.c).
+ * *applied is 0 when the profile's symbols cover less than half of the samples
+ * (not this program), and the tree is left alone. Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__apply_samples(culprit_calltree *tree, const char *report, int *applied);
+
 #endif

@@ -204,6 +204,73 @@ static int run_baseline(run_costs *rc, const culprit_calltree_record_options *op
     return 0;
 }
 
+/*
+ * The baseline profiled by `perf record` (three runs in one profile, so that a
+ * function of 1% of the time has hundreds of samples); *report gets `perf report`'s
+ * table of each symbol's share, or stays NULL when perf is not there or may not
+ * profile (perf_event_paranoid, a container's seccomp): the times then come from
+ * the level runs alone.
+ */
+static int sample_baseline(char **report, const culprit_calltree_record_options *opts,
+                           const char *dir)
+{
+    culprit_buf data = CULPRIT_BUF_INIT;
+    culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result result = {0};
+    const char *head[] = {"perf",
+                          "record",
+                          "-q",
+                          "-F",
+                          "20000",
+                          "-e",
+                          "cpu-clock",
+                          "-o",
+                          NULL,
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          "\"$@\"; \"$@\"; \"$@\"",
+                          "sh"};
+    const size_t nhead = sizeof(head) / sizeof(head[0]);
+    const char **argv = NULL;
+    size_t n = 0;
+    double cpu;
+    int error;
+
+    *report = NULL;
+    while (opts->baseline[n])
+        n++;
+    if ((error = culprit_buf_printf(&data, "%s/perf.data", dir)) < 0)
+        return error;
+    if (!(argv = calloc(nhead + n + 1, sizeof(*argv)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    head[8] = data.ptr;
+    memcpy(argv, head, sizeof(head));
+    memcpy(argv + nhead, opts->baseline, n * sizeof(*argv));
+    if (run_once(argv, opts, "", "", 0, &cpu) < 0) {
+        culprit_error_clear(); /* no perf: not an error of the recording */
+        goto cleanup;
+    }
+    {
+        const char *rep[] = {"perf",   "report", "-i", data.ptr,       "--stdio", "--no-children",
+                             "--sort", "sym",    "-F", "overhead,sym", "-q",      NULL};
+        po.argv = rep;
+        po.output = CULPRIT_PROCESS_CAPTURE;
+        po.tail = 4u << 20;
+        if (culprit_process_run(&result, &po) < 0)
+            culprit_error_clear();
+        else if (culprit_process_succeeded(&result))
+            *report = result.output, result.output = NULL;
+    }
+cleanup:
+    culprit_process_result_dispose(&result);
+    free(argv);
+    culprit_buf_dispose(&data);
+    return error;
+}
+
 /* `repeat` timing runs per depth, each corrected (record_correct.c) and merged into
  * the structure tree `s`; their CPU times go into `rc`. */
 static int record_levels(culprit_calltree *s, const char *const *argv,
@@ -283,6 +350,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
     run_costs rc = {NAN, NULL, NULL, 0};
+    char *report = NULL;
     size_t depth = 0, nlevels;
     double cpu;
     int error;
@@ -336,21 +404,25 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     }
 
     if ((error = run_baseline(&rc, opts)) < 0 ||
+        (opts->baseline && (error = sample_baseline(&report, opts, dir.ptr)) < 0) ||
         (error = record_levels(s, argv, opts, path.ptr, nlevels, &rc)) < 0 ||
         (error = correct(s, &rc, nlevels)) < 0)
         goto cleanup;
-    exclusive_times(s);
     command_line(&cmd, argv);
     free(s->command);
     if (!(s->command = culprit_buf_detach(&cmd))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
-    if ((error = culprit_calltree_symbolize(s, NULL)) < 0)
+    /* The profile names functions: after symbolization. */
+    if ((error = culprit_calltree_symbolize(s, NULL)) < 0 ||
+        (report && (error = culprit_calltree__apply_samples(s, report, &s->sampled)) < 0))
         goto cleanup;
+    exclusive_times(s);
     *out = s;
     s = NULL;
 cleanup:
+    free(report);
     free(rc.cpu_ns);
     free(rc.ntimed);
     culprit_calltree_free(s);

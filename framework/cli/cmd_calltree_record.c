@@ -101,6 +101,11 @@ int cli_calltree_record(int argc, char **argv)
     }
     fprintf(stderr, "culprit: wrote %s (%zu nodes, %zu functions)\n", out, tree->nnodes - 1,
             tree->nfunctions);
+    if (baseline)
+        fprintf(stderr, "culprit: %s\n",
+                tree->sampled ? "own times from perf samples of the baseline"
+                              : "perf could not profile the baseline: times from the timing runs "
+                                "alone (docs/calltree.md)");
     exit_code = CLI_EXIT_OK;
 cleanup:
     culprit_calltree_free(tree);

@@ -103,6 +103,8 @@ typedef struct {
     double wall_ns;      /**< a runtime's file: the run's wall time from start-up (0: unknown) */
     double run_delay_ns; /**< ... and the time its first thread waited for a CPU meanwhile
                               (preempted on a loaded machine); 0 with wall_ns 0: unknown */
+    int sampled;         /**< culprit_calltree_record(): the exclusive times come from a
+                              sampling profile of the baseline (perf); not kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name

@@ -4,7 +4,8 @@
  * the exact transform of the sums, the preemption share, the runtime's subtraction
  * undone, the cost of a call fitted from CPU times, and the consistency of the
  * merged tree (totals along every path add up, so an overweight analysis never
- * gives a callee more cost than its caller). No clock is read.
+ * gives a callee more cost than its caller), and own times set from a planted
+ * `perf report` table (record_sample.c). No clock is read.
  */
 #include "support/test.h"
 
@@ -246,6 +247,73 @@ static void reconciled_trees_give_callers_at_least_their_callees_cost(void **sta
     culprit_calltree_free(t);
 }
 
+/* main -> a (own 10) -> leaf (40 over two paths: a;leaf 30, b;leaf 10), b (own 20):
+ * clock windows that got every own time wrong, and a profile of the truth. */
+static culprit_calltree *sampled_tree(void)
+{
+    culprit_calltree *t = new_tree();
+
+    t->mode = CULPRIT_CALLTREE_LEVEL;
+    fixture_node(t, "main", "m.c", 1, 120, 0);
+    fixture_node(t, "main;a", "m.c", 1, 50, 0);
+    fixture_node(t, "main;a;leaf", "m.c", 30, 1, 0.1);
+    fixture_node(t, "main;b", "m.c", 1, 40, 0);
+    fixture_node(t, "main;b;leaf", "m.c", 10, 1, 0.1);
+    return t;
+}
+
+static const char report[] = "# comment line\n"
+                             "    40.00%  [.] leaf\n"
+                             "     5.00%  [k] do_syscall_64\n"
+                             "    10.00%  [.] a\n"
+                             "    20.00%  [.] b\n"
+                             "     0.00%  [.] _IO_cleanup\n"
+                             "    25.00%  [.] main\n";
+
+static void samples_set_own_times_and_rebuild_inclusive(void **state)
+{
+    culprit_calltree *t = sampled_tree();
+    int applied = 0;
+    size_t m, a, al, bl;
+    (void)state;
+
+    m = fixture_find(t, "main");
+    a = fixture_find(t, "main;a");
+    al = fixture_find(t, "main;a;leaf");
+    bl = fixture_find(t, "main;b;leaf");
+    assert_int_equal(culprit_calltree__apply_samples(t, report, &applied), 0);
+    assert_int_equal(applied, 1);
+    /* The total (120) is kept; leaf: 40% of it, split 30:10 as its measured own
+     * times were. */
+    assert_close(t->nodes[m].inclusive_ns, 120);
+    assert_close(t->nodes[al].inclusive_ns, 36);
+    assert_close(t->nodes[bl].inclusive_ns, 12);
+    /* a: 10% (12) and 8/14 of the 5% of samples outside the tree's functions (a
+     * callee the profile cannot place): a measured 8 more than it sampled, b 6. */
+    assert_close(t->nodes[a].inclusive_ns, 12 + 6 * 8 / 14.0 + 36);
+    assert_close(t->nodes[fixture_find(t, "main;b")].inclusive_ns, 24 + 6 * 6 / 14.0 + 12);
+    assert_totals_add_up(t);
+    culprit_calltree_free(t);
+}
+
+static void samples_of_another_program_are_not_used(void **state)
+{
+    culprit_calltree *t = sampled_tree();
+    int applied = 1;
+    (void)state;
+
+    assert_int_equal(culprit_calltree__apply_samples(t,
+                                                     "    90.00%  [.] other\n"
+                                                     "    10.00%  [.] leaf\n",
+                                                     &applied),
+                     0);
+    assert_int_equal(applied, 0);
+    assert_close(t->nodes[fixture_find(t, "main;a")].inclusive_ns, 50);
+    assert_int_equal(culprit_calltree__apply_samples(t, "", &applied), 0);
+    assert_int_equal(applied, 0);
+    culprit_calltree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +327,8 @@ int main(void)
         cmocka_unit_test(reconcile_raises_a_node_to_its_childrens_total),
         cmocka_unit_test(reconcile_leaves_a_consistent_tree_alone),
         cmocka_unit_test(reconciled_trees_give_callers_at_least_their_callees_cost),
+        cmocka_unit_test(samples_set_own_times_and_rebuild_inclusive),
+        cmocka_unit_test(samples_of_another_program_are_not_used),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
