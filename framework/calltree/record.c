@@ -46,10 +46,16 @@ static double children_cpu_ns(void)
            ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
 }
 
-/* `*cpu_ns` gets the run's CPU time (its children's included). An empty `path` and
- * `mode` run a program with the runtime off (the uninstrumented baseline). */
+/* What record keeps of a run: its CPU time (its children's included) and exit status. */
+typedef struct {
+    double cpu_ns;
+    int status;
+} run_info;
+
+/* An empty `path` and `mode` run a program with the runtime off (the uninstrumented
+ * baseline). */
 static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
-                    const char *path, const char *mode, unsigned int level, double *cpu_ns)
+                    const char *path, const char *mode, unsigned int level, run_info *info)
 {
     culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result result;
@@ -82,9 +88,10 @@ static int run_once(const char *const *argv, const culprit_calltree_record_optio
     po.dir = opts->workdir;
     po.env = env;
     po.output = opts->quiet ? CULPRIT_PROCESS_QUIET : CULPRIT_PROCESS_INHERIT;
-    *cpu_ns = children_cpu_ns();
+    info->cpu_ns = children_cpu_ns();
     error = culprit_process_run(&result, &po);
-    *cpu_ns = children_cpu_ns() - *cpu_ns;
+    info->cpu_ns = children_cpu_ns() - info->cpu_ns;
+    info->status = error < 0 ? -1 : result.status;
     if (error < 0) {
         /* Not found means "not instrumented" to our callers; this is another error. */
         error = culprit_error_recode(CULPRIT_ERROR);
@@ -187,19 +194,26 @@ typedef struct {
     double baseline_ns;
     double *cpu_ns, *ntimed;
     double ncalls;
+    int status; /* the structure run's exit status */
 } run_costs;
 
-/* The uninstrumented baseline, run three times: the least CPU time. */
+/* The uninstrumented baseline, run three times: the least CPU time. It must end as
+ * the instrumented command did: a baseline that fails at once (a wrong path: sh
+ * exits 127) would make the instrumentation look expensive. */
 static int run_baseline(run_costs *rc, const culprit_calltree_record_options *opts)
 {
     rc->baseline_ns = NAN;
     for (int k = 0; opts->baseline && k < 3; k++) {
-        double cpu;
-        int error = run_once(opts->baseline, opts, "", "", 0, &cpu);
-        if (error < 0)
+        run_info run;
+        if (run_once(opts->baseline, opts, "", "", 0, &run) < 0)
             return culprit_error_prefix("the uninstrumented baseline: ");
-        if (isnan(rc->baseline_ns) || cpu < rc->baseline_ns)
-            rc->baseline_ns = cpu;
+        if (run.status != rc->status)
+            return culprit_error_set(CULPRIT_ERROR,
+                                     "the uninstrumented baseline exited with status %d, the "
+                                     "instrumented command with %d: they do not do the same work",
+                                     run.status, rc->status);
+        if (isnan(rc->baseline_ns) || run.cpu_ns < rc->baseline_ns)
+            rc->baseline_ns = run.cpu_ns;
     }
     return 0;
 }
@@ -234,7 +248,7 @@ static int sample_baseline(char **report, const culprit_calltree_record_options 
     const size_t nhead = sizeof(head) / sizeof(head[0]);
     const char **argv = NULL;
     size_t n = 0;
-    double cpu;
+    run_info run;
     int error;
 
     *report = NULL;
@@ -249,7 +263,7 @@ static int sample_baseline(char **report, const culprit_calltree_record_options 
     head[8] = data.ptr;
     memcpy(argv, head, sizeof(head));
     memcpy(argv + nhead, opts->baseline, n * sizeof(*argv));
-    if (run_once(argv, opts, "", "", 0, &cpu) < 0) {
+    if (run_once(argv, opts, "", "", 0, &run) < 0) {
         culprit_error_clear(); /* no perf: not an error of the recording */
         goto cleanup;
     }
@@ -285,11 +299,11 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
             opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
         rc->cpu_ns[d - 1] = INFINITY;
         for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
-            double cpu;
-            if ((error = run_once(argv, opts, path, "level", (unsigned int)d, &cpu)) < 0)
+            run_info run;
+            if ((error = run_once(argv, opts, path, "level", (unsigned int)d, &run)) < 0)
                 goto cleanup;
-            if (cpu < rc->cpu_ns[d - 1])
-                rc->cpu_ns[d - 1] = cpu;
+            if (run.cpu_ns < rc->cpu_ns[d - 1])
+                rc->cpu_ns[d - 1] = run.cpu_ns;
             if (access(path, F_OK) != 0) {
                 error = culprit_error_set(CULPRIT_ERROR,
                                           "'%s' wrote no call tree in its level-%zu run, "
@@ -349,10 +363,10 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
-    run_costs rc = {NAN, NULL, NULL, 0};
+    run_costs rc = {NAN, NULL, NULL, 0, 0};
     char *report = NULL;
     size_t depth = 0, nlevels;
-    double cpu;
+    run_info run;
     int error;
 
     *out = NULL;
@@ -375,8 +389,9 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     /* The structure run. */
     if (opts->progress)
         opts->progress(0, 0, opts->payload);
-    if ((error = run_once(argv, opts, path.ptr, "structure", 0, &cpu)) < 0)
+    if ((error = run_once(argv, opts, path.ptr, "structure", 0, &run)) < 0)
         goto cleanup;
+    rc.status = run.status;
     if (access(path.ptr, F_OK) != 0) {
         error = not_instrumented(argv, "wrote no call tree");
         goto cleanup;
