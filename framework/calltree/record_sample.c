@@ -10,6 +10,7 @@
  * call paths (in proportion to their measured exclusive times); inclusive times
  * are then rebuilt bottom-up, so the tree stays consistent.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "calltree_internal.h"
 
 #include <math.h>
@@ -20,30 +21,67 @@
  * this program (another binary, another build): it is not used. */
 #define MIN_MATCHED 50.0
 
-/* The share of `name` in `report`, `perf report --sort sym -F overhead,sym` text:
- * lines "  70.44%  [.] leaf" (user-space symbols only; kernel lines are "[k]").
- * Several lines of one name (two static functions) add up. */
-static double share_of(const char *report, const char *name)
-{
-    size_t len = strlen(name);
-    double sum = 0;
+/* One user-space line of the profile: a symbol (in the report's text) and its share. */
+typedef struct {
+    const char *sym;
+    size_t len;
+    double pct;
+} sample_row;
 
+static int compare_rows(const void *x, const void *y)
+{
+    const sample_row *a = x, *b = y;
+    int c = memcmp(a->sym, b->sym, a->len < b->len ? a->len : b->len);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+/* The rows of `report`, `perf report --sort sym -F overhead,sym` text: lines
+ * "  70.44%  [.] leaf" (user-space symbols; kernel lines are "[k]"), sorted by
+ * symbol, so that each function is one binary search. */
+static int parse_report(sample_row **out, size_t *n, const char *report)
+{
+    size_t cap = 0;
+
+    *out = NULL;
+    *n = 0;
     for (const char *line = report; line && *line;) {
         const char *end = strchr(line, '\n'), *tag;
-        size_t n = end ? (size_t)(end - line) : strlen(line);
+        const char *stop = end ? end : line + strlen(line);
         char *num_end;
         double pct = strtod(line, &num_end);
-        if (num_end != line && *num_end == '%' && (tag = strstr(num_end, "[.] ")) &&
-            tag < line + n) {
+        if (num_end != line && *num_end == '%' && pct >= 0 && isfinite(pct) &&
+            (tag = strstr(num_end, "[.] ")) && tag < stop) {
             const char *sym = tag + 4;
-            size_t symlen = (size_t)(line + n - sym);
-            while (symlen && (sym[symlen - 1] == ' ' || sym[symlen - 1] == '\r'))
-                symlen--;
-            if (symlen == len && memcmp(sym, name, len) == 0 && pct >= 0 && isfinite(pct))
-                sum += pct;
+            while (stop > sym && (stop[-1] == ' ' || stop[-1] == '\r'))
+                stop--;
+            if (*n == cap) {
+                sample_row *grown = realloc(*out, (cap = cap ? 2 * cap : 64) * sizeof(**out));
+                if (!grown)
+                    return culprit_error_set(CULPRIT_ERROR, "out of memory reading a profile");
+                *out = grown;
+            }
+            (*out)[(*n)++] = (sample_row){sym, (size_t)(stop - sym), pct};
         }
         line = end ? end + 1 : NULL;
     }
+    if (*n)
+        qsort(*out, *n, sizeof(**out), compare_rows);
+    return 0;
+}
+
+/* The share of the symbol `name` (several rows of one name add up). */
+static double share_of(const sample_row *rows, size_t n, const char *name)
+{
+    sample_row key = {name, strlen(name), 0};
+    const sample_row *hit = n ? bsearch(&key, rows, n, sizeof(*rows), compare_rows) : NULL;
+    double sum = 0;
+
+    if (!hit)
+        return 0;
+    while (hit > rows && compare_rows(hit - 1, &key) == 0)
+        hit--;
+    for (; hit < rows + n && compare_rows(hit, &key) == 0; hit++)
+        sum += hit->pct;
     return sum;
 }
 
@@ -96,20 +134,62 @@ static void split_shares(const culprit_calltree *t, const fn_share *fs, double t
     }
 }
 
+static int compare_names(const void *x, const void *y, void *tree)
+{
+    const culprit_calltree *t = tree;
+    return strcmp(t->functions[*(const size_t *)x].name, t->functions[*(const size_t *)y].name);
+}
+
+/* Each function's share (fs[f].pct); functions of one name (static functions of
+ * two files: a flat profile names symbols only) share their symbol's samples in
+ * proportion to their measured own times. Returns the share of the samples in the
+ * tree's functions, or -1 when out of memory. */
+static double share_functions(const culprit_calltree *t, fn_share *fs, const sample_row *rows,
+                              size_t nrows)
+{
+    size_t *order = malloc((t->nfunctions ? t->nfunctions : 1) * sizeof(*order));
+    double matched = 0;
+
+    if (!order)
+        return -1;
+    for (size_t f = 0; f < t->nfunctions; f++)
+        order[f] = f;
+    qsort_r(order, t->nfunctions, sizeof(*order), compare_names, (void *)t);
+    for (size_t a = 0, b; a < t->nfunctions; a = b) { /* [a, b): one name */
+        const char *name = t->functions[order[a]].name;
+        double pct = share_of(rows, nrows, name), group = 0, called = 0;
+        for (b = a; b < t->nfunctions && strcmp(t->functions[order[b]].name, name) == 0; b++) {
+            group += fs[order[b]].weight;
+            called += fs[order[b]].calls > 0;
+        }
+        for (size_t k = a; k < b; k++) {
+            const fn_share *f = &fs[order[k]];
+            fs[order[k]].pct = group > 0      ? pct * f->weight / group
+                               : f->calls > 0 ? pct / called
+                                              : 0;
+        }
+        matched += pct;
+    }
+    free(order);
+    return matched;
+}
+
 int culprit_calltree__apply_samples(culprit_calltree *t, const char *report, int *applied)
 {
     fn_share *fs = calloc(t->nfunctions ? t->nfunctions : 1, sizeof(*fs));
+    sample_row *rows = NULL;
+    size_t nrows = 0;
+    int error = 0;
     double *own = calloc(t->nnodes ? 2 * t->nnodes : 2, sizeof(*own)), matched = 0, total = 0;
     double *measured = own ? own + (t->nnodes ? t->nnodes : 1) : NULL;
 
     *applied = 0;
     if (!fs || !own) {
-        free(fs);
-        free(own);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory applying samples to a call tree");
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory applying samples to a call tree");
+        goto cleanup;
     }
-    for (size_t f = 0; f < t->nfunctions; f++)
-        matched += fs[f].pct = share_of(report, t->functions[f].name);
+    if ((error = parse_report(&rows, &nrows, report)) < 0)
+        goto cleanup;
     for (size_t i = 1; i < t->nnodes; i++) {
         const culprit_calltree_node *n = &t->nodes[i];
         measured[i] = own_time(t, i);
@@ -117,6 +197,10 @@ int culprit_calltree__apply_samples(culprit_calltree *t, const char *report, int
         fs[n->function].calls += (double)n->calls;
         if (n->depth == 1 && !isnan(n->inclusive_ns))
             total += n->inclusive_ns;
+    }
+    if ((matched = share_functions(t, fs, rows, nrows)) < 0) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory applying samples to a call tree");
+        goto cleanup;
     }
     if (matched >= MIN_MATCHED && total > 0) {
         split_shares(t, fs, total, measured, own);
@@ -136,7 +220,9 @@ int culprit_calltree__apply_samples(culprit_calltree *t, const char *report, int
         }
         *applied = 1;
     }
+cleanup:
+    free(rows);
     free(fs);
     free(own);
-    return 0;
+    return error;
 }

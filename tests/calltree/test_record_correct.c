@@ -314,6 +314,42 @@ static void samples_of_another_program_are_not_used(void **state)
     culprit_calltree_free(t);
 }
 
+/* Two static functions named leaf in two files: the profile names one symbol. */
+static void samples_of_one_name_split_between_its_functions(void **state)
+{
+    culprit_calltree *t = new_tree();
+    size_t fx, fy, in_main, in_b;
+    int applied = 0;
+    (void)state;
+
+    t->mode = CULPRIT_CALLTREE_LEVEL;
+    fixture_node(t, "main", "m.c", 1, 100, 0);
+    fixture_node(t, "main;b", "m.c", 1, 70, 0);
+    assert_int_equal(culprit_calltree_function_intern(&fx, t, "leaf", "x.c", 1, 2), 0);
+    assert_int_equal(culprit_calltree_function_intern(&fy, t, "leaf", "y.c", 1, 2), 0);
+    assert_int_equal(culprit_calltree_child(&in_main, t, fixture_find(t, "main"), fx), 0);
+    assert_int_equal(culprit_calltree_child(&in_b, t, fixture_find(t, "main;b"), fy), 0);
+    t->nodes[in_main].calls = 30;
+    t->nodes[in_main].inclusive_ns = 30;
+    t->nodes[in_main].inclusive_sq_ns2 = 30;
+    t->nodes[in_b].calls = 10;
+    t->nodes[in_b].inclusive_ns = 10;
+    t->nodes[in_b].inclusive_sq_ns2 = 10;
+    assert_int_equal(culprit_calltree__apply_samples(t,
+                                                     "  60.00%  [.] leaf\n"
+                                                     "  30.00%  [.] b\n"
+                                                     "  10.00%  [.] main\n",
+                                                     &applied),
+                     0);
+    assert_int_equal(applied, 1);
+    /* 60 for the symbol, 30:10 as the two functions measured */
+    assert_close(t->nodes[in_main].inclusive_ns, 45);
+    assert_close(t->nodes[in_b].inclusive_ns, 15);
+    assert_close(t->nodes[fixture_find(t, "main;b")].inclusive_ns, 45);
+    assert_close(t->nodes[fixture_find(t, "main")].inclusive_ns, 100);
+    culprit_calltree_free(t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -329,6 +365,7 @@ int main(void)
         cmocka_unit_test(reconciled_trees_give_callers_at_least_their_callees_cost),
         cmocka_unit_test(samples_set_own_times_and_rebuild_inclusive),
         cmocka_unit_test(samples_of_another_program_are_not_used),
+        cmocka_unit_test(samples_of_one_name_split_between_its_functions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
