@@ -67,4 +67,46 @@ char *culprit_calltree__program(const char *const *argv, const char *workdir);
  * instrumented" and gives the fix of each (diagnose.c). */
 int culprit_calltree__explain_empty(const char *const *argv, const char *workdir, const char *what);
 
+/* ------------------------------------------- record's corrections (record_correct.c) --- */
+
+/* The share of a runtime file's run its first thread was on a CPU: 1 - run-delay /
+ * wall, 1 when the file does not tell. */
+double culprit_calltree__cpu_share(const culprit_calltree *run);
+
+/* (*out)[i]: the calls of node i's strict descendants (malloc'd, nnodes entries).
+ * Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__descendants(double **out, const culprit_calltree *tree);
+
+/* Maps each of a node's `calls` per-call durations x to a*x + b, on its sums of
+ * durations and squares; a total below 0 becomes 0. Untimed nodes are left alone. */
+void culprit_calltree__affine(culprit_calltree_node *node, double calls, double a, double b);
+
+/* In a level run's tree, the nodes at `depth`: the runtime's per-descendant
+ * subtraction (the file's overhead-ns) undone, and the times scaled to the share of
+ * the run the program was on a CPU. Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__level_raw(culprit_calltree *run, size_t depth);
+
+/* Subtracts `cost_ns` per descendant call from every timed node (a merged tree's
+ * sums stand for its `calls`). Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__subtract_cost(culprit_calltree *tree, double cost_ns);
+
+/* The CPU time an untimed instrumented call costs, fitted to level runs: extra_ns[d]
+ * is run d's CPU time beyond the uninstrumented build's, ntimed[d] the calls it
+ * timed, ncalls all its calls. Never negative. */
+double culprit_calltree__fit_cost(const double *extra_ns, const double *ntimed, size_t nruns,
+                                  double ncalls);
+
+/* Raises every timed node whose children's inclusive times add up to more than its
+ * own to their total (deepest first, squares scaled alike), so that totals along
+ * every path add up. Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__reconcile(culprit_calltree *tree);
+
+/* Sets each node's exclusive time from `report` (`perf report --sort sym -F
+ * overhead,sym` of the uninstrumented build): its function's share of the samples
+ * times the tree's total, split between the function's nodes in proportion to
+ * their exclusive times; inclusive times rebuilt bottom-up (record_sample.c).
+ * *applied is 0 when the profile's symbols cover less than half of the samples
+ * (not this program), and the tree is left alone. Returns 0 or CULPRIT_ERROR. */
+int culprit_calltree__apply_samples(culprit_calltree *tree, const char *report, int *applied);
+
 #endif

@@ -69,9 +69,13 @@ int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
         (error = put_string(out, tree->binary)) < 0 ||
         (error = culprit_buf_puts(out, "\ncommand ")) < 0 ||
         (error = put_string(out, tree->command)) < 0 ||
-        (error = culprit_buf_printf(out, "\nmode %s\noverhead-ns %.17g\nobjects %zu\n",
-                                    culprit_calltree__mode_name(tree->mode), tree->overhead_ns,
-                                    nobjects)) < 0)
+        (error = culprit_buf_printf(out, "\nmode %s\noverhead-ns %.17g\n",
+                                    culprit_calltree__mode_name(tree->mode), tree->overhead_ns)) <
+            0 ||
+        (error = tree->wall_ns > 0 ? culprit_buf_printf(out, "wall-ns %.17g\nrun-delay-ns %.17g\n",
+                                                        tree->wall_ns, tree->run_delay_ns)
+                                   : 0) < 0 ||
+        (error = culprit_buf_printf(out, "objects %zu\n", nobjects)) < 0)
         goto cleanup;
     for (size_t i = 0; i < nobjects; i++) {
         const culprit_calltree_function *fn = &tree->functions[first[i]];

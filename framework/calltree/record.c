@@ -7,13 +7,15 @@
  * the trace runtime linked into it writes one file per run into a temporary
  * directory, and the runs are merged here into one tree, then symbolized while the
  * binary is still there. `culprit calltree record` and `culprit bisect --calltree`
- * (in a checkout directory, with its own environment) are built on this.
+ * (in a checkout directory, with its own environment) are built on this. The times
+ * are corrected as each run comes in and once all are merged (record_correct.c).
  */
 #define _GNU_SOURCE /* asprintf */
 #include "calltree_internal.h"
 #include "culprit/calltree.h"
 
 #include <math.h>
+#include <sys/resource.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +37,26 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  * variable left over from the user's shell must not redirect the files, and an
  * inherited CULPRIT_TRACE_DIR is emptied (the runtime and the runner take an empty
  * value for unset), so the runs write nothing but this file. */
+/* The CPU time (user + system) of the children waited for so far, in ns. */
+static double children_cpu_ns(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+        return 0;
+    return ((double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec) * 1e9 +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* What record keeps of a run: its CPU time (its children's included) and exit status. */
+typedef struct {
+    double cpu_ns;
+    int status;
+} run_info;
+
+/* An empty `path` and `mode` run a program with the runtime off (the uninstrumented
+ * baseline). */
 static int run_once(const char *const *argv, const culprit_calltree_record_options *opts,
-                    const char *path, const char *mode, unsigned int level)
+                    const char *path, const char *mode, unsigned int level, run_info *info)
 {
     culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result result;
@@ -69,7 +89,11 @@ static int run_once(const char *const *argv, const culprit_calltree_record_optio
     po.dir = opts->workdir;
     po.env = env;
     po.output = opts->quiet ? CULPRIT_PROCESS_QUIET : CULPRIT_PROCESS_INHERIT;
-    if ((error = culprit_process_run(&result, &po)) < 0) {
+    info->cpu_ns = children_cpu_ns();
+    error = culprit_process_run(&result, &po);
+    info->cpu_ns = children_cpu_ns() - info->cpu_ns;
+    info->status = error < 0 ? -1 : result.status;
+    if (error < 0) {
         /* Not found means "not instrumented" to our callers; this is another error. */
         error = culprit_error_recode(CULPRIT_ERROR);
         goto cleanup;
@@ -162,10 +186,108 @@ static void finish_level(culprit_calltree *s, size_t depth)
     }
 }
 
-/* `repeat` timing runs per depth, each merged into the structure tree `s`. */
+/* The CPU times of the runs: the baseline's (NAN: none), and per depth the least
+ * over its runs (noise only adds) and the calls its runs timed. */
+typedef struct {
+    double baseline_ns;
+    double *cpu_ns, *ntimed;
+    double ncalls;
+    int status; /* the structure run's exit status */
+} run_costs;
+
+/* The uninstrumented baseline, run three times: the least CPU time. It must end as
+ * the instrumented command did: a baseline that fails at once (a wrong path: sh
+ * exits 127) would make the instrumentation look expensive. */
+static int run_baseline(run_costs *rc, const culprit_calltree_record_options *opts)
+{
+    rc->baseline_ns = NAN;
+    for (int k = 0; opts->baseline && k < 3; k++) {
+        run_info run;
+        if (run_once(opts->baseline, opts, "", "", 0, &run) < 0)
+            return culprit_error_prefix("the uninstrumented baseline: ");
+        if (run.status != rc->status)
+            return culprit_error_set(CULPRIT_ERROR,
+                                     "the uninstrumented baseline exited with status %d, the "
+                                     "instrumented command with %d: they do not do the same work",
+                                     run.status, rc->status);
+        if (isnan(rc->baseline_ns) || run.cpu_ns < rc->baseline_ns)
+            rc->baseline_ns = run.cpu_ns;
+    }
+    return 0;
+}
+
+/*
+ * The baseline profiled by `perf record` (three runs in one profile, so that a
+ * function of 1% of the time has hundreds of samples); *report gets `perf report`'s
+ * table of each symbol's share, or stays NULL when perf is not there or may not
+ * profile (perf_event_paranoid, a container's seccomp): the times then come from
+ * the level runs alone.
+ */
+static int sample_baseline(char **report, const culprit_calltree_record_options *opts,
+                           const char *dir)
+{
+    culprit_buf data = CULPRIT_BUF_INIT;
+    culprit_process_options po = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result result = {0};
+    const char *head[] = {"perf",
+                          "record",
+                          "-q",
+                          "-F",
+                          "20000",
+                          "-e",
+                          "cpu-clock",
+                          "-o",
+                          NULL,
+                          "--",
+                          "/bin/sh",
+                          "-c",
+                          "\"$@\"; \"$@\"; \"$@\"",
+                          "sh"};
+    const size_t nhead = sizeof(head) / sizeof(head[0]);
+    const char **argv = NULL;
+    size_t n = 0;
+    run_info run;
+    int error;
+
+    *report = NULL;
+    while (opts->baseline[n])
+        n++;
+    if ((error = culprit_buf_printf(&data, "%s/perf.data", dir)) < 0)
+        return error;
+    if (!(argv = calloc(nhead + n + 1, sizeof(*argv)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    head[8] = data.ptr;
+    memcpy(argv, head, sizeof(head));
+    memcpy(argv + nhead, opts->baseline, n * sizeof(*argv));
+    if (run_once(argv, opts, "", "", 0, &run) < 0) {
+        culprit_error_clear(); /* no perf: not an error of the recording */
+        goto cleanup;
+    }
+    {
+        const char *rep[] = {"perf",   "report", "-i", data.ptr,       "--stdio", "--no-children",
+                             "--sort", "sym",    "-F", "overhead,sym", "-q",      NULL};
+        po.argv = rep;
+        po.output = CULPRIT_PROCESS_CAPTURE;
+        po.tail = 4u << 20;
+        if (culprit_process_run(&result, &po) < 0)
+            culprit_error_clear();
+        else if (culprit_process_succeeded(&result))
+            *report = result.output, result.output = NULL;
+    }
+cleanup:
+    culprit_process_result_dispose(&result);
+    free(argv);
+    culprit_buf_dispose(&data);
+    return error;
+}
+
+/* `repeat` timing runs per depth, each corrected (record_correct.c) and merged into
+ * the structure tree `s`; their CPU times go into `rc`. */
 static int record_levels(culprit_calltree *s, const char *const *argv,
                          const culprit_calltree_record_options *opts, const char *path,
-                         size_t nlevels)
+                         size_t nlevels, run_costs *rc)
 {
     culprit_calltree *l = NULL;
     int error = 0;
@@ -173,9 +295,13 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
     for (size_t d = 1; d <= nlevels; d++) {
         if (opts->progress)
             opts->progress((unsigned int)d, (unsigned int)nlevels, opts->payload);
+        rc->cpu_ns[d - 1] = INFINITY;
         for (unsigned int k = 0; k < (opts->repeat ? opts->repeat : 1); k++) {
-            if ((error = run_once(argv, opts, path, "level", (unsigned int)d)) < 0)
+            run_info run;
+            if ((error = run_once(argv, opts, path, "level", (unsigned int)d, &run)) < 0)
                 goto cleanup;
+            if (run.cpu_ns < rc->cpu_ns[d - 1])
+                rc->cpu_ns[d - 1] = run.cpu_ns;
             if (access(path, F_OK) != 0) {
                 error = culprit_error_set(CULPRIT_ERROR,
                                           "'%s' wrote no call tree in its level-%zu run, "
@@ -184,6 +310,7 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
                 goto cleanup;
             }
             if ((error = culprit_calltree_read_file(&l, path)) < 0 ||
+                (error = culprit_calltree__level_raw(l, d)) < 0 ||
                 (error = merge_level(s, l, d)) < 0)
                 goto cleanup;
             s->overhead_ns = l->overhead_ns;
@@ -196,6 +323,23 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
 cleanup:
     culprit_calltree_free(l);
     return error;
+}
+
+/* The descendants' cost taken out of the merged times: fitted against the baseline
+ * when there is one, the runtime's calibration otherwise; then the tree made
+ * consistent. */
+static int correct(culprit_calltree *s, const run_costs *rc, size_t nlevels)
+{
+    int error = 0;
+
+    if (!isnan(rc->baseline_ns)) {
+        for (size_t d = 0; d < nlevels; d++)
+            rc->cpu_ns[d] -= rc->baseline_ns;
+        s->overhead_ns = culprit_calltree__fit_cost(rc->cpu_ns, rc->ntimed, nlevels, rc->ncalls);
+    }
+    if ((error = culprit_calltree__subtract_cost(s, s->overhead_ns)) < 0)
+        return error;
+    return culprit_calltree__reconcile(s);
 }
 
 /* Exclusive time: the node's own minus its children's, each from its own run. */
@@ -217,7 +361,10 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
+    run_costs rc = {NAN, NULL, NULL, 0, 0};
+    char *report = NULL;
     size_t depth = 0, nlevels;
+    run_info run;
     int error;
 
     *out = NULL;
@@ -228,6 +375,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                                  opts->version);
     if (!argv || !argv[0])
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
+    if (opts->baseline && !opts->baseline[0])
+        return culprit_error_set(CULPRIT_EINVALID, "an empty baseline command");
     if ((error = culprit_fs_make_temp(&dir, culprit_fs_tmpdir(), "record", 1)) < 0) {
         culprit_buf_clear(&dir);
         goto cleanup;
@@ -238,8 +387,9 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     /* The structure run. */
     if (opts->progress)
         opts->progress(0, 0, opts->payload);
-    if ((error = run_once(argv, opts, path.ptr, "structure", 0)) < 0)
+    if ((error = run_once(argv, opts, path.ptr, "structure", 0, &run)) < 0)
         goto cleanup;
+    rc.status = run.status;
     if (access(path.ptr, F_OK) != 0) {
         error = not_instrumented(argv, opts, "wrote no call tree");
         goto cleanup;
@@ -255,21 +405,39 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
         if (s->nodes[i].depth > depth)
             depth = s->nodes[i].depth;
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
-
-    if ((error = record_levels(s, argv, opts, path.ptr, nlevels)) < 0)
+    if (!(rc.cpu_ns = calloc(nlevels, sizeof(double))) ||
+        !(rc.ntimed = calloc(nlevels, sizeof(double)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
-    exclusive_times(s);
+    }
+    for (size_t i = 1; i < s->nnodes; i++) {
+        rc.ncalls += (double)s->nodes[i].calls;
+        if (s->nodes[i].depth <= nlevels)
+            rc.ntimed[s->nodes[i].depth - 1] += (double)s->nodes[i].calls;
+    }
+
+    if ((error = run_baseline(&rc, opts)) < 0 ||
+        (opts->baseline && (error = sample_baseline(&report, opts, dir.ptr)) < 0) ||
+        (error = record_levels(s, argv, opts, path.ptr, nlevels, &rc)) < 0 ||
+        (error = correct(s, &rc, nlevels)) < 0)
+        goto cleanup;
     command_line(&cmd, argv);
     free(s->command);
     if (!(s->command = culprit_buf_detach(&cmd))) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
-    if ((error = culprit_calltree_symbolize(s, NULL)) < 0)
+    /* The profile names functions: after symbolization. */
+    if ((error = culprit_calltree_symbolize(s, NULL)) < 0 ||
+        (report && (error = culprit_calltree__apply_samples(s, report, &s->sampled)) < 0))
         goto cleanup;
+    exclusive_times(s);
     *out = s;
     s = NULL;
 cleanup:
+    free(report);
+    free(rc.cpu_ns);
+    free(rc.ntimed);
     culprit_calltree_free(s);
     if (dir.size) {
         culprit_error_state saved;

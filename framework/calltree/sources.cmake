@@ -9,6 +9,7 @@ pkg_check_modules(LIBDW REQUIRED IMPORTED_TARGET libdw libelf)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/symbolize.c)
 target_link_libraries(culprit PRIVATE PkgConfig::LIBDW)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/record.c
-  ${CMAKE_CURRENT_LIST_DIR}/diagnose.c)
+  ${CMAKE_CURRENT_LIST_DIR}/diagnose.c ${CMAKE_CURRENT_LIST_DIR}/record_correct.c
+  ${CMAKE_CURRENT_LIST_DIR}/record_sample.c)
 # The writers of the call-tree documents (--json of calltree diff and overweight).
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/calltree_json.c)

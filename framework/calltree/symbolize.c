@@ -419,6 +419,8 @@ static int remerge(culprit_calltree *tree)
     t->binary = tree->binary;
     t->command = tree->command;
     t->overhead_ns = tree->overhead_ns;
+    t->wall_ns = tree->wall_ns;
+    t->run_delay_ns = tree->run_delay_ns;
     tree->binary = tree->command = NULL;
     swap = *tree;
     *tree = *t;

@@ -16,7 +16,7 @@
 
 /* The options of culprit calltree record, their values going into `opts` and
  * `out`; its --help too. */
-#define RECORD_OPTIONS(opts, out, help)                                                            \
+#define RECORD_OPTIONS(opts, out, baseline, help)                                                  \
     {                                                                                              \
         CULPRIT_OPT("--out", 0, CULPRIT_OPT_STRING, (out), "FILE",                                 \
                     "the call-tree file to write (default culprit.calltree)"),                     \
@@ -28,19 +28,23 @@
                         .min = 1),                                                                 \
             CULPRIT_OPT("--quiet", 0, CULPRIT_OPT_FLAG, &(opts)->quiet, NULL,                      \
                         "send CMD's output to /dev/null"),                                         \
+            CULPRIT_OPT("--baseline", 0, CULPRIT_OPT_STRING, (baseline), "SHELL-CMD",              \
+                        "the same work built without instrumentation (run with /bin/sh -c):\n"     \
+                        "the cost of the instrumentation is measured against it and\n"             \
+                        "taken out of the times (unbiased times, docs/calltree.md)"),              \
             CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
     }
 
 static void record_usage(FILE *out)
 {
     culprit_calltree_record_options opts;
-    const char *file;
+    const char *file, *baseline;
     int help;
-    const culprit_opt options[] = RECORD_OPTIONS(&opts, &file, &help);
+    const culprit_opt options[] = RECORD_OPTIONS(&opts, &file, &baseline, &help);
 
     cli_usage(out,
               "usage: culprit calltree record [--out FILE] [--levels N] [--repeat N] [--quiet]\n"
-              "                               [--] CMD [ARG...]\n"
+              "                               [--baseline SHELL-CMD] [--] CMD [ARG...]\n"
               "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
               "call tree (call counts, no clock read), then once per depth of the tree timing\n"
               "only the calls at that depth, and writes the merged, symbolized tree.\n"
@@ -63,11 +67,12 @@ int cli_calltree_record(int argc, char **argv)
 {
     culprit_calltree_record_options opts = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     culprit_calltree *tree = NULL;
-    const char *out = "culprit.calltree";
+    const char *out = "culprit.calltree", *baseline = NULL;
+    const char *baseline_argv[] = {"/bin/sh", "-c", NULL, NULL};
     char **command = NULL;
     culprit_opt_parser p;
     int kind, help = 0, exit_code = CLI_EXIT_ERROR;
-    const culprit_opt options[] = RECORD_OPTIONS(&opts, &out, &help);
+    const culprit_opt options[] = RECORD_OPTIONS(&opts, &out, &baseline, &help);
 
     culprit_opt_parser_init(&p, "calltree record", options, argc, argv);
     while (!command && (kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
@@ -85,6 +90,10 @@ int cli_calltree_record(int argc, char **argv)
         return cli_usage_error("calltree record");
     }
     opts.progress = progress;
+    if (baseline) {
+        baseline_argv[2] = baseline;
+        opts.baseline = baseline_argv;
+    }
     if (culprit_calltree_record(&tree, (const char *const *)command, &opts) < 0 ||
         culprit_calltree_write_file(tree, out) < 0) {
         cli_error(NULL);
@@ -92,6 +101,11 @@ int cli_calltree_record(int argc, char **argv)
     }
     fprintf(stderr, "culprit: wrote %s (%zu nodes, %zu functions)\n", out, tree->nnodes - 1,
             tree->nfunctions);
+    if (baseline)
+        fprintf(stderr, "culprit: %s\n",
+                tree->sampled ? "own times from perf samples of the baseline"
+                              : "perf could not profile the baseline: times from the timing runs "
+                                "alone (docs/calltree.md)");
     exit_code = CLI_EXIT_OK;
 cleanup:
     culprit_calltree_free(tree);

@@ -377,6 +377,12 @@ static void write_header(FILE *f, const objects *objs, size_t nthreads, double s
             c->mode == CULPRIT_TRACE_FULL    ? c->overhead_pair * scale
             : c->mode == CULPRIT_TRACE_LEVEL ? c->overhead_untimed * scale
                                              : 0.0);
+    if (c->mode != CULPRIT_TRACE_STRUCTURE && c->delay0_ns >= 0) {
+        double delay = trace__run_delay_ns(c->tid);
+        if (delay >= c->delay0_ns)
+            fprintf(f, "wall-ns %.17g\nrun-delay-ns %.17g\n", (double)(trace__mono_ns() - c->t0_ns),
+                    delay - c->delay0_ns);
+    }
     fprintf(f, "threads %zu\n", nthreads);
     fprintf(f, "objects %zu\n", objs->n);
     for (size_t i = 0; i < objs->n; i++) {

@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,10 @@ static void global_init(void)
     if (c->mode == CULPRIT_TRACE_STRUCTURE)
         return; /* no clock, ever */
     c->use_tsc = tsc_invariant();
+    /* The time this thread waits for a CPU during the run is told in the file, so
+     * that a recorder can take the preemption of a loaded machine out of the times. */
+    c->tid = (pid_t)syscall(SYS_gettid);
+    c->delay0_ns = trace__run_delay_ns(c->tid);
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
     calibrate();
@@ -227,8 +232,8 @@ static inline void pop(trace_thread *t, uint64_t now)
         trace_node *n = f->node;
         double per =
             trace__config.full ? trace__config.overhead_pair : trace__config.overhead_untimed;
-        double d = (double)((now ? now : trace__ticks()) - f->start) - trace__config.overhead_in -
-                   (double)(t->count - f->count0) * per;
+        double d = (double)((now ? now : trace__ticks_end()) - f->start) -
+                   trace__config.overhead_in - (double)(t->count - f->count0) * per;
         if (d < 0)
             d = 0;
         n->sum += d;
@@ -329,7 +334,7 @@ static void exit_slow(trace_thread *t, void *fn)
     if (k == 0)
         return;
     if (trace__config.any_timed && t->stack[k].timed)
-        now = trace__ticks();
+        now = trace__ticks_end();
     while (t->depth >= k)
         pop(t, now);
 }
@@ -346,7 +351,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
         t->depth--;
         return;
     }
-    now = t->stack[t->depth].timed ? trace__ticks() : 0; /* first, to keep the hook out */
+    now = t->stack[t->depth].timed ? trace__ticks_end() : 0; /* first, to keep the hook out */
     pop(t, now);
 }
 

@@ -86,11 +86,18 @@ typedef struct {
     uint64_t t0_ticks;       /* clock at start, with ... */
     uint64_t t0_ns;          /* ... CLOCK_MONOTONIC then, to convert ticks to ns */
     int use_tsc;
+    pid_t tid;        /* the thread that read the configuration (usually main's) ... */
+    double delay0_ns; /* ... and its time waiting for a CPU then; < 0: unknown */
 } trace_config;
 
 extern trace_config trace__config;
 extern pthread_mutex_t trace__lock; /* guards the thread list; never on the hot path */
 extern trace_thread *trace__threads;
+
+/* The time thread `tid` of this process spent waiting for a CPU since it started
+ * (runnable but not running: preempted), in ns, from /proc/self/task/TID/schedstat;
+ * -1 when the kernel keeps no scheduler statistics. No allocation (state.c). */
+double trace__run_delay_ns(pid_t tid) NOINSTR;
 
 /* CLOCK_MONOTONIC in ns. */
 static inline uint64_t trace__mono_ns(void) NOINSTR;
@@ -110,6 +117,20 @@ static inline uint64_t trace__ticks(void)
 #if HAVE_TSC
     if (__builtin_expect(trace__config.use_tsc, 1))
         return __rdtsc();
+#endif
+    return trace__mono_ns();
+}
+/* The clock at the end of a timed call: rdtscp waits for the call's instructions to
+ * have executed, where rdtsc may be read while a chain of dependent work is still
+ * in flight (a 20 ns function then measured 11 ns). */
+static inline uint64_t trace__ticks_end(void) NOINSTR;
+static inline uint64_t trace__ticks_end(void)
+{
+#if HAVE_TSC
+    if (__builtin_expect(trace__config.use_tsc, 1)) {
+        unsigned int aux;
+        return __rdtscp(&aux);
+    }
 #endif
     return trace__mono_ns();
 }

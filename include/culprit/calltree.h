@@ -97,9 +97,14 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_node *nodes;
     culprit_calltree_mode mode;
-    char *binary;                      /**< the program that ran; NULL unknown */
-    char *command;                     /**< the command line that was recorded; NULL unknown */
-    double overhead_ns;                /**< the per-call overhead subtracted (0: none) */
+    char *binary;        /**< the program that ran; NULL unknown */
+    char *command;       /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;  /**< the per-call overhead subtracted (0: none) */
+    double wall_ns;      /**< a runtime's file: the run's wall time from start-up (0: unknown) */
+    double run_delay_ns; /**< ... and the time its first thread waited for a CPU meanwhile
+                              (preempted on a loaded machine); 0 with wall_ns 0: unknown */
+    int sampled;         /**< culprit_calltree_record(): the exclusive times come from a
+                              sampling profile of the baseline (perf); not kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name
@@ -662,12 +667,18 @@ typedef struct {
     /** Timing runs per depth (the paper runs each step several times, so that even a
      *  function called once has n > 1 for the statistical test); 0 or 1: one. */
     unsigned int repeat;
+    /** The same program built without instrumentation, NULL-terminated (argv[0] looked
+     *  up in PATH), run like the command (same directory and environment); NULL: none.
+     *  With it, the real cost of an instrumented call on this workload is measured
+     *  against it (CPU time) and subtracted, instead of the runtime's calibrated
+     *  estimate, which is biased on call-heavy code (docs/calltree.md). */
+    const char *const *baseline;
 } culprit_calltree_record_options;
 
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION 1
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_INIT                                                       \
     {                                                                                              \
-        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0                   \
+        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0, NULL             \
     }
 
 /** Initializes `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
@@ -683,7 +694,12 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  * instrumentation of its callees but the calibrated cost of their hooks. The trees
  * are merged (structure from the first run; each node's times from the runs of its
  * depth, scaled to its call count, `samples` the timed calls behind them;
- * exclusive = inclusive minus the children's inclusive) and symbolized. `argv` is NULL-terminated;
+ * exclusive = inclusive minus the children's inclusive) and symbolized. Times are
+ * corrected (docs/calltree.md, "Unbiased times"): each run's scaled to the share of
+ * it the program was on a CPU, the cost of the descendants' hooks measured against
+ * `baseline` when given, and a node whose children add up to more than itself raised
+ * to their total, so that times along every path add up; `overhead_ns` is the cost
+ * per descendant call subtracted. `argv` is NULL-terminated;
  * argv[0] is looked up in PATH. The command may exit non-zero; it must not die of a signal.
  *
  * Caller frees *out. Errors: CULPRIT_ENOTFOUND when the command wrote no call

@@ -146,6 +146,33 @@ static void record_of_an_uninstrumented_program_says_how_to_fix_it(void **state)
                    "calltree record --quiet /nonexistent/prog");
 }
 
+/* Against the same fixture built without instrumentation: the tree is written,
+ * and the command says where the own times came from (perf may be missing or
+ * forbidden: either way is a tree). A baseline that does not do the same work
+ * (here: one that cannot start, sh exits 127) is refused. */
+static void record_with_a_baseline(void **state)
+{
+    cli_result r;
+    (void)state;
+
+    r = run_culprit(dir, NULL,
+                    "calltree record --out base.calltree --quiet --baseline \"'%s' levels\" -- "
+                    "'%s' levels",
+                    TRACE_BARE, TRACE_FIXTURE);
+    assert_int_equal(r.status, 0);
+    assert_contains(r.err, "wrote base.calltree");
+    assert_true(strstr(r.err, "own times from perf samples of the baseline") ||
+                strstr(r.err, "perf could not profile the baseline"));
+    cli_result_dispose(&r);
+    r = run_culprit(dir, NULL, "calltree show base.calltree");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "      inner  ");
+    cli_result_dispose(&r);
+    expect_culprit(dir, 2, "the uninstrumented baseline exited with status 127",
+                   "calltree record --quiet --baseline /nonexistent/prog -- '%s' levels",
+                   TRACE_FIXTURE);
+}
+
 static void usage_errors(void **state)
 {
     (void)state;
@@ -171,6 +198,7 @@ int main(void)
         cmocka_unit_test(show_hints_at_g_when_functions_stay_addresses),
         cmocka_unit_test(record_writes_a_symbolized_tree),
         cmocka_unit_test(record_of_an_uninstrumented_program_says_how_to_fix_it),
+        cmocka_unit_test(record_with_a_baseline),
         cmocka_unit_test(usage_errors),
     };
     return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
