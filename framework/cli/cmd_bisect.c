@@ -74,7 +74,7 @@ typedef struct {
                         "(instrumented, e.g. CC=culprit-cc) while --build makes the\n"             \
                         "plain build the bisection measures"),                                     \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
-                        "print the result as JSON on stdout"),                                     \
+                        "print the result as JSON on stdout (the text on stderr)"),                \
             CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
     }
 
@@ -172,20 +172,20 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     culprit_buf_dispose(&mean);
 }
 
-static void print_calltree(const culprit_bisect_result *r)
+static void print_calltree(FILE *out, const culprit_bisect_result *r)
 {
     if (r->calltree_error) {
         fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r->calltree_error);
         return;
     }
-    printf("\ncall trees of %.12s against its parent %.12s:\n",
-           r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
-    cli_print_calltree_diff(stdout, &r->calltree);
-    printf("%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
-           r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
+    fprintf(out, "\ncall trees of %.12s against its parent %.12s:\n",
+            r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
+    cli_print_calltree_diff(out, &r->calltree);
+    fprintf(out, "%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
+            r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
 }
 
-static void print_text(const culprit_bisect_result *r, double confidence)
+static void print_text(FILE *out, const culprit_bisect_result *r, double confidence)
 {
     size_t skipped = 0;
 
@@ -193,72 +193,80 @@ static void print_text(const culprit_bisect_result *r, double confidence)
         skipped += r->steps[i].verdict == CULPRIT_BISECT_SKIP;
     if (r->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION) {
         const culprit_bisect_step *s = &r->steps[0];
-        printf("culprit bisect: %.12s is not significantly slower than %.12s: ", r->bad, r->good);
-        put_change(stdout, s->change, s->change_low, s->change_high, confidence);
-        printf(" in %zu runs each; nothing to bisect\n", s->runs);
+        fprintf(out, "culprit bisect: %.12s is not significantly slower than %.12s: ", r->bad,
+                r->good);
+        put_change(out, s->change, s->change_low, s->change_high, confidence);
+        fprintf(out, " in %zu runs each; nothing to bisect\n", s->runs);
         if (s->undecided)
-            printf("  the runs could not rule a slowdown beyond the threshold out either: they "
-                   "vary too much to tell; more runs (--max-runs) may decide\n");
+            fprintf(out,
+                    "  the runs could not rule a slowdown beyond the threshold out either: they "
+                    "vary too much to tell; more runs (--max-runs) may decide\n");
         return;
     }
     if (r->outcome == CULPRIT_BISECT_RESULT_SLOW_DECAY) {
         const culprit_bisect_step *s = &r->steps[0];
-        printf("culprit bisect: %.12s is slower than %.12s (", r->bad, r->good);
-        put_change(stdout, s->change, s->change_low, s->change_high, confidence);
-        printf("), but no single commit is: a slow decay. What each commit contributes:\n");
+        fprintf(out, "culprit bisect: %.12s is slower than %.12s (", r->bad, r->good);
+        put_change(out, s->change, s->change_low, s->change_high, confidence);
+        fprintf(out, "), but no single commit is: a slow decay. What each commit contributes:\n");
         for (size_t i = 0; i < r->nculprits; i++) {
-            printf("  %.12s %-40.40s ", r->culprits[i].sha,
-                   r->culprits[i].subject ? r->culprits[i].subject : "");
-            put_change(stdout, r->culprits[i].change, r->culprits[i].change_low,
+            fprintf(out, "  %.12s %-40.40s ", r->culprits[i].sha,
+                    r->culprits[i].subject ? r->culprits[i].subject : "");
+            put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
-            printf("\n");
+            fprintf(out, "\n");
         }
         if (!r->nculprits)
-            printf("  (the range is too long, or not on one first-parent line, to time commit by "
-                   "commit)\n");
+            fprintf(out,
+                    "  (the range is too long, or not on one first-parent line, to time commit by "
+                    "commit)\n");
     } else if (r->outcome == CULPRIT_BISECT_RESULT_FOUND) {
-        printf("culprit bisect: %s is the first slow commit\n", r->culprit);
-        printf("  %s\n  %s, %s\n  ", r->subject ? r->subject : "", r->author ? r->author : "",
-               r->date ? r->date : "");
-        put_change(stdout, r->change, r->change_low, r->change_high, confidence);
-        printf(" against the commit before it that was measured good\n");
+        fprintf(out, "culprit bisect: %s is the first slow commit\n", r->culprit);
+        fprintf(out, "  %s\n  %s, %s\n  ", r->subject ? r->subject : "", r->author ? r->author : "",
+                r->date ? r->date : "");
+        put_change(out, r->change, r->change_low, r->change_high, confidence);
+        fprintf(out, " against the commit before it that was measured good\n");
         for (size_t i = 1; i < r->nculprits; i++) {
-            printf("  also %s %s: ", r->culprits[i].sha,
-                   r->culprits[i].subject ? r->culprits[i].subject : "");
-            put_change(stdout, r->culprits[i].change, r->culprits[i].change_low,
+            fprintf(out, "  also %s %s: ", r->culprits[i].sha,
+                    r->culprits[i].subject ? r->culprits[i].subject : "");
+            put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
-            printf("\n");
+            fprintf(out, "\n");
         }
         if (r->confirmed == 1)
-            printf("  confirmed: slower than its parent (%zu irrelevant commits not built)\n",
-                   r->nirrelevant);
+            fprintf(out, "  confirmed: slower than its parent (%zu irrelevant commits not built)\n",
+                    r->nirrelevant);
         else if (r->confirmed == 0 && r->nirrelevant)
-            printf("  NOT confirmed: no slower than its parent; the cause may be in one of the "
-                   "%zu commits judged irrelevant to --paths\n",
-                   r->nirrelevant);
+            fprintf(out,
+                    "  NOT confirmed: no slower than its parent; the cause may be in one of the "
+                    "%zu commits judged irrelevant to --paths\n",
+                    r->nirrelevant);
         else if (r->confirmed == 0)
-            printf("  NOT confirmed: its runs could not be told from its parent's (the machine's "
-                   "noise); more runs (--max-runs) may decide\n");
+            fprintf(out,
+                    "  NOT confirmed: its runs could not be told from its parent's (the machine's "
+                    "noise); more runs (--max-runs) may decide\n");
         if (r->backtracks)
-            printf("  searched again %zu time(s): an earlier answer was no slower than its "
-                   "parent, and the slowdown was measured below or above it (a step had "
-                   "misjudged a commit)\n",
-                   r->backtracks);
+            fprintf(out,
+                    "  searched again %zu time(s): an earlier answer was no slower than its "
+                    "parent, and the slowdown was measured below or above it (a step had "
+                    "misjudged a commit)\n",
+                    r->backtracks);
         if (r->nunsearched)
-            printf("  %zu range(s) without an overall slowdown were too long to scan commit by "
-                   "commit\n",
-                   r->nunsearched);
+            fprintf(out,
+                    "  %zu range(s) without an overall slowdown were too long to scan commit by "
+                    "commit\n",
+                    r->nunsearched);
     } else {
-        printf("culprit bisect: skipped commits leave %zu possible first slow commits:\n",
-               r->nrange);
+        fprintf(out, "culprit bisect: skipped commits leave %zu possible first slow commits:\n",
+                r->nrange);
         for (size_t i = 0; i < r->nrange; i++)
-            printf("  %s\n", r->range[i]);
+            fprintf(out, "  %s\n", r->range[i]);
     }
-    printf("  %zu commits between %.12s and %.12s; %zu steps, %zu builds, %zu runs, "
-           "%zu skipped",
-           r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
+    fprintf(out,
+            "  %zu commits between %.12s and %.12s; %zu steps, %zu builds, %zu runs, "
+            "%zu skipped",
+            r->ncommits, r->good, r->bad, r->nsteps, r->builds, r->runs, skipped);
     if (r->reused)
-        printf("; %zu runs reused from history", r->reused);
+        fprintf(out, "; %zu runs reused from history", r->reused);
     putchar('\n');
 }
 
@@ -344,13 +352,11 @@ static int print_result(const culprit_bisect_result *r, const culprit_bisect_opt
             cli_print_document(&doc) < 0)
             status = CLI_EXIT_ERROR;
         culprit_buf_dispose(&doc);
-        if (o->calltree && r->calltree_error)
-            fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r->calltree_error);
-    } else {
-        print_text(r, o->confidence);
-        if (o->calltree && (r->outcome == CULPRIT_BISECT_RESULT_FOUND || r->nculprits))
-            print_calltree(r);
     }
+    /* Under --json the readable lines go to stderr, so a CI log still shows them. */
+    print_text(json ? stderr : stdout, r, o->confidence);
+    if (o->calltree && (r->outcome == CULPRIT_BISECT_RESULT_FOUND || r->nculprits))
+        print_calltree(json ? stderr : stdout, r);
     return status;
 }
 
