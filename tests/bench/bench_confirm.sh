@@ -77,7 +77,9 @@ git -C "$repo" checkout -q r0
 
 record() { # record REV HISTORY: one run of REV's test, as a CI job records it
   git -C "$repo" checkout -q "$1"
-  (cd "$repo" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none "$work/perf_$1" --quiet >/dev/null 2>&1)
+  # (samples as text, CULPRIT_HISTORY_PACK=0: mw reads them with a regular expression)
+  (cd "$repo" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none CULPRIT_HISTORY_PACK=0 "$work/perf_$1" \
+    --quiet >/dev/null 2>&1)
 }
 # mw HISTORY: 1 when the run at the newer commit is slower by Mann-Whitney U (alpha 0.05)
 mw() {
