@@ -119,7 +119,9 @@ echo "$pushers concurrent pushers x 10 runs: $total runs on the remote ($unique 
 [ "$unique" = "$total" ] || fail "a run is duplicated"
 for j in $(seq "$pushers"); do
   for f in "$work/job$j"/.culprit/history/*.xml; do
-    echo "$names" | grep -q "/$(basename "$f")\$" || fail "pusher $j lost $(basename "$f")"
+    # (a here-string, not a pipe: grep -q closing the pipe early made echo fail under
+    # pipefail, a run reported lost that was there)
+    grep -q "/$(basename "$f")\$" <<< "$names" || fail "pusher $j lost $(basename "$f")"
   done
 done
 echo "load after: $(uptime)"

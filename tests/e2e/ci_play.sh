@@ -131,7 +131,7 @@ names=$(git --git-dir="$work/remote.git" ls-tree -r --name-only refs/culprit/his
 [ "$(echo "$names" | sort -u | wc -l)" = 9 ] || fail "a run is duplicated"
 for job in c d; do
   for f in "$work/$job"/.culprit/history/*.xml; do
-    echo "$names" | grep -qx "$(basename "$f")" || fail "job $job's run $(basename "$f") was lost"
+    grep -qx "$(basename "$f")" <<< "$names" || fail "job $job's run $(basename "$f") was lost"
   done
 done
 echo "ok"
