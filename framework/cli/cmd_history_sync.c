@@ -39,12 +39,14 @@ static void usage(FILE *out, const char *verb)
     fprintf(out, "usage: culprit history %s [REMOTE] [--history DIR]\n", verb);
     cli_usage(out,
               strcmp(verb, "push") == 0
-                  ? "Adds the runs of the history directory to the shared history, the git ref\n"
-                    "refs/culprit/history, and pushes it to REMOTE (default origin). A push that\n"
-                    "another job's push beat is merged and tried again: no run is lost.\n\n"
+                  ? "Adds the runs of the history directory and its category assignments to the\n"
+                    "shared history, the git ref refs/culprit/history, and pushes it to REMOTE\n"
+                    "(default origin). A push that another job's push beat is merged and tried\n"
+                    "again: no run is lost.\n\n"
                   : "Fetches the shared history, the git ref refs/culprit/history, from REMOTE\n"
                     "(default origin) and merges it into the local one. check, compare, history,\n"
-                    "report and bisect read it beside the history directory.\n\n",
+                    "report and bisect read it beside the history directory; its category\n"
+                    "assignments that the directory's categories.json lacks are added to it.\n\n",
               options, 24,
               "\nThe network is your `git`: its credentials and configuration apply.\n"
               "Exit status: 0, or 2 on a usage, git or I/O error.\n");
