@@ -5,7 +5,11 @@
  * adds the local directory's runs the ref lacks (with the ancestry records of their
  * commits, so a shallow clone can walk past its boundary), then pushes, merging and
  * retrying when another job pushed first; pull fetches and merges. Every reading
- * command then reads the ref beside the directory (env.c). The library does the
+ * command then reads the ref beside the directory (env.c). The automatic category
+ * assignments travel too, one file per test under categories/: push adds those of
+ * the directory's categories.json the ref lacks, pull writes those of the ref that
+ * categories.json lacks into it, so a fresh runner judges a test against the
+ * category the first runner gave it (docs/categories.md). The library does the
  * work (framework/vcs/refstore.c, remote.c, ancestry.c); this file lists the local
  * runs, calls it and prints what happened.
  */
@@ -35,12 +39,14 @@ static void usage(FILE *out, const char *verb)
     fprintf(out, "usage: culprit history %s [REMOTE] [--history DIR]\n", verb);
     cli_usage(out,
               strcmp(verb, "push") == 0
-                  ? "Adds the runs of the history directory to the shared history, the git ref\n"
-                    "refs/culprit/history, and pushes it to REMOTE (default origin). A push that\n"
-                    "another job's push beat is merged and tried again: no run is lost.\n\n"
+                  ? "Adds the runs of the history directory and its category assignments to the\n"
+                    "shared history, the git ref refs/culprit/history, and pushes it to REMOTE\n"
+                    "(default origin). A push that another job's push beat is merged and tried\n"
+                    "again: no run is lost.\n\n"
                   : "Fetches the shared history, the git ref refs/culprit/history, from REMOTE\n"
                     "(default origin) and merges it into the local one. check, compare, history,\n"
-                    "report and bisect read it beside the history directory.\n\n",
+                    "report and bisect read it beside the history directory; its category\n"
+                    "assignments that the directory's categories.json lacks are added to it.\n\n",
               options, 24,
               "\nThe network is your `git`: its credentials and configuration apply.\n"
               "Exit status: 0, or 2 on a usage, git or I/O error.\n");
@@ -221,6 +227,106 @@ static void warn_conflicts(size_t conflicts, const char *remote)
                 conflicts, conflicts == 1 ? "" : "s", remote);
 }
 
+/* The history directory's category assignments file. */
+static char *assignments_file(const char *dir)
+{
+    char *path = culprit_fs_join(dir, "categories.json");
+
+    if (!path)
+        culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return path;
+}
+
+/* Adds the assignments of the directory's categories.json that the shared history
+ * lacks, as categories/<test>. The store is append-only: a test's first shared
+ * assignment stays. A corrupt local file is a warning: the runs still go. */
+static int push_assignments(culprit_vcs *repo, const char *dir)
+{
+    char *path = assignments_file(dir);
+    culprit_assignments *a = NULL;
+    culprit_vcs_file *files = NULL;
+    size_t n = 0, count;
+    int error = path ? 0 : CULPRIT_ERROR;
+
+    if (error < 0 || (error = culprit_assignments_load(&a, path)) < 0) {
+        if (path)
+            fprintf(stderr, "culprit: warning: category assignments not pushed: %s\n",
+                    culprit_error_last());
+        error = path ? 0 : error;
+        goto cleanup;
+    }
+    count = culprit_assignments_count(a);
+    if (count == 0 || !(files = calloc(count, sizeof(*files)))) {
+        error = count == 0 ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    for (size_t i = 0; i < count && error == 0; i++) {
+        culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
+        const char *key, *category;
+
+        if ((error = culprit_assignments_entry(a, i, &key, &category)) == 0 &&
+            (error = culprit_buf_puts(&name, "categories/")) == 0 &&
+            (error = culprit_assignments_encode(&name, &content, key, category)) == 0) {
+            files[n].len = content.size;
+            files[n].data = culprit_buf_detach(&content);
+            files[n++].path = culprit_buf_detach(&name);
+        } else if (error == CULPRIT_EINVALID) {
+            fprintf(stderr, "culprit: warning: %s: %s; not pushed\n", path, culprit_error_last());
+            error = 0;
+        }
+        culprit_buf_dispose(&name);
+        culprit_buf_dispose(&content);
+    }
+    if (error == 0 && n > 0)
+        error = culprit_vcs_ref_add(NULL, repo, CULPRIT_VCS_HISTORY_REF, files, n,
+                                    "culprit: add category assignments");
+cleanup:
+    culprit_vcs_files_free(files, n);
+    culprit_assignments_free(a);
+    free(path);
+    return error;
+}
+
+/* Writes the shared history's assignments that the directory's categories.json
+ * lacks into it, under its lock (the local assignment of a test wins). The ref's
+ * files come from other machines: a bad one is a warning naming it, and skipped. */
+static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir)
+{
+    culprit_vcs_ref_files shared = {NULL, 0};
+    culprit_assignments *local = NULL;
+    char *path = assignments_file(dir);
+    int error = path ? 0 : CULPRIT_ERROR;
+
+    *adopted = 0;
+    if (error < 0 ||
+        (error = culprit_vcs_ref_list(&shared, repo, CULPRIT_VCS_HISTORY_REF, "categories")) < 0 ||
+        shared.n == 0)
+        goto cleanup;
+    if ((error = culprit_assignments_load(&local, path)) < 0) {
+        fprintf(stderr, "culprit: warning: category assignments not pulled: %s\n",
+                culprit_error_last());
+        error = 0;
+        goto cleanup;
+    }
+    for (size_t i = 0; i < shared.n && error == 0; i++) {
+        culprit_buf data = CULPRIT_BUF_INIT;
+        const char *name = shared.entries[i].path + strlen("categories/");
+
+        if ((error = culprit_vcs_blob_read(&data, repo, shared.entries[i].oid)) == 0 &&
+            culprit_assignments_decode(local, name, data.ptr ? data.ptr : "", data.size) < 0)
+            fprintf(stderr, "culprit: warning: %s: categories/%s; skipped\n",
+                    CULPRIT_VCS_HISTORY_REF, culprit_error_last());
+        culprit_buf_dispose(&data);
+    }
+    if (error == 0 && (error = culprit_fs_mkdir_p(dir)) == 0)
+        error = culprit_assignments_adopt(adopted, path, local);
+cleanup:
+    culprit_assignments_free(local);
+    culprit_vcs_ref_files_dispose(&shared);
+    free(path);
+    return error;
+}
+
 static int push(culprit_vcs *repo, const char *remote, const char *dir)
 {
     culprit_vcs_push_result res;
@@ -228,7 +334,8 @@ static int push(culprit_vcs *repo, const char *remote, const char *dir)
     char sha[41];
     int error;
 
-    if ((error = add_local_runs(&added, &local, repo, dir)) < 0)
+    if ((error = add_local_runs(&added, &local, repo, dir)) < 0 ||
+        (error = push_assignments(repo, dir)) < 0)
         return error;
     if (culprit_vcs_ref_resolve(sha, repo, CULPRIT_VCS_HISTORY_REF) < 0) {
         culprit_error_clear();
@@ -246,9 +353,10 @@ static int push(culprit_vcs *repo, const char *remote, const char *dir)
     return 0;
 }
 
-static int pull(culprit_vcs *repo, const char *remote)
+static int pull(culprit_vcs *repo, const char *remote, const char *dir)
 {
     culprit_vcs_merge_result res;
+    size_t adopted = 0;
     int error;
 
     /* The new runs come from the merge's diff, which skips the shards both sides
@@ -258,6 +366,11 @@ static int pull(culprit_vcs *repo, const char *remote)
     printf("culprit history pull: %zu new run%s from %s\n", res.added, res.added == 1 ? "" : "s",
            remote);
     warn_conflicts(res.conflicts, remote);
+    if ((error = pull_assignments(&adopted, repo, dir)) < 0)
+        return error;
+    if (adopted)
+        printf("culprit history pull: %zu category assignment%s added to '%s'\n", adopted,
+               adopted == 1 ? "" : "s", dir);
     return 0;
 }
 
@@ -293,7 +406,7 @@ int cli_history_sync(int argc, char **argv)
     if (strcmp(verb, "push") == 0)
         error = push(env.repo, remote ? remote : "origin", env.settings.history_dir);
     else
-        error = pull(env.repo, remote ? remote : "origin");
+        error = pull(env.repo, remote ? remote : "origin", env.settings.history_dir);
     if (error < 0)
         cli_error(NULL);
     cli_env_dispose(&env);

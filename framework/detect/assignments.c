@@ -135,24 +135,36 @@ int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, 
 /* A save takes milliseconds; a holder stuck this long is a bug or a dead NFS. */
 #define LOCK_TIMEOUT_S 30.0
 
-int culprit_assignments_save(culprit_assignments *assignments, const char *path)
+/*
+ * Writes `ours` merged with the file's current assignments, under the lock,
+ * atomically. ours_win: ours replaces the file's entry for a key both hold, and
+ * keys in `removed` are not taken from the file (a save). Otherwise the file's
+ * entry wins and only keys it lacks are added (*added counts them; none: no write).
+ */
+static int merge_and_write(size_t *added, const char *path, json_t *ours, json_t *removed,
+                           int ours_win)
 {
-    json_t *current = NULL, *root = NULL, *value;
+    json_t *current = NULL, *root = NULL, *value, *out;
     const char *key;
     char *text = NULL;
     int error, lock = -1;
 
+    *added = 0;
     if ((error = culprit_fs_lock(&lock, path, LOCK_TIMEOUT_S)) < 0)
         return error;
-    /* Merge: keep what others assigned meanwhile, unless we assigned or removed it. */
     if ((error = read_map(&current, path)) < 0)
         goto cleanup;
-    json_object_foreach(current, key, value)
+    out = ours_win ? ours : current;
+    json_object_foreach(ours_win ? current : ours, key, value)
     {
-        if (!json_object_get(assignments->map, key) && !json_object_get(assignments->removed, key))
-            json_object_set(assignments->map, key, value);
+        if (!json_object_get(out, key) && !(removed && json_object_get(removed, key))) {
+            json_object_set(out, key, value);
+            (*added)++;
+        }
     }
-    root = json_pack("{s:i, s:O}", "version", 1, "assignments", assignments->map);
+    if (!ours_win && *added == 0)
+        goto cleanup;
+    root = json_pack("{s:i, s:O}", "version", 1, "assignments", out);
     if (!root || !(text = json_dumps(root, JSON_INDENT(2) | JSON_SORT_KEYS))) {
         error = culprit_error_set(CULPRIT_ERROR, "cannot serialize %s", path);
         goto cleanup;
@@ -169,4 +181,101 @@ cleanup:
     json_decref(root);
     json_decref(current);
     return error;
+}
+
+int culprit_assignments_save(culprit_assignments *assignments, const char *path)
+{
+    size_t taken;
+
+    /* Merge: keep what others assigned meanwhile, unless we assigned or removed it. */
+    return merge_and_write(&taken, path, assignments->map, assignments->removed, 1);
+}
+
+int culprit_assignments_adopt(size_t *added, const char *path, const culprit_assignments *from)
+{
+    size_t dummy;
+
+    return merge_and_write(added ? added : &dummy, path, from->map, NULL, 0);
+}
+
+/* ------------------------------------------- in the shared history's ref --- */
+
+/* Bytes a file name keeps as they are; any other, and a leading '.', become %XX. */
+static int plain_byte(unsigned char c, int first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || (c == '.' && !first);
+}
+
+/* A category name read from elsewhere: 1 to CATEGORY_MAX printable bytes, no
+ * control characters (names come from the project file, where any string is one). */
+#define CATEGORY_MAX 128
+
+static int valid_category(const char *s, size_t len)
+{
+    if (len == 0 || len > CATEGORY_MAX)
+        return 0;
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
+                               const char *category)
+{
+    int error = 0;
+
+    if (!key || !*key || !category || !valid_category(category, strlen(category)))
+        return culprit_error_set(CULPRIT_EINVALID, "assignment of \"%s\" cannot be shared",
+                                 key ? key : "");
+    for (const unsigned char *p = (const unsigned char *)key; *p && error >= 0; p++)
+        error = plain_byte(*p, p == (const unsigned char *)key)
+                    ? culprit_buf_put(name, (const char *)p, 1)
+                    : culprit_buf_printf(name, "%%%02X", *p);
+    if (error >= 0)
+        error = culprit_buf_printf(content, "%s\n", category);
+    return error < 0 ? error : 0;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                                  : -1;
+}
+
+int culprit_assignments_decode(culprit_assignments *into, const char *name, const char *data,
+                               size_t len)
+{
+    culprit_buf key = CULPRIT_BUF_INIT, category = CULPRIT_BUF_INIT;
+    int error = 0;
+
+    for (const char *p = name; *p && error >= 0; p++) {
+        int hi, lo;
+        if (*p != '%') {
+            error = plain_byte((unsigned char)*p, p == name) ? culprit_buf_put(&key, p, 1)
+                                                             : CULPRIT_EINVALID;
+        } else if ((hi = hex_digit(p[1])) < 0 || (lo = hex_digit(p[2])) < 0 || !(hi | lo)) {
+            error = CULPRIT_EINVALID;
+        } else {
+            char c = (char)(hi * 16 + lo);
+            error = culprit_buf_put(&key, &c, 1);
+            p += 2;
+        }
+    }
+    if (len > 0 && data[len - 1] == '\n')
+        len--;
+    if (error == CULPRIT_EINVALID || key.size == 0)
+        error = culprit_error_set(CULPRIT_EINVALID, "%s: not an encoded test name", name);
+    else if (error >= 0 && !valid_category(data, len))
+        error =
+            culprit_error_set(CULPRIT_EINVALID, "%s: not a category name (one line of text)", name);
+    else if (error >= 0 && (error = culprit_buf_put(&category, data, len)) >= 0 &&
+             !culprit_assignments_get(into, key.ptr))
+        error = culprit_assignments_set(into, key.ptr, category.ptr);
+    culprit_buf_dispose(&key);
+    culprit_buf_dispose(&category);
+    return error < 0 ? error : 0;
 }

@@ -115,6 +115,32 @@ int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, 
  * since the load are kept: the file is re-read and merged just before writing.
  */
 int culprit_assignments_save(culprit_assignments *assignments, const char *path);
+/**
+ * Adds to the file at `path` the assignments of `from` it lacks, under the same lock
+ * and atomically as a save; an assignment the file holds already wins (the first
+ * one a test got stays its category). `*added` (may be NULL): how many were added;
+ * none, no write. Errors as culprit_assignments_save() (a corrupt file is refused
+ * and left untouched).
+ */
+int culprit_assignments_adopt(size_t *added, const char *path, const culprit_assignments *from);
+
+/**
+ * How one assignment travels in the shared history (docs/categories.md): a file
+ * named after the test, `name` (bytes other than [A-Za-z0-9_.-], and a leading '.',
+ * written %XX), holding `content`, the category and a newline. Both are appended
+ * to. CULPRIT_EINVALID when the key is empty or the category not one line of text.
+ */
+int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
+                               const char *category);
+/**
+ * Reads back a file of culprit_assignments_encode() (untrusted: from other
+ * machines) into `into`, unless `into` holds that test already (the first wins).
+ * CULPRIT_EINVALID naming `name` when the name is not an encoded test name or the
+ * content not a category name (1 to 128 bytes, no control characters), `into`
+ * unchanged.
+ */
+int culprit_assignments_decode(culprit_assignments *into, const char *name, const char *data,
+                               size_t len);
 
 /* ------------------------------------------------------------- verdicts --- */
 

@@ -197,6 +197,106 @@ static void assignments_persist_and_merge_concurrent_writers(void **state)
     free(path);
 }
 
+/* The shared history's form: encoded names round-trip, hostile files are refused
+ * naming the file, and the first assignment of a test wins. */
+static void shared_assignments_round_trip_and_refuse_bad_files(void **state)
+{
+    static const char *const keys[] = {"fib_perf.fib_24", "s/../x", ".hidden", "a b%c\xc3\xa9"};
+    static const struct {
+        const char *name, *data, *expect;
+    } bad[] = {
+        {"bad%zz", "fast\n", "bad%zz: not an encoded test name"},
+        {"x%00y", "fast\n", "not an encoded test name"}, /* NUL inside a key */
+        {"%4", "fast\n", "not an encoded test name"},    /* truncated escape */
+        {".x", "fast\n", "not an encoded test name"},    /* a leading '.' is escaped */
+        {"a b", "fast\n", "not an encoded test name"},   /* a space is escaped */
+        {"", "fast\n", "not an encoded test name"},
+        {"s.t", "", "s.t: not a category name"},
+        {"s.t", "fa\nst\n", "not a category name"}, /* two lines */
+        {"s.t", "fa\001st", "not a category name"}, /* a control character */
+    };
+    culprit_assignments *a;
+    char *path = culprit_fs_join(dir, "categories.json");
+    (void)state;
+
+    unlink(path);
+    assert_int_equal(culprit_assignments_load(&a, path), 0);
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
+        assert_int_equal(culprit_assignments_encode(&name, &content, keys[i], "medium"), 0);
+        assert_null(strchr(name.ptr, '/'));
+        assert_true(name.ptr[0] != '.');
+        assert_string_equal(content.ptr, "medium\n");
+        assert_int_equal(culprit_assignments_decode(a, name.ptr, content.ptr, content.size), 0);
+        assert_string_equal(culprit_assignments_get(a, keys[i]), "medium");
+        culprit_buf_dispose(&name);
+        culprit_buf_dispose(&content);
+    }
+    assert_int_equal(culprit_assignments_count(a), 4);
+    /* a test already assigned keeps its category */
+    assert_int_equal(culprit_assignments_decode(a, "fib_perf.fib_24", "slow\n", 5), 0);
+    assert_string_equal(culprit_assignments_get(a, "fib_perf.fib_24"), "medium");
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(
+            culprit_assignments_decode(a, bad[i].name, bad[i].data, strlen(bad[i].data)),
+            CULPRIT_EINVALID);
+        assert_non_null(strstr(culprit_error_last(), bad[i].expect));
+    }
+    assert_int_equal(culprit_assignments_count(a), 4);
+    {
+        culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
+        assert_int_equal(culprit_assignments_encode(&name, &content, "s.t", "fa\nst"),
+                         CULPRIT_EINVALID);
+        assert_int_equal(culprit_assignments_encode(&name, &content, "", "fast"), CULPRIT_EINVALID);
+        culprit_buf_dispose(&name);
+        culprit_buf_dispose(&content);
+    }
+    culprit_assignments_free(a);
+    free(path);
+}
+
+/* Adopting the shared assignments: a union in which the file's entry wins. */
+static void adopt_adds_missing_assignments_and_keeps_the_files(void **state)
+{
+    culprit_assignments *local, *shared, *c;
+    char *path = culprit_fs_join(dir, "categories.json");
+    size_t added = 99;
+    (void)state;
+
+    unlink(path);
+    assert_int_equal(culprit_assignments_load(&shared, path), 0);
+    assert_int_equal(culprit_assignments_set(shared, "s.x", "slow"), 0);
+    assert_int_equal(culprit_assignments_set(shared, "s.y", "fast"), 0);
+    /* into a missing file: both */
+    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(added, 2);
+    /* the local file re-assigns s.x and adds s.z */
+    assert_int_equal(culprit_assignments_load(&local, path), 0);
+    assert_int_equal(culprit_assignments_set(local, "s.x", "medium"), 0);
+    assert_int_equal(culprit_assignments_set(local, "s.z", "fast"), 0);
+    assert_int_equal(culprit_assignments_save(local, path), 0);
+    /* adopting again: nothing new, the local s.x stays */
+    assert_int_equal(culprit_assignments_set(shared, "s.w", "medium"), 0);
+    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(added, 1);
+    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(added, 0);
+    assert_int_equal(culprit_assignments_load(&c, path), 0);
+    assert_int_equal(culprit_assignments_count(c), 4);
+    assert_string_equal(culprit_assignments_get(c, "s.x"), "medium");
+    assert_string_equal(culprit_assignments_get(c, "s.y"), "fast");
+    assert_string_equal(culprit_assignments_get(c, "s.z"), "fast");
+    assert_string_equal(culprit_assignments_get(c, "s.w"), "medium");
+    culprit_assignments_free(c);
+    /* a corrupt file is refused and left as it was */
+    assert_int_equal(culprit_fs_write_atomic(path, "{\"version\": 9}", 14, 0), 0);
+    assert_int_equal(culprit_assignments_adopt(&added, path, shared), CULPRIT_EINVALID);
+    assert_int_equal(culprit_assignments_load(&c, path), CULPRIT_EINVALID);
+    culprit_assignments_free(local);
+    culprit_assignments_free(shared);
+    free(path);
+}
+
 /* 8 processes at once, each loading, assigning its own test and saving, as 8 test
  * binaries starting together on a fresh history do; 20 times. Every assignment
  * must be kept (before the lock: 2 to 6 of 6 in 10 trials). */
@@ -243,6 +343,8 @@ int main(void)
         cmocka_unit_test(bad_project_commands_name_file_and_line),
         cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
         cmocka_unit_test(eight_concurrent_writers_keep_every_assignment),
+        cmocka_unit_test(shared_assignments_round_trip_and_refuse_bad_files),
+        cmocka_unit_test(adopt_adds_missing_assignments_and_keeps_the_files),
     };
     return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }
