@@ -87,12 +87,12 @@ fetch_s=$(since "$t")
 echo "pull of $new new runs into $commits: culprit history pull $pull_s s, git fetch alone $fetch_s s"
 n=$(git -C "$work/local" ls-tree -r --name-only refs/culprit/history | grep -c '\.xml$')
 [ "$n" = $((commits + new)) ] || fail "the clone holds $n runs after the pull, not $((commits + new))"
-# What a reading command pays for a store that size: check reads every run of the ref
-# (summaries only) beside the empty directory.
+# What a check pays for a store that size: it reads the runs of the ref at the commits
+# of its first-parent chain (summaries only) beside the empty directory.
 cd "$work/local"
 t=$(now)
 "$culprit" check > /dev/null 2>&1 || true
-echo "culprit check reading the $n runs of the ref: $(since "$t") s"
+echo "culprit check at the newest commit, $n runs in the ref: $(since "$t") s"
 
 # 3. Concurrent pushers of 10 runs each to one bare remote.
 git init -q --bare --initial-branch=main "$work/shared.git"
