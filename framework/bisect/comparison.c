@@ -333,7 +333,7 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
         return error;
     paired = r->s->result->reused == reused;
     for (;;) {
-        int early = look < EARLY_LOOKS && EARLY_N[look] < o->min_runs;
+        int early = !o->no_early_stop && look < EARLY_LOOKS && EARLY_N[look] < o->min_runs;
         double confidence =
             early ? 1 - EARLY_SHARE * alpha : 1 - (1 - EARLY_SHARE * EARLY_LOOKS) * alpha;
         if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0 ||

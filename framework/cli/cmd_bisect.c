@@ -335,6 +335,12 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
                           q->history_dir ? "--history" : "--auto");
         return cli_usage_error("bisect");
     }
+    if (o->min_runs) { /* a minimum the user asked for is kept: no early stop */
+        o->no_early_stop = 1;
+    } else {
+        const culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
+        o->min_runs = defaults.min_runs;
+    }
     if (o->max_runs < o->min_runs)
         o->max_runs = o->min_runs;
     return CLI_EXIT_OK;
@@ -415,6 +421,7 @@ int cli_bisect(int argc, char **argv)
     culprit_opt_parser parser;
     int kind, status;
 
+    o.min_runs = 0; /* 0 after parsing: --min-runs not given (the default below) */
     culprit_opt_parser_init(&parser, "bisect", options, argc, argv);
     while ((kind = culprit_opt_next(&parser)) != CULPRIT_OPT_END) {
         if (kind < 0)

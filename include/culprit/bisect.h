@@ -244,6 +244,10 @@ typedef struct {
      * way, before bisecting, the good end's build for call trees must record a tree, or
      * the session stops at once with the fix (CULPRIT_ERROR). */
     const char *calltree_build;
+    /** 1: no step stops before min_runs pairs (the sequential rule's early looks at 4
+     * and 6 pairs are off; docs/bisect.md, "Stopping early"). `culprit bisect` sets it
+     * when --min-runs is given: a minimum the user asked for is kept. */
+    int no_early_stop;
 } culprit_bisect_options;
 
 #define CULPRIT_BISECT_OPTIONS_VERSION 1
