@@ -48,6 +48,9 @@ static const struct field {
     FIELD("stop", FIELD_STRING, stop),
     FIELD("timer-overhead-ns", FIELD_DOUBLE, timer_overhead_ns),
     FIELD("elapsed-s", FIELD_DOUBLE, elapsed_s),
+    /* Written only when a sample was preempted: see put_field(). */
+    FIELD("preempted", FIELD_SIZE, preempted),
+    FIELD("preempted-kept", FIELD_UINT, preempted_kept),
     FIELD("summary-n", FIELD_SIZE, summary.n),
     FIELD("summary-mean", FIELD_DOUBLE, summary.mean),
     FIELD("summary-sd", FIELD_DOUBLE, summary.sd),
@@ -135,6 +138,8 @@ static int put_field(culprit_buf *head, const culprit_test_result *test, const s
         return 0;
     /* Blocks of ordinary tests stay as they were. */
     if (strncmp(f->key, "load-", 5) == 0 && test->load_calls == 0)
+        return 0;
+    if (strncmp(f->key, "preempted", 9) == 0 && test->preempted == 0)
         return 0;
     if ((error = culprit_buf_put(head, f->key, f->keylen)) < 0 ||
         (error = culprit_buf_put(head, " ", 1)) < 0)

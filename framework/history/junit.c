@@ -84,6 +84,10 @@ int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
         ((error = culprit_buf_puts(&cpu_text, ", cpu ")) < 0 ||
          (error = culprit_buf_put_duration(&cpu_text, cpu)) < 0))
         goto cleanup;
+    /* Samples the test spent partly off its core (docs/measure.md, "Preempted samples"). */
+    if (t->preempted && (error = culprit_buf_printf(&cpu_text, ", %zu preempted %s", t->preempted,
+                                                    t->preempted_kept ? "kept" : "left out")) < 0)
+        goto cleanup;
     error = culprit_buf_printf(out, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s%s)",
                                t->name ? t->name : "", t->category ? t->category : "-",
                                culprit_buf_cstr(&mean), rel, t->summary.n, t->batch,

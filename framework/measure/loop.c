@@ -12,6 +12,9 @@
  *   stopping    a fixed count, or adaptively once the confidence interval of the
  *               mean is narrow enough (and the samples span min_time_s), the time
  *               budget is spent or the maximum count is reached
+ *   preemption  samples during which the process was preempted (an involuntary
+ *               context switch) are left out of the stop test and the result,
+ *               unless too many were (settle_preempted)
  *
  * Timed regions (CULPRIT_REGION) let a body time only part of itself; they find the
  * running loop through a thread-local state, defined at the end of this file.
@@ -156,6 +159,7 @@ void culprit_samples_free(culprit_samples *samples)
     }
     free(samples->wall_ns);
     free(samples->cpu_ns);
+    free(samples->preempted_at);
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
         free(samples->counters[i]);
     free(samples);
@@ -183,6 +187,10 @@ static int samples_reserve(culprit_samples *s, size_t capacity)
     if ((error = grow_array(&s->wall_ns, capacity)) < 0 ||
         (error = grow_array(&s->cpu_ns, capacity)) < 0)
         return error;
+    unsigned char *flags = realloc(s->preempted_at, capacity);
+    if (!flags)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory (%zu samples)", capacity);
+    s->preempted_at = flags;
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
         if (s->counters[i] && (error = grow_array(&s->counters[i], capacity)) < 0)
             return error;
@@ -197,7 +205,8 @@ typedef struct {
     culprit_measure_fn body, setup, teardown;
     void *payload;
     const culprit_clock *clock, *cpu;
-    culprit_counters *counters; /* NULL when counters are off */
+    culprit_counters *counters;              /* NULL when counters are off */
+    const culprit_count_source *preemptions; /* NULL: the nivcsw counter, if any */
     culprit_samples *s;
     double cpu_overhead_ns;
     uint64_t start_ns;
@@ -279,20 +288,22 @@ static int precise_enough(loop *l, const culprit_welford *w)
 }
 
 /* Returns 1 and sets s->stop when the loop should stop after this sample. */
+/* `w` holds the samples that will be judged: all of them, or the unpreempted ones. */
 static int should_stop(loop *l, const culprit_welford *w, uint64_t now_ns)
 {
     const culprit_measure_options *o = l->opts;
     culprit_samples *s = l->s;
 
     if (o->repetitions > 0) {
+        /* A preempted sample is replaced, up to twice the count in all. */
         s->stop = CULPRIT_STOP_FIXED;
-        return s->n >= o->repetitions;
+        return w->n >= o->repetitions || s->n >= 2 * (size_t)o->repetitions;
     }
     /* The precision rule waits until the samples span min_time_s: without it, a run
      * that starts in a quiet moment of a loaded machine reaches the target within
      * it and reports the quiet cost, while a run that meets the contention goes on to
      * the budget and reports it (docs/measure.md, "Stopping"). */
-    if (s->n >= o->min_repetitions && s->n >= 2 &&
+    if (w->n >= o->min_repetitions && w->n >= 2 &&
         (double)(now_ns - l->first_ns) >= o->min_time_s * 1e9 && precise_enough(l, w))
         s->stop = CULPRIT_STOP_PRECISION;
     else if (o->max_repetitions > 0 && s->n >= o->max_repetitions)
@@ -310,11 +321,12 @@ static int sample_loop(loop *l, unsigned int k)
     void *payload = l->payload;
     const culprit_clock *clock = l->clock, *cpu = l->cpu;
     culprit_samples *s = l->s;
+    const culprit_count_source *src = l->preemptions;
     double before[CULPRIT_COUNTER__COUNT], after[CULPRIT_COUNTER__COUNT], wall;
-    uint64_t t0, t1, c0, c1, now;
+    uint64_t t0, t1, c0, c1, now, p0 = 0;
     culprit_welford w;
     unsigned int i;
-    int rc = 0, error, j;
+    int rc = 0, error, j, preempted;
 
     culprit_welford_init(&w);
     for (;;) {
@@ -324,6 +336,8 @@ static int sample_loop(loop *l, unsigned int k)
             return callback_failed(l, "setup", rc);
         if (l->counters)
             culprit_counters_read(l->counters, before);
+        if (src)
+            p0 = src->count(src->payload);
         region_reset();
 
         /* The timed window: the CPU clock outside the wall clock, because the wall
@@ -342,6 +356,10 @@ static int sample_loop(loop *l, unsigned int k)
             return callback_failed(l, "body", rc);
         if (l->counters)
             culprit_counters_read(l->counters, after);
+        /* Preempted: an involuntary context switch between the reads around the window. */
+        preempted = src ? src->count(src->payload) != p0
+                        : s->counters[CULPRIT_COUNTER_NIVCSW] &&
+                              after[CULPRIT_COUNTER_NIVCSW] > before[CULPRIT_COUNTER_NIVCSW];
         if (l->teardown && (rc = l->teardown(payload)) != 0)
             return callback_failed(l, "teardown", rc);
 
@@ -359,14 +377,58 @@ static int sample_loop(loop *l, unsigned int k)
             s->counters[j][s->n] =
                 j == CULPRIT_COUNTER_MAX_RSS_KB ? after[j] : (after[j] - before[j]) / k;
         }
+        s->preempted_at[s->n] = (unsigned char)preempted;
         s->n++;
-        culprit_welford_add(&w, s->wall_ns[s->n - 1]);
+        if (!preempted || l->opts->keep_preempted)
+            culprit_welford_add(&w, s->wall_ns[s->n - 1]);
 
         /* The budget counts teardown too; without one, t1 is recent enough. */
         now = l->teardown ? clock->now_ns(clock->payload) : t1;
         if (should_stop(l, &w, now))
             return 0;
     }
+}
+
+/*
+ * Leaves out the samples during which the process was preempted: on an
+ * oversubscribed machine their wall time is mostly other processes' (docs/measure.md,
+ * "Preempted samples"). Too few left (fewer than the repetitions asked for, than
+ * min_repetitions, or than half of all samples) keeps them all, and says so; a fixed
+ * count then keeps its first `repetitions` samples, as without the rule.
+ */
+static void settle_preempted(loop *l)
+{
+    const culprit_measure_options *o = l->opts;
+    culprit_samples *s = l->s;
+    size_t clean = 0, need = o->repetitions > 0 ? o->repetitions : o->min_repetitions, i, k = 0;
+
+    for (i = 0; i < s->n; i++)
+        clean += !s->preempted_at[i];
+    s->preempted = s->n - clean;
+    if (s->preempted == 0)
+        return;
+    if (o->keep_preempted || clean < need || clean < 1 || 2 * clean < s->n) {
+        s->preempted_kept = 1;
+        if (o->repetitions > 0 && s->n > o->repetitions) {
+            s->n = o->repetitions;
+            for (i = 0, s->preempted = 0; i < s->n; i++)
+                s->preempted += s->preempted_at[i];
+            s->preempted_kept = s->preempted > 0;
+        }
+        return;
+    }
+    for (i = 0; i < s->n; i++) {
+        if (s->preempted_at[i])
+            continue;
+        s->wall_ns[k] = s->wall_ns[i];
+        s->cpu_ns[k] = s->cpu_ns[i];
+        s->preempted_at[k] = 0;
+        for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
+            if (s->counters[j])
+                s->counters[j][k] = s->counters[j][i];
+        k++;
+    }
+    s->n = k;
 }
 
 /* ---- load-test mode -------------------------------------------------------------- */
@@ -505,6 +567,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     l.payload = cb->payload;
     l.clock = opts->clock ? opts->clock : &culprit_clock_monotonic;
     l.cpu = opts->cpu_clock ? opts->cpu_clock : &culprit_clock_cpu;
+    l.preemptions = opts->preemptions;
 
     if (!(s = calloc(1, sizeof(*s))))
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -554,6 +617,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     s->batch = k;
 
     error = sample_loop(&l, k);
+    settle_preempted(&l);
 
 cleanup:
     s->elapsed_s = (double)(l.clock->now_ns(l.clock->payload) - l.start_ns) / 1e9;

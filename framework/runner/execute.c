@@ -152,6 +152,8 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
     r->batch = s->batch;
     r->warmup = s->warmup;
     r->timer_overhead_ns = s->timer_overhead_ns;
+    r->preempted = s->preempted;
+    r->preempted_kept = (unsigned int)s->preempted_kept;
     if (s->stop == CULPRIT_STOP_DURATION) {
         r->load_calls = (size_t)s->calls.n;
         r->load_call_mean = s->calls.mean;
@@ -535,6 +537,7 @@ int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *jo
          * body call per sample, so that each dump is one repetition. */
         culprit_runner_job one = *job;
         one.measure.batch = 1;
+        one.measure.keep_preempted = 1; /* one dump per repetition asked for, no more */
         current.counting = 1;
         failed = hand_back(&one, count_result);
         current.counting = 0;

@@ -32,6 +32,9 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
         CULPRIT_OPT("--min-time", 0, CULPRIT_OPT_DOUBLE, &o->min_time_s, "SECONDS",
                     "no precision stop before the samples span this long\n(default 0.5; 0: none)",
                     .max = HUGE_VAL, .given = &o->min_time_set, .what = "a number of seconds >= 0"),
+        CULPRIT_OPT("--keep-preempted", 0, CULPRIT_OPT_FLAG, &o->keep_preempted, NULL,
+                    "judge the samples during which the test was preempted too\n"
+                    "(default: left out, docs/measure.md)"),
         CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &o->timeout_s, "SECONDS",
                     "kill a test that runs longer, report it as an error", .max = HUGE_VAL,
                     .flags = CULPRIT_OPT_ABOVE_MIN, .what = "a positive number of seconds"),

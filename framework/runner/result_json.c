@@ -74,6 +74,8 @@ static json_t *test_json(const culprit_test_result *t)
     json_object_set_new(o, "ci_low_ns", number(s->ci_low));
     json_object_set_new(o, "ci_high_ns", number(s->ci_high));
     json_object_set_new(o, "cpu_mean_ns", number(series_mean(t, "cpu_ns")));
+    json_object_set_new(o, "preempted", json_integer((json_int_t)t->preempted));
+    json_object_set_new(o, "preempted_kept", json_boolean(t->preempted_kept));
     json_object_set_new(outliers, "low_severe", json_integer((json_int_t)t->outliers.n_low_severe));
     json_object_set_new(outliers, "low_mild", json_integer((json_int_t)t->outliers.n_low_mild));
     json_object_set_new(outliers, "high_mild", json_integer((json_int_t)t->outliers.n_high_mild));

@@ -298,6 +298,7 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.min_time_set)
         job->measure.min_time_s = r->opt.min_time_s;
+    job->measure.keep_preempted = r->opt.keep_preempted;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;
     if (r->opt.debug) {
@@ -306,7 +307,8 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.warmup = 0;
         job->measure.batch = 1;
         job->measure.duration_s = 0;
-        job->measure.budget_s = 0; /* none */
+        job->measure.budget_s = 0;       /* none */
+        job->measure.keep_preempted = 1; /* the body once, preempted or not */
         job->timeout_s = 0;
     } else if (r->opt.duration_s > 0 && t->duration_s > 0) {
         job->measure.duration_s = r->opt.duration_s;

@@ -24,8 +24,9 @@ typedef struct {
     double budget_s;   /* 0: as declared */
     double min_time_s; /* with min_time_set: the samples' minimum span before a precision stop */
     int min_time_set;
-    double timeout_s;  /* 0: as declared */
-    double duration_s; /* load tests: 0 as declared */
+    int keep_preempted; /* --keep-preempted: judge preempted samples too */
+    double timeout_s;   /* 0: as declared */
+    double duration_s;  /* load tests: 0 as declared */
     const char *history_dir;
     const char *junit;
     const char *commit;

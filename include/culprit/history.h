@@ -66,6 +66,8 @@ typedef struct {
                    "duration" (a load test) */
     double timer_overhead_ns;
     double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
+    size_t preempted; /**< samples during which the process was preempted (docs/measure.md) */
+    unsigned int preempted_kept; /**< 1: they are in the series; 0: left out */
 
     culprit_summary summary; /**< of the metric series */
     culprit_summary judged;  /**< of the metric series inside Tukey's severe fences: what

@@ -74,6 +74,15 @@ int culprit_counters_available(const culprit_counters *counters, culprit_counter
 /** Reads every counter's current absolute value; NAN where absent. NULL: getrusage only. */
 void culprit_counters_read(const culprit_counters *counters, double values[CULPRIT_COUNTER__COUNT]);
 
+/**
+ * A running count read before and after each sample (returns the count so far).
+ * The loop's preemption source: involuntary context switches (injectable for tests).
+ */
+typedef struct culprit_count_source {
+    uint64_t (*count)(void *payload);
+    void *payload;
+} culprit_count_source;
+
 /** One step of the measured code; return 0 to go on, non-zero to stop (failure). */
 typedef int (*culprit_measure_fn)(void *payload);
 
@@ -95,13 +104,16 @@ typedef struct {
     double interval_s; /**< load test: one sample per interval; <= 0: duration_s / 60 */
     double min_time_s; /**< adaptive: no precision stop before the samples span this long, so
                             that a quiet moment cannot end a run early (0.5 s; 0: none) */
+    const culprit_count_source *preemptions; /**< NULL: the nivcsw counter (counters on) */
+    int keep_preempted; /**< 1: judge the samples during which the process was preempted too
+                             (0: leave them out, docs/measure.md "Preempted samples") */
 } culprit_measure_options;
 
 #define CULPRIT_MEASURE_OPTIONS_VERSION 1
 #define CULPRIT_MEASURE_OPTIONS_INIT                                                               \
     {                                                                                              \
         CULPRIT_MEASURE_OPTIONS_VERSION, 1, 0, 10, 100000, 0.01, 0.99, 5.0, 0, 100000.0, 1, NULL,  \
-            NULL, 0.0, 0.0, 0.5                                                                    \
+            NULL, 0.0, 0.0, 0.5, NULL, 0                                                           \
     }
 
 /** Fills `opts` with the defaults. Returns CULPRIT_EINVALID for an unknown version. */
@@ -144,6 +156,10 @@ typedef struct {
     culprit_welford calls;   /**< every call of the steady state, exactly (Welford/Chan) */
     size_t warmup_intervals; /**< leading intervals discarded as warm-up (MSER) */
     double interval_s;       /**< the interval length used */
+    /* Preemption (adaptive and fixed modes, docs/measure.md "Preempted samples"). */
+    unsigned char *preempted_at; /**< per sample: 1 when the process was preempted during it */
+    size_t preempted;            /**< preempted samples: left out, or kept when preempted_kept */
+    int preempted_kept;          /**< 1: they are in the arrays (too many to leave out, or asked) */
 } culprit_samples;
 
 /**

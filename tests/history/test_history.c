@@ -227,6 +227,38 @@ static void load_test_fields_round_trip_and_stay_out_of_other_blocks(void **stat
     culprit_buf_dispose(&doc);
 }
 
+static void preempted_samples_round_trip_and_show_in_the_line(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT, line = CULPRIT_BUF_INIT;
+    (void)state;
+
+    /* None preempted: no "preempted" line, nothing in the summary line. */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_null(strstr(doc.ptr, "preempted"));
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_null(strstr(line.ptr, "preempted"));
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&line);
+    run->tests[0].preempted = 17;
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_non_null(strstr(doc.ptr, "preempted 17\npreempted-kept 0\n"));
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", 0), 0);
+    assert_int_equal(back->tests[0].preempted, 17);
+    assert_int_equal(back->tests[0].preempted_kept, 0);
+    assert_int_equal(back->tests[1].preempted, 0);
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_non_null(strstr(line.ptr, ", 17 preempted left out)"));
+    culprit_buf_dispose(&line);
+    run->tests[0].preempted_kept = 1;
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_non_null(strstr(line.ptr, ", 17 preempted kept)"));
+    culprit_run_free(run);
+    culprit_run_free(back);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&line);
+}
+
 static void numbers_round_trip_bit_for_bit(void **state)
 {
     char text[CULPRIT_HISTORY__NUMBER_MAX];
@@ -885,6 +917,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
+        cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(report_form_is_for_dashboards_and_still_readable),

@@ -49,8 +49,11 @@ typedef struct {
     unsigned int warmup_calls;
     uint64_t noise; /* plus a uniform integer in [-noise, noise] */
     uint32_t rng;
-    uint64_t stall;       /* contention: every other call also waits this long for a core */
-    uint64_t stall_from;  /* ... once the wall clock has reached this */
+    uint64_t stall;      /* contention: every other call also waits this long for a core */
+    uint64_t stall_from; /* ... once the wall clock has reached this */
+    unsigned int stall_every, stall_of; /* ... or the last stall_of calls of every stall_every */
+    uint64_t switches; /* involuntary context switches: one per stall (the injected count) */
+    culprit_count_source preemptions;
     uint64_t setup_cost;  /* setup and teardown each spend this */
     unsigned int fail_at; /* body call that returns non-zero (0: never) */
     int saw_out;          /* 1 when *outp was set when a callback first ran */
@@ -78,14 +81,23 @@ static int body(void *payload)
         cost = cost - sc->noise + (sc->rng >> 8) % (2 * sc->noise + 1);
     }
     spend(sc, cost);
-    if (sc->stall && sc->f.wall >= sc->stall_from && sc->calls % 2)
+    if (sc->stall && sc->f.wall >= sc->stall_from &&
+        (sc->stall_every ? sc->calls % sc->stall_every >= sc->stall_every - sc->stall_of
+                         : sc->calls % 2)) {
         sc->f.wall += sc->stall; /* waiting for a core: wall time only */
+        sc->switches++;
+    }
     if (sc->fail_at && sc->calls == sc->fail_at) {
         if (sc->escape)
             longjmp(*sc->escape, 1);
         return 7;
     }
     return 0;
+}
+
+static uint64_t fake_switches(void *payload)
+{
+    return ((scenario *)payload)->switches;
 }
 
 static int setup(void *payload)
@@ -441,6 +453,101 @@ static void a_quiet_start_does_not_decide_the_value(void **state)
     /* The budget wins over the minimum time. */
     contended_run(UINT64_MAX, 0.5, 0.1, &quiet_stop);
     assert_int_equal(quiet_stop, CULPRIT_STOP_BUDGET);
+}
+
+/*
+ * A 1 ms body (+-20 us) on a machine where, from the start, the last `of` calls
+ * of every `every` are preempted and wait 2 ms for a core (every = 0: never), the
+ * switches counted by the injected source. Returns the mean of the samples kept
+ * per iteration in ms; *s_out gets the samples (the caller frees them).
+ */
+static double preempted_run(unsigned int every, unsigned int of, int keep, unsigned int repetitions,
+                            culprit_samples **s_out, scenario *sc)
+{
+    culprit_summary sum;
+    scenario_init(sc, 25, 1000000);
+    sc->noise = 20000;
+    sc->opts.batch = 1;
+    sc->opts.min_time_s = 0.5;
+    sc->opts.repetitions = repetitions;
+    sc->stall = every ? 2000000 : 0;
+    sc->stall_every = every;
+    sc->stall_of = of;
+    sc->preemptions.count = fake_switches;
+    sc->preemptions.payload = sc;
+    sc->opts.preemptions = &sc->preemptions;
+    sc->opts.keep_preempted = keep;
+    assert_int_equal(run(sc, s_out), 0);
+    assert_int_equal(culprit_stats_summarize(&sum, (*s_out)->wall_ns, (*s_out)->n, 0.99), 0);
+    return sum.mean / 1e6;
+}
+
+static void preempted_samples_do_not_decide_the_value(void **state)
+{
+    culprit_samples *quiet = NULL, *busy = NULL;
+    scenario sc;
+    double q, b;
+    (void)state;
+    /* Judging every sample (the loop before this rule, --keep-preempted): a run in a
+     * quiet phase stops for precision at the cost, 1 ms; a run in a busy phase, one
+     * call in four preempted, runs to the budget and reports 1.5 ms. */
+    q = preempted_run(0, 0, 1, 0, &quiet, &sc);
+    b = preempted_run(4, 1, 1, 0, &busy, &sc);
+    assert_int_equal(quiet->stop, CULPRIT_STOP_PRECISION);
+    assert_int_equal(busy->stop, CULPRIT_STOP_BUDGET);
+    assert_near(q, 1.0, 0.01);
+    assert_near(b, 1.5, 0.03);
+    assert_true(busy->preempted_kept && busy->preempted > busy->n / 5);
+    culprit_samples_free(quiet);
+    culprit_samples_free(busy);
+    /* Leaving the preempted samples out (the default): the same value and the same
+     * stop, whatever the phase; the samples left out are counted. */
+    q = preempted_run(0, 0, 0, 0, &quiet, &sc);
+    b = preempted_run(4, 1, 0, 0, &busy, &sc);
+    assert_int_equal(quiet->stop, CULPRIT_STOP_PRECISION);
+    assert_int_equal(busy->stop, CULPRIT_STOP_PRECISION);
+    assert_true(fabs(q / b - 1) < 0.01);
+    assert_int_equal(quiet->preempted, 0);
+    assert_false(busy->preempted_kept);
+    /* One call in four: a third as many left out as kept (+-1), none of them kept. */
+    assert_true(labs((long)(3 * busy->preempted) - (long)busy->n) <= 3);
+    for (size_t i = 0; i < busy->n; i++)
+        assert_true(busy->wall_ns[i] < 1.1e6 && !busy->preempted_at[i]);
+    culprit_samples_free(quiet);
+    culprit_samples_free(busy);
+}
+
+static void preempted_samples_are_replaced_or_kept_and_said(void **state)
+{
+    culprit_samples *s = NULL;
+    scenario sc;
+    double v;
+    (void)state;
+    /* Two calls in three preempted: what is left is a minority of the samples, so the
+     * run judges them all (mean 1 + 2 * 2/3 ms) and says it kept them. */
+    v = preempted_run(3, 2, 0, 0, &s, &sc);
+    assert_true(s->preempted_kept);
+    assert_near(v, 1.0 + 2.0 * 2 / 3, 0.05);
+    assert_true(labs((long)(3 * s->preempted) - (long)(2 * s->n)) <= 3);
+    culprit_samples_free(s);
+    /* A fixed count, one call in four preempted (calls 3, 7, ..., 27; the warm-up call is the
+     * first): 20 unpreempted samples after 27 sample calls, the 7 preempted replaced. */
+    v = preempted_run(4, 1, 0, 20, &s, &sc);
+    assert_int_equal(s->stop, CULPRIT_STOP_FIXED);
+    assert_int_equal(s->n, 20);
+    assert_near(v, 1.0, 0.02);
+    assert_int_equal(s->preempted, 7);
+    assert_false(s->preempted_kept);
+    assert_int_equal(sc.calls, 1 + 27);
+    culprit_samples_free(s);
+    /* Two in three: 40 samples taken, 13 unpreempted; the first 20 are kept as
+     * they are, 13 of them preempted, and the run says so. */
+    v = preempted_run(3, 2, 0, 20, &s, &sc);
+    assert_int_equal(s->n, 20);
+    assert_true(s->preempted_kept);
+    assert_int_equal(sc.calls, 1 + 40);
+    assert_int_equal(s->preempted, 13);
+    culprit_samples_free(s);
 }
 
 static void a_negative_min_time_is_rejected(void **state)
@@ -806,6 +913,8 @@ int main(void)
         cmocka_unit_test(adaptive_stops_when_budget_is_spent),
         cmocka_unit_test(adaptive_stops_at_max_repetitions),
         cmocka_unit_test(a_quiet_start_does_not_decide_the_value),
+        cmocka_unit_test(preempted_samples_do_not_decide_the_value),
+        cmocka_unit_test(preempted_samples_are_replaced_or_kept_and_said),
         cmocka_unit_test(a_negative_min_time_is_rejected),
         cmocka_unit_test(regions_replace_the_body_time),
         cmocka_unit_test(failing_body_stops_with_eskip),
