@@ -14,7 +14,7 @@
  *               budget is spent or the maximum count is reached
  *   preemption  samples during which the process was preempted (an involuntary
  *               context switch) are left out of the stop test and the result,
- *               unless too many were (settle_preempted)
+ *               unless too many were (samples.c)
  *
  * Timed regions (CULPRIT_REGION) let a body time only part of itself; they find the
  * running loop through a thread-local state, defined at the end of this file.
@@ -165,39 +165,6 @@ void culprit_samples_free(culprit_samples *samples)
     free(samples);
 }
 
-static int grow_array(double **array, size_t capacity)
-{
-    double *p = realloc(*array, capacity * sizeof(double));
-
-    if (!p)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory (%zu samples)", capacity);
-    *array = p;
-    return 0;
-}
-
-/* Makes room for one more sample in every array in use. */
-static int samples_reserve(culprit_samples *s, size_t capacity)
-{
-    int error;
-
-    if (capacity <= s->capacity)
-        return 0;
-    if (capacity > SIZE_MAX / sizeof(double))
-        return culprit_error_set(CULPRIT_ERROR, "too many samples (%zu)", capacity);
-    if ((error = grow_array(&s->wall_ns, capacity)) < 0 ||
-        (error = grow_array(&s->cpu_ns, capacity)) < 0)
-        return error;
-    unsigned char *flags = realloc(s->preempted_at, capacity);
-    if (!flags)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory (%zu samples)", capacity);
-    s->preempted_at = flags;
-    for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
-        if (s->counters[i] && (error = grow_array(&s->counters[i], capacity)) < 0)
-            return error;
-    s->capacity = capacity;
-    return 0;
-}
-
 /* ---- the loop ------------------------------------------------------------------ */
 
 typedef struct {
@@ -330,7 +297,8 @@ static int sample_loop(loop *l, unsigned int k)
 
     culprit_welford_init(&w);
     for (;;) {
-        if (s->n == s->capacity && (error = samples_reserve(s, s->capacity * 2)) < 0)
+        if (s->n == s->capacity &&
+            (error = culprit_measure__samples_reserve(s, s->capacity * 2)) < 0)
             return error;
         if (l->setup && (rc = l->setup(payload)) != 0)
             return callback_failed(l, "setup", rc);
@@ -389,62 +357,7 @@ static int sample_loop(loop *l, unsigned int k)
     }
 }
 
-/*
- * Leaves out the samples during which the process was preempted: on an
- * oversubscribed machine their wall time is mostly other processes' (docs/measure.md,
- * "Preempted samples"). Too few left (fewer than the repetitions asked for, than
- * min_repetitions, or than half of all samples) keeps them all, and says so; a fixed
- * count then keeps its first `repetitions` samples, as without the rule.
- */
-static void settle_preempted(loop *l)
-{
-    const culprit_measure_options *o = l->opts;
-    culprit_samples *s = l->s;
-    size_t clean = 0, need = o->repetitions > 0 ? o->repetitions : o->min_repetitions, i, k = 0;
-
-    for (i = 0; i < s->n; i++)
-        clean += !s->preempted_at[i];
-    s->preempted = s->n - clean;
-    if (s->preempted == 0)
-        return;
-    if (o->keep_preempted || clean < need || clean < 1 || 2 * clean < s->n) {
-        s->preempted_kept = 1;
-        if (o->repetitions > 0 && s->n > o->repetitions) {
-            s->n = o->repetitions;
-            for (i = 0, s->preempted = 0; i < s->n; i++)
-                s->preempted += s->preempted_at[i];
-            s->preempted_kept = s->preempted > 0;
-        }
-        return;
-    }
-    for (i = 0; i < s->n; i++) {
-        if (s->preempted_at[i])
-            continue;
-        s->wall_ns[k] = s->wall_ns[i];
-        s->cpu_ns[k] = s->cpu_ns[i];
-        s->preempted_at[k] = 0;
-        for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
-            if (s->counters[j])
-                s->counters[j][k] = s->counters[j][i];
-        k++;
-    }
-    s->n = k;
-}
-
 /* ---- load-test mode -------------------------------------------------------------- */
-
-/* Drops the first d samples of every array (the warm-up intervals). */
-static void samples_drop_front(culprit_samples *s, size_t d)
-{
-    size_t keep = s->n - d;
-
-    memmove(s->wall_ns, s->wall_ns + d, keep * sizeof(double));
-    memmove(s->cpu_ns, s->cpu_ns + d, keep * sizeof(double));
-    for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
-        if (s->counters[j])
-            memmove(s->counters[j], s->counters[j] + d, keep * sizeof(double));
-    s->n = keep;
-}
 
 /*
  * Calls the body until the duration has passed, timing every call (a load test's
@@ -509,7 +422,7 @@ static int load_loop(loop *l)
                 goto cleanup;
             }
             kept = grown;
-            if ((error = samples_reserve(s, s->capacity * 2)) < 0)
+            if ((error = culprit_measure__samples_reserve(s, s->capacity * 2)) < 0)
                 goto cleanup;
         }
         c1 = cpu->now_ns(cpu->payload);
@@ -522,6 +435,7 @@ static int load_loop(loop *l)
                 s->counters[j][s->n] = j == CULPRIT_COUNTER_MAX_RSS_KB
                                            ? after[j]
                                            : (after[j] - before[j]) / (double)w.n;
+        s->preempted_at[s->n] = 0; /* an interval is long: preempted or not, kept */
         kept[s->n++] = w;
         culprit_welford_init(&w);
         memcpy(before, after, sizeof(before));
@@ -536,7 +450,7 @@ static int load_loop(loop *l)
         culprit_welford_merge(&s->calls, &kept[i]);
     for (size_t i = 0; i < s->warmup_intervals; i++)
         s->warmup += (unsigned int)kept[i].n;
-    samples_drop_front(s, s->warmup_intervals);
+    culprit_measure__samples_drop_front(s, s->warmup_intervals);
 cleanup:
     free(kept);
     return error;
@@ -587,7 +501,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     /* A fixed count is allocated at once unless it is huge; arrays grow anyway. */
     capacity = opts->repetitions > 0 && opts->repetitions <= MAX_PREALLOCATED ? opts->repetitions
                                                                               : INITIAL_CAPACITY;
-    if ((error = samples_reserve(s, capacity)) < 0)
+    if ((error = culprit_measure__samples_reserve(s, capacity)) < 0)
         goto cleanup;
 
     s->timer_overhead_ns = culprit_clock_overhead_ns(l.clock, OVERHEAD_ROUNDS);
@@ -617,7 +531,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     s->batch = k;
 
     error = sample_loop(&l, k);
-    settle_preempted(&l);
+    culprit_measure__settle_preempted(s, opts);
 
 cleanup:
     s->elapsed_s = (double)(l.clock->now_ns(l.clock->payload) - l.start_ns) / 1e9;

@@ -178,6 +178,13 @@ typedef struct {
  * Warm-up repetitions run one iteration each (with setup and teardown); automatic
  * batching then runs its calibration batches, also counted in `warmup`.
  *
+ * Samples during which the process was preempted (the `preemptions` count, else the
+ * nivcsw counter, rose) are left out of the precision test and of the arrays, and
+ * counted in `preempted`; a fixed count replaces them, taking at most twice
+ * `repetitions` samples. When fewer than min_repetitions (fixed: repetitions) or
+ * than half of the samples are left, or with keep_preempted, all are kept (a fixed
+ * count its first `repetitions`) and `preempted_kept` says so. Load tests keep all.
+ *
  * Returns 0, CULPRIT_ESKIP when a callback returned non-zero (stop =
  * CULPRIT_STOP_FAILED; the samples taken before are kept), CULPRIT_EINVALID for bad
  * options, or CULPRIT_ERROR when out of memory. Measures on the calling thread;
