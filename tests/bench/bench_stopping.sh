@@ -22,7 +22,8 @@
 # a CPU hog on one core (and at nice 10, as the project asks of benchmarks); the
 # load is printed before and after.
 # usage: bench_stopping.sh LIBCULPRIT INCLUDE_DIR [--quick | RUNS]
-# --quick: 2 runs, budget 0.5 s, min time 0.1 s (ctest); RUNS defaults to 15.
+# --quick: 2 runs, budget 0.5 s, min time 0.1 s (ctest); RUNS defaults to 15 (the
+# figures in docs/measure.md: 25).
 set -euo pipefail
 lib=$(realpath "$1") include=$(realpath "$2") mode=${3:-15}
 runs=$mode extra=()
