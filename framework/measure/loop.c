@@ -254,8 +254,8 @@ static int precise_enough(loop *l, const culprit_welford *w)
     return half <= l->opts->target_ci * fabs(w->mean);
 }
 
-/* Returns 1 and sets s->stop when the loop should stop after this sample. */
-/* `w` holds the samples that will be judged: all of them, or the unpreempted ones. */
+/* Returns 1 and sets s->stop when the loop should stop after this sample. `w` holds
+ * the samples that will be judged: all of them, or the unpreempted ones. */
 static int should_stop(loop *l, const culprit_welford *w, uint64_t now_ns)
 {
     const culprit_measure_options *o = l->opts;
