@@ -211,6 +211,11 @@ static void passing_run_writes_valid_history_junit_and_json(void **state)
     assert_int_equal(json_integer_value(json_object_get(t, "n")), 30);
     assert_string_equal(json_string_value(json_object_get(t, "category_source")), "auto");
     assert_true(json_real_value(json_object_get(t, "mean_ns")) > 0);
+    /* CPU time beside wall time; preempted samples counted (30 kept whatever their count:
+     * a fixed count replaces them, or keeps its first 30 and says so). */
+    assert_true(json_real_value(json_object_get(t, "cpu_mean_ns")) > 0);
+    assert_true(json_is_integer(json_object_get(t, "preempted")));
+    assert_true(json_is_boolean(json_object_get(t, "preempted_kept")));
     t = test_in(doc, "busy_declared_slow");
     assert_string_equal(json_string_value(json_object_get(t, "category")), "slow");
     assert_string_equal(json_string_value(json_object_get(t, "category_source")), "explicit");
