@@ -120,9 +120,10 @@ static inline uint64_t trace__ticks(void)
 #endif
     return trace__mono_ns();
 }
-/* The clock at the end of a timed call: rdtscp waits for the call's instructions to
- * have executed, where rdtsc may be read while a chain of dependent work is still
- * in flight (a 20 ns function then measured 11 ns). */
+/* The clock at the end of a timed call in level mode: rdtscp waits for the call's
+ * instructions to have executed, where rdtsc may be read while a chain of dependent
+ * work is still in flight (a 20 ns function then measured 11 ns). Full mode reads
+ * trace__ticks() at both ends (runtime.c, ticks_end). */
 static inline uint64_t trace__ticks_end(void) NOINSTR;
 static inline uint64_t trace__ticks_end(void)
 {
