@@ -121,6 +121,7 @@ static void global_init(void)
     const char *out = getenv("CULPRIT_TRACE_OUT"), *dir = getenv("CULPRIT_TRACE_DIR");
     const char *mode = getenv("CULPRIT_TRACE_MODE"), *level = getenv("CULPRIT_TRACE_LEVEL");
     trace_config *c = &trace__config;
+    double cpu0 = trace__thread_cpu_ns();
 
     c->pid = getpid();
     c->out = out && *out ? out : NULL;
@@ -165,6 +166,7 @@ static void global_init(void)
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
     calibrate();
+    c->setup_cpu_ns = trace__thread_cpu_ns() - cpu0;
 }
 
 static trace_thread *thread_new(void) NOINSTR;
