@@ -185,14 +185,16 @@ int culprit_bisect__slow_decay(culprit_bisect__session *s);
 /*
  * Records the call trees of out->parent (built in `parent_dir`) and out->culprit
  * (built in `culprit_dir`) with the bisection's command, diffs them and correlates
- * the diff with the culprit's changes, filling out's call-tree fields. A failure
+ * the diff with the culprit's changes, filling out's call-tree fields. `plain` (may
+ * be NULL): the checkouts of the parent and the culprit built plain, whose runs of
+ * the same command are the recordings' baselines (out->calltree_corrected). A failure
  * that is the program's or the build's (not instrumented, the command failed) is
  * kept in out->calltree_error and is not an error of the bisection: returns 0.
  * Returns CULPRIT_ERROR only when out of memory.
  */
 int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
                              const culprit_bisect_options *opts, const char *parent_dir,
-                             const char *culprit_dir);
+                             const char *culprit_dir, const char *const plain[2]);
 
 /*
  * --calltree's check before bisecting: the good end `sha`, built for call trees in

@@ -60,6 +60,18 @@ static json_t *calltree_json(const culprit_bisect_result *r, int requested)
     o = culprit_calltree__diff_json(&r->calltree);
     json_object_set_new(o, "parent", json_string(r->parent));
     json_object_set_new(o, "error", json_null());
+    /* How the trees' times were taken: corrected against the plain builds or not. */
+    json_object_set_new(o, "corrected", json_boolean(r->calltree_corrected));
+    if (r->parent_tree && r->culprit_tree) {
+        json_t *overhead = json_object();
+        json_object_set_new(overhead, "parent", json_real(r->parent_tree->overhead_ns));
+        json_object_set_new(overhead, "culprit", json_real(r->culprit_tree->overhead_ns));
+        json_object_set_new(o, "overhead_ns", overhead);
+        json_object_set_new(o, "sampled",
+                            json_boolean(r->parent_tree->sampled && r->culprit_tree->sampled));
+        json_object_set_new(o, "fitted",
+                            json_boolean(r->parent_tree->fitted && r->culprit_tree->fitted));
+    }
     return o;
 }
 

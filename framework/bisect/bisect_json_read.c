@@ -160,6 +160,7 @@ static int read_calltree(culprit_bisect_result *r, culprit_calltree_view **view,
     if (!json_is_object(c))
         return 0;
     sha(r->parent, c, "parent");
+    r->calltree_corrected = json_is_true(json_object_get(c, "corrected"));
     if ((error = string(&r->calltree_error, c, "error")) < 0 || !view ||
         (error = culprit_calltree__view_read(view, c, path)) < 0)
         return error;

@@ -36,9 +36,11 @@ static int relative_to(culprit_calltree *tree, const char *dir)
     return 0;
 }
 
-/* The tree of one side; 0, or the error with its message naming the side. */
+/* The tree of one side; 0, or the error with its message naming the side. With
+ * `plain` (the checkout of the same commit built plain), the same command run there
+ * is the recording's baseline, and the tree's times are corrected against it. */
 static int record(culprit_calltree **out, const culprit_bisect_options *opts, const char *dir,
-                  const char *sha, const char *what, unsigned int max_levels)
+                  const char *plain, const char *sha, const char *what, unsigned int max_levels)
 {
     culprit_calltree_record_options o = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
     char env_dir[4200];
@@ -46,12 +48,23 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
      * a test binary must not fail on its own verdicts. */
     const char *env[] = {env_dir, "CULPRIT_FAIL_ON=none", NULL};
     const char *argv[] = {"/bin/sh", "-c", opts->run ? opts->run : opts->command, NULL};
+    /* The recorder runs the baseline where it runs the command: the baseline moves to
+     * the plain checkout itself, and $CULPRIT_CHECKOUT names that one. */
+    const char *baseline[] = {"/bin/sh",
+                              "-c",
+                              "CULPRIT_CHECKOUT=$1; export CULPRIT_CHECKOUT; cd \"$1\" && "
+                              "exec /bin/sh -c \"$2\"",
+                              "sh",
+                              plain,
+                              argv[2],
+                              NULL};
     int error;
 
     snprintf(env_dir, sizeof(env_dir), "CULPRIT_CHECKOUT=%s", dir);
     o.workdir = dir;
     o.env = env;
     o.quiet = 1;
+    o.baseline = plain ? baseline : NULL;
     /* Three timing runs per depth, as the paper repeats each step: each depth is
      * timed in runs of its own, and on a loaded machine one run can be twice as
      * slow as the next, which the diff would read as the callers' own time (the
@@ -103,12 +116,18 @@ static int diff(culprit_bisect_result *out, const culprit_bisect_options *opts)
 
 int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
                              const culprit_bisect_options *opts, const char *parent_dir,
-                             const char *culprit_dir)
+                             const char *culprit_dir, const char *const plain[2])
 {
+    const char *plain_parent = NULL, *plain_culprit = NULL;
     int error;
 
-    if ((error = record(&out->parent_tree, opts, parent_dir, out->parent, "parent", 0)) < 0 ||
-        (error = record(&out->culprit_tree, opts, culprit_dir, out->culprit, "culprit", 0)) < 0 ||
+    /* Both or neither: two trees corrected differently would differ by that alone. */
+    if ((out->calltree_corrected = plain && plain[0] && plain[1]))
+        plain_parent = plain[0], plain_culprit = plain[1];
+    if ((error = record(&out->parent_tree, opts, parent_dir, plain_parent, out->parent, "parent",
+                        0)) < 0 ||
+        (error = record(&out->culprit_tree, opts, culprit_dir, plain_culprit, out->culprit,
+                        "culprit", 0)) < 0 ||
         (error = diff(out, opts)) < 0 ||
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
@@ -127,7 +146,7 @@ int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const cha
 
     /* The structure and one timed depth: what every later recording needs, at the
      * cost of two runs. */
-    if ((error = record(&tree, opts, dir, sha, "good end", 1)) < 0)
+    if ((error = record(&tree, opts, dir, NULL, sha, "good end", 1)) < 0)
         culprit_error_prefix("--calltree: the bisection stops before it starts, since its call "
                              "trees would be empty: ");
     culprit_calltree_free(tree);

@@ -89,6 +89,32 @@ static int calltree_preflight(culprit_bisect__session *s)
     return 0;
 }
 
+/*
+ * With a build for call trees of its own and a command (not a perf test), the parent
+ * and the culprit built plain on the measured sides (usually built there already: the
+ * confirmation compared that pair) are the recordings' baselines, so the trees' times
+ * are corrected for the instrumentation as `culprit calltree record --baseline` does.
+ * A perf test's harness repeats its body as often as its speed needs, so its plain
+ * build does other work than the instrumented one and is no baseline. plain[] stays
+ * NULL when there is none.
+ */
+static int plain_builds(culprit_bisect__session *s, const char *parent, const char *culprit,
+                        const char *plain[2])
+{
+    const culprit_bisect__probe *p = s->probe;
+    int error;
+
+    plain[0] = plain[1] = NULL;
+    if (!s->opts->calltree_build || s->opts->run || !p->dir)
+        return 0;
+    if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, parent)) < 0 ||
+        (error = culprit_bisect__build(s, CULPRIT_BISECT__CANDIDATE, culprit)) < 0)
+        return error;
+    plain[0] = p->dir(p->payload, CULPRIT_BISECT__GOOD);
+    plain[1] = p->dir(p->payload, CULPRIT_BISECT__CANDIDATE);
+    return 0;
+}
+
 /* --calltree: the culprit and its first parent, built on the two sides (a commit
  * already built there is not built again), then recorded and diffed. */
 static int calltree_step(culprit_bisect__session *s, const char *culprit)
@@ -98,6 +124,7 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                                C = calltree_side(s, CULPRIT_BISECT__CANDIDATE);
     culprit_bisect_result *out = s->result;
     char(*fp)[41] = NULL;
+    const char *plain[2];
     size_t k = 0;
     int error;
 
@@ -111,12 +138,13 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
     } else {
         memcpy(out->parent, fp[1], 41);
         if ((error = culprit_bisect__build(s, G, out->parent)) < 0 ||
-            (error = culprit_bisect__build(s, C, culprit)) < 0) {
+            (error = culprit_bisect__build(s, C, culprit)) < 0 ||
+            (error = plain_builds(s, out->parent, culprit, plain)) < 0) {
             if (error == CULPRIT_ESKIP)
                 culprit_error_prefix("building for the call trees: ");
         } else {
             error = culprit_bisect__calltree(out, s->repo, s->opts, p->dir(p->payload, G),
-                                             p->dir(p->payload, C));
+                                             p->dir(p->payload, C), plain);
         }
     }
     free(fp);

@@ -90,6 +90,14 @@ int culprit_calltree__level_raw(culprit_calltree *run, size_t depth);
  * sums stand for its `calls`). Returns 0 or CULPRIT_ERROR. */
 int culprit_calltree__subtract_cost(culprit_calltree *tree, double cost_ns);
 
+/* Whether level runs can measure the cost of an instrumented call against a baseline
+ * of `baseline_ns` CPU time: `ncalls` calls at the runtime's estimate `estimate_ns`
+ * each must cost more than 2% of it. Below that, the least of a few CPU times is not
+ * reproducible enough for a fit to find the calls' cost (it would take noise for it,
+ * and charge it to every call), and whichever estimate is subtracted moves the times
+ * by less than 2% of the run. */
+int culprit_calltree__fit_resolves(double ncalls, double estimate_ns, double baseline_ns);
+
 /* The CPU time an untimed instrumented call costs, fitted to level runs: extra_ns[d]
  * is run d's CPU time beyond the uninstrumented build's, ntimed[d] the calls it
  * timed, ncalls all its calls. Never negative. */

@@ -252,8 +252,11 @@ static int read_header(reader *r, culprit_calltree *tree, size_t *nobjects)
                 return fail(r, "expected 'overhead-ns NUMBER'");
             if (isnan(tree->overhead_ns))
                 tree->overhead_ns = 0;
-        } else if (strcmp(key, "wall-ns") == 0 || strcmp(key, "run-delay-ns") == 0) {
-            double *dst = key[0] == 'w' ? &tree->wall_ns : &tree->run_delay_ns;
+        } else if (strcmp(key, "wall-ns") == 0 || strcmp(key, "run-delay-ns") == 0 ||
+                   strcmp(key, "runtime-cpu-ns") == 0) {
+            double *dst = key[0] == 'w'                        ? &tree->wall_ns
+                          : strcmp(key, "runtime-cpu-ns") == 0 ? &tree->runtime_cpu_ns
+                                                               : &tree->run_delay_ns;
             if (r->nfields != 2 || parse_time(r, dst, r->fields[1], key) < 0 || isnan(*dst) ||
                 *dst < 0)
                 return fail(r, "expected '%s NUMBER' (ns, not negative)", key);

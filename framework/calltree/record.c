@@ -300,8 +300,6 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
             run_info run;
             if ((error = run_once(argv, opts, path, "level", (unsigned int)d, &run)) < 0)
                 goto cleanup;
-            if (run.cpu_ns < rc->cpu_ns[d - 1])
-                rc->cpu_ns[d - 1] = run.cpu_ns;
             if (access(path, F_OK) != 0) {
                 error = culprit_error_set(CULPRIT_ERROR,
                                           "'%s' wrote no call tree in its level-%zu run, "
@@ -313,6 +311,9 @@ static int record_levels(culprit_calltree *s, const char *const *argv,
                 (error = culprit_calltree__level_raw(l, d)) < 0 ||
                 (error = merge_level(s, l, d)) < 0)
                 goto cleanup;
+            /* The runtime's own set-up, calibration and write are no call's cost. */
+            if (run.cpu_ns - l->runtime_cpu_ns < rc->cpu_ns[d - 1])
+                rc->cpu_ns[d - 1] = run.cpu_ns - l->runtime_cpu_ns;
             s->overhead_ns = l->overhead_ns;
             culprit_calltree_free(l);
             l = NULL;
@@ -332,10 +333,16 @@ static int correct(culprit_calltree *s, const run_costs *rc, size_t nlevels)
 {
     int error = 0;
 
-    if (!isnan(rc->baseline_ns)) {
+    /* The calls' cost must stand out of the run's for the fit to measure it: a program
+     * of a few hundred calls costs microseconds in hooks against milliseconds of
+     * noise, and a fit there would take noise for a per-call cost and subtract it
+     * hundredfold. Then the runtime's estimate stays. */
+    if (!isnan(rc->baseline_ns) &&
+        culprit_calltree__fit_resolves(rc->ncalls, s->overhead_ns, rc->baseline_ns)) {
         for (size_t d = 0; d < nlevels; d++)
             rc->cpu_ns[d] -= rc->baseline_ns;
         s->overhead_ns = culprit_calltree__fit_cost(rc->cpu_ns, rc->ntimed, nlevels, rc->ncalls);
+        s->fitted = 1;
     }
     if ((error = culprit_calltree__subtract_cost(s, s->overhead_ns)) < 0)
         return error;

@@ -421,6 +421,8 @@ static int remerge(culprit_calltree *tree)
     t->overhead_ns = tree->overhead_ns;
     t->wall_ns = tree->wall_ns;
     t->run_delay_ns = tree->run_delay_ns;
+    t->runtime_cpu_ns = tree->runtime_cpu_ns;
+    t->fitted = tree->fitted;
     tree->binary = tree->command = NULL;
     swap = *tree;
     *tree = *t;

@@ -172,7 +172,8 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
     culprit_buf_dispose(&mean);
 }
 
-static void print_calltree(FILE *out, const culprit_bisect_result *r)
+static void print_calltree(FILE *out, const culprit_bisect_result *r,
+                           const culprit_bisect_options *o)
 {
     if (r->calltree_error) {
         fprintf(stderr, "culprit: warning: no call-tree analysis: %s\n", r->calltree_error);
@@ -180,6 +181,21 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r)
     }
     fprintf(out, "\ncall trees of %.12s against its parent %.12s:\n",
             r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
+    if (r->calltree_corrected && r->parent_tree && r->culprit_tree)
+        fprintf(out,
+                "times corrected against the plain builds of both commits (%s; %.1f and "
+                "%.1f ns per instrumented call taken out, %s)\n",
+                r->parent_tree->sampled && r->culprit_tree->sampled
+                    ? "own times from a perf profile of them"
+                    : "perf could not profile them",
+                r->parent_tree->overhead_ns, r->culprit_tree->overhead_ns,
+                r->parent_tree->fitted && r->culprit_tree->fitted
+                    ? "measured against them"
+                    : "the runtime's estimate: too few calls to measure");
+    else if (r->parent_tree)
+        fprintf(out, "times not corrected for the instrumentation (%s)\n",
+                o->run ? "a perf test's plain build repeats its body another number of times"
+                       : "no plain build of the same commits: --calltree-build gives one");
     cli_print_calltree_diff(out, &r->calltree);
     fprintf(out, "%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
             r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
@@ -362,7 +378,7 @@ static int print_result(const culprit_bisect_result *r, const culprit_bisect_opt
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
     print_text(json ? stderr : stdout, r, o->confidence);
     if (o->calltree && (r->outcome == CULPRIT_BISECT_RESULT_FOUND || r->nculprits))
-        print_calltree(json ? stderr : stdout, r);
+        print_calltree(json ? stderr : stdout, r, o);
     return status;
 }
 

@@ -101,6 +101,11 @@ int cli_calltree_record(int argc, char **argv)
     }
     fprintf(stderr, "culprit: wrote %s (%zu nodes, %zu functions)\n", out, tree->nnodes - 1,
             tree->nfunctions);
+    if (baseline && !tree->fitted)
+        fprintf(stderr,
+                "culprit: the instrumented calls cost less than 2%% of the baseline's time, "
+                "too little to measure: the runtime's estimate of one (%.1f ns) kept\n",
+                tree->overhead_ns);
     if (baseline)
         fprintf(stderr, "culprit: %s\n",
                 tree->sampled ? "own times from perf samples of the baseline"

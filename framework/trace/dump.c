@@ -239,7 +239,9 @@ static void put_command(FILE *f)
 }
 
 /* Nanoseconds per tick, from the interval since start-up: at least 20 ms of it,
- * waited for when the program was shorter, so the rate is known to 0.1%. */
+ * slept for when the program was shorter (asleep, not spinning: the wait must not
+ * add CPU time to a run that `record` compares with its uninstrumented baseline),
+ * so the rate is known to 0.1%. */
 static double ns_per_tick(void) NOINSTR;
 static double ns_per_tick(void)
 {
@@ -247,10 +249,18 @@ static double ns_per_tick(void)
 
     if (!trace__config.use_tsc)
         return 1.0;
-    do {
+    for (;;) {
+        uint64_t left;
+        struct timespec ts;
         ns = trace__mono_ns();
         ticks = trace__ticks();
-    } while (ns - trace__config.t0_ns < 20000000u);
+        if (ns - trace__config.t0_ns >= 20000000u)
+            break;
+        left = 20000000u - (ns - trace__config.t0_ns);
+        ts.tv_sec = 0;
+        ts.tv_nsec = (long)left;
+        nanosleep(&ts, NULL);
+    }
     return (double)(ns - trace__config.t0_ns) / (double)(ticks - trace__config.t0_ticks);
 }
 
@@ -351,9 +361,12 @@ static int number_nodes(tree *t, void ***fns, size_t *nfns, size_t *nout)
     return 0;
 }
 
-/* The header lines, through the list of objects. */
-static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale) NOINSTR;
-static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale)
+/* The header lines, through the list of objects. `write_cpu_ns`: the CPU time the
+ * write has taken so far. */
+static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale,
+                         double write_cpu_ns) NOINSTR;
+static void write_header(FILE *f, const objects *objs, size_t nthreads, double scale,
+                         double write_cpu_ns)
 {
     const trace_config *c = &trace__config;
     char exe[4096];
@@ -383,6 +396,9 @@ static void write_header(FILE *f, const objects *objs, size_t nthreads, double s
             fprintf(f, "wall-ns %.17g\nrun-delay-ns %.17g\n", (double)(trace__mono_ns() - c->t0_ns),
                     delay - c->delay0_ns);
     }
+    /* The runtime's own CPU time outside the program's calls (configuration,
+     * calibration, this write up to here): `record` takes it out of the run's. */
+    fprintf(f, "runtime-cpu-ns %.17g\n", c->setup_cpu_ns + write_cpu_ns);
     fprintf(f, "threads %zu\n", nthreads);
     fprintf(f, "objects %zu\n", objs->n);
     for (size_t i = 0; i < objs->n; i++) {
@@ -445,6 +461,7 @@ int trace__write(const char *path)
     objects objs = {0};
     void **fns = NULL;
     size_t nfns = 0, nthreads = 0, nout = 0;
+    double cpu0 = trace__thread_cpu_ns();
     double scale = c->mode == CULPRIT_TRACE_STRUCTURE ? 1.0 : ns_per_tick();
     char *tmp = NULL;
     FILE *f = NULL;
@@ -463,7 +480,7 @@ int trace__write(const char *path)
     snprintf(tmp, (size_t)len + 1, "%s.tmp.%ld", path, (long)getpid());
     if (!(f = fopen(tmp, "w")))
         goto cleanup;
-    write_header(f, &objs, nthreads, scale);
+    write_header(f, &objs, nthreads, scale, trace__thread_cpu_ns() - cpu0);
     write_functions(f, fns, nfns, &objs);
     write_nodes(f, &t, nout, scale);
     if (fflush(f) != 0 || ferror(f))

@@ -121,6 +121,7 @@ static void global_init(void)
     const char *out = getenv("CULPRIT_TRACE_OUT"), *dir = getenv("CULPRIT_TRACE_DIR");
     const char *mode = getenv("CULPRIT_TRACE_MODE"), *level = getenv("CULPRIT_TRACE_LEVEL");
     trace_config *c = &trace__config;
+    double cpu0 = trace__thread_cpu_ns();
 
     c->pid = getpid();
     c->out = out && *out ? out : NULL;
@@ -165,6 +166,7 @@ static void global_init(void)
     c->t0_ns = trace__mono_ns();
     c->t0_ticks = trace__ticks();
     calibrate();
+    c->setup_cpu_ns = trace__thread_cpu_ns() - cpu0;
 }
 
 static trace_thread *thread_new(void) NOINSTR;
@@ -214,6 +216,18 @@ static trace_thread *thread_init(void)
  * calls on them: everything rare (first call of a thread, a new call path, a
  * longjmp, a full stack) is in cold functions. */
 
+/* The clock at the end of a timed call. Level mode times one depth, whose windows
+ * hold whole subtrees and decide the tree's times: there the end waits for the
+ * call's instructions (rdtscp, trace__ticks_end). Full mode times every call, and
+ * rdtscp, twice rdtsc's cost (19 ns against 10 here), would be most of its budget;
+ * there the end is read as the start is, so a window may close while the last of
+ * its dependent work is still in flight (docs/calltree.md, "Clock"). */
+static inline uint64_t ticks_end(void) NOINSTR;
+static inline uint64_t ticks_end(void)
+{
+    return trace__config.full ? trace__ticks() : trace__ticks_end();
+}
+
 static inline int is_timed(uint32_t depth) NOINSTR;
 static inline int is_timed(uint32_t depth)
 {
@@ -232,8 +246,8 @@ static inline void pop(trace_thread *t, uint64_t now)
         trace_node *n = f->node;
         double per =
             trace__config.full ? trace__config.overhead_pair : trace__config.overhead_untimed;
-        double d = (double)((now ? now : trace__ticks_end()) - f->start) -
-                   trace__config.overhead_in - (double)(t->count - f->count0) * per;
+        double d = (double)((now ? now : ticks_end()) - f->start) - trace__config.overhead_in -
+                   (double)(t->count - f->count0) * per;
         if (d < 0)
             d = 0;
         n->sum += d;
@@ -334,7 +348,7 @@ static void exit_slow(trace_thread *t, void *fn)
     if (k == 0)
         return;
     if (trace__config.any_timed && t->stack[k].timed)
-        now = trace__ticks_end();
+        now = ticks_end();
     while (t->depth >= k)
         pop(t, now);
 }
@@ -351,7 +365,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
         t->depth--;
         return;
     }
-    now = t->stack[t->depth].timed ? trace__ticks_end() : 0; /* first, to keep the hook out */
+    now = t->stack[t->depth].timed ? ticks_end() : 0; /* first, to keep the hook out */
     pop(t, now);
 }
 

@@ -86,8 +86,9 @@ typedef struct {
     uint64_t t0_ticks;       /* clock at start, with ... */
     uint64_t t0_ns;          /* ... CLOCK_MONOTONIC then, to convert ticks to ns */
     int use_tsc;
-    pid_t tid;        /* the thread that read the configuration (usually main's) ... */
-    double delay0_ns; /* ... and its time waiting for a CPU then; < 0: unknown */
+    pid_t tid;           /* the thread that read the configuration (usually main's) ... */
+    double delay0_ns;    /* ... and its time waiting for a CPU then; < 0: unknown */
+    double setup_cpu_ns; /* CPU time the configuration and calibration took */
 } trace_config;
 
 extern trace_config trace__config;
@@ -98,6 +99,16 @@ extern trace_thread *trace__threads;
  * (runnable but not running: preempted), in ns, from /proc/self/task/TID/schedstat;
  * -1 when the kernel keeps no scheduler statistics. No allocation (state.c). */
 double trace__run_delay_ns(pid_t tid) NOINSTR;
+
+/* The calling thread's CPU time in ns (the runtime's own cost, told in the file). */
+static inline double trace__thread_cpu_ns(void) NOINSTR;
+static inline double trace__thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
 
 /* CLOCK_MONOTONIC in ns. */
 static inline uint64_t trace__mono_ns(void) NOINSTR;
@@ -120,9 +131,10 @@ static inline uint64_t trace__ticks(void)
 #endif
     return trace__mono_ns();
 }
-/* The clock at the end of a timed call: rdtscp waits for the call's instructions to
- * have executed, where rdtsc may be read while a chain of dependent work is still
- * in flight (a 20 ns function then measured 11 ns). */
+/* The clock at the end of a timed call in level mode: rdtscp waits for the call's
+ * instructions to have executed, where rdtsc may be read while a chain of dependent
+ * work is still in flight (a 20 ns function then measured 11 ns). Full mode reads
+ * trace__ticks() at both ends (runtime.c, ticks_end). */
 static inline uint64_t trace__ticks_end(void) NOINSTR;
 static inline uint64_t trace__ticks_end(void)
 {

@@ -362,9 +362,14 @@ typedef struct {
     culprit_calltree *culprit_tree; /**< recorded in the culprit's */
     culprit_calltree_diff calltree; /**< culprit against parent, correlated with `changes` */
     culprit_vcs_changeset changes;  /**< what the culprit changed against its parent */
-    char *calltree_error; /**< why the call-tree analysis could not run (the program is not
-                               instrumented, a build failed...), or NULL; the bisection's
-                               outcome stands either way */
+    char *calltree_error;   /**< why the call-tree analysis could not run (the program is not
+                                 instrumented, a build failed...), or NULL; the bisection's
+                                 outcome stands either way */
+    int calltree_corrected; /**< 1: both trees were recorded with the plain build of the
+                                 same commit as their baseline (opts->calltree_build with
+                                 opts->command: the bisection's own --build checkouts), so
+                                 their times are corrected for the instrumentation
+                                 (culprit_calltree_record_options.baseline); 0: not */
 } culprit_bisect_result;
 
 /**

@@ -97,14 +97,20 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_node *nodes;
     culprit_calltree_mode mode;
-    char *binary;        /**< the program that ran; NULL unknown */
-    char *command;       /**< the command line that was recorded; NULL unknown */
-    double overhead_ns;  /**< the per-call overhead subtracted (0: none) */
-    double wall_ns;      /**< a runtime's file: the run's wall time from start-up (0: unknown) */
-    double run_delay_ns; /**< ... and the time its first thread waited for a CPU meanwhile
-                              (preempted on a loaded machine); 0 with wall_ns 0: unknown */
-    int sampled;         /**< culprit_calltree_record(): the exclusive times come from a
-                              sampling profile of the baseline (perf); not kept in files */
+    char *binary;          /**< the program that ran; NULL unknown */
+    char *command;         /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;    /**< the per-call overhead subtracted (0: none) */
+    double wall_ns;        /**< a runtime's file: the run's wall time from start-up (0: unknown) */
+    double run_delay_ns;   /**< ... and the time its first thread waited for a CPU meanwhile
+                                (preempted on a loaded machine); 0 with wall_ns 0: unknown */
+    int sampled;           /**< culprit_calltree_record(): the exclusive times come from a
+                                sampling profile of the baseline (perf); not kept in files */
+    double runtime_cpu_ns; /**< a runtime's file: the CPU time the runtime spent outside
+                                the program's calls (set-up, calibration, writing; 0:
+                                unknown) */
+    int fitted;            /**< culprit_calltree_record(): overhead_ns was measured against
+                                the baseline (0: the runtime's calibrated estimate kept);
+                                not kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name

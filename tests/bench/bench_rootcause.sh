@@ -15,6 +15,11 @@
 # number of suspects or rows listed. Perf test (e): trees rooted at the body.
 # usage: bench_rootcause.sh CULPRIT RUNTIME_LIB LIBCULPRIT INCLUDE_DIR FIG5_SOURCE [--quick] [CASE...]
 #   --quick: case (c) only (seconds; what ctest runs, label bench).
+#   LEVEL_NOISE=N (environment): also runs the culprit's build N times in level mode
+#   at the cause's depth and at its caller's, alternating, and prints per run the
+#   timed calls' mean in wall-clock ns, their standard deviation, the run's CPU share
+#   (1 - run-delay / wall) and the mean scaled by it, as record scales it: how far
+#   one depth's runs differ (docs/calltree.md, "Root-cause cases").
 set -euo pipefail
 culprit=$1 runtime=$2 lib=$3 include=$4 fig5=$5
 shift 5
@@ -61,6 +66,32 @@ uftrace_rank() {
       print rank, rows + 0 }'
 }
 
+# level_noise DIR CAUSE CMD...: the runs of one depth (LEVEL_NOISE above).
+level_noise() {
+  local dir=$1 cause=$2 addr depth a
+  shift 2
+  nm "$dir/prog" >"$work/noise.nm"
+  a=$(awk -v n="$cause" '$3 == n { print $1; exit }' "$work/noise.nm")
+  addr=$(printf '0x%x' "0x$a")
+  (cd "$dir" && CULPRIT_TRACE_OUT=$work/noise.ct CULPRIT_TRACE_MODE=structure "$@" >/dev/null 2>&1)
+  depth=$(awk -v a="$addr" '$1 == "function" && $4 == a { f = $2 }
+    $1 == "node" { fn[$2] = $4; dep[$2] = $5 }
+    END { for (i in fn) if (fn[i] == f) { print dep[i]; exit } }' "$work/noise.ct")
+  echo "level runs of the culprit's build at the cause's depth $depth and its caller's ($(uptime | sed 's/.*load/load/')):"
+  for _ in $(seq "$LEVEL_NOISE"); do
+    for d in $((depth - 1)) "$depth"; do
+      (cd "$dir" && CULPRIT_TRACE_OUT=$work/noise.ct CULPRIT_TRACE_MODE=level CULPRIT_TRACE_LEVEL=$d \
+        "$@" >/dev/null 2>&1)
+      awk -v d="$d" -v depth="$depth" '$1 == "wall-ns" { w = $2 } $1 == "run-delay-ns" { rd = $2 }
+        $1 == "node" && $5 == d { c += $6; s += $7; q += $8 }
+        END { m = s / c; v = q / c - m * m; sh = w > 0 ? 1 - rd / w : 1
+              printf "  %-6s mean %7.0f ns  sd %8.0f ns  CPU share %.2f  scaled %6.0f ns%s",
+                (d == depth ? "cause" : "caller"), m, sqrt(v > 0 ? v : 0), sh, m * sh,
+                (d == depth ? "\n" : "  |") }' "$work/noise.ct"
+    done
+  done
+}
+
 printf '%-4s %-13s %-14s %-14s %-14s %-14s %s\n' case cause "reach" "reach+commit" "paper" \
   "uftrace-diff" "uftrace-self"
 for c in $cases; do
@@ -92,6 +123,7 @@ for c in $cases; do
          uftrace record -d "$work/$c-$side.uftrace" "./prog_uftrace" "${cmd[@]:1}" >/dev/null 2>&1)
     fi
   done
+  if [ -n "${LEVEL_NOISE:-}" ]; then level_noise "$work/$c-culprit" "$cause" "${cmd[@]}"; fi
   ct=("$work/$c-parent.calltree" "$work/$c-culprit.calltree")
   "$culprit" calltree diff "${ct[@]}" "${root[@]}" --json >"$work/$c-reach.json"
   "$culprit" calltree diff "${ct[@]}" "${root[@]}" --repo "$repo" --commit culprit --json \

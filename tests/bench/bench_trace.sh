@@ -13,8 +13,10 @@
 #             uninstrumented build: its CPU time minus the same build's with that
 #             function's body skipped (trace_calls R FN); its share of the total
 #   recorded  `culprit calltree record --baseline PLAIN -- INSTRUMENTED` (and, to
-#             compare, without --baseline): each function's inclusive time and
-#             share against the truth. Goals: within 10% and 5 points
+#             compare, without --baseline, and one full-mode run of the runtime,
+#             as the runner's per-perf-test trees are): each function's inclusive
+#             time and share against the truth. Goals (--baseline): within 10% and
+#             5 points
 #   overhead  per call = (instrumented - uninstrumented CPU time) / calls, for
 #             glibc's empty hooks, culprit's structure, level (depth 1 timed: all
 #             other calls untimed) and full modes, and `uftrace record` on the same
@@ -84,9 +86,24 @@ inclusive() {
   awk '$1 == "function" { name[$2] = $5 } $1 == "node" && $2 > 0 { incl[name[$4]] += $7 }
        END { for (n in incl) print n, incl[n] }' "$1"
 }
-report() { # LABEL FILE: prints each function's error and share against the truth
+# full_inclusive FILE: the same from the runtime's own file of a full-mode run (the
+# runner's per-perf-test trees: every call timed, the runtime's calibrated cost
+# subtracted, no baseline), named with nm, scaled to CPU time as record scales.
+full_inclusive() {
+  local a _ n
+  nm "$instr" | while read -r a _ n; do
+    case " $fns " in *" $n "*) printf '0x%x %s\n' "0x$a" "$n" ;; esac
+  done >"$tmp/syms"
+  awk 'NR == FNR { sym[$1] = $2; next }
+       $1 == "wall-ns" { w = $2 } $1 == "run-delay-ns" { rd = $2 }
+       $1 == "function" { fn[$2] = sym[$4] }
+       $1 == "node" && $2 > 0 && fn[$4] != "" { incl[fn[$4]] += $7 }
+       END { s = (w > 0 && rd >= 0) ? 1 - rd / w : 1; for (n in incl) print n, incl[n] * s }' \
+    "$tmp/syms" "$1"
+}
+report() { # LABEL FILE [full]: prints each function's error and share against the truth
   local label=$1 file=$2
-  inclusive "$file" >"$tmp/incl"
+  if [ "${3:-}" = full ]; then full_inclusive "$file" >"$tmp/incl"; else inclusive "$file" >"$tmp/incl"; fi
   awk -v label="$label" -v fns="$fns" -v tm="${truth[main]}" \
     -v t_l3="${truth[l3]}" -v t_l4="${truth[l4]}" -v t_l5="${truth[l5]}" \
     -v t_leaf="${truth[leaf]}" -v t_side="${truth[side]}" '
@@ -123,6 +140,8 @@ for k in $(seq "$records"); do
 done
 "$culprit" calltree record --quiet --out "$tmp/n.calltree" -- "$instr" "$r" 2>/dev/null
 report "no baseline" "$tmp/n.calltree"
+traced full 1 "$instr" "$r" >/dev/null
+report "full mode, one run" "$tmp/t.calltree" full
 printf '  with --baseline, worst over %s records: %s%% (goal <= 10), %s points of share (goal <= 5)\n' \
   "$records" "$worst_all" "$share_all"
 

@@ -75,6 +75,21 @@ static void a_raw_file_reads_into_the_model(void **state)
     culprit_calltree_free(t);
 }
 
+/* The run's costs in the header: three keys, each into its own field (two of them
+ * begin with "ru"). */
+static void the_run_costs_read_into_their_fields(void **state)
+{
+    culprit_calltree *t = read_string("culprit-calltree 1\nmode level\nwall-ns 9000\n"
+                                      "run-delay-ns 3000\nruntime-cpu-ns 700\nobjects 0\n"
+                                      "functions 0\nnodes 1\nnode 0 - - 0 0 - - -\nend\n");
+    (void)state;
+
+    assert_true(t->wall_ns == 9000);
+    assert_true(t->run_delay_ns == 3000);
+    assert_true(t->runtime_cpu_ns == 700);
+    culprit_calltree_free(t);
+}
+
 static void writing_then_reading_gives_the_same_file(void **state)
 {
     culprit_calltree *t = read_string(raw), *u;
@@ -212,6 +227,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_raw_file_reads_into_the_model),
+        cmocka_unit_test(the_run_costs_read_into_their_fields),
         cmocka_unit_test(writing_then_reading_gives_the_same_file),
         cmocka_unit_test(the_file_functions_write_atomically_and_read_back),
         cmocka_unit_test(identical_paths_merge),

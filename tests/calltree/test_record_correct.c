@@ -142,6 +142,19 @@ static void fit_cost_recovers_the_cost_of_an_untimed_call(void **state)
     assert_close(culprit_calltree__fit_cost(extra, ntimed, 0, n), 0);
 }
 
+/* The benchmark's 12.75 M calls at ~5 ns are a quarter of its 240 ms; the e2e
+ * program's 201 calls (1 us of hooks) are 0.02% of its 5 ms, where a fit would
+ * charge each call microseconds of noise; 2% is the line; no calls, nothing to fit. */
+static void fit_resolves_only_calls_costing_a_share_of_the_run(void **state)
+{
+    (void)state;
+    assert_true(culprit_calltree__fit_resolves(12.75e6, 4.8, 240e6));
+    assert_false(culprit_calltree__fit_resolves(201, 5.4, 5e6));
+    assert_true(culprit_calltree__fit_resolves(1000, 21, 1e6));
+    assert_false(culprit_calltree__fit_resolves(1000, 19, 1e6));
+    assert_false(culprit_calltree__fit_resolves(0, 5.4, 0));
+}
+
 /* The issue's case: each depth from another run, a child (5.4 s) heavier than its
  * parent (4.0 s). */
 static culprit_calltree *inconsistent_tree(double child_s)
@@ -360,6 +373,7 @@ int main(void)
         cmocka_unit_test(level_raw_undoes_the_runtime_subtraction_and_scales_to_cpu),
         cmocka_unit_test(subtract_cost_takes_the_descendants_calls_out),
         cmocka_unit_test(fit_cost_recovers_the_cost_of_an_untimed_call),
+        cmocka_unit_test(fit_resolves_only_calls_costing_a_share_of_the_run),
         cmocka_unit_test(reconcile_raises_a_node_to_its_childrens_total),
         cmocka_unit_test(reconcile_leaves_a_consistent_tree_alone),
         cmocka_unit_test(reconciled_trees_give_callers_at_least_their_callees_cost),

@@ -11,7 +11,9 @@
 #      built plain, it says "not built with instrumentation";
 #   4. `bisect --calltree` with that wrong build stops before bisecting (a handful of
 #      runs, exit 2, the fix printed), and with --calltree-build CC=culprit-cc beside a
-#      plain --build it measures the plain binaries and records the trees.
+#      plain --build it measures the plain binaries and records the trees;
+#   5. those trees are recorded with the plain builds as their baseline (corrected
+#      times, said in the JSON), and are consistent along the suspect path.
 # usage: instrument_build.sh CULPRIT CULPRIT_CC RUNTIME_LIB
 set -euo pipefail
 culprit=$1 culprit_cc=$2 runtime=$3
@@ -169,4 +171,33 @@ plain=$(grep -c '^plain$' "$runs" || true) instrumented=$(grep -c '^instrumented
 [ "$plain" -ge 20 ] || fail "only $plain runs of the plain build were measured"
 [ "$instrumented" -ge 1 ] && [ "$instrumented" -le 24 ] ||
   fail "$instrumented runs of the instrumented build (the recordings only expected)"
+# 5. The trees were recorded with the plain builds of the same commits as their
+#    baseline (docs/bisect.md, "Unbiased call trees"): the document says so, each
+#    recording ran the plain build (three baseline runs, and perf's three when perf
+#    may profile) between its structure run and its timing runs, and the corrected
+#    trees are consistent: along the suspect path no callee's total exceeds its
+#    caller's, in either tree.
+python3 - "$work/bisect.json" <<'PYEOF' || fail "the corrected trees: $(cat "$work/bisect.json")"
+import json, sys
+c = json.load(open(sys.argv[1]))["calltree"]
+assert c["corrected"] is True, "corrected: %r" % c.get("corrected")
+assert c["overhead_ns"]["parent"] >= 0 and c["overhead_ns"]["culprit"] >= 0, c["overhead_ns"]
+# 200 calls cost microseconds in hooks, under 2% of the plain runs' time: the
+# runtime's estimate is kept rather than a fit of noise (docs/calltree.md).
+assert c["fitted"] is False, "a fit on 200 calls: %r" % c["overhead_ns"]
+path = c["suspects"][0]["path"]
+assert [f["function"] for f in path] == ["main", "crunch"], c["suspects"][0]["path_text"]
+for side in ("base", "test"):
+    for up, down in zip(path, path[1:]):
+        caller = up[side + "_calls"] * up[side + "_mean_ns"]
+        callee = down[side + "_calls"] * down[side + "_mean_ns"]
+        assert callee <= caller * (1 + 1e-9), "%s: %s %.0f ns under %s %.0f ns" % (
+            side, down["function"], callee, up["function"], caller)
+PYEOF
+grep -q '"corrected": true' "$work/bisect.json" || fail "no \"corrected\": true"
+# The runs log: the check (instrumented), the bisection (plain), then per side the
+# structure run (instrumented), the baseline's plain runs, the timing runs.
+awk '$0 == "instrumented" { n++ } $0 == "plain" && n >= 3 { late++ }
+     END { exit !(late >= 6) }' "$runs" ||
+  fail "no plain runs within the recordings: $(uniq -c "$runs" | tr '\n' ' ')"
 echo "instrument_build: ok"
