@@ -183,6 +183,8 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
         step->change = d.mean / wg.mean;
         step->change_low = d.ci_low / wg.mean;
         step->change_high = d.ci_high / wg.mean;
+        step->change_se = d.sd / sqrt((double)d.n) / wg.mean;
+        step->change_df = (double)d.n - 1;
         step->paired = d.n;
         return 0;
     }
@@ -191,6 +193,8 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
     step->change = w.diff / wg.mean;
     step->change_low = w.low / wg.mean;
     step->change_high = w.high / wg.mean;
+    step->change_se = w.se / wg.mean;
+    step->change_df = w.df;
     step->paired = 0;
     return 0;
 }
@@ -340,12 +344,11 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             (error = judge_at(r, step, paired, confidence, &decided)) < 0)
             return error;
         step->reused = r->s->result->reused - reused;
-        /* Futility, at the regular looks: the candidate is surely not slower by half
-         * the range's slowdown, so it does not hold the regression being bisected;
-         * more runs could only show a smaller one. Good, and undecided (not shown
-         * below the threshold). */
-        if (!decided && !early && r->s->futile_below > 0 &&
-            step->change_high < r->s->futile_below) {
+        /* Futility, at every look (the early ones with their stricter interval): the
+         * candidate is surely not slower by half the range's slowdown, so it does
+         * not hold the regression being bisected; more runs could only show a
+         * smaller one. Good, and undecided (not shown below the threshold). */
+        if (!decided && r->s->futile_below > 0 && step->change_high < r->s->futile_below) {
             step->verdict = CULPRIT_BISECT_GOOD;
             step->undecided = 1;
             return 0;
