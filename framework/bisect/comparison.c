@@ -183,8 +183,6 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
         step->change = d.mean / wg.mean;
         step->change_low = d.ci_low / wg.mean;
         step->change_high = d.ci_high / wg.mean;
-        step->change_se = d.sd / sqrt((double)d.n) / wg.mean;
-        step->change_df = (double)d.n - 1;
         step->paired = d.n;
         return 0;
     }
@@ -193,8 +191,6 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
     step->change = w.diff / wg.mean;
     step->change_low = w.low / wg.mean;
     step->change_high = w.high / wg.mean;
-    step->change_se = w.se / wg.mean;
-    step->change_df = w.df;
     step->paired = 0;
     return 0;
 }

@@ -13,7 +13,6 @@
  */
 #include "bisect_internal.h"
 #include "culprit/core.h"
-#include "culprit/stats.h"
 
 #include <fnmatch.h>
 #include <math.h>
@@ -245,59 +244,6 @@ cleanup:
     return error;
 }
 
-/* The newest step that found `sha` good (not skipped, judged on runs), or NULL. */
-static const culprit_bisect_step *good_step_of(const culprit_bisect_result *r, const char *sha)
-{
-    for (size_t i = r->nsteps; i-- > 0;)
-        if (!strcmp(r->steps[i].sha, sha) && r->steps[i].verdict == CULPRIT_BISECT_GOOD)
-            return r->steps[i].change_se > 0 ? &r->steps[i] : NULL;
-    return NULL;
-}
-
-/*
- * The longest chain of good steps implied_slower() follows from the parent down to
- * the good end the culprit was measured against: each link widens every interval
- * (alpha^2 shared among them), so a long chain would rarely show anything.
- */
-#define CHAIN_MAX 4
-
-/*
- * Is the culprit shown slower than its parent by the steps already made, as surely
- * as a conclusive step against the parent would show it (docs/bisect.md, "The
- * confirmation the steps already give")? The step that marked the culprit bad
- * compared it with a good end G; the parent was found good against a good end G1,
- * G1 against G2, ... down to G. In ns, culprit - parent = (culprit - G) - (parent -
- * G1) - ... - (G_k-1 - G): with each of those k + 1 intervals taken at 1 - alpha^2
- * / (k + 1), by Bonferroni's inequality all hold together at 1 - alpha^2 whatever
- * their correlation, and the culprit is slower than its parent by more than the
- * threshold when the lower bound of the first minus the upper bounds of the others
- * exceeds the threshold times the parent's largest mean that allows.
- */
-static int implied_slower(const culprit_bisect__session *s, const char *culprit, const char *parent)
-{
-    const culprit_bisect_result *r = s->result;
-    const culprit_bisect_step *bad = culprit_bisect__step_of(r, culprit), *chain[CHAIN_MAX];
-    const char *at = parent;
-    double alpha = 1 - s->opts->confidence, confidence, low, high = 0;
-    size_t k = 0;
-
-    if (!bad || !(bad->change_se > 0) || !strcmp(bad->good, parent))
-        return 0;
-    while (strcmp(at, bad->good) != 0) {
-        if (k == CHAIN_MAX - 1 || !(chain[k] = good_step_of(r, at)))
-            return 0;
-        at = chain[k++]->good;
-    }
-    confidence = 1 - alpha * alpha / (double)(k + 1);
-    low = (bad->change - culprit_stats_t_critical(confidence, bad->change_df) * bad->change_se) *
-          bad->good_mean_ns;
-    for (size_t i = 0; i < k; i++)
-        high += (chain[i]->change +
-                 culprit_stats_t_critical(confidence, chain[i]->change_df) * chain[i]->change_se) *
-                chain[i]->good_mean_ns;
-    return low - high > s->opts->threshold * (bad->good_mean_ns + (high > 0 ? high : 0));
-}
-
 /*
  * The culprit against its own first parent (check_pair_patient), in runs of its own:
  * the step that marked it bad compared it with the good end of that time, which
@@ -334,9 +280,6 @@ static int confirm(culprit_bisect__session *s, const char *culprit, int *confirm
      * measuring the pair again would add nothing but its cost. */
     if ((check = (culprit_bisect_step *)culprit_bisect__step_of(s->result, culprit)) &&
         check->conclusive && !strcmp(check->good, parent))
-        return 0;
-    /* Nor when the steps from the parent down to that step's good end show it. */
-    if (implied_slower(s, culprit, parent))
         return 0;
     error = check_pair_patient(s, parent, culprit, &slower, &check);
     if (error == CULPRIT_ESKIP) { /* the parent cannot be measured: keep the culprit */

@@ -312,10 +312,6 @@ typedef struct culprit_bisect_step {
     int conclusive;    /**< bad at confidence 1 - (1 - confidence)^2 too: as strong as this
                             step and an independent confirmation of it together (a culprit
                             found by such a step against its parent is not measured again) */
-    double change_se;  /**< standard error of `change` (0: none, a counted step); the
-                            interval at another confidence c is change +- t(c, change_df) *
-                            change_se (Student t) */
-    double change_df;  /**< the degrees of freedom of that t */
 } culprit_bisect_step;
 
 typedef enum {
