@@ -340,12 +340,11 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             (error = judge_at(r, step, paired, confidence, &decided)) < 0)
             return error;
         step->reused = r->s->result->reused - reused;
-        /* Futility, at the regular looks: the candidate is surely not slower by half
-         * the range's slowdown, so it does not hold the regression being bisected;
-         * more runs could only show a smaller one. Good, and undecided (not shown
-         * below the threshold). */
-        if (!decided && !early && r->s->futile_below > 0 &&
-            step->change_high < r->s->futile_below) {
+        /* Futility, at every look (the early ones with their stricter interval): the
+         * candidate is surely not slower by half the range's slowdown, so it does
+         * not hold the regression being bisected; more runs could only show a
+         * smaller one. Good, and undecided (not shown below the threshold). */
+        if (!decided && r->s->futile_below > 0 && step->change_high < r->s->futile_below) {
             step->verdict = CULPRIT_BISECT_GOOD;
             step->undecided = 1;
             return 0;

@@ -7,7 +7,12 @@
  *
  * When a candidate turns out good it becomes the new good end, and the two
  * checkouts trade roles (swap), so each commit is built once and a build directory
- * is reused incrementally.
+ * is reused incrementally. The second measured checkout is not built from scratch:
+ * it is seeded with a copy of the first one's built tree and switched to its commit
+ * (an incremental build, as `git bisect` makes in its one worktree), and from then
+ * on the two take turns at the first one's path, exchanged before each build and
+ * run, so outputs that name their directory (a CMake cache, dependency files, an
+ * rpath) always name the right one (docs/bisect.md, "Seeding the second checkout").
  *
  * With --run/--test and a history store, runs of a commit measured before this
  * session on the same machine and build are reused as samples, and runs this
@@ -47,6 +52,9 @@ typedef struct {
      * build fingerprint is that of the first run the session makes itself. */
     culprit_history *history;
     culprit_history_runs past;
+    /* The path the measured sides take turns at once the second one was seeded from
+     * the first (NULL: each builds and runs at its own path). */
+    char *home;
     char *fp_machine, *fp_compiler, *fp_flags;
     int fp_known;
 } probe;
@@ -94,6 +102,68 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
     return error;
 }
 
+static int measured(culprit_bisect__side side)
+{
+    return side == CULPRIT_BISECT__GOOD || side == CULPRIT_BISECT__CANDIDATE;
+}
+
+/* Puts a measured side's checkout at the shared path before it is built or run. */
+static int at_home(probe *p, culprit_bisect__side side)
+{
+    culprit_bisect__side other =
+        side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+
+    if (!p->home || !measured(side) || !strcmp(culprit_vcs_checkout_path(p->ck[side]), p->home))
+        return 0;
+    if (culprit_vcs_checkout_exchange(p->ck[side], p->ck[other]) < 0)
+        return culprit_error_recode(CULPRIT_ERROR);
+    return 0;
+}
+
+/*
+ * The checkout of a measured side that has none yet, seeded from the other measured
+ * side's when that one holds a successful build: a copy of its tree, build outputs
+ * and times included, switched to `sha`, then exchanged with it, so the copy is
+ * built where the outputs were made. Where that cannot be done (no build command;
+ * --calltree recording in the measured checkouts, which it runs at their own paths;
+ * a file system that cannot exchange directories) the checkout is made afresh.
+ */
+static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side side, const char *sha)
+{
+    culprit_bisect__side other =
+        side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+    culprit_vcs_checkout *from = p->ck[other], *copy = NULL;
+    culprit_vcs_checkout_options o;
+    int error, seeded = 0;
+
+    culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
+    o.parent_dir = p->opts->checkout_parent;
+    for (int i = 0; from && i < CULPRIT_BISECT__NSIDES; i++)
+        seeded |= p->built[i].ck == from && p->built[i].sha[0];
+    if (!measured(side) || !p->opts->build || (p->opts->calltree && !p->opts->calltree_build))
+        seeded = 0;
+    if (!seeded)
+        return culprit_vcs_checkout_create(&p->ck[side], repo, sha, &o);
+    if ((error = culprit_vcs_checkout_copy(&copy, from, sha, &o)) < 0)
+        return error;
+    if (!(p->home = culprit_strdup(culprit_vcs_checkout_path(from)))) {
+        culprit_vcs_checkout_remove(copy);
+        return CULPRIT_ERROR;
+    }
+    if ((error = culprit_vcs_checkout_exchange(copy, from)) < 0) {
+        /* Outputs naming the other path would be wrong here: start afresh. */
+        free(p->home);
+        p->home = NULL;
+        culprit_vcs_checkout_remove(copy);
+        if (error != CULPRIT_ESKIP)
+            return error;
+        culprit_error_clear();
+        return culprit_vcs_checkout_create(&p->ck[side], repo, sha, &o);
+    }
+    p->ck[side] = copy;
+    return 0;
+}
+
 /* Puts `sha` into the side's checkout (created on first use) and builds it: with
  * opts->build, or on a call-tree side with opts->calltree_build when given. */
 static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
@@ -101,7 +171,6 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
 {
     probe *p = payload;
     culprit_vcs_checkout **ck = &p->ck[side];
-    culprit_vcs_checkout_options o;
     /* The call-tree sides are built with the instrumented build command. */
     const char *command = side >= CULPRIT_BISECT__CT_CANDIDATE && p->opts->calltree_build
                               ? p->opts->calltree_build
@@ -118,9 +187,7 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
         }
 
     if (!*ck) {
-        culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
-        o.parent_dir = p->opts->checkout_parent;
-        if ((error = culprit_vcs_checkout_create(ck, repo, sha, &o)) < 0)
+        if ((error = create_checkout(p, repo, side, sha)) < 0)
             return error;
     } else if ((error = culprit_vcs_checkout_switch(*ck, sha)) < 0) {
         return error;
@@ -132,7 +199,8 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     p->built[slot].sha[0] = '\0';
     if (command) {
         *built = 1;
-        if ((error = run_command(&elapsed, command, culprit_vcs_checkout_path(*ck),
+        if ((error = at_home(p, side)) < 0 ||
+            (error = run_command(&elapsed, command, culprit_vcs_checkout_path(*ck),
                                  p->opts->timeout_s, NULL)) < 0)
             return error;
     }
@@ -242,7 +310,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
 {
     probe *p = payload;
     const culprit_bisect_options *o = p->opts;
-    const char *path = culprit_vcs_checkout_path(p->ck[side]);
+    const char *path;
     char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128];
     const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL};
     culprit_history *h = NULL;
@@ -252,6 +320,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     double elapsed;
     int error;
 
+    if ((error = at_home(p, side)) < 0)
+        return error;
+    path = culprit_vcs_checkout_path(p->ck[side]);
     if (!o->run)
         return run_command(value, o->command, path, o->timeout_s, NULL);
     {
@@ -327,6 +398,7 @@ static void dispose(void *payload)
     for (int i = 0; i < CULPRIT_BISECT__NSIDES; i++)
         culprit_vcs_checkout_remove(p->ck[i]);
     culprit_history_free(p->history);
+    free(p->home);
     free(p->fp_machine);
     free(p->fp_compiler);
     free(p->fp_flags);

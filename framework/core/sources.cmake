@@ -3,6 +3,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/error.c
   ${CMAKE_CURRENT_LIST_DIR}/buf.c
   ${CMAKE_CURRENT_LIST_DIR}/fs.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs_copy.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c

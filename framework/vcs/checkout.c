@@ -16,6 +16,7 @@
  * signal handler can remove them without allocating or locking (see
  * culprit_vcs_checkout_remove_all()).
  */
+#define _GNU_SOURCE /* renameat2 */
 #include "vcs_internal.h"
 
 #include "culprit/core.h"
@@ -333,16 +334,16 @@ int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts, unsign
     return 0;
 }
 
-int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, const char *sha,
-                                const culprit_vcs_checkout_options *opts)
+/* A new, empty, registered checkout directory under opts' parent (*out owns it). */
+static int new_checkout(culprit_vcs_checkout **out, culprit_vcs *repo,
+                        const culprit_vcs_checkout_options *opts)
 {
     culprit_vcs_checkout_options defaults = CULPRIT_VCS_CHECKOUT_OPTIONS_INIT;
-    culprit_vcs_checkout *co = NULL;
-    git_tree *tree = NULL;
-    walk_payload payload;
+    culprit_vcs_checkout *co;
+    culprit_buf dir = CULPRIT_BUF_INIT;
     const char *parent;
     char real_parent[PATH_MAX];
-    int error = 0;
+    int error;
 
     *out = NULL;
     opts = opts ? opts : &defaults;
@@ -354,32 +355,56 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
         return culprit_error_set_os("cannot use '%s' for temporary checkouts", parent);
     if ((error = check_outside(repo, real_parent)) < 0)
         return error;
-    if (!(co = calloc(1, sizeof(*co)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-        goto cleanup;
-    }
+    if (!(co = calloc(1, sizeof(*co))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
     co->repo = repo;
     co->slot = -1;
     co->allow_submodules = opts->allow_submodules;
-    if ((error = tree_of(&tree, &co->tree, co->sha, repo, sha)) < 0)
-        goto cleanup;
     /* culprit-checkout-<host>-<pid>-XXXXXX: the checkouts of a bisection killed with
      * SIGKILL (no handler runs) are removed by the next one. */
-    {
-        culprit_buf dir = CULPRIT_BUF_INIT;
-        if ((error = culprit_fs_make_temp(&dir, real_parent, "checkout", 1)) < 0) {
-            culprit_buf_dispose(&dir);
-            goto cleanup;
-        }
-        co->path = culprit_buf_detach(&dir);
+    if ((error = culprit_fs_make_temp(&dir, real_parent, "checkout", 1)) < 0) {
+        culprit_buf_dispose(&dir);
+        free(co);
+        return error;
     }
+    co->path = culprit_buf_detach(&dir);
     /* Registered before the first file is written: a signal from here on finds it. */
     if ((co->slot = registry_add(co->path)) < 0) {
         error = co->slot;
-        co->slot = -1;
         (void)rmdir(co->path);
-        goto cleanup;
+        free(co->path);
+        free(co);
+        return error;
     }
+    *out = co;
+    return 0;
+}
+
+/* Removes a checkout that failed half-way, keeping the failure's message. */
+static void discard(culprit_vcs_checkout *co)
+{
+    culprit_error_state saved;
+
+    if (!co)
+        return;
+    culprit_error_save(&saved);
+    (void)culprit_vcs_checkout_remove(co);
+    culprit_error_restore(&saved);
+}
+
+int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, const char *sha,
+                                const culprit_vcs_checkout_options *opts)
+{
+    culprit_vcs_checkout *co = NULL;
+    git_tree *tree = NULL;
+    walk_payload payload;
+    int error;
+
+    *out = NULL;
+    if ((error = new_checkout(&co, repo, opts)) < 0)
+        return error;
+    if ((error = tree_of(&tree, &co->tree, co->sha, repo, sha)) < 0)
+        goto cleanup;
     payload.co = co;
     payload.error = 0;
     if (git_tree_walk(tree, GIT_TREEWALK_PRE, write_tree_entry, &payload) < 0) {
@@ -390,21 +415,52 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
     }
     *out = co;
     co = NULL;
-    error = 0;
 cleanup:
     git_tree_free(tree);
-    if (co) {
-        if (co->path && co->slot >= 0) {
-            culprit_error_state saved;
-            culprit_error_save(&saved);
-            (void)culprit_vcs_checkout_remove(co);
-            culprit_error_restore(&saved);
-        } else {
-            free(co->path);
-            free(co);
-        }
-    }
+    discard(co);
     return error;
+}
+
+int culprit_vcs_checkout_copy(culprit_vcs_checkout **out, const culprit_vcs_checkout *src,
+                              const char *sha, const culprit_vcs_checkout_options *opts)
+{
+    culprit_vcs_checkout *co = NULL;
+    int error;
+
+    *out = NULL;
+    if ((error = new_checkout(&co, src->repo, opts)) < 0)
+        return error;
+    if ((error = culprit_fs_copy_tree(src->path, co->path)) < 0) {
+        culprit_error_prefix("cannot copy the checkout '%s': ", src->path);
+        goto cleanup;
+    }
+    /* The copy holds src's commit; switching writes only what differs from it. */
+    memcpy(co->sha, src->sha, sizeof(co->sha));
+    git_oid_cpy(&co->tree, &src->tree);
+    co->submodules = src->submodules;
+    if ((error = culprit_vcs_checkout_switch(co, sha)) < 0)
+        goto cleanup;
+    *out = co;
+    co = NULL;
+cleanup:
+    discard(co);
+    return error;
+}
+
+int culprit_vcs_checkout_exchange(culprit_vcs_checkout *a, culprit_vcs_checkout *b)
+{
+    char *path;
+    int slot;
+
+    if (renameat2(AT_FDCWD, a->path, AT_FDCWD, b->path, RENAME_EXCHANGE) < 0) {
+        int unsupported = errno == EINVAL || errno == ENOSYS || errno == ENOTSUP;
+        culprit_error_set_os("cannot exchange the checkouts '%s' and '%s'", a->path, b->path);
+        return unsupported ? culprit_error_recode(CULPRIT_ESKIP) : CULPRIT_EIO;
+    }
+    /* Each handle follows its files; the registry still lists both paths. */
+    path = a->path, a->path = b->path, b->path = path;
+    slot = a->slot, a->slot = b->slot, b->slot = slot;
+    return 0;
 }
 
 int culprit_vcs_checkout_switch(culprit_vcs_checkout *co, const char *sha)

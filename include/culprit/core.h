@@ -200,6 +200,17 @@ char *culprit_fs_join(const char *dir, const char *name);
 int culprit_fs_remove_tree(const char *path);
 
 /**
+ * Copies the directory `src` and everything under it to `dst` (created when it does
+ * not exist), as `cp -a` does for a build directory: regular files, directories and
+ * symbolic links (not followed) with their modes and their access and modification
+ * times (nanoseconds), so that make or ninja in the copy find the same outputs up
+ * to date; other file types are left out. Returns 0, CULPRIT_EINVALID when `src` is
+ * not a directory, or CULPRIT_EIO naming the entry that could not be copied (the
+ * part of `dst` already written stays: the caller removes it).
+ */
+int culprit_fs_copy_tree(const char *src, const char *dst);
+
+/**
  * Removes the `n` trees in `paths` from a signal handler: runs `/bin/rm -rf --` on
  * them through fork, execve and waitpid, the async-signal-safe calls (a walk of our
  * own would need opendir/readdir, which allocate). errno is preserved. Returns 0,

@@ -380,6 +380,29 @@ int culprit_vcs_checkout_create(culprit_vcs_checkout **out, culprit_vcs *repo, c
  */
 int culprit_vcs_checkout_switch(culprit_vcs_checkout *checkout, const char *sha);
 
+/**
+ * A new checkout (as culprit_vcs_checkout_create() makes one, under `opts`'s parent
+ * directory) seeded from `src`: everything in src's directory, build outputs
+ * included, is copied with its modes and times (culprit_fs_copy_tree()), then the
+ * copy is switched to `sha` (culprit_vcs_checkout_switch()), so the files that
+ * differ are newer than the copied outputs and an incremental build in the copy
+ * rebuilds only what changed. Build outputs that name src's directory (a CMake
+ * cache, dependency files with absolute paths) still name it: build the copy at
+ * src's path (culprit_vcs_checkout_exchange()). `src` is only read. Errors as
+ * culprit_vcs_checkout_create(); nothing is left behind on failure.
+ */
+int culprit_vcs_checkout_copy(culprit_vcs_checkout **out, const culprit_vcs_checkout *src,
+                              const char *sha, const culprit_vcs_checkout_options *opts);
+
+/**
+ * Exchanges the directories of two checkouts atomically (Linux renameat2 with
+ * RENAME_EXCHANGE): each handle keeps its files, which now sit at the other's
+ * path, and culprit_vcs_checkout_path() says so. Two checkouts can so take turns
+ * at one path, where their builds were made. CULPRIT_ESKIP when the file system
+ * cannot exchange directories (nothing changed), CULPRIT_EIO otherwise.
+ */
+int culprit_vcs_checkout_exchange(culprit_vcs_checkout *a, culprit_vcs_checkout *b);
+
 /** The checkout's directory (absolute, no trailing '/'); borrowed from `checkout`. */
 const char *culprit_vcs_checkout_path(const culprit_vcs_checkout *checkout);
 

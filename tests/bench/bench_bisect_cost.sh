@@ -32,9 +32,13 @@
 # errors only, and with --quick also when culprit names a wrong commit (a fixed
 # threshold set from one measurement of each end may be wrong on a loaded machine:
 # git's answer is reported, not required). KEEP=1 keeps the work directory.
+# --phases: where culprit's time goes: its build and run commands are wrapped by a
+# logger (a shell and two clock readings more per command, on culprit's side only),
+# and after each trial the time in builds (each, in order), in runs, and in
+# the rest (checkouts, copies, judging) is printed.
 set -euo pipefail
 culprit=$(realpath "$1"); shift
-quick=0 repo_src="" tip=HEAD ncommits=16 at=9 trials=1 input_mb=8
+quick=0 repo_src="" tip=HEAD ncommits=16 at=9 trials=1 input_mb=8 phases=0
 build="make -j2 -C programs zstd >/dev/null"
 command=""
 plant='sed -i "/^size_t ZSTD_compressStream2(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 20000000UL; planted_++) ; }/" lib/compress/zstd_compress.c'
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --command) command=$2; shift ;;
     --plant) plant=$2; shift ;;
     --input-mb) input_mb=$2; shift ;;
+    --phases) phases=1 ;;
     --lz4) build="make -j2 -C programs lz4 >/dev/null"; lz4=1
       plant='sed -i "/^size_t LZ4F_compressUpdate(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 300000000UL; planted_++) ; }/" lib/lz4frame.c' ;;
     *) echo "bench_bisect_cost: unknown option $1" >&2; exit 2 ;;
@@ -148,14 +153,28 @@ median3() { # median3 DIR: the median wall time (ns) of 3 runs of the command in
   printf '%s\n' "${t[@]}" | sort -n | sed -n 2p
 }
 
+# With --phases, a command wrapped so that each run logs "KIND SECONDS".
+logged() { # logged KIND CMD
+  printf 's=$(date +%%s%%N); %s; rc=$?; e=$(date +%%s%%N); echo "%s $((e - s))" >> %q; exit $rc' \
+    "$2" "$1" "$work/phases.log"
+}
+
 run_culprit() { # sets c_wall c_builds c_runs c_answer
-  local clone=$work/culprit-$1 s e
+  local clone=$work/culprit-$1 s e cb=$build cc=$command
   git clone -q "$hist" "$clone"
+  if [ "$phases" = 1 ]; then cb=$(logged build "$build"); cc=$(logged run "$command"); : > "$work/phases.log"; fi
   s=$(now)
-  (cd "$clone" && "$culprit" bisect --timeout 3600 --good "$good" --bad "$bad" --build "$build" \
-      --command "$command" --json > "$work/culprit.json" 2> "$work/culprit.err") ||
+  (cd "$clone" && "$culprit" bisect --timeout 3600 --good "$good" --bad "$bad" --build "$cb" \
+      --command "$cc" --json > "$work/culprit.json" 2> "$work/culprit.err") ||
     { echo "culprit bisect failed: $(tail -5 "$work/culprit.err")" >&2; exit 2; }
   e=$(now)
+  if [ "$phases" = 1 ]; then
+    awk -v wall="$(echo "$e - $s" | bc)" '
+      $1 == "build" { b += $2 / 1e9; nb++; each = each sprintf(" %.1f", $2 / 1e9) }
+      $1 == "run" { r += $2 / 1e9; nr++ }
+      END { printf "  culprit phases: builds %.1f s (%d, in order:%s), runs %.1f s (%d), the rest %.1f s\n",
+            b, nb, each, r, nr, wall - b - r }' "$work/phases.log"
+  fi
   c_wall=$(echo "$e - $s" | bc)
   c_builds=$(sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$work/culprit.json")
   c_runs=$(sed -n 's/^  "runs": \([0-9]*\).*/\1/p' "$work/culprit.json")

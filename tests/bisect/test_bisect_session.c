@@ -403,7 +403,7 @@ static void test_slow_decay(void **state)
         sc->f.mean[i] = sc->f.mean[i - 1] * 1.015;
     run_session(sc, 0, 6);
     expect(sc,
-           "6/0:B 3/0:B 1/0:G 2/1:G 3/2:G 2/0:B 1/0:G 2/1:G 1/0:G 1/0:G 2/1:G 3/2:G 4/3:G "
+           "6/0:B 3/0:B 1/0:U 2/1:U 3/2:G 2/0:B 1/0:U 2/1:G 1/0:G 1/0:G 2/1:G 3/2:G 4/3:G "
            "5/4:G 6/5:G",
            CULPRIT_BISECT_RESULT_SLOW_DECAY, "1 2 3 4 5 6", -1);
     assert_int_equal(sc->r.backtracks, 1);
@@ -468,8 +468,9 @@ static void test_sequential_looks(void **state)
 
 /* Futility: with the range 5x slower, a candidate without the slowdown whose runs
  * vary by +-15% cannot be shown below the 2% threshold in 30 pairs, but is surely
- * not half the range's slowdown at the first regular look: good (undecided) on
- * min_runs pairs, not max_runs. The first check and scans do not stop for futility. */
+ * not half the range's slowdown: good (undecided) at the second early look (6
+ * pairs; at 4, t on 3 degrees of freedom leaves +200% inside the interval), not at
+ * max_runs. The first check and scans do not stop for futility. */
 static void test_futility(void **state)
 {
     scenario *sc = *state;
@@ -479,6 +480,11 @@ static void test_futility(void **state)
         sc->f.burst_runs[c] = 200;
         sc->f.burst_noise[c] = 0.15;
     }
+    run_session(sc, 0, 4);
+    expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    assert_int_equal(sc->r.steps[1].runs, 6);
+    /* Without the early looks, at the first regular one. */
+    sc->opts.no_early_stop = 1;
     run_session(sc, 0, 4);
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, sc->opts.min_runs);

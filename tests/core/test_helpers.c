@@ -1,11 +1,13 @@
 /*
  * Tests of the helpers every module shares through core: context put in front of
  * the last error and the error kept across cleanup, the owned-string setter, and
- * removing a directory tree (the ordinary walk and the signal-safe variant).
+ * removing a directory tree (the ordinary walk and the signal-safe variant), and
+ * copying one with its times.
  */
 #include "support/test.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,57 @@ static void remove_tree_removes_everything_and_follows_no_link(void **state)
     free(dir);
 }
 
+/* A build tree copied for an incremental build elsewhere: contents, modes, links
+ * (not followed) and modification times to the nanosecond, read-only directories
+ * included; a file given as the source is refused. */
+static void copy_tree_keeps_contents_modes_links_and_times(void **state)
+{
+    char outside[] = "/tmp/culprit-outside-XXXXXX", to[] = "/tmp/culprit-copy-XXXXXX";
+    struct timespec old[2] = {{1000000000, 123456789}, {1000000000, 123456789}};
+    char *dir, *from_o, *to_o, *link_path, target[PATH_MAX];
+    struct stat a, b;
+    ssize_t n;
+    (void)state;
+
+    assert_non_null(mkdtemp(outside));
+    assert_non_null(mkdtemp(to));
+    dir = make_tree(outside);
+    from_o = culprit_fs_join(dir, "a/b/c/deep.o");
+    assert_int_equal(utimensat(AT_FDCWD, from_o, old, 0), 0);
+    assert_int_equal(chmod(from_o, 0751), 0);
+    assert_int_equal(culprit_fs_copy_tree(dir, to), 0);
+
+    to_o = culprit_fs_join(to, "a/b/c/deep.o");
+    assert_int_equal(stat(to_o, &b), 0);
+    assert_int_equal(stat(from_o, &a), 0);
+    assert_int_not_equal(a.st_ino, b.st_ino); /* a copy, not a link */
+    assert_int_equal(b.st_mtim.tv_sec, 1000000000);
+    assert_int_equal(b.st_mtim.tv_nsec, 123456789);
+    assert_int_equal(b.st_mode & 07777, 0751);
+    assert_int_equal(b.st_size, 1);
+    free(to_o);
+    to_o = culprit_fs_join(to, "a/ro");
+    assert_int_equal(stat(to_o, &b), 0);
+    assert_int_equal(b.st_mode & 07777, 0500);
+    link_path = culprit_fs_join(to, "a/out");
+    assert_int_equal(lstat(link_path, &b), 0);
+    assert_true(S_ISLNK(b.st_mode));
+    n = readlink(link_path, target, sizeof(target) - 1);
+    assert_true(n > 0);
+    target[n] = '\0';
+    assert_string_equal(target, outside);
+
+    assert_int_equal(culprit_fs_copy_tree(from_o, to), CULPRIT_EINVALID);
+    assert_int_equal(culprit_fs_copy_tree("", to), CULPRIT_EINVALID);
+    assert_int_equal(culprit_fs_remove_tree(to), 0);
+    assert_int_equal(culprit_fs_remove_tree(dir), 0);
+    assert_int_equal(culprit_fs_remove_tree(outside), 0);
+    free(link_path);
+    free(to_o);
+    free(from_o);
+    free(dir);
+}
+
 static void remove_trees_signal_safe_removes_them_all(void **state)
 {
     char outside[] = "/tmp/culprit-outside-XXXXXX";
@@ -139,6 +192,7 @@ int main(void)
         cmocka_unit_test(str_set_replaces_copies_and_clears),
         cmocka_unit_test(remove_tree_removes_everything_and_follows_no_link),
         cmocka_unit_test(remove_trees_signal_safe_removes_them_all),
+        cmocka_unit_test(copy_tree_keeps_contents_modes_links_and_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

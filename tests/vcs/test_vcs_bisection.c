@@ -660,6 +660,59 @@ static void switching_in_place_rewrites_only_what_changed(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A checkout seeded from another: its build outputs copied with their times, then
+ * switched, so only the files that differ are newer than the outputs; exchanged,
+ * the two handles keep their files at each other's path. */
+static void a_copy_keeps_outputs_and_exchanges_places(void **state)
+{
+    culprit_vcs *vcs = open_repo();
+    culprit_vcs_checkout *a, *b;
+    char pa[PATH_MAX], pb[PATH_MAX], path[PATH_MAX + 64];
+    struct stat out_a, out_b, run_a, run_b, changed;
+    (void)state;
+
+    a = checkout_in(vcs, c1, scratch);
+    run("echo object > '%s/build.o' && touch -d '2001-01-01 00:00:00' '%s/build.o'",
+        culprit_vcs_checkout_path(a), culprit_vcs_checkout_path(a));
+    assert_int_equal(culprit_vcs_checkout_copy(&b, a, c3, NULL), 0);
+    snprintf(pa, sizeof(pa), "%s", culprit_vcs_checkout_path(a));
+    snprintf(pb, sizeof(pb), "%s", culprit_vcs_checkout_path(b));
+    assert_string_not_equal(pa, pb);
+    assert_string_equal(culprit_vcs_checkout_sha(b), c3);
+    assert_string_equal(culprit_vcs_checkout_sha(a), c1);
+    snprintf(path, sizeof(path), "%s/build.o", pa);
+    assert_int_equal(stat(path, &out_a), 0);
+    snprintf(path, sizeof(path), "%s/build.o", pb);
+    assert_int_equal(stat(path, &out_b), 0);
+    assert_int_equal(out_b.st_mtim.tv_sec, out_a.st_mtim.tv_sec); /* the output's time */
+    snprintf(path, sizeof(path), "%s/run.sh", pa);
+    assert_int_equal(stat(path, &run_a), 0);
+    snprintf(path, sizeof(path), "%s/run.sh", pb);
+    assert_int_equal(stat(path, &run_b), 0);
+    assert_int_equal(run_b.st_mtim.tv_sec, run_a.st_mtim.tv_sec); /* unchanged: not newer */
+    assert_int_equal(run_b.st_mtim.tv_nsec, run_a.st_mtim.tv_nsec);
+    snprintf(path, sizeof(path), "%s/a.c", pb);
+    assert_int_equal(stat(path, &changed), 0);
+    assert_true(changed.st_mtim.tv_sec > out_b.st_mtim.tv_sec); /* changed: rebuilt */
+    run("rm '%s/build.o'", pb);
+    assert_same_as_archive(pb, c3);
+
+    assert_int_equal(culprit_vcs_checkout_exchange(a, b), 0);
+    assert_string_equal(culprit_vcs_checkout_path(a), pb);
+    assert_string_equal(culprit_vcs_checkout_path(b), pa);
+    assert_same_as_archive(pa, c3);
+    run("rm '%s/build.o'", pb);
+    assert_same_as_archive(pb, c1);
+    /* Switching follows the files to their new place. */
+    assert_int_equal(culprit_vcs_checkout_switch(a, c4), 0);
+    assert_same_as_archive(pb, c4);
+    assert_int_equal(culprit_vcs_checkout_remove(a), 0);
+    assert_int_equal(culprit_vcs_checkout_remove(b), 0);
+    assert_int_not_equal(stat(pa, &changed), 0);
+    assert_int_not_equal(stat(pb, &changed), 0);
+    culprit_vcs_free(vcs);
+}
+
 static void submodules_are_refused_or_left_empty(void **state)
 {
     culprit_vcs *vcs = open_repo();
@@ -804,6 +857,7 @@ int main(void)
         cmocka_unit_test(checkout_equals_git_archive),
         cmocka_unit_test(checkout_goes_to_TMPDIR_by_default_and_never_inside_the_repository),
         cmocka_unit_test(switching_in_place_rewrites_only_what_changed),
+        cmocka_unit_test(a_copy_keeps_outputs_and_exchanges_places),
         cmocka_unit_test(submodules_are_refused_or_left_empty),
         cmocka_unit_test(checkouts_abandoned_by_a_killed_process_are_removed),
         cmocka_unit_test(remove_all_empties_the_registry_and_handles_stay_removable),

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# End to end: the second checkout of a bisection is seeded from the first one's
+# build (docs/bisect.md, "Seeding the second checkout"). A CMake project whose
+# program loads a shared library from its build tree (an absolute rpath, and a
+# CMake cache naming the directory): the slowdown (10x) is in the library at r4.
+# The bisection must name r4, confirmed, and the file that never changes (main.c)
+# must be compiled once in the whole session: every build after the first is
+# incremental, the second checkout's too.
+# usage: bisect_seeded.sh CULPRIT
+set -euo pipefail
+culprit=$1
+work=$(mktemp -d /tmp/culprit-bisect-seeded-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+
+repo=$work/repo
+git init -q "$repo"
+cat > "$repo/CMakeLists.txt" <<'CEOF'
+cmake_minimum_required(VERSION 3.13)
+project(seeded C)
+add_library(work SHARED work.c)
+add_executable(prog main.c)
+target_link_libraries(prog work)
+CEOF
+cat > "$repo/main.c" <<'CEOF'
+#include <stdio.h>
+unsigned long work(void);
+int main(void) { printf("%lu\n", work()); return 0; }
+CEOF
+# Every compilation is logged: main.c must be compiled once.
+cat > "$work/launcher" <<CEOF
+#!/bin/sh
+for a in "\$@"; do case \$a in *main.c) echo main >> '$work/compiles' ;; esac; done
+exec "\$@"
+CEOF
+chmod +x "$work/launcher"
+: > "$work/compiles"
+for r in 1 2 3 4 5 6; do
+  n=3000000; [ "$r" -ge 4 ] && n=30000000
+  cat > "$repo/work.c" <<CEOF
+unsigned long work(void)
+{
+    volatile unsigned long x = 1;
+    for (unsigned long i = 0; i < ${n}UL; i++)
+        x = x * 6364136223846793005UL + 1;
+    return x;
+}
+CEOF
+  echo "r$r" > "$repo/notes.txt"
+  git -C "$repo" add -A
+  git -C "$repo" commit -q -m "r$r"
+  git -C "$repo" tag "r$r"
+done
+build="cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_COMPILER_LAUNCHER='$work/launcher' >/dev/null && cmake --build build >/dev/null"
+(cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" --command build/prog \
+  --json > "$work/out.json" 2> "$work/err") || { cat "$work/err" >&2; fail "bisect failed"; }
+want=$(git -C "$repo" rev-parse r4)
+grep -q "\"culprit\": \"$want\"" "$work/out.json" || { cat "$work/err" >&2; fail "culprit is not r4"; }
+grep -q '"confirmed": true' "$work/out.json" || { cat "$work/err" >&2; fail "r4 not confirmed"; }
+compiles=$(wc -l < "$work/compiles")
+[ "$compiles" = 1 ] || fail "main.c compiled $compiles times: a build after the first was not incremental"
+echo "PASS: r4 found and confirmed, main.c compiled once"
