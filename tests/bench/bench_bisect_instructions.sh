@@ -8,7 +8,7 @@
 # usage: bench_bisect_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [TIMED]]
 # --quick (ctest): one counted bisection, no timed one; exit 1 unless it names the commit.
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 trials=${4:-20} timed=${5:-2}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") trials=${4:-20} timed=${5:-2}
 [ "$trials" = --quick ] && trials=1 timed=0
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 work=$(mktemp -d /tmp/culprit-bench-bisect-instr-XXXXXX)

@@ -22,7 +22,7 @@
 # Run it beside a CPU hog on one core; the load is printed before and after.
 # usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [AA_TRIALS]]
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 mode=${4:-40}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-40}
 if [ "$mode" = --quick ]; then trials=1 aa=1; else trials=$mode aa=${5:-$((2 * mode))}; fi
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
