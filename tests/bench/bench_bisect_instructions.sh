@@ -5,9 +5,11 @@
 # names that commit, its steps and runs, its wall time, against the timed bisection
 # of the same history (the test's time, pairs of runs per step) on a few trials.
 # Counts do not move with load: run it beside a CPU hog to see it.
-# usage: bench_bisect_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [TRIALS [TIMED]]
+# usage: bench_bisect_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [TIMED]]
+# --quick (ctest): one counted bisection, no timed one; exit 1 unless it names the commit.
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 trials=${4:-20} timed=${5:-2}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") trials=${4:-20} timed=${5:-2}
+[ "$trials" = --quick ] && trials=1 timed=0
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 work=$(mktemp -d /tmp/culprit-bench-bisect-instr-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -66,6 +68,7 @@ for t in $(seq "$trials"); do
   [ "$got" = "c$at" ] && ok=$((ok + 1))
   secs+=("$s"); runs+=("$nruns")
   echo "  trial $t: culprit c$at, named $got, ${s} s, $steps steps, $nruns runs"
+  if [ "$got" = error ]; then echo "    bisect said: $(tail -n 1 "$work/err.log")"; fi
 done
 med() { python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.0f' % v[len(v)//2])" "$@"; }
 [ "$trials" -gt 0 ] && echo "instructions: $ok/$trials correct, median $(med "${secs[@]}") s, median $(med "${runs[@]}") runs"
@@ -77,6 +80,8 @@ for t in $(seq "$timed"); do
   [ "$got" = "c$at" ] && tok=$((tok + 1))
   tsecs+=("$s")
   echo "  timed trial $t: culprit c$at, named $got, ${s} s, $steps steps, $nruns runs"
+  if [ "$got" = error ]; then echo "    bisect said: $(tail -n 1 "$work/err.log")"; fi
 done
 [ "$timed" -gt 0 ] && echo "time: $tok/$timed correct, median $(med "${tsecs[@]}") s"
 echo "load after: $(uptime)"
+[ "${4:-}" != --quick ] || [ "$ok" -eq 1 ]

@@ -22,7 +22,7 @@
 # Run it beside a CPU hog on one core; the load is printed before and after.
 # usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [AA_TRIALS]]
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 mode=${4:-40}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-40}
 if [ "$mode" = --quick ]; then trials=1 aa=1; else trials=$mode aa=${5:-$((2 * mode))}; fi
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
@@ -81,18 +81,20 @@ record() { # record REV HISTORY: one run of REV's test, as a CI job records it
   (cd "$repo" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none CULPRIT_HISTORY_PACK=0 "$work/perf_$1" \
     --quiet >/dev/null 2>&1)
 }
-# mw HISTORY: 1 when the run at the newer commit is slower by Mann-Whitney U (alpha 0.05)
+# mw HISTORY BASE: 1 when the run at the judged commit is slower than the run at
+# commit BASE (full hash) by Mann-Whitney U (alpha 0.05). The runs are told apart by
+# their recorded commit, not their timestamps: two runs within one second share a
+# timestamp, and sorting then put the run with the smaller first sample first.
 mw() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "$2" <<'PY'
 import glob, math, re, sys
-runs = []
+runs = {}
 for path in glob.glob(sys.argv[1] + "/*.xml"):
     text = open(path).read()
-    stamp = re.search(r'timestamp="([^"]+)"', text).group(1)
+    commit = re.search(r'name="culprit.commit" value="([0-9a-f]+)"', text).group(1)
     values = [float(v) for v in re.search(r"\nwall_ns ([^\n<]+)", text).group(1).split()]
-    runs.append((stamp, values))
-runs.sort()
-a, b = runs[0][1], runs[-1][1]
+    runs["base" if commit == sys.argv[2] else "new"] = values
+a, b = runs["base"], runs["new"]
 pooled = sorted((v, s) for s, xs in ((0, a), (1, b)) for v in xs)
 ranks, i = {}, 0
 rank_b, ties = 0.0, 0.0
@@ -138,7 +140,7 @@ for t in $(seq "$most"); do
       > "$work/u.json" 2>/dev/null) || true
     read -r uv uev _ < <(verdict "$work/u.json")
     [ "$uv" = minor ] || [ "$uv" = major ] && up[$e]=$((up[$e] + 1))
-    mwv=$(mw "$hist")
+    mwv=$(mw "$hist" "$(git -C "$repo" rev-parse r0)")
     m[$e]=$((m[$e] + mwv))
     start=$(date +%s.%N)
     (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \

@@ -18,7 +18,7 @@
 # usage: bench_instructions.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [--no-cost]]
 # --no-cost: only the trials judged by culprit check (to add trials in parallel).
 set -euo pipefail
-culprit=$1 lib=$2 include=$3 mode=${4:-50}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-50}
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
 runs=10 tries=5 trials=$mode; [ "$mode" = --quick ] && runs=2 tries=1 trials=1
 sizes="5000 1000000"; [ "${5:-}" = --no-cost ] && sizes=
