@@ -28,11 +28,6 @@ int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int versi
     return 0;
 }
 
-int culprit_bisect__counted(const culprit_bisect_options *opts)
-{
-    return opts->metric && opts->run;
-}
-
 int culprit_bisect__check_options(const culprit_bisect_options *opts)
 {
     if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
