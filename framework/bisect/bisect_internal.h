@@ -103,6 +103,13 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
 
 /* The options every session needs: good, bad, a command or a run with its test,
  * sane ranges. CULPRIT_EINVALID saying what is wrong. */
+/* The metric a bisection of a command may judge instead of its wall time. */
+#define CULPRIT_BISECT__CPU_METRIC "cpu_ns"
+
+/* 1 when steps judge counts by the deterministic rule: a metric of a run/test
+ * (counted by a tool). A command's metric (cpu_ns) is a time, judged as times are. */
+int culprit_bisect__counted(const culprit_bisect_options *opts);
+
 int culprit_bisect__check_options(const culprit_bisect_options *opts);
 
 /* Disposes of the result of a failed session, keeping the failure's message. */

@@ -101,6 +101,8 @@ int culprit_bisect_result_to_json(culprit_buf *out, const culprit_bisect_result 
     json_object_set_new(doc, "command", json_string("bisect"));
     json_object_set_new(doc, "outcome", string(culprit_bisect_outcome_name(r->outcome)));
     json_object_set_new(doc, "test", string(test)); /* --test, for the report */
+    /* The series judged: null for time (the command's wall time, the test's time). */
+    json_object_set_new(doc, "metric", r->metric[0] ? json_string(r->metric) : json_null());
     json_object_set_new(doc, "good", json_string(r->good));
     json_object_set_new(doc, "bad", json_string(r->bad));
     json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));

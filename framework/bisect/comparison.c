@@ -361,6 +361,11 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
     }
 }
 
+int culprit_bisect__counted(const culprit_bisect_options *opts)
+{
+    return opts->metric && opts->run;
+}
+
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
                             const char *sha, size_t max_runs, culprit_bisect__side *failed)
 {
@@ -377,7 +382,7 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     r.dx = calloc(max_runs, sizeof(double));
     if (!r.x[0] || !r.x[1] || !r.dx)
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-    else if (s->opts->metric)
+    else if (culprit_bisect__counted(s->opts))
         error = decide_counted(&r, step);
     else
         error = measure_and_decide(&r, step, max_runs);

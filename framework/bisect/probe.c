@@ -21,7 +21,8 @@
  * With --metric (a count: instructions under Valgrind) the run command gets
  * CULPRIT_METRIC=NAME, which the runner reads as its --metric, and a run's value is
  * the test's count (culprit_detect_counted_value); a result the runner did not count
- * with a tool cannot be bisected this way and stops the session.
+ * with a tool cannot be bisected this way and stops the session. With --command,
+ * --metric cpu_ns takes each run's CPU time instead of its wall time.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "bisect_internal.h"
@@ -61,12 +62,13 @@ typedef struct {
 
 /*
  * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
- * group. *elapsed_ns gets the wall time from start to exit. Returns 0 when it exited
+ * group. *elapsed_ns gets the wall time from start to exit, *cpu_ns (when not NULL)
+ * its CPU time (culprit_process_result.cpu_ns). Returns 0 when it exited
  * 0; CULPRIT_ESKIP with the reason (exit status or signal, and the tail of its
  * output) as the last error otherwise.
  */
-static int run_command(double *elapsed_ns, const char *command, const char *dir, double timeout_s,
-                       const char *const *env)
+static int run_command(double *elapsed_ns, double *cpu_ns, const char *command, const char *dir,
+                       double timeout_s, const char *const *env)
 {
     culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result r;
@@ -90,6 +92,8 @@ static int run_command(double *elapsed_ns, const char *command, const char *dir,
     if ((error = culprit_process_run(&r, &o)) < 0)
         return error;
     *elapsed_ns = r.elapsed_ns;
+    if (cpu_ns)
+        *cpu_ns = r.cpu_ns;
     if (!culprit_process_succeeded(&r)) {
         if (asprintf(&what, "'%s'", command) < 0)
             what = NULL;
@@ -200,7 +204,7 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     if (command) {
         *built = 1;
         if ((error = at_home(p, side)) < 0 ||
-            (error = run_command(&elapsed, command, culprit_vcs_checkout_path(*ck),
+            (error = run_command(&elapsed, NULL, command, culprit_vcs_checkout_path(*ck),
                                  p->opts->timeout_s, NULL)) < 0)
             return error;
     }
@@ -323,8 +327,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     if ((error = at_home(p, side)) < 0)
         return error;
     path = culprit_vcs_checkout_path(p->ck[side]);
-    if (!o->run)
-        return run_command(value, o->command, path, o->timeout_s, NULL);
+    if (!o->run) /* the wall time, or with --metric cpu_ns the CPU time */
+        return o->metric ? run_command(&elapsed, value, o->command, path, o->timeout_s, NULL)
+                         : run_command(value, NULL, o->command, path, o->timeout_s, NULL);
     {
         culprit_buf made = CULPRIT_BUF_INIT;
         error = culprit_fs_make_temp(&made, culprit_fs_tmpdir(), "bisect-run", 1);
@@ -338,7 +343,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     snprintf(env_metric, sizeof(env_metric), "CULPRIT_METRIC=%s", o->metric ? o->metric : "");
     if (o->metric)
         env[3] = env_metric;
-    if ((error = run_command(&elapsed, o->run, path, o->timeout_s, env)) < 0)
+    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env)) < 0)
         goto cleanup;
     /* Samples are loaded only to be recorded: the step needs the summary alone. */
     q.flags = p->history && o->record ? CULPRIT_HISTORY_LOAD_SAMPLES : 0;

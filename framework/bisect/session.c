@@ -40,10 +40,11 @@ int culprit_bisect__check_options(const culprit_bisect_options *opts)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection needs good, bad, and either a command to time or "
                                  "a run command with the test it measures");
-    if (opts->metric && !opts->run)
+    if (opts->metric && !opts->run && strcmp(opts->metric, CULPRIT_BISECT__CPU_METRIC) != 0)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection of the metric '%s' needs a run command and a test: "
-                                 "a command's run time is not counted",
+                                 "a command's run is timed, by its wall time or its CPU time "
+                                 "('" CULPRIT_BISECT__CPU_METRIC "'), not counted",
                                  opts->metric);
     if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
         opts->min_runs < 2 || opts->max_runs < opts->min_runs || !(opts->timeout_s > 0))
@@ -261,6 +262,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         goto cleanup;
     s.opts = opts;
     s.probe = probe;
+    snprintf(out->metric, sizeof(out->metric), "%s", opts->metric ? opts->metric : "");
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
         (error = open_range(&s)) < 0)
         goto cleanup;

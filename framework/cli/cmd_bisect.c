@@ -46,7 +46,10 @@ typedef struct {
             CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(o)->metric, "NAME",                   \
                         "with --run/--test: bisect this counted metric (instructions:\n"           \
                         "the runner counts it under Valgrind, $CULPRIT_METRIC) with\n"             \
-                        "one run of each side per step instead of the test's time"),               \
+                        "one run of each side per step instead of the test's time;\n"              \
+                        "with --command: cpu_ns judges the command's CPU time (user +\n"           \
+                        "system, with the children it waits for) instead of its wall\n"            \
+                        "time, for an oversubscribed machine"),                                    \
             CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold), CLI_OPT_TIMEOUT(o),                    \
             CULPRIT_OPT("--all", 0, CULPRIT_OPT_FLAG, &(o)->all, NULL,                             \
                         "find every commit that made it slower, not only one"),                    \
@@ -121,6 +124,7 @@ static const char *verdict_word(culprit_bisect_verdict v)
 
 typedef struct {
     double confidence;
+    const char *series; /* a time judged other than the default one: " (cpu_ns)" */
     cli_progress bar;
 } progress_state;
 
@@ -154,8 +158,8 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
         fprintf(line, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
         put_change(line, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(line, " in %zu run%s each%s", step->runs, step->runs == 1 ? "" : "s",
-                step->deterministic ? " (counted: deterministic)" : "");
+        fprintf(line, " in %zu run%s each%s%s", step->runs, step->runs == 1 ? "" : "s",
+                step->deterministic ? " (counted: deterministic)" : "", p->series);
         if (step->reused)
             fprintf(line, " (%zu from history)", step->reused);
         fputc('\n', line);
@@ -339,10 +343,11 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
                                             "with --test are required");
         return cli_usage_error("bisect");
     }
-    if (o->metric && !o->run) {
+    if (o->metric && !o->run && strcmp(o->metric, "cpu_ns") != 0) {
         culprit_error_set(CULPRIT_EINVALID,
                           "bisect: --metric %s counts a perf test: give --run "
-                          "and --test, not --command",
+                          "and --test; with --command the only metric is cpu_ns "
+                          "(the command's CPU time instead of its wall time)",
                           o->metric);
         return cli_usage_error("bisect");
     }
@@ -406,6 +411,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     o->paths = paths;
     o->npaths = npaths;
     p.confidence = o->confidence;
+    p.series = o->metric && !o->run ? " (cpu_ns)" : "";
     o->progress = progress;
     o->payload = &p;
     cli_clean_up_on_signals();

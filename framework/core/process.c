@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -45,6 +46,21 @@ static double now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * waitpid that also keeps the child's CPU time (user + system, of the child and of
+ * the descendants it waited for: wait4's rusage) in out->cpu_ns when it reaps it.
+ */
+static pid_t reap(culprit_process_result *out, pid_t pid, int *status, int flags)
+{
+    struct rusage ru;
+    pid_t done = wait4(pid, status, flags, &ru);
+
+    if (done == pid)
+        out->cpu_ns = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+                      (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+    return done;
 }
 
 /* In the child: set up, exec, and on failure report errno through `report`. */
@@ -123,7 +139,7 @@ static int poll_waitpid(culprit_process_result *out, const culprit_process_optio
             return 0;
         }
         if (out_fd < 0) {
-            pid_t done = waitpid(pid, status, isinf(deadline) ? 0 : WNOHANG);
+            pid_t done = reap(out, pid, status, isinf(deadline) ? 0 : WNOHANG);
             if (done == pid)
                 return 1;
             if (done < 0 && errno != EINTR)
@@ -184,7 +200,7 @@ static int poll_child(culprit_process_result *out, const culprit_process_options
         if (poll(p, 2, left > 1e6 ? 1000000 : (int)left + 1) <= 0)
             continue; /* EINTR or the time is up: checked above */
         if (p[1].revents) {
-            while (waitpid(pid, status, 0) < 0)
+            while (reap(out, pid, status, 0) < 0)
                 if (errno != EINTR)
                     return culprit_error_set_os("cannot wait for a child process");
             out->elapsed_ns = now_ns(); /* made relative by the caller */
@@ -224,7 +240,7 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
         free(tail);
         return reaped;
     }
-    while (!reaped && waitpid(pid, &status, 0) < 0)
+    while (!reaped && reap(out, pid, &status, 0) < 0)
         if (errno != EINTR) {
             free(tail);
             return culprit_error_set_os("cannot wait for a child process");

@@ -234,7 +234,12 @@ typedef struct {
      * a tool (`--metric instructions`: counted under Valgrind). The run command gets
      * CULPRIT_METRIC=NAME in its environment; each step runs each side once, without a
      * warm-up, and judges the counts by detect's deterministic rule
-     * (culprit_detect_counted_change) at count_threshold. NULL: time. */
+     * (culprit_detect_counted_change) at count_threshold. NULL: time.
+     * With command: only "cpu_ns", the command's CPU time (user + system of its main
+     * process and the descendants it waited for: culprit_process_result.cpu_ns) instead
+     * of its wall time, judged as wall time is (warm-up, paired runs, the interval):
+     * CPU time is not deterministic, but it does not see the scheduling delays of an
+     * oversubscribed machine. */
     const char *metric;
     double count_threshold; /**< smallest relative change of the count that is bad (0.005) */
     /** With calltree: the shell command building a checkout for call trees (instrumented,
@@ -336,7 +341,9 @@ typedef struct {
     char *subject, *author, *date;          /**< of the culprit */
     double change, change_low, change_high; /**< the culprit's step against its good end */
     char good[41], bad[41];                 /**< the resolved ends */
-    size_t ncommits;                        /**< commits between them (the DAG) */
+    char metric[32]; /**< the series judged: opts->metric ("cpu_ns", "instructions"), or ""
+                          for time (the command's wall time, the test's measured time) */
+    size_t ncommits; /**< commits between them (the DAG) */
     size_t nsteps;
     culprit_bisect_step *steps; /**< the initial good/bad check first */
     size_t builds, runs;        /**< spent */

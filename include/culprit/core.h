@@ -306,6 +306,10 @@ typedef struct {
     int background;    /**< with own_group: processes it started were still running when it
                             exited; they were killed (a run ends when its main process exits) */
     double elapsed_ns; /**< wall time from start to the main process's exit (monotonic) */
+    double cpu_ns;     /**< CPU time (user + system) of the main process and of the descendants
+                            it waited for (wait4's rusage); not time it spent waiting (I/O,
+                            sleep, locks, the scheduler), nor work of children it did not wait
+                            for (e.g. killed with the group at its exit) */
     char *output;      /**< with CAPTURE: the tail of its output (malloc'd, NUL-terminated) */
 } culprit_process_result;
 

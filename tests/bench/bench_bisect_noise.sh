@@ -18,10 +18,14 @@
 # Both time the same thing: `/bin/sh -c ./prog` in the checkout (culprit runs its
 # --command with /bin/sh). The tools alternate trial by trial (odd trials culprit
 # first). Exit status: 0 unless a hard error (a tool failing to run, a build failing).
+# With --metric cpu_ns, each trial also runs the two tools on CPU time: culprit with
+# --metric cpu_ns, and git with the same threshold script timing each run's CPU time
+# (user + system of /bin/sh -c ./prog and its child, from wait4) instead of its wall
+# time; all four on the same repository, the CPU pair right after the wall pair.
 #
 # usage: bench_bisect_noise.sh CULPRIT [--quick] [--trials N] [--commits N]
 #                              [--seed S] [--git-runs N] [--good-n N --bad-n N]
-#                              [--keep DIR]
+#                              [--keep DIR] [--metric cpu_ns]
 #   --quick: 2 trials of each tool on 16-commit repositories, shorter calibration.
 #   --keep: culprit's JSON of every wrong answer is kept as DIR/trial-K.json.
 set -euo pipefail
@@ -32,6 +36,7 @@ culprit=$1; shift
 [ -x "$culprit" ] || { echo "bench_bisect_noise: $culprit is not executable" >&2; exit 2; }
 culprit=$(cd "$(dirname "$culprit")" && pwd)/$(basename "$culprit")
 trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_rounds=5 keep=
+metric=
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) trials=2 commits=16 calib_runs=51 calib_rounds=3 ;;
@@ -42,6 +47,7 @@ while [ $# -gt 0 ]; do
     --good-n) good_n=$2; shift ;;
     --bad-n) bad_n=$2; shift ;;
     --keep) keep=$2; shift ;;
+    --metric) metric=$2; shift; [ "$metric" = cpu_ns ] || usage ;;
     *) usage ;;
   esac
   shift
@@ -62,18 +68,21 @@ cat > "$work/bin/timer.c" <<'EOF'
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 static int cmp(const void *a, const void *b)
 {
     long long x = *(const long long *)a, y = *(const long long *)b;
     return (x > y) - (x < y);
 }
-/* timer [-m] N CMD [ARG]...: runs CMD N times, prints the median wall time in ns
-   (with -m the minimum: the run least disturbed by the rest of the machine). */
+/* timer [-m|-c] N CMD [ARG]...: runs CMD N times, prints the median wall time in ns
+   (with -m the minimum: the run least disturbed by the rest of the machine; with -c
+   the median CPU time, user + system of CMD and the children it waited for). */
 int main(int argc, char **argv)
 {
     int min = argc > 1 && argv[1][0] == '-' && argv[1][1] == 'm';
-    argc -= min, argv += min;
+    int cpu = argc > 1 && argv[1][0] == '-' && argv[1][1] == 'c';
+    argc -= min || cpu, argv += min || cpu;
     if (argc < 3)
         return 2;
     int n = atoi(argv[1]);
@@ -91,10 +100,14 @@ int main(int argc, char **argv)
             execvp(argv[2], argv + 2);
             _exit(127);
         }
-        if (waitpid(p, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        struct rusage ru;
+        if (wait4(p, &st, 0, &ru) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
             return 2;
         clock_gettime(CLOCK_MONOTONIC, &b);
         t[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+        if (cpu)
+            t[i] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000LL +
+                   (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000LL;
     }
     qsort(t, (size_t)n, sizeof *t, cmp);
     printf("%lld\n", min ? t[0] : n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2);
@@ -104,12 +117,13 @@ EOF
 cc -O2 -o "$work/bin/timer" "$work/bin/timer.c" || die "cannot build the timer"
 timer=$work/bin/timer
 
-# threshold.sh THRESHOLD_NS: the classic fixed-threshold `git bisect run` script.
+# threshold.sh THRESHOLD_NS [TIMER_FLAG]: the classic fixed-threshold `git bisect run`
+# script (TIMER_FLAG -c: on CPU time).
 cat > "$work/bin/threshold.sh" <<EOF
 #!/bin/sh
 echo x >> "$work/git-builds"
 cc -O2 -o prog prog.c || exit 125
-t=\$("$timer" $git_runs /bin/sh -c ./prog) || exit 125
+t=\$("$timer" \$2 $git_runs /bin/sh -c ./prog) || exit 125
 [ "\$t" -gt "\$1" ] && exit 1
 exit 0
 EOF
@@ -219,12 +233,16 @@ make_repo() {
   done
 }
 
-# run_culprit REPO EXPECTED: appends "correct builds runs wall_ns" to $work/culprit.tsv
+# run_culprit REPO EXPECTED [ARG...]: appends "correct builds runs wall_ns" to
+# $work/culprit.tsv (with ARGs, e.g. --metric cpu_ns, to $work/culprit-cpu.tsv)
 run_culprit() {
   local repo=$1 want=$2 rc=0 t0 t1 got outcome builds runs confirmed
+  local tsv=$work/culprit.tsv label="culprit:"
+  shift 2
+  [ $# = 0 ] || { tsv=$work/culprit-cpu.tsv label="cul.cpu:"; }
   t0=$(now_ns)
   (cd "$repo" && "$culprit" bisect --good "$good" --bad "$bad" \
-     --build 'cc -O2 -o prog prog.c' --command ./prog --json) \
+     --build 'cc -O2 -o prog prog.c' --command ./prog --json "$@") \
      > "$work/out.json" 2> "$work/err.log" || rc=$?
   t1=$(now_ns)
   [ "$rc" -le 1 ] || die "culprit bisect exited $rc: $(cat "$work/err.log")"
@@ -239,43 +257,46 @@ run_culprit() {
     mkdir -p "$keep" && cp "$work/out.json" "$keep/trial-$t.json"
   fi
   printf '%s %s %s %s %s\n' "$ok" "$builds" "$runs" "$((t1 - t0))" "${confirmed:-null}" \
-    >> "$work/culprit.tsv"
-  printf '  culprit: %-7s %-13s %-12s builds %2s runs %4s  %5.1f s  confirmed %s\n' \
-    "$([ $ok = 1 ] && echo correct || echo WRONG)" "$outcome" "${got:0:10}" "$builds" "$runs" \
+    >> "$tsv"
+  printf '  %s %-7s %-13s %-12s builds %2s runs %4s  %5.1f s  confirmed %s\n' \
+    "$label" "$([ $ok = 1 ] && echo correct || echo WRONG)" "$outcome" "${got:0:10}" "$builds" "$runs" \
     "$(awk "BEGIN{print $((t1 - t0))/1e9}")" "${confirmed:-null}"
 }
 
-# run_git REPO EXPECTED: appends "correct builds runs wall_ns" to $work/git.tsv
+# run_git REPO EXPECTED [-c]: appends "correct builds runs wall_ns" to $work/git.tsv
+# (with -c, timing CPU time, to $work/git-cpu.tsv)
 run_git() {
-  local repo=$1 want=$2 clone=$work/clone t0 t1 tg tb thr got nb
+  local repo=$1 want=$2 flag=${3:-} clone=$work/clone t0 t1 tg tb thr got nb
+  local tsv=$work/git.tsv label="git:    "
+  [ -z "$flag" ] || { tsv=$work/git-cpu.tsv label="git.cpu:"; }
   rm -rf "$clone" "$work/git-builds"
   t0=$(now_ns)
   git clone -q "$repo" "$clone"
   # the threshold, measured once: halfway between the good and the bad end
   git -C "$clone" checkout -q "$good"
   (cd "$clone" && cc -O2 -o prog prog.c) || die "git: the good end does not build"
-  tg=$(cd "$clone" && "$timer" "$git_runs" /bin/sh -c ./prog) || die "git: the good end fails"
+  tg=$(cd "$clone" && "$timer" $flag "$git_runs" /bin/sh -c ./prog) || die "git: the good end fails"
   git -C "$clone" checkout -q "$bad"
   (cd "$clone" && cc -O2 -o prog prog.c) || die "git: the bad end does not build"
-  tb=$(cd "$clone" && "$timer" "$git_runs" /bin/sh -c ./prog) || die "git: the bad end fails"
+  tb=$(cd "$clone" && "$timer" $flag "$git_runs" /bin/sh -c ./prog) || die "git: the bad end fails"
   thr=$(( (tg + tb) / 2 ))
   (cd "$clone" && git bisect start "$bad" "$good" >/dev/null &&
-     git bisect run "$work/bin/threshold.sh" "$thr") > "$work/git.log" 2>&1 ||
+     git bisect run "$work/bin/threshold.sh" "$thr" $flag) > "$work/git.log" 2>&1 ||
     die "git bisect run failed: $(tail -5 "$work/git.log")"
   got=$(git -C "$clone" rev-parse --verify -q refs/bisect/bad || true)
   git -C "$clone" bisect reset -q >/dev/null 2>&1 || true
   t1=$(now_ns)
   nb=$(( $(wc -l < "$work/git-builds") + 2 ))
   local ok=0; [ "$got" = "$want" ] && ok=1
-  printf '%s %s %s %s\n' "$ok" "$nb" "$((nb * git_runs))" "$((t1 - t0))" >> "$work/git.tsv"
-  printf '  git:     %-7s threshold %.3f ms (good %.3f, bad %.3f)  %-12s builds %2s runs %4s  %5.1f s\n' \
-    "$([ $ok = 1 ] && echo correct || echo WRONG)" "$(awk "BEGIN{print $thr/1e6}")" \
+  printf '%s %s %s %s\n' "$ok" "$nb" "$((nb * git_runs))" "$((t1 - t0))" >> "$tsv"
+  printf '  %s %-7s threshold %.3f ms (good %.3f, bad %.3f)  %-12s builds %2s runs %4s  %5.1f s\n' \
+    "$label" "$([ $ok = 1 ] && echo correct || echo WRONG)" "$(awk "BEGIN{print $thr/1e6}")" \
     "$(awk "BEGIN{print $tg/1e6}")" "$(awk "BEGIN{print $tb/1e6}")" "${got:0:10}" \
     "$nb" "$((nb * git_runs))" "$(awk "BEGIN{print $((t1 - t0))/1e9}")"
 }
 
 # --- the trials ---------------------------------------------------------------------
-: > "$work/culprit.tsv"; : > "$work/git.tsv"
+: > "$work/culprit.tsv"; : > "$work/git.tsv"; : > "$work/culprit-cpu.tsv"; : > "$work/git-cpu.tsv"
 RANDOM=$seed
 echo "trials: $trials, $commits commits each, seed $seed, git threshold script: median of $git_runs runs"
 for t in $(seq "$trials"); do
@@ -289,6 +310,10 @@ for t in $(seq "$trials"); do
   echo "trial $t: regression at c$pos (${want:0:10})"
   if [ $((t % 2)) = 1 ]; then run_culprit "$repo" "$want"; run_git "$repo" "$want"
   else run_git "$repo" "$want"; run_culprit "$repo" "$want"; fi
+  if [ -n "$metric" ]; then
+    if [ $((t % 2)) = 1 ]; then run_culprit "$repo" "$want" --metric cpu_ns; run_git "$repo" "$want" -c
+    else run_git "$repo" "$want" -c; run_culprit "$repo" "$want" --metric cpu_ns; fi
+  fi
 done
 
 # --- the table ----------------------------------------------------------------------
@@ -300,6 +325,10 @@ echo
 printf '%-40s %11s %11s %10s %15s\n' tool correct "mean builds" "mean runs" "mean wall (s)"
 summary "culprit bisect (defaults)" "$work/culprit.tsv"
 summary "git bisect run (fixed threshold, $git_runs runs)" "$work/git.tsv"
+if [ -n "$metric" ]; then
+  summary "culprit bisect --metric cpu_ns" "$work/culprit-cpu.tsv"
+  summary "git bisect run (threshold on CPU time)" "$work/git-cpu.tsv"
+fi
 # culprit names its answer NOT confirmed when the culprit's runs could not be told
 # from its parent's: how many of the wrong answers it flagged so.
 awk '$5 == "false" {u++; if (!$1) uw++} !$1 && $5 != "false" {w++}

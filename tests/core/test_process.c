@@ -1,6 +1,6 @@
 /* Child processes (framework/core/process.c): statuses, signals, timeouts that end
  * the whole process group, the kept tail of the output, the environment and the
- * working directory, and a program that cannot be started. */
+ * working directory, a program that cannot be started, and CPU time against wall time. */
 #include "support/test.h"
 
 #include <signal.h>
@@ -204,6 +204,33 @@ static void a_program_that_cannot_start_is_an_error(void **state)
     assert_int_equal(culprit_process_run(&r, &o), CULPRIT_EINVALID);
 }
 
+/* cpu_ns counts work (here in a subshell the command waits for), not waiting: a
+ * sleep's CPU time is a small part of its wall time, a busy loop's is many times a
+ * sleep's. Relations only: on a loaded machine the busy loop's wall time may be any
+ * multiple of its CPU time. */
+static void cpu_time_counts_work_not_waiting(void **state)
+{
+    culprit_process_result sleeping, busy;
+    (void)state;
+
+    assert_int_equal(run_shell(&sleeping, "sleep 0.3", CULPRIT_PROCESS_QUIET, 0, 1), 0);
+    assert_true(culprit_process_succeeded(&sleeping));
+    assert_true(sleeping.cpu_ns >= 0);
+    assert_true(sleeping.cpu_ns < sleeping.elapsed_ns / 4);
+    assert_int_equal(run_shell(&busy,
+                               "(i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done); "
+                               "echo done",
+                               CULPRIT_PROCESS_CAPTURE, 0, 1),
+                     0);
+    assert_true(culprit_process_succeeded(&busy));
+    assert_string_equal(busy.output, "done\n");
+    assert_true(busy.cpu_ns > 5 * sleeping.cpu_ns);
+    /* One process at a time: its CPU time cannot exceed the wall time (+ a tick). */
+    assert_true(busy.cpu_ns <= busy.elapsed_ns + 10e6);
+    culprit_process_result_dispose(&sleeping);
+    culprit_process_result_dispose(&busy);
+}
+
 static void options_init_sets_defaults_and_refuses_other_versions(void **state)
 {
     culprit_process_options o;
@@ -230,6 +257,7 @@ int main(void)
         cmocka_unit_test(background_processes_do_not_lengthen_a_run),
         cmocka_unit_test(environment_and_directory),
         cmocka_unit_test(a_program_that_cannot_start_is_an_error),
+        cmocka_unit_test(cpu_time_counts_work_not_waiting),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# End to end: `culprit bisect --command --metric cpu_ns` judges the command's CPU
+# time, not its wall time. A generated repository r1..r6 of a program that does some
+# CPU work and may sleep: r3 adds a 50 ms sleep (wall time only, no CPU work), r5
+# makes the CPU work 10x. By wall time the first slower commit is r3; by CPU time it
+# is r5, and the sleep commit is not blamed. Also: the JSON and the progress lines
+# say which series was judged, and --metric with --command and another name is a
+# usage error naming cpu_ns.
+# usage: bisect_cpu.sh CULPRIT
+set -euo pipefail
+culprit=$1
+work=$(mktemp -d /tmp/culprit-bisect-cpu-XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+mkdir "$work/tmp"
+export TMPDIR=$work/tmp
+fail() { echo "FAIL: $*" >&2; exit 1; }
+git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+
+repo=$work/repo
+git init -q "$repo"
+cat > "$repo/main.c" <<'CEOF'
+#include <stdio.h>
+#include <time.h>
+int main(void)
+{
+    unsigned long work = 0, sleep_ms = 0;
+    volatile unsigned long x = 0;
+    FILE *f = fopen("prog.conf", "r");
+    if (!f || fscanf(f, "work = %lu sleep = %lu", &work, &sleep_ms) != 2)
+        return 2;
+    fclose(f);
+    for (unsigned long i = 0; i < work; i++)
+        x += i;
+    struct timespec t = {0, (long)sleep_ms * 1000000L};
+    nanosleep(&t, NULL);
+    return 0;
+}
+CEOF
+# r1..r6: (work in millions of iterations, sleep in ms)
+set -- "3 0" "3 0" "3 50" "3 50" "30 50" "30 50"
+r=0
+for spec in "$@"; do
+  r=$((r + 1))
+  read -r w s <<< "$spec"
+  printf 'work = %s000000 sleep = %s\n' "$w" "$s" > "$repo/prog.conf"
+  git -C "$repo" add -A
+  git -C "$repo" commit -q --allow-empty -m "r$r: work ${w}M, sleep ${s} ms"
+  git -C "$repo" tag "r$r"
+done
+
+# bisect NAME [ARGS...]: bisects r1..r6, the JSON in $work/NAME.json, stderr in .err
+bisect() {
+  local name=$1; shift
+  (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build 'cc -O2 -o prog main.c' \
+      --command ./prog --json "$@" > "$work/$name.json" 2> "$work/$name.err") ||
+    fail "bisect $name exited $?: $(cat "$work/$name.err")"
+}
+culprit_of() { sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/$1.json"; }
+
+# By CPU time: the CPU commit r5, not the sleep commit r3.
+bisect cpu --metric cpu_ns
+[ "$(culprit_of cpu)" = "$(git -C "$repo" rev-parse r5)" ] ||
+  fail "--metric cpu_ns named $(culprit_of cpu), expected r5: $(cat "$work/cpu.json")"
+grep -q '^  "metric": "cpu_ns",' "$work/cpu.json" || fail "no \"metric\": \"cpu_ns\" in the JSON"
+grep -q '^step .* (cpu_ns)$' "$work/cpu.err" ||
+  fail "the progress lines do not say cpu_ns: $(cat "$work/cpu.err")"
+
+# By wall time (the default): the sleep commit r3 is the first slower one, so the
+# repository does tell the two series apart.
+bisect wall
+[ "$(culprit_of wall)" = "$(git -C "$repo" rev-parse r3)" ] ||
+  fail "wall time named $(culprit_of wall), expected r3: $(cat "$work/wall.json")"
+grep -q '^  "metric": null,' "$work/wall.json" || fail "no \"metric\": null in the JSON"
+if grep -q '(cpu_ns)' "$work/wall.err"; then fail "a wall-time bisection says cpu_ns"; fi
+
+# Any other metric with --command: a usage error naming what is allowed.
+status=0
+(cd "$repo" && "$culprit" bisect --good r1 --bad r6 --command ./prog \
+    --metric instructions) > /dev/null 2> "$work/usage.err" || status=$?
+[ "$status" = 2 ] || fail "--metric instructions with --command exited $status, not 2"
+grep -q 'cpu_ns' "$work/usage.err" || fail "the usage error does not name cpu_ns: $(cat "$work/usage.err")"
+echo "ok: cpu_ns named r5, wall time r3"
