@@ -54,6 +54,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$commits" -ge 3 ] && [ "$trials" -ge 1 ] && [ "$git_runs" -ge 1 ] || usage
 
+load_before=$(uptime)
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench-noise-XXXXXX")
 trap 'rm -rf "$work"' EXIT
 die() { echo "bench_bisect_noise: $*" >&2; exit 1; }
@@ -202,6 +203,7 @@ ms() { awk "BEGIN{printf \"%.3f\", $1/1e6}"; }
 pct() { awk "BEGIN{printf \"%+.1f%%\", ($2/$1-1)*100}"; }
 tgd=$(median "${gd[@]}") tbd=$(median "${bd[@]}") tgs=$(median "${gs[@]}") tbs=$(median "${bs[@]}")
 tmg=$(median "${mg[@]}") tmb=$(median "${mb[@]}")
+echo "load before: $load_before"
 echo "calibration ($calib_rounds rounds of $calib_runs runs; fastest run, median over rounds):"
 echo "  good n = $good_n: ./prog $(ms "$tgd") ms, /bin/sh -c ./prog $(ms "$tgs") ms (median run $(ms "$tmg") ms)"
 echo "  bad  n = $bad_n: ./prog $(ms "$tbd") ms, /bin/sh -c ./prog $(ms "$tbs") ms (median run $(ms "$tmb") ms)"
@@ -333,3 +335,4 @@ fi
 # from its parent's: how many of the wrong answers it flagged so.
 awk '$5 == "false" {u++; if (!$1) uw++} !$1 && $5 != "false" {w++}
   END {printf "culprit answers NOT confirmed against their parent: %d (%d of them wrong); wrong and confirmed: %d\n", u, uw, w}' "$work/culprit.tsv"
+echo "load after: $(uptime)"
