@@ -111,11 +111,16 @@ static int measured(culprit_bisect__side side)
     return side == CULPRIT_BISECT__GOOD || side == CULPRIT_BISECT__CANDIDATE;
 }
 
+/* The other measured side of a measured side. */
+static culprit_bisect__side partner(culprit_bisect__side side)
+{
+    return side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+}
+
 /* Puts a measured side's checkout at the shared path before it is built or run. */
 static int at_home(probe *p, culprit_bisect__side side)
 {
-    culprit_bisect__side other =
-        side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+    culprit_bisect__side other = partner(side);
 
     if (!p->home || !measured(side) || !strcmp(culprit_vcs_checkout_path(p->ck[side]), p->home))
         return 0;
@@ -134,8 +139,7 @@ static int at_home(probe *p, culprit_bisect__side side)
  */
 static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side side, const char *sha)
 {
-    culprit_bisect__side other =
-        side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+    culprit_bisect__side other = partner(side);
     culprit_vcs_checkout *from = p->ck[other], *copy = NULL;
     culprit_vcs_checkout_options o;
     int error, seeded = 0;

@@ -11,6 +11,7 @@
  * temporary checkouts from a Ctrl-C handler.
  */
 #include "culprit/core.h"
+#include "core_internal.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -77,7 +78,7 @@ cleanup:
     return error;
 }
 
-static int write_all(int fd, const void *data, size_t len)
+int culprit_fs__write_all(int fd, const void *data, size_t len)
 {
     const char *p = data;
 
@@ -139,7 +140,7 @@ static int write_through(const char *path, const void *data, size_t len)
                                     errno == ENXIO ? " (a FIFO without a reader)" : "");
     /* Blocking again for the data: O_NONBLOCK was only for the open of a FIFO. */
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (write_all(fd, data, len) < 0)
+    if (culprit_fs__write_all(fd, data, len) < 0)
         error = culprit_error_set_os("cannot write '%s'", path);
     if (close(fd) < 0 && error == 0)
         error = culprit_error_set_os("cannot write '%s'", path);
@@ -176,7 +177,7 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
         umask(mask);
         fchmod(fd, 0666 & ~mask);
     }
-    if (write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    if (culprit_fs__write_all(fd, data, len) < 0 || fsync(fd) < 0) {
         error = culprit_error_set_os("cannot write '%s'", tmp.ptr);
         goto cleanup;
     }

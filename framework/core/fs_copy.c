@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "culprit/core.h"
+#include "core_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -37,15 +38,10 @@ static int copy_file(const char *src, const char *dst, const struct stat *st)
             error = culprit_error_set_os("cannot read '%s'", src);
             goto cleanup;
         }
-        for (ssize_t done = 0, w; done < n; done += w)
-            if ((w = write(out, buf + done, (size_t)(n - done))) < 0) {
-                if (errno == EINTR) {
-                    w = 0;
-                    continue;
-                }
-                error = culprit_error_set_os("cannot write '%s'", dst);
-                goto cleanup;
-            }
+        if (culprit_fs__write_all(out, buf, (size_t)n) < 0) {
+            error = culprit_error_set_os("cannot write '%s'", dst);
+            goto cleanup;
+        }
     }
     if (fchmod(out, st->st_mode & 07777) < 0)
         error = culprit_error_set_os("cannot set the mode of '%s'", dst);
