@@ -101,8 +101,6 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
                                         const culprit_bisect_options *opts,
                                         const culprit_bisect__probe *probe);
 
-/* The options every session needs: good, bad, a command or a run with its test,
- * sane ranges. CULPRIT_EINVALID saying what is wrong. */
 /* The metric a bisection of a command may judge instead of its wall time. */
 #define CULPRIT_BISECT__CPU_METRIC "cpu_ns"
 
@@ -110,6 +108,8 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
  * (counted by a tool). A command's metric (cpu_ns) is a time, judged as times are. */
 int culprit_bisect__counted(const culprit_bisect_options *opts);
 
+/* The options every session needs: good, bad, a command or a run with its test,
+ * sane ranges. CULPRIT_EINVALID saying what is wrong. */
 int culprit_bisect__check_options(const culprit_bisect_options *opts);
 
 /* Disposes of the result of a failed session, keeping the failure's message. */

@@ -104,16 +104,16 @@ int culprit_calltree__subtract_cost(culprit_calltree *tree, double cost_ns)
     return 0;
 }
 
-/*
- * Least squares of extra[d] = (ncalls - ntimed[d]) * u + ntimed[d] * t over the
- * level runs: u is what an untimed call costs, t a timed one (its clock reads).
- * With one run, or runs that cannot tell the two apart, t is taken as u.
- */
 int culprit_calltree__fit_resolves(double ncalls, double estimate_ns, double baseline_ns)
 {
     return ncalls * estimate_ns > 0.02 * baseline_ns;
 }
 
+/*
+ * Least squares of extra[d] = (ncalls - ntimed[d]) * u + ntimed[d] * t over the
+ * level runs: u is what an untimed call costs, t a timed one (its clock reads).
+ * With one run, or runs that cannot tell the two apart, t is taken as u.
+ */
 double culprit_calltree__fit_cost(const double *extra_ns, const double *ntimed, size_t nruns,
                                   double ncalls)
 {

@@ -124,7 +124,7 @@ static const char *verdict_word(culprit_bisect_verdict v)
 
 typedef struct {
     double confidence;
-    const char *series; /* a time judged other than the default one: " (cpu_ns)" */
+    const char *series; /* a time judged other than the wall time (cpu_ns), or NULL */
     cli_progress bar;
 } progress_state;
 
@@ -158,8 +158,10 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
         fprintf(line, "%s\n", step->skip_reason ? step->skip_reason : "");
     else {
         put_change(line, step->change, step->change_low, step->change_high, p->confidence);
-        fprintf(line, " in %zu run%s each%s%s", step->runs, step->runs == 1 ? "" : "s",
-                step->deterministic ? " (counted: deterministic)" : "", p->series);
+        fprintf(line, " in %zu run%s each%s", step->runs, step->runs == 1 ? "" : "s",
+                step->deterministic ? " (counted: deterministic)" : "");
+        if (p->series)
+            fprintf(line, " (%s)", p->series);
         if (step->reused)
             fprintf(line, " (%zu from history)", step->reused);
         fputc('\n', line);
@@ -411,7 +413,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     o->paths = paths;
     o->npaths = npaths;
     p.confidence = o->confidence;
-    p.series = o->metric && !o->run ? " (cpu_ns)" : "";
+    p.series = o->run ? NULL : o->metric;
     o->progress = progress;
     o->payload = &p;
     cli_clean_up_on_signals();
