@@ -9,12 +9,11 @@
 # usage: bisect_cpu.sh CULPRIT
 set -euo pipefail
 culprit=$1
-work=$(mktemp -d /tmp/culprit-bisect-cpu-XXXXXX)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir bisect-cpu
 mkdir "$work/tmp"
 export TMPDIR=$work/tmp
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
 
 repo=$work/repo
 git init -q "$repo"

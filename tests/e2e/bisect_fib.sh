@@ -12,14 +12,13 @@
 # usage: bisect_fib.sh CULPRIT
 set -euo pipefail
 culprit=$1
-work=$(mktemp -d /tmp/culprit-bisect-e2e-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir bisect-e2e
 # The bisections' temporary checkouts go to a directory of this test's own, so that
 # "none is left" is not confused by other tests bisecting at the same time.
 mkdir "$work/tmp"
 export TMPDIR=$work/tmp
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
 
 # make_repo DIR N1 N2 N3 N4 N5 N6 [BROKEN_REVISION]: r1..r6 with those n.
 make_repo() {

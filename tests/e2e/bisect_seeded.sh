@@ -9,10 +9,9 @@
 # usage: bisect_seeded.sh CULPRIT
 set -euo pipefail
 culprit=$1
-work=$(mktemp -d /tmp/culprit-bisect-seeded-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir bisect-seeded
 
 repo=$work/repo
 git init -q "$repo"

@@ -8,10 +8,9 @@
 # usage: bisect_test.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
-work=$(mktemp -d /tmp/culprit-bisect-test-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir bisect-test
 
 mkdir "$work/tests"
 cat > "$work/tests/fib_test.c" <<'CEOF'

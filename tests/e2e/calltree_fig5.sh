@@ -14,10 +14,9 @@
 # usage: calltree_fig5.sh CULPRIT RUNTIME_LIB FIG5_SOURCE
 set -euo pipefail
 culprit=$1 runtime=$2 source=$3
-work=$(mktemp -d /tmp/culprit-calltree-e2e-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir calltree-e2e
 repo=$work/fig5
 
 git init -q "$repo"

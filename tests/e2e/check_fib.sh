@@ -15,14 +15,12 @@
 set -euo pipefail
 fib_perf=$1 culprit=$2 schema=$3
 
-work=$(mktemp -d /tmp/culprit-e2e-XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir e2e
 repo=$work/repo history=$work/history
 git init -q "$repo"
 cd "$repo"
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
-
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # commit MESSAGE N CALLS: writes fib.conf and commits it
 commit() {

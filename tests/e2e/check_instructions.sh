@@ -10,10 +10,9 @@
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-work=$(mktemp -d /tmp/culprit-check-instructions-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir check-instructions
 
 repo=$work/repo
 mkdir -p "$repo"

@@ -14,10 +14,9 @@
 # usage: comparable_baselines.sh CULPRIT LIBCULPRIT INCLUDE_DIR JUNIT_XSD
 set -euo pipefail
 culprit=$1 lib=$2 include=$3 schema=$4
-work=$(mktemp -d /tmp/culprit-comparable-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir comparable
 
 repo=$work/repo hist=$work/hist
 mkdir -p "$repo"

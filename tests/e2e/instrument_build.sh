@@ -17,10 +17,9 @@
 # usage: instrument_build.sh CULPRIT CULPRIT_CC RUNTIME_LIB
 set -euo pipefail
 culprit=$1 culprit_cc=$2 runtime=$3
-work=$(mktemp -d /tmp/culprit-instrument-e2e-XXXXXX)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
-git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir instrument-e2e
 proj=$work/proj
 mkdir -p "$proj/src"
 
