@@ -75,7 +75,8 @@ static void usage(FILE *out)
     cli_usage(out,
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
               "                     [--json] [--junit FILE] [--test NAME]\n"
-              "                     [--confirm] [--investigate [--investigate-budget TIME]]\n"
+              "                     [--confirm [--build-dir DIR]]\n"
+              "                     [--investigate [--investigate-budget TIME]]\n"
               "                     [--build CMD] [--run CMD] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
               "and minor regressions, improvements and undecided tests.\n"
