@@ -5,12 +5,12 @@
  * hint and never chooses a program (docs/security.md). It is used only when it
  * resolves, symbolic links followed, to a file inside one of the trusted build
  * trees the caller names (the work tree, --build-dir, $CULPRIT_BUILD_DIR), outside
- * any .git directory, that is a regular ELF executable owned by the user or root
- * and not writable by others, in directories below the tree that others cannot
- * write either, and when that binary's --list names the test. The re-run executes
- * the resolved path, never the hint, and passes every name as the value of an
- * `--option=` argument (the test's with its glob characters escaped), so no name
- * from a run is ever read as an option.
+ * any .git directory, that is a regular ELF executable linking culprit's runner,
+ * owned by the user or root and not writable by others, in directories below the
+ * tree that others cannot write either, and when that binary's --list names the
+ * test. The re-run executes the resolved path, never the hint, and passes every
+ * name as the value of an `--option=` argument (the test's with its glob characters
+ * escaped), so no name from a run is ever read as an option.
  */
 #define _GNU_SOURCE /* O_NOFOLLOW, O_CLOEXEC */
 #include "culprit/runner.h"
@@ -19,9 +19,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,6 +32,8 @@
 /* The bytes of --list output kept (its tail): a binary listing more tests than
  * that may not find the test, and its verdict is then kept. */
 #define LIST_MAX (4u << 20)
+/* The largest binary searched for culprit's runner (larger ones are not re-run). */
+#define MAP_MAX (4ull << 30)
 
 /* The tree (a real path) holding the real path `path`, or NULL. */
 static const char *tree_of(const char *path, char *const *trees, size_t n)
@@ -81,6 +85,26 @@ static int check_dirs(const char *path, const char *tree, const char *hint)
     return 0;
 }
 
+/* 1 when the ELF file `fd` (`size` bytes) links culprit's runner: it names
+ * culprit_run_perf_tests (the symbol a test binary imports from a shared libculprit,
+ * or its own symbol table), or holds the runner's CULPRIT_FAIL_ON (a stripped static
+ * binary). Any other program of the build tree (a tool, a compiler's probe) is never
+ * run, not even with --list. */
+static int links_runner(int fd, off_t size)
+{
+    static const char *const needles[] = {"culprit_run_perf_tests", "CULPRIT_FAIL_ON"};
+    void *map;
+    int found = 0;
+
+    if (size <= 0 || (uint64_t)size > MAP_MAX ||
+        (map = mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED)
+        return 0;
+    for (size_t i = 0; i < sizeof(needles) / sizeof(*needles) && !found; i++)
+        found = memmem(map, (size_t)size, needles[i], strlen(needles[i])) != NULL;
+    munmap(map, (size_t)size);
+    return found;
+}
+
 /* The file itself, opened without following a link: regular, executable, ours or
  * root's, not writable by others, an ELF file (a test binary the build made; a
  * script is not one). */
@@ -110,6 +134,11 @@ static int check_file(const char *path, const char *hint)
         error = culprit_error_set(CULPRIT_ESKIP,
                                   "test binary '%s' is not an ELF executable (a script or other "
                                   "file is never re-run)",
+                                  hint);
+    else if (!links_runner(fd, st.st_size))
+        error = culprit_error_set(CULPRIT_ESKIP,
+                                  "test binary '%s' is not a culprit test binary (it does not "
+                                  "link culprit's runner)",
                                   hint);
     close(fd);
     return error;

@@ -7,7 +7,8 @@
 #       points out of it, to an ELF program that lists the test;
 #   s3  a script committed into the repository (inside the work tree, not ELF);
 #   s4  that ELF program outside any tree, named directly;
-#   s5  the victim's own test binary (a legitimate hint: re-run).
+#   s5  the victim's own test binary (a legitimate hint: re-run);
+#   s6  an ELF program committed into the repository, which is no test binary.
 # Every attacker's program would leave a marker file when run. The victim pulls, then
 # runs check --confirm, check --investigate, history and report: the marker is never
 # made, nothing is written outside the victim's store and work directories, the
@@ -80,19 +81,20 @@ git clone -q "$work/remote.git" "$work/seed" 2> /dev/null
   cd "$work/seed"
   echo one > code.txt && git add -A && git commit -q -m c1
   echo two > code.txt && ln -s "$outside/evil-elf" tool-link && mkdir tools &&
-    cp "$outside/evil.sh" tools/evil.sh && git add -A && git commit -q -m c2
+    cp "$outside/evil.sh" tools/evil.sh && cp "$outside/evil-elf" tools/evil-elf &&
+    git add -A && git commit -q -m c2
   git push -q origin HEAD:main 2> /dev/null
 )
 c1=$(git -C "$work/seed" rev-parse HEAD~1) c2=$(git -C "$work/seed" rev-parse HEAD)
 
-# The attacker: real runs of s1..s5 at c1 (fast) and c2 (20x: a major regression),
+# The attacker: real runs of s1..s6 at c1 (fast) and c2 (20x: a major regression),
 # then each c2 run's culprit.binary rewritten, then pushed with culprit itself.
 victim=$work/victim
 git clone -q -b main "$work/remote.git" "$work/attacker"
 build_perf "$work/attacker/perf" || fail "cannot build the perf test"
 for c in "$c1" "$c2"; do
   git -C "$work/attacker" checkout -q "$c"
-  for s in s1 s2 s3 s4 s5; do
+  for s in s1 s2 s3 s4 s5 s6; do
     (cd "$work/attacker" && SUITE=$s WORK=$([ "$c" = "$c1" ] && echo 1 || echo 20) \
       CULPRIT_FAIL_ON=none ./perf --quiet --history "$work/attacker-hist" > /dev/null 2>&1) ||
       fail "the attacker's run of $s failed"
@@ -109,6 +111,7 @@ hint s2 "$victim/tool-link"
 hint s3 "$victim/tools/evil.sh"
 hint s4 "$outside/evil-elf"
 hint s5 "$victim/build/perf"
+hint s6 "$victim/tools/evil-elf"
 git -C "$work/attacker" checkout -q main
 (cd "$work/attacker" && "$culprit" history push --history "$work/attacker-hist" \
   > "$work/logs/push.out" 2>&1) || fail "the attacker's push failed: $(cat "$work/logs/push.out")"
@@ -142,7 +145,7 @@ vrun() {
   [ ! -e "$marker" ] || fail "culprit $* ran the attacker's program"
 }
 vrun pull 0 history pull
-grep -q "10 new runs" "$work/logs/pull.out" || fail "pull: $(cat "$work/logs/pull.out")"
+grep -q "12 new runs" "$work/logs/pull.out" || fail "pull: $(cat "$work/logs/pull.out")"
 
 # check --confirm: the majors the attacker's runs show are kept, none is re-run from
 # the attacker's paths, each refusal names the path and the rule; s5's hint leads to
@@ -158,8 +161,10 @@ grep -F "cannot confirm s3.spin: test binary '$victim/tools/evil.sh' is not an E
   fail "s3: $(cat "$err")"
 grep -F "cannot confirm s4.spin: test binary '$outside/evil-elf' is outside the trusted build trees" "$err" > /dev/null ||
   fail "s4: $(cat "$err")"
+grep -F "cannot confirm s6.spin: test binary '$victim/tools/evil-elf' is not a culprit test binary" "$err" > /dev/null ||
+  fail "s6: $(cat "$err")"
 grep -q "confirming s5.spin: re-running it once" "$err" || fail "s5 not re-run: $(cat "$err")"
-for s in s1 s2 s3 s4; do
+for s in s1 s2 s3 s4 s6; do
   grep -q "^MAJOR *$s.spin:" "$work/logs/confirm.out" || fail "$s lost its verdict: $(cat "$work/logs/confirm.out")"
 done
 
@@ -187,4 +192,4 @@ done <<< "$before"
 grep -l "value=\"$c2\"" "$store"/*.xml | xargs grep -q 'testsuite name="s5"' ||
   fail "the re-run of s5 was not recorded"
 [ ! -e "$marker" ] || fail "the attacker's program ran"
-echo "hostile remote: 4 hostile binaries refused, 1 local binary re-run, nothing run, written or changed outside the store (${SECONDS} s)"
+echo "hostile remote: 5 hostile binaries refused, 1 local binary re-run, nothing run, written or changed outside the store (${SECONDS} s)"

@@ -131,6 +131,11 @@ static void refuses_scripts_and_files_others_can_change(void **state)
     snprintf(hint, sizeof(hint), "%s/script.sh", f->tree);
     chmod(hint, 0755);
     refused(f, hint, "is not an ELF executable");
+    /* An ELF program of the build tree that is not a test binary (no culprit runner):
+     * not run, not even with --list. */
+    snprintf(hint, sizeof(hint), "%s/build/true", f->tree);
+    run("cp /bin/true '%s'", hint);
+    refused(f, hint, "is not a culprit test binary");
     /* Writable by others. */
     chmod(f->bin, 0757);
     refused(f, f->bin, "is writable by others");
