@@ -40,11 +40,11 @@ void culprit_settings_dispose(culprit_settings *settings);
  * taken only when it is an absolute path that resolves (symbolic links followed)
  * inside one of the `ntrees` trusted build `trees` (NULL or empty entries skipped),
  * outside any .git directory, through directories below the tree that others
- * cannot write, to a regular ELF file that is executable, owned by the user or root
- * and not writable by others, and whose `--list` names `test`. `*resolved` then
- * receives the real path to execute (free() it). Otherwise CULPRIT_ESKIP with a
- * message naming the path and the rule it broke ("test binary '...' is outside the
- * trusted build trees ('/src')"), and `*resolved` is NULL.
+ * cannot write, to a regular ELF file that is executable, owned by the user or root,
+ * not writable by others and linking culprit's runner, and whose `--list` names
+ * `test`. `*resolved` then receives the real path to execute (free() it). Otherwise CULPRIT_ESKIP
+ * with a message naming the path and the rule it broke ("test binary '...' is outside the trusted
+ * build trees ('/src')"), and `*resolved` is NULL.
  */
 int culprit_runner_trusted_binary(char **resolved, const char *hint, const char *test,
                                   const char *const *trees, size_t ntrees);
