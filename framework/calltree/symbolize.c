@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *debuginfo_path;
@@ -240,6 +241,7 @@ static session *open_object(sessions *all, const char *object, int *error)
 {
     const unsigned char *bits;
     GElf_Addr vaddr;
+    struct stat st;
     session *s;
     int len;
 
@@ -257,8 +259,10 @@ static session *open_object(sessions *all, const char *object, int *error)
     if (!(s->dwfl = dwfl_begin(&callbacks)))
         return s;
     dwfl_report_begin(s->dwfl);
-    /* Bias 0: the recorded offsets are the object's own addresses (st_value). */
-    if (access(object, R_OK) == 0)
+    /* Bias 0: the recorded offsets are the object's own addresses (st_value). The
+     * path comes from the file: only a regular file is opened (a FIFO would wait for
+     * a writer forever, a device would be read). */
+    if (stat(object, &st) == 0 && S_ISREG(st.st_mode) && access(object, R_OK) == 0)
         s->mod = dwfl_report_elf(s->dwfl, object, object, -1, 0, false);
     dwfl_report_end(s->dwfl, NULL, NULL);
     if (s->mod && (len = dwfl_module_build_id(s->mod, &bits, &vaddr)) > 0 && len <= 64)

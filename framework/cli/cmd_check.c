@@ -12,13 +12,13 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 typedef struct {
     cli_judge judge;
     const char *commit_rev;
     const char *baseline_rev;
     int confirm;
+    const char *build_dir;       /* --build-dir: a trusted build tree beside the work tree */
     culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
     cli_investigate investigate;
 } check_args;
@@ -40,6 +40,10 @@ typedef struct {
                         "confirm each flagged test: with --build and --run, paired\n"              \
                         "runs of its baseline commit and this one, built in temporary\n"           \
                         "checkouts; without them, re-run it once against history"),                \
+            CULPRIT_OPT("--build-dir", 0, CULPRIT_OPT_STRING, &(a)->build_dir, "DIR",              \
+                        "with --confirm: a build tree outside the work tree whose\n"               \
+                        "test binaries a re-run may use (also $CULPRIT_BUILD_DIR;\n"               \
+                        "docs/security.md)"),                                                      \
             CULPRIT_OPT("--investigate", 0, CULPRIT_OPT_FLAG, &(a)->investigate.enabled, NULL,     \
                         "then find the commit and the function of each regression:\n"              \
                         "bisect its range (one commit: not needed), diff the call\n"               \
@@ -71,7 +75,8 @@ static void usage(FILE *out)
     cli_usage(out,
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
               "                     [--json] [--junit FILE] [--test NAME]\n"
-              "                     [--confirm] [--investigate [--investigate-budget TIME]]\n"
+              "                     [--confirm [--build-dir DIR]]\n"
+              "                     [--investigate [--investigate-budget TIME]]\n"
               "                     [--build CMD] [--run CMD] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
               "and minor regressions, improvements and undecided tests.\n"
@@ -102,6 +107,8 @@ static int parse(check_args *a, int argc, char **argv, int *help)
     if ((a->pair.build || a->pair.run) && !a->confirm && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --build and --run go with --confirm or --investigate");
+    if (a->build_dir && !a->confirm)
+        return culprit_error_set(CULPRIT_EINVALID, "check: --build-dir goes with --confirm");
     if (a->investigate.results_dir && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID, "check: --results goes with --investigate");
     if (a->baseline_rev && a->judge.check.pool > 1)
@@ -111,34 +118,6 @@ static int parse(check_args *a, int argc, char **argv, int *help)
 }
 
 /* ---------------------------------------------------------------- --confirm --- */
-
-/*
- * Runs `binary --filter TEST --history DIR --commit SHA --quiet` (no shell: the
- * names go to exec as they are). The binary's own output goes to stderr so it does
- * not mix with ours (a --json document on stdout stays valid).
- */
-static int rerun(const char *binary, const char *test, const char *dir, const char *sha)
-{
-    const char *argv[] = {binary,     "--filter", test,      "--history", dir,
-                          "--commit", sha,        "--quiet", NULL};
-    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
-    culprit_process_result r;
-    int error;
-
-    o.argv = argv;
-    o.output = CULPRIT_PROCESS_TO_STDERR;
-    if ((error = culprit_process_run(&r, &o)) < 0)
-        return error;
-    /* 0 or 1 (a failing test): the run was recorded either way. */
-    if (!r.exited || (r.status != 0 && r.status != 1)) {
-        culprit_buf why = CULPRIT_BUF_INIT;
-        culprit_process_describe(&why, &r, binary, 0);
-        error = culprit_error_set(CULPRIT_ERROR, "%s", culprit_buf_cstr(&why));
-        culprit_buf_dispose(&why);
-    }
-    culprit_process_result_dispose(&r);
-    return error;
-}
 
 /* Test i is flagged by a detector of the check: the time verdict (when it judged)
  * or a counter detector. */
@@ -153,13 +132,16 @@ static int flagged(const culprit_check_result *result, size_t i)
 
 /*
  * Re-runs each flagged test once, then judges again: a test stays flagged only if
- * its re-run is flagged too (the newest run at the commit is the re-run). Tests
- * whose binary is unknown or gone keep their verdict. For the counter clusters the
- * re-run also makes an A/A pair at the commit, which calibrates their thresholds.
+ * its re-run is flagged too (the newest run at the commit is the re-run). The
+ * binary a run recorded is only a hint: it is re-run only when it resolves to a test
+ * binary of a trusted build tree that lists the test (culprit_runner_trusted_binary,
+ * docs/security.md); other tests keep their verdict, and the message says why. For
+ * the counter clusters the re-run also makes an A/A pair at the commit, which
+ * calibrates their thresholds.
  */
 static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
                    const char *sha, const char *const *bases, size_t nbases,
-                   const culprit_check_options *opts)
+                   const culprit_check_options *opts, const char *const *trees, size_t ntrees)
 {
     int *before = NULL;
     char **keys = NULL;
@@ -171,20 +153,31 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto oom;
     for (size_t i = 0; i < n; i++) {
         const culprit_verdict *v = &result->verdicts[i];
-        const char *binary = result->now_runs[i]->binary;
+        const char *hint = result->now_runs[i]->binary;
+        char *binary = NULL;
         before[i] = flagged(result, i);
         if (!(keys[i] = culprit_strdup(v->test)))
             goto oom;
         if (!before[i])
             continue;
-        if (!binary || access(binary, X_OK) != 0) {
-            fprintf(stderr, "culprit: cannot confirm %s: %s%s%s; keeping the verdict\n", v->test,
-                    binary ? "test binary '" : "the run does not record its test binary",
-                    binary ? binary : "", binary ? "' is missing" : "");
+        if (!hint) {
+            fprintf(stderr,
+                    "culprit: cannot confirm %s: the run does not record its test binary; "
+                    "keeping the verdict\n",
+                    v->test);
+            continue;
+        }
+        if (culprit_runner_trusted_binary(&binary, hint, result->now[i]->name, trees, ntrees) < 0) {
+            fprintf(stderr,
+                    "culprit: cannot confirm %s: %s; not re-run: a re-run uses only a test binary "
+                    "of a trusted build tree (docs/security.md); keeping the verdict\n",
+                    v->test, culprit_error_last());
             continue;
         }
         fprintf(stderr, "culprit: confirming %s: re-running it once\n", v->test);
-        if ((error = rerun(binary, result->now[i]->name, dir, sha)) < 0) {
+        error = culprit_runner_rerun(binary, result->now[i]->name, dir, sha);
+        free(binary);
+        if (error < 0) {
             fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
                     culprit_error_last());
             continue;
@@ -514,10 +507,14 @@ int cli_check(int argc, char **argv)
     if (a.confirm && a.pair.run &&
         (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
         goto cleanup;
-    if (a.confirm && !a.pair.run &&
-        (error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                         &a.judge.check)) < 0)
-        goto cleanup;
+    if (a.confirm && !a.pair.run) {
+        /* The trusted build trees (docs/security.md): the user's, never the data's. */
+        const char *trees[] = {culprit_vcs_workdir(env.repo), a.build_dir,
+                               getenv("CULPRIT_BUILD_DIR")};
+        if ((error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
+                             &a.judge.check, trees, sizeof(trees) / sizeof(*trees))) < 0)
+            goto cleanup;
+    }
 
     if (a.investigate.enabled &&
         (error = investigate(&iv, &a, &env, &result, &runs, bases, nbases)) < 0)

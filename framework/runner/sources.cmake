@@ -7,4 +7,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/job.c
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/result_json.c
+  ${CMAKE_CURRENT_LIST_DIR}/rerun.c
   ${CMAKE_CURRENT_LIST_DIR}/settings.c)

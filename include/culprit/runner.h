@@ -33,6 +33,34 @@ int culprit_settings_resolve(culprit_settings *out, culprit_project **project_ou
                              const char *history_dir);
 void culprit_settings_dispose(culprit_settings *settings);
 
+/**
+ * The binary a re-run of `test` may execute, from `hint`, the test binary a run
+ * recorded (culprit_run.binary). A run may come from anyone who can push to the
+ * shared history, so the hint never chooses a program (docs/security.md): it is
+ * taken only when it is an absolute path that resolves (symbolic links followed)
+ * inside one of the `ntrees` trusted build `trees` (NULL or empty entries skipped),
+ * outside any .git directory, through directories below the tree that others
+ * cannot write, to a regular ELF file that is executable, owned by the user or root,
+ * not writable by others and linking culprit's runner, and whose `--list` names
+ * `test`. `*resolved` then receives the real path to execute (free() it). Otherwise CULPRIT_ESKIP
+ * with a message naming the path and the rule it broke ("test binary '...' is outside the trusted
+ * build trees ('/src')"), and `*resolved` is NULL.
+ */
+int culprit_runner_trusted_binary(char **resolved, const char *hint, const char *test,
+                                  const char *const *trees, size_t ntrees);
+
+/**
+ * Runs `binary --filter=TEST --history=DIR --commit=SHA --quiet`: one run of `test`
+ * recorded into `history_dir` at `commit`. No shell, every value joined to its
+ * option (no name is ever read as an option), the test's glob characters escaped
+ * (the filter matches that test alone). The binary's output goes to stderr. Returns
+ * 0 when it exited 0 or 1 (a failing test is recorded too); CULPRIT_ERROR saying how
+ * it ended otherwise, CULPRIT_ENOTFOUND when it cannot be started. Give it only a
+ * path from culprit_runner_trusted_binary().
+ */
+int culprit_runner_rerun(const char *binary, const char *test, const char *history_dir,
+                         const char *commit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A raw file as the runtime writes it: two objects, a function seen through two
@@ -223,6 +224,35 @@ static void bad_files_are_named_with_their_line(void **state)
                  "t.calltree:3: expected 'object INDEX LOAD-ADDRESS BUILD-ID PATH'");
 }
 
+/* A file names its objects; one that is a FIFO (or any non-regular file) is not
+ * opened to symbolize it: the function stays an address, and nothing waits for a
+ * writer that never comes (an alarm fails the test instead of hanging it). */
+static void an_object_that_is_no_regular_file_is_not_opened(void **state)
+{
+    char *dir = test_tmpdir_new("calltree-fifo"), fifo[600], text[1600];
+    culprit_calltree *t;
+    size_t missing = 0;
+    (void)state;
+
+    snprintf(fifo, sizeof(fifo), "%s/obj", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    snprintf(text, sizeof(text),
+             "culprit-calltree 1\nbinary %s\nmode structure\nlevel 0\nclock none\n"
+             "overhead-ns 0\nthreads 1\nobjects 1\nobject 0 0x1000 - %s\nfunctions 1\n"
+             "function 0 0 0x13cc - - 0 0\nnodes 2\nnode 0 - - 0 0 - - -\n"
+             "node 1 0 0 1 1 - - -\nend\n",
+             fifo, fifo);
+    t = read_string(text);
+    alarm(20);
+    assert_int_equal(culprit_calltree_symbolize(t, &missing), 0);
+    alarm(0);
+    assert_int_equal(missing, 1);
+    assert_string_equal(t->functions[0].name, "0x13cc");
+    culprit_calltree_free(t);
+    test_tmpdir_remove(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -232,6 +262,7 @@ int main(void)
         cmocka_unit_test(the_file_functions_write_atomically_and_read_back),
         cmocka_unit_test(identical_paths_merge),
         cmocka_unit_test(bad_files_are_named_with_their_line),
+        cmocka_unit_test(an_object_that_is_no_regular_file_is_not_opened),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,8 +1,9 @@
 /*
  * A stand-in for a culprit test binary, for `culprit check --confirm`: given
- * --filter TEST --history DIR --commit SHA, it records one run of suite "perf" with
- * TEST measured at $CULPRIT_FAKE_MEAN_NS (30 samples, sd 1%), dated
- * $CULPRIT_FAKE_TIMESTAMP (default now) so it is the newest run at the commit.
+ * --filter=TEST --history=DIR --commit=SHA (as the re-run passes them), it records
+ * one run of suite "perf" with TEST measured at $CULPRIT_FAKE_MEAN_NS (30 samples,
+ * sd 1%), dated $CULPRIT_FAKE_TIMESTAMP (default now) so it is the newest run at the
+ * commit. --list names the tests a re-run looks for (the trust check, rerun.c).
  */
 #include "culprit/history.h"
 
@@ -11,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* The re-run's trust check takes only a binary linking culprit's runner (rerun.c,
+ * links_runner): this stand-in has none, so it carries the runner's mark. */
+static const char runner_mark[] __attribute__((used)) = "CULPRIT_FAIL_ON";
 
 int main(int argc, char **argv)
 {
@@ -24,16 +29,21 @@ int main(int argc, char **argv)
     struct tm tm;
     int error;
 
-    for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--filter") == 0)
-            test = argv[++i];
-        else if (strcmp(argv[i], "--history") == 0)
-            dir = argv[++i];
-        else if (strcmp(argv[i], "--commit") == 0)
-            commit = argv[++i];
+    /* --list: the tests it has, $CULPRIT_FAKE_TESTS (default "major"), one a line. */
+    if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+        printf("%s\n", getenv("CULPRIT_FAKE_TESTS") ? getenv("CULPRIT_FAKE_TESTS") : "major");
+        return 0;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (strncmp(argv[i], "--filter=", 9) == 0)
+            test = argv[i] + 9;
+        else if (strncmp(argv[i], "--history=", 10) == 0)
+            dir = argv[i] + 10;
+        else if (strncmp(argv[i], "--commit=", 9) == 0)
+            commit = argv[i] + 9;
     }
     if (!test || !dir || !commit) {
-        fprintf(stderr, "fake_test_binary: needs --filter, --history and --commit\n");
+        fprintf(stderr, "fake_test_binary: needs --filter=, --history= and --commit=\n");
         return 2;
     }
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));

@@ -10,9 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include "support/cli_fixture.h"
+#include "support/git_fixture.h"
 
 static void assert_starts_line(const char *out, const char *needle, const char *tag)
 {
@@ -290,6 +292,26 @@ static void categories_set_unset_accept_round_trip(void **state)
     cli_result_dispose(&r);
 }
 
+/* A newer run of perf.major at sha[3], recorded as measured by `binary`: check
+ * --confirm keeps its major verdict, and stderr holds `why`. */
+static void confirm_keeps_verdict(const repo_fixture *repo, const char *dir, const char *build_dir,
+                                  const char *stamp, const char *binary, const char *why)
+{
+    const synthetic_test now[] = {{"major", 1.5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS}};
+    culprit_run *run = fixture_run("perf", repo->sha[3], stamp, NULL, now, 1);
+    cli_result r;
+
+    culprit_str_set(&run->binary, binary);
+    fixture_store(dir, run);
+    r = run_culprit(repo->dir, NULL, "check --confirm --history '%s' --build-dir '%s'", dir,
+                    build_dir);
+    assert_int_equal(r.status, 1);
+    assert_starts_line(r.out, "perf.major:", "MAJOR");
+    assert_contains(r.err, why);
+    assert_contains(r.err, "keeping the verdict");
+    cli_result_dispose(&r);
+}
+
 /* --confirm: the fake binary records `perf.major` at CULPRIT_FAKE_MEAN_NS, dated
  * CULPRIT_FAKE_TIMESTAMP (each re-run the newest). */
 static void check_confirm_reruns_flagged_tests(void **state)
@@ -297,29 +319,45 @@ static void check_confirm_reruns_flagged_tests(void **state)
     repo_fixture *repo = *state;
     const synthetic_test before[] = {{"major", 5e5, 5e3, 30, "fast", CULPRIT_STATUS_PASS}};
     const synthetic_test now[] = {{"major", 1.5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS}};
-    char dir[512];
+    char dir[512], build_dir[512], env[1024], script[600], marker[600], text[1400];
     culprit_run *run;
     cli_result r;
 
     snprintf(dir, sizeof(dir), "%s/confirm-history", repo->dir);
+    /* The fake binary's directory: the build tree a re-run may use. */
+    snprintf(build_dir, sizeof(build_dir), "%s", FAKE_BIN);
+    *strrchr(build_dir, '/') = '\0';
     fixture_store(dir, fixture_run("perf", repo->sha[2], "2024-03-03T12:00:00Z", NULL, before, 1));
     run = fixture_run("perf", repo->sha[3], "2024-03-04T12:00:00Z", NULL, now, 1);
     culprit_str_set(&run->binary, FAKE_BIN);
     fixture_store(dir, run);
 
+    /* The fake binary is in the build tree, outside the repository's work tree: not
+     * trusted unless named, so not run (docs/security.md); the verdict is kept. */
+    r = run_culprit(repo->dir, NULL, "check --confirm --history '%s'", dir);
+    assert_int_equal(r.status, 1);
+    assert_starts_line(r.out, "perf.major:", "MAJOR");
+    assert_contains(r.err, "is outside the trusted build trees");
+    assert_contains(r.err, FAKE_BIN);
+    assert_contains(r.err, "keeping the verdict");
+    cli_result_dispose(&r);
+
     /* Still slow on the re-run: confirmed. */
     r = run_culprit(repo->dir,
                     "CULPRIT_FAKE_MEAN_NS=1500000 CULPRIT_FAKE_TIMESTAMP=2031-01-01T00:00:00Z",
-                    "check --confirm --history '%s'", dir);
+                    "check --confirm --history '%s' --build-dir '%s'", dir, build_dir);
     assert_int_equal(r.status, 1);
     assert_starts_line(r.out, "perf.major:", "MAJOR");
     assert_contains(r.err, "confirming perf.major");
     cli_result_dispose(&r);
 
-    /* Fast again: the alarm was noise, not reported. */
-    r = run_culprit(repo->dir,
-                    "CULPRIT_FAKE_MEAN_NS=500000 CULPRIT_FAKE_TIMESTAMP=2032-01-01T00:00:00Z",
-                    "check --confirm --history '%s'", dir);
+    /* Fast again: the alarm was noise, not reported. The build tree named by
+     * $CULPRIT_BUILD_DIR this time. */
+    snprintf(env, sizeof(env),
+             "CULPRIT_FAKE_MEAN_NS=500000 CULPRIT_FAKE_TIMESTAMP=2032-01-01T00:00:00Z "
+             "CULPRIT_BUILD_DIR='%s'",
+             build_dir);
+    r = run_culprit(repo->dir, env, "check --confirm --history '%s'", dir);
     if (r.status != 0)
         fail_msg("exit %d:\n%s%s", r.status, r.out, r.err);
     assert_starts_line(r.out, "perf.major:", "unchanged");
@@ -327,13 +365,22 @@ static void check_confirm_reruns_flagged_tests(void **state)
     cli_result_dispose(&r);
 
     /* The binary is gone: said so, the verdict kept. */
-    run = fixture_run("perf", repo->sha[3], "2033-01-01T00:00:00Z", NULL, now, 1);
-    culprit_str_set(&run->binary, "/nonexistent/perf_tests");
-    fixture_store(dir, run);
-    r = run_culprit(repo->dir, NULL, "check --confirm --history '%s'", dir);
-    assert_int_equal(r.status, 1);
-    assert_starts_line(r.out, "perf.major:", "MAJOR");
-    assert_contains(r.err, "'/nonexistent/perf_tests' is missing");
+    confirm_keeps_verdict(repo, dir, build_dir, "2033-01-01T00:00:00Z", "/nonexistent/perf_tests",
+                          "'/nonexistent/perf_tests' is missing");
+
+    /* A run (as pulled from a remote) naming a script in the work tree: never run. */
+    snprintf(script, sizeof(script), "%s/evil.sh", repo->dir);
+    snprintf(marker, sizeof(marker), "%s/marker", repo->dir);
+    snprintf(text, sizeof(text), "#!/bin/sh\ntouch '%s'\necho major\n", marker);
+    write_file(repo->dir, "evil.sh", text);
+    chmod(script, 0755);
+    confirm_keeps_verdict(repo, dir, build_dir, "2034-01-01T00:00:00Z", script,
+                          "is not an ELF executable");
+    assert_int_equal(access(marker, F_OK), -1);
+    /* --build-dir only with --confirm. */
+    r = run_culprit(repo->dir, NULL, "check --history '%s' --build-dir /tmp", dir);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--build-dir goes with --confirm");
     cli_result_dispose(&r);
 }
 
