@@ -5,6 +5,10 @@
 # In: SOURCE_DIR, WORK_DIR, GENERATOR, C_COMPILER.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
 set(dir "${WORK_DIR}/werror")
+# compile_commands.json comes from the Makefile and Ninja generators only.
+if(NOT GENERATOR MATCHES "^(Unix Makefiles|Ninja)$")
+  set(GENERATOR "Unix Makefiles")
+endif()
 file(REMOVE_RECURSE "${dir}")
 
 # Configures `src` into `bin` and sets `out_var` to TRUE when every compile command
