@@ -405,9 +405,7 @@ static void written_file_validates_against_junit_schema(void **state)
         culprit_run *back = NULL;
         assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
         assert_string_equal(back->path, path);
-        assert_string_equal(
-            back->tests[1].output,
-            "esc \xef\xbf\xbd[31mred\xef\xbf\xbd[0m bad \xef\xbf\xbd\xef\xbf\xbd end");
+        assert_string_equal(back->tests[1].output, "esc \\x1b[31mred\\x1b[0m bad \\xff\\xfe end");
         culprit_run_free(back);
     }
     culprit_run_free(run);
