@@ -42,17 +42,28 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/* Prints `prefix`, then `text` (it names tests: data) escaped for the terminal, and a
+ * line break. */
+static void put_text_line(FILE *out, const char *prefix, const char *text)
+{
+    culprit_buf line = CULPRIT_BUF_INIT;
+
+    if (culprit_buf_puts(&line, prefix) == 0 && culprit_buf_put_text(&line, text) == 0)
+        fprintf(out, "%s\n", line.ptr);
+    culprit_buf_dispose(&line);
+}
+
 static void warn(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(runner *r, const char *fmt, ...)
 {
+    char text[CULPRIT_ERROR_MESSAGE_MAX];
     va_list ap;
     (void)r;
     fflush(stdout); /* keep the order of the lines when both go to one pipe */
-    fprintf(stderr, "culprit: warning: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    put_text_line(stderr, "culprit: warning: ", text);
 }
 
 /* CPU model, core count, kernel and architecture: the machine part of the build and
@@ -448,10 +459,14 @@ static int write_junit(const runner *r, const culprit_run *run)
     len = strlen(dest);
     if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
         return culprit_history_write_report(&run, 1, dest, 0);
-    /* Unique per run: the suite, when, and the process (ctest may run binaries at once). */
+    /* Unique per run: the suite, when, and the process (ctest may run binaries at once).
+     * The suite is data ("net/http", "../x"): made a file name by core's one function;
+     * its real name is in the file. */
     if ((error = culprit_fs_mkdir_p(dest)) < 0 ||
-        (error = culprit_buf_printf(&name, "%s.%s.%ld.xml", run->suite ? run->suite : "run",
-                                    run->timestamp ? run->timestamp : "", (long)getpid())) < 0)
+        (error = culprit_fs_name(&name, run->suite ? run->suite : "run", CULPRIT_FS_NAME_MAX)) <
+            0 ||
+        (error = culprit_buf_printf(&name, ".%s.%ld.xml", run->timestamp ? run->timestamp : "",
+                                    (long)getpid())) < 0)
         goto cleanup;
     if (!(path = culprit_fs_join(dest, name.ptr))) {
         error = CULPRIT_ERROR;
@@ -547,10 +562,14 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
     if ((error = culprit_run_new(&run)) < 0 || (error = prepare(&r, run, suite, build)) < 0)
         goto fatal;
-    if (!r.opt.quiet)
-        fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", suite, nselected,
-                nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
+    if (!r.opt.quiet) {
+        culprit_buf label = CULPRIT_BUF_INIT; /* the suite is data: escaped */
+        culprit_buf_put_text(&label, suite);
+        fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", culprit_buf_cstr(&label),
+                nselected, nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
                 run->branch ? " on " : "", run->branch ? run->branch : "");
+        culprit_buf_dispose(&label);
+    }
     if ((error = run_selected(&r, run, suite, tests, ntests, &nfailed, &nerrors)) < 0)
         goto fatal;
     if (nfailed || nerrors)
@@ -564,7 +583,8 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     goto cleanup;
 
 fatal:
-    fprintf(stderr, "%s: error: %s\n", r.program, culprit_error_last());
+    fprintf(stderr, "%s: ", r.program);
+    put_text_line(stderr, "error: ", culprit_error_last());
     exit_code = RUNNER_EXIT_USAGE;
 cleanup:
     free(history_file);
