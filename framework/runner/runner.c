@@ -42,6 +42,22 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
+/*
+ * A suite or test name as the history records it: what XML cannot carry (control
+ * bytes but tab and line breaks, bytes that are not UTF-8) as "\xNN". Set once here,
+ * so the terminal, --json, the JUnit report, the history and the category
+ * assignments all name the test alike, and a name is never a reason not to record.
+ */
+static int set_name(char **dst, const char *name)
+{
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *safe = culprit_text_utf8(name, &scratch, CULPRIT_TEXT_XML);
+    int error = safe ? culprit_str_set(dst, safe) : CULPRIT_ERROR;
+
+    culprit_buf_dispose(&scratch);
+    return error;
+}
+
 /* Prints `prefix`, then `text` (it names tests: data) escaped for the terminal, and a
  * line break. */
 static void put_text_line(FILE *out, const char *prefix, const char *text)
@@ -134,7 +150,7 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
              "names it)",
              r->opt.repository ? "--repository is not a git repository" : "not in a git repository",
              culprit_error_last());
-    if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
+    if ((error = set_name(&run->suite, suite)) < 0 ||
         (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
         (error = culprit_str_set(&run->host, host)) < 0 ||
         (error = culprit_str_set(&run->compiler, build ? build->compiler : NULL)) < 0 ||
@@ -418,8 +434,8 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
         if (!selected(r, &tests[i]))
             continue;
         if ((error = culprit_run_add_test(&t, run)) < 0 ||
-            (error = culprit_str_set(&t->name, tests[i].name)) < 0 ||
-            (error = culprit_str_set(&t->classname, suite)) < 0)
+            (error = set_name(&t->name, tests[i].name)) < 0 ||
+            (error = set_name(&t->classname, suite)) < 0)
             return error;
         job_for(&job, r, suite, &tests[i]);
         if ((error = culprit_runner__run_job(t, &job)) < 0)

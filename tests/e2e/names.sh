@@ -58,8 +58,11 @@ grep -q "ERROR" out.log && fail "a name that is not UTF-8 is an error: $(cat out
 grep -qF 'bad\xff' out.log || fail "the name that is not UTF-8 is not shown escaped"
 python3 -c 'import json,sys; a=json.load(open("h/categories.json"))["assignments"];
 sys.exit(0 if "names.bad\\xff" in a else 1)' || fail "no assignment for the name: $(cat h/categories.json)"
-CULPRIT_NAMES_TEST='bad\xff' run 0 "$names" --history h
-grep -q "fast " out.log || fail "the second run lost the category"
+CULPRIT_NAMES_TEST='bad\xff' run 0 "$names" --history h --json
+grep -q "fast " err.log || fail "the second run lost the category: $(cat err.log)"
+python3 -c 'import json,sys; d=json.load(open("out.log"));
+sys.exit(0 if d["tests"][0].get("name") == "bad\\xff" else 1)' ||
+  fail "--json lost the name that is not UTF-8: $(cat out.log)"
 run 0 "$culprit" check --history h --fail-on none --junit check.xml
 xmllint --noout check.xml || fail "check --junit wrote XML that is not well-formed"
 
