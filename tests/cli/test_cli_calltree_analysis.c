@@ -150,8 +150,8 @@ static void diff_rules_roots_and_shares_from_the_command_line(void **state)
 }
 
 /* Function names are data (issue 23): an escape sequence or a line break in one reaches
- * neither the text nor the readable lines --json prints on stderr; both show it as
- * \xNN. */
+ * neither the text nor the readable lines --json prints on stderr, nor overweight's
+ * table; all show it as \xNN. */
 static void diff_escapes_control_bytes_in_function_names(void **state)
 {
     scene *s = *state;
@@ -180,6 +180,14 @@ static void diff_escapes_control_bytes_in_function_names(void **state)
         assert_lacks(json ? r.err : r.out, "\nsuspect 9");
         cli_result_dispose(&r);
     }
+    /* overweight's table too, from folded stacks. */
+    write_file(s->dir, "trees/evil-base.folded", "main;ev\x1b[31mil 100\nmain;ok 100\n");
+    write_file(s->dir, "trees/evil-test.folded", "main;ev\x1b[31mil 400\nmain;ok 100\n");
+    r = run_culprit(s->dir, NULL, "overweight trees/evil-base.folded trees/evil-test.folded");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "ev\\x1b[31mil");
+    assert_null(strchr(r.out, '\x1b'));
+    cli_result_dispose(&r);
 }
 
 static void bad_input_is_named_with_exit_2(void **state)
