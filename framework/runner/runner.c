@@ -344,9 +344,20 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     }
 }
 
+/* --filter GLOB on the declared name, or exactly the name as recorded (set_name()):
+ * the name `culprit check --confirm` and a bisection read from history and pass. */
 static int selected(const runner *r, const culprit_perf_test *t)
 {
-    return !r->opt.filter || fnmatch(r->opt.filter, t->name, 0) == 0;
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *recorded;
+    int match;
+
+    if (!r->opt.filter || fnmatch(r->opt.filter, t->name, 0) == 0)
+        return 1;
+    recorded = culprit_text_utf8(t->name, &scratch, CULPRIT_TEXT_XML);
+    match = recorded && recorded != t->name && strcmp(r->opt.filter, recorded) == 0;
+    culprit_buf_dispose(&scratch);
+    return match;
 }
 
 static void runner_dispose(runner *r)

@@ -63,6 +63,9 @@ grep -q "fast " err.log || fail "the second run lost the category: $(cat err.log
 python3 -c 'import json,sys; d=json.load(open("out.log"));
 sys.exit(0 if d["tests"][0].get("name") == "bad\\xff" else 1)' ||
   fail "--json lost the name that is not UTF-8: $(cat out.log)"
+# --filter takes the name as recorded, as `check --confirm` passes it from history.
+CULPRIT_NAMES_TEST='bad\xff' run 0 "$names" --no-history --filter 'bad\xff'
+grep -q "1 passed" out.log || fail "--filter with the recorded name ran nothing: $(cat out.log err.log)"
 run 0 "$culprit" check --history h --fail-on none --junit check.xml
 xmllint --noout check.xml || fail "check --junit wrote XML that is not well-formed"
 
