@@ -15,11 +15,9 @@
 #include "culprit/vcs.h"
 #include "culprit/version.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,33 +40,6 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/*
- * A suite or test name as the history records it: what XML cannot carry (control
- * bytes but tab and line breaks, bytes that are not UTF-8) as "\xNN". Set once here,
- * so the terminal, --json, the JUnit report, the history and the category
- * assignments all name the test alike, and a name is never a reason not to record.
- */
-static int set_name(char **dst, const char *name)
-{
-    culprit_buf scratch = CULPRIT_BUF_INIT;
-    const char *safe = culprit_text_utf8(name, &scratch, CULPRIT_TEXT_XML);
-    int error = safe ? culprit_str_set(dst, safe) : CULPRIT_ERROR;
-
-    culprit_buf_dispose(&scratch);
-    return error;
-}
-
-/* Prints `prefix`, then `text` (it names tests: data) escaped for the terminal, and a
- * line break. */
-static void put_text_line(FILE *out, const char *prefix, const char *text)
-{
-    culprit_buf line = CULPRIT_BUF_INIT;
-
-    if (culprit_buf_puts(&line, prefix) == 0 && culprit_buf_put_text(&line, text) == 0)
-        fprintf(out, "%s\n", line.ptr);
-    culprit_buf_dispose(&line);
-}
-
 static void warn(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(runner *r, const char *fmt, ...)
 {
@@ -79,7 +50,7 @@ static void warn(runner *r, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    put_text_line(stderr, "culprit: warning: ", text);
+    culprit_runner__text_line(stderr, "culprit: warning: ", text);
 }
 
 /* CPU model, core count, kernel and architecture: the machine part of the build and
@@ -150,7 +121,7 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
              "names it)",
              r->opt.repository ? "--repository is not a git repository" : "not in a git repository",
              culprit_error_last());
-    if ((error = set_name(&run->suite, suite)) < 0 ||
+    if ((error = culprit_runner__set_name(&run->suite, suite)) < 0 ||
         (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
         (error = culprit_str_set(&run->host, host)) < 0 ||
         (error = culprit_str_set(&run->compiler, build ? build->compiler : NULL)) < 0 ||
@@ -344,22 +315,6 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     }
 }
 
-/* --filter GLOB on the declared name, or exactly the name as recorded (set_name()):
- * the name `culprit check --confirm` and a bisection read from history and pass. */
-static int selected(const runner *r, const culprit_perf_test *t)
-{
-    culprit_buf scratch = CULPRIT_BUF_INIT;
-    const char *recorded;
-    int match;
-
-    if (!r->opt.filter || fnmatch(r->opt.filter, t->name, 0) == 0)
-        return 1;
-    recorded = culprit_text_utf8(t->name, &scratch, CULPRIT_TEXT_XML);
-    match = recorded && recorded != t->name && strcmp(r->opt.filter, recorded) == 0;
-    culprit_buf_dispose(&scratch);
-    return match;
-}
-
 static void runner_dispose(runner *r)
 {
     free(r->workdir);
@@ -394,7 +349,7 @@ static int check_declarations(runner *r, const culprit_perf_test *tests, size_t 
                         tests[i].name);
                 return RUNNER_EXIT_USAGE;
             }
-        *nselected += selected(r, &tests[i]);
+        *nselected += culprit_runner__selected(r->opt.filter, &tests[i]);
     }
     return RUNNER_EXIT_OK;
 }
@@ -442,11 +397,11 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
         culprit_runner_job job;
         culprit_test_result *t;
 
-        if (!selected(r, &tests[i]))
+        if (!culprit_runner__selected(r->opt.filter, &tests[i]))
             continue;
         if ((error = culprit_run_add_test(&t, run)) < 0 ||
-            (error = set_name(&t->name, tests[i].name)) < 0 ||
-            (error = set_name(&t->classname, suite)) < 0)
+            (error = culprit_runner__set_name(&t->name, tests[i].name)) < 0 ||
+            (error = culprit_runner__set_name(&t->classname, suite)) < 0)
             return error;
         job_for(&job, r, suite, &tests[i]);
         if ((error = culprit_runner__run_job(t, &job)) < 0)
@@ -462,48 +417,6 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
         print_result(r, t);
     }
     return 0;
-}
-
-/*
- * The JUnit report (--junit, else $CULPRIT_JUNIT). A directory (one that exists, or
- * a path ending in '/') collects one new file per run, never replaced, so that the
- * runs of a whole ctest invocation (one per perf test) can be merged afterwards with
- * `culprit junit DIR`; a file is replaced, as before.
- */
-static int write_junit(const runner *r, const culprit_run *run)
-{
-    const char *env = getenv("CULPRIT_JUNIT"), *dest = r->opt.junit;
-    culprit_buf name = CULPRIT_BUF_INIT;
-    char *path = NULL;
-    struct stat st;
-    size_t len;
-    int error;
-
-    if (!dest && env && *env)
-        dest = env;
-    if (!dest)
-        return 0;
-    len = strlen(dest);
-    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
-        return culprit_history_write_report(&run, 1, dest, 0);
-    /* Unique per run: the suite, when, and the process (ctest may run binaries at once).
-     * The suite is data ("net/http", "../x"): made a file name by core's one function;
-     * its real name is in the file. */
-    if ((error = culprit_fs_mkdir_p(dest)) < 0 ||
-        (error = culprit_fs_name(&name, run->suite ? run->suite : "run", CULPRIT_FS_NAME_MAX)) <
-            0 ||
-        (error = culprit_buf_printf(&name, ".%s.%ld.xml", run->timestamp ? run->timestamp : "",
-                                    (long)getpid())) < 0)
-        goto cleanup;
-    if (!(path = culprit_fs_join(dest, name.ptr))) {
-        error = CULPRIT_ERROR;
-        goto cleanup;
-    }
-    error = culprit_history_write_report(&run, 1, path, 1);
-cleanup:
-    free(path);
-    culprit_buf_dispose(&name);
-    return error;
 }
 
 /* Records the run (history, categories, --junit, --json). Results are already
@@ -527,7 +440,7 @@ static int record(runner *r, const culprit_run *run, char **history_file)
         }
     }
     culprit_history_free(store);
-    if (write_junit(r, run) < 0) {
+    if (culprit_runner__write_junit(run, r->opt.junit) < 0) {
         fprintf(stderr, "%s: error: --junit: %s\n", r->program, culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;
     }
@@ -574,7 +487,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         return exit_code;
     if (r.opt.list) {
         for (i = 0; i < ntests; i++)
-            if (selected(&r, &tests[i]))
+            if (culprit_runner__selected(r.opt.filter, &tests[i]))
                 printf("%s\n", tests[i].name);
         return RUNNER_EXIT_OK;
     }
@@ -611,7 +524,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
 fatal:
     fprintf(stderr, "%s: ", r.program);
-    put_text_line(stderr, "error: ", culprit_error_last());
+    culprit_runner__text_line(stderr, "error: ", culprit_error_last());
     exit_code = RUNNER_EXIT_USAGE;
 cleanup:
     free(history_file);
