@@ -88,4 +88,16 @@ for below in 1e308 1e14 '"100000s"'; do
 done
 rm culprit.json
 
+# Item 8 beyond names: a commit subject is data too (a pull request); the bisection
+# prints the culprit's escaped. 20x slower at c3, far above any noise.
+cd "$work" && git init -q bis && cd bis
+for i in 1 2 3; do
+  printf '# c%s\ni=0; while [ $i -lt %s ]; do i=$((i+1)); done\n' "$i" \
+    "$([ "$i" = 3 ] && echo 40000 || echo 2000)" > work.sh
+  git add work.sh && git commit -q -m "$([ "$i" = 3 ] && printf 'c3 \033[31mred\033[0m' || echo "c$i")"
+done
+run 0 "$culprit" bisect --good HEAD~2 --bad HEAD --min-runs 3 --max-runs 6 --command 'sh work.sh'
+grep -qF 'c3 \x1b[31mred\x1b[0m' out.log || fail "bisect did not print the subject escaped: $(cat out.log)"
+no_escape out.log
+
 echo "names: every name recorded and shown escaped, every bad culprit.json refused at load"
