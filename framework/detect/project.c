@@ -74,7 +74,7 @@ static int parse_below(double *out, json_t *below)
     if (!json_is_number(below))
         return culprit_error_set(CULPRIT_EINVALID, "%s: a duration such as \"1ms\" is needed",
                                  below ? "not a duration" : "missing");
-    snprintf(text, sizeof(text), "%.17g", json_number_value(below));
+    snprintf(text, sizeof(text), "%.17gns", json_number_value(below));
     return culprit_parse_duration_ns(out, text);
 }
 
