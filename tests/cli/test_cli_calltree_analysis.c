@@ -188,6 +188,14 @@ static void diff_escapes_control_bytes_in_function_names(void **state)
     assert_contains(r.out, "ev\\x1b[31mil");
     assert_null(strchr(r.out, '\x1b'));
     cli_result_dispose(&r);
+    /* A name that is not UTF-8 stays in --json, escaped (jansson refused it: the
+     * "function" key went missing). */
+    write_file(s->dir, "trees/bad-base.folded", "main;bad\xff 100\nmain;ok 100\n");
+    write_file(s->dir, "trees/bad-test.folded", "main;bad\xff 400\nmain;ok 100\n");
+    r = run_culprit(s->dir, NULL, "overweight --json trees/bad-base.folded trees/bad-test.folded");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "\"function\": \"bad\\\\xff\"");
+    cli_result_dispose(&r);
 }
 
 static void bad_input_is_named_with_exit_2(void **state)
