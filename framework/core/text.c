@@ -55,12 +55,16 @@ typedef enum { KIND_TERMINAL, KIND_UTF8, KIND_XML } kind;
 /* The length of the character at p when `k` keeps it as it is, else 0. */
 static size_t kept(const unsigned char *p, kind k)
 {
-    size_t len = culprit_utf8_char_len((const char *)p);
+    size_t len;
 
-    if (len == 1 && k == KIND_TERMINAL) /* C0 and DEL move the cursor, ring, recolour */
-        return p[0] >= 0x20 && p[0] != 0x7f;
-    if (len == 1 && k == KIND_XML)
-        return p[0] >= 0x20 || p[0] == '\t' || p[0] == '\n' || p[0] == '\r';
+    if (p[0] < 0x80) {          /* ASCII, nearly every name: decided here */
+        if (k == KIND_TERMINAL) /* C0 and DEL move the cursor, ring, recolour */
+            return p[0] >= 0x20 && p[0] != 0x7f;
+        if (k == KIND_XML)
+            return p[0] >= 0x20 || p[0] == '\t' || p[0] == '\n' || p[0] == '\r';
+        return p[0] != 0;
+    }
+    len = culprit_utf8_char_len((const char *)p);
     /* C1 (U+0080-U+009F): CSI among them, which some terminals obey. */
     if (len == 2 && k == KIND_TERMINAL && p[0] == 0xc2 && p[1] < 0xa0)
         return 0;
@@ -138,10 +142,13 @@ int culprit_fs_name(culprit_buf *out, const char *name, size_t max)
     size_t mark = out->size, cut = 0;
     int error = culprit_buf_grow(out, 0); /* an empty name leaves out->ptr allocated */
 
+    static const char hex[] = "0123456789ABCDEF";
+
     for (const unsigned char *p = (const unsigned char *)name; *p && error >= 0; p++) {
+        char esc[3] = {'%', hex[*p >> 4], hex[*p & 15]};
         error = plain_byte(*p, p == (const unsigned char *)name)
                     ? culprit_buf_put(out, (const char *)p, 1)
-                    : culprit_buf_printf(out, "%%%02X", *p);
+                    : culprit_buf_put(out, esc, 3);
         /* Where a cut may fall: never inside a %XX, room left for "~" and 16 digits. */
         if (max && out->size - mark + CULPRIT_FS_NAME_HASH <= max)
             cut = out->size - mark;
