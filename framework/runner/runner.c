@@ -430,18 +430,21 @@ static int record(runner *r, const culprit_run *run, char **history_file)
     if (!r->opt.no_history) {
         if (culprit_history_open(&store, r->settings.history_dir, 1) < 0 ||
             culprit_history_store(store, run, history_file) < 0) {
-            fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r->program,
-                    r->settings.history_dir, culprit_error_last());
+            fprintf(stderr, "%s: error: cannot record the results in '%s': ", r->program,
+                    r->settings.history_dir);
+            culprit_runner__text_line(stderr, "", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         } else if (r->assignments_changed &&
                    culprit_assignments_save(r->assignments, r->assignments_path) < 0) {
-            fprintf(stderr, "%s: error: %s\n", r->program, culprit_error_last());
+            fprintf(stderr, "%s: ", r->program);
+            culprit_runner__text_line(stderr, "error: ", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         }
     }
     culprit_history_free(store);
     if (culprit_runner__write_junit(run, r->opt.junit) < 0) {
-        fprintf(stderr, "%s: error: --junit: %s\n", r->program, culprit_error_last());
+        fprintf(stderr, "%s: ", r->program);
+        culprit_runner__text_line(stderr, "error: --junit: ", culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;
     }
     if (r->opt.json) {
