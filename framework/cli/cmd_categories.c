@@ -69,22 +69,29 @@ static int collect(test_set *set, const culprit_history_runs *runs)
 static int find_test(test_info **out, const test_set *set, const culprit_history_runs *runs,
                      const char *name, const char *dir)
 {
+    culprit_buf shown = CULPRIT_BUF_INIT;
     test_info *found = NULL;
 
     for (size_t i = 0; i < set->n; i++) {
         test_info *info = &set->items[i];
-        if (strcmp(info->key, name) == 0) {
+        /* As recorded, or as the listing shows it (control bytes as \xNN). */
+        int same = strcmp(info->key, name) == 0 || strcmp(cli_text(&shown, info->key), name) == 0;
+        if (same) {
+            culprit_buf_dispose(&shown);
             *out = info;
             return 0;
         }
         if (strcmp(info->newest->name, name) == 0) {
-            if (found)
+            if (found) {
+                culprit_buf_dispose(&shown);
                 return culprit_error_set(CULPRIT_EINVALID,
                                          "test name '%s' is ambiguous: '%s' or '%s'", name,
                                          found->key, info->key);
+            }
             found = info;
         }
     }
+    culprit_buf_dispose(&shown);
     if (found) {
         *out = found;
         return 0;

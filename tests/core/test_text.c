@@ -138,6 +138,19 @@ static void long_and_empty_names_get_a_hash(void **state)
     free(x);
 }
 
+/* "did you mean" lists names from history too: escaped as on the terminal. */
+static void suggestions_are_escaped(void **state)
+{
+    const char *names[] = {"perf.ok", "perf.evil\n[ PERF ] fake\x1b[2J"};
+    culprit_buf b = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_suggest_format(&b, names, 2), 0);
+    assert_string_equal(b.ptr,
+                        "; did you mean 'perf.ok' or 'perf.evil\\x0a[ PERF ] fake\\x1b[2J'?");
+    culprit_buf_dispose(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -145,6 +158,7 @@ int main(void)
         cmocka_unit_test(utf8_escapes_what_json_and_xml_cannot_carry),
         cmocka_unit_test(file_names_from_data_are_one_safe_component),
         cmocka_unit_test(long_and_empty_names_get_a_hash),
+        cmocka_unit_test(suggestions_are_escaped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

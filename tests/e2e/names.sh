@@ -50,6 +50,9 @@ no_escape out.log err.log check.xml
 run 0 "$culprit" categories --history h
 no_escape out.log err.log
 grep -qF 'names.two\x0alines\x1b[31mred' out.log || fail "categories does not escape the name"
+# The name as shown names the test: --accept takes it.
+run 0 "$culprit" categories --history h --accept 'names.two\x0alines\x1b[31mred'
+grep -qF 'names.two\x0alines\x1b[31mred' out.log || fail "--accept did not find the name as shown"
 
 # Item 8: a name that is not UTF-8 is recorded and assigned, never an ERROR; the
 # next run finds its assignment under the same key.
