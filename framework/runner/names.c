@@ -52,6 +52,10 @@ int culprit_runner__selected(const char *filter, const culprit_perf_test *t)
         return 1;
     recorded = culprit_text_utf8(t->name, &scratch, CULPRIT_TEXT_XML);
     match = recorded && recorded != t->name && strcmp(filter, recorded) == 0;
+    /* ... or as --list and the result lines show it (culprit_buf_put_text()). */
+    culprit_buf_clear(&scratch);
+    if (!match && culprit_buf_put_text(&scratch, t->name) == 0)
+        match = strcmp(filter, culprit_buf_cstr(&scratch)) == 0;
     culprit_buf_dispose(&scratch);
     return match;
 }

@@ -491,7 +491,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     if (r.opt.list) {
         for (i = 0; i < ntests; i++)
             if (culprit_runner__selected(r.opt.filter, &tests[i]))
-                printf("%s\n", tests[i].name);
+                culprit_runner__text_line(stdout, "", tests[i].name);
         return RUNNER_EXIT_OK;
     }
     if (r.opt.json)

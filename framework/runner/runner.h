@@ -104,7 +104,7 @@ int culprit_runner__set_name(char **dst, const char *name);
  * line break. */
 void culprit_runner__text_line(FILE *out, const char *prefix, const char *text);
 /* 1 when --filter `filter` (NULL: all) selects `t`: a glob on its declared name, or
- * exactly its recorded name. */
+ * exactly its name as recorded or as the terminal shows it. */
 int culprit_runner__selected(const char *filter, const culprit_perf_test *t);
 /* Writes the JUnit report of --junit `option` (NULL: $CULPRIT_JUNIT, else none). */
 int culprit_runner__write_junit(const culprit_run *run, const char *option);

@@ -66,6 +66,11 @@ grep -q "fast " err.log || fail "the second run lost the category: $(cat err.log
 python3 -c 'import json,sys; d=json.load(open("out.log"));
 sys.exit(0 if d["tests"][0].get("name") == "bad\\xff" else 1)' ||
   fail "--json lost the name that is not UTF-8: $(cat out.log)"
+# --list shows a name as the terminal does, and --filter takes it back.
+CULPRIT_NAMES_TEST='two\nlines\e[31m' run 0 "$names" --list
+[ "$(cat out.log)" = 'two\x0alines\x1b[31m' ] || fail "--list printed: $(cat -v out.log)"
+CULPRIT_NAMES_TEST='two\nlines\e[31m' run 0 "$names" --no-history --filter 'two\x0alines\x1b[31m'
+grep -q "1 passed" out.log || fail "--filter with the name --list showed ran nothing"
 # --filter takes the name as recorded, as `check --confirm` passes it from history.
 CULPRIT_NAMES_TEST='bad\xff' run 0 "$names" --no-history --filter 'bad\xff'
 grep -q "1 passed" out.log || fail "--filter with the recorded name ran nothing: $(cat out.log err.log)"
