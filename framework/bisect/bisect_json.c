@@ -16,9 +16,10 @@ static json_t *number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* Subjects, authors, test names and errors are data: escaped as calltree's are. */
 static json_t *string(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    return culprit_calltree__json_text(s);
 }
 
 static json_t *step_json(const culprit_bisect_step *s)
@@ -54,7 +55,7 @@ static json_t *calltree_json(const culprit_bisect_result *r, int requested)
     if (r->calltree_error) {
         o = json_object();
         json_object_set_new(o, "parent", r->parent[0] ? json_string(r->parent) : json_null());
-        json_object_set_new(o, "error", json_string(r->calltree_error));
+        json_object_set_new(o, "error", string(r->calltree_error));
         return o;
     }
     o = culprit_calltree__diff_json(&r->calltree);

@@ -18,9 +18,19 @@ static json_t *number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+json_t *culprit_calltree__json_text(const char *s)
+{
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *safe = s ? culprit_text_utf8(s, &scratch, 0) : NULL;
+    json_t *j = safe ? json_string(safe) : json_null();
+
+    culprit_buf_dispose(&scratch);
+    return j;
+}
+
 static json_t *string(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    return culprit_calltree__json_text(s);
 }
 
 int culprit_calltree__json_put(culprit_buf *out, json_t *doc)
@@ -75,7 +85,7 @@ static json_t *callees_json(const culprit_calltree_diff *d, size_t k, culprit_ca
     if (names)
         culprit_calltree_diff_callees(d, k, w, names, n);
     for (size_t i = 0; names && i < n; i++)
-        json_array_append_new(a, json_string(names[i]));
+        json_array_append_new(a, string(names[i]));
     free(names);
     return a;
 }
@@ -86,7 +96,7 @@ static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit
     const culprit_calltree_function *f = culprit_calltree_diff_function(d, k);
     json_t *o = json_object();
 
-    json_object_set_new(o, "function", json_string(f->name));
+    json_object_set_new(o, "function", string(f->name));
     json_object_set_new(o, "file", string(f->file));
     json_object_set_new(o, "line_low", json_integer(f->line_low));
     json_object_set_new(o, "line_high", json_integer(f->line_high));
@@ -149,7 +159,7 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
         put_path(&path, d, s);
         json_object_set_new(js, "rank", json_integer((json_int_t)i + 1));
         json_object_set_new(js, "kind", json_string(culprit_calltree_suspect_kind_name(s->kind)));
-        json_object_set_new(js, "path_text", json_string(culprit_buf_cstr(&path)));
+        json_object_set_new(js, "path_text", string(culprit_buf_cstr(&path)));
         json_object_set_new(js, "changed", d->correlated ? json_boolean(s->changed) : json_null());
         json_object_set_new(js, "own_ns", number(d->pairs[s->path[s->npath - 1]].own_ns));
         json_object_set_new(js, "share", number(d->pairs[s->path[s->npath - 1]].share));
@@ -201,7 +211,7 @@ static json_t *rows_json(const culprit_calltree_overweight_round *round)
     for (size_t i = 0; i < round->nrows; i++) {
         const culprit_calltree_overweight_row *row = &round->rows[i];
         json_t *o = json_object();
-        json_object_set_new(o, "function", json_string(row->name));
+        json_object_set_new(o, "function", string(row->name));
         json_object_set_new(o, "file", string(row->file));
         json_object_set_new(o, "base", number(row->base));
         json_object_set_new(o, "test", number(row->test));
@@ -230,11 +240,11 @@ static json_t *rounds_json(const culprit_calltree_overweight *ow)
         json_object_set_new(jr, "pivot",
                             round->pivot == CULPRIT_CALLTREE_NONE
                                 ? json_null()
-                                : json_string(round->rows[round->pivot].name));
+                                : string(round->rows[round->pivot].name));
         json_object_set_new(jr, "functions", rows_json(round));
         json_array_append_new(rounds, jr);
         if (round->pivot != CULPRIT_CALLTREE_NONE)
-            json_array_append_new(dropped, json_string(round->rows[round->pivot].name));
+            json_array_append_new(dropped, string(round->rows[round->pivot].name));
     }
     json_decref(dropped);
     return rounds;

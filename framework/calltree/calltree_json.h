@@ -23,6 +23,10 @@
  */
 json_t *culprit_calltree__diff_json(const culprit_calltree_diff *diff);
 
+/* A JSON string of `s` (a name, a subject: data), or null for NULL: a byte that is not
+ * UTF-8 as \xNN (culprit_text_utf8()), since jansson refuses it and the key went
+ * missing. NULL only when out of memory. */
+json_t *culprit_calltree__json_text(const char *s);
 /* Prints `doc` into `out` as every culprit document is printed (indented, keys in
  * insertion order, 12 significant digits, a final newline) and frees it. */
 int culprit_calltree__json_put(culprit_buf *out, json_t *doc);

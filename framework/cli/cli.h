@@ -311,7 +311,7 @@ void cli_put_counts(culprit_buf *out, const culprit_check_result *result);
 json_t *cli_json_document(const char *command);
 /* A number, or JSON null when not finite. */
 json_t *cli_json_number(double x);
-/* A string, or JSON null. */
+/* A string (a byte that is not UTF-8 as \xNN, culprit_text_utf8()), or JSON null. */
 json_t *cli_json_string(const char *s);
 /* {"major": a, "minor": b, ...} for every verdict kind. */
 json_t *cli_json_counts(const culprit_check_result *result);

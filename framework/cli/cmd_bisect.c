@@ -242,18 +242,22 @@ static void print_text(FILE *out, const culprit_bisect_result *r, double confide
                     "  (the range is too long, or not on one first-parent line, to time commit by "
                     "commit)\n");
     } else if (r->outcome == CULPRIT_BISECT_RESULT_FOUND) {
+        /* Subject and author come from the repository (a pull request): escaped. */
+        culprit_buf t1 = CULPRIT_BUF_INIT, t2 = CULPRIT_BUF_INIT;
         fprintf(out, "culprit bisect: %s is the first slow commit\n", r->culprit);
-        fprintf(out, "  %s\n  %s, %s\n  ", r->subject ? r->subject : "", r->author ? r->author : "",
-                r->date ? r->date : "");
+        fprintf(out, "  %s\n  %s, %s\n  ", cli_text(&t1, r->subject ? r->subject : ""),
+                cli_text(&t2, r->author ? r->author : ""), r->date ? r->date : "");
         put_change(out, r->change, r->change_low, r->change_high, confidence);
         fprintf(out, " against the commit before it that was measured good\n");
         for (size_t i = 1; i < r->nculprits; i++) {
             fprintf(out, "  also %s %s: ", r->culprits[i].sha,
-                    r->culprits[i].subject ? r->culprits[i].subject : "");
+                    cli_text(&t1, r->culprits[i].subject ? r->culprits[i].subject : ""));
             put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
             fprintf(out, "\n");
         }
+        culprit_buf_dispose(&t1);
+        culprit_buf_dispose(&t2);
         if (r->confirmed == 1)
             fprintf(out, "  confirmed: slower than its parent (%zu irrelevant commits not built)\n",
                     r->nirrelevant);

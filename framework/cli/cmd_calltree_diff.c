@@ -80,13 +80,16 @@ static void usage(FILE *out)
 }
 
 /* ------------------------------------------------------------------ rendering --- */
+/* Function and file names come from call trees and folded stacks (data): every one is
+ * written through culprit_buf_put_text(), control bytes as \xNN. */
 
 static void put_path(culprit_buf *b, const culprit_calltree_diff *d,
                      const culprit_calltree_suspect *s)
 {
-    for (size_t k = 0; k < s->npath; k++)
-        culprit_buf_printf(b, "%s%s", k ? " \u2192 " : "",
-                           culprit_calltree_diff_function(d, s->path[k])->name);
+    for (size_t k = 0; k < s->npath; k++) {
+        culprit_buf_puts(b, k ? " \u2192 " : "");
+        culprit_buf_put_text(b, culprit_calltree_diff_function(d, s->path[k])->name);
+    }
 }
 
 static void put_percent(culprit_buf *b, double x)
@@ -123,7 +126,8 @@ static void put_amount(culprit_buf *b, const culprit_calltree_diff *d, double ns
 {
     if (d->root_calls > 0) {
         put_signed(b, ns / (double)d->root_calls);
-        culprit_buf_printf(b, " per call of %s", d->options.root);
+        culprit_buf_puts(b, " per call of ");
+        culprit_buf_put_text(b, d->options.root);
     } else {
         put_signed(b, ns);
     }
@@ -142,8 +146,10 @@ static void put_callees(culprit_buf *b, const culprit_calltree_diff *d, size_t p
             continue;
         culprit_buf_printf(b, "%s%s: ", first ? "; callees " : "; ", what[w]);
         first = 0;
-        for (size_t i = 0; i < n && i < 4; i++)
-            culprit_buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        for (size_t i = 0; i < n && i < 4; i++) {
+            culprit_buf_puts(b, i ? ", " : "");
+            culprit_buf_put_text(b, names[i]);
+        }
         if (n > 4)
             culprit_buf_printf(b, " and %zu more", n - 4);
     }
@@ -155,8 +161,14 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
 {
     const culprit_calltree_pair *p = &d->pairs[pair];
     const culprit_calltree_function *f = culprit_calltree_diff_function(d, pair);
+    size_t mark;
 
-    culprit_buf_printf(b, "  %-20s ", f->name);
+    culprit_buf_puts(b, "  ");
+    mark = b->size;
+    culprit_buf_put_text(b, f->name);
+    while (b->size - mark < 20)
+        culprit_buf_puts(b, " ");
+    culprit_buf_puts(b, " ");
     if (p->verdict == CULPRIT_CALLTREE_ADDED) {
         culprit_buf_puts(b, "new: ");
         culprit_buf_put_duration(b, p->test_mean);
@@ -186,10 +198,14 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
     if (p->shape_changed)
         put_callees(b, d, pair);
     if (m && m->change == CULPRIT_CALLTREE_LINES_CHANGED) {
-        culprit_buf_printf(b, "\n  %-20s changed: %s:", "", f->file);
+        culprit_buf_printf(b, "\n  %-20s changed: ", "");
+        culprit_buf_put_text(b, f->file);
+        culprit_buf_puts(b, ":");
         put_lines(b, m);
     } else if (m && m->change == CULPRIT_CALLTREE_FILE_CHANGED) {
-        culprit_buf_printf(b, "\n  %-20s its file %s changed (its lines are unknown)", "", f->file);
+        culprit_buf_printf(b, "\n  %-20s its file ", "");
+        culprit_buf_put_text(b, f->file);
+        culprit_buf_puts(b, " changed (its lines are unknown)");
     }
     culprit_buf_puts(b, "\n");
 }

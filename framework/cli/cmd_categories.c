@@ -69,22 +69,29 @@ static int collect(test_set *set, const culprit_history_runs *runs)
 static int find_test(test_info **out, const test_set *set, const culprit_history_runs *runs,
                      const char *name, const char *dir)
 {
+    culprit_buf shown = CULPRIT_BUF_INIT;
     test_info *found = NULL;
 
     for (size_t i = 0; i < set->n; i++) {
         test_info *info = &set->items[i];
-        if (strcmp(info->key, name) == 0) {
+        /* As recorded, or as the listing shows it (control bytes as \xNN). */
+        int same = strcmp(info->key, name) == 0 || strcmp(cli_text(&shown, info->key), name) == 0;
+        if (same) {
+            culprit_buf_dispose(&shown);
             *out = info;
             return 0;
         }
         if (strcmp(info->newest->name, name) == 0) {
-            if (found)
+            if (found) {
+                culprit_buf_dispose(&shown);
                 return culprit_error_set(CULPRIT_EINVALID,
                                          "test name '%s' is ambiguous: '%s' or '%s'", name,
                                          found->key, info->key);
+            }
             found = info;
         }
     }
+    culprit_buf_dispose(&shown);
     if (found) {
         *out = found;
         return 0;
@@ -256,7 +263,9 @@ static int print_json(const test_set *set, const culprit_categories *cats,
 static void print_text(FILE *out, const test_set *set, const culprit_categories *cats,
                        const culprit_assignments *assignments, json_t *changes)
 {
-    culprit_buf line = CULPRIT_BUF_INIT;
+    /* Test and category names are data (history, other machines): escaped. */
+    culprit_buf line = CULPRIT_BUF_INIT, t1 = CULPRIT_BUF_INIT, t2 = CULPRIT_BUF_INIT,
+                t3 = CULPRIT_BUF_INIT;
     size_t width = 4, marked = 0, i;
     json_t *c;
 
@@ -264,15 +273,16 @@ static void print_text(FILE *out, const test_set *set, const culprit_categories 
     {
         const char *from = json_string_value(json_object_get(c, "from"));
         const char *to = json_string_value(json_object_get(c, "to"));
-        fprintf(out, "%s: %s%s%s -> %s%s%s\n", json_string_value(json_object_get(c, "test")),
-                from ? "'" : "", from ? from : "unassigned", from ? "'" : "", to ? "'" : "",
-                to ? to : "unassigned", to ? "'" : "");
+        fprintf(out, "%s: %s%s%s -> %s%s%s\n",
+                cli_text(&t1, json_string_value(json_object_get(c, "test"))), from ? "'" : "",
+                from ? cli_text(&t2, from) : "unassigned", from ? "'" : "", to ? "'" : "",
+                to ? cli_text(&t3, to) : "unassigned", to ? "'" : "");
     }
     if (json_array_size(changes))
         fprintf(out, "\n");
     for (i = 0; i < set->n; i++)
-        if (strlen(set->items[i].key) > width)
-            width = strlen(set->items[i].key);
+        if (strlen(cli_text(&t1, set->items[i].key)) > width)
+            width = strlen(t1.ptr);
     fprintf(out, "  %-*s  %-10s %-9s %-22s %s\n", (int)width, "TEST", "CATEGORY", "SOURCE", "RANGE",
             "LATEST MEAN");
     for (i = 0; i < set->n; i++) {
@@ -288,8 +298,9 @@ static void print_text(FILE *out, const test_set *set, const culprit_categories 
         } else {
             culprit_buf_puts(&line, "-");
         }
-        fprintf(out, "%s %-*s  %-10s %-9s %-22s ", mark ? "*" : " ", (int)width, set->items[i].key,
-                t->category ? t->category : "-", t->category_source ? t->category_source : "-",
+        fprintf(out, "%s %-*s  %-10s %-9s %-22s ", mark ? "*" : " ", (int)width,
+                cli_text(&t1, set->items[i].key), cli_text(&t2, t->category ? t->category : "-"),
+                cli_text(&t3, t->category_source ? t->category_source : "-"),
                 culprit_buf_cstr(&line));
         culprit_buf_clear(&line);
         culprit_buf_put_duration(
@@ -301,12 +312,17 @@ static void print_text(FILE *out, const test_set *set, const culprit_categories 
                 culprit_buf_puts(&line, "  (outside its category; --accept re-assigns)");
         }
         if (assigned && (!t->category || strcmp(assigned, t->category) != 0))
-            culprit_buf_printf(&line, "  (assigned '%s' for the next run)", assigned);
+            culprit_buf_printf(&line, "  (assigned '%s' for the next run)",
+                               cli_text(&t1, assigned));
         fprintf(out, "%s\n", culprit_buf_cstr(&line));
     }
     if (marked)
-        fprintf(out, "\n* not in the fastest category ('%s')\n", cats->items[0].name);
+        fprintf(out, "\n* not in the fastest category ('%s')\n",
+                cli_text(&t1, cats->items[0].name));
     culprit_buf_dispose(&line);
+    culprit_buf_dispose(&t1);
+    culprit_buf_dispose(&t2);
+    culprit_buf_dispose(&t3);
 }
 
 /* The changes asked for, in the order given. */

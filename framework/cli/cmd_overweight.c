@@ -98,15 +98,24 @@ static void print_text(FILE *out, const culprit_calltree_overweight *ow, int dur
             put_percent(&b, row->overweight);
             culprit_buf_puts(&b, " ");
             put_percent(&b, row->responsibility);
-            culprit_buf_printf(&b, "  %-12s  %s%s%s%s\n", culprit_buf_cstr(&delta), row->name,
-                               row->file ? " (" : "", row->file ? row->file : "",
-                               row->file ? ")" : "");
+            /* Function and file names are data (profiles, call trees): escaped. */
+            culprit_buf_printf(&b, "  %-12s  ", culprit_buf_cstr(&delta));
+            culprit_buf_put_text(&b, row->name);
+            if (row->file) {
+                culprit_buf_puts(&b, " (");
+                culprit_buf_put_text(&b, row->file);
+                culprit_buf_puts(&b, ")");
+            }
+            culprit_buf_puts(&b, "\n");
             culprit_buf_dispose(&delta);
         }
         if (n < round->nrows)
             culprit_buf_printf(&b, "  ... %zu more (--top 0 lists all)\n", round->nrows - n);
-        if (round->pivot != CULPRIT_CALLTREE_NONE)
-            culprit_buf_printf(&b, "pivot: %s\n", round->rows[round->pivot].name);
+        if (round->pivot != CULPRIT_CALLTREE_NONE) {
+            culprit_buf_puts(&b, "pivot: ");
+            culprit_buf_put_text(&b, round->rows[round->pivot].name);
+            culprit_buf_puts(&b, "\n");
+        }
         fputs(culprit_buf_cstr(&b), out);
         culprit_buf_dispose(&b);
     }

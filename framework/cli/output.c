@@ -181,9 +181,16 @@ json_t *cli_json_number(double x)
     return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* JSON carries UTF-8 only (jansson refuses the rest, and the key went missing): a
+ * byte that is not is written as "\xNN" (core's culprit_text_utf8()). */
 json_t *cli_json_string(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *safe = s ? culprit_text_utf8(s, &scratch, 0) : NULL;
+    json_t *j = safe ? json_string(safe) : json_null();
+
+    culprit_buf_dispose(&scratch);
+    return j;
 }
 
 json_t *cli_json_counts(const culprit_check_result *result)

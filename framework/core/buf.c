@@ -54,23 +54,6 @@ int culprit_buf_puts(culprit_buf *buf, const char *str)
     return culprit_buf_put(buf, str, strlen(str));
 }
 
-int culprit_buf_put_text(culprit_buf *buf, const char *name)
-{
-    const char *p = name;
-
-    while (*p) {
-        size_t safe = 0;
-        while ((unsigned char)p[safe] >= 0x20 && p[safe] != 0x7f)
-            safe++;
-        if (culprit_buf_put(buf, p, safe) < 0)
-            return CULPRIT_ERROR;
-        p += safe;
-        if (*p && culprit_buf_printf(buf, "\\x%02x", (unsigned)(unsigned char)*p++) < 0)
-            return CULPRIT_ERROR;
-    }
-    return 0;
-}
-
 int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
 {
     va_list ap;

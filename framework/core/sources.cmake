@@ -7,4 +7,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c
-  ${CMAKE_CURRENT_LIST_DIR}/term.c)
+  ${CMAKE_CURRENT_LIST_DIR}/term.c
+  ${CMAKE_CURRENT_LIST_DIR}/text.c)

@@ -127,12 +127,14 @@ int culprit_suggest_format(culprit_buf *out, const char *const *names, size_t n)
     if (n == 0)
         return 0;
     error = culprit_buf_puts(out, "; did you mean ");
+    /* The names may come from history (test names: data), escaped as on a terminal. */
     for (size_t i = 0; i < n && error == 0; i++)
-        error = culprit_buf_printf(out, "%s'%s'",
-                                   i == 0       ? ""
-                                   : i + 1 == n ? " or "
-                                                : ", ",
-                                   names[i]);
+        if ((error = culprit_buf_printf(out, "%s'",
+                                        i == 0       ? ""
+                                        : i + 1 == n ? " or "
+                                                     : ", ")) == 0 &&
+            (error = culprit_buf_put_text(out, names[i])) == 0)
+            error = culprit_buf_puts(out, "'");
     if (error == 0)
         error = culprit_buf_puts(out, "?");
     return error;

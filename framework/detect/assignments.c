@@ -89,24 +89,53 @@ void culprit_assignments_free(culprit_assignments *assignments)
     free(assignments);
 }
 
+/*
+ * Keys are test names, which need not be UTF-8 (a C string in a test table); JSON
+ * keys must be. A key is kept as the history records the name, what XML cannot
+ * carry as "\xNN" (core's culprit_text_utf8()), so the runner (raw names) and the
+ * commands (names read back from history) meet on one key, and an assignment is
+ * never refused for its name.
+ */
 const char *culprit_assignments_get(const culprit_assignments *assignments, const char *key)
 {
-    return json_string_value(json_object_get(assignments->map, key));
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
+    const char *category = k ? json_string_value(json_object_get(assignments->map, k)) : NULL;
+
+    culprit_buf_dispose(&scratch);
+    return category;
 }
 
 int culprit_assignments_set(culprit_assignments *assignments, const char *key, const char *category)
 {
-    json_object_del(assignments->removed, key);
-    if (json_object_set_new(assignments->map, key, json_string(category)) < 0)
-        return culprit_error_set(CULPRIT_ERROR, "cannot assign \"%s\"", key);
-    return 0;
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
+    int error = 0;
+
+    if (!k) {
+        error = CULPRIT_ERROR;
+    } else {
+        json_object_del(assignments->removed, k);
+        if (json_object_set_new(assignments->map, k, json_string(category)) < 0)
+            error = culprit_error_set(CULPRIT_EINVALID,
+                                      "cannot assign \"%s\": category \"%s\" is not UTF-8", k,
+                                      category);
+    }
+    culprit_buf_dispose(&scratch);
+    return error;
 }
 
 int culprit_assignments_unset(culprit_assignments *assignments, const char *key)
 {
-    json_object_del(assignments->map, key);
-    json_object_set_new(assignments->removed, key, json_true());
-    return 0;
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
+
+    if (k) {
+        json_object_del(assignments->map, k);
+        json_object_set_new(assignments->removed, k, json_true());
+    }
+    culprit_buf_dispose(&scratch);
+    return k ? 0 : CULPRIT_ERROR;
 }
 
 size_t culprit_assignments_count(const culprit_assignments *assignments)
@@ -200,25 +229,17 @@ int culprit_assignments_adopt(size_t *added, const char *path, const culprit_ass
 
 /* ------------------------------------------- in the shared history's ref --- */
 
-/* Bytes a file name keeps as they are; any other, and a leading '.', become %XX. */
-static int plain_byte(unsigned char c, int first)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-           c == '-' || (c == '.' && !first);
-}
-
-/* A category name read from elsewhere: 1 to CATEGORY_MAX printable bytes, no
- * control characters (names come from the project file, where any string is one). */
-#define CATEGORY_MAX 128
-
+/* A category name read from elsewhere: one a project file may define
+ * (culprit_category_name_check(): names come from the project file, where any
+ * string is one). */
 static int valid_category(const char *s, size_t len)
 {
-    if (len == 0 || len > CATEGORY_MAX)
-        return 0;
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return 0;
-    return 1;
+    culprit_buf name = CULPRIT_BUF_INIT;
+    int ok = len > 0 && !memchr(s, '\0', len) && culprit_buf_put(&name, s, len) == 0 &&
+             culprit_category_name_check(name.ptr) == 0;
+
+    culprit_buf_dispose(&name);
+    return ok;
 }
 
 int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
@@ -229,10 +250,9 @@ int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const ch
     if (!key || !*key || !category || !valid_category(category, strlen(category)))
         return culprit_error_set(CULPRIT_EINVALID, "assignment of \"%s\" cannot be shared",
                                  key ? key : "");
-    for (const unsigned char *p = (const unsigned char *)key; *p && error >= 0; p++)
-        error = plain_byte(*p, p == (const unsigned char *)key)
-                    ? culprit_buf_put(name, (const char *)p, 1)
-                    : culprit_buf_printf(name, "%%%02X", *p);
+    /* The file name: core's one function for names made file names, without a length
+     * limit (git keeps long names, and this one is decoded back into the key). */
+    error = culprit_fs_name(name, key, 0);
     if (error >= 0)
         error = culprit_buf_printf(content, "%s\n", category);
     return error < 0 ? error : 0;
@@ -249,14 +269,13 @@ static int hex_digit(char c)
 int culprit_assignments_decode(culprit_assignments *into, const char *name, const char *data,
                                size_t len)
 {
-    culprit_buf key = CULPRIT_BUF_INIT, category = CULPRIT_BUF_INIT;
+    culprit_buf key = CULPRIT_BUF_INIT, category = CULPRIT_BUF_INIT, again = CULPRIT_BUF_INIT;
     int error = 0;
 
     for (const char *p = name; *p && error >= 0; p++) {
         int hi, lo;
         if (*p != '%') {
-            error = plain_byte((unsigned char)*p, p == name) ? culprit_buf_put(&key, p, 1)
-                                                             : CULPRIT_EINVALID;
+            error = culprit_buf_put(&key, p, 1);
         } else if ((hi = hex_digit(p[1])) < 0 || (lo = hex_digit(p[2])) < 0 || !(hi | lo)) {
             error = CULPRIT_EINVALID;
         } else {
@@ -265,6 +284,10 @@ int culprit_assignments_decode(culprit_assignments *into, const char *name, cons
             p += 2;
         }
     }
+    /* Only the name encode() writes for the key: anything else is not ours. */
+    if (error >= 0 && key.size > 0 &&
+        ((error = culprit_fs_name(&again, key.ptr, 0)) < 0 || strcmp(again.ptr, name) != 0))
+        error = CULPRIT_EINVALID;
     if (len > 0 && data[len - 1] == '\n')
         len--;
     if (error == CULPRIT_EINVALID || key.size == 0)
@@ -277,5 +300,6 @@ int culprit_assignments_decode(culprit_assignments *into, const char *name, cons
         error = culprit_assignments_set(into, key.ptr, category.ptr);
     culprit_buf_dispose(&key);
     culprit_buf_dispose(&category);
+    culprit_buf_dispose(&again);
     return error < 0 ? error : 0;
 }

@@ -84,6 +84,35 @@ int culprit_categories_is_fastest(const culprit_categories *categories, const cu
     return categories->n && c == &categories->items[0];
 }
 
+int culprit_category_name_check(const char *name)
+{
+    culprit_buf shown = CULPRIT_BUF_INIT;
+    size_t len = strlen(name), k;
+    const char *why = NULL;
+    int error;
+
+    for (k = 0; k < len && !why; k += culprit_utf8_char_len(name + k))
+        if (culprit_utf8_char_len(name + k) == 0)
+            why = "is not UTF-8";
+        else if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f ||
+                 ((unsigned char)name[k] == 0xc2 && (unsigned char)name[k + 1] < 0xa0))
+            why = "has a control character (a line break, tab or escape)";
+    if (!why && len == 0)
+        why = "is empty";
+    else if (!why && len > CULPRIT_CATEGORY_NAME_MAX)
+        why = "is too long";
+    if (!why)
+        return 0;
+    culprit_buf_put_text(&shown, name);
+    error = culprit_error_set(CULPRIT_EINVALID,
+                              "category name \"%.200s%s\" %s: a category name is one line of "
+                              "printable text, up to %d bytes, recorded with every run",
+                              culprit_buf_cstr(&shown), shown.size > 200 ? "..." : "", why,
+                              CULPRIT_CATEGORY_NAME_MAX);
+    culprit_buf_dispose(&shown);
+    return error;
+}
+
 #define DURATION_MAX_NS (86400.0 * 1e9)
 
 int culprit_parse_duration_ns(double *out, const char *text)

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +63,21 @@ void culprit_project_free(culprit_project *project)
     free(project);
 }
 
+/* A category's "below": a duration string, or a number of nanoseconds, which is held
+ * to the same rules (a number was taken as it was: 1e308 passed). */
+static int parse_below(double *out, json_t *below)
+{
+    char text[64];
+
+    if (json_is_string(below))
+        return culprit_parse_duration_ns(out, json_string_value(below));
+    if (!json_is_number(below))
+        return culprit_error_set(CULPRIT_EINVALID, "%s: a duration such as \"1ms\" is needed",
+                                 below ? "not a duration" : "missing");
+    snprintf(text, sizeof(text), "%.17gns", json_number_value(below));
+    return culprit_parse_duration_ns(out, text);
+}
+
 static int parse_categories(culprit_categories **out, json_t *array, const char *path)
 {
     size_t n = json_array_size(array), i;
@@ -83,6 +99,12 @@ static int parse_categories(culprit_categories **out, json_t *array, const char 
         if (!json_is_string(name) || !*json_string_value(name)) {
             error =
                 culprit_error_set(CULPRIT_EINVALID, "%s: categories[%zu] has no \"name\"", path, i);
+            goto fail;
+        }
+        /* Refused here, at load time, what a run could not record (issue 23: a line
+         * break was accepted, then every run failed to record). */
+        if ((error = culprit_category_name_check(json_string_value(name))) < 0) {
+            culprit_error_prefix("%s: categories[%zu] \"name\": ", path, i);
             goto fail;
         }
         if (!(c->name = culprit_strdup(json_string_value(name)))) {
@@ -107,15 +129,8 @@ static int parse_categories(culprit_categories **out, json_t *array, const char 
             c->high_ns = INFINITY;
             continue;
         }
-        if (json_is_number(below))
-            c->high_ns = json_number_value(below);
-        else if (!json_is_string(below) ||
-                 culprit_parse_duration_ns(&c->high_ns, json_string_value(below)) < 0) {
-            error = culprit_error_set(CULPRIT_EINVALID,
-                                      "%s: category \"%s\" needs \"below\": a duration such as "
-                                      "\"1ms\" (%s)",
-                                      path, c->name,
-                                      json_is_string(below) ? culprit_error_last() : "missing");
+        if ((error = parse_below(&c->high_ns, below)) < 0) {
+            culprit_error_prefix("%s: category \"%s\" \"below\": ", path, c->name);
             goto fail;
         }
         if (!(c->high_ns > c->low_ns)) {

@@ -63,7 +63,6 @@ int culprit_history__unpack_series(double **values, size_t n, const char *p, con
 int culprit_history__block_parse(culprit_test_result *test, const char *text, size_t len,
                                  unsigned int flags);
 
-/* Replaces an XML 1.0-invalid byte sequence by U+FFFD; returns `s` or tmp's copy. */
 /* The report's <testcase> time in seconds: the mean of one repetition (junit.c). */
 double culprit_history__report_time(const culprit_test_result *test);
 
@@ -71,6 +70,8 @@ double culprit_history__report_time(const culprit_test_result *test);
 int culprit_history__failure_body(culprit_buf *out, const culprit_run *run,
                                   const culprit_test_result *test);
 
+/* `s` as XML can carry it: what it cannot as "\xNN" (culprit_text_utf8()); `s`
+ * itself when nothing needs it, else held in `tmp`. NULL when out of memory. */
 const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
 
 /*

@@ -59,6 +59,21 @@ static int put_value(culprit_buf *out, const culprit_test_result *t, double v)
                                             : "");
 }
 
+/* A name (data) escaped for the terminal, padded to `width` as "%-*s" would: the
+ * line is printed there and opens the report's <system-out>. */
+static int put_padded(culprit_buf *out, const char *s, size_t width)
+{
+    size_t mark = out->size;
+    int error;
+
+    if ((error = culprit_buf_put_text(out, s)) < 0)
+        return error;
+    while (out->size - mark < width)
+        if ((error = culprit_buf_put(out, " ", 1)) < 0)
+            return error;
+    return 0;
+}
+
 int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
 {
     culprit_buf mean = CULPRIT_BUF_INIT, cpu_text = CULPRIT_BUF_INIT;
@@ -69,8 +84,11 @@ int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
                           : t->status == CULPRIT_STATUS_SKIPPED        ? "SKIP  "
                           : t->verdict && !strcmp(t->verdict, "major") ? "MAJOR "
                                                                        : "FAILED";
-        return culprit_buf_printf(out, "[ %s ] %-28s %s", tag, t->name ? t->name : "",
-                                  t->message ? t->message : "");
+        if ((error = culprit_buf_printf(out, "[ %s ] ", tag)) < 0 ||
+            (error = put_padded(out, t->name ? t->name : "", 28)) < 0 ||
+            (error = culprit_buf_put(out, " ", 1)) < 0)
+            return error;
+        return culprit_buf_put_text(out, t->message ? t->message : "");
     }
     double rel = t->summary.mean > 0
                      ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
@@ -88,8 +106,12 @@ int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
     if (t->preempted && (error = culprit_buf_printf(&cpu_text, ", %zu preempted %s", t->preempted,
                                                     t->preempted_kept ? "kept" : "left out")) < 0)
         goto cleanup;
-    error = culprit_buf_printf(out, "[  PERF  ] %-28s %-8s %10s +-%.2f%%  (n=%zu, batch %u, %s%s)",
-                               t->name ? t->name : "", t->category ? t->category : "-",
+    if ((error = culprit_buf_puts(out, "[  PERF  ] ")) < 0 ||
+        (error = put_padded(out, t->name ? t->name : "", 28)) < 0 ||
+        (error = culprit_buf_put(out, " ", 1)) < 0 ||
+        (error = put_padded(out, t->category ? t->category : "-", 8)) < 0)
+        goto cleanup;
+    error = culprit_buf_printf(out, " %10s +-%.2f%%  (n=%zu, batch %u, %s%s)",
                                culprit_buf_cstr(&mean), rel, t->summary.n, t->batch,
                                t->stop ? t->stop : "-", culprit_buf_cstr(&cpu_text));
 cleanup:

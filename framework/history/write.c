@@ -14,63 +14,12 @@
 
 /* ------------------------------------------------------------- XML safety --- */
 
-/* Length of the valid XML 1.0 character at p (UTF-8), or 0 when invalid. */
-static size_t xml_char_len(const unsigned char *p)
-{
-    unsigned int c = p[0], cp;
-    size_t len, i;
-
-    if (c < 0x80)
-        return (c >= 0x20 || c == '\t' || c == '\n' || c == '\r') ? 1 : 0;
-    if (c >= 0xc2 && c <= 0xdf) {
-        len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-        len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-        len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    for (i = 1; i < len; i++) {
-        if ((p[i] & 0xc0) != 0x80) /* also stops at the NUL terminator */
-            return 0;
-        cp = (cp << 6) | (p[i] & 0x3f);
-    }
-    /* Overlong forms, surrogates, U+FFFE/U+FFFF and beyond U+10FFFF are not XML. */
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-        (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-        return 0;
-    return len;
-}
-
+/* Captured output and names may hold control bytes or broken UTF-8, which XML
+ * cannot carry: they are written as "\xNN", the escaping of names everywhere
+ * (core's culprit_buf_put_utf8()), so distinct names stay distinct. */
 const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len;
-
-    while (*p && (len = xml_char_len(p)) > 0)
-        p += len;
-    if (!*p)
-        return s;
-    /* Captured output may hold control bytes or broken UTF-8; XML cannot carry them. */
-    culprit_buf_clear(tmp);
-    if (culprit_buf_put(tmp, s, (size_t)(p - (const unsigned char *)s)) < 0)
-        return NULL;
-    while (*p) {
-        if ((len = xml_char_len(p)) > 0) {
-            if (culprit_buf_put(tmp, (const char *)p, len) < 0)
-                return NULL;
-            p += len;
-        } else {
-            if (culprit_buf_puts(tmp, "\xef\xbf\xbd") < 0)
-                return NULL;
-            p++;
-        }
-    }
-    return culprit_buf_cstr(tmp);
+    return culprit_text_utf8(s, tmp, CULPRIT_TEXT_XML);
 }
 
 /* ---------------------------------------------------------------- writing --- */

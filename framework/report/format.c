@@ -85,10 +85,32 @@ int culprit_report__put_html(culprit_buf *out, const char *s)
     return error;
 }
 
-int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table)
+/* `s` escaped as for the terminal (culprit_buf_put_text(): control bytes and bytes
+ * that are not UTF-8 as \xNN), the form in which Markdown then escapes its own
+ * characters; with `spaces`, line breaks become spaces first. In `out`; NULL when
+ * out of memory. */
+static const char *terminal_form(culprit_buf *out, const char *s, int spaces)
 {
+    culprit_buf copy = CULPRIT_BUF_INIT;
+    int error;
+
+    culprit_buf_clear(out);
+    if ((error = culprit_buf_puts(&copy, s ? s : "")) == 0) {
+        for (size_t i = 0; spaces && i < copy.size; i++)
+            if (copy.ptr[i] == '\n' || copy.ptr[i] == '\r')
+                copy.ptr[i] = ' ';
+        error = culprit_buf_put_text(out, culprit_buf_cstr(&copy));
+    }
+    culprit_buf_dispose(&copy);
+    return error < 0 ? NULL : culprit_buf_cstr(out);
+}
+
+int culprit_report__put_md_code(culprit_buf *out, const char *text, int in_table)
+{
+    culprit_buf tmp = CULPRIT_BUF_INIT;
+    const char *s = terminal_form(&tmp, text, 0);
     size_t run = 0, longest = 0, len = s ? strlen(s) : 0;
-    int error = 0, pad;
+    int error = s ? 0 : CULPRIT_ERROR, pad;
 
     for (size_t i = 0; i < len; i++) {
         run = s[i] == '`' ? run + 1 : 0;
@@ -102,10 +124,7 @@ int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table)
     if (pad && error == 0)
         error = culprit_buf_puts(out, " ");
     for (size_t i = 0; i < len && error == 0; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f)
-            error = culprit_buf_printf(out, "\\x%02x", c);
-        else if (c == '|' && in_table)
+        if (s[i] == '|' && in_table)
             error = culprit_buf_puts(out, "\\|");
         else
             error = culprit_buf_put(out, &s[i], 1);
@@ -114,20 +133,22 @@ int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table)
         error = culprit_buf_puts(out, " ");
     for (size_t i = 0; i <= longest && error == 0; i++)
         error = culprit_buf_puts(out, "`");
+    culprit_buf_dispose(&tmp);
     return error;
 }
 
-int culprit_report__put_md(culprit_buf *out, const char *s)
+int culprit_report__put_md(culprit_buf *out, const char *text)
 {
-    int error = 0;
+    culprit_buf tmp = CULPRIT_BUF_INIT;
+    const char *s = terminal_form(&tmp, text, 1);
+    int error = s ? 0 : CULPRIT_ERROR;
 
     for (; s && *s && error == 0; s++) {
-        if (*s == '\n' || *s == '\r')
-            error = culprit_buf_puts(out, " ");
-        else if (strchr("\\`*_[]<>|#", *s))
+        if (strchr("\\`*_[]<>|#", *s))
             error = culprit_buf_printf(out, "\\%c", *s);
         else
             error = culprit_buf_put(out, s, 1);
     }
+    culprit_buf_dispose(&tmp);
     return error;
 }

@@ -19,13 +19,16 @@ int culprit_report__put_change_ci(culprit_buf *out, double change, double low, d
 
 /* Appends `s` with &, <, >, " and ' escaped for HTML text and attributes. */
 int culprit_report__put_html(culprit_buf *out, const char *s);
-/* Appends `s` with the characters Markdown gives a meaning to in a table cell escaped. */
+/* Appends `s` with the characters Markdown gives a meaning to in a table cell escaped;
+ * line breaks become spaces, other control bytes and bytes that are not UTF-8 \xNN
+ * (as on the terminal, culprit_buf_put_text()). */
 int culprit_report__put_md(culprit_buf *out, const char *s);
 /*
  * Appends `s` (a name from data: history files and call trees come from other
  * machines and pull requests) as a Markdown code span that it cannot leave: the
  * fence is longer than any run of backquotes in it, control characters (a line
- * break would end a table row) are written as \xNN, and with `in_table` a '|' is
+ * break would end a table row) and bytes that are not UTF-8 are written as \xNN
+ * (as on the terminal, culprit_buf_put_text()), and with `in_table` a '|' is
  * "\|" (GFM splits cells on '|' even inside code spans, and shows "\|" as '|').
  */
 int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table);

@@ -55,16 +55,20 @@ static void trace_begin(void)
 static void trace_end(const culprit_runner_job *job)
 {
     const char *dir = getenv("CULPRIT_TRACE_DIR");
-    culprit_buf name = CULPRIT_BUF_INIT;
+    culprit_buf key = CULPRIT_BUF_INIT, name = CULPRIT_BUF_INIT;
     char *path = NULL;
 
     if (!culprit_trace_dump || !dir || !*dir)
         return;
-    if (culprit_buf_printf(&name, "%s.%s.calltree", job->suite, job->test->name) == 0 &&
-        culprit_fs_mkdir_p(dir) == 0 && (path = culprit_fs_join(dir, name.ptr)) &&
-        culprit_trace_dump(path) < 0)
+    /* Names are data: "<suite>.<test>" made one file name by core's one function (the
+     * name is cut and hashed only beyond CULPRIT_FS_NAME_MAX bytes). */
+    if (culprit_buf_printf(&key, "%s.%s", job->suite, job->test->name) == 0 &&
+        culprit_fs_name(&name, key.ptr, CULPRIT_FS_NAME_MAX) == 0 &&
+        culprit_buf_puts(&name, ".calltree") == 0 && culprit_fs_mkdir_p(dir) == 0 &&
+        (path = culprit_fs_join(dir, name.ptr)) && culprit_trace_dump(path) < 0)
         fprintf(stderr, "culprit: cannot write the call tree '%s': %s\n", path, strerror(errno));
     free(path);
+    culprit_buf_dispose(&key);
     culprit_buf_dispose(&name);
 }
 

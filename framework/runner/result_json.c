@@ -14,9 +14,16 @@ static json_t *number(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
+/* JSON carries UTF-8 only (jansson refuses the rest, and the key went missing): a
+ * byte that is not is written as "\xNN" (core's culprit_text_utf8()). */
 static json_t *string_or_null(const char *s)
 {
-    return s ? json_string(s) : json_null();
+    culprit_buf scratch = CULPRIT_BUF_INIT;
+    const char *safe = s ? culprit_text_utf8(s, &scratch, 0) : NULL;
+    json_t *j = safe ? json_string(safe) : json_null();
+
+    culprit_buf_dispose(&scratch);
+    return j;
 }
 
 /* The mean of a recorded series (samples loaded), NaN when absent. */
@@ -49,8 +56,8 @@ static json_t *test_json(const culprit_test_result *t)
     }
     json_t *o = json_object(), *outliers = json_object();
 
-    json_object_set_new(o, "name", json_string(t->name));
-    json_object_set_new(o, "classname", json_string(t->classname ? t->classname : ""));
+    json_object_set_new(o, "name", string_or_null(t->name ? t->name : ""));
+    json_object_set_new(o, "classname", string_or_null(t->classname ? t->classname : ""));
     json_object_set_new(o, "status", json_string(culprit_status_name(t->status)));
     json_object_set_new(o, "message", string_or_null(t->message));
     json_object_set_new(o, "verdict", string_or_null(t->verdict));
@@ -96,7 +103,7 @@ char *culprit_runner__run_json(const culprit_run *run, const char *history_file)
         json_array_append_new(tests, test_json(&run->tests[i]));
     root = json_object();
     json_object_set_new(root, "culprit_json", json_integer(1));
-    json_object_set_new(root, "suite", json_string(run->suite ? run->suite : ""));
+    json_object_set_new(root, "suite", string_or_null(run->suite ? run->suite : ""));
     json_object_set_new(root, "commit", json_string(run->commit ? run->commit : "unknown"));
     json_object_set_new(root, "dirty", json_boolean(run->dirty));
     json_object_set_new(root, "branch", string_or_null(run->branch));

@@ -15,11 +15,9 @@
 #include "culprit/vcs.h"
 #include "culprit/version.h"
 
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,14 +43,14 @@ static const char *base_name(const char *path)
 static void warn(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(runner *r, const char *fmt, ...)
 {
+    char text[CULPRIT_ERROR_MESSAGE_MAX];
     va_list ap;
     (void)r;
     fflush(stdout); /* keep the order of the lines when both go to one pipe */
-    fprintf(stderr, "culprit: warning: ");
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    culprit_runner__text_line(stderr, "culprit: warning: ", text);
 }
 
 /* CPU model, core count, kernel and architecture: the machine part of the build and
@@ -123,7 +121,7 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
              "names it)",
              r->opt.repository ? "--repository is not a git repository" : "not in a git repository",
              culprit_error_last());
-    if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
+    if ((error = culprit_runner__set_name(&run->suite, suite)) < 0 ||
         (error = culprit_str_set(&run->timestamp, stamp)) < 0 ||
         (error = culprit_str_set(&run->host, host)) < 0 ||
         (error = culprit_str_set(&run->compiler, build ? build->compiler : NULL)) < 0 ||
@@ -317,11 +315,6 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
     }
 }
 
-static int selected(const runner *r, const culprit_perf_test *t)
-{
-    return !r->opt.filter || fnmatch(r->opt.filter, t->name, 0) == 0;
-}
-
 static void runner_dispose(runner *r)
 {
     free(r->workdir);
@@ -356,7 +349,7 @@ static int check_declarations(runner *r, const culprit_perf_test *tests, size_t 
                         tests[i].name);
                 return RUNNER_EXIT_USAGE;
             }
-        *nselected += selected(r, &tests[i]);
+        *nselected += culprit_runner__selected(r->opt.filter, &tests[i]);
     }
     return RUNNER_EXIT_OK;
 }
@@ -404,11 +397,11 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
         culprit_runner_job job;
         culprit_test_result *t;
 
-        if (!selected(r, &tests[i]))
+        if (!culprit_runner__selected(r->opt.filter, &tests[i]))
             continue;
         if ((error = culprit_run_add_test(&t, run)) < 0 ||
-            (error = culprit_str_set(&t->name, tests[i].name)) < 0 ||
-            (error = culprit_str_set(&t->classname, suite)) < 0)
+            (error = culprit_runner__set_name(&t->name, tests[i].name)) < 0 ||
+            (error = culprit_runner__set_name(&t->classname, suite)) < 0)
             return error;
         job_for(&job, r, suite, &tests[i]);
         if ((error = culprit_runner__run_job(t, &job)) < 0)
@@ -426,44 +419,6 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
     return 0;
 }
 
-/*
- * The JUnit report (--junit, else $CULPRIT_JUNIT). A directory (one that exists, or
- * a path ending in '/') collects one new file per run, never replaced, so that the
- * runs of a whole ctest invocation (one per perf test) can be merged afterwards with
- * `culprit junit DIR`; a file is replaced, as before.
- */
-static int write_junit(const runner *r, const culprit_run *run)
-{
-    const char *env = getenv("CULPRIT_JUNIT"), *dest = r->opt.junit;
-    culprit_buf name = CULPRIT_BUF_INIT;
-    char *path = NULL;
-    struct stat st;
-    size_t len;
-    int error;
-
-    if (!dest && env && *env)
-        dest = env;
-    if (!dest)
-        return 0;
-    len = strlen(dest);
-    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
-        return culprit_history_write_report(&run, 1, dest, 0);
-    /* Unique per run: the suite, when, and the process (ctest may run binaries at once). */
-    if ((error = culprit_fs_mkdir_p(dest)) < 0 ||
-        (error = culprit_buf_printf(&name, "%s.%s.%ld.xml", run->suite ? run->suite : "run",
-                                    run->timestamp ? run->timestamp : "", (long)getpid())) < 0)
-        goto cleanup;
-    if (!(path = culprit_fs_join(dest, name.ptr))) {
-        error = CULPRIT_ERROR;
-        goto cleanup;
-    }
-    error = culprit_history_write_report(&run, 1, path, 1);
-cleanup:
-    free(path);
-    culprit_buf_dispose(&name);
-    return error;
-}
-
 /* Records the run (history, categories, --junit, --json). Results are already
  * printed: an I/O error here loses nothing shown. RUNNER_EXIT_USAGE on an error
  * (printed), else RUNNER_EXIT_OK. */
@@ -475,18 +430,21 @@ static int record(runner *r, const culprit_run *run, char **history_file)
     if (!r->opt.no_history) {
         if (culprit_history_open(&store, r->settings.history_dir, 1) < 0 ||
             culprit_history_store(store, run, history_file) < 0) {
-            fprintf(stderr, "%s: error: cannot record the results in '%s': %s\n", r->program,
-                    r->settings.history_dir, culprit_error_last());
+            fprintf(stderr, "%s: error: cannot record the results in '%s': ", r->program,
+                    r->settings.history_dir);
+            culprit_runner__text_line(stderr, "", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         } else if (r->assignments_changed &&
                    culprit_assignments_save(r->assignments, r->assignments_path) < 0) {
-            fprintf(stderr, "%s: error: %s\n", r->program, culprit_error_last());
+            fprintf(stderr, "%s: ", r->program);
+            culprit_runner__text_line(stderr, "error: ", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         }
     }
     culprit_history_free(store);
-    if (write_junit(r, run) < 0) {
-        fprintf(stderr, "%s: error: --junit: %s\n", r->program, culprit_error_last());
+    if (culprit_runner__write_junit(run, r->opt.junit) < 0) {
+        fprintf(stderr, "%s: ", r->program);
+        culprit_runner__text_line(stderr, "error: --junit: ", culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;
     }
     if (r->opt.json) {
@@ -532,8 +490,8 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         return exit_code;
     if (r.opt.list) {
         for (i = 0; i < ntests; i++)
-            if (selected(&r, &tests[i]))
-                printf("%s\n", tests[i].name);
+            if (culprit_runner__selected(r.opt.filter, &tests[i]))
+                culprit_runner__text_line(stdout, "", tests[i].name);
         return RUNNER_EXIT_OK;
     }
     if (r.opt.json)
@@ -547,10 +505,14 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
 
     if ((error = culprit_run_new(&run)) < 0 || (error = prepare(&r, run, suite, build)) < 0)
         goto fatal;
-    if (!r.opt.quiet)
-        fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", suite, nselected,
-                nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
+    if (!r.opt.quiet) {
+        culprit_buf label = CULPRIT_BUF_INIT; /* the suite is data: escaped */
+        culprit_buf_put_text(&label, suite);
+        fprintf(r.text, "[========] %s: %zu perf test%s at %.12s%s%s%s\n", culprit_buf_cstr(&label),
+                nselected, nselected == 1 ? "" : "s", run->commit, run->dirty ? " (dirty)" : "",
                 run->branch ? " on " : "", run->branch ? run->branch : "");
+        culprit_buf_dispose(&label);
+    }
     if ((error = run_selected(&r, run, suite, tests, ntests, &nfailed, &nerrors)) < 0)
         goto fatal;
     if (nfailed || nerrors)
@@ -564,7 +526,8 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     goto cleanup;
 
 fatal:
-    fprintf(stderr, "%s: error: %s\n", r.program, culprit_error_last());
+    fprintf(stderr, "%s: ", r.program);
+    culprit_runner__text_line(stderr, "error: ", culprit_error_last());
     exit_code = RUNNER_EXIT_USAGE;
 cleanup:
     free(history_file);

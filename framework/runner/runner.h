@@ -97,4 +97,16 @@ int culprit_runner__run_job(culprit_test_result *result, const culprit_runner_jo
 /** Builds the JSON document of --json (jansson). Returns a malloc'd string. */
 char *culprit_runner__run_json(const culprit_run *run, const char *history_file);
 
+/* Names (names.c). Sets `*dst` to `name` as the history records it: what XML cannot
+ * carry as \xNN (culprit_text_utf8()). */
+int culprit_runner__set_name(char **dst, const char *name);
+/* Prints `prefix`, `text` escaped for the terminal (culprit_buf_put_text()) and a
+ * line break. */
+void culprit_runner__text_line(FILE *out, const char *prefix, const char *text);
+/* 1 when --filter `filter` (NULL: all) selects `t`: a glob on its declared name, or
+ * exactly its name as recorded or as the terminal shows it. */
+int culprit_runner__selected(const char *filter, const culprit_perf_test *t);
+/* Writes the JUnit report of --junit `option` (NULL: $CULPRIT_JUNIT, else none). */
+int culprit_runner__write_junit(const culprit_run *run, const char *option);
+
 #endif

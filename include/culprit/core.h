@@ -112,11 +112,30 @@ int culprit_buf_put_duration(culprit_buf *buf, double ns);
 /**
  * Appends a name that came from data (a test or function name from a file, another
  * machine, a pull request) for a terminal or a plain-text log: control characters
- * (C0, DEL; ESC, CR and line breaks among them) are written as "\xNN" so that a
- * name can neither move the cursor, recolour the terminal nor fake an output line.
- * Other bytes, UTF-8 included, are kept. The escaping of text output everywhere.
+ * (C0, DEL and C1; ESC, CR and line breaks among them) and each byte that is not
+ * part of valid UTF-8 are written as "\xNN", so that a name can neither move the
+ * cursor, recolour the terminal nor fake an output line. Other characters are kept.
+ * The escaping of text output everywhere (docs/history-format.md, "Names").
  */
 int culprit_buf_put_text(culprit_buf *buf, const char *name);
+/** culprit_buf_put_utf8() and culprit_text_utf8() for XML: also escape the
+ *  characters XML 1.0 cannot carry (C0 but tab, line feed and CR; U+FFFE, U+FFFF). */
+#define CULPRIT_TEXT_XML 1u
+/**
+ * Appends `s` as valid UTF-8, for the formats that carry nothing else (JSON, and
+ * XML with CULPRIT_TEXT_XML): each byte that is not part of a valid UTF-8 character
+ * is written as "\xNN", as culprit_buf_put_text() writes it, so a name that is not
+ * UTF-8 is recorded, not refused, and two such names stay distinct.
+ */
+int culprit_buf_put_utf8(culprit_buf *buf, const char *s, unsigned int flags);
+/**
+ * `s` itself when culprit_buf_put_utf8() would keep it as it is, else its escaped
+ * form in `scratch` (valid until the next use of `scratch`); NULL when out of memory.
+ */
+const char *culprit_text_utf8(const char *s, culprit_buf *scratch, unsigned int flags);
+/** The length of the valid UTF-8 character at `s` (1 to 4), or 0 at the NUL or when the
+ *  bytes there are not one (overlong forms and surrogates are not). */
+size_t culprit_utf8_char_len(const char *s);
 /** Empties the buffer, keeping its allocation. */
 void culprit_buf_clear(culprit_buf *buf);
 /** Frees the buffer's memory; the buffer is left empty and reusable. NULL is a no-op. */
@@ -185,6 +204,22 @@ const char *culprit_fs_tmpdir(void);
 
 /** Reads a whole file into `out` (appended). CULPRIT_ENOTFOUND when it does not exist. */
 int culprit_fs_read_file(culprit_buf *out, const char *path);
+
+/** The room culprit_fs_name() keeps at the end of a name cut to length: "~" and 16 hex digits. */
+#define CULPRIT_FS_NAME_HASH 17
+/** The longest file name culprit derives from a name (its callers add a few bytes). */
+#define CULPRIT_FS_NAME_MAX 128
+/**
+ * Appends a file name made from `name` (a test, suite or category name: data): one
+ * path component, never hidden, never "." or "..", portable. ASCII letters, digits,
+ * '_', '-' and '.' (not first) are kept; every other byte is written as "%XX", so
+ * the escaping is reversible and two names never meet. When that is longer than
+ * `max` bytes (0: no limit) or empty, it is cut (never inside a %XX) and ends with
+ * "~" and 16 hex digits of a hash of the whole name, so names cut alike stay
+ * distinct. The one function for every file name derived from data: callers keep
+ * the real name inside the file as well (docs/history-format.md, "Names").
+ */
+int culprit_fs_name(culprit_buf *out, const char *name, size_t max);
 
 /** Joins two path components with exactly one '/'. Returns a malloc'd string or NULL. */
 char *culprit_fs_join(const char *dir, const char *name);

@@ -48,6 +48,16 @@ int culprit_categories_is_fastest(const culprit_categories *categories, const cu
  */
 int culprit_parse_duration_ns(double *out, const char *text);
 
+/** The longest category name, in bytes. */
+#define CULPRIT_CATEGORY_NAME_MAX 128
+/**
+ * 0 when `name` can name a category: 1 to CULPRIT_CATEGORY_NAME_MAX bytes of UTF-8
+ * without control characters (no line break, tab or escape), since every run
+ * records it in its history and every terminal shows it. Else CULPRIT_EINVALID
+ * with a message saying why, the name in it escaped (culprit_buf_put_text()).
+ */
+int culprit_category_name_check(const char *name);
+
 /**
  * The project file (culprit.json, checked into the user's repository; see
  * docs/categories.md): categories, per-test category choices, the history directory.

@@ -115,7 +115,30 @@ static void bad_project_files_name_file_and_key(void **state)
          "\"1s\"}]}",
          "must have no \"below\""},
         {"{\"categories\": [{\"name\": \"a\", \"below\": \"soon\"}, {\"name\": \"b\"}]}",
-         "needs \"below\""},
+         "category \"a\" \"below\": 'soon' is not a duration"},
+        {"{\"categories\": [{\"name\": \"a\"}, {\"name\": \"b\"}]}",
+         "category \"a\" \"below\": missing: a duration"},
+        /* Issue 23: the documented limit of a day holds for numbers too, and the
+         * message of a string beyond it is whole (it was garbled). */
+        {"{\"categories\": [{\"name\": \"a\", \"below\": 1e308}, {\"name\": \"b\"}]}",
+         "category \"a\" \"below\": '1e+308ns' is longer than a day (86400s)"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": 1e14}, {\"name\": \"b\"}]}",
+         "category \"a\" \"below\": '100000000000000ns' is longer than a day (86400s)"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"100000s\"}, {\"name\": \"b\"}]}",
+         "category \"a\" \"below\": '100000s' is longer than a day (86400s), the longest"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": -5}, {\"name\": \"b\"}]}",
+         "'-5ns' is not a duration"},
+        /* Issue 23: a name no run could record is refused at load time, named. */
+        {"{\"categories\": [{\"name\": \"fa\\nst\", \"below\": \"1ms\"}, {\"name\": \"b\"}]}",
+         "categories[0] \"name\": category name \"fa\\x0ast\" has a control character"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": "
+         "\"\\u001b[31mred\"}]}",
+         "categories[1] \"name\": category name \"\\x1b[31mred\" has a control character"},
+        {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": "
+         "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+         "xx"
+         "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}]}",
+         "is too long: a category name is one line of printable text, up to 128 bytes"},
         {"{\"tests\": {\"s.t\": {\"category\": \"nope\"}}}", "tests.\"s.t\".category"},
         {"{\"categories\": [{\"name\": \"a\", \"below\": \"1ms\"}, {\"name\": \"a\"}]}",
          "defined twice"},

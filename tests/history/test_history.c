@@ -405,9 +405,7 @@ static void written_file_validates_against_junit_schema(void **state)
         culprit_run *back = NULL;
         assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
         assert_string_equal(back->path, path);
-        assert_string_equal(
-            back->tests[1].output,
-            "esc \xef\xbf\xbd[31mred\xef\xbf\xbd[0m bad \xef\xbf\xbd\xef\xbf\xbd end");
+        assert_string_equal(back->tests[1].output, "esc \\x1b[31mred\\x1b[0m bad \\xff\\xfe end");
         culprit_run_free(back);
     }
     culprit_run_free(run);
@@ -912,9 +910,40 @@ static void invalid_series_names_are_refused(void **state)
     culprit_buf_dispose(&doc);
 }
 
+/* Issue 23: a name is never a reason not to record. A line break in a category or in a
+ * verdict message (which names its test) failed the write, and with it every run;
+ * names that XML cannot carry became U+FFFD, so two of them became one. Now each is
+ * written as \xNN, in the block as in the attributes, and the [ PERF ] line escapes. */
+static void names_with_line_breaks_and_broken_bytes_are_recorded(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT, line = CULPRIT_BUF_INIT;
+    (void)state;
+
+    culprit_str_set(&run->tests[0].name, "two\nlines\x1b[31m\xff");
+    culprit_str_set(&run->tests[0].category, "fa\nst");
+    culprit_str_set(&run->tests[0].verdict_message, "perf.two\nlines: 1 us now");
+    culprit_str_set(&run->tests[1].name, "two\nlines\x1b[31m\xfe");
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", 0), 0);
+    assert_string_equal(back->tests[0].name, "two\nlines\\x1b[31m\\xff");
+    assert_string_equal(back->tests[1].name, "two\nlines\\x1b[31m\\xfe");
+    assert_string_equal(back->tests[0].category, "fa\\x0ast");
+    assert_string_equal(back->tests[0].verdict_message, "perf.two\\x0alines: 1 us now");
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_non_null(strstr(line.ptr, "two\\x0alines\\x1b[31m\\xff"));
+    assert_non_null(strstr(line.ptr, "fa\\x0ast"));
+    assert_null(strpbrk(line.ptr, "\n\x1b"));
+    culprit_run_free(run);
+    culprit_run_free(back);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&line);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(names_with_line_breaks_and_broken_bytes_are_recorded),
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
         cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),

@@ -316,25 +316,34 @@ static void report_markdown_names_stay_in_their_code_span(void **state)
     const synthetic_test before[] = {
         {"tick`|x", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS},
         {"row\n| fake | row |", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS},
-        {"<img src=x onerror=alert(1)>", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS}};
+        {"<img src=x onerror=alert(1)>", 1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS},
+        {"csi\xc2\x9b"
+         "31m",
+         1e5, 1e3, 30, "fast", CULPRIT_STATUS_PASS}};
     const synthetic_test now[] = {
         {"tick`|x", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS},
         {"row\n| fake | row |", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS},
-        {"<img src=x onerror=alert(1)>", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS}};
+        {"<img src=x onerror=alert(1)>", 5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS},
+        {"csi\xc2\x9b"
+         "31m",
+         5e6, 1e4, 30, "fast", CULPRIT_STATUS_PASS}};
     cli_result r;
     (void)state;
 
     fixture_repo(&evil);
     fixture_store(evil.history,
-                  fixture_run("perf", evil.sha[2], "2024-03-03T12:00:00Z", NULL, before, 3));
+                  fixture_run("perf", evil.sha[2], "2024-03-03T12:00:00Z", NULL, before, 4));
     fixture_store(evil.history,
-                  fixture_run("perf", evil.sha[3], "2024-03-04T12:00:00Z", NULL, now, 3));
+                  fixture_run("perf", evil.sha[3], "2024-03-04T12:00:00Z", NULL, now, 4));
     r = run_culprit(evil.dir, NULL, "report --format markdown");
     assert_int_equal(r.status, 0);
     assert_contains(r.out, "| **MAJOR** | ``perf.tick`\\|x`` |");
     assert_contains(r.out, "| **MAJOR** | `perf.row\\x0a\\| fake \\| row \\|` |");
     assert_contains(r.out, "| **MAJOR** | `perf.<img src=x onerror=alert(1)>` |");
     assert_lacks(r.out, "\n| fake");
+    /* A C1 control (CSI, which some terminals obey) is escaped as on the terminal. */
+    assert_contains(r.out, "`perf.csi\\xc2\\x9b31m`");
+    assert_lacks(r.out, "\xc2\x9b");
     cli_result_dispose(&r);
     /* On a terminal or in a log: control characters escaped, no line break in a name. */
     r = run_culprit(evil.dir, NULL, "check --fail-on none");
