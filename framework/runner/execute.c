@@ -333,7 +333,7 @@ static void child_main(const culprit_runner_job *job, const char *result_path, i
 
 static int make_result_path(culprit_buf *path)
 {
-    return culprit_fs_make_temp(path, culprit_fs_tmpdir(), "result", 0);
+    return culprit_fs_make_temp(path, NULL, "result", 0);
 }
 
 /* Reads the child's output until EOF or the deadline; 1 when the deadline passed. */
@@ -430,6 +430,8 @@ static void end_child_group(int sig)
 {
     if (child_group > 0)
         kill(-(pid_t)child_group, SIGKILL);
+    /* The result file the child was to write, with the process's other temporaries. */
+    culprit_fs_temp_dir_remove_signal_safe();
     signal(sig, SIG_DFL);
     raise(sig);
 }

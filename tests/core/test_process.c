@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "culprit/core.h"
@@ -132,8 +133,46 @@ static void a_timeout_kills_the_whole_group(void **state)
     run_leaving_a_sleep(&r, dir, pidfile, "wait", 0.3);
     assert_true(r.timed_out);
     assert_false(r.exited);
-    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(r.signal, SIGTERM); /* the shell ends at SIGTERM, before SIGKILL */
     assert_gone(pidfile);
+    culprit_process_result_dispose(&r);
+    test_tmpdir_remove(dir);
+}
+
+/* A timed-out group gets SIGTERM first, so a compiler can remove its temporary files:
+ * a command that traps TERM does its cleanup (writes a marker) and exits with it; one
+ * that ignores TERM gets SIGKILL once the grace period is over. Before, the group got
+ * SIGKILL at once and the trap never ran. */
+static void a_timeout_sends_sigterm_before_sigkill(void **state)
+{
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    char dir[256], cmd[700], marker[300];
+    struct stat st;
+    (void)state;
+
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "grace"), 0);
+    snprintf(marker, sizeof(marker), "%s/cleaned", dir);
+    snprintf(cmd, sizeof(cmd), "trap 'echo > %s; exit 3' TERM; while :; do sleep 0.01; done",
+             marker);
+    o.shell = cmd;
+    o.timeout_s = 0.3;
+    o.own_group = 1;
+    o.output = CULPRIT_PROCESS_QUIET;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_true(r.timed_out);
+    assert_true(r.exited);
+    assert_int_equal(r.status, 3);
+    assert_int_equal(stat(marker, &st), 0);
+    culprit_process_result_dispose(&r);
+
+    /* TERM ignored: SIGKILL after the grace period (0.2 s here; 5 s by default). */
+    o.shell = "trap '' TERM; while :; do sleep 0.01; done";
+    o.grace_s = 0.2;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_true(r.timed_out);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_true(r.elapsed_ns >= 0.5e9); /* the timeout, then the grace period */
     culprit_process_result_dispose(&r);
     test_tmpdir_remove(dir);
 }
@@ -254,6 +293,7 @@ int main(void)
         cmocka_unit_test(only_the_tail_of_the_output_is_kept),
         cmocka_unit_test(a_signal_is_reported),
         cmocka_unit_test(a_timeout_kills_the_whole_group),
+        cmocka_unit_test(a_timeout_sends_sigterm_before_sigkill),
         cmocka_unit_test(background_processes_do_not_lengthen_a_run),
         cmocka_unit_test(environment_and_directory),
         cmocka_unit_test(a_program_that_cannot_start_is_an_error),
