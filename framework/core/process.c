@@ -6,6 +6,11 @@
  * --confirm` re-runs a test binary (no shell: names go to exec as they are), and the
  * call-tree recorder runs a program under the trace runtime's environment.
  *
+ * A child is ended, at a timeout or a Ctrl-C, as systemd and docker stop do: SIGTERM,
+ * a grace period for it to exit (a compiler removes its temporary files, a test
+ * binary its result), then SIGKILL (end_child()). Its $TMPDIR is our process's
+ * temporary directory, so whatever it leaves there goes with ours.
+ *
  * A failed exec is told from a program that exits 127 through a close-on-exec pipe:
  * the child writes its errno there when exec fails, and the parent reads either
  * that or end-of-file (exec succeeded), as posix_spawn implementations do.
@@ -62,6 +67,11 @@ static pid_t reap(culprit_process_result *out, pid_t pid, int *status, int flags
     return done;
 }
 
+static double grace_of(const culprit_process_options *o)
+{
+    return o->grace_s > 0 ? o->grace_s : CULPRIT_PROCESS_GRACE_S;
+}
+
 /*
  * Ends the child `pid` (our child) and, with `group`, its process group: SIGTERM and
  * SIGCONT, so that a compiler removes its temporary files and a test binary its
@@ -70,11 +80,6 @@ static pid_t reap(culprit_process_result *out, pid_t pid, int *status, int flags
  * Returns 1 when it reaped the child here (into *status, out->cpu_ns), 0 when the
  * caller still must. Async-signal-safe (kill, wait4, clock_gettime, nanosleep).
  */
-static double grace_of(const culprit_process_options *o)
-{
-    return o->grace_s > 0 ? o->grace_s : CULPRIT_PROCESS_GRACE_S;
-}
-
 static int end_child(culprit_process_result *out, pid_t pid, int group, double grace_s, int *status)
 {
     pid_t target = group ? -pid : pid;
