@@ -157,12 +157,14 @@ static size_t remove_stale_of(const char *dir, const char *const *markers, size_
 {
     char host[256];
     size_t removed = 0;
+    culprit_error_state saved;
     struct dirent *e;
     DIR *d;
 
     host_name(host, sizeof(host));
     if (!(d = opendir(dir)))
         return 0;
+    culprit_error_save(&saved); /* best effort: the caller's error stays */
     while ((e = readdir(d))) {
         culprit_buf path = CULPRIT_BUF_INIT;
         unsigned long long start = 0;
@@ -174,15 +176,15 @@ static size_t remove_stale_of(const char *dir, const char *const *markers, size_
             stale = at && leftover_owner(at + strlen(markers[m]), host, &pid, &start) &&
                     !owner_alive(pid, start);
         }
-        if (!stale || culprit_buf_printf(&path, "%s/%s", dir, e->d_name) < 0)
-            continue;
         /* Another user's leftover is theirs to remove (and a sticky /tmp refuses). */
-        if (lstat(path.ptr, &st) == 0 && st.st_uid == geteuid() &&
+        if (stale && culprit_buf_printf(&path, "%s/%s", dir, e->d_name) == 0 &&
+            lstat(path.ptr, &st) == 0 && st.st_uid == geteuid() &&
             culprit_fs_remove_tree(path.ptr) == 0)
             removed++;
         culprit_buf_dispose(&path);
     }
     closedir(d);
+    culprit_error_restore(&saved);
     return removed;
 }
 

@@ -442,6 +442,7 @@ static const int end_signals[] = {SIGINT, SIGTERM, SIGHUP};
 static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
 {
     struct sigaction old[NSIGNALS];
+    sigset_t block, mask;
     culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
     int fds[2] = {-1, -1}, status = 0, timed_out, error;
     double start = now_s();
@@ -455,13 +456,21 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     }
     fflush(stdout);
     fflush(stderr);
+    /* Blocked until the handler knows the child: a SIGTERM just after fork() killed
+     * the runner and left the child measuring in its own group, out of reach. */
+    sigemptyset(&block);
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaddset(&block, end_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &mask);
     if ((pid = fork()) < 0) {
+        sigprocmask(SIG_SETMASK, &mask, NULL);
         error = culprit_error_set_os("cannot fork");
         goto cleanup;
     }
     if (pid == 0) {
         /* A group of its own, so that what the test starts ends with it. */
         setpgid(0, 0);
+        sigprocmask(SIG_SETMASK, &mask, NULL);
         close(fds[0]);
         child_main(job, path.ptr, fds[1]);
     }
@@ -469,6 +478,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     child_group = pid;
     for (size_t i = 0; i < NSIGNALS; i++)
         sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
+    sigprocmask(SIG_SETMASK, &mask, NULL);
     close(fds[1]);
     fds[1] = -1;
     timed_out = collect_output(&output, fds[0], pid, &status,
