@@ -7,7 +7,8 @@
 #
 # Each of 5 SIGINTs and 5 SIGTERMs interrupts a bisection in a private $TMPDIR at
 # another moment; culprit must die of the signal (130, 143), end its build or run
-# (nothing of it left running) and leave $TMPDIR empty.
+# (nothing of it left running) and leave $TMPDIR empty. After a SIGKILL, the next
+# culprit removes the killed one's temporary directory, not a live culprit's.
 # usage: interrupt_cleanup.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -86,4 +87,33 @@ for sig in INT TERM; do
   interrupt "$sig" "$copy" "$measuring" 0.6    # a later run, or between runs
 done
 
-echo "interrupt cleanup: 5 SIGINT and 5 SIGTERM left nothing; $(($(date +%s) - started)) s"
+# SIGKILL: no handler runs, the directory stays; the next culprit that makes a
+# temporary entry removes it, while a live culprit's directory is left alone.
+quick() { # a culprit that makes its checkouts and stops at the failing build
+  (cd "$repo" && "$culprit" bisect --good r1 --bad r4 --build false --command true \
+      > /dev/null 2>&1) || true
+}
+(cd "$repo" && exec "$culprit" bisect --good r1 --bad r4 --build "sleep 30" \
+    --command true > /dev/null 2>&1) &
+live=$!
+for _ in $(seq 1 300); do [ -n "$(ls -A "$tmp")" ] && break; sleep 0.02; done
+(cd "$repo" && exec "$culprit" bisect --good r1 --bad r4 --build "$copy" \
+    --run './slow_test --quiet' --test slowsuite.slow > /dev/null 2>&1) &
+pid=$!
+for _ in $(seq 1 300); do eval "$measuring" && break; sleep 0.02; done
+kill -KILL "$pid"
+{ wait "$pid"; } 2> /dev/null || true
+# (its run goes on in a group of its own until it ends: wait for it)
+for _ in $(seq 1 500); do pgrep -f "slow_test --quiet" > /dev/null || break; sleep 0.02; done
+[ "$(ls "$tmp" | wc -l)" -eq 2 ] || fail "after SIGKILL: $(ls "$tmp")"
+quick
+[ "$(ls "$tmp" | wc -l)" -eq 1 ] || fail "the next culprit did not remove the killed one's: $(ls "$tmp")"
+kill -0 "$live" || fail "the live culprit ended"
+[ -n "$(find "$tmp" -path '*/culprit-*/checkout-*' -prune -print)" ] ||
+  fail "the live culprit's checkouts were removed: $(cd "$tmp" && find . | head)"
+kill -TERM "$live"
+wait "$live" || true
+[ -z "$(ls -A "$tmp")" ] || fail "left in \$TMPDIR: $(ls -A "$tmp")"
+
+echo "interrupt cleanup: 5 SIGINT and 5 SIGTERM left nothing; after SIGKILL the next" \
+  "culprit removed what was left, and not a live culprit's; $(($(date +%s) - started)) s"
