@@ -162,8 +162,10 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
     }
     if (target)
         path = target;
-    /* <path>.tmp.<host>-<pid>-XXXXXX: a writer killed before the rename leaves it, and
-     * the next writer to the store removes it (culprit_fs_remove_stale()). */
+    /* <path>.tmp.<host>-<pid>.<start>-XXXXXX, beside the target (a rename is atomic
+     * within one file system only): a writer killed before the rename leaves it, and
+     * the next store or compaction of the history removes it once its writer is gone
+     * (culprit_fs_remove_stale()). */
     if ((error = culprit_buf_printf(&tmp, "%s.tmp.", path)) < 0 ||
         (error = culprit_fs_owner_tag(&tmp)) < 0 || (error = culprit_buf_puts(&tmp, "XXXXXX")) < 0)
         goto cleanup;
