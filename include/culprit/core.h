@@ -354,7 +354,11 @@ typedef struct {
  * CULPRIT_EINVALID for bad options; CULPRIT_ENOTFOUND when the program cannot be
  * started (not found, not executable, no such directory: the message names it and
  * why); CULPRIT_ERROR when culprit itself cannot (fork, pipe). Our stdout and stderr
- * are flushed first. Not thread-safe (one child at a time per process).
+ * are flushed first. The child's $TMPDIR is this process's temporary directory
+ * (culprit_fs_temp_dir()), unless `env` sets one, so what it leaves there goes with
+ * ours. With own_group, this process becomes a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): the group's orphans are reparented to it and reaped when
+ * the group is ended. Not thread-safe (one child at a time per process).
  */
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *opts);
 void culprit_process_result_dispose(culprit_process_result *result);
