@@ -430,6 +430,8 @@ static void end_child_group(int sig)
 {
     if (child_group > 0)
         kill(-(pid_t)child_group, SIGKILL);
+    /* A counted run's valgrind (culprit_process_run(): SIGTERM, grace, SIGKILL). */
+    culprit_process_interrupt();
     /* The result file the child was to write, with the process's other temporaries. */
     culprit_fs_temp_dir_remove_signal_safe();
     signal(sig, SIG_DFL);
@@ -438,6 +440,19 @@ static void end_child_group(int sig)
 
 static const int end_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof(end_signals) / sizeof(end_signals[0]))
+
+/* end_child_group() for the end signals while a test runs; `old` keeps what was. */
+static void catch_end_signals(struct sigaction old[NSIGNALS])
+{
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
+}
+
+static void restore_end_signals(const struct sigaction old[NSIGNALS])
+{
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &old[i], NULL);
+}
 
 static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
 {
@@ -476,8 +491,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
     child_group = pid;
-    for (size_t i = 0; i < NSIGNALS; i++)
-        sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
+    catch_end_signals(old);
     sigprocmask(SIG_SETMASK, &mask, NULL);
     close(fds[1]);
     fds[1] = -1;
@@ -494,8 +508,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
                 job->test->name);
     }
     child_group = 0;
-    for (size_t i = 0; i < NSIGNALS; i++)
-        sigaction(end_signals[i], &old[i], NULL);
+    restore_end_signals(old);
     if (!timed_out && WIFEXITED(status) && culprit_runner__adopt(r, path.ptr) == 0) {
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
             r->message = failure_message(culprit_buf_cstr(&output));
@@ -542,9 +555,15 @@ int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *jo
     const char *count_result = getenv(CULPRIT_RUNNER__COUNT_RESULT);
 
     if (strcmp(culprit_runner__metric(job), "instructions") == 0) {
+        struct sigaction old[NSIGNALS];
         int failed;
-        if (!count_result || !*count_result)
-            return culprit_runner__run_counted(r, job);
+        if (!count_result || !*count_result) {
+            /* Ctrl-C or SIGTERM ends valgrind's group too, and removes its files. */
+            catch_end_signals(old);
+            failed = culprit_runner__run_counted(r, job);
+            restore_end_signals(old);
+            return failed;
+        }
         /* The counted process itself (counted.c started it under callgrind): one
          * body call per sample, so that each dump is one repetition. */
         culprit_runner_job one = *job;
