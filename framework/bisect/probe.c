@@ -336,7 +336,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
                          : run_command(value, NULL, o->command, path, o->timeout_s, NULL);
     {
         culprit_buf made = CULPRIT_BUF_INIT;
-        error = culprit_fs_make_temp(&made, culprit_fs_tmpdir(), "bisect-run", 1);
+        error = culprit_fs_make_temp(&made, NULL, "bisect-run", 1);
         snprintf(dir, sizeof(dir), "%s", culprit_buf_cstr(&made));
         culprit_buf_dispose(&made);
         if (error < 0)

@@ -384,7 +384,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
     if (opts->baseline && !opts->baseline[0])
         return culprit_error_set(CULPRIT_EINVALID, "an empty baseline command");
-    if ((error = culprit_fs_make_temp(&dir, culprit_fs_tmpdir(), "record", 1)) < 0) {
+    if ((error = culprit_fs_make_temp(&dir, NULL, "record", 1)) < 0) {
         culprit_buf_clear(&dir);
         goto cleanup;
     }

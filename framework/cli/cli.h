@@ -233,9 +233,11 @@ typedef struct {
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo);
 void cli_env_dispose(cli_env *env);
 
-/* SIGINT, SIGTERM and SIGHUP end the build or run in progress and remove the
- * temporary checkouts before the command dies of the signal (bisect, check
- * --confirm and --investigate build in temporary checkouts). */
+/* SIGINT, SIGTERM and SIGHUP end the build or run in progress (SIGTERM, SIGKILL
+ * after the grace period; a second signal kills at once) and remove the temporary
+ * checkouts and the process's temporary directory before the command dies of the
+ * signal (bisect, check --confirm and --investigate build in temporary checkouts).
+ * main() installs it for every command. */
 void cli_clean_up_on_signals(void);
 
 /*

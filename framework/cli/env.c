@@ -51,22 +51,37 @@ void cli_env_dispose(cli_env *env)
     memset(env, 0, sizeof(*env));
 }
 
+/* Set once the first signal is being handled. */
+static volatile sig_atomic_t ending;
+
 static void on_signal(int sig)
 {
+    /* A second signal while the first waits for the children: no more grace. */
+    if (ending) {
+        culprit_process_interrupt();
+        return;
+    }
+    ending = 1;
     /* Async-signal-safe: ends the build or run in progress (it is in a process group
-     * of its own, out of the terminal's reach), removes the temporary checkouts, then
-     * dies of the signal. */
+     * of its own, out of the terminal's reach: SIGTERM, then SIGKILL after the grace
+     * period), removes the temporary checkouts and the process's temporary directory,
+     * then dies of the signal (status 128 + its number: 130, 143). */
     culprit_process_interrupt();
     culprit_vcs_checkout_remove_all();
+    culprit_fs_temp_dir_remove_signal_safe();
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
 void cli_clean_up_on_signals(void)
 {
-    signal(SIGINT, on_signal);
-    signal(SIGTERM, on_signal);
-    signal(SIGHUP, on_signal);
+    /* SA_NODEFER: a second Ctrl-C reaches on_signal while the first one waits. */
+    struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_NODEFER};
+    int signals[] = {SIGINT, SIGTERM, SIGHUP};
+
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof(signals) / sizeof(*signals); i++)
+        sigaction(signals[i], &sa, NULL);
 }
 
 int cli_project_commands(culprit_bisect_options *o, char *owned[2])

@@ -119,6 +119,10 @@ static int dispatch(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    /* Every command: any of them may run a child or make a temporary entry (git for
+     * the shared history, a recorded program), and Ctrl-C or SIGTERM must end the
+     * child and remove them before culprit dies of the signal. */
+    cli_clean_up_on_signals();
     if (cli_color_option(&argc, argv) < 0)
         return cli_usage_error(NULL);
     return finish(dispatch(argc, argv));

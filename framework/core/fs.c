@@ -3,12 +3,12 @@
  * place: culprit_fs_write_atomic() writes a temporary file next to the target,
  * syncs it and renames it (or, with no_replace, hard-links it so an existing
  * file is never clobbered), so a reader sees either nothing or the whole file,
- * even when the writer is killed half-way.
+ * even when the writer is killed half-way. The temporary file carries its owner
+ * in its name (fs_temp.c), so that the next writer can tell a leftover of a killed
+ * one from a live writer's file.
  *
- * Trees are removed here and nowhere else (as libgit2 does through
- * git_futils_rmdir_r): culprit_fs_remove_tree() for ordinary code, and
- * culprit_fs_remove_trees_signal_safe() for the one caller that removes
- * temporary checkouts from a Ctrl-C handler.
+ * Temporary entries and their owners are in fs_temp.c, removing trees in
+ * fs_remove.c, copying them in fs_copy.c.
  */
 #include "culprit/core.h"
 #include "core_internal.h"
@@ -162,8 +162,10 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
     }
     if (target)
         path = target;
-    /* <path>.tmp.<host>-<pid>-XXXXXX: a writer killed before the rename leaves it, and
-     * the next writer to the store removes it (culprit_fs_remove_stale()). */
+    /* <path>.tmp.<host>-<pid>.<start>-XXXXXX, beside the target (a rename is atomic
+     * within one file system only): a writer killed before the rename leaves it, and
+     * the next store or compaction of the history removes it once its writer is gone
+     * (culprit_fs_remove_stale()). */
     if ((error = culprit_buf_printf(&tmp, "%s.tmp.", path)) < 0 ||
         (error = culprit_fs_owner_tag(&tmp)) < 0 || (error = culprit_buf_puts(&tmp, "XXXXXX")) < 0)
         goto cleanup;
@@ -251,95 +253,6 @@ void culprit_fs_unlock(int fd)
         close(fd); /* closing the only descriptor releases the flock */
 }
 
-/* ------------------------------------------------ temporary names and leftovers --- */
-
-static void host_name(char *out, size_t size)
-{
-    if (gethostname(out, size) < 0 || !out[0])
-        snprintf(out, size, "localhost");
-    out[size - 1] = '\0';
-    for (char *p = out; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
-            *p = '_';
-}
-
-int culprit_fs_owner_tag(culprit_buf *out)
-{
-    char host[256];
-
-    host_name(host, sizeof(host));
-    return culprit_buf_printf(out, "%s-%ld-", host, (long)getpid());
-}
-
-/* The pid of a leftover named <host>-<pid>-XXXXXX after its marker, when the host is
- * ours; 0 when the name is not of that shape or from another host. */
-static long leftover_pid(const char *rest, const char *host)
-{
-    size_t len = strlen(rest), end, start;
-
-    if (len < 10 || rest[len - 7] != '-')
-        return 0;
-    end = len - 7;
-    for (start = end; start > 0 && isdigit((unsigned char)rest[start - 1]); start--)
-        ;
-    if (start == end || start < 2 || rest[start - 1] != '-' || strlen(host) != start - 1 ||
-        strncmp(rest, host, start - 1) != 0)
-        return 0;
-    return strtol(rest + start, NULL, 10);
-}
-
-size_t culprit_fs_remove_stale(const char *dir, const char *marker)
-{
-    char host[256];
-    size_t removed = 0;
-    struct dirent *e;
-    DIR *d;
-
-    host_name(host, sizeof(host));
-    if (!(d = opendir(dir)))
-        return 0;
-    while ((e = readdir(d))) {
-        const char *at = strstr(e->d_name, marker);
-        long pid = at ? leftover_pid(at + strlen(marker), host) : 0;
-        char *path;
-        /* Alive, or not ours to judge (EPERM: someone else's live process). */
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue;
-        if ((path = culprit_fs_join(dir, e->d_name)) && culprit_fs_remove_tree(path) == 0)
-            removed++;
-        free(path);
-    }
-    closedir(d);
-    return removed;
-}
-
-int culprit_fs_make_temp(culprit_buf *out, const char *dir, const char *kind, int directory)
-{
-    culprit_buf marker = CULPRIT_BUF_INIT;
-    int fd, error;
-
-    if ((error = culprit_buf_printf(&marker, "culprit-%s-", kind)) < 0)
-        return error;
-    culprit_fs_remove_stale(dir, marker.ptr);
-    error = culprit_buf_printf(out, "%s/%s", dir, marker.ptr);
-    culprit_buf_dispose(&marker);
-    if (error < 0 || (error = culprit_fs_owner_tag(out)) < 0 ||
-        (error = culprit_buf_puts(out, "XXXXXX")) < 0)
-        return error;
-    if (directory ? !mkdtemp(out->ptr) : (fd = mkstemp(out->ptr)) < 0)
-        return culprit_error_set_os("cannot create a temporary %s in '%s'",
-                                    directory ? "directory" : "file", dir);
-    if (!directory)
-        close(fd);
-    return 0;
-}
-
-const char *culprit_fs_tmpdir(void)
-{
-    const char *tmp = getenv("TMPDIR");
-    return tmp && *tmp ? tmp : "/tmp";
-}
-
 int culprit_fs_read_file(culprit_buf *out, const char *path)
 {
     int fd, error = 0;
@@ -377,104 +290,4 @@ int culprit_fs_read_file(culprit_buf *out, const char *path)
     }
     close(fd);
     return error;
-}
-
-/* ----------------------------------------------------------- removing trees --- */
-
-/*
- * Removes `name` in the directory `dirfd`; `path` holds its full path, for the
- * messages, and is restored before returning. Entries are reached through their
- * parent's descriptor (openat, unlinkat) with O_NOFOLLOW, so a symbolic link is
- * removed and never followed, even if it replaces a directory during the walk.
- * One descriptor is open per level of depth.
- */
-static int remove_at(int dirfd, const char *name, culprit_buf *path)
-{
-    size_t len = path->size;
-    struct stat st;
-    struct dirent *entry;
-    DIR *dir;
-    int fd, error = 0;
-
-    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        return errno == ENOENT ? 0 : culprit_error_set_os("cannot remove '%s'", path->ptr);
-    if (!S_ISDIR(st.st_mode)) {
-        if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
-            return culprit_error_set_os("cannot remove '%s'", path->ptr);
-        return 0;
-    }
-    /* Build outputs may hold read-only directories: we need to list and empty them. */
-    if ((st.st_mode & 0700) != 0700)
-        (void)fchmodat(dirfd, name, st.st_mode | 0700, 0);
-    if ((fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return culprit_error_set_os("cannot open '%s'", path->ptr);
-    if (!(dir = fdopendir(fd))) {
-        close(fd);
-        return culprit_error_set_os("cannot open '%s'", path->ptr);
-    }
-    while (!error && (errno = 0, entry = readdir(dir)) != NULL) {
-        if (!strcmp(entry->d_name, ".") || !strcmp(entry->d_name, ".."))
-            continue;
-        if ((error = culprit_buf_printf(path, "/%s", entry->d_name)) < 0)
-            break;
-        error = remove_at(fd, entry->d_name, path);
-        path->size = len;
-        path->ptr[len] = '\0';
-    }
-    if (!error && errno != 0)
-        error = culprit_error_set_os("cannot read '%s'", path->ptr);
-    closedir(dir);
-    if (!error && unlinkat(dirfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-        error = culprit_error_set_os("cannot remove '%s'", path->ptr);
-    return error;
-}
-
-int culprit_fs_remove_tree(const char *path)
-{
-    culprit_buf buf = CULPRIT_BUF_INIT;
-    int error;
-
-    if (!path || !*path)
-        return culprit_error_set(CULPRIT_EINVALID, "empty path to remove");
-    if ((error = culprit_buf_puts(&buf, path)) < 0)
-        return error;
-    error = remove_at(AT_FDCWD, path, &buf);
-    culprit_buf_dispose(&buf);
-    return error;
-}
-
-/* Async-signal-safe: fork, execve, waitpid and _exit only; argv on the stack. */
-int culprit_fs_remove_trees_signal_safe(char *const *paths, int n)
-{
-    static char rm_arg0[] = "rm", rm_rf[] = "-rf", rm_end[] = "--";
-    char *argv[CULPRIT_FS_SIGNAL_SAFE_MAX + 4];
-    char *envp[] = {NULL};
-    int i, status = 0, saved = errno, result = 0;
-    pid_t pid;
-
-    if (n <= 0)
-        return 0;
-    if (n > CULPRIT_FS_SIGNAL_SAFE_MAX)
-        return -1;
-    argv[0] = rm_arg0;
-    argv[1] = rm_rf;
-    argv[2] = rm_end;
-    for (i = 0; i < n; i++)
-        argv[3 + i] = paths[i];
-    argv[3 + n] = NULL;
-    pid = fork();
-    if (pid < 0) {
-        result = -1;
-    } else if (pid == 0) {
-        execve("/bin/rm", argv, envp);
-        execve("/usr/bin/rm", argv, envp);
-        _exit(127);
-    } else {
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-            ;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-            result = -1;
-    }
-    errno = saved;
-    return result;
 }

@@ -6,11 +6,16 @@
  * --confirm` re-runs a test binary (no shell: names go to exec as they are), and the
  * call-tree recorder runs a program under the trace runtime's environment.
  *
+ * A child is ended, at a timeout or a Ctrl-C, as systemd and docker stop do: SIGTERM,
+ * a grace period for it to exit (a compiler removes its temporary files, a test
+ * binary its result), then SIGKILL (end_child()). Its $TMPDIR is our process's
+ * temporary directory, so whatever it leaves there goes with ours.
+ *
  * A failed exec is told from a program that exits 127 through a close-on-exec pipe:
  * the child writes its errno there when exec fails, and the parent reads either
  * that or end-of-file (exec succeeded), as posix_spawn implementations do.
  */
-#define _GNU_SOURCE /* execvpe, pipe2, strsignal */
+#define _GNU_SOURCE /* asprintf, execvpe, pipe2, strsignal */
 #include "culprit/core.h"
 
 #include <errno.h>
@@ -21,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,16 +36,14 @@
 /* The bytes of output kept by default: enough for a compiler's last error. */
 #define DEFAULT_TAIL 600
 
-/* The group of the child running with own_group (0: none), for the signal handler. */
-static volatile sig_atomic_t running_group;
-
-void culprit_process_interrupt(void)
-{
-    pid_t group = (pid_t)running_group;
-
-    if (group > 0)
-        kill(-group, SIGKILL);
-}
+/* The child running now (0: none), whether it leads a group of its own, and its grace
+ * period in ms: for culprit_process_interrupt() in a signal handler. */
+static volatile sig_atomic_t running_pid, running_group, running_grace_ms;
+/* Set while culprit_process_interrupt() waits: called again, it kills at once. */
+static volatile sig_atomic_t interrupting;
+/* The signals that end culprit, blocked while a child is started and registered. */
+static const int ending[] = {SIGINT, SIGTERM, SIGHUP};
+#define NENDING (sizeof(ending) / sizeof(*ending))
 
 static double now_ns(void)
 {
@@ -63,13 +67,86 @@ static pid_t reap(culprit_process_result *out, pid_t pid, int *status, int flags
     return done;
 }
 
+static double grace_of(const culprit_process_options *o)
+{
+    return o->grace_s > 0 ? o->grace_s : CULPRIT_PROCESS_GRACE_S;
+}
+
+/*
+ * Ends the child `pid` (our child) and, with `group`, its process group: SIGTERM and
+ * SIGCONT, so that a compiler removes its temporary files and a test binary its
+ * result, up to `grace_s` for them to exit, then SIGKILL and up to a second more.
+ * The group is gone when its leader has been reaped and kill(-pid, 0) finds no one.
+ * Returns 1 when it reaped the child here (into *status, out->cpu_ns), 0 when the
+ * caller still must. Async-signal-safe (kill, wait4, clock_gettime, nanosleep).
+ */
+static int end_child(culprit_process_result *out, pid_t pid, int group, double grace_s, int *status)
+{
+    pid_t target = group ? -pid : pid;
+    double deadline = now_ns() + grace_s * 1e9;
+    int reaped = 0, killed = 0;
+
+    kill(target, SIGTERM);
+    kill(target, SIGCONT);
+    for (;;) {
+        struct timespec nap = {0, 5 * 1000 * 1000};
+        pid_t done = reaped ? 0 : reap(out, pid, status, WNOHANG);
+        if (done == pid || (done < 0 && errno == ECHILD))
+            reaped = done == pid ? 1 : -1; /* -1: reaped elsewhere */
+        /* The group's orphans are ours to reap (a subreaper, see culprit_process_run):
+         * a zombie still answers kill(-pid, 0). */
+        while (reaped && group && waitpid(-pid, NULL, WNOHANG) > 0)
+            ;
+        if (reaped && (!group || (kill(target, 0) < 0 && errno == ESRCH)))
+            break;
+        if (interrupting > 1 || now_ns() >= deadline) {
+            if (killed++)
+                break;
+            kill(target, SIGKILL);
+            deadline = now_ns() + 1e9;
+        }
+        nanosleep(&nap, NULL);
+    }
+    return reaped == 1;
+}
+
+void culprit_process_interrupt(void)
+{
+    culprit_process_result ignored;
+    pid_t pid = (pid_t)running_pid;
+    int status;
+
+    if (pid <= 0)
+        return;
+    if (interrupting) { /* again while the first call waits: no more grace */
+        interrupting = 2;
+        kill(running_group ? -pid : pid, SIGKILL);
+        return;
+    }
+    interrupting = 1;
+    end_child(&ignored, pid, running_group, running_grace_ms / 1000.0, &status);
+    interrupting = 0;
+}
+
 /* In the child: set up, exec, and on failure report errno through `report`. */
-static void child(const culprit_process_options *o, int out_fd, int report)
+static void child(const culprit_process_options *o, int out_fd, int report, char *tmpdir_env,
+                  const sigset_t *mask)
 {
     int err, null_fd;
 
+    /* The parent's handlers are not ours (they would remove its checkouts): the
+     * default for what it handles, before the signals blocked over fork() arrive. */
+    for (size_t i = 0; i < NENDING; i++) {
+        struct sigaction sa;
+        if (sigaction(ending[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
+            sa.sa_handler != SIG_DFL)
+            signal(ending[i], SIG_DFL);
+    }
+    sigprocmask(SIG_SETMASK, mask, NULL);
     if (o->own_group)
         setpgid(0, 0);
+    if (tmpdir_env)
+        putenv(tmpdir_env); /* before o->env, which may set its own */
     switch (o->output) {
     case CULPRIT_PROCESS_TO_STDERR:
         dup2(STDERR_FILENO, STDOUT_FILENO);
@@ -135,8 +212,7 @@ static int poll_waitpid(culprit_process_result *out, const culprit_process_optio
         int ready;
         if (left <= 0) {
             out->timed_out = 1;
-            kill(o->own_group ? -pid : pid, SIGKILL);
-            return 0;
+            return end_child(out, pid, o->own_group, grace_of(o), status);
         }
         if (out_fd < 0) {
             pid_t done = reap(out, pid, status, isinf(deadline) ? 0 : WNOHANG);
@@ -194,8 +270,7 @@ static int poll_child(culprit_process_result *out, const culprit_process_options
         struct pollfd p[2] = {{out_fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
         if (left <= 0) {
             out->timed_out = 1;
-            kill(o->own_group ? -pid : pid, SIGKILL);
-            return 0;
+            return end_child(out, pid, o->own_group, grace_of(o), status);
         }
         if (poll(p, 2, left > 1e6 ? 1000000 : (int)left + 1) <= 0)
             continue; /* EINTR or the time is up: checked above */
@@ -248,7 +323,7 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
     /* What the command left running in its group is ended with it, and said. */
     if (o->own_group && kill(-pid, 0) == 0) {
         out->background = 1;
-        kill(-pid, SIGKILL);
+        end_child(out, pid, 1, grace_of(o), &status);
     }
     if (WIFEXITED(status)) {
         out->exited = 1;
@@ -277,7 +352,9 @@ int culprit_process_options_init(culprit_process_options *opts, unsigned int ver
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *o)
 {
     int out_pipe[2] = {-1, -1}, report[2] = {-1, -1}, err = 0, error = 0;
-    const char *what;
+    const char *what, *tmpdir;
+    char *tmpdir_env = NULL;
+    sigset_t block, mask;
     ssize_t got;
     double start;
     pid_t pid;
@@ -294,19 +371,36 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
         error = culprit_error_set_os("cannot create a pipe to run '%s'", what);
         goto cleanup;
     }
+    /* Its temporary files go into ours (culprit_fs_temp_dir()), removed with it. */
+    if (culprit_fs_temp_dir(&tmpdir) < 0 || asprintf(&tmpdir_env, "TMPDIR=%s", tmpdir) < 0) {
+        culprit_error_clear(); /* then the child has our $TMPDIR */
+        tmpdir_env = NULL;
+    }
     fflush(stdout);
     fflush(stderr);
     start = now_ns();
+    /* What a group leaves orphaned is reparented to us, not to init, so that
+     * end_child() reaps it and sees the group gone at once (init may reap late). */
+    if (o->own_group)
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+    /* A signal between fork() and the registration below would miss the child. */
+    sigemptyset(&block);
+    for (size_t i = 0; i < NENDING; i++)
+        sigaddset(&block, ending[i]);
+    sigprocmask(SIG_BLOCK, &block, &mask);
     if ((pid = fork()) < 0) {
+        sigprocmask(SIG_SETMASK, &mask, NULL);
         error = culprit_error_set_os("cannot start '%s'", what);
         goto cleanup;
     }
     if (pid == 0)
-        child(o, out_pipe[1], report[1]);
-    if (o->own_group) {
+        child(o, out_pipe[1], report[1], tmpdir_env, &mask);
+    if (o->own_group)
         setpgid(pid, pid); /* as the child does: whichever runs first */
-        running_group = pid;
-    }
+    running_group = o->own_group;
+    running_grace_ms = (sig_atomic_t)(grace_of(o) * 1000);
+    running_pid = pid;
+    sigprocmask(SIG_SETMASK, &mask, NULL);
     close(report[1]);
     report[1] = -1;
     if (out_pipe[1] >= 0) {
@@ -318,7 +412,7 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
     if (got == (ssize_t)sizeof(err)) { /* exec failed: reap the child and say why */
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
-        running_group = 0;
+        running_pid = 0;
         if (o->dir && err == ENOENT && access(o->dir, X_OK) != 0)
             error = culprit_error_set(CULPRIT_ENOTFOUND, "cannot enter '%s' to run '%s': %s",
                                       o->dir, what, strerror(err));
@@ -328,7 +422,7 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
         goto cleanup;
     }
     error = wait_child(out, o, pid, out_pipe[0], start);
-    running_group = 0;
+    running_pid = 0;
     /* At the exit itself when it was seen (not after draining the output). */
     out->elapsed_ns = (out->elapsed_ns > 0 ? out->elapsed_ns : now_ns()) - start;
 cleanup:
@@ -338,6 +432,7 @@ cleanup:
         if (out_pipe[i] >= 0)
             close(out_pipe[i]);
     }
+    free(tmpdir_env);
     return error;
 }
 

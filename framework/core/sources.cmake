@@ -4,6 +4,8 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/buf.c
   ${CMAKE_CURRENT_LIST_DIR}/fs.c
   ${CMAKE_CURRENT_LIST_DIR}/fs_copy.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs_remove.c
+  ${CMAKE_CURRENT_LIST_DIR}/fs_temp.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c

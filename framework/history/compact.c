@@ -7,7 +7,8 @@
  *
  * A file is replaced only when its new text is smaller, atomically (a temporary
  * file renamed over it, culprit_fs_write_atomic): a reader sees the old file or the
- * new one, never a mix, and a compaction killed half way leaves every file whole.
+ * new one, never a mix, and a compaction killed half way leaves every file whole;
+ * the temporary file it was writing is removed by the next compaction or store.
  * A file that cannot be read is reported and left as it is.
  */
 #include "history_internal.h"
@@ -157,6 +158,11 @@ int culprit_history_compact(culprit_history_compact_stats *out, culprit_history 
     if (opts->version != CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID, "compact options version %u is not %d",
                                  opts->version, CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION);
+    /* The temporary files of writers killed before their rename (a compaction or a
+     * store killed half way: <run>.xml.tmp.<host>-<pid>.<start>-XXXXXX) go first;
+     * a live writer's stay. They were never history: the listing skips them. */
+    if (!opts->dry_run)
+        culprit_fs_remove_stale(culprit_history_dir(history), ".tmp.");
     /* Which runs are the newest of their tests: the summaries say, cheaply. */
     if (opts->keep_samples &&
         ((error = culprit_history_load(&runs, history, NULL, warn, payload)) < 0 ||

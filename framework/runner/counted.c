@@ -151,7 +151,7 @@ int culprit_runner__run_counted(culprit_test_result *r, const culprit_runner_job
 
     memset(&pr, 0, sizeof(pr));
     if ((error = valgrind_version(version, sizeof(version))) < 0 ||
-        (error = culprit_fs_make_temp(&dir, culprit_fs_tmpdir(), "count", 1)) < 0 ||
+        (error = culprit_fs_make_temp(&dir, NULL, "count", 1)) < 0 ||
         (error = culprit_buf_printf(&result, "%s/result.xml", dir.ptr)) < 0 ||
         (error = culprit_buf_printf(&env, "%s=%s", CULPRIT_RUNNER__COUNT_RESULT, result.ptr)) < 0)
         goto cleanup;

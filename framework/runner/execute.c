@@ -337,7 +337,7 @@ static void child_main(const culprit_runner_job *job, const char *result_path, i
 
 static int make_result_path(culprit_buf *path)
 {
-    return culprit_fs_make_temp(path, culprit_fs_tmpdir(), "result", 0);
+    return culprit_fs_make_temp(path, NULL, "result", 0);
 }
 
 /* Reads the child's output until EOF or the deadline; 1 when the deadline passed. */
@@ -434,6 +434,10 @@ static void end_child_group(int sig)
 {
     if (child_group > 0)
         kill(-(pid_t)child_group, SIGKILL);
+    /* A counted run's valgrind (culprit_process_run(): SIGTERM, grace, SIGKILL). */
+    culprit_process_interrupt();
+    /* The result file the child was to write, with the process's other temporaries. */
+    culprit_fs_temp_dir_remove_signal_safe();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -441,9 +445,23 @@ static void end_child_group(int sig)
 static const int end_signals[] = {SIGINT, SIGTERM, SIGHUP};
 #define NSIGNALS (sizeof(end_signals) / sizeof(end_signals[0]))
 
+/* end_child_group() for the end signals while a test runs; `old` keeps what was. */
+static void catch_end_signals(struct sigaction old[NSIGNALS])
+{
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
+}
+
+static void restore_end_signals(const struct sigaction old[NSIGNALS])
+{
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaction(end_signals[i], &old[i], NULL);
+}
+
 static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
 {
     struct sigaction old[NSIGNALS];
+    sigset_t block, mask;
     culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
     int fds[2] = {-1, -1}, status = 0, timed_out, error;
     double start = now_s();
@@ -457,20 +475,28 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     }
     fflush(stdout);
     fflush(stderr);
+    /* Blocked until the handler knows the child: a SIGTERM just after fork() killed
+     * the runner and left the child measuring in its own group, out of reach. */
+    sigemptyset(&block);
+    for (size_t i = 0; i < NSIGNALS; i++)
+        sigaddset(&block, end_signals[i]);
+    sigprocmask(SIG_BLOCK, &block, &mask);
     if ((pid = fork()) < 0) {
+        sigprocmask(SIG_SETMASK, &mask, NULL);
         error = culprit_error_set_os("cannot fork");
         goto cleanup;
     }
     if (pid == 0) {
         /* A group of its own, so that what the test starts ends with it. */
         setpgid(0, 0);
+        sigprocmask(SIG_SETMASK, &mask, NULL);
         close(fds[0]);
         child_main(job, path.ptr, fds[1]);
     }
     setpgid(pid, pid); /* as the child does: whichever runs first */
     child_group = pid;
-    for (size_t i = 0; i < NSIGNALS; i++)
-        sigaction(end_signals[i], &(struct sigaction){.sa_handler = end_child_group}, &old[i]);
+    catch_end_signals(old);
+    sigprocmask(SIG_SETMASK, &mask, NULL);
     close(fds[1]);
     fds[1] = -1;
     timed_out = collect_output(&output, fds[0], pid, &status,
@@ -486,8 +512,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
                 job->test->name);
     }
     child_group = 0;
-    for (size_t i = 0; i < NSIGNALS; i++)
-        sigaction(end_signals[i], &old[i], NULL);
+    restore_end_signals(old);
     if (!timed_out && WIFEXITED(status) && culprit_runner__adopt(r, path.ptr) == 0) {
         if (r->status == CULPRIT_STATUS_FAILURE && !r->message)
             r->message = failure_message(culprit_buf_cstr(&output));
@@ -534,9 +559,15 @@ int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *jo
     const char *count_result = getenv(CULPRIT_RUNNER__COUNT_RESULT);
 
     if (strcmp(culprit_runner__metric(job), "instructions") == 0) {
+        struct sigaction old[NSIGNALS];
         int failed;
-        if (!count_result || !*count_result)
-            return culprit_runner__run_counted(r, job);
+        if (!count_result || !*count_result) {
+            /* Ctrl-C or SIGTERM ends valgrind's group too, and removes its files. */
+            catch_end_signals(old);
+            failed = culprit_runner__run_counted(r, job);
+            restore_end_signals(old);
+            return failed;
+        }
         /* The counted process itself (counted.c started it under callgrind): one
          * body call per sample, so that each dump is one repetition. */
         culprit_runner_job one = *job;

@@ -350,7 +350,9 @@ static int new_checkout(culprit_vcs_checkout **out, culprit_vcs *repo,
     if (opts->version != CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID, "unknown checkout options version %u",
                                  opts->version);
-    parent = opts->parent_dir ? opts->parent_dir : culprit_fs_tmpdir();
+    /* By default in the process's temporary directory, removed with it. */
+    if (!(parent = opts->parent_dir) && (error = culprit_fs_temp_dir(&parent)) < 0)
+        return error;
     if (!realpath(parent, real_parent))
         return culprit_error_set_os("cannot use '%s' for temporary checkouts", parent);
     if ((error = check_outside(repo, real_parent)) < 0)
@@ -360,9 +362,11 @@ static int new_checkout(culprit_vcs_checkout **out, culprit_vcs *repo,
     co->repo = repo;
     co->slot = -1;
     co->allow_submodules = opts->allow_submodules;
-    /* culprit-checkout-<host>-<pid>-XXXXXX: the checkouts of a bisection killed with
-     * SIGKILL (no handler runs) are removed by the next one. */
-    if ((error = culprit_fs_make_temp(&dir, real_parent, "checkout", 1)) < 0) {
+    /* checkout-XXXXXX in the process's directory; in a parent of the caller's,
+     * culprit-checkout-<host>-<pid>.<start>-XXXXXX: either way the checkouts of a
+     * bisection killed with SIGKILL (no handler runs) are removed by the next one. */
+    if ((error = culprit_fs_make_temp(&dir, opts->parent_dir ? real_parent : NULL, "checkout", 1)) <
+        0) {
         culprit_buf_dispose(&dir);
         free(co);
         return error;

@@ -215,7 +215,8 @@ typedef struct {
     const char *const *paths;  /**< relevance (Vogel 2017, 4.4.4): commits touching none of
                                     these paths (directories or globs) are not built */
     size_t npaths;
-    const char *checkout_parent; /**< where temporary checkouts go; NULL: $TMPDIR */
+    const char *checkout_parent; /**< where temporary checkouts go; NULL: the process's
+                                      temporary directory in $TMPDIR (culprit_fs_temp_dir()) */
     const char *history_dir;     /**< with run/test: a history store whose runs of the test at a
                                       commit (clean tree, this machine, the same compiler and
                                       flags as this session's runs) are reused as samples;
@@ -388,8 +389,9 @@ typedef struct {
  * or too many commits failed (the message says which and why). A bad end that is
  * not slower is not an error: outcome NO_REGRESSION, with the figures. Temporary
  * checkouts are removed on every path. Builds and runs go in a process group of
- * their own: a SIGINT handler ends them with culprit_process_interrupt() before
- * culprit_vcs_checkout_remove_all().
+ * their own: a SIGINT handler ends them with culprit_process_interrupt() (SIGTERM,
+ * SIGKILL after the grace period) before culprit_vcs_checkout_remove_all() and
+ * culprit_fs_temp_dir_remove_signal_safe().
  */
 int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_options *opts);
 

@@ -166,22 +166,51 @@ int culprit_fs_lock(int *fd, const char *path, double timeout_s);
 void culprit_fs_unlock(int fd);
 
 /**
- * Creates a temporary file (or, with `directory`, a directory) in `dir` named
- * culprit-<kind>-<host>-<pid>-XXXXXX and writes its path to `out`. The host and pid
- * make it provably ours: before creating it, the ones of the same kind left in
- * `dir` by a process of this host that no longer exists (killed with SIGKILL, which
- * no cleanup survives) are removed (culprit_fs_remove_stale()).
+ * This process's temporary directory, where every temporary entry culprit makes
+ * goes: $TMPDIR/culprit-<host>-<pid>.<start>-XXXXXX (mode 0700; <start>: the
+ * process's start time, field 22 of /proc/<pid>/stat). Made on the first call,
+ * after the stale ones of ended processes are removed (culprit_fs_temp_sweep());
+ * removed with everything in it at exit (atexit), or from a signal handler with
+ * culprit_fs_temp_dir_remove_signal_safe(). The children of culprit_process_run()
+ * get it as their $TMPDIR. A fork gets its own on its first call. Sets *out to its
+ * path (owned here, valid until the process removes it). Thread-safe.
+ */
+int culprit_fs_temp_dir(const char **out);
+/**
+ * Removes this process's temporary directory (culprit_fs_temp_dir()), if it made
+ * one, from a signal handler (culprit_fs_remove_trees_signal_safe()). A fork never
+ * removes its parent's. Returns 0, or -1 when rm failed. Async-signal-safe.
+ */
+int culprit_fs_temp_dir_remove_signal_safe(void);
+/**
+ * Removes the temporary directories in `parent` (NULL: culprit_fs_tmpdir()) of the
+ * processes of this host and user that have ended (culprit_fs_remove_stale() with
+ * the marker "culprit-"), and the culprit-checkout-, culprit-bisect-run-,
+ * culprit-result-, culprit-record- and culprit-count- entries older versions made
+ * there. Never a live process's. Returns how many were removed.
+ */
+size_t culprit_fs_temp_sweep(const char *parent);
+
+/**
+ * Creates a temporary file (or, with `directory`, a directory) and writes its path
+ * to `out`. With `dir` NULL, as it is for every temporary entry of culprit's own, in
+ * this process's temporary directory (culprit_fs_temp_dir()), named <kind>-XXXXXX.
+ * In another `dir` (a checkout parent the user chose) it is named
+ * culprit-<kind>-<host>-<pid>.<start>-XXXXXX, and the ones of the same kind there
+ * whose process has ended are removed first (culprit_fs_remove_stale()).
  */
 int culprit_fs_make_temp(culprit_buf *out, const char *dir, const char *kind, int directory);
 /**
- * Removes the entries of `dir` whose name holds `marker` followed by
- * <host>-<pid>-XXXXXX, where host is this machine's and no process `pid` exists:
- * leftovers of a killed writer. Best effort (an entry that cannot be removed is
- * left); returns how many were removed.
+ * Removes the entries of `dir`, of this user, whose name holds `marker` followed by
+ * <host>-<pid>.<start>-XXXXXX (or <host>-<pid>-XXXXXX, from older versions), where
+ * host is this machine's and the process is gone: no process `pid` exists, or the
+ * one that does started at another time than <start> (its pid was reused). Best
+ * effort (an entry that cannot be removed is left); returns how many were removed.
  */
 size_t culprit_fs_remove_stale(const char *dir, const char *marker);
-/** Appends "<host>-<pid>-" (the host name with characters other than letters,
- * digits, '.' and '-' as '_'): the owner part of the names above. */
+/** Appends "<host>-<pid>.<start>-" (the host name with characters other than
+ * letters, digits, '.' and '-' as '_'; <start> the process's start time in clock
+ * ticks since boot, 0 when /proc cannot tell): the owner part of the names above. */
 int culprit_fs_owner_tag(culprit_buf *out);
 
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
@@ -314,13 +343,20 @@ typedef struct {
     const char *shell;       /**< or: a command line for /bin/sh -c */
     const char *dir;         /**< its working directory; NULL: ours */
     const char *const *env;  /**< NULL-terminated "NAME=value" entries added to ours */
-    double timeout_s;        /**< killed after this long; 0: never */
+    double timeout_s;        /**< ended after this long (grace_s); 0: never */
     culprit_process_output output;
-    size_t tail;   /**< with CAPTURE: bytes of output kept (0: 600) */
-    int own_group; /**< a process group of its own: a timeout or
-                        culprit_process_interrupt() kills everything it started,
-                        and a Ctrl-C at the terminal does not reach it */
+    size_t tail;    /**< with CAPTURE: bytes of output kept (0: 600) */
+    int own_group;  /**< a process group of its own: a timeout or
+                         culprit_process_interrupt() ends everything it started,
+                         and a Ctrl-C at the terminal does not reach it */
+    double grace_s; /**< at a timeout or culprit_process_interrupt(): SIGTERM first,
+                         then SIGKILL to what still runs this long after;
+                         0: CULPRIT_PROCESS_GRACE_S */
 } culprit_process_options;
+
+/** The default grace period (seconds) between SIGTERM and SIGKILL: long enough for a
+ * compiler or a test binary to remove its temporary files, short enough for Ctrl-C. */
+#define CULPRIT_PROCESS_GRACE_S 5.0
 
 #define CULPRIT_PROCESS_OPTIONS_VERSION 1
 #define CULPRIT_PROCESS_OPTIONS_INIT                                                               \
@@ -353,7 +389,11 @@ typedef struct {
  * CULPRIT_EINVALID for bad options; CULPRIT_ENOTFOUND when the program cannot be
  * started (not found, not executable, no such directory: the message names it and
  * why); CULPRIT_ERROR when culprit itself cannot (fork, pipe). Our stdout and stderr
- * are flushed first. Not thread-safe (one child at a time per process).
+ * are flushed first. The child's $TMPDIR is this process's temporary directory
+ * (culprit_fs_temp_dir()), unless `env` sets one, so what it leaves there goes with
+ * ours. With own_group, this process becomes a child subreaper
+ * (PR_SET_CHILD_SUBREAPER): the group's orphans are reparented to it and reaped when
+ * the group is ended. Not thread-safe (one child at a time per process).
  */
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *opts);
 void culprit_process_result_dispose(culprit_process_result *result);
@@ -370,8 +410,13 @@ int culprit_process_describe(culprit_buf *out, const culprit_process_result *res
                              const char *what, double timeout_s);
 
 /**
- * Kills the child running in a group of its own (own_group), with everything it
- * started. Async-signal-safe: for a SIGINT/SIGTERM handler about to end the process.
+ * Ends the child of culprit_process_run() running now, and with own_group everything
+ * it started: SIGTERM (and SIGCONT, for a stopped one), up to its grace period
+ * (grace_s) for them to exit, then SIGKILL, then up to a second more for them to
+ * go. Returns once they are gone, so the temporary files can be removed after it.
+ * Called again while it waits (a second Ctrl-C), it sends SIGKILL at once. The run
+ * in progress then fails. Async-signal-safe: for a SIGINT/SIGTERM handler about to
+ * end the process.
  */
 void culprit_process_interrupt(void);
 /**

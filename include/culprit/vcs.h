@@ -331,8 +331,9 @@ typedef struct culprit_vcs_checkout culprit_vcs_checkout;
 typedef struct {
     unsigned int version;   /**< CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION */
     const char *parent_dir; /**< where the checkout directory is created; NULL:
-                                 $TMPDIR, or /tmp when unset. Must lie outside
-                                 the repository's working tree and .git. */
+                                 the process's temporary directory in $TMPDIR
+                                 (culprit_fs_temp_dir()). Must lie outside the
+                                 repository's working tree and .git. */
     int allow_submodules;   /**< 0 (default): a commit whose tree has a submodule
                                  (gitlink) is refused with CULPRIT_EINVALID naming it;
                                  1: its directory is left empty and counted in

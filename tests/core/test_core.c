@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -134,58 +135,162 @@ static void write_atomic_follows_links_and_writes_devices_through(void **state)
     free(dir);
 }
 
+/* A temporary entry planted in a test directory, and whether a sweep removes it. */
+typedef struct {
+    const char *marker;
+    long pid;
+    long long start; /* or TEST_OWN_START, TEST_NO_START */
+    int removed;
+} planted;
+
+/* Plants each entry in `dir`: a directory holding a file when its marker starts with
+ * "culprit-", else a file. */
+static void plant(const char *dir, const planted *entries, size_t n)
+{
+    char name[512];
+
+    for (size_t i = 0; i < n; i++) {
+        test_owned_name(name, sizeof(name), dir, entries[i].marker, entries[i].pid,
+                        entries[i].start);
+        if (strncmp(entries[i].marker, "culprit-", 8) == 0) {
+            assert_int_equal(culprit_fs_mkdir_p(name), 0);
+            strcat(name, "/file");
+        }
+        assert_int_equal(culprit_fs_write_atomic(name, "x", 1, 0), 0);
+    }
+}
+
+/* Each entry is gone when it was to be removed, and still there otherwise. */
+static void assert_swept(const char *dir, const planted *entries, size_t n)
+{
+    char name[512];
+    struct stat st;
+
+    for (size_t i = 0; i < n; i++) {
+        test_owned_name(name, sizeof(name), dir, entries[i].marker, entries[i].pid,
+                        entries[i].start);
+        assert_int_equal(stat(name, &st) != 0, entries[i].removed);
+    }
+}
+
 /* Leftovers of a killed writer (SIGKILL: no cleanup runs) are removed by the next
- * one, and only those: this host's, of a process that no longer exists. */
+ * one, and only those: this host's, of a process that no longer exists or whose pid
+ * now names a process that started at another time. */
 static void leftovers_of_dead_processes_are_removed_and_no_others(void **state)
 {
     char *dir = test_tmpdir_new("stale"), name[512];
-    culprit_buf tag = CULPRIT_BUF_INIT, made = CULPRIT_BUF_INIT;
+    culprit_buf made = CULPRIT_BUF_INIT;
     struct stat st;
-    pid_t dead = fork();
+    long dead = test_dead_pid(), ours = (long)getpid();
     (void)state;
 
-    assert_true(dead >= 0);
-    if (dead == 0)
-        _exit(0);
-    assert_int_equal(waitpid(dead, NULL, 0), dead);
-    assert_int_equal(culprit_fs_owner_tag(&tag), 0); /* <host>-<our pid>- */
-    const char *host_end = strrchr(tag.ptr, '-');
-    *(char *)host_end = '\0';
-    *(char *)(host_end = strrchr(tag.ptr, '-')) = '\0'; /* tag.ptr is the host now */
-    const char *mine[][2] = {{"run.xml.tmp.", "dead"},
-                             {"culprit-checkout-", "dead"}, /* removed */
-                             {"run.xml.tmp.", "live"},
-                             {"culprit-checkout-", "other"},
-                             {"notes.tmp.", "short"}};
-    for (size_t i = 0; i < 5; i++) {
-        if (strcmp(mine[i][1], "dead") == 0)
-            snprintf(name, sizeof(name), "%s/%s%s-%ld-abcdef", dir, mine[i][0], tag.ptr,
-                     (long)dead);
-        else if (strcmp(mine[i][1], "live") == 0)
-            snprintf(name, sizeof(name), "%s/%s%s-%ld-abcdef", dir, mine[i][0], tag.ptr,
-                     (long)getppid());
-        else if (strcmp(mine[i][1], "other") == 0)
-            snprintf(name, sizeof(name), "%s/%sother-host-%ld-abcdef", dir, mine[i][0], (long)dead);
-        else
-            snprintf(name, sizeof(name), "%s/%sx", dir, mine[i][0]);
-        if (i == 1)
-            assert_int_equal(culprit_fs_mkdir_p(name), 0);
-        else
-            assert_int_equal(culprit_fs_write_atomic(name, "x", 1, 0), 0);
-    }
-    assert_int_equal(culprit_fs_remove_stale(dir, ".tmp."), 1);
+    const planted entries[] = {
+        {"run.xml.tmp.", dead, 12345, 1},          /* its process has ended */
+        {"run.xml.tmp.", dead, TEST_NO_START, 1},  /* the same, named by an older culprit */
+        {"culprit-checkout-", dead, 12345, 1},     /* a directory */
+        {"run.xml.tmp.", ours, 1, 1},              /* our pid, another start: pid reused */
+        {"run.xml.tmp.", ours, TEST_OWN_START, 0}, /* ours: a live writer */
+        {"run.xml.tmp.", (long)getppid(), TEST_NO_START, 0}, /* a live process */
+    };
+    plant(dir, entries, sizeof(entries) / sizeof(*entries));
+    /* Another host's, and a name without an owner. */
+    snprintf(name, sizeof(name), "%s/culprit-checkout-other-host-%ld.1-abcdef", dir, dead);
+    assert_int_equal(culprit_fs_mkdir_p(name), 0);
+    snprintf(name, sizeof(name), "%s/notes.tmp.x", dir);
+    assert_int_equal(culprit_fs_write_atomic(name, "x", 1, 0), 0);
+
+    assert_int_equal(culprit_fs_remove_stale(dir, ".tmp."), 3);
     assert_int_equal(culprit_fs_remove_stale(dir, "culprit-checkout-"), 1);
-    snprintf(name, sizeof(name), "test $(ls -A '%s' | wc -l) -eq 3", dir);
+    assert_swept(dir, entries, sizeof(entries) / sizeof(*entries));
+    snprintf(name, sizeof(name), "test $(ls -A '%s' | wc -l) -eq 4", dir);
     assert_int_equal(system(name), 0);
-    /* A new temporary of a kind is named so, and made. */
+    /* A new temporary of a kind in a directory of the caller's is named so, and made. */
     assert_int_equal(culprit_fs_make_temp(&made, dir, "result", 0), 0);
     assert_non_null(strstr(made.ptr, "/culprit-result-"));
     assert_int_equal(stat(made.ptr, &st), 0);
     assert_true(S_ISREG(st.st_mode));
     assert_int_equal(test_tmpdir_remove(dir), 0);
     culprit_buf_dispose(&made);
-    culprit_buf_dispose(&tag);
     free(dir);
+}
+
+/* The stale-directory rule of $TMPDIR: a per-process directory is removed once its
+ * owner is gone (pid dead, or pid reused by a process with another start time), as
+ * are the entries older versions left there; a live process's never. */
+static void the_sweep_removes_directories_of_ended_processes_only(void **state)
+{
+    char *dir = test_tmpdir_new("sweep"), name[512];
+    long dead = test_dead_pid(), ours = (long)getpid();
+    (void)state;
+
+    const planted entries[] = {
+        {"culprit-", dead, 4242, 1},                     /* killed with SIGKILL */
+        {"culprit-", ours, 1, 1},                        /* pid reused since */
+        {"culprit-", ours, TEST_OWN_START, 0},           /* a live process's */
+        {"culprit-", (long)getppid(), TEST_NO_START, 0}, /* live, no start time */
+        {"culprit-bisect-run-", dead, TEST_NO_START, 1}, /* an older culprit's */
+        {"culprit-result-", dead, TEST_NO_START, 1},
+        {"culprit-result-", (long)getppid(), TEST_NO_START, 0},
+    };
+    plant(dir, entries, sizeof(entries) / sizeof(*entries));
+    snprintf(name, sizeof(name), "%s/culprit-tests-abcdef", dir); /* no owner: not ours */
+    assert_int_equal(culprit_fs_mkdir_p(name), 0);
+    assert_int_equal(culprit_fs_temp_sweep(dir), 4);
+    assert_swept(dir, entries, sizeof(entries) / sizeof(*entries));
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    free(dir);
+}
+
+/* The process's directory: one per process, in $TMPDIR, private, holding what
+ * culprit_fs_make_temp(NULL, ...) makes; a fork makes its own and removes it at its
+ * exit, never its parent's. */
+static void one_temporary_directory_per_process(void **state)
+{
+    char *tmp = test_tmpdir_new("own"), child_dir[PATH_MAX] = "";
+    const char *own, *again;
+    culprit_buf made = CULPRIT_BUF_INIT;
+    int fds[2], status;
+    struct stat st;
+    pid_t pid;
+    (void)state;
+
+    assert_int_equal(setenv("TMPDIR", tmp, 1), 0);
+    assert_int_equal(culprit_fs_temp_dir(&own), 0);
+    assert_int_equal(strncmp(own, tmp, strlen(tmp)), 0);
+    assert_non_null(strstr(own, "/culprit-"));
+    assert_int_equal(stat(own, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(culprit_fs_temp_dir(&again), 0);
+    assert_ptr_equal(own, again);
+    assert_int_equal(culprit_fs_make_temp(&made, NULL, "result", 0), 0);
+    assert_int_equal(strncmp(made.ptr, own, strlen(own)), 0);
+    assert_non_null(strstr(made.ptr + strlen(own), "/result-"));
+
+    assert_int_equal(pipe(fds), 0);
+    if ((pid = fork()) == 0) {
+        const char *mine;
+        if (culprit_fs_temp_dir(&mine) < 0 || write(fds[1], mine, strlen(mine)) < 0)
+            _exit(1);
+        exit(0); /* atexit: its own directory goes, ours stays */
+    }
+    close(fds[1]);
+    assert_true(read(fds[0], child_dir, sizeof(child_dir) - 1) > 0);
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    assert_string_not_equal(child_dir, own);
+    assert_int_not_equal(stat(child_dir, &st), 0);
+    assert_int_equal(stat(made.ptr, &st), 0);
+
+    /* What a signal handler calls: the directory and everything in it go. */
+    char saved[PATH_MAX];
+    snprintf(saved, sizeof(saved), "%s", own);
+    assert_int_equal(culprit_fs_temp_dir_remove_signal_safe(), 0);
+    assert_int_not_equal(stat(saved, &st), 0);
+    unsetenv("TMPDIR");
+    culprit_buf_dispose(&made);
+    assert_int_equal(test_tmpdir_remove(tmp), 0);
+    free(tmp);
 }
 
 static void recode_keeps_the_message(void **state)
@@ -241,6 +346,8 @@ int main(void)
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
         cmocka_unit_test(write_atomic_follows_links_and_writes_devices_through),
         cmocka_unit_test(leftovers_of_dead_processes_are_removed_and_no_others),
+        cmocka_unit_test(the_sweep_removes_directories_of_ended_processes_only),
+        cmocka_unit_test(one_temporary_directory_per_process),
         cmocka_unit_test(tmpdir_follows_the_environment),
         cmocka_unit_test(recode_keeps_the_message),
     };

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "culprit/core.h"
@@ -132,9 +134,103 @@ static void a_timeout_kills_the_whole_group(void **state)
     run_leaving_a_sleep(&r, dir, pidfile, "wait", 0.3);
     assert_true(r.timed_out);
     assert_false(r.exited);
-    assert_int_equal(r.signal, SIGKILL);
+    assert_int_equal(r.signal, SIGTERM); /* the shell ends at SIGTERM, before SIGKILL */
     assert_gone(pidfile);
     culprit_process_result_dispose(&r);
+    test_tmpdir_remove(dir);
+}
+
+/* A timed-out group gets SIGTERM first, so a compiler can remove its temporary files:
+ * a command that traps TERM does its cleanup (writes a marker) and exits with it; one
+ * that ignores TERM gets SIGKILL once the grace period is over. Before, the group got
+ * SIGKILL at once and the trap never ran. */
+static void a_timeout_sends_sigterm_before_sigkill(void **state)
+{
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    char dir[256], cmd[700], marker[300];
+    struct stat st;
+    (void)state;
+
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "grace"), 0);
+    snprintf(marker, sizeof(marker), "%s/cleaned", dir);
+    snprintf(cmd, sizeof(cmd), "trap 'echo > %s; exit 3' TERM; while :; do sleep 0.01; done",
+             marker);
+    o.shell = cmd;
+    o.timeout_s = 0.3;
+    o.own_group = 1;
+    o.output = CULPRIT_PROCESS_QUIET;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_true(r.timed_out);
+    assert_true(r.exited);
+    assert_int_equal(r.status, 3);
+    assert_int_equal(stat(marker, &st), 0);
+    culprit_process_result_dispose(&r);
+
+    /* TERM ignored: SIGKILL after the grace period (0.2 s here; 5 s by default). */
+    o.shell = "trap '' TERM; while :; do sleep 0.01; done";
+    o.grace_s = 0.2;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_true(r.timed_out);
+    assert_int_equal(r.signal, SIGKILL);
+    assert_true(r.elapsed_ns >= 0.5e9); /* the timeout, then the grace period */
+    culprit_process_result_dispose(&r);
+    test_tmpdir_remove(dir);
+}
+
+/* A handler as culprit's: end the child, then die of the signal. */
+static void end_and_die(int sig)
+{
+    culprit_process_interrupt();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* culprit_process_interrupt() from a handler: SIGTERM, then a grace period (60 s
+ * here) for a child that ignores it; a second signal meanwhile kills it at once. */
+static void a_second_signal_skips_the_grace_period(void **state)
+{
+    char dir[256], mark[300], cmd[1200];
+    culprit_buf text = CULPRIT_BUF_INIT;
+    int status = 0;
+    long shell = 0;
+    pid_t pid;
+    (void)state;
+
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "interrupt"), 0);
+    snprintf(mark, sizeof(mark), "%s/pid", dir);
+    snprintf(cmd, sizeof(cmd),
+             "trap '' TERM; echo $$ > %s.new; mv %s.new %s; while :; do sleep 0.01; done", mark,
+             mark, mark);
+    if ((pid = fork()) == 0) {
+        struct sigaction sa = {.sa_handler = end_and_die, .sa_flags = SA_NODEFER};
+        culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+        culprit_process_result r;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGINT, &sa, NULL);
+        o.shell = cmd;
+        o.own_group = 1;
+        o.grace_s = 60;
+        o.output = CULPRIT_PROCESS_QUIET;
+        _exit(culprit_process_run(&r, &o) < 0 ? 1 : 0);
+    }
+    for (int i = 0; i < 1000 && culprit_fs_read_file(&text, mark) < 0; i++)
+        usleep(10000);
+    shell = strtol(culprit_buf_cstr(&text), NULL, 10);
+    assert_true(shell > 0);
+    kill(pid, SIGTERM);
+    usleep(200000);
+    assert_int_equal(waitpid(pid, &status, WNOHANG), 0); /* in its grace period */
+    assert_true(alive(shell));
+    kill(pid, SIGINT);
+    for (int i = 0; i < 1000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(10000); /* up to 10 s: far less than the grace period */
+    assert_true(WIFSIGNALED(status));
+    for (int i = 0; i < 100 && alive(shell); i++)
+        usleep(10000);
+    assert_false(alive(shell));
+    culprit_buf_dispose(&text);
     test_tmpdir_remove(dir);
 }
 
@@ -254,6 +350,8 @@ int main(void)
         cmocka_unit_test(only_the_tail_of_the_output_is_kept),
         cmocka_unit_test(a_signal_is_reported),
         cmocka_unit_test(a_timeout_kills_the_whole_group),
+        cmocka_unit_test(a_timeout_sends_sigterm_before_sigkill),
+        cmocka_unit_test(a_second_signal_skips_the_grace_period),
         cmocka_unit_test(background_processes_do_not_lengthen_a_run),
         cmocka_unit_test(environment_and_directory),
         cmocka_unit_test(a_program_that_cannot_start_is_an_error),

@@ -304,7 +304,8 @@ marker=$((RANDOM + 40000))
 pid=$!
 for _ in $(seq 1 100); do [ -e "$work/building" ] && break; sleep 0.1; done
 [ -e "$work/building" ] || fail "Ctrl-C test: the build never started"
-ls "$work/tmp" | grep -q '^culprit-checkout-' || fail "Ctrl-C test: no checkout to remove"
+[ -n "$(find "$work/tmp" -path '*/culprit-*/checkout-*' -prune -print)" ] ||
+  fail "Ctrl-C test: no checkout to remove"
 kill -INT "$pid"
 set +e
 wait "$pid"

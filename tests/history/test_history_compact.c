@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -324,6 +325,48 @@ static void compacting_and_pruning_keep_the_verdicts(void **state)
     free(dir);
 }
 
+/* A compaction or store killed before its rename leaves <run>.xml.tmp.<owner>: the
+ * next compaction removes the ones whose writer has ended (and never counts them as
+ * history), and leaves a live writer's. Before, every leftover stayed. */
+static void compact_removes_temporary_files_of_ended_writers_only(void **state)
+{
+    char *dir = test_tmpdir_new("compact-tmp"), *path = NULL, dead_new[512], dead_old[512],
+         live[512], marker[300];
+    culprit_history *h = NULL;
+    culprit_history_compact_stats st;
+    culprit_history_compact_options o = CULPRIT_HISTORY_COMPACT_OPTIONS_INIT;
+    culprit_run *run = run_with("c1", "2026-01-01T00:00:00Z");
+    long dead = test_dead_pid();
+    double x[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+    struct stat sb;
+    (void)state;
+
+    add_test(run, "t", x, 8);
+    assert_int_equal(culprit_history_open(&h, dir, 1), 0);
+    assert_int_equal(culprit_history_store(h, run, &path), 0);
+    snprintf(marker, sizeof(marker), "%s.tmp.", strrchr(path, '/') + 1);
+    test_owned_name(dead_new, sizeof(dead_new), dir, marker, dead, 777);
+    test_owned_name(dead_old, sizeof(dead_old), dir, marker, dead, TEST_NO_START);
+    test_owned_name(live, sizeof(live), dir, marker, (long)getpid(), TEST_OWN_START);
+    assert_int_equal(culprit_fs_write_atomic(dead_new, "<testsuites>", 12, 0), 0);
+    assert_int_equal(culprit_fs_write_atomic(dead_old, "<testsuites>", 12, 0), 0);
+    assert_int_equal(culprit_fs_write_atomic(live, "<testsuites>", 12, 0), 0);
+    o.dry_run = 1; /* a dry run changes nothing */
+    assert_int_equal(culprit_history_compact(&st, h, &o, NULL, NULL), 0);
+    assert_int_equal(stat(dead_new, &sb), 0);
+    assert_int_equal(culprit_history_compact(&st, h, NULL, NULL, NULL), 0);
+    assert_int_equal(st.files, 1);
+    assert_int_equal(st.skipped, 0);
+    assert_int_not_equal(stat(dead_new, &sb), 0);
+    assert_int_not_equal(stat(dead_old, &sb), 0);
+    assert_int_equal(stat(live, &sb), 0);
+    culprit_run_free(run);
+    culprit_history_free(h);
+    free(path);
+    test_tmpdir_remove(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +374,7 @@ int main(void)
         cmocka_unit_test(short_series_and_text_mode_stay_text),
         cmocka_unit_test(malformed_packed_samples_are_refused),
         cmocka_unit_test(compacting_and_pruning_keep_the_verdicts),
+        cmocka_unit_test(compact_removes_temporary_files_of_ended_writers_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

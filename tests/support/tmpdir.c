@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "culprit/core.h"
@@ -68,4 +69,36 @@ int test_tmpdir_teardown(void **state)
     (void)state;
     test_tmpdir[0] = '\0';
     return error;
+}
+
+void test_owned_name(char *out, size_t size, const char *dir, const char *name, long pid,
+                     long long start)
+{
+    culprit_buf tag = CULPRIT_BUF_INIT;
+    char ours[64];
+    const char *at;
+
+    /* Our tag is <host>-<our pid>.<our start>-: the host and start are read from it. */
+    assert_int_equal(culprit_fs_owner_tag(&tag), 0);
+    snprintf(ours, sizeof(ours), "-%ld.", (long)getpid());
+    assert_non_null(at = strstr(tag.ptr, ours));
+    if (start == TEST_OWN_START)
+        start = strtoll(at + strlen(ours), NULL, 10);
+    if (start == TEST_NO_START)
+        snprintf(out, size, "%s/%s%.*s-%ld-abcdef", dir, name, (int)(at - tag.ptr), tag.ptr, pid);
+    else
+        snprintf(out, size, "%s/%s%.*s-%ld.%lld-abcdef", dir, name, (int)(at - tag.ptr), tag.ptr,
+                 pid, start);
+    culprit_buf_dispose(&tag);
+}
+
+long test_dead_pid(void)
+{
+    pid_t dead = fork();
+
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    return (long)dead;
 }

@@ -22,6 +22,21 @@ char *test_tmpdir_new(const char *tag);
  * Returns 0 or -1. */
 int test_tmpdir_remove(const char *path);
 
+/*
+ * Writes to `out` (`size` bytes) "DIR/NAME<host>-<pid>.<start>-abcdef", the name of
+ * a temporary entry of process `pid` started at `start` (culprit_fs_owner_tag()'s
+ * form, with this machine's host): `start` TEST_OWN_START for our own start time
+ * (so with our pid, a live owner), TEST_NO_START for the older form
+ * <host>-<pid>-abcdef, which names no start time.
+ */
+#define TEST_OWN_START (-1LL)
+#define TEST_NO_START  (-2LL)
+void test_owned_name(char *out, size_t size, const char *dir, const char *name, long pid,
+                     long long start);
+
+/* The pid of a process that has ended (a child forked and reaped here). */
+long test_dead_pid(void);
+
 /* The group's directory while test_tmpdir_setup's group runs, "" outside it. */
 extern char test_tmpdir[];
 

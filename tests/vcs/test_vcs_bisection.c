@@ -566,12 +566,15 @@ static void checkout_equals_git_archive(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* By default a checkout is made in the process's temporary directory (in $TMPDIR,
+ * removed with it: culprit_fs_temp_dir()). */
 static void checkout_goes_to_TMPDIR_by_default_and_never_inside_the_repository(void **state)
 {
     culprit_vcs *vcs = open_repo();
     culprit_vcs_checkout *co = NULL;
     culprit_vcs_checkout_options opts = CULPRIT_VCS_CHECKOUT_OPTIONS_INIT;
     char parent[PATH_MAX + 16], *old = getenv("TMPDIR"), *saved = old ? strdup(old) : NULL;
+    const char *own;
     struct stat st;
     (void)state;
 
@@ -579,8 +582,10 @@ static void checkout_goes_to_TMPDIR_by_default_and_never_inside_the_repository(v
     run("mkdir -p '%s'", parent);
     setenv("TMPDIR", parent, 1);
     assert_int_equal(culprit_vcs_checkout_create(&co, vcs, c4, NULL), 0);
-    assert_int_equal(strncmp(culprit_vcs_checkout_path(co), parent, strlen(parent)), 0);
-    assert_non_null(strstr(culprit_vcs_checkout_path(co), "/culprit-checkout-"));
+    assert_int_equal(culprit_fs_temp_dir(&own), 0);
+    assert_int_equal(strncmp(culprit_vcs_checkout_path(co), own, strlen(own)), 0);
+    assert_non_null(strstr(culprit_vcs_checkout_path(co) + strlen(own), "/checkout-"));
+    assert_non_null(strstr(own, "/culprit-"));
     assert_int_equal(stat(culprit_vcs_checkout_path(co), &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
     assert_int_equal(culprit_vcs_checkout_remove(co), 0);
