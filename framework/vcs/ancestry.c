@@ -46,6 +46,7 @@ static int add_record(file_list *l, culprit_vcs *repo, git_commit *commit, const
                                     info.subject)) < 0 ||
         (error = culprit_array_grow(&l->files, &l->alloc, l->n, sizeof(*l->files), 16)) < 0)
         goto cleanup;
+    l->files[l->n].oid = NULL;
     l->files[l->n].len = text.size;
     l->files[l->n].data = culprit_buf_detach(&text);
     if (!(l->files[l->n].path = culprit_strdup(path))) {
@@ -122,6 +123,7 @@ void culprit_vcs_files_free(culprit_vcs_file *files, size_t n)
     for (size_t i = 0; files && i < n; i++) {
         free((char *)files[i].path);
         free((char *)files[i].data);
+        free((char *)files[i].oid);
     }
     free(files);
 }
