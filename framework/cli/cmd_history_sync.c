@@ -43,13 +43,17 @@ static void usage(FILE *out, const char *verb)
                   ? "Adds the runs of the history directory and its category assignments to the\n"
                     "shared history, the git ref refs/culprit/history, and pushes it to REMOTE\n"
                     "(default origin). A push that another job's push beat is merged and tried\n"
-                    "again: no run is lost.\n\n"
+                    "again: no run is lost. A refusal for any other reason (a hook, a protected\n"
+                    "ref) stops the push at once with the remote's message.\n\n"
                   : "Fetches the shared history, the git ref refs/culprit/history, from REMOTE\n"
                     "(default origin) and merges it into the local one. check, compare, history,\n"
                     "report and bisect read it beside the history directory; its category\n"
-                    "assignments that the directory's categories.json lacks are added to it.\n\n",
+                    "assignments that the directory's categories.json lacks are added to it.\n"
+                    "Only valid runs are counted; other files are named and skipped.\n\n",
               options, 24,
               "\nThe network is your `git`: its credentials and configuration apply.\n"
+              "CULPRIT_SHARED_FILE_MAX (default 100M) bounds the size of a file read from\n"
+              "the shared history or pushed into it.\n"
               "Exit status: 0, or 2 on a usage, git or I/O error.\n");
 }
 
