@@ -47,7 +47,7 @@ rm "$work/remote.git/hooks/pre-receive"
 [ "$(git --git-dir="$work/remote.git" ls-tree -r --name-only refs/culprit/history | grep -c '^runs/')" = 2 ] ||
   fail "the remote lacks the runs after the push: $(cat "$work/push.log")"
 
-# 2. Planted files: one valid run, four that are not runs, two assignments.
+# 2. Planted files: one valid run, five that are not runs, two assignments.
 "$gen" dir 10 1 3 5 "$work/new" > /dev/null
 new=$(basename "$work/new"/*.xml)
 plant() { # PATH CONTENT-FILE
@@ -60,6 +60,8 @@ echo 'not a run' > "$work/text"
 plant runs/ab/garbage.xml "$work/text"
 plant runs/zz/notes.txt "$work/text"
 plant runs/stray.xml "$work/new/$new"
+printf '<?xml version="1.0"?>\n<testsuites><testsuite name="s"><testcase name="t"/></testsuite></testsuites>\n' > "$work/foreign"
+plant runs/ef/foreign.xml "$work/foreign"
 plant "runs/cd/$(printf 'esc\033[31m').xml" "$work/text"
 echo fast > "$work/fast" && echo turbo > "$work/turbo"
 plant categories/bench_suite.test_000 "$work/fast"
@@ -71,9 +73,9 @@ git clone -q "file://$work/remote.git" "$work/b" && cd "$work/b"
 "$culprit" history pull origin > "$work/pull.log" 2> "$work/pull.err" ||
   fail "pull: $(cat "$work/pull.log" "$work/pull.err")"
 cat "$work/pull.log" "$work/pull.err"
-grep -q "^culprit history pull: 3 new runs from origin (4 other files skipped, not runs)$" \
+grep -q "^culprit history pull: 3 new runs from origin (5 other files skipped, not runs)$" \
   "$work/pull.log" || fail "pull counted: $(cat "$work/pull.log")"
-for junk in runs/ab/garbage.xml runs/zz/notes.txt runs/stray.xml 'runs/cd/esc\\x1b\[31m.xml'; do
+for junk in runs/ab/garbage.xml runs/zz/notes.txt runs/stray.xml runs/ef/foreign.xml 'runs/cd/esc\\x1b\[31m.xml'; do
   grep -q "skipping refs/culprit/history:$junk: " "$work/pull.err" ||
     fail "$junk is not named as skipped: $(cat "$work/pull.err")"
 done
