@@ -199,6 +199,45 @@ static void diverged_stores_merge_into_their_union(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* What a pull added, by a diff; pre-written blobs; a commit from its abbreviation. */
+#define SCRATCH "refs/culprit/scratch"
+
+static void added_files_blobs_and_abbreviated_commits(void **state)
+{
+    culprit_vcs *vcs = open_at(repo);
+    culprit_vcs_ref_files added;
+    char before[41], oid[41], sha[41], c12[13];
+    culprit_vcs_file file = {"runs/ff/written.xml", NULL, 0, oid};
+    (void)state;
+
+    /* On a ref of its own: the push tests below push REF as it is. */
+    run("git -C '%s' update-ref " SCRATCH " %s", repo, REF);
+    assert_int_equal(culprit_vcs_ref_resolve(before, vcs, SCRATCH), 0);
+    assert_int_equal(culprit_vcs_blob_write(oid, vcs, "<w/>", 4), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, SCRATCH, &file, 1, NULL), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, SCRATCH,
+                                         &(culprit_vcs_file){"commits/ff/x", "r", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    assert_int_equal(culprit_vcs_ref_list_added(&added, vcs, SCRATCH, before, "runs"), 0);
+    assert_int_equal(added.n, 1);
+    assert_string_equal(added.entries[0].path, "runs/ff/written.xml");
+    assert_string_equal(added.entries[0].oid, oid);
+    culprit_vcs_ref_files_dispose(&added);
+    assert_int_equal(culprit_vcs_ref_list_added(&added, vcs, SCRATCH, NULL, NULL), 0);
+    assert_true(added.n >= 2); /* from an empty store: everything */
+    culprit_vcs_ref_files_dispose(&added);
+
+    memcpy(c12, c3, 12);
+    c12[12] = '\0';
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, c12), 0);
+    assert_string_equal(sha, c3);
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, "0000000000ab"), CULPRIT_ENOTFOUND);
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, "xyz"), CULPRIT_EINVALID);
+    run("git -C '%s' update-ref -d " SCRATCH, repo);
+    culprit_vcs_free(vcs);
+}
+
 /* The remote's pre-receive hook plays a job that pushes first: the first time, it
  * adds a run of its own to the remote's store, between the remote's advertisement
  * and its update of the ref, so that the remote refuses ours ("failed to update
@@ -389,6 +428,7 @@ int main(void)
         cmocka_unit_test(files_are_written_and_read_without_touching_the_checkout),
         cmocka_unit_test(a_duplicate_name_is_not_written_twice),
         cmocka_unit_test(diverged_stores_merge_into_their_union),
+        cmocka_unit_test(added_files_blobs_and_abbreviated_commits),
         cmocka_unit_test(a_rejected_push_is_merged_and_pushed_again),
         cmocka_unit_test(a_declining_hook_stops_the_push_at_once),
         cmocka_unit_test(a_depth_1_clone_walks_through_recorded_ancestry),
