@@ -577,7 +577,7 @@ typedef struct {
  * another job pushed meanwhile (git's "fetch first", "non-fast-forward", or the
  * remote's "failed to update ref" / "failed to lock"), it waits a random, growing
  * moment (exponential backoff with jitter, at most 2 s) and goes round again, up to
- * 30 rounds, so concurrent pushers all keep their runs. Any other refusal (a hook
+ * 50 rounds, so concurrent pushers all keep their runs. Any other refusal (a hook
  * declined, a protected ref, no permission) will not change: it ends the push at
  * once, after one round. `out->attempts` says how many rounds ran, also on error.
  * Errors as culprit_vcs_history_pull(); CULPRIT_ERROR when git refuses (its
