@@ -362,9 +362,9 @@ cleanup:
  * terminal); left empty when it can. A category the project does not define would
  * leave the test judged against nothing the project knows (docs/categories.md). */
 static int refused_assignment(culprit_buf *why, const char *name, const culprit_buf *data,
-                              int error, const culprit_categories *categories,
-                              culprit_assignments *scratch)
+                              int error, const culprit_categories *categories)
 {
+    culprit_assignments *scratch = NULL;
     const char *key, *category;
 
     culprit_buf_clear(why);
@@ -373,22 +373,24 @@ static int refused_assignment(culprit_buf *why, const char *name, const culprit_
                        culprit_buf_printf(why, ": %s", culprit_error_last()) < 0
                    ? CULPRIT_ERROR
                    : 0;
-    if (error < 0)
+    /* The file decoded alone, into an empty set (a missing file loads as one). */
+    if (error < 0 || (error = culprit_assignments_load(&scratch, "")) < 0)
         return error;
     if (culprit_assignments_decode(scratch, name, data->ptr ? data->ptr : "", data->size) < 0)
         /* the message starts with the name */
-        return culprit_buf_puts(why, "categories/") < 0 ||
-                       cli_shared_name_escape(why, culprit_error_last()) < 0
-                   ? CULPRIT_ERROR
-                   : 0;
-    if ((error = culprit_assignments_entry(scratch, 0, &key, &category)) < 0)
-        return error;
-    if (!culprit_categories_find(categories, category) &&
-        (culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
-         culprit_buf_puts(why, ": category \"") < 0 || cli_shared_name_escape(why, category) < 0 ||
-         culprit_buf_puts(why, "\" is not defined by the project (culprit.json)") < 0))
-        return CULPRIT_ERROR;
-    return culprit_assignments_unset(scratch, key); /* empty again for the next file */
+        error = culprit_buf_puts(why, "categories/") < 0 ||
+                        cli_shared_name_escape(why, culprit_error_last()) < 0
+                    ? CULPRIT_ERROR
+                    : 0;
+    else if ((error = culprit_assignments_entry(scratch, 0, &key, &category)) == 0 &&
+             !culprit_categories_find(categories, category) &&
+             (culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
+              culprit_buf_puts(why, ": category \"") < 0 ||
+              cli_shared_name_escape(why, category) < 0 ||
+              culprit_buf_puts(why, "\" is not defined by the project (culprit.json)") < 0))
+        error = CULPRIT_ERROR;
+    culprit_assignments_free(scratch);
+    return error;
 }
 
 /* Writes the shared history's assignments that the directory's categories.json
@@ -400,7 +402,7 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
                             const culprit_categories *categories)
 {
     culprit_vcs_ref_files shared = {NULL, 0};
-    culprit_assignments *local = NULL, *scratch = NULL;
+    culprit_assignments *local = NULL;
     culprit_buf data = CULPRIT_BUF_INIT, why = CULPRIT_BUF_INIT;
     char *path = assignments_file(dir);
     int error = path ? 0 : CULPRIT_ERROR;
@@ -416,15 +418,12 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
         error = 0;
         goto cleanup;
     }
-    /* An empty set to judge each file in alone: a missing file loads as one. */
-    if ((error = culprit_assignments_load(&scratch, "")) < 0)
-        goto cleanup;
     for (size_t i = 0; i < shared.n && error == 0; i++) {
         const char *name = shared.entries[i].path + strlen("categories/");
 
         culprit_buf_clear(&data);
         error = culprit_vcs_blob_read(&data, repo, shared.entries[i].oid, CATEGORY_FILE_MAX);
-        error = refused_assignment(&why, name, &data, error, categories, scratch);
+        error = refused_assignment(&why, name, &data, error, categories);
         if (error == 0 && why.size)
             fprintf(stderr, "culprit: warning: %s: %s; skipped\n", CULPRIT_VCS_HISTORY_REF,
                     culprit_buf_cstr(&why));
@@ -436,7 +435,6 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
 cleanup:
     culprit_buf_dispose(&data);
     culprit_buf_dispose(&why);
-    culprit_assignments_free(scratch);
     culprit_assignments_free(local);
     culprit_vcs_ref_files_dispose(&shared);
     free(path);
