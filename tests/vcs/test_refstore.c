@@ -330,7 +330,7 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
     culprit_vcs_file *records = NULL;
     culprit_vcs_commit info;
     culprit_vcs_merge_result res;
-    const char *at[] = {c3};
+    const char *at[] = {c3}, *again[] = {c2, c3, c2};
     char shallow[PATH_MAX + 16], (*shas)[41] = NULL;
     size_t n = 0, added = 0;
     int cut = -1;
@@ -346,6 +346,10 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
     free(shas);
     assert_int_equal(culprit_vcs_commit_info(&info, clone, c2), CULPRIT_ENOTFOUND);
 
+    /* Each commit is recorded once, however many runs or chains reach it. */
+    assert_int_equal(culprit_vcs_ancestry_files(&records, &n, vcs, again, 3, 100), 0);
+    assert_int_equal(n, 3);
+    culprit_vcs_files_free(records, n);
     /* The full clone records c3's chain (down to the root) and pushes it. */
     assert_int_equal(culprit_vcs_ancestry_files(&records, &n, vcs, at, 1, 100), 0);
     assert_int_equal(n, 3);
