@@ -254,6 +254,25 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2]);
  */
 void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_runs *runs);
 
+/*
+ * The largest file read from the shared history or pushed into it: the environment
+ * variable CULPRIT_SHARED_FILE_MAX (bytes, or with a K, M or G suffix; 0 for no
+ * limit), else 100 MiB (shared.c). CULPRIT_EINVALID naming the variable when it is
+ * not a size.
+ */
+int cli_shared_file_max(size_t *out);
+/* The file name of a run at `path` of the shared history ("runs/<2 chars>/<name>.xml",
+ * the name not hidden), borrowed from `path`; NULL for any other path. */
+const char *cli_shared_run_name(const char *path);
+/* Appends the path `name` of the shared history for the terminal: bytes other than
+ * printable ASCII, and the backslash, written as \xNN. */
+int cli_shared_name_escape(culprit_buf *out, const char *name);
+/* The runs a pull from `since` (the ref's commit before it; "" for none) added to
+ * the shared history into `runs`; the other files it added (not named as runs, over
+ * the size limit, not run documents) are named on stderr, the first 20 of them, and
+ * counted in `skipped`. */
+int cli_shared_count_pulled(size_t *runs, size_t *skipped, culprit_vcs *repo, const char *since);
+
 /* Loads every run of the history directory (summaries only). CULPRIT_ENOTFOUND when
  * the directory does not exist. */
 int cli_load_history(culprit_history_runs *out, const char *dir);

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* How far back a push records first-parent ancestry from each run's commit (the
  * walk also stops at a commit recorded already and at a shallow clone's boundary). */
@@ -42,13 +43,17 @@ static void usage(FILE *out, const char *verb)
                   ? "Adds the runs of the history directory and its category assignments to the\n"
                     "shared history, the git ref refs/culprit/history, and pushes it to REMOTE\n"
                     "(default origin). A push that another job's push beat is merged and tried\n"
-                    "again: no run is lost.\n\n"
+                    "again: no run is lost. A refusal for any other reason (a hook, a protected\n"
+                    "ref) stops the push at once with the remote's message.\n\n"
                   : "Fetches the shared history, the git ref refs/culprit/history, from REMOTE\n"
                     "(default origin) and merges it into the local one. check, compare, history,\n"
                     "report and bisect read it beside the history directory; its category\n"
-                    "assignments that the directory's categories.json lacks are added to it.\n\n",
+                    "assignments that the directory's categories.json lacks are added to it.\n"
+                    "Only valid runs are counted; other files are named and skipped.\n\n",
               options, 24,
               "\nThe network is your `git`: its credentials and configuration apply.\n"
+              "CULPRIT_SHARED_FILE_MAX (default 100M) bounds the size of a file read from\n"
+              "the shared history or pushed into it.\n"
               "Exit status: 0, or 2 on a usage, git or I/O error.\n");
 }
 
@@ -113,45 +118,105 @@ static void pending_dispose(pending *p)
     free(p->commits);
 }
 
-/* Reads the run file `name` of `dir` and queues it as runs/<shard>/<name>, sharded
- * by the first two hex digits of its commit. Unreadable files are left out. */
-static int queue_run(pending *p, const char *dir, const char *name)
+/* The commit of the local run file `name` (content `data`) into `sha` (40 hex
+ * digits, or "" when unknown) and `shard` (its first two hex digits, or "xx"). A
+ * generated name ("<stamp>_<commit12>_<host>_...", culprit_history_run_id()) carries
+ * the first 12 digits, as the readers take them (culprit_history_query_wants_name),
+ * and the repository the rest: the file is not parsed, which made a push of 1,000
+ * runs of 1,000 tests cost 20 s. A name of another shape: the file is read for it.
+ * CULPRIT_EINVALID (with the reader's message) when that file is no run. */
+static int run_commit(char sha[41], char shard[3], culprit_vcs *repo, const char *name,
+                      const culprit_buf *data, const char *file)
+{
+    const char *us = strchr(name, '_');
+    culprit_run *run = NULL;
+    char c12[13];
+    int error;
+
+    sha[0] = '\0';
+    memcpy(shard, "xx", 3);
+    if (us && strncmp(us + 1, "unknown_", 8) == 0)
+        return 0;
+    if (us && strspn(us + 1, "0123456789abcdef") == 12 && us[13] == '_') {
+        memcpy(c12, us + 1, 12);
+        c12[12] = '\0';
+        memcpy(shard, c12, 2);
+        if (culprit_vcs_commit_by_prefix(sha, repo, c12) < 0)
+            culprit_error_clear(); /* a commit this clone lacks: no ancestry to record */
+        return 0;
+    }
+    if ((error = culprit_history_read_memory(&run, data->ptr ? data->ptr : "", data->size, file,
+                                             0)) < 0)
+        return error;
+    if (run->commit && strlen(run->commit) == 40 && strspn(run->commit, "0123456789abcdef") == 40) {
+        memcpy(sha, run->commit, 41);
+        memcpy(shard, sha, 2);
+    }
+    culprit_run_free(run);
+    return 0;
+}
+
+/* Reads the run file `name` of `dir`, writes it as a blob (so that the pending
+ * files hold ids, not contents: a push of 1,000 runs held 1.1 GB) and queues it as
+ * runs/<shard>/<name>. Unreadable files, and files above the size limit (which
+ * every reader would skip), are left out with a warning. */
+static int queue_run(pending *p, culprit_vcs *repo, const char *dir, const char *name, size_t max)
 {
     culprit_buf data = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT;
-    culprit_run *run = NULL;
-    char *file = culprit_fs_join(dir, name);
-    const char *c;
+    char *file = culprit_fs_join(dir, name), sha[41], shard[3], oid[41];
+    struct stat st;
     int error;
 
     if (!file)
         return CULPRIT_ERROR;
+    if (max && stat(file, &st) == 0 && (size_t)st.st_size > max) {
+        fprintf(stderr,
+                "culprit: warning: not pushed: %s is %lld bytes, over the limit of %zu bytes "
+                "(CULPRIT_SHARED_FILE_MAX)\n",
+                file, (long long)st.st_size, max);
+        error = 0;
+        goto cleanup;
+    }
     if ((error = culprit_fs_read_file(&data, file)) < 0 ||
-        (error = culprit_history_read_memory(&run, data.ptr ? data.ptr : "", data.size, file, 0)) <
-            0) {
+        (error = run_commit(sha, shard, repo, name, &data, file)) < 0) {
         fprintf(stderr, "culprit: warning: not pushed: %s\n", culprit_error_last());
         error = 0;
         goto cleanup;
     }
-    c = run->commit ? run->commit : "";
-    if ((error = culprit_buf_printf(&path, "runs/%.2s/%s",
-                                    strspn(c, "0123456789abcdef") >= 40 ? c : "xx", name)) < 0 ||
+    if ((error = culprit_vcs_blob_write(oid, repo, data.ptr ? data.ptr : "", data.size)) < 0 ||
+        (error = culprit_buf_printf(&path, "runs/%s/%s", shard, name)) < 0 ||
         (error = culprit_array_grow(&p->files, &p->alloc, p->n, sizeof(*p->files), 64)) < 0)
         goto cleanup;
-    p->files[p->n].len = data.size;
-    p->files[p->n].data = culprit_buf_detach(&data);
-    p->files[p->n].path = culprit_buf_detach(&path);
-    p->n++;
-    if (strspn(c, "0123456789abcdef") >= 40 &&
-        ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits, sizeof(char *), 64)) <
-             0 ||
-         !(p->commits[p->ncommits++] = culprit_strdup(c))))
+    p->files[p->n] = (culprit_vcs_file){culprit_buf_detach(&path), NULL, 0, culprit_strdup(oid)};
+    if (!p->files[p->n++].oid) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    if (sha[0] && ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits,
+                                               sizeof(char *), 64)) < 0 ||
+                   !(p->commits[p->ncommits++] = culprit_strdup(sha))))
         error = error < 0 ? error : CULPRIT_ERROR;
 cleanup:
-    culprit_run_free(run);
     culprit_buf_dispose(&data);
     culprit_buf_dispose(&path);
     free(file);
     return error;
+}
+
+/* Sorts the commits of `p` and keeps each once: 1,000 runs of one commit record
+ * its ancestry once. */
+static void unique_commits(pending *p)
+{
+    size_t k = 0;
+
+    qsort(p->commits, p->ncommits, sizeof(*p->commits), compare_strings);
+    for (size_t i = 0; i < p->ncommits; i++) {
+        if (k > 0 && strcmp(p->commits[k - 1], p->commits[i]) == 0)
+            free(p->commits[i]);
+        else
+            p->commits[k++] = p->commits[i];
+    }
+    p->ncommits = k;
 }
 
 /* Commits the local runs the shared history lacks, with their ancestry records. */
@@ -163,12 +228,12 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
     size_t nancestry = 0;
     char **names = NULL;
     const char **known = NULL;
-    size_t nnames = 0;
+    size_t nnames = 0, max = 0;
     int error;
 
     memset(&p, 0, sizeof(p));
     *added = 0;
-    if ((error = list_runs(&names, &nnames, dir)) < 0 ||
+    if ((error = cli_shared_file_max(&max)) < 0 || (error = list_runs(&names, &nnames, dir)) < 0 ||
         (error = culprit_vcs_ref_list(&shared, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
         goto cleanup;
     *local = nnames;
@@ -178,9 +243,10 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
     }
     for (size_t i = 0; i < nnames && error == 0; i++)
         if (!bsearch(&names[i], known, shared.n, sizeof(*known), compare_strings))
-            error = queue_run(&p, dir, names[i]);
+            error = queue_run(&p, repo, dir, names[i], max);
     if (error < 0 || p.n == 0)
         goto cleanup;
+    unique_commits(&p);
     if ((error =
              culprit_vcs_ancestry_files(&ancestry, &nancestry, repo, (const char *const *)p.commits,
                                         p.ncommits, ANCESTRY_DEPTH)) < 0)
@@ -188,7 +254,7 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
     for (size_t i = 0; i < nancestry && error == 0; i++)
         if ((error = culprit_array_grow(&p.files, &p.alloc, p.n, sizeof(*p.files), 64)) == 0) {
             p.files[p.n++] = ancestry[i];
-            ancestry[i] = (culprit_vcs_file){NULL, NULL, 0};
+            ancestry[i] = (culprit_vcs_file){NULL, NULL, 0, NULL};
         }
     if (error == 0)
         error = culprit_vcs_ref_add(added, repo, CULPRIT_VCS_HISTORY_REF, p.files, p.n,
@@ -287,13 +353,57 @@ cleanup:
     return error;
 }
 
+/* A category file holds one name of at most 128 bytes and a newline: anything
+ * larger is refused from the blob's header, unread. */
+#define CATEGORY_FILE_MAX 1024
+
+/* Why the shared file categories/`name` (content `data`, `error` from reading it)
+ * cannot be adopted, into `why` ("categories/<name>: <reason>", escaped for the
+ * terminal); left empty when it can. A category the project does not define would
+ * leave the test judged against nothing the project knows (docs/categories.md). */
+static int refused_assignment(culprit_buf *why, const char *name, const culprit_buf *data,
+                              int error, const culprit_categories *categories)
+{
+    culprit_assignments *scratch = NULL;
+    const char *key, *category;
+
+    culprit_buf_clear(why);
+    if (error == CULPRIT_EINVALID) /* too large: the name, then the reason */
+        return culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
+                       culprit_buf_printf(why, ": %s", culprit_error_last()) < 0
+                   ? CULPRIT_ERROR
+                   : 0;
+    /* The file decoded alone, into an empty set (a missing file loads as one). */
+    if (error < 0 || (error = culprit_assignments_load(&scratch, "")) < 0)
+        return error;
+    if (culprit_assignments_decode(scratch, name, data->ptr ? data->ptr : "", data->size) < 0)
+        /* the message starts with the name */
+        error = culprit_buf_puts(why, "categories/") < 0 ||
+                        cli_shared_name_escape(why, culprit_error_last()) < 0
+                    ? CULPRIT_ERROR
+                    : 0;
+    else if ((error = culprit_assignments_entry(scratch, 0, &key, &category)) == 0 &&
+             !culprit_categories_find(categories, category) &&
+             (culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
+              culprit_buf_puts(why, ": category \"") < 0 ||
+              cli_shared_name_escape(why, category) < 0 ||
+              culprit_buf_puts(why, "\" is not defined by the project (culprit.json)") < 0))
+        error = CULPRIT_ERROR;
+    culprit_assignments_free(scratch);
+    return error;
+}
+
 /* Writes the shared history's assignments that the directory's categories.json
  * lacks into it, under its lock (the local assignment of a test wins). The ref's
- * files come from other machines: a bad one is a warning naming it, and skipped. */
-static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir)
+ * files come from other machines: a bad one (not an encoded test name, not a
+ * category name, a category the project does not define, too large) is a warning
+ * naming it, and skipped; the others are adopted. */
+static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
+                            const culprit_categories *categories)
 {
     culprit_vcs_ref_files shared = {NULL, 0};
     culprit_assignments *local = NULL;
+    culprit_buf data = CULPRIT_BUF_INIT, why = CULPRIT_BUF_INIT;
     char *path = assignments_file(dir);
     int error = path ? 0 : CULPRIT_ERROR;
 
@@ -309,18 +419,22 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir)
         goto cleanup;
     }
     for (size_t i = 0; i < shared.n && error == 0; i++) {
-        culprit_buf data = CULPRIT_BUF_INIT;
         const char *name = shared.entries[i].path + strlen("categories/");
 
-        if ((error = culprit_vcs_blob_read(&data, repo, shared.entries[i].oid)) == 0 &&
-            culprit_assignments_decode(local, name, data.ptr ? data.ptr : "", data.size) < 0)
-            fprintf(stderr, "culprit: warning: %s: categories/%s; skipped\n",
-                    CULPRIT_VCS_HISTORY_REF, culprit_error_last());
-        culprit_buf_dispose(&data);
+        culprit_buf_clear(&data);
+        error = culprit_vcs_blob_read(&data, repo, shared.entries[i].oid, CATEGORY_FILE_MAX);
+        error = refused_assignment(&why, name, &data, error, categories);
+        if (error == 0 && why.size)
+            fprintf(stderr, "culprit: warning: %s: %s; skipped\n", CULPRIT_VCS_HISTORY_REF,
+                    culprit_buf_cstr(&why));
+        else if (error == 0)
+            error = culprit_assignments_decode(local, name, data.ptr ? data.ptr : "", data.size);
     }
     if (error == 0 && (error = culprit_fs_mkdir_p(dir)) == 0)
         error = culprit_assignments_adopt(adopted, path, local);
 cleanup:
+    culprit_buf_dispose(&data);
+    culprit_buf_dispose(&why);
     culprit_assignments_free(local);
     culprit_vcs_ref_files_dispose(&shared);
     free(path);
@@ -353,20 +467,31 @@ static int push(culprit_vcs *repo, const char *remote, const char *dir)
     return 0;
 }
 
-static int pull(culprit_vcs *repo, const char *remote, const char *dir)
+static int pull(culprit_vcs *repo, const char *remote, const char *dir,
+                const culprit_categories *categories)
 {
     culprit_vcs_merge_result res;
-    size_t adopted = 0;
+    size_t adopted = 0, runs = 0, skipped = 0;
+    char before[41];
     int error;
 
-    /* The new runs come from the merge's diff, which skips the shards both sides
-     * share: a pull into a large store does not list it. */
-    if ((error = culprit_vcs_history_pull(&res, repo, remote)) < 0)
+    if (culprit_vcs_ref_resolve(before, repo, CULPRIT_VCS_HISTORY_REF) < 0) {
+        culprit_error_clear();
+        before[0] = '\0';
+    }
+    /* The new runs come from a diff of the store before and after, which skips the
+     * shards both share: a pull into a large store does not list it. Only files
+     * that are runs count; the others are named and left out (the readers skip
+     * them too), as are files above the size limit, unread. */
+    if ((error = culprit_vcs_history_pull(&res, repo, remote)) < 0 ||
+        (res.changed && (error = cli_shared_count_pulled(&runs, &skipped, repo, before)) < 0))
         return error;
-    printf("culprit history pull: %zu new run%s from %s\n", res.added, res.added == 1 ? "" : "s",
-           remote);
+    printf("culprit history pull: %zu new run%s from %s", runs, runs == 1 ? "" : "s", remote);
+    if (skipped)
+        printf(" (%zu other file%s skipped, not runs)", skipped, skipped == 1 ? "" : "s");
+    printf("\n");
     warn_conflicts(res.conflicts, remote);
-    if ((error = pull_assignments(&adopted, repo, dir)) < 0)
+    if ((error = pull_assignments(&adopted, repo, dir, categories)) < 0)
         return error;
     if (adopted)
         printf("culprit history pull: %zu category assignment%s added to '%s'\n", adopted,
@@ -406,7 +531,8 @@ int cli_history_sync(int argc, char **argv)
     if (strcmp(verb, "push") == 0)
         error = push(env.repo, remote ? remote : "origin", env.settings.history_dir);
     else
-        error = pull(env.repo, remote ? remote : "origin", env.settings.history_dir);
+        error = pull(env.repo, remote ? remote : "origin", env.settings.history_dir,
+                     culprit_project_categories(env.project));
     if (error < 0)
         cli_error(NULL);
     cli_env_dispose(&env);

@@ -120,25 +120,26 @@ static int compare_commits(const void *a, const void *b)
 }
 
 /* Adds the runs of the shared history that the directory `dir` does not hold (a
- * pushed run is in both, under the same file name). */
+ * pushed run is in both, under the same file name). A file above the size limit
+ * (cli_shared_file_max) is skipped with a warning naming it, unread. */
 static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char *dir,
                        const culprit_history_query *query)
 {
     culprit_vcs_ref_files files = {NULL, 0};
     culprit_buf data = CULPRIT_BUF_INIT, name = CULPRIT_BUF_INIT;
+    size_t max = 0;
     int error;
 
-    if ((error = culprit_vcs_ref_list(&files, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
+    if ((error = cli_shared_file_max(&max)) < 0 ||
+        (error = culprit_vcs_ref_list(&files, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
         return error;
     for (size_t i = 0; i < files.n && error == 0; i++) {
-        const char *base = strrchr(files.entries[i].path, '/');
+        const char *base = cli_shared_run_name(files.entries[i].path);
         char *local;
         struct stat st;
         int here;
 
-        base = base ? base + 1 : files.entries[i].path;
-        if (base[0] == '.' || strlen(base) < 5 || strcmp(base + strlen(base) - 4, ".xml") ||
-            !culprit_history_query_wants_name(query, base))
+        if (!base || !culprit_history_query_wants_name(query, base))
             continue;
         if (!(local = culprit_fs_join(dir, base))) {
             error = CULPRIT_ERROR;
@@ -150,9 +151,18 @@ static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char 
             continue;
         culprit_buf_clear(&data);
         culprit_buf_clear(&name);
-        if ((error = culprit_vcs_blob_read(&data, repo, files.entries[i].oid)) < 0 ||
-            (error = culprit_buf_printf(&name, "%s:%s", CULPRIT_VCS_HISTORY_REF,
+        if ((error = culprit_buf_printf(&name, "%s:%s", CULPRIT_VCS_HISTORY_REF,
                                         files.entries[i].path)) < 0)
+            break;
+        if ((error = culprit_vcs_blob_read(&data, repo, files.entries[i].oid, max)) ==
+            CULPRIT_EINVALID) {
+            fprintf(stderr, "culprit: warning: skipping %s: %s (CULPRIT_SHARED_FILE_MAX)\n",
+                    culprit_buf_cstr(&name), culprit_error_last());
+            out->nskipped++;
+            error = 0;
+            continue;
+        }
+        if (error < 0)
             break;
         error = culprit_history_runs_add_memory(out, data.ptr ? data.ptr : "", data.size,
                                                 culprit_buf_cstr(&name), query, warn_skipped, NULL);

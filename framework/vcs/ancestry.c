@@ -17,13 +17,52 @@
 typedef struct {
     culprit_vcs_file *files;
     size_t n, alloc;
+    git_oid *seen; /* the commits recorded, open addressing (a zero id: free) */
+    size_t nseen, aseen;
 } file_list;
 
-static int listed(const file_list *l, const char *path)
+/* A commit id is uniformly random: its first bytes are its hash. */
+static size_t slot_of(const git_oid *oid, size_t cap)
 {
-    for (size_t i = 0; i < l->n; i++)
-        if (strcmp(l->files[i].path, path) == 0)
+    size_t h = 0;
+    memcpy(&h, oid->id, sizeof(h));
+    return h & (cap - 1);
+}
+
+/* 1 when the list records `oid` already: a hash set, so recording the ancestry of
+ * many commits stays linear (a scan of the list made it quadratic). */
+static int listed(const file_list *l, const git_oid *oid)
+{
+    for (size_t i = l->aseen ? slot_of(oid, l->aseen) : 0;
+         l->aseen && !git_oid_is_zero(&l->seen[i]); i = (i + 1) & (l->aseen - 1))
+        if (git_oid_equal(&l->seen[i], oid))
             return 1;
+    return 0;
+}
+
+/* Adds `oid` to the set, growing it to keep it at most half full. */
+static int remember(file_list *l, const git_oid *oid)
+{
+    size_t i;
+
+    if (2 * (l->nseen + 1) > l->aseen) {
+        size_t cap = l->aseen ? 2 * l->aseen : 64;
+        git_oid *old = l->seen, *grown = calloc(cap, sizeof(*grown));
+        if (!grown)
+            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        l->seen = grown;
+        l->aseen = cap;
+        l->nseen = 0;
+        for (size_t i = 0; old && i < cap / 2; i++)
+            if (!git_oid_is_zero(&old[i]))
+                remember(l, &old[i]);
+        free(old);
+    }
+    i = slot_of(oid, l->aseen);
+    while (!git_oid_is_zero(&l->seen[i]))
+        i = (i + 1) & (l->aseen - 1);
+    git_oid_cpy(&l->seen[i], oid);
+    l->nseen++;
     return 0;
 }
 
@@ -46,6 +85,7 @@ static int add_record(file_list *l, culprit_vcs *repo, git_commit *commit, const
                                     info.subject)) < 0 ||
         (error = culprit_array_grow(&l->files, &l->alloc, l->n, sizeof(*l->files), 16)) < 0)
         goto cleanup;
+    l->files[l->n].oid = NULL;
     l->files[l->n].len = text.size;
     l->files[l->n].data = culprit_buf_detach(&text);
     if (!(l->files[l->n].path = culprit_strdup(path))) {
@@ -77,11 +117,13 @@ static int record_chain(file_list *l, culprit_vcs *repo, git_tree *tree, const c
         culprit_vcs__record rec;
         git_oid_tostr(id, sizeof(id), git_commit_id(commit));
         culprit_vcs__record_path(path, id);
-        if (listed(l, path) || culprit_vcs__record_get(&rec, repo, tree, id) == 0) {
+        if (listed(l, git_commit_id(commit)) ||
+            culprit_vcs__record_get(&rec, repo, tree, id) == 0) {
             culprit_vcs__record_dispose(&rec);
             break;
         }
-        if ((error = add_record(l, repo, commit, path)) < 0)
+        if ((error = add_record(l, repo, commit, path)) < 0 ||
+            (error = remember(l, git_commit_id(commit))) < 0)
             break;
         if (git_commit_parentcount(commit) == 0 || git_commit_parent(&parent, commit, 0) < 0)
             break; /* a root, or the boundary of a shallow clone */
@@ -97,7 +139,7 @@ static int record_chain(file_list *l, culprit_vcs *repo, git_tree *tree, const c
 int culprit_vcs_ancestry_files(culprit_vcs_file **out, size_t *n_out, culprit_vcs *repo,
                                const char *const *shas, size_t nshas, size_t depth)
 {
-    file_list l = {NULL, 0, 0};
+    file_list l = {NULL, 0, 0, NULL, 0, 0};
     git_tree *tree = NULL;
     int error;
 
@@ -108,6 +150,7 @@ int culprit_vcs_ancestry_files(culprit_vcs_file **out, size_t *n_out, culprit_vc
     for (size_t i = 0; i < nshas && error == 0; i++)
         error = record_chain(&l, repo, tree, shas[i], depth ? depth : 1);
     git_tree_free(tree);
+    free(l.seen);
     if (error < 0) {
         culprit_vcs_files_free(l.files, l.n);
         return error;
@@ -122,6 +165,7 @@ void culprit_vcs_files_free(culprit_vcs_file *files, size_t n)
     for (size_t i = 0; files && i < n; i++) {
         free((char *)files[i].path);
         free((char *)files[i].data);
+        free((char *)files[i].oid);
     }
     free(files);
 }

@@ -110,6 +110,7 @@ int culprit_vcs__record_get(culprit_vcs__record *out, culprit_vcs *repo, git_tre
     git_tree_entry *entry = NULL;
     git_blob *blob = NULL;
     char path[64];
+    size_t size = 0;
     int error = CULPRIT_ENOTFOUND;
 
     memset(out, 0, sizeof(*out));
@@ -118,6 +119,8 @@ int culprit_vcs__record_get(culprit_vcs__record *out, culprit_vcs *repo, git_tre
     culprit_vcs__record_path(path, sha);
     if (git_tree_entry_bypath(&entry, tree, path) < 0 ||
         git_tree_entry_type(entry) != GIT_OBJECT_BLOB ||
+        culprit_vcs__blob_size(&size, repo, git_tree_entry_id(entry)) < 0 ||
+        size > RECORD_MAX || /* not loaded: records come from other machines */
         git_blob_lookup(&blob, repo->git, git_tree_entry_id(entry)) < 0)
         goto cleanup;
     if (parse_record(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob)) == 0)

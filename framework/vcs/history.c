@@ -2,7 +2,8 @@
  * The shape of history that `culprit check` and bisection walk: the first-parent
  * chain of a commit (the mainline, where each merge stands for its whole branch,
  * which is where the baseline of a test is looked for) and ancestry between two
- * commits (is the good commit of a bisection below the bad one?).
+ * commits (is the good commit of a bisection below the bad one?), and the commit an
+ * id abbreviated in a run file's name stands for.
  */
 #include "vcs_internal.h"
 
@@ -10,6 +11,30 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+int culprit_vcs_commit_by_prefix(char sha_out[41], culprit_vcs *repo, const char *prefix)
+{
+    git_oid oid;
+    git_commit *commit = NULL;
+    size_t len = prefix ? strspn(prefix, "0123456789abcdef") : 0;
+    int rc;
+
+    sha_out[0] = '\0';
+    if (len < 4 || len > GIT_OID_HEXSZ || prefix[len] != '\0' ||
+        git_oid_fromstrn(&oid, prefix, len) < 0)
+        return culprit_error_set(CULPRIT_EINVALID, "'%s' is not an abbreviated commit id",
+                                 prefix ? prefix : "");
+    rc = git_commit_lookup_prefix(&commit, repo->git, &oid, len);
+    git_error_clear();
+    if (rc == GIT_ENOTFOUND)
+        return culprit_error_set(CULPRIT_ENOTFOUND, "no commit %s in the repository", prefix);
+    if (rc < 0)
+        return culprit_error_set(CULPRIT_EINVALID, "%s is not one commit of the repository",
+                                 prefix);
+    git_oid_tostr(sha_out, 41, git_commit_id(commit));
+    git_commit_free(commit);
+    return 0;
+}
 
 int culprit_vcs_is_shallow(culprit_vcs *repo)
 {

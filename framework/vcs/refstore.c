@@ -133,14 +133,37 @@ void culprit_vcs_ref_files_dispose(culprit_vcs_ref_files *files)
     memset(files, 0, sizeof(*files));
 }
 
-int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid_hex)
+int culprit_vcs__blob_size(size_t *out, culprit_vcs *repo, const git_oid *oid)
+{
+    git_odb *odb = NULL;
+    git_object_t type = GIT_OBJECT_INVALID;
+    int rc;
+
+    *out = 0;
+    if ((rc = git_repository_odb(&odb, repo->git)) == 0)
+        rc = git_odb_read_header(out, &type, odb, oid);
+    git_odb_free(odb);
+    if (rc < 0 || type != GIT_OBJECT_BLOB)
+        return culprit_vcs__git_error(CULPRIT_ERROR, "cannot read a file of the history store");
+    return 0;
+}
+
+int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid_hex, size_t max)
 {
     git_oid oid;
     git_blob *blob = NULL;
+    size_t size = 0;
     int error;
 
     if (git_oid_fromstrp(&oid, oid_hex) < 0)
         return culprit_error_set(CULPRIT_EINVALID, "'%s' is not an object id", oid_hex);
+    /* The size from the object's header before its content is loaded: a blob of
+     * hundreds of MB pulled from another machine is refused without reading it. */
+    if (max && (error = culprit_vcs__blob_size(&size, repo, &oid)) < 0)
+        return error;
+    if (max && size > max)
+        return culprit_error_set(CULPRIT_EINVALID, "%zu bytes, over the limit of %zu bytes", size,
+                                 max);
     if (git_blob_lookup(&blob, repo->git, &oid) < 0)
         return culprit_vcs__git_error(CULPRIT_ERROR, "cannot read a file of the history store");
     error = culprit_buf_put(out, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob));
@@ -149,6 +172,17 @@ int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid_h
 }
 
 /* ------------------------------------------------------------------ write --- */
+
+int culprit_vcs_blob_write(char oid[41], culprit_vcs *repo, const char *data, size_t len)
+{
+    git_oid id;
+
+    oid[0] = '\0';
+    if (git_blob_create_from_buffer(&id, repo->git, data, len) < 0)
+        return culprit_vcs__git_error(CULPRIT_ERROR, "cannot write a file of the history store");
+    git_oid_tostr(oid, 41, &id);
+    return 0;
+}
 
 static int empty_tree(git_tree **out, git_repository *git)
 {
@@ -221,7 +255,9 @@ static int new_updates(git_tree_update **out, size_t *n_out, culprit_vcs *repo, 
             git_tree_entry_free(entry); /* append-only: a name is never written twice */
             continue;
         }
-        if (git_blob_create_from_buffer(&u[k].id, repo->git, files[i].data, files[i].len) < 0)
+        if (files[i].oid
+                ? git_oid_fromstr(&u[k].id, files[i].oid) < 0
+                : git_blob_create_from_buffer(&u[k].id, repo->git, files[i].data, files[i].len) < 0)
             return culprit_vcs__git_error(CULPRIT_ERROR,
                                           "cannot write a file of the history store");
         u[k].action = GIT_TREE_UPDATE_UPSERT;
@@ -363,24 +399,81 @@ static int fast_forward(culprit_vcs *repo, const char *ref, git_commit *ours, gi
                   : 0;
 }
 
-/* The run files (under runs/) that `after` has and `before` (NULL: none) lacks: a
- * diff of the two trees, which skips the subtrees they share. */
-static size_t runs_added(git_repository *git, git_tree *before, git_tree *after)
+/* The files under `under` that `after` has and `before` (NULL: none) lacks, appended
+ * to `out`: a diff of the two trees, which skips the subtrees they share, so its
+ * cost is that of what was added, not of the store. */
+static int files_added(culprit_vcs_ref_files *out, git_repository *git, git_tree *before,
+                       git_tree *after, const char *under)
 {
     git_diff *diff = NULL;
     git_diff_options o;
-    char *paths[] = {"runs"};
-    size_t n = 0;
+    char *paths[1];
+    size_t alloc = out->n;
+    int error = 0;
 
     git_diff_options_init(&o, GIT_DIFF_OPTIONS_VERSION);
+    paths[0] = (char *)under;
     o.pathspec.strings = paths;
-    o.pathspec.count = 1;
-    if (git_diff_tree_to_tree(&diff, git, before, after, &o) == 0)
-        for (size_t i = 0; i < git_diff_num_deltas(diff); i++)
-            n += git_diff_get_delta(diff, i)->status == GIT_DELTA_ADDED;
+    o.pathspec.count = under && *under ? 1 : 0;
+    if (git_diff_tree_to_tree(&diff, git, before, after, &o) < 0)
+        return culprit_vcs__git_error(CULPRIT_ERROR, "cannot compare two versions of the store");
+    for (size_t i = 0; error == 0 && i < git_diff_num_deltas(diff); i++) {
+        const git_diff_delta *d = git_diff_get_delta(diff, i);
+        culprit_vcs_ref_entry *e;
+        if (d->status != GIT_DELTA_ADDED)
+            continue;
+        if ((error = culprit_array_grow(&out->entries, &alloc, out->n, sizeof(*e), 64)) < 0)
+            break;
+        e = &out->entries[out->n];
+        if (!(e->path = culprit_strdup(d->new_file.path))) {
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            break;
+        }
+        git_oid_tostr(e->oid, sizeof(e->oid), &d->new_file.id);
+        out->n++;
+    }
     git_diff_free(diff);
-    git_error_clear();
+    return error;
+}
+
+/* How many run files (under runs/) `after` has and `before` lacks. */
+static size_t runs_added(git_repository *git, git_tree *before, git_tree *after)
+{
+    culprit_vcs_ref_files added = {NULL, 0};
+    size_t n;
+
+    if (files_added(&added, git, before, after, "runs") < 0)
+        culprit_error_clear();
+    n = added.n;
+    culprit_vcs_ref_files_dispose(&added);
     return n;
+}
+
+int culprit_vcs_ref_list_added(culprit_vcs_ref_files *out, culprit_vcs *repo, const char *ref,
+                               const char *since, const char *under)
+{
+    git_commit *now = NULL, *before = NULL;
+    git_tree *a = NULL, *b = NULL;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if ((error = culprit_vcs__ref_commit(&now, repo, ref)) < 0 || !now)
+        return error;
+    if (since && *since && (error = culprit_vcs__lookup_commit(&before, repo, since)) < 0)
+        goto cleanup;
+    if ((before && git_commit_tree(&a, before) < 0) || git_commit_tree(&b, now) < 0) {
+        error = culprit_vcs__git_error(CULPRIT_ERROR, "cannot read the history store's tree");
+        goto cleanup;
+    }
+    error = files_added(out, repo->git, a, b, under);
+cleanup:
+    if (error < 0)
+        culprit_vcs_ref_files_dispose(out);
+    git_tree_free(a);
+    git_tree_free(b);
+    git_commit_free(before);
+    git_commit_free(now);
+    return error;
 }
 
 static int merge_once(culprit_vcs_merge_result *out, culprit_vcs *repo, const char *ref,

@@ -39,6 +39,10 @@ char *culprit_vcs__subject(const char *message);
 /* The commit `ref` points at (refstore.c); *out NULL, and 0, when there is no such
  * ref. The caller frees it with git_commit_free(). */
 int culprit_vcs__ref_commit(git_commit **out, culprit_vcs *repo, const char *ref);
+/* The size of the blob `oid` from its header alone (the content is not read, so a
+ * huge blob from another machine costs nothing to measure). CULPRIT_ERROR when it
+ * cannot be read or is no blob. */
+int culprit_vcs__blob_size(size_t *out, culprit_vcs *repo, const git_oid *oid);
 
 /* What the shared history recorded of a commit (ancestry_read.c): its first
  * parent ("" for a root), author date (ISO 8601, as culprit_vcs_commit) and subject. */

@@ -94,6 +94,14 @@ const char *culprit_vcs_workdir(const culprit_vcs *repo);
 int culprit_vcs_resolve(char sha_out[41], culprit_vcs *repo, const char *rev);
 
 /**
+ * The full id of the commit whose id starts with `prefix` (4 to 40 hex digits), for
+ * an id abbreviated in a file name: no revision syntax, no suggestions, nothing but
+ * the object database. CULPRIT_ENOTFOUND when the repository has no such commit,
+ * CULPRIT_EINVALID when the prefix is no id or names several objects.
+ */
+int culprit_vcs_commit_by_prefix(char sha_out[41], culprit_vcs *repo, const char *prefix);
+
+/**
  * Branch, tag and remote-branch names (short forms: "main", "v1.0", "origin/main")
  * that are close to `rev`, for "did you mean" messages: within a small edit
  * distance (insertions, deletions, substitutions and swaps of neighbours, ignoring
@@ -452,6 +460,9 @@ typedef struct {
     const char *path; /**< e.g. "runs/ab/<run id>.xml"; '/' separates directories */
     const char *data;
     size_t len;
+    const char *oid; /**< NULL, or the blob culprit_vcs_blob_write() wrote with the
+                          content (40 hex digits): `data` and `len` are then not read,
+                          so a caller adding many files need not hold them all */
 } culprit_vcs_file;
 
 /** One file listed by culprit_vcs_ref_list(). */
@@ -475,8 +486,30 @@ int culprit_vcs_ref_list(culprit_vcs_ref_files *out, culprit_vcs *repo, const ch
                          const char *under);
 void culprit_vcs_ref_files_dispose(culprit_vcs_ref_files *files);
 
-/** Appends the content of the blob `oid` (40 hex digits) to `out`. */
-int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid);
+/**
+ * Lists the files under `under` (NULL or "": all) of the tree `ref` points at that
+ * the tree of commit `since` (a full sha; NULL or "": an empty store) lacks, sorted
+ * by path: what a pull added. Its cost is that of the difference (the subtrees both
+ * share are skipped), not of the store. A missing ref is an empty list. Free with
+ * culprit_vcs_ref_files_dispose(). Errors: CULPRIT_ERROR.
+ */
+int culprit_vcs_ref_list_added(culprit_vcs_ref_files *out, culprit_vcs *repo, const char *ref,
+                               const char *since, const char *under);
+
+/**
+ * Appends the content of the blob `oid` (40 hex digits) to `out`. With `max` > 0, a
+ * blob larger than `max` bytes is refused from its header, before its content is
+ * read (the store's files come from other machines): CULPRIT_EINVALID, "N bytes, over
+ * the limit of M bytes", `out` unchanged. Errors: CULPRIT_EINVALID (a bad id, too
+ * large), CULPRIT_ERROR (unreadable).
+ */
+int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid, size_t max);
+
+/**
+ * Writes `len` bytes of `data` as a blob of the repository's object database and its
+ * id (40 hex digits) into `oid`, for a culprit_vcs_file's `oid`. Errors: CULPRIT_ERROR.
+ */
+int culprit_vcs_blob_write(char oid[41], culprit_vcs *repo, const char *data, size_t len);
 
 /** The commit `ref` points at; CULPRIT_ENOTFOUND when there is no such ref. */
 int culprit_vcs_ref_resolve(char sha[41], culprit_vcs *repo, const char *ref);
@@ -520,6 +553,7 @@ int culprit_vcs_ref_merge(culprit_vcs_merge_result *out, culprit_vcs *repo, cons
  */
 int culprit_vcs_ancestry_files(culprit_vcs_file **out, size_t *n_out, culprit_vcs *repo,
                                const char *const *shas, size_t nshas, size_t depth);
+/** Frees `n` files whose path, data and oid were each allocated, and the array. */
 void culprit_vcs_files_free(culprit_vcs_file *files, size_t n);
 
 /**
@@ -541,9 +575,14 @@ typedef struct {
 /**
  * Pushes the local CULPRIT_VCS_HISTORY_REF to REMOTE, never by force: each round
  * pulls first (fetch + union merge), then pushes; when the remote refuses because
- * another job pushed meanwhile, it waits a random moment and goes round again (up to
- * 100 rounds), so concurrent pushers all keep their runs. Errors as
- * culprit_vcs_history_pull(); CULPRIT_ERROR when git refuses for another reason.
+ * another job pushed meanwhile (git's "fetch first", "non-fast-forward", or the
+ * remote's "failed to update ref" / "failed to lock"), it waits a random, growing
+ * moment (exponential backoff with jitter, at most 2 s) and goes round again, up to
+ * 50 rounds, so concurrent pushers all keep their runs. Any other refusal (a hook
+ * declined, a protected ref, no permission) will not change: it ends the push at
+ * once, after one round. `out->attempts` says how many rounds ran, also on error.
+ * Errors as culprit_vcs_history_pull(); CULPRIT_ERROR when git refuses (its
+ * message, with the remote's, in culprit_error_last()).
  */
 int culprit_vcs_history_push(culprit_vcs_push_result *out, culprit_vcs *repo, const char *remote);
 

@@ -10,27 +10,36 @@
 #      `git fetch` of the same ref into an identical clone (what git alone costs);
 #      then the time of a `culprit check` that reads all the ref's runs;
 #   3. PUSHERS depth-1 clones with 10 runs each push to one bare remote at once:
-#      all runs present, none duplicated, the wall time and the rounds it took.
+#      all runs present, none duplicated, the wall time and the rounds it took;
+#   4. `culprit history push` of PUSH new runs of PUSH_TESTS tests (30 samples) into
+#      an empty bare remote, then of 1 new run into that ref of PUSH runs: wall,
+#      CPU (user + sys, git's processes included, the remote's too: it is local
+#      here) and peak RSS (issue 23: 1,000 runs did not finish in 7 minutes, 1.48 GB).
 #
 # usage: bench_history_sync.sh CULPRIT GEN [--quick] [--commits N] [--tests N]
-#                              [--samples N] [--new N] [--pushers N]
-#   defaults: 10000 commits, 100 tests, 30 samples, 100 new, 20 pushers
-#   --quick:  200 commits, 10 tests, 100 new runs of those, 4 pushers (seconds)
+#                              [--samples N] [--new N] [--pushers N] [--push N]
+#                              [--push-tests N]
+#   defaults: 10000 commits, 100 tests, 30 samples, 100 new, 20 pushers, push 1000
+#             runs of 1000 tests
+#   --quick:  200 commits, 10 tests, 100 new runs of those, 4 pushers, push 20 runs
+#             of 100 tests (seconds)
 # Exit status: 0 unless a run is lost or duplicated, or a command fails.
 set -euo pipefail
 
 usage() { sed -n '/^# usage:/,/^#   --quick/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 culprit=$(realpath "$1") gen=$(realpath "$2"); shift 2
-commits=10000 tests=100 samples=30 new=100 pushers=20
+commits=10000 tests=100 samples=30 new=100 pushers=20 push=1000 push_tests=1000
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) commits=200 tests=10 new=100 pushers=4 ;;
+    --quick) commits=200 tests=10 new=100 pushers=4 push=20 push_tests=100 ;;
     --commits) commits=$2; shift ;;
     --tests) tests=$2; shift ;;
     --samples) samples=$2; shift ;;
     --new) new=$2; shift ;;
     --pushers) pushers=$2; shift ;;
+    --push) push=$2; shift ;;
+    --push-tests) push_tests=$2; shift ;;
     *) usage ;;
   esac
   shift
@@ -124,4 +133,23 @@ for j in $(seq "$pushers"); do
     grep -q "/$(basename "$f")\$" <<< "$names" || fail "pusher $j lost $(basename "$f")"
   done
 done
+
+# 4. One clone pushes PUSH new runs into an empty remote, then 1 more into that ref.
+git init -q --bare --initial-branch=main "$work/big.git"
+git -C "$work/project" push -q "$work/big.git" main
+git clone -q "file://$work/big.git" "$work/pusher"
+"$gen" dir 100000 "$push" "$push_tests" 30 "$work/pusher/.culprit/history"
+cd "$work/pusher"
+timed_push() { # LABEL: one push, its figures
+  local load; load=$(uptime | sed 's/.*load average: //')
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$culprit" history push origin > "$work/push.log" 2>&1 ||
+    fail "push of $1: $(cat "$work/push.log")"
+  read -r wall user sys rss < "$work/time"
+  echo "push of $1: wall $wall s, CPU $(echo "$user + $sys" | bc -l | xargs printf '%.2f') s (user $user, sys $sys), peak RSS $((rss / 1024)) MB, load $load"
+}
+timed_push "$push new runs x $push_tests tests into an empty ref ($(du -sm .culprit/history | cut -f1) MB)"
+"$gen" dir 200000 1 "$push_tests" 30 .culprit/history
+timed_push "1 new run into a ref of $push runs"
+n=$(git --git-dir="$work/big.git" ls-tree -r --name-only refs/culprit/history | grep -c '\.xml$')
+[ "$n" = $((push + 1)) ] || fail "the remote holds $n runs after the pushes, not $((push + 1))"
 echo "load after: $(uptime)"

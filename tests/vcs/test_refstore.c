@@ -65,8 +65,8 @@ static char *git_show(const char *where, const char *ref, const char *path)
 static void files_are_written_and_read_without_touching_the_checkout(void **state)
 {
     culprit_vcs *vcs = open_at(repo);
-    const culprit_vcs_file files[] = {{"runs/aa/one.xml", "<one/>", 6},
-                                      {"runs/bb/two.xml", "<two/>", 6}};
+    const culprit_vcs_file files[] = {{"runs/aa/one.xml", "<one/>", 6, NULL},
+                                      {"runs/bb/two.xml", "<two/>", 6, NULL}};
     culprit_vcs_ref_files list;
     culprit_buf data = CULPRIT_BUF_INIT;
     char head[41], *shown, *status;
@@ -85,9 +85,15 @@ static void files_are_written_and_read_without_touching_the_checkout(void **stat
     assert_int_equal(list.n, 2);
     assert_string_equal(list.entries[0].path, "runs/aa/one.xml");
     assert_string_equal(list.entries[1].path, "runs/bb/two.xml");
-    assert_int_equal(culprit_vcs_blob_read(&data, vcs, list.entries[0].oid), 0);
+    assert_int_equal(culprit_vcs_blob_read(&data, vcs, list.entries[0].oid, 0), 0);
     assert_int_equal(data.size, 6);
     assert_memory_equal(data.ptr, "<one/>", 6);
+    /* A limit: at the size read, one byte below refused from the header. */
+    assert_int_equal(culprit_vcs_blob_read(&data, vcs, list.entries[1].oid, 6), 0);
+    assert_int_equal(data.size, 12);
+    assert_int_equal(culprit_vcs_blob_read(&data, vcs, list.entries[1].oid, 5), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "6 bytes, over the limit of 5 bytes"));
+    assert_int_equal(data.size, 12);
     culprit_vcs_ref_files_dispose(&list);
     culprit_buf_dispose(&data);
 
@@ -103,14 +109,16 @@ static void files_are_written_and_read_without_touching_the_checkout(void **stat
     assert_int_equal(culprit_vcs_ref_list(&list, vcs, "refs/culprit/none", NULL), 0);
     assert_int_equal(list.n, 0);
     assert_int_equal(culprit_vcs_ref_add(&added, vcs, REF,
-                                         &(culprit_vcs_file){"runs/../x.xml", "x", 1}, 1, NULL),
+                                         &(culprit_vcs_file){"runs/../x.xml", "x", 1, NULL}, 1,
+                                         NULL),
                      CULPRIT_EINVALID);
-    assert_int_equal(
-        culprit_vcs_ref_add(&added, vcs, REF, &(culprit_vcs_file){"runs//x.xml", "x", 1}, 1, NULL),
-        CULPRIT_EINVALID);
+    assert_int_equal(culprit_vcs_ref_add(&added, vcs, REF,
+                                         &(culprit_vcs_file){"runs//x.xml", "x", 1, NULL}, 1, NULL),
+                     CULPRIT_EINVALID);
     /* ".." inside a name is a name (a host called "a..b"), not a way up. */
     assert_int_equal(culprit_vcs_ref_add(&added, vcs, REF,
-                                         &(culprit_vcs_file){"runs/zz/a..b.xml", "x", 1}, 1, NULL),
+                                         &(culprit_vcs_file){"runs/zz/a..b.xml", "x", 1, NULL}, 1,
+                                         NULL),
                      0);
     assert_int_equal(added, 1);
     culprit_vcs_free(vcs);
@@ -119,9 +127,9 @@ static void files_are_written_and_read_without_touching_the_checkout(void **stat
 static void a_duplicate_name_is_not_written_twice(void **state)
 {
     culprit_vcs *vcs = open_at(repo);
-    const culprit_vcs_file files[] = {{"runs/cc/three.xml", "<three/>", 8},
-                                      {"runs/cc/three.xml", "<three/>", 8},
-                                      {"runs/aa/one.xml", "<changed/>", 10}};
+    const culprit_vcs_file files[] = {{"runs/cc/three.xml", "<three/>", 8, NULL},
+                                      {"runs/cc/three.xml", "<three/>", 8, NULL},
+                                      {"runs/aa/one.xml", "<changed/>", 10, NULL}};
     char before[41], after[41], *shown;
     size_t added = 9;
     (void)state;
@@ -154,17 +162,20 @@ static void diverged_stores_merge_into_their_union(void **state)
      * one path is held with two contents (a corruption: ours is kept). */
     run("git -C '%s' update-ref refs/culprit/other %s", repo, REF);
     assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
-                                         &(culprit_vcs_file){"runs/dd/ours.xml", "o", 1}, 1, NULL),
+                                         &(culprit_vcs_file){"runs/dd/ours.xml", "o", 1, NULL}, 1,
+                                         NULL),
                      0);
     assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
-                                         &(culprit_vcs_file){"runs/ee/both.xml", "1", 1}, 1, NULL),
-                     0);
-    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, "refs/culprit/other",
-                                         &(culprit_vcs_file){"runs/dd/theirs.xml", "t", 1}, 1,
+                                         &(culprit_vcs_file){"runs/ee/both.xml", "1", 1, NULL}, 1,
                                          NULL),
                      0);
     assert_int_equal(culprit_vcs_ref_add(NULL, vcs, "refs/culprit/other",
-                                         &(culprit_vcs_file){"runs/ee/both.xml", "2", 1}, 1, NULL),
+                                         &(culprit_vcs_file){"runs/dd/theirs.xml", "t", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, "refs/culprit/other",
+                                         &(culprit_vcs_file){"runs/ee/both.xml", "2", 1, NULL}, 1,
+                                         NULL),
                      0);
     assert_int_equal(culprit_vcs_ref_merge(&res, vcs, REF, "refs/culprit/other"), 0);
     assert_int_equal(res.changed, 1);
@@ -188,8 +199,49 @@ static void diverged_stores_merge_into_their_union(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* What a pull added, by a diff; pre-written blobs; a commit from its abbreviation. */
+#define SCRATCH "refs/culprit/scratch"
+
+static void added_files_blobs_and_abbreviated_commits(void **state)
+{
+    culprit_vcs *vcs = open_at(repo);
+    culprit_vcs_ref_files added;
+    char before[41], oid[41], sha[41], c12[13];
+    culprit_vcs_file file = {"runs/ff/written.xml", NULL, 0, oid};
+    (void)state;
+
+    /* On a ref of its own: the push tests below push REF as it is. */
+    run("git -C '%s' update-ref " SCRATCH " %s", repo, REF);
+    assert_int_equal(culprit_vcs_ref_resolve(before, vcs, SCRATCH), 0);
+    assert_int_equal(culprit_vcs_blob_write(oid, vcs, "<w/>", 4), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, SCRATCH, &file, 1, NULL), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, SCRATCH,
+                                         &(culprit_vcs_file){"commits/ff/x", "r", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    assert_int_equal(culprit_vcs_ref_list_added(&added, vcs, SCRATCH, before, "runs"), 0);
+    assert_int_equal(added.n, 1);
+    assert_string_equal(added.entries[0].path, "runs/ff/written.xml");
+    assert_string_equal(added.entries[0].oid, oid);
+    culprit_vcs_ref_files_dispose(&added);
+    assert_int_equal(culprit_vcs_ref_list_added(&added, vcs, SCRATCH, NULL, NULL), 0);
+    assert_true(added.n >= 2); /* from an empty store: everything */
+    culprit_vcs_ref_files_dispose(&added);
+
+    memcpy(c12, c3, 12);
+    c12[12] = '\0';
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, c12), 0);
+    assert_string_equal(sha, c3);
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, "0000000000ab"), CULPRIT_ENOTFOUND);
+    assert_int_equal(culprit_vcs_commit_by_prefix(sha, vcs, "xyz"), CULPRIT_EINVALID);
+    run("git -C '%s' update-ref -d " SCRATCH, repo);
+    culprit_vcs_free(vcs);
+}
+
 /* The remote's pre-receive hook plays a job that pushes first: the first time, it
- * adds a run of its own to the remote's store and refuses ours. */
+ * adds a run of its own to the remote's store, between the remote's advertisement
+ * and its update of the ref, so that the remote refuses ours ("failed to update
+ * ref"), as it does when two pushes race. */
 static void a_rejected_push_is_merged_and_pushed_again(void **state)
 {
     culprit_vcs *vcs = open_at(repo);
@@ -217,10 +269,11 @@ static void a_rejected_push_is_merged_and_pushed_again(void **state)
         "new=$(echo other | git -c user.name=o -c user.email=o@o commit-tree $tree -p $old)\n"
         "git update-ref " REF " $new $old\n"
         "echo 'another job pushed first' >&2\n"
-        "exit 1\n");
+        "exit 0\n");
     run("chmod +x '%s'", hook);
     assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
-                                         &(culprit_vcs_file){"runs/gg/mine.xml", "m", 1}, 1, NULL),
+                                         &(culprit_vcs_file){"runs/gg/mine.xml", "m", 1, NULL}, 1,
+                                         NULL),
                      0);
     assert_int_equal(culprit_vcs_history_push(&res, vcs, "origin"), 0);
     assert_int_equal(res.attempts, 2);
@@ -239,13 +292,45 @@ static void a_rejected_push_is_merged_and_pushed_again(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A remote that refuses for good (its pre-receive hook declines every push): one
+ * round, the hook's message in the error, no retry (issue 23: 100 rounds, 58-78 s). */
+static void a_declining_hook_stops_the_push_at_once(void **state)
+{
+    culprit_vcs *vcs = open_at(repo);
+    culprit_vcs_push_result res;
+    char hook[PATH_MAX + 64], *count;
+    (void)state;
+
+    snprintf(hook, sizeof(hook), "%s/hooks/pre-receive", remote);
+    write_file(remote, "hooks/pre-receive",
+               "#!/bin/sh\n"
+               "cat > /dev/null\n"
+               "echo x >> declined\n"
+               "echo 'pushes to refs/culprit are not allowed here' >&2\n"
+               "exit 1\n");
+    run("chmod +x '%s'", hook);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
+                                         &(culprit_vcs_file){"runs/hh/refused.xml", "r", 1, NULL},
+                                         1, NULL),
+                     0);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, "origin"), CULPRIT_ERROR);
+    assert_int_equal(res.attempts, 1);
+    assert_non_null(strstr(culprit_error_last(), "pushes to refs/culprit are not allowed here"));
+    assert_non_null(strstr(culprit_error_last(), "pre-receive hook declined"));
+    count = all_output_of("wc -l < '%s/declined'", remote);
+    assert_int_equal(atoi(count), 1);
+    free(count);
+    run("rm -f '%s' '%s/declined'", hook, remote);
+    culprit_vcs_free(vcs);
+}
+
 static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
 {
     culprit_vcs *vcs = open_at(repo), *clone;
     culprit_vcs_file *records = NULL;
     culprit_vcs_commit info;
     culprit_vcs_merge_result res;
-    const char *at[] = {c3};
+    const char *at[] = {c3}, *again[] = {c2, c3, c2};
     char shallow[PATH_MAX + 16], (*shas)[41] = NULL;
     size_t n = 0, added = 0;
     int cut = -1;
@@ -261,6 +346,10 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
     free(shas);
     assert_int_equal(culprit_vcs_commit_info(&info, clone, c2), CULPRIT_ENOTFOUND);
 
+    /* Each commit is recorded once, however many runs or chains reach it. */
+    assert_int_equal(culprit_vcs_ancestry_files(&records, &n, vcs, again, 3, 100), 0);
+    assert_int_equal(n, 3);
+    culprit_vcs_files_free(records, n);
     /* The full clone records c3's chain (down to the root) and pushes it. */
     assert_int_equal(culprit_vcs_ancestry_files(&records, &n, vcs, at, 1, 100), 0);
     assert_int_equal(n, 3);
@@ -273,7 +362,7 @@ static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
 
     assert_int_equal(culprit_vcs_history_pull(&res, clone, "origin"), 0);
     assert_int_equal(res.changed, 1);
-    assert_int_equal(res.added, 9); /* the runs of the tests before; records are not runs */
+    assert_int_equal(res.added, 10); /* the runs of the tests before; records are not runs */
     assert_int_equal(culprit_vcs_first_parents_cut(&shas, &n, &cut, clone, c3, 0), 0);
     assert_int_equal(n, 3);
     assert_int_equal(cut, 0); /* the recorded chain reaches the root */
@@ -296,9 +385,10 @@ static void add_record(culprit_vcs *vcs, const char *sha, const char *parent_lin
     snprintf(path, sizeof(path), "commits/%.2s/%s", sha, sha + 2);
     snprintf(text, sizeof(text),
              "culprit-commit 1\n%sdate 2026-01-01T00:00:00+00:00\nsubject recorded\n", parent_line);
-    assert_int_equal(
-        culprit_vcs_ref_add(NULL, vcs, REF, &(culprit_vcs_file){path, text, strlen(text)}, 1, NULL),
-        0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
+                                         &(culprit_vcs_file){path, text, strlen(text), NULL}, 1,
+                                         NULL),
+                     0);
 }
 
 /* Records come from other machines: a malformed one is no record, and records that
@@ -342,7 +432,9 @@ int main(void)
         cmocka_unit_test(files_are_written_and_read_without_touching_the_checkout),
         cmocka_unit_test(a_duplicate_name_is_not_written_twice),
         cmocka_unit_test(diverged_stores_merge_into_their_union),
+        cmocka_unit_test(added_files_blobs_and_abbreviated_commits),
         cmocka_unit_test(a_rejected_push_is_merged_and_pushed_again),
+        cmocka_unit_test(a_declining_hook_stops_the_push_at_once),
         cmocka_unit_test(a_depth_1_clone_walks_through_recorded_ancestry),
         cmocka_unit_test(hostile_records_stop_the_walk),
     };
