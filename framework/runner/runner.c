@@ -427,6 +427,29 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
 }
 
 /*
+ * $CULPRIT_JUNIT as the user meant it. ctest runs each test in the test's working
+ * directory (the build tree), not where `CULPRIT_JUNIT=junit/ ctest --test-dir build`
+ * was typed, and tells the test nothing about that place; the shell does: $PWD is
+ * the directory the command was started in, and ctest's chdir does not change it.
+ * So under ctest (--ctest, which culprit_discover_tests passes) a relative
+ * CULPRIT_JUNIT is taken relative to $PWD when that is an absolute path to a
+ * directory, else to the working directory (docs/runner.md). Returns `env`, or a
+ * path in `buf`.
+ */
+static const char *junit_from_env(const runner *r, const char *env, culprit_buf *buf)
+{
+    const char *pwd = getenv("PWD");
+    struct stat st;
+
+    if (!r->opt.ctest || env[0] == '/' || !pwd || pwd[0] != '/' || stat(pwd, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return env;
+    if (culprit_buf_printf(buf, "%s/%s", pwd, env) < 0)
+        return env;
+    return culprit_buf_cstr(buf);
+}
+
+/*
  * The JUnit report (--junit, else $CULPRIT_JUNIT). A directory (one that exists, or
  * a path ending in '/') collects one new file per run, never replaced, so that the
  * runs of a whole ctest invocation (one per perf test) can be merged afterwards with
@@ -435,19 +458,21 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
 static int write_junit(const runner *r, const culprit_run *run)
 {
     const char *env = getenv("CULPRIT_JUNIT"), *dest = r->opt.junit;
-    culprit_buf name = CULPRIT_BUF_INIT;
+    culprit_buf name = CULPRIT_BUF_INIT, from_env = CULPRIT_BUF_INIT;
     char *path = NULL;
     struct stat st;
     size_t len;
     int error;
 
     if (!dest && env && *env)
-        dest = env;
+        dest = junit_from_env(r, env, &from_env);
     if (!dest)
         return 0;
     len = strlen(dest);
-    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
-        return culprit_history_write_report(&run, 1, dest, 0);
+    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode))) {
+        error = culprit_history_write_report(&run, 1, dest, 0);
+        goto cleanup;
+    }
     /* Unique per run: the suite, when, and the process (ctest may run binaries at once). */
     if ((error = culprit_fs_mkdir_p(dest)) < 0 ||
         (error = culprit_buf_printf(&name, "%s.%s.%ld.xml", run->suite ? run->suite : "run",
@@ -461,6 +486,7 @@ static int write_junit(const runner *r, const culprit_run *run)
 cleanup:
     free(path);
     culprit_buf_dispose(&name);
+    culprit_buf_dispose(&from_env);
     return error;
 }
 
