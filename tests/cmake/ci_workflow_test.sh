@@ -122,6 +122,16 @@ set +e; culprit -C "$work/nowhere" check > "$work/c-bad.log" 2>&1; status=$?; se
 [ "$status" = 2 ] && grep -q "cannot change to '$work/nowhere'" "$work/c-bad.log" ||
   fail "culprit -C to a missing directory exited $status: $(cat "$work/c-bad.log")"
 
+# The bash completion offers the history's tests after --test, --fail-on's levels.
+complete_words() {
+  bash -c 'source "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _culprit
+           echo "${COMPREPLY[*]}"' bash "$src/completion/culprit.bash" "$@"
+}
+[ "$(complete_words culprit check --test fib_perf.fib_2)" = "fib_perf.fib_20 fib_perf.fib_24" ] ||
+  fail "completion after --test: '$(complete_words culprit check --test fib_perf.fib_2)'"
+[ "$(complete_words culprit check --fail-on "")" = "major minor none uncompared" ] ||
+  fail "completion after --fail-on: '$(complete_words culprit check --fail-on "")'"
+
 # Commit 2: fib does more work per call.
 cd "$work/project" && fib_c "for (volatile int i = 0; i < 4; i++) {}"
 git commit -q -am "fib: more work per call" && git push -q origin main
