@@ -9,8 +9,8 @@
 #     test suite's installed prefix stands for it.
 #   - README.md's blocks marked `<!-- recipe: ci-junit -->` (with compare of runner
 #     A's artifact) and `<!-- recipe: ci-history -->`, in runner B.
-#   - docs/cmake.md's blocks marked `<!-- recipe: pkg-config -->` and
-#     `<!-- recipe: pkg-config-trace -->`, /opt/culprit replaced by the prefix.
+#   - docs/cmake.md's blocks marked `<!-- recipe: pkg-config -->`, `pkg-config-static`
+#     and `pkg-config-trace`, /opt/culprit replaced by the prefix.
 #   - culprit -C DIR from the build directory.
 # The project is the README's tutorial (its ```c and ```cmake blocks) around a fib
 # library. Nothing asserts a time; commit 2 only makes fib slower.
@@ -41,7 +41,7 @@ section() { # FILE HEADING FENCE: the first block with that fence under the head
 for m in ci-junit ci-history; do
   [ -n "$(block "$src/README.md" $m)" ] || fail "README.md has no '$m' recipe"
 done
-for m in pkg-config pkg-config-trace; do
+for m in pkg-config pkg-config-static pkg-config-trace; do
   [ -n "$(block "$src/docs/cmake.md" $m)" ] || fail "docs/cmake.md has no '$m' recipe"
 done
 
@@ -168,11 +168,12 @@ set +e; bash -eo pipefail "$work/ci-history.sh" > "$work/ci-history.log" 2>&1; s
 mkdir "$work/pc" && cp "$work/project/fib.c" "$work/project/fib.h" "$work/project/fib_perf.c" "$work/pc/"
 printf '#include "fib.h"\nint main(void) { return fib(20) == 6765 ? 0 : 1; }\n' > "$work/pc/fib_main.c"
 cd "$work/pc"
-for m in pkg-config pkg-config-trace; do
+for m in pkg-config pkg-config-static pkg-config-trace; do
   block "$src/docs/cmake.md" $m | sed "s,/opt/culprit/lib,$prefix/$libdir,g; s,/opt/culprit,$prefix,g" \
     > "$work/$m.sh"
   bash -eo pipefail "$work/$m.sh" > "$work/$m.log" 2>&1 || fail "docs/cmake.md $m: $(cat "$work/$m.log")"
 done
 grep -qx "fib_24" "$work/pkg-config.log" || fail "the pkg-config build lists no fib_24: $(cat "$work/pkg-config.log")"
+ldd "$work/pc/fib_perf" | grep -q libculprit && fail "the static recipe linked libculprit.so"
 grep -q "fib" "$work/pkg-config-trace.log" || fail "the traced build's tree has no fib: $(cat "$work/pkg-config-trace.log")"
 echo "ok: the workflow, README's CI blocks and docs/cmake.md's pkg-config recipes ran as written"
