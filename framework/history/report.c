@@ -37,8 +37,8 @@ static int add_run(culprit_history_runs *out, size_t *alloc, const char *data, s
     culprit_run *run = NULL;
     int error;
 
-    if ((error = culprit_history__read(&run, data, len, path, query)) < 0)
-        return error;
+    if ((error = culprit_history__read(&run, data, len, path, query)) < 0 || !run)
+        return error; /* !run: another suite, commit or test than the query's */
     if ((error = culprit_str_set(&run->path, path)) < 0 ||
         (error = culprit_array_grow(&out->runs, alloc, out->nruns, sizeof(*out->runs), 4)) < 0) {
         culprit_run_free(run);
@@ -51,6 +51,13 @@ static int add_run(culprit_history_runs *out, size_t *alloc, const char *data, s
 int culprit_history_read_report(culprit_history_runs *out, const char *path, unsigned int flags)
 {
     culprit_history_query query = {.flags = flags};
+
+    return culprit_history__read_report(out, path, &query);
+}
+
+int culprit_history__read_report(culprit_history_runs *out, const char *path,
+                                 const culprit_history_query *query)
+{
     culprit_buf data = CULPRIT_BUF_INIT;
     const char *at, *end, *close;
     size_t alloc = 0;
@@ -61,7 +68,7 @@ int culprit_history_read_report(culprit_history_runs *out, const char *path, uns
         goto cleanup;
     end = data.ptr + data.size;
     if (!data.size || !find(data.ptr, end, "<testsuites")) {
-        error = add_run(out, &alloc, data.ptr ? data.ptr : "", data.size, path, &query);
+        error = add_run(out, &alloc, data.ptr ? data.ptr : "", data.size, path, query);
         goto cleanup;
     }
     for (at = next_suite(data.ptr, end); at && error == 0; at = next_suite(close, end)) {
@@ -70,14 +77,18 @@ int culprit_history_read_report(culprit_history_runs *out, const char *path, uns
             break;
         }
         close += strlen("</testsuite>");
-        error = add_run(out, &alloc, at, (size_t)(close - at), path, &query);
+        error = add_run(out, &alloc, at, (size_t)(close - at), path, query);
     }
-    if (error == 0 && out->nruns == 0)
+    if (error == 0 && !find(data.ptr, end, "<testsuite "))
         error =
             culprit_error_set(CULPRIT_EINVALID, "%s: not a culprit report (no <testsuite>)", path);
 cleanup:
-    if (error < 0)
-        culprit_history_runs_dispose(out);
+    if (error < 0) { /* nothing kept (not runs_dispose: store.c calls this file) */
+        for (size_t i = 0; i < out->nruns; i++)
+            culprit_run_free(out->runs[i]);
+        free(out->runs);
+        memset(out, 0, sizeof(*out));
+    }
     culprit_buf_dispose(&data);
     return error;
 }

@@ -160,6 +160,13 @@ set +e; bash -eo pipefail "$work/ci-junit.sh" > "$work/ci-junit.log" 2>&1; statu
 [ "$(grep -c '<testcase ' perf-report.xml)" = 2 ] || fail "README ci-junit: no merged report"
 grep -q "fib_perf.fib_24" "$work/ci-junit.log" && grep -q "fib_perf.fib_20" "$work/ci-junit.log" ||
   fail "compare of two merged reports does not judge both tests: $(cat "$work/ci-junit.log")"
+# check on CI artifacts alone: the two runners' merged reports as the history.
+mkdir "$work/artifacts" && cp baseline/perf-report.xml "$work/artifacts/a.xml"
+cp perf-report.xml "$work/artifacts/b.xml"
+set +e; culprit check --history "$work/artifacts" > "$work/artifacts.log" 2>&1; status=$?; set -e
+[ "$status" = 0 ] || [ "$status" = 1 ] || fail "check on merged reports exited $status: $(cat "$work/artifacts.log")"
+grep -q "fib_perf.fib_24.*${c1:0:12}" "$work/artifacts.log" && ! grep -qi "skipped\|warning" "$work/artifacts.log" ||
+  fail "check on merged reports does not judge against commit 1: $(cat "$work/artifacts.log")"
 block "$src/README.md" ci-history > "$work/ci-history.sh"
 set +e; bash -eo pipefail "$work/ci-history.sh" > "$work/ci-history.log" 2>&1; status=$?; set -e
 [ "$status" = 0 ] || fail "README ci-history exited $status: $(cat "$work/ci-history.log")"

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "culprit/history.h"
 
@@ -112,11 +113,56 @@ static void history_file_is_one_run(void **state)
     culprit_run_free(run);
 }
 
+/* A merged report in the history directory: its runs are loaded, once each beside the
+ * run files of the same runs (`culprit check` on a CI artifact). */
+static void store_reads_a_merged_report(void **state)
+{
+    culprit_run *runs[3] = {run_of("a", "t1", 100), run_of("a", "t2", 200), run_of("b", "t3", 300)};
+    const char *ids[3] = {"id-1", "id-2", "id-3"};
+    culprit_history *store = NULL;
+    culprit_history_runs back;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    char *path;
+
+    (void)state;
+    path = write_doc("store", "", 0); /* the name taken, then made a directory */
+    assert_int_equal(remove(path), 0);
+    assert_int_equal(mkdir(path, 0700), 0);
+    free(path);
+    for (size_t i = 0; i < 3; i++)
+        culprit_str_set(&runs[i]->id, ids[i]);
+    for (size_t i = 0; i < 2; i++) {
+        char name[32];
+        snprintf(name, sizeof(name), "store/run%zu.xml", i);
+        assert_int_equal(culprit_history_format(&doc, runs[i]), 0);
+        free(write_doc(name, doc.ptr, doc.size));
+        culprit_buf_clear(&doc);
+    }
+    assert_int_equal(culprit_history_format_runs(&doc, (const culprit_run *const *)runs, 3,
+                                                 CULPRIT_HISTORY_REPORT),
+                     0);
+    path = write_doc("store/perf-report.xml", doc.ptr, doc.size);
+    *strrchr(path, '/') = '\0';
+    assert_int_equal(culprit_history_open(&store, path, 0), 0);
+    assert_int_equal(culprit_history_load(&back, store, NULL, NULL, NULL), 0);
+    assert_int_equal(back.nruns, 3);
+    assert_int_equal(back.nskipped, 0);
+    for (size_t i = 0; i < 3; i++)
+        assert_non_null(back.runs[i]->id);
+    culprit_history_runs_dispose(&back);
+    culprit_history_free(store);
+    free(path);
+    culprit_buf_dispose(&doc);
+    for (size_t i = 0; i < 3; i++)
+        culprit_run_free(runs[i]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(merged_report_gives_each_run),
         cmocka_unit_test(history_file_is_one_run),
+        cmocka_unit_test(store_reads_a_merged_report),
     };
     return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);
 }
