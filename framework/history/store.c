@@ -337,7 +337,10 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
             goto cleanup;
         }
         error = culprit_history__load_file(&run, path, &q);
-        if (error == CULPRIT_EINVALID && /* perhaps a report of runs (culprit junit's) */
+        /* The run reader refuses a report of several runs (culprit junit's) with this
+         * message (read.c); such a file is read as its runs. Any other error stands. */
+        if (error == CULPRIT_EINVALID &&
+            strstr(culprit_error_last(), "more than one <testsuite>") &&
             (error = add_report(out, &alloc, path, &q)) == 0)
             nreports++;
         if (error == CULPRIT_ERROR)
