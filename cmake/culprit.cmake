@@ -179,6 +179,12 @@ function(culprit_discover_tests target)
     _culprit_bracket(value "${arg_${name}}")
     string(APPEND args "    set(TEST_${name} ${value})\n")
   endforeach()
+  # The placeholder of an unbuilt binary carries the perf tests' labels, so that
+  # `ctest -L perf` in a tree configured but not built fails instead of finding no
+  # test and passing (a CI job that forgot to build).
+  set(not_built_labels perf ${arg_LABELS})
+  list(REMOVE_DUPLICATES not_built_labels)
+  _culprit_bracket(not_built_labels_q "${not_built_labels}")
   _culprit_bracket(script_q "${script}")
   _culprit_bracket(tests_q "${tests_file}")
 
@@ -198,6 +204,7 @@ function(culprit_discover_tests target)
     "  include(${tests_q})\n"
     "else()\n"
     "  add_test(${target}_NOT_BUILT ${target}_NOT_BUILT)\n"
+    "  set_tests_properties(${target}_NOT_BUILT PROPERTIES LABELS ${not_built_labels_q})\n"
     "endif()\n")
 
   if(multi_config)

@@ -116,6 +116,16 @@ function(_culprit_page words summary)
   if(state STREQUAL "synopsis")
     string(APPEND roff ".fi\n")
   endif()
+  if(DEFINED _culprit_examples_${page})
+    string(APPEND roff ".SH EXAMPLES\n")
+    set(examples "${_culprit_examples_${page}}")
+    while(examples)
+      list(POP_FRONT examples what command)
+      _culprit_roff(what "${what}")
+      _culprit_roff(command "${command}")
+      string(APPEND roff ".PP\n${what}\n.PP\n.RS 4\n.nf\n${command}\n.fi\n.RE\n")
+    endwhile()
+  endif()
   if(words)
     string(APPEND roff ".SH SEE ALSO\n.BR culprit (1)\n")
   else()
@@ -125,6 +135,60 @@ function(_culprit_page words summary)
   file(WRITE "${OUT_DIR}/${page}.1.tmp" "${roff}")
   file(RENAME "${OUT_DIR}/${page}.1.tmp" "${OUT_DIR}/${page}.1")
 endfunction()
+
+# The EXAMPLES section of a page: pairs of what it does and the command, the
+# recipes of README.md and docs/cli.md (--help stays short; these are the page's).
+set(_culprit_examples_culprit
+  "Judge the commit checked out against the runs before it, from a build directory outside the repository:"
+  "culprit -C ../repo check"
+  "A CI job: the shared history in, a verdict, the runs out:"
+  "culprit history pull origin && ctest --test-dir build -L perf && culprit check --fail-on minor"
+  "and after it, whatever the verdict:"
+  "culprit history push origin")
+set(_culprit_examples_culprit-check
+  "HEAD against the commits before it, failing on a minor regression too, with JUnit and JSON for CI:"
+  "culprit check --fail-on minor --junit perf-verdicts.xml --json > verdicts.json"
+  "Against one baseline commit, one test only:"
+  "culprit check --baseline main --test fib_perf.fib_24"
+  "Find the commit and the function of each regression:"
+  "culprit check --investigate --fail-on minor")
+set(_culprit_examples_culprit-compare
+  "Two revisions of the history:"
+  "culprit compare main HEAD"
+  "Last run's CI artifact against this run's (reports merged by culprit junit):"
+  "culprit compare baseline/perf-report.xml perf-report.xml")
+set(_culprit_examples_culprit-history
+  "A test's measurements along the first-parent history:"
+  "culprit history --test fib_perf.fib_24 --limit 10"
+  "The shared history of the project's git remote, in before the perf tests run:"
+  "culprit history pull origin"
+  "and out after them:"
+  "culprit history push origin")
+set(_culprit_examples_culprit-junit
+  "One JUnit report of a whole ctest run (one file per perf test in junit/):"
+  "CULPRIT_JUNIT=junit/ ctest --test-dir build -L perf && culprit junit junit/ --output perf-report.xml")
+set(_culprit_examples_culprit-report
+  "The HTML report, in .culprit/report/index.html:"
+  "culprit report"
+  "A Markdown summary for a CI step or a pull-request comment:"
+  "culprit report --format markdown >> \"$GITHUB_STEP_SUMMARY\"")
+set(_culprit_examples_culprit-bisect
+  "The commit that made a perf test slower, built and run in temporary checkouts:"
+  "culprit bisect --good v1.2 --bad HEAD --build 'make -j2 fib_perf' --run './fib_perf --quiet' --test fib_perf.fib_24"
+  "The same for any command:"
+  "culprit bisect --good v1.2 --bad HEAD --build make --command './compress big.txt'")
+set(_culprit_examples_culprit-calltree-record
+  "The call tree of one perf test of a binary built with culprit_instrument():"
+  "culprit calltree record --out fib.calltree -- ./fib_perf --filter fib_config")
+set(_culprit_examples_culprit-calltree-diff
+  "Which functions made the commit slower, and which of their lines it changed:"
+  "culprit calltree diff base.calltree test.calltree --commit HEAD")
+set(_culprit_examples_culprit-overweight
+  "Functions that grew more than their share, from two perf profiles folded:"
+  "culprit overweight before.folded after.folded --recurse 3")
+set(_culprit_examples_culprit-categories
+  "Accept a deliberate change of speed:"
+  "culprit categories --accept fib_perf.fib_24")
 
 if(NOT CULPRIT OR NOT OUT_DIR)
   message(FATAL_ERROR "culpritManPages: CULPRIT and OUT_DIR are required")

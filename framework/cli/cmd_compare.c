@@ -42,6 +42,27 @@ typedef struct {
     char sha[41];
 } side;
 
+static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const char *sha);
+
+/* A file's run: a history file, a --junit report, or the newest result of each test
+ * in a report that `culprit junit` merged from several runs (the CI artifact). */
+static int open_file(side *s, const char *path)
+{
+    culprit_history_runs runs;
+    int error;
+
+    if ((error = culprit_history_read_report(&runs, path, 0)) < 0)
+        return error;
+    if (runs.nruns == 1) {
+        s->run = runs.runs[0];
+        runs.runs[0] = NULL;
+    } else {
+        error = merge_runs(&s->run, &runs, NULL);
+    }
+    culprit_history_runs_dispose(&runs);
+    return error;
+}
+
 static int open_side(side *s, const char *arg, cli_env *env)
 {
     struct stat st;
@@ -49,7 +70,7 @@ static int open_side(side *s, const char *arg, cli_env *env)
 
     s->arg = arg;
     if (stat(arg, &st) == 0 && S_ISREG(st.st_mode))
-        return culprit_history_read_file(&s->run, arg, 0);
+        return open_file(s, arg);
     if (!env->repo)
         return culprit_error_set(CULPRIT_ENOTFOUND,
                                  "'%s' is not a file, and this is not a git repository", arg);
@@ -71,7 +92,8 @@ static int has_runs_at(const culprit_history_runs *runs, const char *sha)
     return 0;
 }
 
-/* The newest result of each test at `sha` as one run (runs are sorted by time). */
+/* The newest result of each test at `sha` (NULL: in all runs) as one run (runs in
+ * time order). */
 static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const char *sha)
 {
     culprit_run *merged = NULL;
@@ -83,7 +105,7 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
         return error;
     for (size_t r = 0; r < runs->nruns; r++) {
         const culprit_run *run = runs->runs[r];
-        if (!run->commit || strcmp(run->commit, sha) != 0)
+        if (sha && (!run->commit || strcmp(run->commit, sha) != 0))
             continue;
         newest = run;
         for (size_t t = 0; t < run->ntests; t++) {
@@ -101,12 +123,13 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
         }
     }
     if (!newest) {
-        error = culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s", sha);
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
+                                  sha ? sha : "");
         goto cleanup;
     }
     /* The fingerprints of the newest run stand for the commit. */
     if ((error = culprit_str_set(&merged->suite, newest->suite)) < 0 ||
-        (error = culprit_str_set(&merged->commit, sha)) < 0 ||
+        (error = culprit_str_set(&merged->commit, sha ? sha : newest->commit)) < 0 ||
         (error = culprit_str_set(&merged->machine, newest->machine)) < 0 ||
         (error = culprit_str_set(&merged->compiler, newest->compiler)) < 0 ||
         (error = culprit_str_set(&merged->flags, newest->flags)) < 0 ||

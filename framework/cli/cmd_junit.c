@@ -39,7 +39,9 @@ static int add_path(run_list *runs, const char *path)
     glob_t g;
     int error = 0;
 
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (stat(path, &st) != 0)
+        return culprit_error_set(CULPRIT_ENOTFOUND, "'%s': no such file or directory", path);
+    if (S_ISDIR(st.st_mode)) {
         char *pattern = culprit_fs_join(path, "*.xml");
         int rc = pattern ? glob(pattern, 0, NULL, &g) : GLOB_NOSPACE;
         free(pattern);

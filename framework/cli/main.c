@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef struct {
     const char *name;
@@ -33,7 +34,7 @@ static const command commands[] = {
 
 static void usage(FILE *out)
 {
-    fputs("usage: culprit [--version] [--help] <command> [<args>]\n"
+    fputs("usage: culprit [--version] [--help] [-C DIR] <command> [<args>]\n"
           "Judges the performance history the culprit test binaries record.\n"
           "\n"
           "commands:\n",
@@ -42,6 +43,8 @@ static void usage(FILE *out)
         fprintf(out, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fputs("\n'culprit help <command>', 'culprit <command> --help' or 'man culprit-<command>'\n"
           "describes one. --color=auto|always|never colours the verdicts (any command).\n"
+          "-C DIR runs as if started in DIR (as git -C does: a build directory outside the\n"
+          "repository runs 'culprit -C ../repo check').\n"
           "Exit status: 0 clean, 1 a regression according to --fail-on, 2 usage or I/O "
           "error.\n",
           out);
@@ -117,13 +120,42 @@ static int dispatch(int argc, char **argv)
     return cmd->run(argc - 1, argv + 1);
 }
 
+/*
+ * `-C DIR` before the command, as git's: run as if started in DIR. Several apply in
+ * turn, each relative to the one before; an empty DIR changes nothing. Removes them
+ * from argv. 0, or CLI_EXIT_ERROR when DIR cannot be entered (printed).
+ */
+static int change_directory(int *argc, char **argv)
+{
+    while (*argc > 1 && strncmp(argv[1], "-C", 2) == 0) {
+        const char *dir = argv[1][2] ? argv[1] + 2 : argv[2];
+        int used = argv[1][2] ? 1 : 2;
+        if (!dir) {
+            culprit_error_set(CULPRIT_EINVALID, "-C needs a directory");
+            return cli_usage_error(NULL);
+        }
+        if (*dir && chdir(dir) != 0) {
+            culprit_error_set(CULPRIT_EIO, "cannot change to '%s': %s", dir, strerror(errno));
+            cli_error(NULL);
+            return CLI_EXIT_ERROR;
+        }
+        memmove(argv + 1, argv + 1 + used, (size_t)(*argc - 1 - used + 1) * sizeof(*argv));
+        *argc -= used;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    int error;
+
     /* Every command: any of them may run a child or make a temporary entry (git for
      * the shared history, a recorded program), and Ctrl-C or SIGTERM must end the
      * child and remove them before culprit dies of the signal. */
     cli_clean_up_on_signals();
     if (cli_color_option(&argc, argv) < 0)
         return cli_usage_error(NULL);
+    if ((error = change_directory(&argc, argv)) != 0)
+        return error;
     return finish(dispatch(argc, argv));
 }

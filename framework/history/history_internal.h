@@ -82,6 +82,11 @@ const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
 int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
                           const culprit_history_query *query);
 
+/* culprit_history_read_report() with the query's filters: the runs it does not want
+ * are left out (report.c). The store reads a report merged by `culprit junit` so. */
+int culprit_history__read_report(culprit_history_runs *out, const char *path,
+                                 const culprit_history_query *query);
+
 /* Maps and reads one file with the query's filters (see culprit_history__read). */
 int culprit_history__load_file(culprit_run **out, const char *path,
                                const culprit_history_query *query);

@@ -8,5 +8,6 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/junit.c
   ${CMAKE_CURRENT_LIST_DIR}/read.c
   ${CMAKE_CURRENT_LIST_DIR}/mapped.c
+  ${CMAKE_CURRENT_LIST_DIR}/report.c
   ${CMAKE_CURRENT_LIST_DIR}/store.c
   ${CMAKE_CURRENT_LIST_DIR}/compact.c)

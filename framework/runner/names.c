@@ -61,27 +61,52 @@ int culprit_runner__selected(const char *filter, const culprit_perf_test *t)
 }
 
 /*
+ * $CULPRIT_JUNIT as the user meant it. ctest runs each test in the test's working
+ * directory (the build tree), not where `CULPRIT_JUNIT=junit/ ctest --test-dir build`
+ * was typed, and tells the test nothing about that place; the shell does: $PWD is
+ * the directory the command was started in, and ctest's chdir does not change it.
+ * So under ctest (--ctest, which culprit_discover_tests passes) a relative
+ * CULPRIT_JUNIT is taken relative to $PWD when that is an absolute path to a
+ * directory, else to the working directory (docs/runner.md). Returns `env`, or a
+ * path in `buf`.
+ */
+static const char *junit_from_env(bool ctest, const char *env, culprit_buf *buf)
+{
+    const char *pwd = getenv("PWD");
+    struct stat st;
+
+    if (!ctest || env[0] == '/' || !pwd || pwd[0] != '/' || stat(pwd, &st) != 0 ||
+        !S_ISDIR(st.st_mode))
+        return env;
+    if (culprit_buf_printf(buf, "%s/%s", pwd, env) < 0)
+        return env;
+    return culprit_buf_cstr(buf);
+}
+
+/*
  * The JUnit report (--junit, else $CULPRIT_JUNIT). A directory (one that exists, or
  * a path ending in '/') collects one new file per run, never replaced, so that the
  * runs of a whole ctest invocation (one per perf test) can be merged afterwards with
  * `culprit junit DIR`; a file is replaced, as before.
  */
-int culprit_runner__write_junit(const culprit_run *run, const char *option)
+int culprit_runner__write_junit(const culprit_run *run, const char *option, bool ctest)
 {
     const char *env = getenv("CULPRIT_JUNIT"), *dest = option;
-    culprit_buf name = CULPRIT_BUF_INIT;
+    culprit_buf name = CULPRIT_BUF_INIT, from_env = CULPRIT_BUF_INIT;
     char *path = NULL;
     struct stat st;
     size_t len;
     int error;
 
     if (!dest && env && *env)
-        dest = env;
+        dest = junit_from_env(ctest, env, &from_env);
     if (!dest)
         return 0;
     len = strlen(dest);
-    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode)))
-        return culprit_history_write_report(&run, 1, dest, 0);
+    if (dest[len - 1] != '/' && !(stat(dest, &st) == 0 && S_ISDIR(st.st_mode))) {
+        error = culprit_history_write_report(&run, 1, dest, 0);
+        goto cleanup;
+    }
     /* Unique per run: the suite, when, and the process (ctest may run binaries at once).
      * The suite is data ("net/http", "../x"): made a file name by core's one function;
      * its real name is in the file. */
@@ -99,5 +124,6 @@ int culprit_runner__write_junit(const culprit_run *run, const char *option)
 cleanup:
     free(path);
     culprit_buf_dispose(&name);
+    culprit_buf_dispose(&from_env);
     return error;
 }

@@ -442,7 +442,7 @@ static int record(runner *r, const culprit_run *run, char **history_file)
         }
     }
     culprit_history_free(store);
-    if (culprit_runner__write_junit(run, r->opt.junit) < 0) {
+    if (culprit_runner__write_junit(run, r->opt.junit, r->opt.ctest) < 0) {
         fprintf(stderr, "%s: ", r->program);
         culprit_runner__text_line(stderr, "error: --junit: ", culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;

@@ -8,6 +8,7 @@
 #include "culprit/culprit.h"
 #include "culprit/history.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 /** Exit codes of a test binary (docs/runner.md). */
@@ -107,6 +108,6 @@ void culprit_runner__text_line(FILE *out, const char *prefix, const char *text);
  * exactly its name as recorded or as the terminal shows it. */
 int culprit_runner__selected(const char *filter, const culprit_perf_test *t);
 /* Writes the JUnit report of --junit `option` (NULL: $CULPRIT_JUNIT, else none). */
-int culprit_runner__write_junit(const culprit_run *run, const char *option);
+int culprit_runner__write_junit(const culprit_run *run, const char *option, bool ctest);
 
 #endif

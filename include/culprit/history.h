@@ -253,6 +253,14 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
 void culprit_history_runs_dispose(culprit_history_runs *runs);
 
 /**
+ * Reads every run of a JUnit file written by culprit into `out` (emptied first;
+ * dispose it): the one run of a history file or of a runner's --junit report, or
+ * each <testsuite> of a report merged by `culprit junit` (one per run), in document
+ * order. Errors as culprit_history_read_file(); nothing is kept on an error.
+ */
+int culprit_history_read_report(culprit_history_runs *out, const char *path, unsigned int flags);
+
+/**
  * A second source of runs beside the directory (the shared history in a git ref,
  * docs/history-format.md): parses the run file `data` (named `name` in warnings)
  * with the filters of `query` (NULL: all; its `commits`, when given, sorted in strcmp

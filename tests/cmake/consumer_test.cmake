@@ -124,8 +124,12 @@ if(MODE STREQUAL "subdir")
   endif()
 endif()
 
+# culprit::culprit_cli runs, installed or built as a subproject.
+run_or_fail(COMMAND "${CTEST}" --output-on-failure -R consumer_culprit_command
+            WORKING_DIRECTORY "${bin}")
 ctest_listing(json "${bin}")
 ctest_listing_names(names "${json}")
+list(REMOVE_ITEM names consumer_culprit_command)
 if(NOT names STREQUAL "consumer_perf.sum_small;consumer_perf.sum_large")
   message(FATAL_ERROR "ctest lists: ${names}")
 endif()

@@ -46,6 +46,26 @@ if(NOT n EQUAL 3)
 endif()
 run_or_fail(COMMAND "${CULPRIT}" junit "${dir}/junit" --output "${dir}/report.xml")
 run_or_fail(COMMAND xmllint --noout --schema "${SCHEMA}" "${dir}/report.xml")
+
+# A relative CULPRIT_JUNIT is where ctest was started ($PWD, as a shell sets it), not
+# the test's working directory in the build tree: `CULPRIT_JUNIT=junit/ ctest
+# --test-dir build` then `culprit junit junit/` (README.md, issue 27).
+set(ENV{CULPRIT_JUNIT} "junit-relative/")
+set(ENV{PWD} "${dir}")
+run_or_fail(COMMAND "${CTEST}" --test-dir "${EXAMPLES_DIR}" -R "sort_perf\\.sort_merge_2000"
+            WORKING_DIRECTORY "${dir}")
+file(GLOB relative "${dir}/junit-relative/*.xml")
+file(GLOB_RECURSE misplaced "${EXAMPLES_DIR}/*/junit-relative/*.xml")
+if(NOT relative OR misplaced)
+  foreach(f IN LISTS misplaced) # no stray directory left in the build tree
+    get_filename_component(d "${f}" DIRECTORY)
+    file(REMOVE_RECURSE "${d}")
+  endforeach()
+  message(FATAL_ERROR "CULPRIT_JUNIT=junit-relative/ from ${dir}: reports there: "
+                      "'${relative}', in the build tree: '${misplaced}'")
+endif()
+run_or_fail(COMMAND "${CULPRIT}" junit junit-relative/ --output relative.xml
+            WORKING_DIRECTORY "${dir}")
 if(NOT PYTHON)
   message(STATUS "python3-junitparser not installed: the dashboard parser step skipped")
   return()

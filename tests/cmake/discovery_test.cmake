@@ -57,3 +57,19 @@ if(NOT names STREQUAL expected)
   message(FATAL_ERROR "after recovery, discovered: ${names}")
 endif()
 message(STATUS "discovery ok: ${names}")
+
+# Configured but not built: `ctest -L perf` must fail, not find no test and pass (a
+# CI job that forgot to build). The placeholder carries the perf tests' labels.
+set(unbuilt "${WORK_DIR}/discovery-unbuilt")
+file(REMOVE_RECURSE "${unbuilt}")
+run_or_fail(COMMAND "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/discovery" -B "${unbuilt}"
+                    -G "${GENERATOR}" "-DCMAKE_C_COMPILER=${C_COMPILER}"
+                    "-DCULPRIT_CMAKE_DIR=${SOURCE_DIR}/cmake")
+foreach(label IN ITEMS perf extra)
+  execute_process(COMMAND "${CTEST}" -L ${label} WORKING_DIRECTORY "${unbuilt}"
+                  OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
+  if(rc EQUAL 0 OR NOT out MATCHES "fake_perf_NOT_BUILT")
+    message(FATAL_ERROR "ctest -L ${label} in an unbuilt tree exited ${rc}:\n${out}\n${err}")
+  endif()
+endforeach()
+message(STATUS "unbuilt tree: ctest -L perf fails with fake_perf_NOT_BUILT")

@@ -48,7 +48,8 @@ if(MAN)
   run_or_fail(COMMAND "${MAN}" -P cat culprit-check OUTPUT page)
   run_or_fail(COMMAND "${PREFIX}/${BINDIR}/culprit" check --help OUTPUT help)
   string(REGEX REPLACE "[ \n]+" " " page_flat "${page}")
-  foreach(needle IN ITEMS "culprit-check - judge" "--baseline REV" "EXIT STATUS")
+  foreach(needle IN ITEMS "culprit-check - judge" "--baseline REV" "EXIT STATUS"
+                          "EXAMPLES" "culprit check --fail-on minor --junit perf-verdicts.xml")
     if(NOT page_flat MATCHES "${needle}")
       message(FATAL_ERROR "man culprit-check has no '${needle}':\n${page}")
     endif()
@@ -65,10 +66,12 @@ if(BASH)
   run_or_fail(COMMAND "${BASH}" -c [=[
     PATH="$1:$PATH"; source "$2"
     t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _culprit; echo "${COMPREPLY[*]}"; }
-    t culprit ch; t culprit calltree d; t culprit check --basel]=] bash
+    t culprit ch; t culprit calltree d; t culprit check --basel
+    t culprit check --fail-on mi; t culprit history p]=] bash
     "${PREFIX}/${BINDIR}" "${PREFIX}/${DATADIR}/bash-completion/completions/culprit"
     OUTPUT completed)
-  if(NOT completed STREQUAL "check\ndiff\n--baseline\n")
+  # Values from the option's argument in --help, subcommands from the usage lines.
+  if(NOT completed STREQUAL "check\ndiff\n--baseline\nminor\nprune pull push\n")
     message(FATAL_ERROR "the bash completion completed:\n${completed}")
   endif()
 endif()

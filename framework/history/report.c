@@ -1,0 +1,94 @@
+/*
+ * Reading a JUnit report of several runs: `culprit junit` merges the reports of a
+ * ctest invocation (one run per perf test) into <testsuites> with one <testsuite>
+ * per run, and CI keeps that file as its artifact. The run reader (read.c) reads a
+ * document of one run; here each <testsuite> element of the report is cut out and
+ * read as such a document, with all of the reader's checks. culprit writes no
+ * comment, CDATA section or literal '<' in text, so in a file it wrote the tags are
+ * the only "<testsuite" and "</testsuite>"; a file that fools the cut yields pieces
+ * the reader refuses, with the file's name.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem */
+#endif
+#include "history_internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *find(const char *from, const char *end, const char *what)
+{
+    return memmem(from, (size_t)(end - from), what, strlen(what));
+}
+
+/* The next "<testsuite" element at or after `from` (not "<testsuites"), or NULL. */
+static const char *next_suite(const char *from, const char *end)
+{
+    const char *at;
+
+    while ((at = find(from, end, "<testsuite")) && at + 10 < end && at[10] == 's')
+        from = at + 10;
+    return at && at + 10 < end ? at : NULL;
+}
+
+static int add_run(culprit_history_runs *out, size_t *alloc, const char *data, size_t len,
+                   const char *path, const culprit_history_query *query)
+{
+    culprit_run *run = NULL;
+    int error;
+
+    if ((error = culprit_history__read(&run, data, len, path, query)) < 0 || !run)
+        return error; /* !run: another suite, commit or test than the query's */
+    if ((error = culprit_str_set(&run->path, path)) < 0 ||
+        (error = culprit_array_grow(&out->runs, alloc, out->nruns, sizeof(*out->runs), 4)) < 0) {
+        culprit_run_free(run);
+        return error;
+    }
+    out->runs[out->nruns++] = run;
+    return 0;
+}
+
+int culprit_history_read_report(culprit_history_runs *out, const char *path, unsigned int flags)
+{
+    culprit_history_query query = {.flags = flags};
+
+    return culprit_history__read_report(out, path, &query);
+}
+
+int culprit_history__read_report(culprit_history_runs *out, const char *path,
+                                 const culprit_history_query *query)
+{
+    culprit_buf data = CULPRIT_BUF_INIT;
+    const char *at, *end, *close;
+    size_t alloc = 0;
+    int error;
+
+    memset(out, 0, sizeof(*out));
+    if ((error = culprit_fs_read_file(&data, path)) < 0)
+        goto cleanup;
+    end = data.ptr + data.size;
+    if (!data.size || !find(data.ptr, end, "<testsuites")) {
+        error = add_run(out, &alloc, data.ptr ? data.ptr : "", data.size, path, query);
+        goto cleanup;
+    }
+    for (at = next_suite(data.ptr, end); at && error == 0; at = next_suite(close, end)) {
+        if (!(close = find(at, end, "</testsuite>"))) {
+            error = culprit_error_set(CULPRIT_EINVALID, "%s: a <testsuite> is not closed", path);
+            break;
+        }
+        close += strlen("</testsuite>");
+        error = add_run(out, &alloc, at, (size_t)(close - at), path, query);
+    }
+    if (error == 0 && !find(data.ptr, end, "<testsuite "))
+        error =
+            culprit_error_set(CULPRIT_EINVALID, "%s: not a culprit report (no <testsuite>)", path);
+cleanup:
+    if (error < 0) { /* nothing kept (not runs_dispose: store.c calls this file) */
+        for (size_t i = 0; i < out->nruns; i++)
+            culprit_run_free(out->runs[i]);
+        free(out->runs);
+        memset(out, 0, sizeof(*out));
+    }
+    culprit_buf_dispose(&data);
+    return error;
+}
