@@ -153,6 +153,7 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
     p->verdict = v->kind;
     p->evidence = v->evidence;
     p->dirty = v->dirty;
+    p->unconfirmed = v->kind == CULPRIT_VERDICT_MINOR && !culprit_verdict_confirmed(v);
     p->mean_ns = v->now_mean;
     p->low_ns = v->now_low;
     p->high_ns = v->now_high;
