@@ -231,10 +231,38 @@ static void plot_labels_never_overlap_or_clip(void **state)
     culprit_report_free(r);
 }
 
+/* The Markdown headline counts what fails a check: an unconfirmed minor at the
+ * reported commit (the check exited 0) is named apart, not as "1 minor regression". */
+static void markdown_headline_counts_only_what_fails(void **state)
+{
+    culprit_report *r = thirty_commits();
+    culprit_report_point *now = &r->series[0].points[NMEASURED - 1];
+    culprit_buf md = CULPRIT_BUF_INIT;
+
+    (void)state;
+    now->verdict = CULPRIT_VERDICT_MINOR;
+    now->unconfirmed = 1;
+    now->evidence = CULPRIT_EVIDENCE_UNCONFIRMED;
+    assert_int_equal(culprit_report_render(&md, r, CULPRIT_REPORT_MARKDOWN), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&md), "## culprit: no regression at `"));
+    assert_non_null(strstr(culprit_buf_cstr(&md), "`; 1 unconfirmed minor (fails no check)\n"));
+    assert_non_null(strstr(culprit_buf_cstr(&md), "1 test: 1 minor (1 unconfirmed)."));
+    /* Confirmed, the same minor is the headline. */
+    now->unconfirmed = 0;
+    now->evidence = CULPRIT_EVIDENCE_HISTORY;
+    culprit_buf_clear(&md);
+    assert_int_equal(culprit_report_render(&md, r, CULPRIT_REPORT_MARKDOWN), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&md), "## culprit: 1 minor regression at `"));
+    assert_null(strstr(culprit_buf_cstr(&md), "unconfirmed"));
+    culprit_buf_dispose(&md);
+    culprit_report_free(r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plot_labels_never_overlap_or_clip),
+        cmocka_unit_test(markdown_headline_counts_only_what_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
