@@ -55,6 +55,7 @@ static const char css[] =
     "font-size:.88rem;background:var(--card)}\n"
     ".chip.major,.tag.major{color:#fff;background:var(--major);border-color:var(--major)}\n"
     ".chip.minor,.tag.minor{color:#fff;background:var(--minor);border-color:var(--minor)}\n"
+    ".chip.minor.unconfirmed{color:var(--minor);background:none}\n"
     "@media (prefers-color-scheme:dark){.chip.major,.tag.major,.chip.minor,.tag.minor"
     "{color:#0d1117}}\n"
     ".tag{display:inline-block;font-size:.74rem;font-weight:600;letter-spacing:.03em;"
@@ -182,7 +183,9 @@ static void header(culprit_buf *out, const culprit_report *r)
     }
     culprit_buf_puts(out, "</p>\n<div class=\"chips\" id=\"verdicts\">");
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        size_t n = culprit_report_count(r, kinds[k]);
+        /* A minor counts here when it fails a check; the unconfirmed get their own chip. */
+        size_t n = culprit_report_count(r, kinds[k]) -
+                   (kinds[k] == CULPRIT_VERDICT_MINOR ? culprit_report__count_unconfirmed(r) : 0);
         if (n || kinds[k] == CULPRIT_VERDICT_MAJOR || kinds[k] == CULPRIT_VERDICT_MINOR)
             culprit_buf_printf(out, "<span class=\"chip %s\">%zu %s</span>",
                                n ? kind_class(kinds[k]) : "none", n, /* a zero is not alarming */
@@ -192,6 +195,10 @@ static void header(culprit_buf *out, const culprit_report *r)
                                    ? "not run"
                                    : culprit_verdict_name(kinds[k]));
     }
+    /* Minors that fail no check, said apart: a hollow chip, as the plots draw them. */
+    if (culprit_report__count_unconfirmed(r))
+        culprit_buf_printf(out, "<span class=\"chip minor unconfirmed\">%zu unconfirmed</span>",
+                           culprit_report__count_unconfirmed(r));
     culprit_buf_puts(out, "</div>\n</header>\n");
 }
 

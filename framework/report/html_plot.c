@@ -405,9 +405,14 @@ static void place_marks(scale *sc, const culprit_report *r, const culprit_report
     culprit_buf_dispose(&text);
 }
 
-/* The points and whiskers are in the way of every text: their boxes go first. */
-static void reserve_points(scale *sc, const culprit_report_series *s)
+/* The points, whiskers and the culprit's line are in the way of every text: their
+ * boxes go first. */
+static void reserve_points(scale *sc, const culprit_report_series *s, size_t culprit)
 {
+    if (culprit != SIZE_MAX) {
+        culprit_report__box line = {px(sc, culprit) - 2, PLOT_TOP, 4, area.h};
+        culprit_report__layout_add(&sc->placed, &line);
+    }
     for (size_t i = 0; i < s->npoints; i++) {
         const culprit_report_point *p = &s->points[i];
         double x = px(sc, p->commit), y = py(sc, p->mean_ns);
@@ -552,7 +557,7 @@ void culprit_report__html_plot(culprit_buf *out, const culprit_report *r,
     culprit_buf_puts(out, " along first-parent history\">\n");
     /* Room is claimed in order of importance: points, the culprit and the axes, the
      * limits' names, then the marks. */
-    reserve_points(&sc, s);
+    reserve_points(&sc, s, culprit);
     {
         culprit_buf axes = CULPRIT_BUF_INIT, limits = CULPRIT_BUF_INIT;
         x_axis(&axes, r, s, &sc, culprit);

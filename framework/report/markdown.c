@@ -44,25 +44,12 @@ static int nothing_compared(const culprit_report *r)
     return measured > 0 && none >= measured;
 }
 
-/* The minor regressions at the report's commit that fail no check (too little
- * history yet: docs/detection.md): named apart, never counted as regressions. */
-static size_t count_unconfirmed(const culprit_report *r)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < r->nseries; i++) {
-        const culprit_report_point *p = culprit_report_current(r, &r->series[i]);
-        n += p && p->verdict == CULPRIT_VERDICT_MINOR && p->unconfirmed;
-    }
-    return n;
-}
-
 /* The headline counts what fails a check (majors always, minors with --fail-on
  * minor); an unconfirmed minor fails nothing, so it is named after the sha. */
 static void headline(culprit_buf *out, const culprit_report *r)
 {
     size_t major = culprit_report_count(r, CULPRIT_VERDICT_MAJOR);
-    size_t unconfirmed = count_unconfirmed(r);
+    size_t unconfirmed = culprit_report__count_unconfirmed(r);
     size_t minor = culprit_report_count(r, CULPRIT_VERDICT_MINOR) - unconfirmed;
     char sha[13];
 
@@ -161,8 +148,8 @@ static void counts(culprit_buf *out, const culprit_report *r)
         if (!n)
             continue;
         culprit_buf_printf(out, "%s%zu %s", first ? "" : ", ", n, count_word(order[k]));
-        if (order[k] == CULPRIT_VERDICT_MINOR && count_unconfirmed(r))
-            culprit_buf_printf(out, " (%zu unconfirmed)", count_unconfirmed(r));
+        if (order[k] == CULPRIT_VERDICT_MINOR && culprit_report__count_unconfirmed(r))
+            culprit_buf_printf(out, " (%zu unconfirmed)", culprit_report__count_unconfirmed(r));
         first = 0;
     }
     culprit_buf_puts(out, ".\n\n");

@@ -247,6 +247,17 @@ int culprit_report_bisect_is_of(const culprit_report *report, const culprit_repo
                                                strcmp(series->test + ls - lt, test) == 0);
 }
 
+size_t culprit_report__count_unconfirmed(const culprit_report *report)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < report->nseries; i++) {
+        const culprit_report_point *p = culprit_report_current(report, &report->series[i]);
+        n += p && p->verdict == CULPRIT_VERDICT_MINOR && p->unconfirmed;
+    }
+    return n;
+}
+
 size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind kind)
 {
     size_t n = 0;

@@ -29,6 +29,9 @@ int culprit_report__put_md(culprit_buf *out, const char *s);
  * "\|" (GFM splits cells on '|' even inside code spans, and shows "\|" as '|').
  */
 int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table);
+/* The minor regressions at the report's commit that fail no check (unconfirmed:
+ * too little history yet, docs/detection.md), among culprit_report_count()'s. */
+size_t culprit_report__count_unconfirmed(const culprit_report *report);
 /* The first 12 characters of a sha ("" stays ""). */
 const char *culprit_report__short(char out[13], const char *sha);
 

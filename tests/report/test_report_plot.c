@@ -231,9 +231,9 @@ static void plot_labels_never_overlap_or_clip(void **state)
     culprit_report_free(r);
 }
 
-/* The Markdown headline counts what fails a check: an unconfirmed minor at the
- * reported commit (the check exited 0) is named apart, not as "1 minor regression". */
-static void markdown_headline_counts_only_what_fails(void **state)
+/* The Markdown headline (and the page's chips) count what fails a check: an unconfirmed minor at
+ * the reported commit (the check exited 0) is named apart, not as "1 minor regression". */
+static void headline_counts_only_what_fails(void **state)
 {
     culprit_report *r = thirty_commits();
     culprit_report_point *now = &r->series[0].points[NMEASURED - 1];
@@ -247,6 +247,12 @@ static void markdown_headline_counts_only_what_fails(void **state)
     assert_non_null(strstr(culprit_buf_cstr(&md), "## culprit: no regression at `"));
     assert_non_null(strstr(culprit_buf_cstr(&md), "`; 1 unconfirmed minor (fails no check)\n"));
     assert_non_null(strstr(culprit_buf_cstr(&md), "1 test: 1 minor (1 unconfirmed)."));
+    /* The page's chips alike: no failing minor, one unconfirmed. */
+    culprit_buf_clear(&md);
+    assert_int_equal(culprit_report_render(&md, r, CULPRIT_REPORT_HTML), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&md), "<span class=\"chip none\">0 minor</span>"));
+    assert_non_null(strstr(culprit_buf_cstr(&md),
+                           "<span class=\"chip minor unconfirmed\">1 unconfirmed</span>"));
     /* Confirmed, the same minor is the headline. */
     now->unconfirmed = 0;
     now->evidence = CULPRIT_EVIDENCE_HISTORY;
@@ -262,7 +268,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(plot_labels_never_overlap_or_clip),
-        cmocka_unit_test(markdown_headline_counts_only_what_fails),
+        cmocka_unit_test(headline_counts_only_what_fails),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
