@@ -55,7 +55,7 @@ static const char css[] =
     "font-size:.88rem;background:var(--card)}\n"
     ".chip.major,.tag.major{color:#fff;background:var(--major);border-color:var(--major)}\n"
     ".chip.minor,.tag.minor{color:#fff;background:var(--minor);border-color:var(--minor)}\n"
-    ".chip.minor.unconfirmed{color:var(--minor);background:none}\n"
+    ".chip.minor.unconfirmed,.tag.minor.unconfirmed{color:var(--minor);background:none}\n"
     "@media (prefers-color-scheme:dark){.chip.major,.tag.major,.chip.minor,.tag.minor"
     "{color:#0d1117}}\n"
     ".tag{display:inline-block;font-size:.74rem;font-weight:600;letter-spacing:.03em;"
@@ -268,8 +268,10 @@ static void test_article(culprit_buf *out, const culprit_report *r, size_t i)
     h(out, s->test);
     culprit_buf_puts(out, "</code>");
     if (now)
-        culprit_buf_printf(out, "<span class=\"tag %s\">%s</span>", kind_class(now->verdict),
-                           culprit_report_verdict_tag(now->verdict));
+        culprit_buf_printf(out, "<span class=\"tag %s%s\">%s%s</span>", kind_class(now->verdict),
+                           now->unconfirmed ? " unconfirmed" : "",
+                           culprit_report_verdict_tag(now->verdict),
+                           now->unconfirmed ? " (unconfirmed)" : "");
     culprit_buf_puts(out, "</h3>\n<p class=\"msg\">");
     if (now && now->message)
         h(out, now->message);

@@ -253,6 +253,8 @@ static void headline_counts_only_what_fails(void **state)
     assert_non_null(strstr(culprit_buf_cstr(&md), "<span class=\"chip none\">0 minor</span>"));
     assert_non_null(strstr(culprit_buf_cstr(&md),
                            "<span class=\"chip minor unconfirmed\">1 unconfirmed</span>"));
+    assert_non_null(strstr(culprit_buf_cstr(&md),
+                           "<span class=\"tag minor unconfirmed\">MINOR (unconfirmed)</span>"));
     /* Confirmed, the same minor is the headline. */
     now->unconfirmed = 0;
     now->evidence = CULPRIT_EVIDENCE_HISTORY;
