@@ -51,6 +51,8 @@ static const struct field {
     /* Written only when a sample was preempted: see put_field(). */
     FIELD("preempted", FIELD_SIZE, preempted),
     FIELD("preempted-kept", FIELD_UINT, preempted_kept),
+    /* Written only when the body timed regions. */
+    FIELD("region", FIELD_UINT, region),
     FIELD("summary-n", FIELD_SIZE, summary.n),
     FIELD("summary-mean", FIELD_DOUBLE, summary.mean),
     FIELD("summary-sd", FIELD_DOUBLE, summary.sd),
@@ -140,6 +142,8 @@ static int put_field(culprit_buf *head, const culprit_test_result *test, const s
     if (strncmp(f->key, "load-", 5) == 0 && test->load_calls == 0)
         return 0;
     if (strncmp(f->key, "preempted", 9) == 0 && test->preempted == 0)
+        return 0;
+    if (strcmp(f->key, "region") == 0 && !test->region)
         return 0;
     if ((error = culprit_buf_put(head, f->key, f->keylen)) < 0 ||
         (error = culprit_buf_put(head, " ", 1)) < 0)

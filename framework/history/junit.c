@@ -98,9 +98,13 @@ int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
     double cpu = series_mean(culprit_test_result_series(t, "cpu_ns"));
     if ((error = put_value(&mean, t, t->summary.mean)) < 0)
         goto cleanup;
+    /* With timed regions the two cover different code: the wall figure the regions,
+     * CPU time the whole body; the line says so. */
     if (t->metric && !strcmp(t->metric, "wall_ns") && !t->load_calls && isfinite(cpu) &&
-        ((error = culprit_buf_puts(&cpu_text, ", cpu ")) < 0 ||
-         (error = culprit_buf_put_duration(&cpu_text, cpu)) < 0))
+        ((error = culprit_buf_puts(&cpu_text, t->region ? ", regions timed, cpu " : ", cpu ")) <
+             0 ||
+         (error = culprit_buf_put_duration(&cpu_text, cpu)) < 0 ||
+         (t->region && (error = culprit_buf_puts(&cpu_text, " (whole body)")) < 0)))
         goto cleanup;
     /* Samples the test spent partly off its core (docs/measure.md, "Preempted samples"). */
     if (t->preempted && (error = culprit_buf_printf(&cpu_text, ", %zu preempted %s", t->preempted,

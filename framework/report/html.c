@@ -55,6 +55,7 @@ static const char css[] =
     "font-size:.88rem;background:var(--card)}\n"
     ".chip.major,.tag.major{color:#fff;background:var(--major);border-color:var(--major)}\n"
     ".chip.minor,.tag.minor{color:#fff;background:var(--minor);border-color:var(--minor)}\n"
+    ".chip.minor.unconfirmed,.tag.minor.unconfirmed{color:var(--minor);background:none}\n"
     "@media (prefers-color-scheme:dark){.chip.major,.tag.major,.chip.minor,.tag.minor"
     "{color:#0d1117}}\n"
     ".tag{display:inline-block;font-size:.74rem;font-weight:600;letter-spacing:.03em;"
@@ -84,6 +85,8 @@ static const char css[] =
     "svg .pt circle{fill:var(--bg);stroke:var(--plain);stroke-width:2}\n"
     "svg .v-major circle{fill:var(--major);stroke:var(--major)}"
     "svg .v-minor circle{fill:var(--minor);stroke:var(--minor)}\n"
+    "svg .v-minor.unconfirmed circle{fill:var(--bg)}"
+    "svg .unconfirmed .whisker{stroke-dasharray:2 2}\n"
     "svg .v-improvement circle{stroke:var(--faster)}"
     "svg .v-undecided circle{stroke:var(--undecided)}\n"
     "svg .v-major .whisker{stroke:var(--major)}svg .v-minor .whisker{stroke:var(--minor)}\n"
@@ -91,6 +94,7 @@ static const char css[] =
     "svg .v-minor text.mark{fill:var(--minor)}\n"
     "svg .culprit{stroke:var(--culprit);stroke-width:1.5;stroke-dasharray:2 3}"
     "svg text.culprit-label{fill:var(--culprit);font-weight:600}\n"
+    ".plot-notes{font-size:.82rem;color:var(--muted);margin:.2rem 0 0}\n"
     "svg .hit{fill:transparent}svg .pt:hover circle{stroke-width:3.5}\n"
     ".legend{display:flex;flex-wrap:wrap;gap:.3rem 1.2rem;font-size:.85rem;color:var(--muted);"
     "margin:.3rem 0 .8rem}.legend svg{vertical-align:-.2em;margin-right:.3rem}\n"
@@ -179,7 +183,9 @@ static void header(culprit_buf *out, const culprit_report *r)
     }
     culprit_buf_puts(out, "</p>\n<div class=\"chips\" id=\"verdicts\">");
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
-        size_t n = culprit_report_count(r, kinds[k]);
+        /* A minor counts here when it fails a check; the unconfirmed get their own chip. */
+        size_t n = culprit_report_count(r, kinds[k]) -
+                   (kinds[k] == CULPRIT_VERDICT_MINOR ? culprit_report__count_unconfirmed(r) : 0);
         if (n || kinds[k] == CULPRIT_VERDICT_MAJOR || kinds[k] == CULPRIT_VERDICT_MINOR)
             culprit_buf_printf(out, "<span class=\"chip %s\">%zu %s</span>",
                                n ? kind_class(kinds[k]) : "none", n, /* a zero is not alarming */
@@ -189,6 +195,10 @@ static void header(culprit_buf *out, const culprit_report *r)
                                    ? "not run"
                                    : culprit_verdict_name(kinds[k]));
     }
+    /* Minors that fail no check, said apart: a hollow chip, as the plots draw them. */
+    if (culprit_report__count_unconfirmed(r))
+        culprit_buf_printf(out, "<span class=\"chip minor unconfirmed\">%zu unconfirmed</span>",
+                           culprit_report__count_unconfirmed(r));
     culprit_buf_puts(out, "</div>\n</header>\n");
 }
 
@@ -258,8 +268,10 @@ static void test_article(culprit_buf *out, const culprit_report *r, size_t i)
     h(out, s->test);
     culprit_buf_puts(out, "</code>");
     if (now)
-        culprit_buf_printf(out, "<span class=\"tag %s\">%s</span>", kind_class(now->verdict),
-                           culprit_report_verdict_tag(now->verdict));
+        culprit_buf_printf(out, "<span class=\"tag %s%s\">%s%s</span>", kind_class(now->verdict),
+                           now->unconfirmed ? " unconfirmed" : "",
+                           culprit_report_verdict_tag(now->verdict),
+                           now->unconfirmed ? " (unconfirmed)" : "");
     culprit_buf_puts(out, "</h3>\n<p class=\"msg\">");
     if (now && now->message)
         h(out, now->message);

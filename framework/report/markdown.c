@@ -44,10 +44,13 @@ static int nothing_compared(const culprit_report *r)
     return measured > 0 && none >= measured;
 }
 
+/* The headline counts what fails a check (majors always, minors with --fail-on
+ * minor); an unconfirmed minor fails nothing, so it is named after the sha. */
 static void headline(culprit_buf *out, const culprit_report *r)
 {
     size_t major = culprit_report_count(r, CULPRIT_VERDICT_MAJOR);
-    size_t minor = culprit_report_count(r, CULPRIT_VERDICT_MINOR);
+    size_t unconfirmed = culprit_report__count_unconfirmed(r);
+    size_t minor = culprit_report_count(r, CULPRIT_VERDICT_MINOR) - unconfirmed;
     char sha[13];
 
     culprit_report__short(sha, r->commit);
@@ -67,6 +70,9 @@ static void headline(culprit_buf *out, const culprit_report *r)
     }
     if (sha[0])
         culprit_buf_printf(out, " at `%s`", sha);
+    if (unconfirmed)
+        culprit_buf_printf(out, "; %zu unconfirmed minor%s (fail%s no check)", unconfirmed,
+                           unconfirmed == 1 ? "" : "s", unconfirmed == 1 ? "s" : "");
     culprit_buf_puts(out, "\n\n");
 }
 
@@ -142,6 +148,8 @@ static void counts(culprit_buf *out, const culprit_report *r)
         if (!n)
             continue;
         culprit_buf_printf(out, "%s%zu %s", first ? "" : ", ", n, count_word(order[k]));
+        if (order[k] == CULPRIT_VERDICT_MINOR && culprit_report__count_unconfirmed(r))
+            culprit_buf_printf(out, " (%zu unconfirmed)", culprit_report__count_unconfirmed(r));
         first = 0;
     }
     culprit_buf_puts(out, ".\n\n");

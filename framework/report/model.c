@@ -153,6 +153,7 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
     p->verdict = v->kind;
     p->evidence = v->evidence;
     p->dirty = v->dirty;
+    p->unconfirmed = v->kind == CULPRIT_VERDICT_MINOR && !culprit_verdict_confirmed(v);
     p->mean_ns = v->now_mean;
     p->low_ns = v->now_low;
     p->high_ns = v->now_high;
@@ -244,6 +245,17 @@ int culprit_report_bisect_is_of(const culprit_report *report, const culprit_repo
     /* "suite.test", or the bare test name bisect also accepts. */
     return strcmp(test, series->test) == 0 || (ls > lt && series->test[ls - lt - 1] == '.' &&
                                                strcmp(series->test + ls - lt, test) == 0);
+}
+
+size_t culprit_report__count_unconfirmed(const culprit_report *report)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < report->nseries; i++) {
+        const culprit_report_point *p = culprit_report_current(report, &report->series[i]);
+        n += p && p->verdict == CULPRIT_VERDICT_MINOR && p->unconfirmed;
+    }
+    return n;
 }
 
 size_t culprit_report_count(const culprit_report *report, culprit_verdict_kind kind)

@@ -32,7 +32,49 @@ int culprit_report__put_md(culprit_buf *out, const char *s);
  * "\|" (GFM splits cells on '|' even inside code spans, and shows "\|" as '|').
  */
 int culprit_report__put_md_code(culprit_buf *out, const char *s, int in_table);
+/* The minor regressions at the report's commit that fail no check (unconfirmed:
+ * too little history yet, docs/detection.md), among culprit_report_count()'s. */
+size_t culprit_report__count_unconfirmed(const culprit_report *report);
 /* The first 12 characters of a sha ("" stays ""). */
 const char *culprit_report__short(char out[13], const char *sha);
+
+/* ------------------------------------------------------------ plot labels --- */
+/* (html_labels.c) Text boxes in SVG user units, estimated from the font size and
+ * the characters, generously; the renderer places its labels with them and the
+ * tests check the page's SVG with the same function. */
+
+/* A rectangle: top-left corner, width, height. */
+typedef struct {
+    double x, y, w, h;
+} culprit_report__box;
+
+/* SVG text-anchor. */
+typedef enum {
+    CULPRIT_REPORT__START,
+    CULPRIT_REPORT__MIDDLE,
+    CULPRIT_REPORT__END
+} culprit_report__anchor;
+
+/* The boxes placed so far. Zero-initialised; culprit_report__layout_dispose() frees. */
+typedef struct {
+    culprit_report__box *boxes;
+    size_t n, alloc;
+} culprit_report__layout;
+
+/* The width of `text` (UTF-8) at `font_px`, at least what a browser lays out. */
+double culprit_report__text_width(const char *text, double font_px, int bold);
+/* The box of `text` drawn at (x, baseline) with `anchor`. */
+void culprit_report__text_box(culprit_report__box *out, double x, double baseline,
+                              culprit_report__anchor anchor, const char *text, double font_px,
+                              int bold);
+int culprit_report__box_overlaps(const culprit_report__box *a, const culprit_report__box *b);
+/* 1 when `inner` lies wholly inside `outer`. */
+int culprit_report__box_inside(const culprit_report__box *inner, const culprit_report__box *outer);
+/* 1 when `b` lies inside `area` and overlaps no box of `l`. */
+int culprit_report__layout_fits(const culprit_report__layout *l, const culprit_report__box *b,
+                                const culprit_report__box *area);
+/* Adds `b` to `l`: 0 or CULPRIT_ERROR (out of memory). */
+int culprit_report__layout_add(culprit_report__layout *l, const culprit_report__box *b);
+void culprit_report__layout_dispose(culprit_report__layout *l);
 
 #endif

@@ -5,6 +5,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/render.c
   ${CMAKE_CURRENT_LIST_DIR}/html.c
   ${CMAKE_CURRENT_LIST_DIR}/html_plot.c
+  ${CMAKE_CURRENT_LIST_DIR}/html_labels.c
   ${CMAKE_CURRENT_LIST_DIR}/html_tree.c
   ${CMAKE_CURRENT_LIST_DIR}/markdown.c
   ${CMAKE_CURRENT_LIST_DIR}/json.c

@@ -2,12 +2,13 @@
  * What a test binary tells ctest about a measured test (--ctest, which
  * culprit_discover_tests passes): ctest shows a passing test as "Passed 5.14 sec"
  * and nothing else without -V, and CDash sees only what ctest parses out of the
- * output. So after each result the runner prints
+ * output. So before each result line the runner prints
  *
- *   <CTestMeasurement type="numeric/double" name="wall_ns.mean">312400</...>
- *       the mean, the bounds of its confidence interval, the sample count and the
- *       category: CTest copies them into Test.xml as <NamedMeasurement>s, which
- *       CDash shows on the test's page and plots across builds;
+ *   <CTestMeasurement type="numeric/double" name="wall_ns.mean">312400</...>...
+ *       the mean, the bounds of its confidence interval, the sd, the sample count
+ *       and the category, all on one line: CTest copies them into Test.xml as
+ *       <NamedMeasurement>s, which CDash shows on the test's page and plots across
+ *       builds;
  *   <CTestDetails>fast 312.4 us +-0.41%</CTestDetails>
  *       CDash's "Completion Status" of the test;
  *   <CTestLabel>fib_perf.fib_24: 312.4 us +-0.41% (fast)</CTestLabel>
@@ -15,6 +16,12 @@
  *       "Label Time Summary" at the end of every run, so the value, interval and
  *       category appear in plain `ctest` output. CULPRIT_CTEST_LABEL=0 leaves it out
  *       (CDash lists labels too, and a project may want only its own there).
+ *
+ * Before, not after: ctest (3.25) strips <CTestDetails> and <CTestLabel> from what
+ * --output-on-failure and -V show, but not <CTestMeasurement>, and a test cannot
+ * tell whether ctest runs in dashboard mode (-T Test, ctest_test()) where they are
+ * read. Printed first and on one line, they leave the verdict line and its
+ * explanation as the last lines a reader sees of a failed test.
  *
  * ctest's own --output-junit drops these tags from the test output and keeps no
  * measurement; culprit's JUnit report (--junit DIR/, culprit junit) has them all.
@@ -25,13 +32,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void measurement(FILE *out, const char *metric, const char *name, double v)
+static void measurement(culprit_buf *line, const char *metric, const char *name, double v)
 {
     if (isfinite(v))
-        fprintf(out,
-                "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s\">%.17g"
-                "</CTestMeasurement>\n",
-                metric, name, v);
+        culprit_buf_printf(line,
+                           "<CTestMeasurement type=\"numeric/double\" name=\"%s.%s\">%.17g"
+                           "</CTestMeasurement>",
+                           metric, name, v);
 }
 
 void culprit_runner__ctest_report(FILE *out, const culprit_test_result *t)
@@ -43,17 +50,20 @@ void culprit_runner__ctest_report(FILE *out, const culprit_test_result *t)
 
     if (t->summary.n == 0)
         return;
-    measurement(out, metric, "mean", t->summary.mean);
-    measurement(out, metric, "ci_low", t->summary.ci_low);
-    measurement(out, metric, "ci_high", t->summary.ci_high);
-    measurement(out, metric, "sd", t->summary.sd);
-    fprintf(out, "<CTestMeasurement type=\"numeric/integer\" name=\"n\">%zu</CTestMeasurement>\n",
-            t->summary.n);
+    measurement(&line, metric, "mean", t->summary.mean);
+    measurement(&line, metric, "ci_low", t->summary.ci_low);
+    measurement(&line, metric, "ci_high", t->summary.ci_high);
+    measurement(&line, metric, "sd", t->summary.sd);
+    culprit_buf_printf(
+        &line, "<CTestMeasurement type=\"numeric/integer\" name=\"n\">%zu</CTestMeasurement>",
+        t->summary.n);
     if (t->category)
-        fprintf(out,
-                "<CTestMeasurement type=\"text/string\" name=\"category\">%s"
-                "</CTestMeasurement>\n",
-                t->category);
+        culprit_buf_printf(&line,
+                           "<CTestMeasurement type=\"text/string\" name=\"category\">%s"
+                           "</CTestMeasurement>",
+                           t->category);
+    fprintf(out, "%s\n", culprit_buf_cstr(&line));
+    culprit_buf_clear(&line);
     /* The figures as the terminal line has them: value in its unit, +- the interval. */
     rel = t->summary.mean > 0 ? 100.0 * (t->summary.ci_high - t->summary.mean) / t->summary.mean
                               : NAN;

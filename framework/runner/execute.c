@@ -158,6 +158,7 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
     r->timer_overhead_ns = s->timer_overhead_ns;
     r->preempted = s->preempted;
     r->preempted_kept = (unsigned int)s->preempted_kept;
+    r->region = (unsigned int)s->used_region;
     if (s->stop == CULPRIT_STOP_DURATION) {
         r->load_calls = (size_t)s->calls.n;
         r->load_call_mean = s->calls.mean;

@@ -246,12 +246,14 @@ static void print_result(runner *r, const culprit_test_result *t)
             culprit_runner__ctest_report(r->text, t);
         return;
     }
+    /* ctest's tags first: the verdict and its explanation are then what a reader of
+     * `ctest --output-on-failure` sees last (ctest.c). */
+    if (r->opt.ctest)
+        culprit_runner__ctest_report(r->text, t);
     /* The same line opens the test's <system-out> in the JUnit report. */
     if (culprit_test_result_line(&line, t) == 0)
         fprintf(r->text, "%s\n", culprit_buf_cstr(&line));
     culprit_buf_dispose(&line);
-    if (r->opt.ctest)
-        culprit_runner__ctest_report(r->text, t);
     if (t->status != CULPRIT_STATUS_PASS && t->output && *t->output)
         fprintf(r->text, "%s%s", t->output, t->output[strlen(t->output) - 1] == '\n' ? "" : "\n");
     fflush(r->text);

@@ -68,6 +68,8 @@ typedef struct {
     double elapsed_s; /**< wall time the test took, warm-up included (JUnit time) */
     size_t preempted; /**< samples during which the process was preempted (docs/measure.md) */
     unsigned int preempted_kept; /**< 1: they are in the series; 0: left out */
+    unsigned int region;         /**< 1: the wall series timed the body's CULPRIT_REGIONs only (CPU
+                                      time and counters still cover the whole body) */
 
     culprit_summary summary; /**< of the metric series */
     culprit_summary judged;  /**< of the metric series inside Tukey's severe fences: what

@@ -57,6 +57,8 @@ typedef struct {
     int counters_flagged; /**< a counter detector flagged this measurement */
     culprit_evidence evidence; /**< what the verdict rests on (unconfirmed, paired, ...) */
     int dirty;                 /**< measured on a dirty tree (uncommitted changes) */
+    int unconfirmed; /**< a minor regression that fails no `--fail-on` (too little history,
+                          or paired runs that could not tell: culprit_verdict_confirmed()) */
 } culprit_report_point;
 
 /** One test's series, oldest point first. */

@@ -227,6 +227,36 @@ static void load_test_fields_round_trip_and_stay_out_of_other_blocks(void **stat
     culprit_buf_dispose(&doc);
 }
 
+/* A body timed by CULPRIT_REGION: the wall figure covers the regions, CPU time the
+ * whole body, and the line says which is which (issue 27); the mark survives the
+ * history file and is absent from ordinary tests' blocks. */
+static void region_tests_say_what_each_figure_covers(void **state)
+{
+    culprit_run *run = make_run(), *back = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT, line = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_null(strstr(doc.ptr, "\nregion "));
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_null(strstr(line.ptr, "whole body"));
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&line);
+    run->tests[0].region = 1;
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_non_null(strstr(doc.ptr, "\nregion 1\n"));
+    assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", 0), 0);
+    assert_int_equal(back->tests[0].region, 1);
+    assert_int_equal(back->tests[1].region, 0);
+    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_non_null(strstr(line.ptr, ", regions timed, cpu "));
+    assert_non_null(strstr(line.ptr, " (whole body))"));
+    culprit_run_free(run);
+    culprit_run_free(back);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&line);
+}
+
 static void preempted_samples_round_trip_and_show_in_the_line(void **state)
 {
     culprit_run *run = make_run(), *back = NULL;
@@ -947,6 +977,7 @@ int main(void)
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
         cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),
+        cmocka_unit_test(region_tests_say_what_each_figure_covers),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(report_form_is_for_dashboards_and_still_readable),

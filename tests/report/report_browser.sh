@@ -11,16 +11,8 @@ set -euo pipefail
 test_report=$1
 shots=${2:-}
 
-browser=$(command -v chromium || command -v chromium-browser || true)
-if [ -z "$browser" ]; then
-  echo "SKIPPED: chromium is not installed (bash .ci/install-deps installs it)"
-  exit 77
-fi
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/culprit-browser-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-CULPRIT_REPORT_KEEP=$tmp/index.html "$test_report" >"$tmp/test.log" 2>&1 ||
-  { cat "$tmp/test.log"; exit 1; }
+. "$(dirname "$0")/browser_lib.sh"
+browser_page "$test_report"
 
 # The measuring script writes what the browser laid out into <body data-*> (no '&'
 # in it: sed would put the matched text there).
@@ -40,15 +32,14 @@ b.dataset.overflow = document.documentElement.scrollWidth > innerWidth ? 1 : 0;\
 b.dataset.bg = getComputedStyle(b).backgroundColor;\
 </script></body>|' "$tmp/index.html" >"$tmp/measure.html"
 
-fail=0
+fail=0 shot_name=report
 check() { # name value condition
   if ! (($2 $3)); then echo "FAIL: $1 = $2, expected $3"; fail=1; fi
 }
 for scheme in light dark; do
   flags=(--headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1100,1400)
   [ "$scheme" = dark ] && flags+=(--force-dark-mode)
-  "$browser" "${flags[@]}" --dump-dom "file://$tmp/measure.html" >"$tmp/dom.html" 2>/dev/null
-  attr() { sed -n "s/.*<body[^>]* data-$1=\"\([^\"]*\)\".*/\1/p" "$tmp/dom.html" | head -1; }
+  browser_dom "$scheme"
   echo "$scheme: shown=$(attr shown) plots=$(attr plots) points=$(attr points) whiskers=$(attr whiskers)" \
        "limits=$(attr limits) major=$(attr major) open=$(attr open) dot=$(attr dot)" \
        "overflow=$(attr overflow) background=$(attr bg)"
@@ -65,12 +56,6 @@ for scheme in light dark; do
     "light:rgb(255, 255, 255)" | "dark:rgb(13, 17, 23)") ;;
     *) echo "FAIL: $scheme background is $(attr bg)"; fail=1 ;;
   esac
-  if [ -n "$shots" ]; then
-    mkdir -p "$shots"
-    "$browser" "${flags[@]}" --screenshot="$shots/report-$scheme.png" "file://$tmp/index.html" \
-      >/dev/null 2>&1
-    [ -s "$shots/report-$scheme.png" ] || { echo "FAIL: no screenshot"; fail=1; }
-  fi
 done
 [ "$fail" = 0 ] && echo "report page checked in $("$browser" --version 2>/dev/null)"
 exit "$fail"

@@ -409,6 +409,30 @@ static void project_file_categories_and_warning(void **state)
     unlink(path);
 }
 
+/* ctest --output-on-failure shows a failed test's output with its <CTestMeasurement>
+ * tags raw (ctest strips only <CTestDetails> and <CTestLabel>): they come first, on
+ * one line, so the verdict and its explanation are what a reader sees last. */
+static void ctest_tags_come_before_the_verdict_on_one_line(void **state)
+{
+    workspace *w = *state;
+    char path[128];
+    const char *project = "{\"categories\": [{\"name\": \"instant\", \"below\": \"1ns\"},"
+                          " {\"name\": \"sluggish\"}],"
+                          " \"tests\": {\"sample.cpu_busy\": {\"category\": \"instant\"}}}";
+    const char *verdict, *tags;
+
+    snprintf(path, sizeof(path), "%s/culprit.json", w->dir);
+    assert_int_equal(culprit_fs_write_atomic(path, project, strlen(project), 0), 0);
+    assert_int_equal(run_sample(w, NULL, NULL, "--filter cpu_busy --no-history --ctest"), 1);
+    assert_non_null(verdict = strstr(w->out.ptr, "[ MAJOR  ] cpu_busy"));
+    assert_null(strstr(verdict, "<CTest")); /* nothing of ctest's after the verdict */
+    assert_non_null(tags = strstr(w->out.ptr, "<CTestMeasurement"));
+    assert_true(tags < verdict);
+    /* One line: mean, ci_low, ci_high, sd, n, category. */
+    assert_non_null(strstr(tags, ".mean\">")); /* cpu_busy judges cpu_ns */
+    assert_true(strstr(tags, "name=\"category\">instant</CTestMeasurement>") < strchr(tags, '\n'));
+}
+
 static void test_above_its_category_is_a_major_regression(void **state)
 {
     workspace *w = *state;
@@ -478,6 +502,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(outside_git_records_unknown_commit_with_warning, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(project_file_categories_and_warning, setup, teardown),
+        cmocka_unit_test_setup_teardown(ctest_tags_come_before_the_verdict_on_one_line, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_above_its_category_is_a_major_regression, setup,
                                         teardown),
     };
