@@ -264,9 +264,6 @@ int cli_shared_file_max(size_t *out);
 /* The file name of a run at `path` of the shared history ("runs/<2 chars>/<name>.xml",
  * the name not hidden), borrowed from `path`; NULL for any other path. */
 const char *cli_shared_run_name(const char *path);
-/* Appends the path `name` of the shared history for the terminal: bytes other than
- * printable ASCII, and the backslash, written as \xNN. */
-int cli_shared_name_escape(culprit_buf *out, const char *name);
 /* The runs a pull from `since` (the ref's commit before it; "" for none) added to
  * the shared history into `runs`; the other files it added (not named as runs, over
  * the size limit, not run documents) are named on stderr, the first 20 of them, and

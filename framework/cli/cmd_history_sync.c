@@ -369,7 +369,7 @@ static int refused_assignment(culprit_buf *why, const char *name, const culprit_
 
     culprit_buf_clear(why);
     if (error == CULPRIT_EINVALID) /* too large: the name, then the reason */
-        return culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
+        return culprit_buf_puts(why, "categories/") < 0 || culprit_buf_put_text(why, name) < 0 ||
                        culprit_buf_printf(why, ": %s", culprit_error_last()) < 0
                    ? CULPRIT_ERROR
                    : 0;
@@ -379,14 +379,14 @@ static int refused_assignment(culprit_buf *why, const char *name, const culprit_
     if (culprit_assignments_decode(scratch, name, data->ptr ? data->ptr : "", data->size) < 0)
         /* the message starts with the name */
         error = culprit_buf_puts(why, "categories/") < 0 ||
-                        cli_shared_name_escape(why, culprit_error_last()) < 0
+                        culprit_buf_put_text(why, culprit_error_last()) < 0
                     ? CULPRIT_ERROR
                     : 0;
     else if ((error = culprit_assignments_entry(scratch, 0, &key, &category)) == 0 &&
              !culprit_categories_find(categories, category) &&
-             (culprit_buf_puts(why, "categories/") < 0 || cli_shared_name_escape(why, name) < 0 ||
+             (culprit_buf_puts(why, "categories/") < 0 || culprit_buf_put_text(why, name) < 0 ||
               culprit_buf_puts(why, ": category \"") < 0 ||
-              cli_shared_name_escape(why, category) < 0 ||
+              culprit_buf_put_text(why, category) < 0 ||
               culprit_buf_puts(why, "\" is not defined by the project (culprit.json)") < 0))
         error = CULPRIT_ERROR;
     culprit_assignments_free(scratch);

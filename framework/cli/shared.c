@@ -63,18 +63,6 @@ const char *cli_shared_run_name(const char *path)
     return base;
 }
 
-int cli_shared_name_escape(culprit_buf *out, const char *name)
-{
-    int error = 0;
-
-    /* Names in the ref come from other machines: bytes other than printable ASCII
-     * are written \xNN, so that no control byte reaches the terminal. */
-    for (const unsigned char *p = (const unsigned char *)name; *p && error == 0; p++)
-        error = *p >= 0x20 && *p < 0x7f && *p != '\\' ? culprit_buf_put(out, (const char *)p, 1)
-                                                      : culprit_buf_printf(out, "\\x%02x", *p);
-    return error;
-}
-
 /* At most this many skipped files are named one by one; a remote with thousands of
  * junk files gets a count for the rest, not thousands of lines. */
 #define SKIPPED_NAMED 20
@@ -133,7 +121,7 @@ static int not_a_run(culprit_buf *why, culprit_vcs *repo, const culprit_vcs_ref_
         error = culprit_error_set(CULPRIT_EINVALID, "%s: %s", culprit_buf_cstr(&label), reason);
     }
     if (error == CULPRIT_EINVALID)
-        error = cli_shared_name_escape(why, culprit_error_last());
+        error = culprit_buf_put_text(why, culprit_error_last());
     culprit_buf_dispose(&data);
     culprit_buf_dispose(&label);
     return error;
