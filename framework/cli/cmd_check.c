@@ -139,10 +139,12 @@ static int flagged(const culprit_check_result *result, size_t i)
  * the counter clusters the re-run also makes an A/A pair at the commit, which
  * calibrates their thresholds.
  */
-static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
-                   const char *sha, const char *const *bases, size_t nbases,
-                   const culprit_check_options *opts, const char *const *trees, size_t ntrees)
+static int confirm(culprit_check_result *result, culprit_history_runs *runs,
+                   const culprit_history_source *src, const char *sha, const char *const *bases,
+                   size_t nbases, const culprit_check_options *opts, const char *const *trees,
+                   size_t ntrees)
 {
+    const char *dir = culprit_history_source_dir(src);
     int *before = NULL;
     char **keys = NULL;
     size_t n = result->n, reran = 0;
@@ -189,7 +191,7 @@ static int confirm(culprit_check_result *result, culprit_history_runs *runs, con
         goto cleanup;
     culprit_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = cli_load_judged(runs, dir, opts, NULL, 0)) < 0 ||
+    if ((error = cli_load_judged(runs, src, opts, NULL, 0)) < 0 ||
         (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++) {
@@ -332,10 +334,11 @@ static int wants_more(const culprit_check_result *result, size_t i,
  * may lack its baseline or its noise history: a check at the head of 10,000
  * measured commits reads a few dozen files, not 10,000 (docs/cli.md).
  */
-static int check_along(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
-                       const char *sha, const char *const *bases, size_t nbases,
-                       const culprit_check_options *opts)
+static int check_along(culprit_check_result *result, culprit_history_runs *runs,
+                       const culprit_history_source *src, const char *sha, const char *const *bases,
+                       size_t nbases, const culprit_check_options *opts)
 {
+    const char *dir = culprit_history_source_dir(src);
     const char **commits = malloc((nbases + 1) * sizeof(*commits));
     size_t k = nbases < ALONG_FIRST ? nbases : ALONG_FIRST;
     int error = 0, more = 1;
@@ -348,7 +351,7 @@ static int check_along(culprit_check_result *result, culprit_history_runs *runs,
         more = 0;
         culprit_check_result_dispose(result);
         culprit_history_runs_dispose(runs);
-        if ((error = cli_load_judged(runs, dir, opts, commits, k + 1)) < 0 ||
+        if ((error = cli_load_judged(runs, src, opts, commits, k + 1)) < 0 ||
             (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
             (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
             break;
@@ -488,8 +491,7 @@ int cli_check(int argc, char **argv)
     /* An explicit baseline, or a shallow clone (whose note counts the runs it cannot
      * place), reads the whole store; otherwise only what the check needs. */
     if (a.baseline_rev || culprit_vcs_is_shallow(env.repo)) {
-        if ((error = cli_load_judged(&runs, env.settings.history_dir, &a.judge.check, NULL, 0)) <
-                0 ||
+        if ((error = cli_load_judged(&runs, env.history, &a.judge.check, NULL, 0)) < 0 ||
             (a.judge.check.test &&
              (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0))
             goto cleanup;
@@ -497,8 +499,7 @@ int cli_check(int argc, char **argv)
             cli_note_shallow(env.repo, sha, &runs);
         error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check);
     } else {
-        error = check_along(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                            &a.judge.check);
+        error = check_along(&result, &runs, env.history, sha, bases, nbases, &a.judge.check);
     }
     if (error < 0)
         goto cleanup;
@@ -511,8 +512,8 @@ int cli_check(int argc, char **argv)
         /* The trusted build trees (docs/security.md): the user's, never the data's. */
         const char *trees[] = {culprit_vcs_workdir(env.repo), a.build_dir,
                                getenv("CULPRIT_BUILD_DIR")};
-        if ((error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                             &a.judge.check, trees, sizeof(trees) / sizeof(*trees))) < 0)
+        if ((error = confirm(&result, &runs, env.history, sha, bases, nbases, &a.judge.check, trees,
+                             sizeof(trees) / sizeof(*trees))) < 0)
             goto cleanup;
     }
 
