@@ -206,10 +206,6 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
         CULPRIT_OPT("--rules-history", 0, CULPRIT_OPT_SIZE, &(check)->rules.history, "K",          \
                     "earlier runs the rules are mined from (default 10)", .min = 1)
 
-/** What a history load needs for these options: the raw series when a counter
- * detector runs, summaries otherwise. */
-unsigned int cli_history_flags(const culprit_check_options *opts);
-
 /* The number of verdicts compared with a baseline (culprit_verdict_compared). */
 size_t cli_compared(const culprit_check_result *result);
 
@@ -269,7 +265,7 @@ int cli_load_history(culprit_history_runs *out, const cli_env *env);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
 int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsigned int flags);
 
-/* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
+/* Loads the runs a check with `opts` judges: culprit_check_load_flags(opts), and with
  * opts->metric every result's summaries recomputed for that series
  * (culprit_detect_select_metric). */
 int cli_load_judged(culprit_history_runs *out, const culprit_history_source *src,

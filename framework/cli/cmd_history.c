@@ -152,8 +152,7 @@ int cli_history(int argc, char **argv)
     }
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 1)) < 0 ||
-        (error = culprit_report_new(&report)) < 0 ||
-        (error = cli_load_history(&runs, &env)) < 0)
+        (error = culprit_report_new(&report)) < 0 || (error = cli_load_history(&runs, &env)) < 0)
         goto cleanup;
     if (judge.check.test &&
         (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)

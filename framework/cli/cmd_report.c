@@ -122,7 +122,7 @@ static int build(culprit_report *report, culprit_history_runs *runs, const repor
     char *results = NULL;
     int error;
 
-    if ((error = cli_load_history_flags(runs, env, cli_history_flags(&judge->check))) < 0)
+    if ((error = cli_load_history_flags(runs, env, culprit_check_load_flags(&judge->check))) < 0)
         return error;
     if (judge->check.test &&
         (error = cli_require_test(runs, judge->check.test, env->settings.history_dir)) < 0)

@@ -100,12 +100,6 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2])
     return error;
 }
 
-static void warn_skipped(const char *path, const char *message, void *payload)
-{
-    (void)payload;
-    fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
-}
-
 int cli_load_history(culprit_history_runs *out, const cli_env *env)
 {
     return cli_load_history_flags(out, env, 0);
@@ -115,26 +109,13 @@ int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsign
 {
     culprit_history_query query = {.flags = flags};
 
-    return culprit_history_source_load(out, env->history, &query, warn_skipped, NULL);
+    return culprit_history_source_load(out, env->history, &query, NULL, NULL);
 }
 
 int cli_load_judged(culprit_history_runs *out, const culprit_history_source *src,
                     const culprit_check_options *opts, const char *const *commits, size_t ncommits)
 {
-    culprit_history_query query = {.flags = cli_history_flags(opts)};
-    int error;
-
-    query.commits = commits;
-    query.ncommits = ncommits;
-    if ((error = culprit_history_source_load(out, src, &query, warn_skipped, NULL)) < 0)
-        return error;
-    for (size_t i = 0; opts->metric && i < out->nruns; i++)
-        if ((error = culprit_detect_select_metric(out->runs[i], opts->metric,
-                                                  opts->detect.confidence)) < 0) {
-            culprit_history_runs_dispose(out);
-            return error;
-        }
-    return 0;
+    return culprit_check_load(out, src, opts, commits, ncommits, NULL, NULL);
 }
 
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
@@ -147,58 +128,9 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
     return culprit_buf_detach(&key);
 }
 
-/* Adds `s` to the set `names` (an array of owned strings) unless already there. */
-static int add_name(char ***names, size_t *n, size_t *cap, const char *s)
-{
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*names)[i], s) == 0)
-            return 0;
-    if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
-        return CULPRIT_ERROR;
-    if (!((*names)[*n] = culprit_strdup(s)))
-        return CULPRIT_ERROR;
-    (*n)++;
-    return 0;
-}
-
 int cli_require_test(const culprit_history_runs *runs, const char *name, const char *where)
 {
-    char **names = NULL;
-    const char **near = NULL;
-    size_t n = 0, cap = 0, nnear = 0;
-    culprit_buf msg = CULPRIT_BUF_INIT;
-    int error = 0;
-
-    for (size_t r = 0; r < runs->nruns; r++) {
-        const culprit_run *run = runs->runs[r];
-        for (size_t t = 0; t < run->ntests; t++) {
-            char *key = cli_test_key(run, &run->tests[t]);
-            if (!key) {
-                error = CULPRIT_ERROR;
-                goto cleanup;
-            }
-            if (strcmp(key, name) == 0 || strcmp(run->tests[t].name, name) == 0) {
-                free(key);
-                goto cleanup; /* found */
-            }
-            error = add_name(&names, &n, &cap, key);
-            free(key);
-            if (error < 0 || (error = add_name(&names, &n, &cap, run->tests[t].name)) < 0)
-                goto cleanup;
-        }
-    }
-    if ((error = culprit_suggest(&near, &nnear, name, (const char *const *)names, n, 5)) < 0)
-        goto cleanup;
-    culprit_buf_printf(&msg, "no test '%s' in %s", name, where);
-    culprit_suggest_format(&msg, near, nnear);
-    error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
-cleanup:
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    free(near);
-    culprit_buf_dispose(&msg);
-    return error;
+    return culprit_history_require_test(runs, name, where);
 }
 
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite)

@@ -344,6 +344,14 @@ int culprit_history_shared_file_max(size_t *out);
  * the name neither hidden nor nested): a pointer into `path`, or NULL when `path`
  * is not the path of a run file. */
 const char *culprit_history_shared_run_name(const char *path);
+
+/**
+ * 0 when test `name` ("suite.test" or a bare test name) appears in `runs`;
+ * CULPRIT_ENOTFOUND "no test 'NAME' in WHERE" with the near names ("did you mean")
+ * otherwise.
+ */
+int culprit_history_require_test(const culprit_history_runs *runs, const char *name,
+                                 const char *where);
 /* ------------------------------------------------------------ compaction --- */
 
 /** What culprit_history_compact() does. */
