@@ -134,6 +134,7 @@ static int rejudge(culprit_check_result *result, culprit_history_runs *runs,
             error = CULPRIT_ERROR;
         else if ((error = o->rerun(o->payload, result, i)) > 0)
             reran++;
+        error = error < 0 ? error : 0; /* 1 (re-ran) goes on to the next test */
     }
     if (error < 0 || reran == 0 || (error = judge(result, runs, src, NULL, 0, o)) < 0)
         goto cleanup;

@@ -60,6 +60,15 @@ static const char *command_verdict(json_t *doc, const char *test)
     return NULL;
 }
 
+/* A re-run hook that re-runs nothing but says it did: counts its calls. */
+static int count_rerun(void *payload, const culprit_check_result *result, size_t i)
+{
+    (void)result;
+    (void)i;
+    ++*(size_t *)payload;
+    return 1;
+}
+
 static void library_check_equals_command(void **state)
 {
     repo_fixture *repo = *state;
@@ -108,6 +117,23 @@ static void library_check_equals_command(void **state)
         if (!culprit_check_flagged(&result, i))
             assert_int_equal(culprit_check_counts_as(&result, i), CULPRIT_VERDICT_UNCHANGED);
 
+    /* The re-run hook is called for every flagged test, not only the first that
+     * re-ran; then the store is judged again, to the same verdicts. */
+    {
+        size_t flagged = 0, calls = 0;
+        for (size_t i = 0; i < result.n; i++)
+            flagged += culprit_check_flagged(&result, i) != 0;
+        assert_true(flagged >= 2);
+        culprit_check_result_dispose(&result);
+        culprit_history_runs_dispose(&runs);
+        o.rerun = count_rerun;
+        o.payload = &calls;
+        assert_int_equal(culprit_check_commit(&result, &runs, src, &o), 0);
+        assert_int_equal(calls, flagged);
+        for (size_t i = 0; i < result.n; i++)
+            assert_string_equal(culprit_verdict_name(result.verdicts[i].kind),
+                                command_verdict(doc, result.verdicts[i].test));
+    }
     culprit_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
     o.version = 99;
