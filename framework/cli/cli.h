@@ -265,12 +265,6 @@ int cli_load_history(culprit_history_runs *out, const cli_env *env);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
 int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsigned int flags);
 
-/* Loads the runs a check with `opts` judges: culprit_check_load_flags(opts), and with
- * opts->metric every result's summaries recomputed for that series
- * (culprit_detect_select_metric). */
-int cli_load_judged(culprit_history_runs *out, const culprit_history_source *src,
-                    const culprit_check_options *opts, const char *const *commits, size_t ncommits);
-
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in
  * `runs`; CULPRIT_ENOTFOUND naming it with near matches otherwise. `where` names the

@@ -112,12 +112,6 @@ int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsign
     return culprit_history_source_load(out, env->history, &query, NULL, NULL);
 }
 
-int cli_load_judged(culprit_history_runs *out, const culprit_history_source *src,
-                    const culprit_check_options *opts, const char *const *commits, size_t ncommits)
-{
-    return culprit_check_load(out, src, opts, commits, ncommits, NULL, NULL);
-}
-
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
 {
     culprit_buf key = CULPRIT_BUF_INIT;
