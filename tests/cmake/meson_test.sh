@@ -4,9 +4,11 @@
 #   - the `<!-- recipe: meson -->` block is the project's meson.build, the
 #     `meson-steps` block runs as a script (/opt/culprit replaced by the prefix);
 #   - meson test --list: one entry per perf test and the list's check;
-#   - each perf test's figure is in meson test's output, its run in the history;
+#   - each perf test's figure is in meson test's output, its run in the history,
+#     from a build directory inside the repository and from one outside it;
 #   - a broken fib(24) fails fib_perf.fib_24 alone;
-#   - a stale list fails the fib_perf.tests entry with the difference.
+#   - a stale list fails the fib_perf.tests entry with the difference, and so does a
+#     list written after meson setup, until meson setup --reconfigure.
 # Exit 77 (ctest: skipped) when meson or ninja is not installed.
 # usage: meson_test.sh SOURCE_DIR PREFIX LIBDIR
 set -euo pipefail
@@ -71,6 +73,12 @@ for t in fib_24 fib_20; do
   grep -q "^\[  PERF  \] $t " "$work/steps.log" || fail "no figure of $t in: $(cat "$work/steps.log")"
 done
 [ "$(ls .culprit/history/*.xml | wc -l)" = 2 ] || fail "history: $(ls -R .culprit 2>&1)"
+# A build directory outside the repository records in the repository's history too.
+export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
+meson setup "$work/outside" > "$work/outside.log" 2>&1 && meson test -C "$work/outside" fib_perf.fib_20 \
+  >> "$work/outside.log" 2>&1 || fail "a build outside the repository: $(cat "$work/outside.log")"
+[ "$(ls .culprit/history/*.xml | wc -l)" = 3 ] && [ ! -e "$work/outside/.culprit" ] ||
+  fail "a build outside the repository recorded elsewhere: $(cat "$work/outside.log")"
 listed=$(meson test -C build --list 2>/dev/null | grep -c 'fib_perf\.')
 [ "$listed" = 3 ] || fail "meson test --list: $(meson test -C build --list 2>&1)"
 
@@ -87,8 +95,18 @@ $(cat "$work/broken.log")"
 printf 'fib_24\n' > fib_perf.tests
 set +e; meson test -C build fib_perf.tests > "$work/stale.log" 2>&1; status=$?; set -e
 [ "$status" != 0 ] && grep -qx "+fib_20" "$work/stale.log" &&
-  grep -qxF "rewrite it: $PWD/build/fib_perf --list > $PWD/fib_perf.tests" "$work/stale.log" ||
+  grep -qxF "rewrite the list: $PWD/build/fib_perf --list > $PWD/fib_perf.tests (new: then meson setup --reconfigure)" "$work/stale.log" ||
   fail "a stale fib_perf.tests: exit $status, $(cat "$work/stale.log")"
 [ "$(meson test -C build --list 2>/dev/null | grep -c 'fib_perf\.fib_')" = 1 ] ||
   fail "the edited list did not reconfigure: $(meson test -C build --list 2>&1)"
+
+# A list written after meson setup (no reconfigure yet): the perf tests have no entry,
+# and the check says so rather than passing.
+rm fib_perf.tests
+meson setup "$work/fresh" > "$work/fresh.log" 2>&1 && meson compile -C "$work/fresh" >> "$work/fresh.log" 2>&1 ||
+  fail "meson setup without the list: $(cat "$work/fresh.log")"
+"$work/fresh/fib_perf" --list > fib_perf.tests
+set +e; meson test -C "$work/fresh" > "$work/fresh.log" 2>&1; status=$?; set -e
+[ "$status" != 0 ] && grep -qx "+fib_24" "$work/fresh.log" ||
+  fail "the list's first version, not configured yet: exit $status, $(cat "$work/fresh.log")"
 echo "meson recipe ok: $(results | tr '\n' ' ')"
