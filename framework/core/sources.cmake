@@ -6,5 +6,6 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fs_copy.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
+  ${CMAKE_CURRENT_LIST_DIR}/strmap.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c
   ${CMAKE_CURRENT_LIST_DIR}/term.c)

@@ -83,6 +83,24 @@ int culprit_test_result_copy_summary(culprit_test_result *dst, const culprit_tes
     return 0;
 }
 
+/* The tests by name, as they were when indexed: a run whose tests were added to
+ * (ntests, or the array itself, changed) is indexed again. */
+typedef struct {
+    culprit_strmap names;
+    const culprit_test_result *tests;
+    size_t ntests;
+} test_index;
+
+/* Fewer tests are scanned: below this, a scan is as fast as a hash. */
+#define INDEX_MIN_TESTS 16
+
+static void index_free(test_index *index)
+{
+    if (index)
+        culprit_strmap_dispose(&index->names);
+    free(index);
+}
+
 void culprit_run_free(culprit_run *run)
 {
     if (!run)
@@ -99,6 +117,7 @@ void culprit_run_free(culprit_run *run)
     free(run->flags);
     free(run->binary);
     free(run->path);
+    index_free(run->test_index);
     for (size_t i = 0; i < run->ntests; i++)
         test_result_dispose(&run->tests[i]);
     free(run->tests);
@@ -155,9 +174,51 @@ const culprit_series *culprit_test_result_series(const culprit_test_result *test
     return NULL;
 }
 
+/* ----------------------------------------------------------- find by name --- */
+
+/* The run's index, built or rebuilt when stale; NULL when out of memory (the caller
+ * scans instead, and the last error is left as it was). */
+static test_index *index_of(culprit_run *run)
+{
+    test_index *index = run->test_index;
+    culprit_error_state saved;
+
+    if (index && index->tests == run->tests && index->ntests == run->ntests)
+        return index;
+    index_free(index);
+    run->test_index = NULL;
+    culprit_error_save(&saved);
+    if (!(index = calloc(1, sizeof(*index))) ||
+        culprit_strmap_reserve(&index->names, run->ntests) < 0)
+        goto fail;
+    /* In order, so that of two tests of one name the first is found, as a scan would. */
+    for (size_t i = 0; i < run->ntests; i++)
+        if (run->tests[i].name &&
+            culprit_strmap_put(&index->names, run->tests[i].name, i, NULL) < 0)
+            goto fail;
+    index->tests = run->tests;
+    index->ntests = run->ntests;
+    run->test_index = index;
+    return index;
+fail:
+    index_free(index);
+    culprit_error_restore(&saved);
+    return NULL;
+}
+
 const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name)
 {
-    for (size_t i = 0; i < run->ntests; i++)
+    /* The index is a cache: building it does not change what the run holds. */
+    test_index *index = run->ntests >= INDEX_MIN_TESTS ? index_of((culprit_run *)run) : NULL;
+    size_t i;
+
+    if (index) {
+        if (!culprit_strmap_get(&index->names, name, &i))
+            return NULL;
+        if (run->tests[i].name && !strcmp(run->tests[i].name, name))
+            return &run->tests[i];
+    }
+    for (i = 0; i < run->ntests; i++)
         if (run->tests[i].name && !strcmp(run->tests[i].name, name))
             return &run->tests[i];
     return NULL;
