@@ -229,16 +229,20 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
     return culprit_buf_detach(&key);
 }
 
-/* Adds `s` to the set `names` (an array of owned strings) unless already there. */
-static int add_name(char ***names, size_t *n, size_t *cap, const char *s)
+/* Adds `s` to the set `names` (an array of owned strings, indexed by `seen`) unless
+ * already there. */
+static int add_name(char ***names, size_t *n, size_t *cap, culprit_strmap *seen, const char *s)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*names)[i], s) == 0)
-            return 0;
+    if (culprit_strmap_get(seen, s, NULL))
+        return 0;
     if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
         return CULPRIT_ERROR;
     if (!((*names)[*n] = culprit_strdup(s)))
         return CULPRIT_ERROR;
+    if (culprit_strmap_put(seen, (*names)[*n], *n, NULL) < 0) {
+        free((*names)[*n]);
+        return CULPRIT_ERROR;
+    }
     (*n)++;
     return 0;
 }
@@ -247,6 +251,7 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
 {
     char **names = NULL;
     const char **near = NULL;
+    culprit_strmap seen = CULPRIT_STRMAP_INIT;
     size_t n = 0, cap = 0, nnear = 0;
     culprit_buf msg = CULPRIT_BUF_INIT;
     int error = 0;
@@ -263,9 +268,9 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
                 free(key);
                 goto cleanup; /* found */
             }
-            error = add_name(&names, &n, &cap, key);
+            error = add_name(&names, &n, &cap, &seen, key);
             free(key);
-            if (error < 0 || (error = add_name(&names, &n, &cap, run->tests[t].name)) < 0)
+            if (error < 0 || (error = add_name(&names, &n, &cap, &seen, run->tests[t].name)) < 0)
                 goto cleanup;
         }
     }
@@ -275,6 +280,7 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
     culprit_suggest_format(&msg, near, nnear);
     error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
 cleanup:
+    culprit_strmap_dispose(&seen);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);

@@ -32,8 +32,10 @@ static int matches(const char *key, const char *name, const char *wanted)
 static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs, const char *commit,
                    const char *wanted)
 {
+    culprit_strmap seen = CULPRIT_STRMAP_INIT; /* key -> its entry */
     entry *e = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, k;
+    int found;
 
     for (size_t i = 0; i < runs->nruns; i++) {
         const culprit_run *run = runs->runs[i];
@@ -42,15 +44,14 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
         for (size_t t = 0; t < run->ntests; t++) {
             const culprit_test_result *test = &run->tests[t];
             culprit_buf key = CULPRIT_BUF_INIT;
-            size_t k;
-            culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name);
+            if (culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name) < 0)
+                goto oom;
             if (!matches(key.ptr, test->name, wanted)) {
                 culprit_buf_dispose(&key);
                 continue;
             }
-            for (k = 0; k < n && strcmp(e[k].key, key.ptr) != 0; k++)
-                ;
-            if (k < n) { /* runs are sorted by time: a later one replaces */
+            if ((found = culprit_strmap_get(&seen, key.ptr, &k))) {
+                /* runs are sorted by time: a later one replaces */
                 e[k].run = run;
                 e[k].test = test;
                 culprit_buf_dispose(&key);
@@ -62,16 +63,23 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
             }
             e[n].run = run;
             e[n].test = test;
-            e[n++].key = culprit_buf_detach(&key);
+            e[n].key = culprit_buf_detach(&key);
+            if (culprit_strmap_put(&seen, e[n].key, n, NULL) < 0) {
+                free(e[n].key);
+                goto oom;
+            }
+            n++;
         }
     }
+    culprit_strmap_dispose(&seen);
     if (n)
         qsort(e, n, sizeof(*e), compare_entries);
     *out = e;
     *n_out = n;
     return 0;
 oom:
-    for (size_t k = 0; k < n; k++)
+    culprit_strmap_dispose(&seen);
+    for (k = 0; k < n; k++)
         free(e[k].key);
     free(e);
     return culprit_error_set(CULPRIT_ERROR, "out of memory");

@@ -93,21 +93,31 @@ int culprit_report_set_categories(culprit_report *report, const culprit_categori
     return 0;
 }
 
-/* The series of `test`, added (empty) when absent; the set stays sorted by name. */
+/* The series of `test`, added (empty) when absent; the set stays sorted by name,
+ * found by a binary search (a check's verdicts come sorted: each new one goes last). */
 static int series_for(culprit_report_series **out, culprit_report *r, const char *test)
 {
-    size_t at = 0;
+    size_t at = 0, hi = r->nseries;
     culprit_report_series *grown;
+    int error;
 
-    while (at < r->nseries && strcmp(r->series[at].test, test) < 0)
-        at++;
+    if (hi && strcmp(r->series[hi - 1].test, test) < 0)
+        at = hi;
+    while (at < hi) {
+        size_t mid = at + (hi - at) / 2;
+        if (strcmp(r->series[mid].test, test) < 0)
+            at = mid + 1;
+        else
+            hi = mid;
+    }
     if (at < r->nseries && strcmp(r->series[at].test, test) == 0) {
         *out = &r->series[at];
         return 0;
     }
-    if (!(grown = realloc(r->series, (r->nseries + 1) * sizeof(*grown))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    r->series = grown;
+    if ((error = culprit_array_grow(&r->series, &r->aseries, r->nseries, sizeof(*r->series), 16)) <
+        0)
+        return error;
+    grown = r->series;
     memmove(&grown[at + 1], &grown[at], (r->nseries - at) * sizeof(*grown));
     memset(&grown[at], 0, sizeof(*grown));
     r->nseries++;

@@ -97,6 +97,7 @@ typedef struct {
     culprit_report_commit *commits; /**< the first-parent window, oldest first */
     size_t nseries;
     culprit_report_series *series; /**< sorted by test */
+    size_t aseries;                /**< allocated entries of series */
     size_t ncategories;
     culprit_report_category *categories;
     culprit_bisect_result *bisect; /**< NULL when no bisection was given */
