@@ -200,6 +200,55 @@ int cli_load_history_query(culprit_history_runs *out, const char *dir,
     return have_shared ? error : 0;
 }
 
+/* Where culprit_report_add_history_read() reads from: the store of the command. */
+typedef struct {
+    const char *dir;
+    unsigned int flags;
+} window_source;
+
+static int load_commits(culprit_history_runs *out, const char *const *commits, size_t ncommits,
+                        void *payload)
+{
+    const window_source *src = payload;
+    culprit_history_query query = {.flags = src->flags};
+
+    query.commits = commits;
+    query.ncommits = ncommits;
+    return cli_load_history_query(out, src->dir, &query);
+}
+
+int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
+                            const char *rev, size_t limit, const culprit_check_options *opts,
+                            unsigned int flags)
+{
+    window_source src = {env->settings.history_dir, flags};
+    culprit_history_runs all = {0, NULL, 0};
+    int error;
+
+    if (culprit_vcs_is_shallow(env->repo)) {
+        /* The note counts the runs the clone cannot place: it reads them all. */
+        if ((error = cli_load_history_flags(runs, src.dir, flags)) < 0 ||
+            (opts->test && (error = cli_require_test(runs, opts->test, src.dir)) < 0) ||
+            (error = culprit_report_add_history_window(report, env->repo, runs, rev, limit, opts)) <
+                0)
+            return error;
+        cli_note_shallow(env->repo, rev, runs);
+        return 0;
+    }
+    if ((error = culprit_report_add_history_read(report, runs, env->repo, rev, limit, opts,
+                                                 load_commits, &src)) < 0)
+        return error;
+    if (!opts->test || cli_require_test(runs, opts->test, src.dir) == 0)
+        return 0;
+    /* Not in what the window read: the whole store says whether the test exists at
+     * all, and which names are near. */
+    culprit_error_clear();
+    if ((error = cli_load_history_flags(&all, src.dir, flags)) == 0)
+        error = cli_require_test(&all, opts->test, src.dir);
+    culprit_history_runs_dispose(&all);
+    return error;
+}
+
 int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
                     const char *const *commits, size_t ncommits)
 {

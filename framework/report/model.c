@@ -201,6 +201,25 @@ static int copy_commits(culprit_report *r, const culprit_report_commit *commits,
     return 0;
 }
 
+int culprit_report__set_window(culprit_report *report, const culprit_report_commit *commits,
+                               size_t ncommits, size_t nchain)
+{
+    if (report->ncommits)
+        return culprit_error_set(CULPRIT_EINVALID, "the report already holds a history window");
+    if (ncommits > nchain)
+        return culprit_error_set(CULPRIT_EINVALID, "report: window longer than the chain");
+    return copy_commits(report, commits, ncommits);
+}
+
+int culprit_report__add_points(culprit_report *report, const culprit_check_result *result, size_t k)
+{
+    int error = 0;
+
+    for (size_t i = 0; i < result->n && error == 0; i++)
+        error = add_point(report, result, i, report->ncommits - 1 - k);
+    return error;
+}
+
 int culprit_report_add_history(culprit_report *report, const culprit_history_runs *runs,
                                const culprit_report_commit *commits, size_t ncommits,
                                const char *const *chain, size_t nchain,
@@ -208,11 +227,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
 {
     int error;
 
-    if (report->ncommits)
-        return culprit_error_set(CULPRIT_EINVALID, "the report already holds a history window");
-    if (ncommits > nchain)
-        return culprit_error_set(CULPRIT_EINVALID, "report: window longer than the chain");
-    if ((error = copy_commits(report, commits, ncommits)) < 0)
+    if ((error = culprit_report__set_window(report, commits, ncommits, nchain)) < 0)
         return error;
     /* Oldest first, so each series' points are in plotting order. */
     for (size_t k = ncommits; k-- > 0;) {
@@ -224,8 +239,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
         }
         if (error < 0)
             return error;
-        for (size_t i = 0; i < result.n && error == 0; i++)
-            error = add_point(report, &result, i, ncommits - 1 - k);
+        error = culprit_report__add_points(report, &result, k);
         culprit_check_result_dispose(&result);
         if (error < 0)
             return error;

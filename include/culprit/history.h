@@ -281,6 +281,9 @@ int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data
                                     const char *name, const culprit_history_query *query,
                                     culprit_history_warn_fn warn, void *payload);
 
+/** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
+void culprit_history_runs_sort(culprit_history_runs *runs);
+
 /**
  * After runs from several sources: keeps one run per id (the one added first, so
  * load the local directory first) and sorts as culprit_history_load() does.
