@@ -449,7 +449,7 @@ static void on_xml_error(void *ctx, xmlErrorPtr e)
 
 /* ------------------------------------------------------------- entry points --- */
 
-#define PUSH_PIECE ((size_t)1 << 20)
+#define PUSH_PIECE ((size_t)1 << 16)
 
 static void push(reader *r, const char *p, size_t len)
 {
