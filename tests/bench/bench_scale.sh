@@ -18,7 +18,7 @@
 #      may grow at most 8x (quadratic work grew 12-18x: issue 23).
 # For each command: exit status, wall time, CPU time (user+sys) and peak RSS
 # (/usr/bin/time), and the machine's load before and after; the store's bytes per
-# test-run.
+# test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D.
 # usage: bench_scale.sh [--quick] CULPRIT SCALE_GENERATOR SYNC_GENERATOR
 #   SCALE_GENERATOR: bench_history_scale, SYNC_GENERATOR: bench_history_gen
 #   --quick: A 50 x 100, B 3 x 2,000, 30 runs synced, D at 2,000 and 8,000 tests
@@ -40,6 +40,7 @@ else
 fi
 big_commands=${BIG_COMMANDS:-check history-30 history report compare junit}
 push_timeout=${PUSH_TIMEOUT:-900}
+parts=" ${PARTS:-a b sync linear} "
 sampled=20 reps=200
 work=$(mktemp -d "${TMPDIR:-/tmp}/culprit-bench-scale-XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -112,10 +113,12 @@ reading() { # reading COMMITS TESTS "COMMANDS"
 }
 
 echo "load before: $(uptime)"
-reading "$commits_a" "$tests_a" "check history-30 history report compare junit"
-reading "$commits_b" "$tests_b" "$big_commands"
+[[ $parts != *" a "* ]] ||
+  reading "$commits_a" "$tests_a" "check history-30 history report compare junit"
+[[ $parts != *" b "* ]] || reading "$commits_b" "$tests_b" "$big_commands"
 
 # C. push and pull through a bare remote.
+[[ $parts != *" sync "* ]] || {
 echo "sync: $sync new runs of 100 tests x 30 samples"
 make_repo "$work/project" 2
 git clone -q --bare "$work/project" "$work/remote.git"
@@ -128,6 +131,7 @@ measure "history pull of $sync runs" "$work/puller" "$culprit" history pull orig
 "$gen" dir "$sync" 1 100 30 "$work/pusher/.culprit/history" > /dev/null
 measure "history push of 1 run into $sync" "$work/pusher" timeout "$push_timeout" "$culprit" \
   history push origin
+}
 
 # D. linearity: the CPU time at 4x the tests, at most 8x.
 linear() { # linear LABEL CPU_N CPU_4N
@@ -137,6 +141,7 @@ linear() { # linear LABEL CPU_N CPU_4N
     $((4 * lin)) "$ratio"
   awk -v r="$ratio" 'BEGIN { exit !(r <= 8) }' || fail "$1 is not linear in the tests (x$ratio)"
 }
+[[ $parts != *" linear "* ]] || {
 echo "linearity (4x the tests):"
 cpus=()
 for n in "$lin" $((4 * lin)); do
@@ -154,4 +159,5 @@ for n in "$lin" $((4 * lin)); do
 done
 linear compare "${cpus[0]}" "${cpus[2]}"
 linear check "${cpus[1]}" "${cpus[3]}"
+}
 echo "load after: $(uptime)"
