@@ -80,11 +80,25 @@ cleanup:
 
 /* ------------------------------------------------- reading what it needs --- */
 
-/* The commits read first beyond the window's own, for the baselines and the noise of
- * its oldest points: as many as `culprit check` reads first; then READ_GROWTH times
- * more while a point may lack them. */
-#define READ_FIRST  32
+/* READ_GROWTH times more commits are read while a point may lack what the older
+ * ones hold. */
 #define READ_GROWTH 8
+
+/* The commits read first beyond the window's own: what the oldest point reads of a
+ * test measured at every commit (the noise window and the pool, or the rules' history),
+ * so that a window of 30 reads 41 commits, not more, when nothing is missing. */
+static size_t read_first(const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    size_t need;
+
+    if (!opts)
+        opts = &defaults;
+    need = opts->noise_window + opts->pool;
+    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
+        need = opts->rules.history;
+    return need ? need : 1;
+}
 
 /* Reads the runs of chain[from..to) through `load` and adds them to `runs`, kept in
  * the order of culprit_history_load() (time, then id). */
@@ -208,7 +222,7 @@ int culprit_report_add_history_read(culprit_report *report, culprit_history_runs
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
-    want = window + READ_FIRST < nshas ? window + READ_FIRST : nshas;
+    want = window + read_first(opts) < nshas ? window + read_first(opts) : nshas;
     while (more) {
         results_dispose(results, window);
         if ((error = read_more(runs, chain, read, want, load, payload)) < 0 ||

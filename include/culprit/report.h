@@ -218,13 +218,14 @@ typedef int (*culprit_report_load_fn)(culprit_history_runs *out, const char *con
 /**
  * culprit_report_add_history_window() reading only the runs the window needs, through
  * `load`: those of its `limit` commits and of the first-parent commits before them,
- * the 32 nearest first, then 8 times more while a point may lack its baseline or the
- * earlier runs its noise model and detectors read (culprit_check_wants_more()), as
- * `culprit check` reads. Each commit is judged as `culprit check --commit C` judges
- * it (culprit_detect_check() on the runs of C and its first-parent ancestors that
- * were read), so a window of 30 at the head of 10,000 measured commits reads about
- * 62 runs. `runs` receives what was read (the caller disposes of it, also on error).
- * Errors: those of culprit_report_add_history_window() and of `load`.
+ * first as many as the oldest point reads of a test measured at every commit
+ * (noise_window + pool, or rules.history: 11 by default), then 8 times more while a
+ * point may lack its baseline or the earlier runs its noise model and detectors read
+ * (culprit_check_wants_more()), as `culprit check` grows. Each commit is judged as
+ * `culprit check --commit C` judges it (culprit_detect_check() on the runs of C and
+ * its first-parent ancestors that were read), so a window of 30 at the head of 10,000
+ * measured commits reads 41 runs. `runs` receives what was read (the caller disposes of it, also on
+ * error). Errors: those of culprit_report_add_history_window() and of `load`.
  */
 int culprit_report_add_history_read(culprit_report *report, culprit_history_runs *runs,
                                     culprit_vcs *repo, const char *rev, size_t limit,

@@ -2,7 +2,7 @@
 # `culprit history` and `culprit report` read only the runs their window needs
 # (issue 23; docs/cli.md, "culprit history"): on a generated history of 120 commits,
 # a broken run file at the oldest commit is not even opened by a window of 5 (the
-# window's commits and the 32 before them are read), while a window of all 120 reads
+# window's commits and the 11 before them are read first), while a window of all 120 reads
 # it and warns; and the 5 newest points are the same either way, so reading less
 # changed no verdict. A test the window does not have is still named with its near
 # matches from the whole store.
