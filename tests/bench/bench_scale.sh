@@ -21,7 +21,7 @@
 # test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D.
 # usage: bench_scale.sh [--quick] CULPRIT SCALE_GENERATOR SYNC_GENERATOR
 #   SCALE_GENERATOR: bench_history_scale, SYNC_GENERATOR: bench_history_gen
-#   --quick: A 40 x 100, B 3 x 2,000, 20 runs synced, D at 10,000 and 40,000 tests
+#   --quick: A 30 x 50, B 2 x 1,000, 10 runs synced, D at 10,000 and 40,000 tests
 #            (ctest, label bench, < 30 s)
 #   full:    A 1,000 x 1,000, B 100 x 100,000, 1,000 runs synced, D at 25,000 and
 #            100,000 tests: about 20 GB in $TMPDIR and 30-60 minutes; run it with nice
@@ -33,7 +33,7 @@ quick=0
 [ $# -eq 3 ] || { sed -n '/^# usage:/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 culprit=$(realpath "$1") scalegen=$(realpath "$2") gen=$(realpath "$3")
 if [ $quick = 1 ]; then
-  commits_a=40 tests_a=100 commits_b=3 tests_b=2000 sync=20 lin=10000
+  commits_a=30 tests_a=50 commits_b=2 tests_b=1000 sync=10 lin=10000
 else
   commits_a=${COMMITS_A:-1000} tests_a=${TESTS_A:-1000} commits_b=${COMMITS_B:-100}
   tests_b=${TESTS_B:-100000} sync=${SYNC:-1000} lin=${LIN:-25000}
@@ -150,9 +150,9 @@ for n in "$lin" $((4 * lin)); do
   set -- "$work/lin$n"/*.xml
   measure "compare, $n tests" "$work" "$culprit" compare "$1" "$2" --fail-on none
   cpus+=("$cpu")
-  make_repo "$work/linrepo$n" 3
+  make_repo "$work/linrepo$n" 2
   "$scalegen" gen "$work/linhist$n" "$work/linrepo$n.commits" "$n" 0 20 > /dev/null
-  measure "check, $n tests x 3 commits" "$work/linrepo$n" "$culprit" check --history \
+  measure "check, $n tests x 2 commits" "$work/linrepo$n" "$culprit" check --history \
     "$work/linhist$n" --fail-on none
   cpus+=("$cpu")
   rm -rf "$work/lin$n" "$work/linhist$n"
