@@ -9,7 +9,7 @@
 #   B. COMMITS_B commits x TESTS_B tests (100 x 100,000): the same commands, those of
 #      BIG_COMMANDS only (default: all; each holds every run it reads in memory, about
 #      1.4 KB per test-run summaries-only, so history and report at full size need
-#      about 9 GB);
+#      about 6 GB, check about 4.6 GB);
 #   C. `culprit history push` of SYNC runs (100 tests x 30 samples each) into a bare
 #      remote, `pull` of them into a fresh clone, and push of 1 new run into a ref of
 #      SYNC runs (each stopped after PUSH_TIMEOUT seconds, default 900, and said so);
