@@ -279,6 +279,17 @@ int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned 
 int cli_load_history_query(culprit_history_runs *out, const char *dir,
                            const culprit_history_query *query);
 
+/*
+ * The history window of `culprit history` and `culprit report` (`limit` commits from
+ * `rev`), loaded with CULPRIT_HISTORY_LOAD_* `flags` into `runs` (the caller disposes
+ * of them): only the runs the window needs (culprit_report_add_history_read()), or
+ * on a shallow clone the whole store, with cli_note_shallow()'s note. With `test`,
+ * cli_require_test() first on what was read, then on the whole store.
+ */
+int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
+                            const char *rev, size_t limit, const culprit_check_options *opts,
+                            unsigned int flags);
+
 /* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
  * opts->metric every result's summaries recomputed for that series
  * (culprit_detect_select_metric). */

@@ -299,33 +299,6 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
 #define ALONG_FIRST  32
 #define ALONG_GROWTH 8
 
-/* 1 when test i of the check may lack history the unread commits hold: nothing
- * comparable was found, or fewer earlier comparable runs than the noise model and
- * the detectors read. */
-static int wants_more(const culprit_check_result *result, size_t i,
-                      const culprit_history_runs *runs, const culprit_check_options *opts)
-{
-    const culprit_run *now_run = result->now_runs[i];
-    const culprit_test_result *now = result->now[i];
-    size_t need = opts->noise_window + opts->pool, found = 0;
-
-    if (result->verdicts[i].kind == CULPRIT_VERDICT_NO_BASELINE ||
-        result->verdicts[i].kind == CULPRIT_VERDICT_MIXED)
-        return 1;
-    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
-        need = opts->rules.history;
-    for (size_t r = 0; r < runs->nruns && found < need; r++) {
-        const culprit_run *run = runs->runs[r];
-        const culprit_test_result *t;
-        if (run != now_run && run->suite && now_run->suite &&
-            strcmp(run->suite, now_run->suite) == 0 &&
-            (t = culprit_run_find_test(run, now->name)) && culprit_test_result_measured(t) &&
-            culprit_detect_comparable(NULL, now_run, now, run, t, 0) == 1)
-            found++;
-    }
-    return found < need;
-}
-
 /*
  * The check of `sha` reading only the runs of `sha` and of its first-parent
  * ancestors, the newest ALONG_FIRST first and ALONG_GROWTH times more while a test
@@ -353,7 +326,7 @@ static int check_along(culprit_check_result *result, culprit_history_runs *runs,
             (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
             break;
         for (size_t i = 0; k < nbases && !more && i < result->n; i++)
-            more = wants_more(result, i, runs, opts);
+            more = culprit_check_wants_more(result, i, runs, opts);
         k = k * ALONG_GROWTH < nbases ? k * ALONG_GROWTH : nbases;
     }
     free(commits);

@@ -225,6 +225,55 @@ int cli_load_history_query(culprit_history_runs *out, const char *dir,
     return have_shared ? error : 0;
 }
 
+/* Where culprit_report_add_history_read() reads from: the store of the command. */
+typedef struct {
+    const char *dir;
+    unsigned int flags;
+} window_source;
+
+static int load_commits(culprit_history_runs *out, const char *const *commits, size_t ncommits,
+                        void *payload)
+{
+    const window_source *src = payload;
+    culprit_history_query query = {.flags = src->flags};
+
+    query.commits = commits;
+    query.ncommits = ncommits;
+    return cli_load_history_query(out, src->dir, &query);
+}
+
+int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
+                            const char *rev, size_t limit, const culprit_check_options *opts,
+                            unsigned int flags)
+{
+    window_source src = {env->settings.history_dir, flags};
+    culprit_history_runs all = {0, NULL, 0};
+    int error;
+
+    if (culprit_vcs_is_shallow(env->repo)) {
+        /* The note counts the runs the clone cannot place: it reads them all. */
+        if ((error = cli_load_history_flags(runs, src.dir, flags)) < 0 ||
+            (opts->test && (error = cli_require_test(runs, opts->test, src.dir)) < 0) ||
+            (error = culprit_report_add_history_window(report, env->repo, runs, rev, limit, opts)) <
+                0)
+            return error;
+        cli_note_shallow(env->repo, rev, runs);
+        return 0;
+    }
+    if ((error = culprit_report_add_history_read(report, runs, env->repo, rev, limit, opts,
+                                                 load_commits, &src)) < 0)
+        return error;
+    if (!opts->test || cli_require_test(runs, opts->test, src.dir) == 0)
+        return 0;
+    /* Not in what the window read: the whole store says whether the test exists at
+     * all, and which names are near. */
+    culprit_error_clear();
+    if ((error = cli_load_history_flags(&all, src.dir, flags)) == 0)
+        error = cli_require_test(&all, opts->test, src.dir);
+    culprit_history_runs_dispose(&all);
+    return error;
+}
+
 int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
                     const char *const *commits, size_t ncommits)
 {
@@ -254,16 +303,20 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
     return culprit_buf_detach(&key);
 }
 
-/* Adds `s` to the set `names` (an array of owned strings) unless already there. */
-static int add_name(char ***names, size_t *n, size_t *cap, const char *s)
+/* Adds `s` to the set `names` (an array of owned strings, indexed by `seen`) unless
+ * already there. */
+static int add_name(char ***names, size_t *n, size_t *cap, culprit_strmap *seen, const char *s)
 {
-    for (size_t i = 0; i < *n; i++)
-        if (strcmp((*names)[i], s) == 0)
-            return 0;
+    if (culprit_strmap_get(seen, s, NULL))
+        return 0;
     if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
         return CULPRIT_ERROR;
     if (!((*names)[*n] = culprit_strdup(s)))
         return CULPRIT_ERROR;
+    if (culprit_strmap_put(seen, (*names)[*n], *n, NULL) < 0) {
+        free((*names)[*n]);
+        return CULPRIT_ERROR;
+    }
     (*n)++;
     return 0;
 }
@@ -272,6 +325,7 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
 {
     char **names = NULL;
     const char **near = NULL;
+    culprit_strmap seen = CULPRIT_STRMAP_INIT;
     size_t n = 0, cap = 0, nnear = 0;
     culprit_buf msg = CULPRIT_BUF_INIT;
     int error = 0;
@@ -288,9 +342,9 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
                 free(key);
                 goto cleanup; /* found */
             }
-            error = add_name(&names, &n, &cap, key);
+            error = add_name(&names, &n, &cap, &seen, key);
             free(key);
-            if (error < 0 || (error = add_name(&names, &n, &cap, run->tests[t].name)) < 0)
+            if (error < 0 || (error = add_name(&names, &n, &cap, &seen, run->tests[t].name)) < 0)
                 goto cleanup;
         }
     }
@@ -300,6 +354,7 @@ int cli_require_test(const culprit_history_runs *runs, const char *name, const c
     culprit_suggest_format(&msg, near, nnear);
     error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
 cleanup:
+    culprit_strmap_dispose(&seen);
     for (size_t i = 0; i < n; i++)
         free(names[i]);
     free(names);

@@ -155,6 +155,39 @@ char *culprit_buf_detach(culprit_buf *buf);
 int culprit_array_grow(void *items, size_t *alloc, size_t n, size_t size, size_t first);
 
 /**
+ * A map from strings to indices (a hash table): what a "find by name" uses instead
+ * of scanning a list, so that reading N names costs O(N), not O(N^2). Keys are
+ * borrowed, neither copied nor freed: they must outlive the map unchanged.
+ * Zero-initialize (CULPRIT_STRMAP_INIT); not thread-safe for writes.
+ */
+typedef struct {
+    void *slots;   /**< private */
+    size_t nslots; /**< private */
+    size_t n;      /**< keys held */
+} culprit_strmap;
+
+#define CULPRIT_STRMAP_INIT                                                                        \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+
+/** Makes room for `n` keys without growing again. 0 or CULPRIT_ERROR (out of memory). */
+int culprit_strmap_reserve(culprit_strmap *map, size_t n);
+/**
+ * Adds `key` -> `value` unless `key` is there: then nothing changes, its value goes
+ * to `*existing` (when not NULL) and 1 is returned. 0 when added; CULPRIT_ERROR (out
+ * of memory).
+ */
+int culprit_strmap_put(culprit_strmap *map, const char *key, size_t value, size_t *existing);
+/** Adds `key` -> `value`, or replaces the value (and the key pointer) of `key`. 0 or
+ * CULPRIT_ERROR (out of memory). */
+int culprit_strmap_set(culprit_strmap *map, const char *key, size_t value);
+/** 1 and the value in `*value` (when not NULL) when `key` is there, else 0. */
+int culprit_strmap_get(const culprit_strmap *map, const char *key, size_t *value);
+/** Frees the table (not the keys); the map is left empty and reusable. NULL: no-op. */
+void culprit_strmap_dispose(culprit_strmap *map);
+
+/**
  * Takes an exclusive lock for a read-modify-write of `path`: flock() on the file
  * `path`.lock (created when missing and never removed, so that two processes can
  * never lock two different files of that name). Waits up to `timeout_s` seconds,

@@ -755,6 +755,19 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 
 void culprit_check_result_dispose(culprit_check_result *result);
 
+/**
+ * 1 when test i of `result`, a check of `runs` holding the runs of only the newest
+ * first-parent commits (the commit judged and its nearest ancestors), may lack
+ * history that older commits hold: nothing comparable was found (no baseline, or
+ * only mixed ones), or fewer comparable earlier runs than the noise model and the
+ * detectors read (noise_window + pool, or rules.history when the rules run). Reading
+ * more commits then may change the verdict; otherwise it cannot. What `culprit check`
+ * and `culprit history` grow their reading by (docs/cli.md). Options as
+ * culprit_detect_check().
+ */
+int culprit_check_wants_more(const culprit_check_result *result, size_t i,
+                             const culprit_history_runs *runs, const culprit_check_options *opts);
+
 /** 1 when test i of the check is flagged by a counter detector (clusters or rules). */
 int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
 
