@@ -300,7 +300,7 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
     int status = 0, pidfd = -1, reaped = 0;
 
     if (out_fd >= 0 && !(tail = malloc(cap + 1)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     /* Linux 5.3 and later; before it, the child is awaited by polling waitpid. */
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd >= 0)

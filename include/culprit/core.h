@@ -51,6 +51,23 @@ void culprit_error_clear(void);
  */
 int culprit_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * The one spelling of an allocation failure: sets "out of memory" (CULPRIT_ERROR) as
+ * this thread's last error and evaluates to CULPRIT_ERROR, for `return
+ * CULPRIT_ERROR_NOMEM();` and `error = CULPRIT_ERROR_NOMEM(); goto cleanup;`.
+ */
+#define CULPRIT_ERROR_NOMEM() culprit_error_set(CULPRIT_ERROR, "out of memory")
+
+/**
+ * Returns CULPRIT_ERROR_NOMEM() from the calling function when `ptr` is NULL
+ * (libgit2's GIT_ERROR_CHECK_ALLOC): `p = malloc(n); CULPRIT_ERROR_CHECK_ALLOC(p);`.
+ */
+#define CULPRIT_ERROR_CHECK_ALLOC(ptr)                                                             \
+    do {                                                                                           \
+        if (!(ptr))                                                                                \
+            return CULPRIT_ERROR_NOMEM();                                                          \
+    } while (0)
+
 /** Same as culprit_error_set() with a va_list. */
 int culprit_error_setv(int code, const char *fmt, va_list ap);
 
