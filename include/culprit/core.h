@@ -51,6 +51,23 @@ void culprit_error_clear(void);
  */
 int culprit_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * The one spelling of an allocation failure: sets "out of memory" (CULPRIT_ERROR) as
+ * this thread's last error and evaluates to CULPRIT_ERROR, for `return
+ * CULPRIT_ERROR_NOMEM();` and `error = CULPRIT_ERROR_NOMEM(); goto cleanup;`.
+ */
+#define CULPRIT_ERROR_NOMEM() culprit_error_set(CULPRIT_ERROR, "out of memory")
+
+/**
+ * Returns CULPRIT_ERROR_NOMEM() from the calling function when `ptr` is NULL
+ * (libgit2's GIT_ERROR_CHECK_ALLOC): `p = malloc(n); CULPRIT_ERROR_CHECK_ALLOC(p);`.
+ */
+#define CULPRIT_ERROR_CHECK_ALLOC(ptr)                                                             \
+    do {                                                                                           \
+        if (!(ptr))                                                                                \
+            return CULPRIT_ERROR_NOMEM();                                                          \
+    } while (0)
+
 /** Same as culprit_error_set() with a va_list. */
 int culprit_error_setv(int code, const char *fmt, va_list ap);
 
@@ -328,6 +345,33 @@ char *culprit_strdup(const char *s);
  * set). `src` may point into `*dst`.
  */
 int culprit_str_set(char **dst, const char *src);
+
+/** Whether two strings are equal; NULL equals NULL and no string. */
+int culprit_str_equal(const char *a, const char *b);
+
+/** The part of `path` after its last '/' (all of it when it has none); borrowed from `path`. */
+const char *culprit_fs_base_name(const char *path);
+
+/**
+ * Seconds on CLOCK_MONOTONIC, for timeouts, deadlines and the elapsed time shown to a
+ * user; not for measurements (measure's clocks). Thread-safe.
+ */
+double culprit_time_now_s(void);
+
+/**
+ * The version check of a function that takes an options struct: 0 when `version` is
+ * `expected`, else CULPRIT_EINVALID with "<what> options version V is not E".
+ */
+int culprit_options_check_version(unsigned int version, unsigned int expected, const char *what);
+
+/**
+ * The body of every culprit_<x>_options_init() (libgit2's
+ * GIT_INIT_STRUCTURE_FROM_TEMPLATE): checks `version` as
+ * culprit_options_check_version() does, then copies the `size` bytes of `defaults`
+ * (the CULPRIT_<X>_OPTIONS_INIT value) into `opts`. NULL `opts` is CULPRIT_EINVALID.
+ */
+int culprit_options_init_from(void *opts, const void *defaults, size_t size, unsigned int version,
+                              unsigned int expected, const char *what);
 
 /**
  * Optimal-string-alignment distance between `a` and `b`: insertions, deletions,

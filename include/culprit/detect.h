@@ -314,11 +314,13 @@ culprit_verdict_kind culprit_detect_counted_change(double change, double thresho
 double culprit_detect_counted_value(const culprit_test_result *t);
 
 /**
- * The threshold of the deterministic rule for one test: opts->count_threshold,
- * raised to opts->count_aa_margin x `aa_spread` when the history's A/A spread is
- * wider. opts NULL: the defaults.
+ * The threshold of the deterministic rule for one test, into `*out`:
+ * opts->count_threshold, raised to opts->count_aa_margin x `aa_spread` when the
+ * history's A/A spread is wider. opts NULL: the defaults. CULPRIT_EINVALID when
+ * opts->version is not CULPRIT_DETECT_OPTIONS_VERSION.
  */
-double culprit_detect_count_threshold(const culprit_detect_options *opts, double aa_spread);
+int culprit_detect_count_threshold(double *out, const culprit_detect_options *opts,
+                                   double aa_spread);
 
 /**
  * `culprit check --metric NAME`: makes every result of `run` judge its series `metric`
@@ -394,7 +396,8 @@ void culprit_verdict_dispose(culprit_verdict *verdict);
 /**
  * Judges `now` (a result of `run`, samples loaded) against `base` (NULL: no baseline;
  * samples loaded). Never fails for a test that failed or has too few samples (that is
- * the verdict); negative only on allocation failure or bad options.
+ * the verdict); negative only on allocation failure or bad options (CULPRIT_EINVALID,
+ * opts->version included), and then `out` holds nothing to dispose.
  * The verdict is provisional until culprit_detect_adjust() has seen all the tests
  * judged together.
  */
@@ -428,7 +431,8 @@ int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirm
  * Controls the false discovery rate across the verdicts of one check: p-values are
  * adjusted with Benjamini-Hochberg, and a minor regression or an improvement whose
  * adjusted p exceeds opts->fdr becomes undecided (possibly real, not proven among
- * this many tests). Messages are updated.
+ * this many tests). Messages are updated. CULPRIT_EINVALID for bad options (a version
+ * other than CULPRIT_DETECT_OPTIONS_VERSION included).
  */
 int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts);
 
