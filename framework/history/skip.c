@@ -2,8 +2,10 @@
  * What a summaries-only read parses of a history file: everything but the sample
  * lines of each culprit block, as ranges of the mapped file. The samples are 99%
  * of a file with samples; their byte length is announced in each block (block.c),
- * so they are jumped over, never copied, and the reader (read.c) pushes only the
- * ranges to the XML parser.
+ * so they are never copied and never parsed: the reader (read.c) pushes only the
+ * ranges to the XML parser. Their bytes are still read once, by one memchr() per
+ * block looking for a '<' (a length that jumps over markup is refused), so every
+ * page of the file is touched; what is saved is libxml2's work on them.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* memmem, memrchr */
@@ -24,8 +26,8 @@ static int add_range(culprit_history__ranges *rs, size_t start, size_t len)
 /*
  * The document without the sample lines of each culprit block, as ranges of it.
  * Returns 1 when done, 0 when the document does not have the writer's exact shape
- * (then it must be parsed whole), -1 when out of memory. Only the bytes around
- * each block's header are touched; the samples are jumped over.
+ * (then it must be parsed whole), -1 when out of memory. The samples are not
+ * copied, but each of their bytes is read by the memchr() for '<' below.
  */
 int culprit_history__skip_samples(culprit_history__ranges *out, const char *data, size_t len)
 {
