@@ -108,9 +108,11 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
  * (counted by a tool). A command's metric (cpu_ns) is a time, judged as times are. */
 int culprit_bisect__counted(const culprit_bisect_options *opts);
 
-/* The options every session needs: good, bad, a command or a run with its test,
- * sane ranges. CULPRIT_EINVALID saying what is wrong. */
-int culprit_bisect__check_options(const culprit_bisect_options *opts);
+/* The policy of the run counts (culprit_bisect_options.min_runs and max_runs): the
+ * minimum of a step (min_runs, 0 its default), and the most (max_runs, at least the
+ * minimum). A step may stop before the minimum (early looks) only when min_runs is 0. */
+size_t culprit_bisect__min_runs(const culprit_bisect_options *opts);
+size_t culprit_bisect__max_runs(const culprit_bisect_options *opts);
 
 /* Disposes of the result of a failed session, keeping the failure's message. */
 void culprit_bisect__dispose_keeping_error(culprit_bisect_result *out);

@@ -463,7 +463,7 @@ static void test_sequential_looks(void **state)
     sc->f.burst_noise[0] = 0.15;
     run_session(sc, 0, 1);
     assert_int_equal(sc->r.steps[0].verdict, CULPRIT_BISECT_BAD);
-    assert_true(sc->r.steps[0].runs >= sc->opts.min_runs);
+    assert_true(sc->r.steps[0].runs >= CULPRIT_BISECT_MIN_RUNS);
 }
 
 /* Futility: with the range 5x slower, a candidate without the slowdown whose runs
@@ -484,10 +484,10 @@ static void test_futility(void **state)
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, 6);
     /* Without the early looks, at the first regular one. */
-    sc->opts.no_early_stop = 1;
+    sc->opts.min_runs = CULPRIT_BISECT_MIN_RUNS; /* given: kept */
     run_session(sc, 0, 4);
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
-    assert_int_equal(sc->r.steps[1].runs, sc->opts.min_runs);
+    assert_int_equal(sc->r.steps[1].runs, CULPRIT_BISECT_MIN_RUNS);
 }
 
 /* --paths: commits touching only docs/ are not built; the slowdown is in 3. */
@@ -592,6 +592,7 @@ static void test_counted_metric(void **state)
     assert_int_equal(sc->r.runs, 2);
     /* A count needs a perf test's runs, not a command's run time. */
     sc->opts.run = NULL;
+    sc->opts.test = NULL;
     sc->opts.command = "true";
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
@@ -637,13 +638,40 @@ static void test_confirm(void **state)
     assert_int_equal(c.runs, sc->opts.max_runs);
 }
 
+/* The library holds the run counts' policy (the tool none): a minimum given is kept
+ * with no early stop, a maximum below it is raised to it (rejected before), one run
+ * is not a minimum, and a test needs a run command. */
+static void test_options_policy(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+
+    linear(sc, 4, 2, 0.10);
+    sc->f.mean[3] = 100 * 1.0195; /* undecided: runs to the maximum */
+    sc->opts.min_runs = 12;
+    sc->opts.max_runs = 4;
+    confirm_of(sc, 0, 3, &c);
+    assert_int_equal(c.slower, -1);
+    assert_int_equal(c.runs, 12);
+    confirm_of(sc, 0, 2, &c); /* far beyond the noise, yet no early look: 12 pairs */
+    assert_int_equal(c.slower, 1);
+    assert_int_equal(c.pairs, 12);
+    sc->opts.min_runs = 1;
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "min_runs"));
+    sc->opts.min_runs = 0;
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), 0);
+    sc->opts.test = "s.t"; /* with a command */
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+}
+
 static void test_options_version(void **state)
 {
     scenario *sc = *state;
     culprit_bisect_options opts;
 
     assert_int_equal(sc->opts.version, CULPRIT_BISECT_OPTIONS_VERSION);
-    assert_int_equal(sc->opts.min_runs, 10);
+    assert_int_equal(sc->opts.min_runs, 0); /* CULPRIT_BISECT_MIN_RUNS, early looks */
     assert_int_equal(sc->opts.max_runs, 30);
     assert_int_equal(culprit_bisect_options_init(&opts, 99), CULPRIT_EINVALID);
     sc->opts.version = 99;
@@ -672,6 +700,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
