@@ -108,9 +108,20 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
  * (counted by a tool). A command's metric (cpu_ns) is a time, judged as times are. */
 int culprit_bisect__counted(const culprit_bisect_options *opts);
 
-/* The options every session needs: good, bad, a command or a run with its test,
- * sane ranges. CULPRIT_EINVALID saying what is wrong. */
-int culprit_bisect__check_options(const culprit_bisect_options *opts);
+/* The policy of the run counts (culprit_bisect_options.min_runs and max_runs): the
+ * minimum of a step (min_runs, 0 its default), and the most (max_runs, at least the
+ * minimum). A step may stop before the minimum (early looks) only when min_runs is 0. */
+size_t culprit_bisect__min_runs(const culprit_bisect_options *opts);
+size_t culprit_bisect__max_runs(const culprit_bisect_options *opts);
+
+/* 1 when `t` (the test's result in `past`, may be NULL) may stand in for a run of
+ * the session at `sha`: `past` ran at that commit on a clean tree, the test passed,
+ * and detection would compare it with the session's own run `fp` and its result
+ * `fp_test` (culprit_detect_comparable: the machine class, the compiler and flags,
+ * the metric counted the same way). The probe's reuse and detection share this rule. */
+int culprit_bisect__reusable(const culprit_run *fp, const culprit_test_result *fp_test,
+                             const culprit_run *past, const culprit_test_result *t,
+                             const char *sha);
 
 /* Disposes of the result of a failed session, keeping the failure's message. */
 void culprit_bisect__dispose_keeping_error(culprit_bisect_result *out);

@@ -316,6 +316,17 @@ static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired)
     return 0;
 }
 
+size_t culprit_bisect__min_runs(const culprit_bisect_options *opts)
+{
+    return opts->min_runs ? opts->min_runs : CULPRIT_BISECT_MIN_RUNS;
+}
+
+size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
+{
+    size_t min = culprit_bisect__min_runs(opts);
+    return opts->max_runs > min ? opts->max_runs : min;
+}
+
 /*
  * Measures and decides (bisect_internal.h): samples already in history count first;
  * runs are added, good end and candidate alternately, and judged at the looks of the
@@ -326,14 +337,14 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
 {
     const culprit_bisect_options *o = r->s->opts;
     double alpha = 1 - o->confidence;
-    size_t target = o->min_runs, reused = r->s->result->reused, look = 0;
+    size_t min = culprit_bisect__min_runs(o), target = min, reused = r->s->result->reused, look = 0;
     int error, paired, decided = 0, warm[2] = {0, 0};
 
     if ((error = reuse_history(r, max_runs)) < 0)
         return error;
     paired = r->s->result->reused == reused;
     for (;;) {
-        int early = !o->no_early_stop && look < EARLY_LOOKS && EARLY_N[look] < o->min_runs;
+        int early = !o->min_runs && look < EARLY_LOOKS && EARLY_N[look] < min;
         double confidence =
             early ? 1 - EARLY_SHARE * alpha : 1 - (1 - EARLY_SHARE * EARLY_LOOKS) * alpha;
         if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0 ||

@@ -28,7 +28,7 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
     memset(&s, 0, sizeof(s));
     out->change = out->change_low = out->change_high = NAN;
     out->slower = -1;
-    if ((error = culprit_bisect__check_options(opts)) < 0)
+    if ((error = culprit_bisect_options_check(opts)) < 0)
         goto cleanup;
     s.opts = opts;
     s.result = &result;
@@ -37,8 +37,9 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         (error = culprit_vcs_resolve(result.good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(result.bad, s.repo, opts->bad)) < 0)
         goto cleanup;
-    if ((error = culprit_bisect__check_pair(&s, result.good, result.bad, opts->max_runs, &slower,
-                                            &step, &failed)) < 0) {
+    if ((error =
+             culprit_bisect__check_pair(&s, result.good, result.bad, culprit_bisect__max_runs(opts),
+                                        &slower, &step, &failed)) < 0) {
         if (error == CULPRIT_ESKIP) { /* say which side could not be built or run */
             culprit_error_prefix(failed == CULPRIT_BISECT__GOOD ? "the baseline "
                                                                 : "the commit judged ");
@@ -71,7 +72,7 @@ int culprit_bisect_confirm(culprit_bisect_confirmation *out, const culprit_bisec
 
     memset(out, 0, sizeof(*out));
     out->slower = -1;
-    if ((error = culprit_bisect__check_options(opts)) < 0 ||
+    if ((error = culprit_bisect_options_check(opts)) < 0 ||
         (error = culprit_bisect__probe_open(&probe, opts)) < 0)
         return error;
     return culprit_bisect__confirm_with_probe(out, opts, &probe);

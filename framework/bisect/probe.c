@@ -15,8 +15,15 @@
  * rpath) always name the right one (docs/bisect.md, "Seeding the second checkout").
  *
  * With --run/--test and a history store, runs of a commit measured before this
- * session on the same machine and build are reused as samples, and runs this
- * session makes are recorded (opts->record).
+ * session that detection would compare with the session's own (detect's one rule,
+ * culprit_detect_comparable: the machine class, the build, the metric counted the
+ * same way) are reused as samples, and runs this session makes are recorded
+ * (opts->record).
+ *
+ * Each --run measurement goes through a history directory of its own: the run
+ * command is a separate process (a test binary the user builds, started by a shell
+ * command), and the JUnit-XML files it writes there are the contract between the
+ * two, as they are for culprit check (docs/bisect.md, "What a run returns").
  *
  * With --metric (a count: instructions under Valgrind) the run command gets
  * CULPRIT_METRIC=NAME, which the runner reads as its --metric, and a run's value is
@@ -50,14 +57,14 @@ typedef struct {
     } built[CULPRIT_BISECT__NSIDES];
     /* The store's runs are read once, when the session starts (`past`), so the runs
      * it records never count as reused and steps do not read the store again. The
-     * build fingerprint is that of the first run the session makes itself. */
+     * fingerprint (`fp`: machine, build, the test's metric and counting) is that of
+     * the first run of the test the session measures itself. */
     culprit_history *history;
     culprit_history_runs past;
     /* The path the measured sides take turns at once the second one was seeded from
      * the first (NULL: each builds and runs at its own path). */
     char *home;
-    char *fp_machine, *fp_compiler, *fp_flags;
-    int fp_known;
+    culprit_run *fp;
 } probe;
 
 /*
@@ -259,51 +266,71 @@ static int counts(const culprit_test_result *t, const char *metric)
     return !metric || (t->counted_by && t->metric && strcmp(t->metric, metric) == 0);
 }
 
-static int same_string(const char *a, const char *b)
+/* Keeps what past runs must share with the session's runs to stand in for them: the
+ * run's machine and build, the test's metric and counting (`t` of `run`). */
+static int keep_fingerprint(probe *p, const culprit_run *run, const culprit_test_result *t)
 {
-    return (!a && !b) || (a && b && !strcmp(a, b));
+    culprit_run *fp = NULL;
+    culprit_test_result *ft;
+    int error;
+
+    if (p->fp)
+        return 0;
+    if ((error = culprit_run_new(&fp)) < 0 || (error = culprit_run_add_test(&ft, fp)) < 0)
+        goto cleanup;
+    if ((run->machine && !(fp->machine = culprit_strdup(run->machine))) ||
+        (run->machine_class && !(fp->machine_class = culprit_strdup(run->machine_class))) ||
+        (run->compiler && !(fp->compiler = culprit_strdup(run->compiler))) ||
+        (run->flags && !(fp->flags = culprit_strdup(run->flags))) ||
+        (t->metric && !(ft->metric = culprit_strdup(t->metric))) ||
+        (t->counted_by && !(ft->counted_by = culprit_strdup(t->counted_by)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    p->fp = fp;
+    fp = NULL;
+cleanup:
+    culprit_run_free(fp);
+    return error;
 }
 
-/* Keeps the fingerprint of the session's first run and stores the run in history. */
+/* Stores a run of this session in history (opts->record). */
 static int record_run(probe *p, const culprit_run *run)
 {
-    if (!p->fp_known) {
-        p->fp_machine = run->machine ? culprit_strdup(run->machine) : NULL;
-        p->fp_compiler = run->compiler ? culprit_strdup(run->compiler) : NULL;
-        p->fp_flags = run->flags ? culprit_strdup(run->flags) : NULL;
-        p->fp_known = 1;
-    }
     if (!p->history || !p->opts->record)
         return 0;
     return culprit_history_store(p->history, run, NULL);
 }
 
+int culprit_bisect__reusable(const culprit_run *fp, const culprit_test_result *fp_test,
+                             const culprit_run *past, const culprit_test_result *t, const char *sha)
+{
+    return t && !past->dirty && past->commit && strcmp(past->commit, sha) == 0 &&
+           culprit_test_result_measured(t) &&
+           culprit_detect_comparable(NULL, fp, fp_test, past, t, 0) == 1;
+}
+
 static int history_pending(void *payload)
 {
     probe *p = payload;
-    return p->history && !p->fp_known;
+    return p->history && !p->fp;
 }
 
 /*
  * Appends to x[*n..cap) the samples history already holds for `sha`: runs of the
- * test that passed, at that commit with a clean tree, on this machine with this
- * build (compiler and flags), newest first, none of them made by this session.
+ * test that passed, at that commit with a clean tree, comparable with the session's
+ * own (culprit_bisect__reusable), newest first, none of them made by this session.
  */
 static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t cap)
 {
     probe *p = payload;
 
-    if (!p->fp_known)
+    if (!p->fp)
         return;
     for (size_t r = p->past.nruns; r-- > 0 && *n < cap;) {
         const culprit_run *run = p->past.runs[r];
-        const culprit_test_result *t;
-        if (run->dirty || !run->commit || strcmp(run->commit, sha) != 0 ||
-            !same_string(run->machine, p->fp_machine) ||
-            !same_string(run->compiler, p->fp_compiler) || !same_string(run->flags, p->fp_flags))
-            continue;
-        if ((t = test_in_run(run, p->opts->test)) && culprit_test_result_measured(t) &&
-            counts(t, p->opts->metric))
+        const culprit_test_result *t = test_in_run(run, p->opts->test);
+        if (culprit_bisect__reusable(p->fp, &p->fp->tests[0], run, t, sha))
             x[(*n)++] = run_value(t, p->opts->metric);
     }
 }
@@ -324,6 +351,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     const culprit_test_result *t = NULL;
+    const culprit_run *t_run = NULL;
     culprit_history_query q = {.flags = 0};
     double elapsed;
     int error;
@@ -356,8 +384,10 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
         goto cleanup;
     for (size_t r = 0; r < runs.nruns; r++) {
         const culprit_test_result *x = test_in_run(runs.runs[r], o->test);
-        if (x)
+        if (x) {
             t = x;
+            t_run = runs.runs[r];
+        }
         if ((error = record_run(p, runs.runs[r])) < 0)
             goto cleanup;
     }
@@ -375,6 +405,8 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
                                   t->counted_by ? "" : " natively", o->metric);
         goto cleanup;
     }
+    if ((error = keep_fingerprint(p, t_run, t)) < 0)
+        goto cleanup;
     *value = run_value(t, o->metric);
 cleanup:
     culprit_history_runs_dispose(&runs);
@@ -408,9 +440,7 @@ static void dispose(void *payload)
         culprit_vcs_checkout_remove(p->ck[i]);
     culprit_history_free(p->history);
     free(p->home);
-    free(p->fp_machine);
-    free(p->fp_compiler);
-    free(p->fp_flags);
+    culprit_run_free(p->fp);
     culprit_history_runs_dispose(&p->past);
     free(p);
 }

@@ -25,7 +25,8 @@
 static int check_pair(culprit_bisect__session *s, const char *good, const char *bad, int *slower,
                       culprit_bisect_step **step_out)
 {
-    return culprit_bisect__check_pair(s, good, bad, s->opts->max_runs, slower, step_out, NULL);
+    return culprit_bisect__check_pair(s, good, bad, culprit_bisect__max_runs(s->opts), slower,
+                                      step_out, NULL);
 }
 
 /* The first-parent chain from good (excluded) to bad (included), oldest first;

@@ -98,7 +98,7 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
     /* A step searches for the range's slowdown: one that is surely less than half of
      * it is futile to pursue (comparison.c; docs/bisect.md, "Stopping early"). */
     s->futile_below = s->effect / 2 > s->opts->threshold ? s->effect / 2 : 0;
-    error = culprit_bisect__compare(s, step, good, sha, s->opts->max_runs, &failed);
+    error = culprit_bisect__compare(s, step, good, sha, culprit_bisect__max_runs(s->opts), &failed);
     s->futile_below = 0;
     if (error == CULPRIT_ESKIP && failed == CULPRIT_BISECT__GOOD) /* measured before */
         return culprit_error_recode(CULPRIT_ERROR);
@@ -159,8 +159,8 @@ static int range_open(range *rg, culprit_bisect__session *s, const char *good, c
 static int check_pair_patient(culprit_bisect__session *s, const char *good, const char *bad,
                               int *slower, culprit_bisect_step **step_out)
 {
-    return culprit_bisect__check_pair(s, good, bad, 2 * (size_t)s->opts->max_runs, slower, step_out,
-                                      NULL);
+    return culprit_bisect__check_pair(s, good, bad, 2 * (size_t)culprit_bisect__max_runs(s->opts),
+                                      slower, step_out, NULL);
 }
 
 /*

@@ -28,7 +28,7 @@ int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int versi
     return 0;
 }
 
-int culprit_bisect__check_options(const culprit_bisect_options *opts)
+int culprit_bisect_options_check(const culprit_bisect_options *opts)
 {
     if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID,
@@ -36,7 +36,7 @@ int culprit_bisect__check_options(const culprit_bisect_options *opts)
                                  "CULPRIT_BISECT_OPTIONS_INIT or culprit_bisect_options_init())",
                                  opts->version, CULPRIT_BISECT_OPTIONS_VERSION);
     if (!opts || !opts->good || !opts->bad || (!opts->command == !opts->run) ||
-        (opts->run && !opts->test))
+        (!opts->run != !opts->test))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection needs good, bad, and either a command to time or "
                                  "a run command with the test it measures");
@@ -47,10 +47,10 @@ int culprit_bisect__check_options(const culprit_bisect_options *opts)
                                  "('" CULPRIT_BISECT__CPU_METRIC "'), not counted",
                                  opts->metric);
     if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
-        opts->min_runs < 2 || opts->max_runs < opts->min_runs || !(opts->timeout_s > 0))
+        opts->min_runs == 1 || !(opts->timeout_s > 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "bisection options out of range (confidence in (0,1), "
-                                 "2 <= min_runs <= max_runs, timeout > 0)");
+                                 "min_runs 0 or at least 2, timeout > 0)");
     return 0;
 }
 
@@ -258,7 +258,7 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
     s.result = out;
     out->change = out->change_low = out->change_high = NAN;
     out->confirmed = -1;
-    if ((error = culprit_bisect__check_options(opts)) < 0)
+    if ((error = culprit_bisect_options_check(opts)) < 0)
         goto cleanup;
     s.opts = opts;
     s.probe = probe;
@@ -268,8 +268,9 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         goto cleanup;
     if (opts->calltree && (error = calltree_preflight(&s)) < 0)
         goto cleanup;
-    if ((error = culprit_bisect__check_pair(&s, out->good, out->bad, 2 * (size_t)opts->max_runs,
-                                            &slower, &first, &failed)) < 0) {
+    if ((error =
+             culprit_bisect__check_pair(&s, out->good, out->bad, 2 * culprit_bisect__max_runs(opts),
+                                        &slower, &first, &failed)) < 0) {
         if (error == CULPRIT_ESKIP) { /* an end must be measurable: say which */
             if (failed != CULPRIT_BISECT__GOOD)
                 culprit_error_prefix("the bad end ");
@@ -314,7 +315,7 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
         o = *opts;
         o.good = o.bad; /* no good end is needed: the parent is */
     }
-    if ((error = culprit_bisect__check_options(opts ? &o : NULL)) < 0)
+    if ((error = culprit_bisect_options_check(opts ? &o : NULL)) < 0)
         goto cleanup;
     s.opts = opts;
     s.probe = probe;
@@ -342,7 +343,7 @@ int culprit_bisect_calltree_session(culprit_bisect_result *out, const culprit_bi
         o = *opts;
         o.good = o.bad;
     }
-    if ((error = culprit_bisect__check_options(opts ? &o : NULL)) < 0 ||
+    if ((error = culprit_bisect_options_check(opts ? &o : NULL)) < 0 ||
         (error = culprit_bisect__probe_open(&probe, opts)) < 0)
         return error;
     return culprit_bisect__calltree_with_probe(out, opts, &probe);
@@ -354,7 +355,7 @@ int culprit_bisect_session(culprit_bisect_result *out, const culprit_bisect_opti
     int error;
 
     memset(out, 0, sizeof(*out));
-    if ((error = culprit_bisect__check_options(opts)) < 0 ||
+    if ((error = culprit_bisect_options_check(opts)) < 0 ||
         (error = culprit_bisect__probe_open(&probe, opts)) < 0)
         return error;
     return culprit_bisect__session_with_probe(out, opts, &probe);

@@ -121,10 +121,9 @@ static char *resolve(const char *name, const char *dir)
 
 char *culprit_calltree__program(const char *const *argv, const char *workdir)
 {
-    const char *base = strrchr(argv[0], '/');
+    const char *base = culprit_fs_base_name(argv[0]);
     char *word, *path;
 
-    base = base ? base + 1 : argv[0];
     if ((!strcmp(base, "sh") || !strcmp(base, "bash")) && argv[1] && !strcmp(argv[1], "-c") &&
         argv[2]) {
         if (!(word = first_word(argv[2])))

@@ -43,13 +43,10 @@ const char *culprit_calltree_suspect_kind_name(culprit_calltree_suspect_kind kin
 
 int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version)
 {
-    culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
+    static const culprit_calltree_diff_options defaults = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
 
-    if (version != CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "calltree diff options version %u is not %d",
-                                 version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, "calltree diff");
 }
 
 /* Construction state: the pairs and the suspects allocated. */
@@ -360,8 +357,8 @@ static int check_timed(const culprit_calltree *tree, const char *which)
 static int check_options(const culprit_calltree_diff_options *opts)
 {
     if (opts->version != CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "calltree diff options version %u is not %d",
-                                 opts->version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION);
+        return culprit_options_check_version(opts->version, CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION,
+                                             "calltree diff");
     if (!(opts->confidence > 0 && opts->confidence < 1))
         return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)",
                                  opts->confidence);

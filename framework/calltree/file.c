@@ -173,19 +173,13 @@ void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltre
     dst->exclusive_ns = add_time(dst->exclusive_ns, src->exclusive_ns);
 }
 
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* The name a function has until it is symbolized. */
 static void address_name(culprit_buf *out, const culprit_calltree *tree, const char *object,
                          uint64_t address)
 {
     culprit_buf_clear(out);
     if (object && !(tree->binary && strcmp(object, tree->binary) == 0))
-        culprit_buf_printf(out, "%s+0x%" PRIx64, base_name(object), address);
+        culprit_buf_printf(out, "%s+0x%" PRIx64, culprit_fs_base_name(object), address);
     else
         culprit_buf_printf(out, "0x%" PRIx64, address);
 }

@@ -24,13 +24,11 @@
 int culprit_calltree_overweight_options_init(culprit_calltree_overweight_options *opts,
                                              unsigned int version)
 {
-    culprit_calltree_overweight_options defaults = CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_INIT;
+    static const culprit_calltree_overweight_options defaults =
+        CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_INIT;
 
-    if (version != CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "overweight options version %u is not %d",
-                                 version, CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION, "overweight");
 }
 
 /* One profile during the analysis. */
@@ -197,8 +195,8 @@ int culprit_calltree_overweight_trees(culprit_calltree_overweight *out,
     if (!opts)
         opts = &defaults;
     if (opts->version != CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "overweight options version %u is not %d",
-                                 opts->version, CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION);
+        return culprit_options_check_version(
+            opts->version, CULPRIT_CALLTREE_OVERWEIGHT_OPTIONS_VERSION, "overweight");
     if (!(opts->min_responsibility >= 0) || isnan(opts->min_overweight)) {
         error = culprit_error_set(CULPRIT_EINVALID,
                                   "overweight pivot limits %g%%, %g%% are not "

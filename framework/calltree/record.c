@@ -24,11 +24,10 @@
 int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
                                          unsigned int version)
 {
-    culprit_calltree_record_options init = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
-    if (version != CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown record options version %u", version);
-    *opts = init;
-    return 0;
+    static const culprit_calltree_record_options defaults = CULPRIT_CALLTREE_RECORD_OPTIONS_INIT;
+
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, "record");
 }
 
 /* Runs the command once, under the runtime's variables for this run; 0 when it ran
@@ -378,8 +377,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     if (!opts)
         opts = &defaults;
     if (opts->version != CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown record options version %u",
-                                 opts->version);
+        return culprit_options_check_version(opts->version, CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION,
+                                             "record");
     if (!argv || !argv[0])
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
     if (opts->baseline && !opts->baseline[0])

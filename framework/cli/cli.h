@@ -266,6 +266,19 @@ int cli_load_history(culprit_history_runs *out, const cli_env *env);
 int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsigned int flags);
 
 /*
+ * The history window of `culprit history` and `culprit report` (`limit` commits from
+ * `rev`), loaded from env->history with CULPRIT_HISTORY_LOAD_* `flags` into `runs`
+ * (the caller disposes of them): only the runs the window needs
+ * (culprit_report_add_history_read() over culprit_history_source_load() with the
+ * window's commits), or on a shallow clone the whole history, with
+ * cli_note_shallow()'s note. With `test`, cli_require_test() first on what was
+ * read, then on the whole history.
+ */
+int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
+                            const char *rev, size_t limit, const culprit_check_options *opts,
+                            unsigned int flags);
+
+/*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in
  * `runs`; CULPRIT_ENOTFOUND naming it with near matches otherwise. `where` names the
  * place searched, for the message.

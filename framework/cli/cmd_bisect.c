@@ -325,8 +325,8 @@ typedef struct {
     char good[41], bad[41]; /* --auto's ends */
 } bisect_request;
 
-/* The checks between options, and --auto's ends: CLI_EXIT_OK, or the exit code of
- * the error printed. */
+/* --auto's ends, the options checked by the library, and the flags only the command
+ * has: CLI_EXIT_OK, or the exit code of the error printed. */
 static int settle_options(culprit_bisect_options *o, bisect_request *q)
 {
     if (q->automatic) {
@@ -343,18 +343,8 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
         o->good = q->good;
         o->bad = q->bad;
     }
-    if (!o->good || !o->bad || (!o->command == !o->run) || (o->run && !o->test) ||
-        (o->test && !o->run)) {
-        culprit_error_set(CULPRIT_EINVALID, "bisect: --good, --bad, and either --command or --run "
-                                            "with --test are required");
-        return cli_usage_error("bisect");
-    }
-    if (o->metric && !o->run && strcmp(o->metric, "cpu_ns") != 0) {
-        culprit_error_set(CULPRIT_EINVALID,
-                          "bisect: --metric %s counts a perf test: give --run "
-                          "and --test; with --command the only metric is cpu_ns "
-                          "(the command's CPU time instead of its wall time)",
-                          o->metric);
+    if (culprit_bisect_options_check(o) < 0) { /* the library's one check */
+        culprit_error_prefix("bisect: ");
         return cli_usage_error("bisect");
     }
     if (q->no_history && (q->history_dir || q->automatic)) {
@@ -362,14 +352,6 @@ static int settle_options(culprit_bisect_options *o, bisect_request *q)
                           q->history_dir ? "--history" : "--auto");
         return cli_usage_error("bisect");
     }
-    if (o->min_runs) { /* a minimum the user asked for is kept: no early stop */
-        o->no_early_stop = 1;
-    } else {
-        const culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
-        o->min_runs = defaults.min_runs;
-    }
-    if (o->max_runs < o->min_runs)
-        o->max_runs = o->min_runs;
     return CLI_EXIT_OK;
 }
 
@@ -449,7 +431,6 @@ int cli_bisect(int argc, char **argv)
     culprit_opt_parser parser;
     int kind, status;
 
-    o.min_runs = 0; /* 0 after parsing: --min-runs not given (the default below) */
     culprit_opt_parser_init(&parser, "bisect", options, argc, argv);
     while ((kind = culprit_opt_next(&parser)) != CULPRIT_OPT_END) {
         if (kind < 0)

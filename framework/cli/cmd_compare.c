@@ -92,12 +92,55 @@ static int has_runs_at(const culprit_history_runs *runs, const char *sha)
     return 0;
 }
 
-/* The newest result of each test at `sha` (NULL: in all runs) as one run (runs in
- * time order). */
+/* The tests of a merged run by "<length of the class>:<class><name>" (owned keys). */
+typedef struct {
+    culprit_strmap index;
+    char **keys;
+    size_t n, alloc;
+} merged_keys;
+
+/* The test of `merged` with the name and class of `src` (from a run of `suite`), or a
+ * new one. */
+static int merged_test(culprit_test_result **out, culprit_run *merged, merged_keys *keys,
+                       const culprit_test_result *src, const char *suite)
+{
+    const char *cls = src->classname ? src->classname : suite ? suite : "";
+    culprit_buf key = CULPRIT_BUF_INIT;
+    size_t k;
+    int error;
+
+    if ((error = culprit_buf_printf(&key, "%zu:%s%s", strlen(cls), cls, src->name)) < 0)
+        return error;
+    if (culprit_strmap_get(&keys->index, key.ptr, &k)) {
+        culprit_buf_dispose(&key);
+        *out = &merged->tests[k];
+        return 0;
+    }
+    if ((error = culprit_array_grow(&keys->keys, &keys->alloc, keys->n, sizeof(*keys->keys), 64)) <
+            0 ||
+        (error = culprit_strmap_put(&keys->index, key.ptr, merged->ntests, NULL)) < 0) {
+        culprit_buf_dispose(&key);
+        return error;
+    }
+    keys->keys[keys->n++] = culprit_buf_detach(&key);
+    return culprit_run_add_test(out, merged);
+}
+
+static void merged_keys_dispose(merged_keys *keys)
+{
+    culprit_strmap_dispose(&keys->index);
+    for (size_t i = 0; i < keys->n; i++)
+        free(keys->keys[i]);
+    free(keys->keys);
+}
+
+/* The newest result of each test at `sha` (NULL: in all runs) as one run (runs are
+ * sorted by time). */
 static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const char *sha)
 {
     culprit_run *merged = NULL;
     const culprit_run *newest = NULL;
+    merged_keys keys = {CULPRIT_STRMAP_INIT, NULL, 0, 0};
     int error;
 
     *out = NULL;
@@ -109,16 +152,9 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
             continue;
         newest = run;
         for (size_t t = 0; t < run->ntests; t++) {
-            const culprit_test_result *src = &run->tests[t];
-            const char *cls = src->classname ? src->classname : run->suite;
             culprit_test_result *dst = NULL;
-            for (size_t k = 0; k < merged->ntests && !dst; k++)
-                if (strcmp(merged->tests[k].name, src->name) == 0 &&
-                    strcmp(merged->tests[k].classname ? merged->tests[k].classname : "",
-                           cls ? cls : "") == 0)
-                    dst = &merged->tests[k];
-            if ((!dst && (error = culprit_run_add_test(&dst, merged)) < 0) ||
-                (error = cli_copy_test(dst, src, run->suite)) < 0)
+            if ((error = merged_test(&dst, merged, &keys, &run->tests[t], run->suite)) < 0 ||
+                (error = cli_copy_test(dst, &run->tests[t], run->suite)) < 0)
                 goto cleanup;
         }
     }
@@ -138,6 +174,7 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
     *out = merged;
     merged = NULL;
 cleanup:
+    merged_keys_dispose(&keys);
     culprit_run_free(merged);
     return error;
 }

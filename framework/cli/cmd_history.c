@@ -152,15 +152,9 @@ int cli_history(int argc, char **argv)
     }
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 1)) < 0 ||
-        (error = culprit_report_new(&report)) < 0 || (error = cli_load_history(&runs, &env)) < 0)
+        (error = culprit_report_new(&report)) < 0 ||
+        (error = cli_load_history_window(report, &runs, &env, rev, limit, &judge.check, 0)) < 0)
         goto cleanup;
-    if (judge.check.test &&
-        (error = cli_require_test(&runs, judge.check.test, env.settings.history_dir)) < 0)
-        goto cleanup;
-    if ((error = culprit_report_add_history_window(report, env.repo, &runs, rev, limit,
-                                                   &judge.check)) < 0)
-        goto cleanup;
-    cli_note_shallow(env.repo, rev, &runs);
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
     print_text(judge.json ? stderr : stdout, report, limit);
     if (judge.json)

@@ -122,17 +122,11 @@ static int build(culprit_report *report, culprit_history_runs *runs, const repor
     char *results = NULL;
     int error;
 
-    if ((error = cli_load_history_flags(runs, env, culprit_check_load_flags(&judge->check))) < 0)
-        return error;
-    if (judge->check.test &&
-        (error = cli_require_test(runs, judge->check.test, env->settings.history_dir)) < 0)
-        return error;
     if ((error = culprit_report_set_categories(report, culprit_project_categories(env->project))) <
             0 ||
-        (error = culprit_report_add_history_window(report, env->repo, runs, a->rev, a->limit,
-                                                   &judge->check)) < 0)
+        (error = cli_load_history_window(report, runs, env, a->rev, a->limit, &judge->check,
+                                         culprit_check_load_flags(&judge->check))) < 0)
         return error;
-    cli_note_shallow(env->repo, a->rev, runs);
     if (a->title)
         error = culprit_report_set_title(report, a->title);
     else if (workdir) {

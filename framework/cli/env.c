@@ -112,6 +112,57 @@ int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsign
     return culprit_history_source_load(out, env->history, &query, NULL, NULL);
 }
 
+/* Where culprit_report_add_history_read() reads from: the environment's history
+ * source, with the command's CULPRIT_HISTORY_LOAD_* flags. */
+typedef struct {
+    const culprit_history_source *history;
+    unsigned int flags;
+} window_source;
+
+static int load_commits(culprit_history_runs *out, const char *const *commits, size_t ncommits,
+                        void *payload)
+{
+    const window_source *src = payload;
+    culprit_history_query query = {.flags = src->flags};
+
+    query.commits = commits;
+    query.ncommits = ncommits;
+    return culprit_history_source_load(out, src->history, &query, NULL, NULL);
+}
+
+int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
+                            const char *rev, size_t limit, const culprit_check_options *opts,
+                            unsigned int flags)
+{
+    window_source src = {env->history, flags};
+    const char *dir = env->settings.history_dir;
+    culprit_history_runs all = {0, NULL, 0};
+    int error;
+
+    if (culprit_vcs_is_shallow(env->repo)) {
+        /* The note counts the runs the clone cannot place: it reads them all. */
+        if ((error = cli_load_history_flags(runs, env, flags)) < 0 ||
+            (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
+            (error = culprit_report_add_history_window(report, env->repo, runs, rev, limit, opts)) <
+                0)
+            return error;
+        cli_note_shallow(env->repo, rev, runs);
+        return 0;
+    }
+    if ((error = culprit_report_add_history_read(report, runs, env->repo, rev, limit, opts,
+                                                 load_commits, &src)) < 0)
+        return error;
+    if (!opts->test || cli_require_test(runs, opts->test, dir) == 0)
+        return 0;
+    /* Not in what the window read: the whole store says whether the test exists at
+     * all, and which names are near. */
+    culprit_error_clear();
+    if ((error = cli_load_history_flags(&all, env, flags)) == 0)
+        error = cli_require_test(&all, opts->test, dir);
+    culprit_history_runs_dispose(&all);
+    return error;
+}
+
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
 {
     culprit_buf key = CULPRIT_BUF_INIT;

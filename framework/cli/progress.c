@@ -16,18 +16,10 @@
 
 #define BAR_WIDTH 20
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Draws the status line; the lock is held. */
 static void draw(cli_progress *p)
 {
-    int elapsed = (int)(now_s() - p->start);
+    int elapsed = (int)(culprit_time_now_s() - p->start);
 
     fprintf(p->out, "\r%c ", culprit_progress_frame(p->tick++));
     if (isfinite(p->fraction)) {
@@ -66,7 +58,7 @@ void cli_progress_start(cli_progress *p, const char *status)
     if (!culprit_progress_wanted(STDERR_FILENO))
         return;
     p->out = stderr;
-    p->start = now_s();
+    p->start = culprit_time_now_s();
     snprintf(p->status, sizeof(p->status), "%s", status);
     pthread_mutex_init(&p->lock, NULL);
     p->running = 1;

@@ -127,7 +127,7 @@ char *culprit_strdup(const char *s)
     char *copy = strdup(s ? s : "");
 
     if (!copy)
-        culprit_error_set(CULPRIT_ERROR, "out of memory");
+        CULPRIT_ERROR_NOMEM();
     return copy;
 }
 

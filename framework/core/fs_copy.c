@@ -96,7 +96,7 @@ static int copy_entries(const char *src, const char *dst)
         from = culprit_fs_join(src, e->d_name);
         to = culprit_fs_join(dst, e->d_name);
         if (!from || !to)
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
         else if (lstat(from, &st) < 0)
             error = culprit_error_set_os("cannot read '%s'", from);
         else

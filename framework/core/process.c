@@ -47,9 +47,7 @@ static const int ending[] = {SIGINT, SIGTERM, SIGHUP};
 
 static double now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return culprit_time_now_s() * 1e9;
 }
 
 /*
@@ -302,7 +300,7 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
     int status = 0, pidfd = -1, reaped = 0;
 
     if (out_fd >= 0 && !(tail = malloc(cap + 1)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     /* Linux 5.3 and later; before it, the child is awaited by polling waitpid. */
     pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd >= 0)
@@ -340,13 +338,10 @@ static int wait_child(culprit_process_result *out, const culprit_process_options
 
 int culprit_process_options_init(culprit_process_options *opts, unsigned int version)
 {
-    culprit_process_options defaults = CULPRIT_PROCESS_OPTIONS_INIT;
+    static const culprit_process_options defaults = CULPRIT_PROCESS_OPTIONS_INIT;
 
-    if (version != CULPRIT_PROCESS_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "process options version %u is not %d", version,
-                                 CULPRIT_PROCESS_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_PROCESS_OPTIONS_VERSION, "process");
 }
 
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *o)

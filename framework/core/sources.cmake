@@ -7,7 +7,9 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fs_remove.c
   ${CMAKE_CURRENT_LIST_DIR}/fs_temp.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
+  ${CMAKE_CURRENT_LIST_DIR}/options_struct.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
+  ${CMAKE_CURRENT_LIST_DIR}/strmap.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c
   ${CMAKE_CURRENT_LIST_DIR}/term.c
   ${CMAKE_CURRENT_LIST_DIR}/text.c)

@@ -84,7 +84,7 @@ int culprit_suggest(const char ***out, size_t *n_out, const char *word, const ch
     *out = NULL;
     *n_out = 0;
     if (!(found = calloc(nwords ? nwords : 1, sizeof(*found)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < nwords; i++) {
@@ -108,7 +108,7 @@ int culprit_suggest(const char ***out, size_t *n_out, const char *word, const ch
     if (max && n > max)
         n = max;
     if (!(list = calloc(n + 1, sizeof(*list)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)

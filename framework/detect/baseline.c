@@ -153,11 +153,6 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
 
 /* ------------------------------------------------------ run-to-run noise --- */
 
-static int same_string(const char *a, const char *b)
-{
-    return strcmp(a ? a : "", b ? b : "") == 0;
-}
-
 static int compare_doubles(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -201,7 +196,7 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
         const culprit_run *run = runs->runs[i];
         const culprit_test_result *t;
         const culprit_summary *s;
-        if (run == now_run || !same_string(run->suite, now_run->suite) ||
+        if (run == now_run || !culprit_str_equal(run->suite, now_run->suite) ||
             strcmp(run->timestamp ? run->timestamp : "",
                    now_run->timestamp ? now_run->timestamp : "") >= 0 ||
             !culprit_detect__same_build(run, now_run))

@@ -32,8 +32,10 @@ static int matches(const char *key, const char *name, const char *wanted)
 static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs, const char *commit,
                    const char *wanted)
 {
+    culprit_strmap seen = CULPRIT_STRMAP_INIT; /* key -> its entry */
     entry *e = NULL;
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, k;
+    int found;
 
     for (size_t i = 0; i < runs->nruns; i++) {
         const culprit_run *run = runs->runs[i];
@@ -42,15 +44,14 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
         for (size_t t = 0; t < run->ntests; t++) {
             const culprit_test_result *test = &run->tests[t];
             culprit_buf key = CULPRIT_BUF_INIT;
-            size_t k;
-            culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name);
+            if (culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name) < 0)
+                goto oom;
             if (!matches(key.ptr, test->name, wanted)) {
                 culprit_buf_dispose(&key);
                 continue;
             }
-            for (k = 0; k < n && strcmp(e[k].key, key.ptr) != 0; k++)
-                ;
-            if (k < n) { /* runs are sorted by time: a later one replaces */
+            if ((found = culprit_strmap_get(&seen, key.ptr, &k))) {
+                /* runs are sorted by time: a later one replaces */
                 e[k].run = run;
                 e[k].test = test;
                 culprit_buf_dispose(&key);
@@ -62,16 +63,23 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
             }
             e[n].run = run;
             e[n].test = test;
-            e[n++].key = culprit_buf_detach(&key);
+            e[n].key = culprit_buf_detach(&key);
+            if (culprit_strmap_put(&seen, e[n].key, n, NULL) < 0) {
+                free(e[n].key);
+                goto oom;
+            }
+            n++;
         }
     }
+    culprit_strmap_dispose(&seen);
     if (n)
         qsort(e, n, sizeof(*e), compare_entries);
     *out = e;
     *n_out = n;
     return 0;
 oom:
-    for (size_t k = 0; k < n; k++)
+    culprit_strmap_dispose(&seen);
+    for (k = 0; k < n; k++)
         free(e[k].key);
     free(e);
     return culprit_error_set(CULPRIT_ERROR, "out of memory");
@@ -268,6 +276,34 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 fail:
     culprit_check_result_dispose(out);
     return error;
+}
+
+int culprit_check_wants_more(const culprit_check_result *result, size_t i,
+                             const culprit_history_runs *runs, const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    const culprit_run *now_run = result->now_runs[i];
+    const culprit_test_result *now = result->now[i];
+    size_t need, found = 0;
+
+    if (!opts)
+        opts = &defaults;
+    need = opts->noise_window + opts->pool;
+    if (result->verdicts[i].kind == CULPRIT_VERDICT_NO_BASELINE ||
+        result->verdicts[i].kind == CULPRIT_VERDICT_MIXED)
+        return 1;
+    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
+        need = opts->rules.history;
+    for (size_t r = 0; r < runs->nruns && found < need; r++) {
+        const culprit_run *run = runs->runs[r];
+        const culprit_test_result *t;
+        if (run != now_run && run->suite && now_run->suite &&
+            strcmp(run->suite, now_run->suite) == 0 &&
+            (t = culprit_run_find_test(run, now->name)) && culprit_test_result_measured(t) &&
+            culprit_detect_comparable(NULL, now_run, now, run, t, 0) == 1)
+            found++;
+    }
+    return found < need;
 }
 
 void culprit_check_result_dispose(culprit_check_result *result)

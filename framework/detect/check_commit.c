@@ -45,30 +45,6 @@ int culprit_check_load(culprit_history_runs *out, const culprit_history_source *
     return 0;
 }
 
-int culprit_check_wants_more(const culprit_check_result *result, size_t i,
-                             const culprit_history_runs *runs, const culprit_check_options *opts)
-{
-    const culprit_run *now_run = result->now_runs[i];
-    const culprit_test_result *now = result->now[i];
-    size_t need = opts->noise_window + opts->pool, found = 0;
-
-    if (result->verdicts[i].kind == CULPRIT_VERDICT_NO_BASELINE ||
-        result->verdicts[i].kind == CULPRIT_VERDICT_MIXED)
-        return 1;
-    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
-        need = opts->rules.history;
-    for (size_t r = 0; r < runs->nruns && found < need; r++) {
-        const culprit_run *run = runs->runs[r];
-        const culprit_test_result *t;
-        if (run != now_run && run->suite && now_run->suite &&
-            strcmp(run->suite, now_run->suite) == 0 &&
-            (t = culprit_run_find_test(run, now->name)) && culprit_test_result_measured(t) &&
-            culprit_detect_comparable(NULL, now_run, now, run, t, 0) == 1)
-            found++;
-    }
-    return found < need;
-}
-
 /* One read and judgement: the runs of `commits` (all when n is 0). */
 static int judge(culprit_check_result *result, culprit_history_runs *runs,
                  const culprit_history_source *src, const char *const *commits, size_t n,

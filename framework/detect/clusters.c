@@ -35,12 +35,10 @@
 
 int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int version)
 {
-    culprit_clusters_options defaults = CULPRIT_CLUSTERS_OPTIONS_INIT;
+    static const culprit_clusters_options defaults = CULPRIT_CLUSTERS_OPTIONS_INIT;
 
-    if (version != CULPRIT_CLUSTERS_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown clusters options version %u", version);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CLUSTERS_OPTIONS_VERSION, "clusters");
 }
 
 void culprit_clusters_verdict_dispose(culprit_clusters_verdict *v)
@@ -450,8 +448,8 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
     if (!opts)
         opts = &defaults;
     if (opts->version != CULPRIT_CLUSTERS_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "clusters options version %u is not %d",
-                                 opts->version, CULPRIT_CLUSTERS_OPTIONS_VERSION);
+        return culprit_options_check_version(opts->version, CULPRIT_CLUSTERS_OPTIONS_VERSION,
+                                             "clusters");
     if (!(opts->redundancy_r2 > 0) || !(opts->threshold > 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "clusters: the R^2 and error thresholds must be positive");

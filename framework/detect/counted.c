@@ -34,25 +34,25 @@ culprit_verdict_kind culprit_detect_counted_change(double change, double thresho
     return CULPRIT_VERDICT_UNCHANGED;
 }
 
-double culprit_detect_count_threshold(const culprit_detect_options *opts, double aa_spread)
+int culprit_detect_count_threshold(double *out, const culprit_detect_options *opts,
+                                   double aa_spread)
 {
-    culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
+    static const culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
     double widened;
 
     if (!opts)
         opts = &defaults;
+    if (opts->version != CULPRIT_DETECT_OPTIONS_VERSION)
+        return culprit_options_check_version(opts->version, CULPRIT_DETECT_OPTIONS_VERSION,
+                                             "detect");
     widened = opts->count_aa_margin * (isfinite(aa_spread) ? aa_spread : 0);
-    return widened > opts->count_threshold ? widened : opts->count_threshold;
+    *out = widened > opts->count_threshold ? widened : opts->count_threshold;
+    return 0;
 }
 
 double culprit_detect_counted_value(const culprit_test_result *t)
 {
     return isfinite(t->summary.median) ? t->summary.median : t->summary.mean;
-}
-
-static int same_string(const char *a, const char *b)
-{
-    return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
 int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs,
@@ -78,10 +78,11 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
     for (size_t i = runs->nruns; i-- > 0 && k < window;) {
         const culprit_run *run = runs->runs[i];
         const culprit_test_result *t;
-        if (run->dirty || !run->commit || !same_string(run->suite, now_run->suite) ||
+        if (run->dirty || !run->commit || !culprit_str_equal(run->suite, now_run->suite) ||
             !culprit_detect__same_build(run, now_run) ||
             !(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t) ||
-            !same_string(t->counted_by, now->counted_by) || !(culprit_detect_counted_value(t) > 0))
+            !culprit_str_equal(t->counted_by, now->counted_by) ||
+            !(culprit_detect_counted_value(t) > 0))
             continue;
         seen[k] = run;
         res[k++] = t;
@@ -145,7 +146,7 @@ int culprit_detect__judge_counted(culprit_verdict *out, const culprit_run *run,
 {
     size_t nbase = base ? base->n : 0;
     double threshold, sum = 0;
-    int counted = now->counted_by != NULL;
+    int counted = now->counted_by != NULL, error;
 
     for (size_t i = 0; i < nbase; i++)
         counted |= base->results[i]->counted_by != NULL;
@@ -154,7 +155,9 @@ int culprit_detect__judge_counted(culprit_verdict *out, const culprit_run *run,
     out->evidence = CULPRIT_EVIDENCE_DETERMINISTIC;
     out->now_n = now->summary.n;
     out->now_mean = out->now_low = out->now_high = culprit_detect_counted_value(now);
-    threshold = culprit_detect_count_threshold(opts, base ? base->count_spread : 0);
+    if ((error = culprit_detect_count_threshold(&threshold, opts, base ? base->count_spread : 0)) <
+        0)
+        return error;
     if (nbase) {
         for (size_t i = 0; i < nbase; i++) {
             out->base_n += base->results[i]->summary.n;

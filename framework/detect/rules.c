@@ -37,12 +37,10 @@
 
 int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version)
 {
-    culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
+    static const culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
 
-    if (version != CULPRIT_RULES_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown rules options version %u", version);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_RULES_OPTIONS_VERSION, "rules");
 }
 
 const char *culprit_level_name(culprit_level level)
@@ -525,8 +523,7 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
     if (!opts)
         opts = &defaults;
     if (opts->version != CULPRIT_RULES_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "rules options version %u is not %d",
-                                 opts->version, CULPRIT_RULES_OPTIONS_VERSION);
+        return culprit_options_check_version(opts->version, CULPRIT_RULES_OPTIONS_VERSION, "rules");
     window = opts->window ? opts->window : 1;
     out->history_runs = nhistory;
     w.nhistory = nhistory;

@@ -49,13 +49,10 @@ const char *culprit_evidence_name(culprit_evidence evidence)
 
 int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version)
 {
-    culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
+    static const culprit_detect_options defaults = CULPRIT_DETECT_OPTIONS_INIT;
 
-    if (version != CULPRIT_DETECT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "detect options version %u is not %d", version,
-                                 CULPRIT_DETECT_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_DETECT_OPTIONS_VERSION, "detect");
 }
 
 void culprit_verdict_dispose(culprit_verdict *v)
@@ -72,6 +69,8 @@ void culprit_verdict_dispose(culprit_verdict *v)
 
 static int check_options(const culprit_detect_options *o)
 {
+    if (o->version != CULPRIT_DETECT_OPTIONS_VERSION)
+        return culprit_options_check_version(o->version, CULPRIT_DETECT_OPTIONS_VERSION, "detect");
     if (!(o->confidence > 0 && o->confidence < 1))
         return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)", o->confidence);
     if (!(o->threshold >= 0 && isfinite(o->threshold)))
@@ -378,10 +377,11 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
     out->p = out->q = out->between_sd = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
-    culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name);
-    out->test = culprit_buf_detach(&key);
-    if (now->category && !(out->category = culprit_strdup(now->category)))
-        return CULPRIT_ERROR;
+    if (culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name) <
+            0 ||
+        !(out->test = culprit_buf_detach(&key)) ||
+        (now->category && !(out->category = culprit_strdup(now->category))))
+        goto oom;
     out->dirty = run->dirty;
 
     if (!culprit_test_result_measured(now)) {
@@ -390,7 +390,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     }
     /* A count (instructions under Valgrind) is judged by the deterministic rule. */
     if ((error = culprit_detect__judge_counted(out, run, now, base, opts)) != 0)
-        return error < 0 ? error : 0;
+        goto cleanup;
     welford_of(&wn, now);
     half = culprit_welford_ci_halfwidth(&wn, opts->confidence);
     out->now_n = wn.n;
@@ -408,7 +408,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         out->base_n = wb.n;
         out->base_mean = wb.mean;
         if (base->label && !(out->baseline = culprit_strdup(base->label)))
-            return CULPRIT_ERROR;
+            goto oom;
     }
 
     /* Major: the category is the baseline; noise alone cannot put the lower bound
@@ -422,7 +422,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         /* Earlier runs exist, none comparable: say which and why. */
         if (base && base->n == 0 && base->incomparable && !opts->allow_mixed &&
             !(out->mismatch = culprit_strdup(base->incomparable)))
-            return CULPRIT_ERROR;
+            goto oom;
         if (out->mismatch && out->kind != CULPRIT_VERDICT_MAJOR)
             out->kind = CULPRIT_VERDICT_MIXED;
         goto done;
@@ -442,11 +442,19 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     }
 
     if ((error = compare_with_baseline(out, base, &wb, &wn, opts)) < 0)
-        return error;
+        goto cleanup;
 done:
     if (!(out->message = compose_message(out, opts->confidence)))
-        return CULPRIT_ERROR;
+        goto oom;
     return 0;
+oom:
+    error = CULPRIT_ERROR; /* the last error is set by the allocation that failed */
+cleanup:
+    /* On failure `out` holds nothing (its test name included), as on entry. */
+    culprit_buf_dispose(&key);
+    if (error < 0)
+        culprit_verdict_dispose(out);
+    return error < 0 ? error : 0;
 }
 
 int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts)

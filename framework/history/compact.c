@@ -19,13 +19,10 @@
 int culprit_history_compact_options_init(culprit_history_compact_options *opts,
                                          unsigned int version)
 {
-    culprit_history_compact_options defaults = CULPRIT_HISTORY_COMPACT_OPTIONS_INIT;
+    static const culprit_history_compact_options defaults = CULPRIT_HISTORY_COMPACT_OPTIONS_INIT;
 
-    if (version != CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "compact options version %u is not %d", version,
-                                 CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION, "compact");
 }
 
 /* One test result of one run: pruned when more than K newer runs of its test exist. */
@@ -156,8 +153,8 @@ int culprit_history_compact(culprit_history_compact_stats *out, culprit_history 
     if (!opts)
         opts = &defaults;
     if (opts->version != CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "compact options version %u is not %d",
-                                 opts->version, CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION);
+        return culprit_options_check_version(opts->version, CULPRIT_HISTORY_COMPACT_OPTIONS_VERSION,
+                                             "compact");
     /* The temporary files of writers killed before their rename (a compaction or a
      * store killed half way: <run>.xml.tmp.<host>-<pid>.<start>-XXXXXX) go first;
      * a live writer's stay. They were never history: the listing skips them. */

@@ -27,6 +27,24 @@ int culprit_history__parse_double(double *out, const char *p, const char *end);
 /* Parses a non-negative decimal integer token [p, end) that fits in `max`. */
 int culprit_history__parse_uint(uint64_t *out, const char *p, const char *end, uint64_t max);
 
+/* Parts of a document: [start, start + len) each, in order. */
+typedef struct {
+    size_t start, len;
+} culprit_history__range;
+
+typedef struct {
+    culprit_history__range *items;
+    size_t n, alloc;
+} culprit_history__ranges;
+
+/*
+ * The document [data, data + len) without the sample lines of each culprit block,
+ * appended to `out` as ranges of it (skip.c). Returns 1 when done, 0 when the
+ * document does not have the writer's exact shape (then it must be parsed whole),
+ * -1 when out of memory.
+ */
+int culprit_history__skip_samples(culprit_history__ranges *out, const char *data, size_t len);
+
 /* The first line of a culprit block; the version is CULPRIT_HISTORY_FORMAT. */
 #define CULPRIT_HISTORY__BLOCK_MAGIC "culprit-result"
 /* The line introducing the samples; its value is their byte length. */

@@ -9,13 +9,11 @@
  *
  * Speed matters when a detector loads a long history summaries-only: the sample
  * lines are 99% of a file. Their byte length is announced in each culprit block
- * (block.c), so skip_samples() cuts them out of the mapped file (mapped.c) without
- * touching their pages and only the small rest goes through the XML parser. A file
- * that does not have exactly the shape the writer produces is parsed whole instead.
+ * (block.c), so culprit_history__skip_samples() (skip.c) finds the rest of the
+ * mapped file (mapped.c) and only that rest goes through the XML parser, in pieces
+ * gathered into one small buffer. A file that does not have exactly the shape the
+ * writer produces is parsed whole instead.
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* memmem, memrchr */
-#endif
 #include "history_internal.h"
 
 #include <limits.h>
@@ -449,62 +447,47 @@ static void on_xml_error(void *ctx, xmlErrorPtr e)
 
 /* --------------------------------------------------------- skip samples --- */
 
-/*
- * Copies the document into `out` without the sample lines of each culprit block.
- * Returns 1 when done, 0 when the document does not have the writer's exact shape
- * (then it must be parsed whole), -1 when out of memory. Only the bytes around
- * each block's header are touched; the samples are jumped over.
- */
-static int skip_samples(culprit_buf *out, const char *data, size_t len)
-{
-    static const char marker[] = "\n" CULPRIT_HISTORY__SAMPLES_KEY " ";
-    static const char open[] = "<system-out>" CULPRIT_HISTORY__BLOCK_MAGIC " ";
-    static const char close[] = "</system-out>";
-    size_t pos = 0;
-    int found = 0;
-
-    for (;;) {
-        const char *m = memmem(data + pos, len - pos, marker, sizeof(marker) - 1);
-        const char *p, *nl, *lt;
-        uint64_t bytes;
-        size_t start;
-
-        if (!m)
-            break;
-        p = m + sizeof(marker) - 1;
-        nl = memchr(p, '\n', (size_t)(data + len - p) < 24 ? (size_t)(data + len - p) : 24);
-        if (!nl || culprit_history__parse_uint(&bytes, p, nl, len) < 0)
-            return 0;
-        start = (size_t)(nl + 1 - data);
-        if (bytes > len - start || len - start - bytes < sizeof(close) - 1 ||
-            memcmp(data + start + bytes, close, sizeof(close) - 1) != 0)
-            return 0;
-        /* Sample lines hold no '<' (numbers and checked series names): a length that
-         * jumps over markup is not the writer's, and the whole parse refuses it. */
-        if (memchr(data + start, '<', (size_t)bytes))
-            return 0;
-        /* The header text is escaped, so the last '<' before it opens its <system-out>. */
-        lt = memrchr(data + pos, '<', (size_t)(m - (data + pos)));
-        if (!lt || (size_t)(data + len - lt) < sizeof(open) - 1 ||
-            memcmp(lt, open, sizeof(open) - 1) != 0)
-            return 0;
-        if (culprit_buf_put(out, data + pos, start - pos) < 0)
-            return -1;
-        pos = start + (size_t)bytes;
-        found = 1;
-    }
-    if (!found)
-        return 0;
-    return culprit_buf_put(out, data + pos, len - pos) < 0 ? -1 : 1;
-}
-
 /* ------------------------------------------------------------- entry points --- */
 
-#define PUSH_PIECE ((size_t)1 << 20)
+#define PUSH_PIECE ((size_t)1 << 16)
 
-static int parse(reader *r, const char *data, size_t len)
+static void push(reader *r, const char *p, size_t len)
+{
+    while (len && !r->error && !r->filtered) {
+        size_t piece = len < PUSH_PIECE ? len : PUSH_PIECE;
+        xmlParseChunk(r->ctxt, p, (int)piece, 0);
+        p += piece;
+        len -= piece;
+    }
+}
+
+/* Pushes the ranges of `data` to the parser in pieces of up to PUSH_PIECE bytes: a
+ * range that long straight from `data`, shorter ones gathered into `stage` first
+ * (one small buffer reused, not a copy of the document). */
+static void push_ranges(reader *r, const char *data, const culprit_history__ranges *rs,
+                        culprit_buf *stage)
+{
+    for (size_t i = 0; i < rs->n && !r->error && !r->filtered; i++) {
+        const char *p = data + rs->items[i].start;
+        size_t len = rs->items[i].len;
+        if (len >= PUSH_PIECE || stage->size >= PUSH_PIECE) {
+            push(r, stage->ptr, stage->size);
+            culprit_buf_clear(stage);
+        }
+        if (len >= PUSH_PIECE)
+            push(r, p, len);
+        else if (culprit_buf_put(stage, p, len) < 0)
+            fail_last(r, CULPRIT_ERROR);
+    }
+    push(r, stage->ptr, stage->size);
+}
+
+static int parse(reader *r, const char *data, size_t len, const culprit_history__ranges *rs)
 {
     xmlSAXHandler sax;
+    culprit_history__range whole = {0, len};
+    culprit_history__ranges all = {&whole, 1, 1};
+    culprit_buf stage = CULPRIT_BUF_INIT;
 
     if (len > INT_MAX) {
         fail(r, CULPRIT_EINVALID, "too large (%zu bytes) for a history file", len);
@@ -529,11 +512,8 @@ static int parse(reader *r, const char *data, size_t len)
      * 10 MB ("Huge input lookup"), so a run with many samples or many tests was
      * written and then skipped by every reader. Pushed in pieces, the text of a block
      * reaches on_text() in pieces too, and a file of any size is read. */
-    for (size_t at = 0; at < len && !r->error && !r->filtered;) {
-        size_t piece = len - at < PUSH_PIECE ? len - at : PUSH_PIECE;
-        xmlParseChunk(r->ctxt, data + at, (int)piece, 0);
-        at += piece;
-    }
+    push_ranges(r, data, rs ? rs : &all, &stage);
+    culprit_buf_dispose(&stage);
     if (!r->error && !r->filtered)
         xmlParseChunk(r->ctxt, NULL, 0, 1);
     if (!r->error && !r->filtered && !r->ctxt->wellFormed)
@@ -553,7 +533,7 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
                           const culprit_history_query *query)
 {
     reader r;
-    culprit_buf compact = CULPRIT_BUF_INIT;
+    culprit_history__ranges kept = {NULL, 0, 0};
     int error, skipped = 0;
 
     *out = NULL;
@@ -565,14 +545,11 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
     if ((error = culprit_run_new(&r.run)) < 0)
         goto cleanup;
     if (!(query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) &&
-        (skipped = skip_samples(&compact, data, len)) < 0) {
+        (skipped = culprit_history__skip_samples(&kept, data, len)) < 0) {
         error = CULPRIT_ERROR;
         goto cleanup;
     }
-    if (skipped)
-        error = parse(&r, compact.ptr, compact.size);
-    else
-        error = parse(&r, data, len);
+    error = parse(&r, data, len, skipped ? &kept : NULL);
     if (error < 0)
         goto cleanup;
     if (!r.filtered && query && query->test && r.run->ntests == 0)
@@ -584,7 +561,7 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
 cleanup:
     culprit_run_free(r.run);
     culprit_buf_dispose(&r.text);
-    culprit_buf_dispose(&compact);
+    free(kept.items);
     return error;
 }
 

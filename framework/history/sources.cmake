@@ -6,6 +6,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/pack.c
   ${CMAKE_CURRENT_LIST_DIR}/write.c
   ${CMAKE_CURRENT_LIST_DIR}/junit.c
+  ${CMAKE_CURRENT_LIST_DIR}/skip.c
   ${CMAKE_CURRENT_LIST_DIR}/read.c
   ${CMAKE_CURRENT_LIST_DIR}/mapped.c
   ${CMAKE_CURRENT_LIST_DIR}/report.c

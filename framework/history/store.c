@@ -356,8 +356,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
             goto cleanup;
         }
     }
-    if (out->nruns) /* none: runs is NULL, which qsort must not get */
-        qsort(out->runs, out->nruns, sizeof(*out->runs), compare_runs);
+    culprit_history_runs_sort(out);
     if (nreports) /* a report repeats runs that have their own files: one of each */
         error = culprit_history_runs_finish(out);
 cleanup:
@@ -369,6 +368,12 @@ cleanup:
     if (error < 0)
         culprit_history_runs_dispose(out);
     return error;
+}
+
+void culprit_history_runs_sort(culprit_history_runs *runs)
+{
+    if (runs->nruns) /* none: runs is NULL, which qsort must not get */
+        qsort(runs->runs, runs->nruns, sizeof(*runs->runs), compare_runs);
 }
 
 void culprit_history_runs_dispose(culprit_history_runs *runs)
@@ -445,6 +450,6 @@ int culprit_history_runs_finish(culprit_history_runs *runs)
     }
     free(all);
     runs->nruns = k;
-    qsort(runs->runs, runs->nruns, sizeof(*runs->runs), compare_runs);
+    culprit_history_runs_sort(runs);
     return 0;
 }

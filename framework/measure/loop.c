@@ -116,17 +116,15 @@ int culprit_measure_options_init(culprit_measure_options *opts, unsigned int ver
 {
     static const culprit_measure_options defaults = CULPRIT_MEASURE_OPTIONS_INIT;
 
-    if (version != CULPRIT_MEASURE_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown measure options version %u", version);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_MEASURE_OPTIONS_VERSION, "measure");
 }
 
 static int check_options(const culprit_measure_options *o, const culprit_measure_callbacks *cb)
 {
     if (o->version != CULPRIT_MEASURE_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown measure options version %u",
-                                 o->version);
+        return culprit_options_check_version(o->version, CULPRIT_MEASURE_OPTIONS_VERSION,
+                                             "measure");
     if (!cb || !cb->body)
         return culprit_error_set(CULPRIT_EINVALID, "no body to measure");
     if (!(o->confidence > 0.0 && o->confidence < 1.0))

@@ -4,10 +4,12 @@
  * lines the call-tree excerpts show. These are decisions of the library (which
  * commits, how far back the baselines reach, which revision's text is shown), so
  * `culprit report` and `culprit history` only name the revision and the window's
- * length; the model itself (model.c) stays free of git.
+ * length; the model itself (model.c) stays free of git. A window can also be read
+ * from the store commit by commit, only the runs it needs
+ * (culprit_report_add_history_read()), as `culprit check` reads.
  */
-#include "culprit/report.h"
 #include "culprit/vcs.h"
+#include "report_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +73,175 @@ int culprit_report_add_history_window(culprit_report *report, culprit_vcs *repo,
     error = culprit_report_add_history(report, runs, commits, window, chain, nshas, opts);
 cleanup:
     commits_free(commits, window);
+    free(chain);
+    free(shas);
+    return error;
+}
+
+/* ------------------------------------------------- reading what it needs --- */
+
+/* READ_GROWTH times more commits are read while a point may lack what the older
+ * ones hold. */
+#define READ_GROWTH 8
+
+/* The commits read first beyond the window's own: what the oldest point reads of a
+ * test measured at every commit (the noise window and the pool, or the rules' history),
+ * so that a window of 30 reads 41 commits, not more, when nothing is missing. */
+static size_t read_first(const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    size_t need;
+
+    if (!opts)
+        opts = &defaults;
+    need = opts->noise_window + opts->pool;
+    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
+        need = opts->rules.history;
+    return need ? need : 1;
+}
+
+/* Reads the runs of chain[from..to) through `load` and adds them to `runs`, kept in
+ * the order of culprit_history_load() (time, then id). */
+static int read_more(culprit_history_runs *runs, const char *const *chain, size_t from, size_t to,
+                     culprit_report_load_fn load, void *payload)
+{
+    culprit_history_runs more = {0, NULL, 0};
+    culprit_run **grown;
+    int error;
+
+    if ((error = load(&more, chain + from, to - from, payload)) < 0)
+        return error;
+    if (more.nruns &&
+        !(grown = realloc(runs->runs, (runs->nruns + more.nruns) * sizeof(*runs->runs)))) {
+        culprit_history_runs_dispose(&more);
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    } else if (more.nruns) {
+        runs->runs = grown;
+        memcpy(runs->runs + runs->nruns, more.runs, more.nruns * sizeof(*more.runs));
+        runs->nruns += more.nruns;
+    }
+    runs->nskipped += more.nskipped;
+    free(more.runs);
+    culprit_history_runs_sort(runs);
+    return 0;
+}
+
+/* Into `view` (room for all of `runs`), the runs at chain[k..]: what `culprit check
+ * --commit chain[k]` reads of them; `at` maps each commit of the chain to its place. */
+static void view_at(culprit_history_runs *view, const culprit_history_runs *runs,
+                    const culprit_strmap *at, size_t k)
+{
+    size_t pos;
+
+    view->nruns = 0;
+    for (size_t r = 0; r < runs->nruns; r++)
+        if (runs->runs[r]->commit && culprit_strmap_get(at, runs->runs[r]->commit, &pos) &&
+            pos >= k)
+            view->runs[view->nruns++] = runs->runs[r];
+}
+
+/*
+ * Judges the window's commits, oldest first, each on its view of `runs`: results[k]
+ * is the check of chain[k] (empty when it has no data). With commits left unread,
+ * *more is set, and the judging stops, when a point may lack what they hold
+ * (culprit_check_wants_more()).
+ */
+static int judge_window(culprit_check_result *results, int *more, const culprit_history_runs *runs,
+                        const culprit_strmap *at, const char *const *chain, size_t nchain,
+                        size_t window, size_t read, const culprit_check_options *opts)
+{
+    culprit_history_runs view = {0, NULL, 0};
+    int error = 0;
+
+    *more = 0;
+    if (!(view.runs = malloc((runs->nruns ? runs->nruns : 1) * sizeof(*view.runs))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t k = window; k-- > 0 && !*more;) {
+        view_at(&view, runs, at, k);
+        error =
+            culprit_detect_check(&results[k], &view, chain[k], chain + k + 1, nchain - k - 1, opts);
+        if (error == CULPRIT_ENOTFOUND) { /* no data at this commit */
+            culprit_error_clear();
+            error = 0;
+            continue;
+        }
+        if (error < 0)
+            break;
+        for (size_t i = 0; read < nchain && i < results[k].n && !*more; i++)
+            *more = culprit_check_wants_more(&results[k], i, &view, opts);
+    }
+    free(view.runs);
+    return error;
+}
+
+static void results_dispose(culprit_check_result *results, size_t n)
+{
+    for (size_t k = 0; results && k < n; k++)
+        culprit_check_result_dispose(&results[k]);
+}
+
+/* The first-parent chain of `rev` (all of it, or all a shallow clone has). */
+static int chain_of(char (**shas)[41], size_t *nshas, const char ***chain, culprit_strmap *at,
+                    culprit_vcs *repo, const char *rev)
+{
+    char sha[41];
+    int error;
+
+    if ((error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||
+        (error = culprit_vcs_first_parents_cut(shas, nshas, NULL, repo, sha, 0)) < 0)
+        return error;
+    if (!(*chain = calloc(*nshas ? *nshas : 1, sizeof(**chain))) ||
+        culprit_strmap_reserve(at, *nshas) < 0)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < *nshas; i++) {
+        (*chain)[i] = (*shas)[i];
+        if (culprit_strmap_put(at, (*shas)[i], i, NULL) < 0)
+            return CULPRIT_ERROR;
+    }
+    return 0;
+}
+
+int culprit_report_add_history_read(culprit_report *report, culprit_history_runs *runs,
+                                    culprit_vcs *repo, const char *rev, size_t limit,
+                                    const culprit_check_options *opts, culprit_report_load_fn load,
+                                    void *payload)
+{
+    culprit_report_commit *commits = NULL;
+    culprit_check_result *results = NULL;
+    culprit_strmap at = CULPRIT_STRMAP_INIT;
+    char(*shas)[41] = NULL;
+    const char **chain = NULL;
+    size_t nshas = 0, window = 0, read = 0, want;
+    int error, more = 1;
+
+    memset(runs, 0, sizeof(*runs));
+    if ((error = chain_of(&shas, &nshas, &chain, &at, repo, rev)) < 0)
+        goto cleanup;
+    window = limit < nshas ? limit : nshas;
+    if (!(results = calloc(window ? window : 1, sizeof(*results)))) {
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        goto cleanup;
+    }
+    want = window + read_first(opts) < nshas ? window + read_first(opts) : nshas;
+    while (more) {
+        results_dispose(results, window);
+        if ((error = read_more(runs, chain, read, want, load, payload)) < 0 ||
+            (error = judge_window(results, &more, runs, &at, chain, nshas, window, want, opts)) < 0)
+            goto cleanup;
+        read = want;
+        want = window + (read - window) * READ_GROWTH;
+        want = want < nshas ? want : nshas;
+    }
+    if ((error = window_commits(&commits, repo, shas, window)) < 0 ||
+        (error = culprit_report__set_window(report, commits, window, nshas)) < 0)
+        goto cleanup;
+    for (size_t k = window; k-- > 0 && error == 0;)
+        error = culprit_report__add_points(report, &results[k], k);
+cleanup:
+    results_dispose(results, window);
+    free(results);
+    commits_free(commits, window);
+    culprit_strmap_dispose(&at);
     free(chain);
     free(shas);
     return error;

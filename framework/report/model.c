@@ -93,21 +93,31 @@ int culprit_report_set_categories(culprit_report *report, const culprit_categori
     return 0;
 }
 
-/* The series of `test`, added (empty) when absent; the set stays sorted by name. */
+/* The series of `test`, added (empty) when absent; the set stays sorted by name,
+ * found by a binary search (a check's verdicts come sorted: each new one goes last). */
 static int series_for(culprit_report_series **out, culprit_report *r, const char *test)
 {
-    size_t at = 0;
+    size_t at = 0, hi = r->nseries;
     culprit_report_series *grown;
+    int error;
 
-    while (at < r->nseries && strcmp(r->series[at].test, test) < 0)
-        at++;
+    if (hi && strcmp(r->series[hi - 1].test, test) < 0)
+        at = hi;
+    while (at < hi) {
+        size_t mid = at + (hi - at) / 2;
+        if (strcmp(r->series[mid].test, test) < 0)
+            at = mid + 1;
+        else
+            hi = mid;
+    }
     if (at < r->nseries && strcmp(r->series[at].test, test) == 0) {
         *out = &r->series[at];
         return 0;
     }
-    if (!(grown = realloc(r->series, (r->nseries + 1) * sizeof(*grown))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    r->series = grown;
+    if ((error = culprit_array_grow(&r->series, &r->aseries, r->nseries, sizeof(*r->series), 16)) <
+        0)
+        return error;
+    grown = r->series;
     memmove(&grown[at + 1], &grown[at], (r->nseries - at) * sizeof(*grown));
     memset(&grown[at], 0, sizeof(*grown));
     r->nseries++;
@@ -192,6 +202,25 @@ static int copy_commits(culprit_report *r, const culprit_report_commit *commits,
     return 0;
 }
 
+int culprit_report__set_window(culprit_report *report, const culprit_report_commit *commits,
+                               size_t ncommits, size_t nchain)
+{
+    if (report->ncommits)
+        return culprit_error_set(CULPRIT_EINVALID, "the report already holds a history window");
+    if (ncommits > nchain)
+        return culprit_error_set(CULPRIT_EINVALID, "report: window longer than the chain");
+    return copy_commits(report, commits, ncommits);
+}
+
+int culprit_report__add_points(culprit_report *report, const culprit_check_result *result, size_t k)
+{
+    int error = 0;
+
+    for (size_t i = 0; i < result->n && error == 0; i++)
+        error = add_point(report, result, i, report->ncommits - 1 - k);
+    return error;
+}
+
 int culprit_report_add_history(culprit_report *report, const culprit_history_runs *runs,
                                const culprit_report_commit *commits, size_t ncommits,
                                const char *const *chain, size_t nchain,
@@ -199,11 +228,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
 {
     int error;
 
-    if (report->ncommits)
-        return culprit_error_set(CULPRIT_EINVALID, "the report already holds a history window");
-    if (ncommits > nchain)
-        return culprit_error_set(CULPRIT_EINVALID, "report: window longer than the chain");
-    if ((error = copy_commits(report, commits, ncommits)) < 0)
+    if ((error = culprit_report__set_window(report, commits, ncommits, nchain)) < 0)
         return error;
     /* Oldest first, so each series' points are in plotting order. */
     for (size_t k = ncommits; k-- > 0;) {
@@ -215,8 +240,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
         }
         if (error < 0)
             return error;
-        for (size_t i = 0; i < result.n && error == 0; i++)
-            error = add_point(report, &result, i, ncommits - 1 - k);
+        error = culprit_report__add_points(report, &result, k);
         culprit_check_result_dispose(&result);
         if (error < 0)
             return error;

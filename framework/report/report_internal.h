@@ -12,6 +12,15 @@
 /* Disposes of a bisection the report holds and frees it (model.c). NULL: no-op. */
 void culprit_report__bisect_free(culprit_bisect_result *bisect);
 
+/* The history window of culprit_report_add_history(): its commits copied (newest
+ * first in `commits`), refused when the report has one or the chain is shorter. */
+int culprit_report__set_window(culprit_report *report, const culprit_report_commit *commits,
+                               size_t ncommits, size_t nchain);
+/* The verdicts of `result`, the check of the window's commit k (0: the newest), as
+ * points of the report's series. Points go in oldest first. */
+int culprit_report__add_points(culprit_report *report, const culprit_check_result *result,
+                               size_t k);
+
 /* "+12.3%", or "-" when not finite. */
 int culprit_report__put_change(culprit_buf *out, double change);
 /* "+12.3% (99% CI +10.1% to +14.5%)", or "-". */

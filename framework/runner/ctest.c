@@ -26,7 +26,7 @@
  * ctest's own --output-junit drops these tags from the test output and keeps no
  * measurement; culprit's JUnit report (--junit DIR/, culprit junit) has them all.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -10,7 +10,7 @@
  * under a debugger is not a measurement. CULPRIT_DEBUG=0 turns the detection off.
  * The runner says so on stderr, so the choice is never silent (docs/runner.md).
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include <stdlib.h>
 #include <string.h>

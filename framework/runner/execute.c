@@ -10,7 +10,7 @@
  * same format it is stored in, and its output is captured and shown on failure.
  */
 #define _GNU_SOURCE /* memmem, strsignal */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include "culprit/history.h"
 #include "culprit/stats.h"
@@ -79,13 +79,13 @@ static struct {
     culprit_samples *samples;
     int finished; /* the sampling loop returned (no assertion longjmp'd out) */
     int restore_crash_signals;
-    int counting; /* under Valgrind's callgrind (counted.c): count the body only */
+    int counting; /* under Valgrind's callgrind (valgrind.c): count the body only */
 } current;
 
 /*
  * One call of the test body. When its instructions are counted, callgrind collects
  * around the body alone (not setup, fixtures, the sampling loop or CMocka) and
- * writes one dump per call, read back by counted.c.
+ * writes one dump per call, read back by valgrind.c.
  */
 static int body(void *payload)
 {
@@ -178,7 +178,7 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
                                                     s->counters[i] ? s->n : 0,
                                                     s->counters[i] == NULL)) < 0)
             return error;
-    /* Counted in the parent from callgrind's dumps (counted.c): time stands in here. */
+    /* Counted in the parent from callgrind's dumps (valgrind.c): time stands in here. */
     if (strcmp(metric, "instructions") == 0 && current.counting)
         metric = "wall_ns";
     if (!(m = culprit_test_result_series(r, metric)) || m->absent)
@@ -293,13 +293,6 @@ static char *own_output(const char *output)
     return culprit_buf_detach(&kept);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Measures the test here and writes its one-test result document to `path`, the way
  * a result crosses a process boundary. Returns 0 passed, 1 failed, 3 not written. */
 static int hand_back(const culprit_runner_job *job, const char *path)
@@ -351,7 +344,7 @@ static int make_result_path(culprit_buf *path)
  * sleeps in poll(), so the child's measurements see one short wake-up per tick. */
 static void spin(const culprit_runner_job *job, double start, unsigned int *tick)
 {
-    double elapsed = now_s() - start;
+    double elapsed = culprit_time_now_s() - start;
 
     if (!job->progress || elapsed < SPIN_AFTER)
         return;
@@ -379,7 +372,7 @@ static int collect_output(culprit_buf *output, int fd, pid_t pid, int *status, d
         int wait_ms = -1;
         struct pollfd p[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
         if (deadline > 0) {
-            double left = deadline - now_s();
+            double left = deadline - culprit_time_now_s();
             if (left <= 0) {
                 timed_out = 1;
                 break;
@@ -465,7 +458,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
     sigset_t block, mask;
     culprit_buf path = CULPRIT_BUF_INIT, output = CULPRIT_BUF_INIT;
     int fds[2] = {-1, -1}, status = 0, timed_out, error;
-    double start = now_s();
+    double start = culprit_time_now_s();
     pid_t pid;
 
     if ((error = make_result_path(&path)) < 0)
@@ -519,7 +512,7 @@ static int run_forked(culprit_test_result *r, const culprit_runner_job *job)
             r->message = failure_message(culprit_buf_cstr(&output));
     } else {
         r->status = CULPRIT_STATUS_ERROR;
-        r->elapsed_s = now_s() - start;
+        r->elapsed_s = culprit_time_now_s() - start;
         culprit_buf msg = CULPRIT_BUF_INIT;
         if (timed_out)
             culprit_buf_printf(&msg, "timed out after %g s and was killed", job->timeout_s);
@@ -569,7 +562,7 @@ int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *jo
             restore_end_signals(old);
             return failed;
         }
-        /* The counted process itself (counted.c started it under callgrind): one
+        /* The counted process itself (valgrind.c started it under callgrind): one
          * body call per sample, so that each dump is one repetition. */
         culprit_runner_job one = *job;
         one.measure.batch = 1;

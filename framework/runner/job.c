@@ -1,9 +1,9 @@
 /*
- * What the two ways of running a test share (execute.c forks, counted.c runs the
+ * What the two ways of running a test share (execute.c forks, valgrind.c runs the
  * binary again under callgrind): the series a job judges, and taking over the
  * one-test result document a child process handed back.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include "culprit/core.h"
 #include "culprit/history.h"

@@ -4,7 +4,7 @@
  * from a name, the --junit DIR/ report's. Names are data (a test table may hold any
  * C string): docs/history-format.md, "Names".
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include <fnmatch.h>
 #include <stdio.h>

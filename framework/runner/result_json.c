@@ -3,7 +3,7 @@
  * fields; they are stable: new fields may be added, none renamed or removed).
  * Built with jansson: no hand-written JSON anywhere in culprit.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -7,7 +7,7 @@
  * Order of precedence for every setting: command line, then environment, then the
  * project file (culprit.json), then the defaults, as ctest and git do.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -33,12 +33,6 @@ typedef struct {
     char *assignments_path;
     int assignments_changed;
 } runner;
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
 
 static void warn(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(runner *r, const char *fmt, ...)
@@ -473,7 +467,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     int exit_code = RUNNER_EXIT_OK, error;
 
     memset(&r, 0, sizeof(r));
-    r.program = argc > 0 && argv[0] ? base_name(argv[0]) : "culprit-tests";
+    r.program = argc > 0 && argv[0] ? culprit_fs_base_name(argv[0]) : "culprit-tests";
     r.text = stdout;
     suite = group ? group : r.program;
     if (culprit_runner__parse_options(&r.opt, argc, argv) < 0) {

@@ -1,7 +1,7 @@
 target_sources(culprit PRIVATE
-  ${CMAKE_CURRENT_LIST_DIR}/options.c
+  ${CMAKE_CURRENT_LIST_DIR}/cmdline.c
   ${CMAKE_CURRENT_LIST_DIR}/execute.c
-  ${CMAKE_CURRENT_LIST_DIR}/counted.c
+  ${CMAKE_CURRENT_LIST_DIR}/valgrind.c
   ${CMAKE_CURRENT_LIST_DIR}/debugger.c
   ${CMAKE_CURRENT_LIST_DIR}/ctest.c
   ${CMAKE_CURRENT_LIST_DIR}/job.c

@@ -100,7 +100,7 @@ int culprit_stats_cluster_average(culprit_dendrogram *out, const double *dist, s
     }
     goto cleanup;
 oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = CULPRIT_ERROR_NOMEM();
     culprit_dendrogram_dispose(out);
 cleanup:
     free(d);
@@ -128,7 +128,7 @@ int culprit_stats_cluster_cut(size_t *labels, const culprit_dendrogram *d, size_
     if (!(parent = malloc(2 * n * sizeof(size_t))) ||
         !(label_of = malloc(2 * n * sizeof(size_t)))) {
         free(parent);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     for (size_t i = 0; i < 2 * n; i++) {
         parent[i] = i;
@@ -190,8 +190,8 @@ int culprit_stats_cluster_ch_cut(size_t *labels, size_t *k, const culprit_dendro
         *k = n;
         return 0;
     }
-    if (!(trial = malloc(n * sizeof(size_t))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    trial = malloc(n * sizeof(size_t));
+    CULPRIT_ERROR_CHECK_ALLOC(trial);
     for (size_t c = 2; c < n; c++) {
         culprit_stats_cluster_cut(trial, d, c);
         double ch = culprit_stats_calinski_harabasz(dist, n, trial, c);

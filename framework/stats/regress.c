@@ -156,7 +156,7 @@ int culprit_stats_ols(culprit_ols *out, const double *const *x, size_t p, const 
     out->r2 = tss > 0 ? 1 - rss / tss : 1;
     goto cleanup;
 oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = CULPRIT_ERROR_NOMEM();
 cleanup:
     if (error < 0)
         culprit_ols_dispose(out);

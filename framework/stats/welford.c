@@ -86,8 +86,22 @@ double culprit_stats_t_critical(double confidence, double df)
     /* GSL's error handler aborts on domain errors; refuse them here instead. */
     if (!(confidence > 0.0 && confidence < 1.0) || !(df > 0.0))
         return NAN;
+    /* The last few answers, per thread: a check or compare of many tests asks for the
+     * same (confidence, df) over and over (tests of as many samples), and the inverse
+     * CDF costs about a microsecond. Same arguments, same value: exact. */
+    static __thread struct {
+        double confidence, df, t;
+    } memo[4];
+    static __thread unsigned int next;
+    for (unsigned int i = 0; i < 4; i++)
+        if (memo[i].confidence == confidence && memo[i].df == df)
+            return memo[i].t;
     /* Two-sided: P(|T| <= t) = c  <=>  P(T <= t) = 1 - (1 - c) / 2. */
-    return gsl_cdf_tdist_Pinv(1.0 - (1.0 - confidence) / 2.0, df);
+    memo[next].t = gsl_cdf_tdist_Pinv(1.0 - (1.0 - confidence) / 2.0, df);
+    memo[next].confidence = confidence;
+    memo[next].df = df;
+    next = (next + 1) % 4;
+    return memo[(next + 3) % 4].t;
 }
 
 double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence)

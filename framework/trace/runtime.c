@@ -372,7 +372,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
 /* ------------------------------------------------------------- calibration --- */
 
 /* The overhead is measured with the hooks themselves on a private thread state,
- * called by code compiled as instrumented code is: trace__probe (probe.c, the one
+ * called by code compiled as instrumented code is: trace__probe (calibrate_probe.c, the one
  * function of the runtime built with -finstrument-functions) against the same body
  * uninstrumented, both called through a pointer so neither is inlined. Per call,
  * `overhead_pair` is what an instrumented call adds in full mode (what a timed
@@ -380,7 +380,7 @@ void __cyg_profile_func_exit(void *fn, void *site)
  * an untimed call (level mode's descendants), and `overhead_in` the part of a
  * timed call's own hooks inside its measured window (an empty call's recorded
  * duration). */
-/* probe.c: the same body compiled instrumented and not. */
+/* calibrate_probe.c: the same body compiled instrumented and not. */
 unsigned long trace__probe(unsigned long x);
 unsigned long trace__probe_bare(unsigned long x) NOINSTR;
 

@@ -325,13 +325,10 @@ static int check_outside(culprit_vcs *repo, const char *real_parent)
 
 int culprit_vcs_checkout_options_init(culprit_vcs_checkout_options *opts, unsigned int version)
 {
-    culprit_vcs_checkout_options defaults = CULPRIT_VCS_CHECKOUT_OPTIONS_INIT;
+    static const culprit_vcs_checkout_options defaults = CULPRIT_VCS_CHECKOUT_OPTIONS_INIT;
 
-    if (version != CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "checkout options version %u is not %d", version,
-                                 CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION, "checkout");
 }
 
 /* A new, empty, registered checkout directory under opts' parent (*out owns it). */
@@ -348,8 +345,8 @@ static int new_checkout(culprit_vcs_checkout **out, culprit_vcs *repo,
     *out = NULL;
     opts = opts ? opts : &defaults;
     if (opts->version != CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "unknown checkout options version %u",
-                                 opts->version);
+        return culprit_options_check_version(opts->version, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION,
+                                             "checkout");
     /* By default in the process's temporary directory, removed with it. */
     if (!(parent = opts->parent_dir) && (error = culprit_fs_temp_dir(&parent)) < 0)
         return error;

@@ -207,8 +207,13 @@ typedef struct {
     const char *test;          /**< with run: the perf test measured, "suite.test" or "test" */
     double confidence;         /**< of each decision (0.99) */
     double threshold;          /**< smallest relative slowdown that makes a commit bad (0.02) */
-    unsigned int min_runs;     /**< runs of each per decision, in pairs (10) */
-    unsigned int max_runs;     /**< when undecided, more runs up to this many (30) */
+    unsigned int min_runs;     /**< runs of each per decision, in pairs; 0 (the default):
+                                    CULPRIT_BISECT_MIN_RUNS, and a step far beyond the noise
+                                    may stop before them (the sequential rule's early looks at
+                                    4 and 6 pairs, docs/bisect.md "Stopping early"); a number
+                                    (at least 2): that minimum is kept, no early stop */
+    unsigned int max_runs;     /**< when undecided, more runs up to this many (30); below the
+                                    minimum (min_runs or its default) the minimum is taken */
     unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
     double timeout_s;          /**< kill a build or a run after this long (600) */
     int all;                   /**< find every commit that made it slower, not only one */
@@ -250,17 +255,16 @@ typedef struct {
      * way, before bisecting, the good end's build for call trees must record a tree, or
      * the session stops at once with the fix (CULPRIT_ERROR). */
     const char *calltree_build;
-    /** 1: no step stops before min_runs pairs (the sequential rule's early looks at 4
-     * and 6 pairs are off; docs/bisect.md, "Stopping early"). `culprit bisect` sets it
-     * when --min-runs is given: a minimum the user asked for is kept. */
-    int no_early_stop;
 } culprit_bisect_options;
 
-#define CULPRIT_BISECT_OPTIONS_VERSION 1
+/** The runs of each per decision when min_runs is 0. */
+#define CULPRIT_BISECT_MIN_RUNS 10
+
+#define CULPRIT_BISECT_OPTIONS_VERSION 2
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
-        .min_runs = 10, .max_runs = 30, .max_failures = 5, .timeout_s = 600,                       \
+        .min_runs = 0, .max_runs = 30, .max_failures = 5, .timeout_s = 600,                        \
         .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD                                          \
     }
 
@@ -270,6 +274,17 @@ typedef struct {
  * another one is CULPRIT_EINVALID. Returns 0.
  */
 int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version);
+
+/**
+ * The one check of a bisection's options, which culprit_bisect_session(),
+ * culprit_bisect_confirm() and culprit_bisect_calltree_session() make themselves
+ * and a tool may make before it starts anything: the version; good and bad; a
+ * command, or else a run command with its test (a test needs a run command); a
+ * metric other than "cpu_ns" only with a run and a test; confidence in (0, 1),
+ * min_runs 0 or at least 2, timeout and count_threshold in range. 0, or
+ * CULPRIT_EINVALID with a message naming the option.
+ */
+int culprit_bisect_options_check(const culprit_bisect_options *opts);
 
 /**
  * A paired A/B confirmation of one slowdown (`culprit check --confirm --build --run`):

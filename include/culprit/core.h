@@ -51,6 +51,23 @@ void culprit_error_clear(void);
  */
 int culprit_error_set(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/**
+ * The one spelling of an allocation failure: sets "out of memory" (CULPRIT_ERROR) as
+ * this thread's last error and evaluates to CULPRIT_ERROR, for `return
+ * CULPRIT_ERROR_NOMEM();` and `error = CULPRIT_ERROR_NOMEM(); goto cleanup;`.
+ */
+#define CULPRIT_ERROR_NOMEM() culprit_error_set(CULPRIT_ERROR, "out of memory")
+
+/**
+ * Returns CULPRIT_ERROR_NOMEM() from the calling function when `ptr` is NULL
+ * (libgit2's GIT_ERROR_CHECK_ALLOC): `p = malloc(n); CULPRIT_ERROR_CHECK_ALLOC(p);`.
+ */
+#define CULPRIT_ERROR_CHECK_ALLOC(ptr)                                                             \
+    do {                                                                                           \
+        if (!(ptr))                                                                                \
+            return CULPRIT_ERROR_NOMEM();                                                          \
+    } while (0)
+
 /** Same as culprit_error_set() with a va_list. */
 int culprit_error_setv(int code, const char *fmt, va_list ap);
 
@@ -153,6 +170,39 @@ char *culprit_buf_detach(culprit_buf *buf);
  * (out of memory, message set).
  */
 int culprit_array_grow(void *items, size_t *alloc, size_t n, size_t size, size_t first);
+
+/**
+ * A map from strings to indices (a hash table): what a "find by name" uses instead
+ * of scanning a list, so that reading N names costs O(N), not O(N^2). Keys are
+ * borrowed, neither copied nor freed: they must outlive the map unchanged.
+ * Zero-initialize (CULPRIT_STRMAP_INIT); not thread-safe for writes.
+ */
+typedef struct {
+    void *slots;   /**< private */
+    size_t nslots; /**< private */
+    size_t n;      /**< keys held */
+} culprit_strmap;
+
+#define CULPRIT_STRMAP_INIT                                                                        \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
+
+/** Makes room for `n` keys without growing again. 0 or CULPRIT_ERROR (out of memory). */
+int culprit_strmap_reserve(culprit_strmap *map, size_t n);
+/**
+ * Adds `key` -> `value` unless `key` is there: then nothing changes, its value goes
+ * to `*existing` (when not NULL) and 1 is returned. 0 when added; CULPRIT_ERROR (out
+ * of memory).
+ */
+int culprit_strmap_put(culprit_strmap *map, const char *key, size_t value, size_t *existing);
+/** Adds `key` -> `value`, or replaces the value (and the key pointer) of `key`. 0 or
+ * CULPRIT_ERROR (out of memory). */
+int culprit_strmap_set(culprit_strmap *map, const char *key, size_t value);
+/** 1 and the value in `*value` (when not NULL) when `key` is there, else 0. */
+int culprit_strmap_get(const culprit_strmap *map, const char *key, size_t *value);
+/** Frees the table (not the keys); the map is left empty and reusable. NULL: no-op. */
+void culprit_strmap_dispose(culprit_strmap *map);
 
 /**
  * Takes an exclusive lock for a read-modify-write of `path`: flock() on the file
@@ -295,6 +345,33 @@ char *culprit_strdup(const char *s);
  * set). `src` may point into `*dst`.
  */
 int culprit_str_set(char **dst, const char *src);
+
+/** Whether two strings are equal; NULL equals NULL and no string. */
+int culprit_str_equal(const char *a, const char *b);
+
+/** The part of `path` after its last '/' (all of it when it has none); borrowed from `path`. */
+const char *culprit_fs_base_name(const char *path);
+
+/**
+ * Seconds on CLOCK_MONOTONIC, for timeouts, deadlines and the elapsed time shown to a
+ * user; not for measurements (measure's clocks). Thread-safe.
+ */
+double culprit_time_now_s(void);
+
+/**
+ * The version check of a function that takes an options struct: 0 when `version` is
+ * `expected`, else CULPRIT_EINVALID with "<what> options version V is not E".
+ */
+int culprit_options_check_version(unsigned int version, unsigned int expected, const char *what);
+
+/**
+ * The body of every culprit_<x>_options_init() (libgit2's
+ * GIT_INIT_STRUCTURE_FROM_TEMPLATE): checks `version` as
+ * culprit_options_check_version() does, then copies the `size` bytes of `defaults`
+ * (the CULPRIT_<X>_OPTIONS_INIT value) into `opts`. NULL `opts` is CULPRIT_EINVALID.
+ */
+int culprit_options_init_from(void *opts, const void *defaults, size_t size, unsigned int version,
+                              unsigned int expected, const char *what);
 
 /**
  * Optimal-string-alignment distance between `a` and `b`: insertions, deletions,

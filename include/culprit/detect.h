@@ -314,11 +314,13 @@ culprit_verdict_kind culprit_detect_counted_change(double change, double thresho
 double culprit_detect_counted_value(const culprit_test_result *t);
 
 /**
- * The threshold of the deterministic rule for one test: opts->count_threshold,
- * raised to opts->count_aa_margin x `aa_spread` when the history's A/A spread is
- * wider. opts NULL: the defaults.
+ * The threshold of the deterministic rule for one test, into `*out`:
+ * opts->count_threshold, raised to opts->count_aa_margin x `aa_spread` when the
+ * history's A/A spread is wider. opts NULL: the defaults. CULPRIT_EINVALID when
+ * opts->version is not CULPRIT_DETECT_OPTIONS_VERSION.
  */
-double culprit_detect_count_threshold(const culprit_detect_options *opts, double aa_spread);
+int culprit_detect_count_threshold(double *out, const culprit_detect_options *opts,
+                                   double aa_spread);
 
 /**
  * `culprit check --metric NAME`: makes every result of `run` judge its series `metric`
@@ -394,7 +396,8 @@ void culprit_verdict_dispose(culprit_verdict *verdict);
 /**
  * Judges `now` (a result of `run`, samples loaded) against `base` (NULL: no baseline;
  * samples loaded). Never fails for a test that failed or has too few samples (that is
- * the verdict); negative only on allocation failure or bad options.
+ * the verdict); negative only on allocation failure or bad options (CULPRIT_EINVALID,
+ * opts->version included), and then `out` holds nothing to dispose.
  * The verdict is provisional until culprit_detect_adjust() has seen all the tests
  * judged together.
  */
@@ -428,7 +431,8 @@ int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirm
  * Controls the false discovery rate across the verdicts of one check: p-values are
  * adjusted with Benjamini-Hochberg, and a minor regression or an improvement whose
  * adjusted p exceeds opts->fdr becomes undecided (possibly real, not proven among
- * this many tests). Messages are updated.
+ * this many tests). Messages are updated. CULPRIT_EINVALID for bad options (a version
+ * other than CULPRIT_DETECT_OPTIONS_VERSION included).
  */
 int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_detect_options *opts);
 
@@ -755,6 +759,19 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 
 void culprit_check_result_dispose(culprit_check_result *result);
 
+/**
+ * 1 when test i of `result`, a check of `runs` holding the runs of only the newest
+ * first-parent commits (the commit judged and its nearest ancestors), may lack
+ * history that older commits hold: nothing comparable was found (no baseline, or
+ * only mixed ones), or fewer comparable earlier runs than the noise model and the
+ * detectors read (noise_window + pool, or rules.history when the rules run). Reading
+ * more commits then may change the verdict; otherwise it cannot. What `culprit check`
+ * and `culprit history` grow their reading by (docs/cli.md). Options as
+ * culprit_detect_check().
+ */
+int culprit_check_wants_more(const culprit_check_result *result, size_t i,
+                             const culprit_history_runs *runs, const culprit_check_options *opts);
+
 /** 1 when test i of the check is flagged by a counter detector (clusters or rules). */
 int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
 
@@ -803,12 +820,6 @@ unsigned int culprit_check_load_flags(const culprit_check_options *opts);
 int culprit_check_load(culprit_history_runs *out, const culprit_history_source *src,
                        const culprit_check_options *opts, const char *const *commits,
                        size_t ncommits, culprit_history_warn_fn warn, void *payload);
-
-/** 1 when test i of `result` may lack history that commits not yet read hold: no
- * comparable baseline, or fewer earlier comparable runs than the noise window, the
- * pool and the rules read. */
-int culprit_check_wants_more(const culprit_check_result *result, size_t i,
-                             const culprit_history_runs *runs, const culprit_check_options *opts);
 
 /** Re-runs test i of `result` once, recording the new run into the history (e.g.
  * culprit_runner_rerun() on a trusted binary): 1 when it re-ran, 0 when it did not

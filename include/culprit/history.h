@@ -112,6 +112,8 @@ typedef struct {
                               given with the runner's --machine / $CULPRIT_MACHINE, else the
                               fingerprint without the kernel release (docs/detection.md);
                               NULL: derived from `machine` (culprit_run_machine_class) */
+    void *test_index;    /**< private: culprit_run_find_test()'s index of the tests by name,
+                              built on the first search, freed by culprit_run_free() */
 } culprit_run;
 
 /**
@@ -149,7 +151,12 @@ const culprit_series *culprit_test_result_series(const culprit_test_result *test
  */
 int culprit_test_result_measured(const culprit_test_result *test);
 
-/** Finds a test by name in a run, or NULL. Borrowed. */
+/**
+ * Finds a test by name in a run (the first of that name), or NULL. Borrowed. In
+ * constant time: a run of many tests is indexed by name on its first search (again
+ * when tests were added since), so the run must not be searched from two threads at
+ * once, and a test's name must not change in place once the run has been searched.
+ */
 const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name);
 
 /** Serializes a run as a JUnit XML document (libxml2's writer) into `out`. */
@@ -284,6 +291,9 @@ int culprit_history_query_wants_name(const culprit_history_query *query, const c
 int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
                                     const char *name, const culprit_history_query *query,
                                     culprit_history_warn_fn warn, void *payload);
+
+/** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
+void culprit_history_runs_sort(culprit_history_runs *runs);
 
 /**
  * After runs from several sources: keeps one run per id (the one added first, so

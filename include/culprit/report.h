@@ -99,6 +99,7 @@ typedef struct {
     culprit_report_commit *commits; /**< the first-parent window, oldest first */
     size_t nseries;
     culprit_report_series *series; /**< sorted by test */
+    size_t aseries;                /**< allocated entries of series */
     size_t ncategories;
     culprit_report_category *categories;
     culprit_bisect_result *bisect; /**< NULL when no bisection was given */
@@ -207,6 +208,31 @@ int culprit_report_render(culprit_buf *out, const culprit_report *report,
 int culprit_report_add_history_window(culprit_report *report, culprit_vcs *repo,
                                       const culprit_history_runs *runs, const char *rev,
                                       size_t limit, const culprit_check_options *opts);
+
+/**
+ * How culprit_report_add_history_read() reads the history store: the runs at the
+ * given commits (full shas, in any order) into `out` (the function zeroes it first),
+ * as culprit_history_load() gives them with a query of those commits. 0 or an error.
+ */
+typedef int (*culprit_report_load_fn)(culprit_history_runs *out, const char *const *commits,
+                                      size_t ncommits, void *payload);
+
+/**
+ * culprit_report_add_history_window() reading only the runs the window needs, through
+ * `load`: those of its `limit` commits and of the first-parent commits before them,
+ * first as many as the oldest point reads of a test measured at every commit
+ * (noise_window + pool, or rules.history: 11 by default), then 8 times more while a
+ * point may lack its baseline or the earlier runs its noise model and detectors read
+ * (culprit_check_wants_more()), as `culprit check` grows. Each commit is judged as
+ * `culprit check --commit C` judges it (culprit_detect_check() on the runs of C and
+ * its first-parent ancestors that were read), so a window of 30 at the head of 10,000
+ * measured commits reads 41 runs. `runs` receives what was read (the caller disposes of it, also on
+ * error). Errors: those of culprit_report_add_history_window() and of `load`.
+ */
+int culprit_report_add_history_read(culprit_report *report, culprit_history_runs *runs,
+                                    culprit_vcs *repo, const char *rev, size_t limit,
+                                    const culprit_check_options *opts, culprit_report_load_fn load,
+                                    void *payload);
 
 /**
  * Gives each changed function of the loaded call tree the text of its changed

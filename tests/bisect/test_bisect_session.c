@@ -463,7 +463,7 @@ static void test_sequential_looks(void **state)
     sc->f.burst_noise[0] = 0.15;
     run_session(sc, 0, 1);
     assert_int_equal(sc->r.steps[0].verdict, CULPRIT_BISECT_BAD);
-    assert_true(sc->r.steps[0].runs >= sc->opts.min_runs);
+    assert_true(sc->r.steps[0].runs >= CULPRIT_BISECT_MIN_RUNS);
 }
 
 /* Futility: with the range 5x slower, a candidate without the slowdown whose runs
@@ -484,10 +484,10 @@ static void test_futility(void **state)
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, 6);
     /* Without the early looks, at the first regular one. */
-    sc->opts.no_early_stop = 1;
+    sc->opts.min_runs = CULPRIT_BISECT_MIN_RUNS; /* given: kept */
     run_session(sc, 0, 4);
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
-    assert_int_equal(sc->r.steps[1].runs, sc->opts.min_runs);
+    assert_int_equal(sc->r.steps[1].runs, CULPRIT_BISECT_MIN_RUNS);
 }
 
 /* --paths: commits touching only docs/ are not built; the slowdown is in 3. */
@@ -592,6 +592,7 @@ static void test_counted_metric(void **state)
     assert_int_equal(sc->r.runs, 2);
     /* A count needs a perf test's runs, not a command's run time. */
     sc->opts.run = NULL;
+    sc->opts.test = NULL;
     sc->opts.command = "true";
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
@@ -637,13 +638,128 @@ static void test_confirm(void **state)
     assert_int_equal(c.runs, sc->opts.max_runs);
 }
 
+/* The library holds the run counts' policy (the tool none): a minimum given is kept
+ * with no early stop, a maximum below it is raised to it (rejected before), one run
+ * is not a minimum, and a test needs a run command. */
+static void test_options_policy(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+
+    linear(sc, 4, 2, 0.10);
+    sc->f.mean[3] = 100 * 1.0195; /* undecided: runs to the maximum */
+    sc->opts.min_runs = 12;
+    sc->opts.max_runs = 4;
+    confirm_of(sc, 0, 3, &c);
+    assert_int_equal(c.slower, -1);
+    assert_int_equal(c.runs, 12);
+    confirm_of(sc, 0, 2, &c); /* far beyond the noise, yet no early look: 12 pairs */
+    assert_int_equal(c.slower, 1);
+    assert_int_equal(c.pairs, 12);
+    sc->opts.min_runs = 1;
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "min_runs"));
+    sc->opts.min_runs = 0;
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), 0);
+    sc->opts.test = "s.t"; /* with a command */
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+}
+
+/* One comparability rule: the probe's reuse of past runs and detection's choice of a
+ * baseline (culprit_detect_comparable) agree on every case. Before, the probe had a
+ * rule of its own (the raw machine string, compiler, flags): it passed over a run of
+ * the same machine class after a kernel update, or under the same --machine name on
+ * another host, and reused an instruction count as a time. */
+typedef struct {
+    const char *what;
+    const char *machine, *machine_class, *compiler, *flags, *metric, *counted_by;
+    int dirty, reusable;
+} reuse_case;
+
+static culprit_run *case_run(const reuse_case *c, culprit_test_result **t)
+{
+    culprit_run *run = NULL;
+
+    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_run_add_test(t, run), 0);
+    run->commit = strdup("1111111111111111111111111111111111111111");
+    run->dirty = c->dirty;
+    run->machine = c->machine ? strdup(c->machine) : NULL;
+    run->machine_class = c->machine_class ? strdup(c->machine_class) : NULL;
+    run->compiler = c->compiler ? strdup(c->compiler) : NULL;
+    run->flags = c->flags ? strdup(c->flags) : NULL;
+    (*t)->name = strdup("t");
+    (*t)->classname = strdup("s");
+    (*t)->status = CULPRIT_STATUS_PASS;
+    (*t)->metric = c->metric ? strdup(c->metric) : NULL;
+    (*t)->counted_by = c->counted_by ? strdup(c->counted_by) : NULL;
+    (*t)->summary.n = 10;
+    (*t)->summary.mean = 100;
+    return run;
+}
+
+static void test_reuse_agrees_with_detection(void **state)
+{
+#define M "Xeon; 2 cpus; Linux 6.1.0-25-amd64 x86_64"
+    static const reuse_case session = {"session", M, NULL, "gcc 12", "-O2", NULL, NULL, 0, 1};
+    static const reuse_case cases[] = {
+        {"the same", M, NULL, "gcc 12", "-O2", NULL, NULL, 0, 1},
+        {"same class, another kernel", "Xeon; 2 cpus; Linux 6.1.0-26-amd64 x86_64", NULL, "gcc 12",
+         "-O2", NULL, NULL, 0, 1},
+        {"same --machine, another host", "Epyc; 4 cpus; Linux 6.5.0 x86_64",
+         "Xeon; 2 cpus; Linux "
+         "x86_64",
+         "gcc 12", "-O2", NULL, NULL, 0, 1},
+        {"another class", "Epyc; 4 cpus; Linux 6.1.0-25-amd64 x86_64", NULL, "gcc 12", "-O2", NULL,
+         NULL, 0, 0},
+        {"another compiler", M, NULL, "clang 16", "-O2", NULL, NULL, 0, 0},
+        {"other flags", M, NULL, "gcc 12", "-O0 -g", NULL, NULL, 0, 0},
+        {"counted, not timed", M, NULL, "gcc 12", "-O2", "instructions", "valgrind-3.19.0", 0, 0},
+        {"another metric", M, NULL, "gcc 12", "-O2", "cpu_ns", NULL, 0, 0},
+        {"a dirty tree", M, NULL, "gcc 12", "-O2", NULL, NULL, 1, 0},
+    };
+    culprit_test_result *ft, *t;
+    culprit_run *fp = case_run(&session, &ft);
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        culprit_run *past = case_run(&cases[i], &t);
+        int reusable = culprit_bisect__reusable(fp, ft, past, t, past->commit);
+        int comparable = culprit_detect_comparable(NULL, fp, ft, past, t, 0);
+        if (reusable != cases[i].reusable || reusable != comparable)
+            fail_msg("%s: reusable %d, comparable %d, expected %d", cases[i].what, reusable,
+                     comparable, cases[i].reusable);
+        culprit_run_free(past);
+    }
+    {
+        /* counted the same way: reused, and not by another version of the tool */
+        reuse_case counted = session, other;
+        culprit_test_result *ct;
+        culprit_run *cfp;
+        counted.metric = "instructions";
+        counted.counted_by = "valgrind-3.19.0";
+        other = counted;
+        other.counted_by = "valgrind-3.22.0";
+        cfp = case_run(&counted, &ct);
+        for (int k = 0; k < 2; k++) {
+            culprit_run *past = case_run(k ? &other : &counted, &t);
+            assert_int_equal(culprit_bisect__reusable(cfp, ct, past, t, past->commit), !k);
+            assert_int_equal(culprit_detect_comparable(NULL, cfp, ct, past, t, 0), !k);
+            culprit_run_free(past);
+        }
+        culprit_run_free(cfp);
+    }
+    culprit_run_free(fp);
+#undef M
+}
+
 static void test_options_version(void **state)
 {
     scenario *sc = *state;
     culprit_bisect_options opts;
 
     assert_int_equal(sc->opts.version, CULPRIT_BISECT_OPTIONS_VERSION);
-    assert_int_equal(sc->opts.min_runs, 10);
+    assert_int_equal(sc->opts.min_runs, 0); /* CULPRIT_BISECT_MIN_RUNS, early looks */
     assert_int_equal(sc->opts.max_runs, 30);
     assert_int_equal(culprit_bisect_options_init(&opts, 99), CULPRIT_EINVALID);
     sc->opts.version = 99;
@@ -672,6 +788,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
+        cmocka_unit_test(test_reuse_agrees_with_detection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

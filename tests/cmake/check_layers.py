@@ -286,6 +286,16 @@ def main():
                 "not in its list"
             problems.append(f"layering: {m} uses {d} ({where}), e.g. {example}")
 
+    # (c) a file name used twice in framework/ (docs/architecture.md: "No file name
+    # repeats across framework/"), so a name in a message or a document is one file
+    seen = {}
+    for rel in sorted(files):
+        if rel.startswith("framework/") and rel.endswith(".c"):
+            seen.setdefault(os.path.basename(rel), []).append(rel)
+    for name, where in sorted(seen.items()):
+        if len(where) > 1:
+            problems.append(f"file name repeats: {name}: " + ", ".join(where))
+
     for p in problems:
         print(p)
     if problems:

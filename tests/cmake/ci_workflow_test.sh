@@ -29,15 +29,7 @@ export PATH=$prefix/bin:$PATH CMAKE_PREFIX_PATH=$prefix
 export PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig
 command -v culprit | grep -q "^$prefix/" || fail "culprit is not the installed one"
 
-# The text between a marker line and the end of the fenced block after it.
-block() { # FILE MARKER
-  awk -v m="<!-- recipe: $2 " 'index($0, m) == 1 { on = 1; next }
-       on == 1 && /^```/ { on = 2; next } on == 2 && /^```/ { exit } on == 2 { print }' "$1"
-}
-section() { # FILE HEADING FENCE: the first block with that fence under the heading
-  awk -v h="$2" -v f="$3" 'index($0, h) == 1 { on = 1; next }
-       on == 1 && $0 == f { on = 2; next } on == 2 && /^```/ { exit } on == 2 { print }' "$1"
-}
+. "$(dirname "$0")/recipes.sh" # block FILE MARKER, section FILE HEADING FENCE
 for m in ci-junit ci-history; do
   [ -n "$(block "$src/README.md" $m)" ] || fail "README.md has no '$m' recipe"
 done

@@ -23,6 +23,42 @@ static void error_last_keeps_code_and_message(void **state)
     assert_int_equal(culprit_error_last_code(), CULPRIT_EINVALID);
 }
 
+static void strmap_finds_every_key_and_keeps_the_first(void **state)
+{
+    culprit_strmap map = CULPRIT_STRMAP_INIT;
+    char(*keys)[16] = malloc(5000 * sizeof(*keys));
+    size_t v = 0;
+    (void)state;
+
+    assert_non_null(keys);
+    assert_int_equal(culprit_strmap_get(&map, "absent", &v), 0);
+    for (size_t i = 0; i < 5000; i++) { /* grows many times over */
+        snprintf(keys[i], sizeof(keys[i]), "key_%zu", i);
+        assert_int_equal(culprit_strmap_put(&map, keys[i], i, NULL), 0);
+    }
+    assert_int_equal(map.n, 5000);
+    for (size_t i = 0; i < 5000; i++) {
+        assert_int_equal(culprit_strmap_get(&map, keys[i], &v), 1);
+        assert_int_equal(v, i);
+    }
+    /* put keeps the first value and says so; set replaces it */
+    assert_int_equal(culprit_strmap_put(&map, "key_7", 99, &v), 1);
+    assert_int_equal(v, 7);
+    assert_int_equal(culprit_strmap_get(&map, "key_7", &v), 1);
+    assert_int_equal(v, 7);
+    assert_int_equal(culprit_strmap_set(&map, "key_7", 99), 0);
+    assert_int_equal(culprit_strmap_get(&map, "key_7", &v), 1);
+    assert_int_equal(v, 99);
+    assert_int_equal(culprit_strmap_set(&map, "new", 5), 0);
+    assert_int_equal(map.n, 5001);
+    assert_int_equal(culprit_strmap_get(&map, "key_5000", NULL), 0);
+    assert_int_equal(culprit_strmap_get(&map, "", NULL), 0);
+    culprit_strmap_dispose(&map);
+    assert_int_equal(culprit_strmap_get(&map, "key_1", NULL), 0);
+    culprit_strmap_dispose(NULL);
+    free(keys);
+}
+
 static void buf_grows_and_stays_terminated(void **state)
 {
     culprit_buf buf = CULPRIT_BUF_INIT;
@@ -350,6 +386,7 @@ int main(void)
         cmocka_unit_test(one_temporary_directory_per_process),
         cmocka_unit_test(tmpdir_follows_the_environment),
         cmocka_unit_test(recode_keeps_the_message),
+        cmocka_unit_test(strmap_finds_every_key_and_keeps_the_first),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

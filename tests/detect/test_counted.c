@@ -202,7 +202,7 @@ static void a_noisy_aa_history_widens_the_threshold(void **state)
     const char *commits[] = {"c1", "c0"};
     culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
     culprit_check_result res;
-    double spread;
+    double spread, threshold;
     (void)state;
 
     add(r[0], "x", 1000000, VALGRIND);
@@ -211,8 +211,10 @@ static void a_noisy_aa_history_widens_the_threshold(void **state)
     add(r[3], "x", 1015000, VALGRIND); /* +1.1% against c1: beyond 0.5%, within 2% */
     assert_int_equal(culprit_detect_count_spread(&spread, &all, r[3], &r[3]->tests[0], 10), 0);
     assert_true(fabs(spread - 0.004) < 1e-9);
-    assert_true(fabs(culprit_detect_count_threshold(NULL, spread) - 0.02) < 1e-9);
-    assert_true(fabs(culprit_detect_count_threshold(NULL, 0.0001) - 0.005) < 1e-12);
+    assert_int_equal(culprit_detect_count_threshold(&threshold, NULL, spread), 0);
+    assert_true(fabs(threshold - 0.02) < 1e-9);
+    assert_int_equal(culprit_detect_count_threshold(&threshold, NULL, 0.0001), 0);
+    assert_true(fabs(threshold - 0.005) < 1e-12);
     assert_int_equal(culprit_detect_check(&res, &all, "c2", commits, 2, &o), 0);
     assert_int_equal(res.n, 1);
     assert_int_equal(res.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);

@@ -53,6 +53,13 @@ static void test_other_inits_refuse(void **state)
     assert_refused(culprit_rules_options_init(&r, 0), "version 0");
     assert_refused(culprit_calltree_diff_options_init(&cd, 0), "version 0");
     assert_refused(culprit_calltree_overweight_options_init(&ow, 0), "version 0");
+    /* The one body every _init shares (culprit_options_init_from): no struct, no copy. */
+    assert_refused(culprit_detect_options_init(NULL, CULPRIT_DETECT_OPTIONS_VERSION),
+                   "detect options: no struct");
+    memset(&d, 0, sizeof(d));
+    assert_int_equal(culprit_detect_options_init(&d, CULPRIT_DETECT_OPTIONS_VERSION), 0);
+    assert_int_equal(d.version, CULPRIT_DETECT_OPTIONS_VERSION);
+    assert_true(d.confidence > 0 && d.confidence < 1);
 }
 
 static void test_check_refuses_versions(void **state)
@@ -99,6 +106,31 @@ static void test_compare_runs_refuses_version(void **state)
     culprit_run_free(b);
 }
 
+/* The functions that take culprit_detect_options alone check its version too
+ * (docs/architecture.md), not only culprit_detect_check() where it comes inside the
+ * check options. */
+static void test_detect_functions_refuse_version(void **state)
+{
+    culprit_detect_options d = CULPRIT_DETECT_OPTIONS_INIT;
+    culprit_test_result now;
+    culprit_verdict v;
+    culprit_run *run = NULL;
+    double threshold = -1;
+    (void)state;
+    memset(&now, 0, sizeof(now));
+    assert_int_equal(culprit_run_new(&run), 0);
+    d.version = 9;
+    assert_refused(culprit_detect_judge(&v, run, &now, NULL, &d), "detect options version 9");
+    assert_null(v.test);
+    assert_refused(culprit_detect_adjust(&v, 1, &d), "detect options version 9");
+    assert_refused(culprit_detect_count_threshold(&threshold, &d, 0), "detect options version 9");
+    assert_true(threshold == -1);
+    d.version = CULPRIT_DETECT_OPTIONS_VERSION;
+    assert_int_equal(culprit_detect_count_threshold(&threshold, &d, 0), 0);
+    assert_true(threshold == d.count_threshold);
+    culprit_run_free(run);
+}
+
 static void test_detectors_refuse_versions(void **state)
 {
     culprit_counter_table none;
@@ -136,6 +168,7 @@ int main(void)
         cmocka_unit_test(test_other_inits_refuse),
         cmocka_unit_test(test_check_refuses_versions),
         cmocka_unit_test(test_compare_runs_refuses_version),
+        cmocka_unit_test(test_detect_functions_refuse_version),
         cmocka_unit_test(test_detectors_refuse_versions),
         cmocka_unit_test(test_calltree_refuses_versions),
     };

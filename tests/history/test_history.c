@@ -924,6 +924,70 @@ static void files_of_any_size_read_back(void **state)
     free(dir);
 }
 
+/* culprit_run_find_test() indexes a run of many tests: the first of two tests of
+ * one name is found, as a scan finds it; tests added after a search are found. */
+static void find_test_is_indexed_and_follows_added_tests(void **state)
+{
+    culprit_run *run = NULL;
+    culprit_test_result *t;
+    char name[32];
+    (void)state;
+
+    assert_int_equal(culprit_run_new(&run), 0);
+    for (size_t i = 0; i < 100; i++) {
+        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        snprintf(name, sizeof(name), "t%zu", i % 50); /* each name twice */
+        culprit_str_set(&t->name, name);
+        t->elapsed_s = (double)i;
+    }
+    assert_int_equal(culprit_run_add_test(&t, run), 0); /* a test without a name */
+    for (size_t i = 0; i < 50; i++) {
+        snprintf(name, sizeof(name), "t%zu", i);
+        assert_non_null(t = (culprit_test_result *)culprit_run_find_test(run, name));
+        assert_true(t->elapsed_s == (double)i);
+    }
+    assert_null(culprit_run_find_test(run, "t50"));
+    assert_null(culprit_run_find_test(run, ""));
+    for (size_t i = 0; i < 200; i++) { /* the tests array moves as it grows */
+        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        snprintf(name, sizeof(name), "late%zu", i);
+        culprit_str_set(&t->name, name);
+        assert_ptr_equal(culprit_run_find_test(run, name), t);
+    }
+    assert_true(culprit_run_find_test(run, "t3")->elapsed_s == 3.0);
+    culprit_run_free(run);
+}
+
+/* Summaries-only reading skips the samples but pushes everything else to the parser:
+ * short pieces gathered, a long one (a failed test's 2 MB output) between them. */
+static void summaries_only_read_keeps_long_text_between_blocks(void **state)
+{
+    culprit_run *run = make_run(), *whole = NULL, *summaries = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT, big = CULPRIT_BUF_INIT;
+    culprit_test_result *t;
+    (void)state;
+
+    for (size_t i = 0; i < 3 * 1024 * 1024 / 64; i++)
+        culprit_buf_printf(&big, "line %06zu of a long output, written by a failed test.....\n", i);
+    t = &run->tests[1];
+    assert_int_equal(culprit_str_set(&t->output, big.ptr), 0);
+    t = &run->tests[2]; /* samples after the long text too */
+    assert_int_equal(
+        culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(
+        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
+        0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_same_run(whole, summaries, 0);
+    assert_string_equal(summaries->tests[1].output, big.ptr);
+    culprit_run_free(run);
+    culprit_run_free(whole);
+    culprit_run_free(summaries);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&big);
+}
+
 static void invalid_series_names_are_refused(void **state)
 {
     culprit_run *run = make_run();
@@ -989,6 +1053,8 @@ int main(void)
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
+        cmocka_unit_test(find_test_is_indexed_and_follows_added_tests),
+        cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
         cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };

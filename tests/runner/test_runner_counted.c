@@ -1,5 +1,5 @@
 /*
- * The metric "instructions" (framework/runner/counted.c): the test binary runs the
+ * The metric "instructions" (framework/runner/valgrind.c): the test binary runs the
  * test again under Valgrind's callgrind and counts the instructions of the body of
  * each repetition only. Asserted: the count excludes setup and per-repetition setup
  * (5 million iterations each, against the body's 10,000), doubles with the body's

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runner/runner.h"
+#include "runner/runner_internal.h"
 
 #define ARGV(...)     ((char *[]){"prog", __VA_ARGS__, NULL})
 #define ARGC(...)     ((int)(sizeof((char *[]){"prog", __VA_ARGS__}) / sizeof(char *)))

@@ -16,7 +16,7 @@
  * repetition, the warm-up's dropped), the judged metric, and counted_by names
  * Valgrind's version, which detection compares like a build fingerprint.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include "culprit/core.h"
 #include "culprit/history.h"

@@ -79,7 +79,7 @@ int culprit_runner__adopt(culprit_test_result *r, const char *path);
 #define CULPRIT_RUNNER__COUNT_RESULT "CULPRIT_COUNT_RESULT"
 
 /*
- * Runs a test whose metric is "instructions" under Valgrind's callgrind (counted.c):
+ * Runs a test whose metric is "instructions" under Valgrind's callgrind (valgrind.c):
  * the test binary again, that test only, in-process, counting the body of each
  * repetition; the counts become the series "instructions", the judged metric, and
  * counted_by names Valgrind's version. Without valgrind on PATH: CULPRIT_ENOTFOUND

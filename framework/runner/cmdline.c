@@ -5,7 +5,7 @@
  * getopt_long does; every mistake names the option and the value, and the caller
  * exits with 2.
  */
-#include "runner.h"
+#include "runner_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
