@@ -445,6 +445,31 @@ static void dispose(void *payload)
     free(p);
 }
 
+/* The runs a side may reuse: the session's history as check sees it, the store
+ * directory and the repository's shared ref (culprit_history_source_load()); none
+ * at all is no error. */
+static int load_past(probe *p, const culprit_bisect_options *opts)
+{
+    culprit_vcs *repo = NULL;
+    culprit_history_source *src = NULL;
+    int error;
+
+    if (culprit_vcs_open(&repo, opts->repository ? opts->repository : ".") < 0) {
+        repo = NULL; /* the directory alone */
+        culprit_error_clear();
+    }
+    if ((error = culprit_history_source_open(&src, opts->history_dir, repo,
+                                             CULPRIT_HISTORY_FROM_BOTH)) == 0 &&
+        (error = culprit_history_source_load(&p->past, src, NULL, NULL, NULL)) ==
+            CULPRIT_ENOTFOUND) {
+        culprit_error_clear();
+        error = 0;
+    }
+    culprit_history_source_free(src);
+    culprit_vcs_free(repo);
+    return error;
+}
+
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts)
 {
     probe *p = calloc(1, sizeof(*p));
@@ -457,9 +482,9 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
     if (opts->run && opts->history_dir) {
         /* A store that does not exist yet is created only when runs are recorded. */
         struct stat st;
-        if ((opts->record || stat(opts->history_dir, &st) == 0) &&
-            ((error = culprit_history_open(&p->history, opts->history_dir, opts->record)) < 0 ||
-             (error = culprit_history_load(&p->past, p->history, NULL, NULL, NULL)) < 0)) {
+        if (((opts->record || stat(opts->history_dir, &st) == 0) &&
+             (error = culprit_history_open(&p->history, opts->history_dir, opts->record)) < 0) ||
+            (error = load_past(p, opts)) < 0) {
             dispose(p);
             return error;
         }

@@ -122,14 +122,6 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
 
 /* The counter detectors and --metric read the raw series; the time verdicts only
  * summaries. */
-unsigned int cli_history_flags(const culprit_check_options *opts)
-{
-    return (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)) ||
-                   opts->metric /* its summaries are recomputed from the series */
-               ? CULPRIT_HISTORY_LOAD_SAMPLES
-               : 0;
-}
-
 int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on)
 {
     culprit_verdict_kind worst = culprit_check_worst(result);

@@ -206,10 +206,6 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
         CULPRIT_OPT("--rules-history", 0, CULPRIT_OPT_SIZE, &(check)->rules.history, "K",          \
                     "earlier runs the rules are mined from (default 10)", .min = 1)
 
-/** What a history load needs for these options: the raw series when a counter
- * detector runs, summaries otherwise. */
-unsigned int cli_history_flags(const culprit_check_options *opts);
-
 /* The number of verdicts compared with a baseline (culprit_verdict_compared). */
 size_t cli_compared(const culprit_check_result *result);
 
@@ -219,11 +215,13 @@ int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on)
 
 /* ------------------------------------------------------------ repository, store --- */
 
-/* What a subcommand works on: the repository (NULL outside one), settings, project. */
+/* What a subcommand works on: the repository (NULL outside one), settings, project,
+ * and the history every reader loads (the directory and the repository's shared ref). */
 typedef struct {
     culprit_vcs *repo;
     culprit_settings settings;
     culprit_project *project;
+    culprit_history_source *history;
 } cli_env;
 
 /*
@@ -254,47 +252,31 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2]);
  */
 void cli_note_shallow(culprit_vcs *repo, const char *rev, const culprit_history_runs *runs);
 
-/*
- * The largest file read from the shared history or pushed into it: the environment
- * variable CULPRIT_SHARED_FILE_MAX (bytes, or with a K, M or G suffix; 0 for no
- * limit), else 100 MiB (shared.c). CULPRIT_EINVALID naming the variable when it is
- * not a size.
- */
-int cli_shared_file_max(size_t *out);
-/* The file name of a run at `path` of the shared history ("runs/<2 chars>/<name>.xml",
- * the name not hidden), borrowed from `path`; NULL for any other path. */
-const char *cli_shared_run_name(const char *path);
 /* The runs a pull from `since` (the ref's commit before it; "" for none) added to
  * the shared history into `runs`; the other files it added (not named as runs, over
  * the size limit, not run documents) are named on stderr, the first 20 of them, and
  * counted in `skipped`. */
 int cli_shared_count_pulled(size_t *runs, size_t *skipped, culprit_vcs *repo, const char *since);
 
-/* Loads every run of the history directory (summaries only). CULPRIT_ENOTFOUND when
- * the directory does not exist. */
-int cli_load_history(culprit_history_runs *out, const char *dir);
+/* Loads every run of the environment's history (summaries only): the directory and
+ * the shared ref (culprit_history_source_load()). CULPRIT_ENOTFOUND when neither
+ * exists. */
+int cli_load_history(culprit_history_runs *out, const cli_env *env);
 /* The same with CULPRIT_HISTORY_LOAD_* flags (the counter detectors need samples). */
-int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags);
-/* The same with a query (commits, suite, test, flags). */
-int cli_load_history_query(culprit_history_runs *out, const char *dir,
-                           const culprit_history_query *query);
+int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsigned int flags);
 
 /*
  * The history window of `culprit history` and `culprit report` (`limit` commits from
- * `rev`), loaded with CULPRIT_HISTORY_LOAD_* `flags` into `runs` (the caller disposes
- * of them): only the runs the window needs (culprit_report_add_history_read()), or
- * on a shallow clone the whole store, with cli_note_shallow()'s note. With `test`,
- * cli_require_test() first on what was read, then on the whole store.
+ * `rev`), loaded from env->history with CULPRIT_HISTORY_LOAD_* `flags` into `runs`
+ * (the caller disposes of them): only the runs the window needs
+ * (culprit_report_add_history_read() over culprit_history_source_load() with the
+ * window's commits), or on a shallow clone the whole history, with
+ * cli_note_shallow()'s note. With `test`, cli_require_test() first on what was
+ * read, then on the whole history.
  */
 int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
                             const char *rev, size_t limit, const culprit_check_options *opts,
                             unsigned int flags);
-
-/* Loads the runs a check with `opts` judges: cli_history_flags(opts), and with
- * opts->metric every result's summaries recomputed for that series
- * (culprit_detect_select_metric). */
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
-                    const char *const *commits, size_t ncommits);
 
 /*
  * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in

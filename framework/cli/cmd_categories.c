@@ -417,8 +417,7 @@ int cli_categories(int argc, char **argv)
     }
 
     if ((error = cli_env_open(&env, project_file, history_dir, 0)) < 0 ||
-        (error = cli_load_history(&runs, env.settings.history_dir)) < 0 ||
-        (error = collect(&set, &runs)) < 0)
+        (error = cli_load_history(&runs, &env)) < 0 || (error = collect(&set, &runs)) < 0)
         goto cleanup;
     cats = culprit_project_categories(env.project);
     if (!(file = culprit_fs_join(env.settings.history_dir, "categories.json")) ||

@@ -2,9 +2,10 @@
  * `culprit check`: judges every test measured at a commit against its baseline
  * (the newest earlier data on the commit's first-parent history, a named commit,
  * or the pooled last K commits) and exits 1 on a regression according to
- * --fail-on. The judging is culprit_detect_check(); this file resolves the
- * revisions, optionally confirms flagged tests (--confirm: paired runs of the two
- * commits with --build and --run, else one re-run against history), optionally
+ * --fail-on. The check is culprit_check_commit() (reading, metric selection,
+ * judging, re-judging after a re-run); this file parses the options, resolves the
+ * revisions, gives the re-run hook of --confirm (one trusted re-run against
+ * history) or applies the paired runs of --confirm --build --run, optionally
  * investigates each regression down to the commit and the function
  * (--investigate, cmd_check_investigate.c) and prints.
  */
@@ -119,95 +120,62 @@ static int parse(check_args *a, int argc, char **argv, int *help)
 
 /* ---------------------------------------------------------------- --confirm --- */
 
-/* Test i is flagged by a detector of the check: the time verdict (when it judged)
- * or a counter detector. */
-static int flagged(const culprit_check_result *result, size_t i)
-{
-    culprit_verdict_kind kind = result->verdicts[i].kind;
-    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
-
-    return (time && (kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR)) ||
-           culprit_check_counters_flagged(result, i);
-}
+/* --confirm without --build and --run: what each re-run needs (confirm_one). */
+typedef struct {
+    const char *dir; /* the history directory the re-run records into */
+    const char *sha;
+    const char *const *trees; /* the trusted build trees (docs/security.md) */
+    size_t ntrees;
+} rerun_context;
 
 /*
- * Re-runs each flagged test once, then judges again: a test stays flagged only if
- * its re-run is flagged too (the newest run at the commit is the re-run). The
- * binary a run recorded is only a hint: it is re-run only when it resolves to a test
+ * culprit_check_commit()'s re-run hook: re-runs flagged test i once, so that the
+ * library judges again with the re-run as the newest run at the commit. The binary
+ * a run recorded is only a hint: it is re-run only when it resolves to a test
  * binary of a trusted build tree that lists the test (culprit_runner_trusted_binary,
  * docs/security.md); other tests keep their verdict, and the message says why. For
  * the counter clusters the re-run also makes an A/A pair at the commit, which
  * calibrates their thresholds.
  */
-static int confirm(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
-                   const char *sha, const char *const *bases, size_t nbases,
-                   const culprit_check_options *opts, const char *const *trees, size_t ntrees)
+static int confirm_one(void *payload, const culprit_check_result *result, size_t i)
 {
-    int *before = NULL;
-    char **keys = NULL;
-    size_t n = result->n, reran = 0;
-    int error = 0;
+    const rerun_context *c = payload;
+    const culprit_verdict *v = &result->verdicts[i];
+    const char *hint = result->now_runs[i]->binary;
+    char *binary = NULL;
+    int error;
 
-    if (!(before = calloc(n ? n : 1, sizeof(*before))) ||
-        !(keys = calloc(n ? n : 1, sizeof(*keys))))
-        goto oom;
-    for (size_t i = 0; i < n; i++) {
-        const culprit_verdict *v = &result->verdicts[i];
-        const char *hint = result->now_runs[i]->binary;
-        char *binary = NULL;
-        before[i] = flagged(result, i);
-        if (!(keys[i] = culprit_strdup(v->test)))
-            goto oom;
-        if (!before[i])
-            continue;
-        if (!hint) {
-            fprintf(stderr,
-                    "culprit: cannot confirm %s: the run does not record its test binary; "
-                    "keeping the verdict\n",
-                    v->test);
-            continue;
-        }
-        if (culprit_runner_trusted_binary(&binary, hint, result->now[i]->name, trees, ntrees) < 0) {
-            fprintf(stderr,
-                    "culprit: cannot confirm %s: %s; not re-run: a re-run uses only a test binary "
-                    "of a trusted build tree (docs/security.md); keeping the verdict\n",
-                    v->test, culprit_error_last());
-            continue;
-        }
-        fprintf(stderr, "culprit: confirming %s: re-running it once\n", v->test);
-        error = culprit_runner_rerun(binary, result->now[i]->name, dir, sha);
-        free(binary);
-        if (error < 0) {
-            fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
-                    culprit_error_last());
-            continue;
-        }
-        reran++;
+    if (!hint) {
+        fprintf(stderr,
+                "culprit: cannot confirm %s: the run does not record its test binary; "
+                "keeping the verdict\n",
+                v->test);
+        return 0;
     }
-    error = 0;
-    if (reran == 0)
-        goto cleanup;
-    culprit_check_result_dispose(result);
-    culprit_history_runs_dispose(runs);
-    if ((error = cli_load_judged(runs, dir, opts, NULL, 0)) < 0 ||
-        (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
-        goto cleanup;
-    for (size_t i = 0; i < result->n; i++) {
-        const culprit_verdict *v = &result->verdicts[i];
-        for (size_t k = 0; k < n; k++)
-            if (strcmp(keys[k], v->test) == 0 && before[k] && !flagged(result, i))
-                fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
-                        culprit_verdict_name(v->kind));
+    if (culprit_runner_trusted_binary(&binary, hint, result->now[i]->name, c->trees, c->ntrees) <
+        0) {
+        fprintf(stderr,
+                "culprit: cannot confirm %s: %s; not re-run: a re-run uses only a test binary "
+                "of a trusted build tree (docs/security.md); keeping the verdict\n",
+                v->test, culprit_error_last());
+        return 0;
     }
-    goto cleanup;
-oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
-cleanup:
-    for (size_t i = 0; keys && i < n; i++)
-        free(keys[i]);
-    free(keys);
-    free(before);
-    return error;
+    fprintf(stderr, "culprit: confirming %s: re-running it once\n", v->test);
+    error = culprit_runner_rerun(binary, result->now[i]->name, c->dir, c->sha);
+    free(binary);
+    if (error < 0) {
+        fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
+                culprit_error_last());
+        return 0;
+    }
+    return 1;
+}
+
+static void say_unconfirmed(void *payload, const culprit_verdict *v)
+{
+    (void)payload;
+    fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
+            culprit_verdict_name(v->kind));
 }
 
 /*
@@ -228,7 +196,7 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
         culprit_paired_confirmation p;
         culprit_baseline b;
         char good[41];
-        if (!culprit_detect_wants_pairs(v, flagged(result, i)))
+        if (!culprit_detect_wants_pairs(v, culprit_check_flagged(result, i)))
             continue;
         if (culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
                                         nbases, 1, a->judge.check.detect.allow_mixed) < 0 ||
@@ -289,47 +257,6 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
         return culprit_error_set(CULPRIT_ERROR, "out of memory");
     error = cli_investigate_write_results(results, iv->items, iv->n);
     free(results);
-    return error;
-}
-
-/* ------------------------------------------------------- reading what it needs --- */
-
-/* The commits a check reads first: enough for the noise window and the pool of a
- * test measured at every commit. */
-#define ALONG_FIRST  32
-#define ALONG_GROWTH 8
-
-/*
- * The check of `sha` reading only the runs of `sha` and of its first-parent
- * ancestors, the newest ALONG_FIRST first and ALONG_GROWTH times more while a test
- * may lack its baseline or its noise history: a check at the head of 10,000
- * measured commits reads a few dozen files, not 10,000 (docs/cli.md).
- */
-static int check_along(culprit_check_result *result, culprit_history_runs *runs, const char *dir,
-                       const char *sha, const char *const *bases, size_t nbases,
-                       const culprit_check_options *opts)
-{
-    const char **commits = malloc((nbases + 1) * sizeof(*commits));
-    size_t k = nbases < ALONG_FIRST ? nbases : ALONG_FIRST;
-    int error = 0, more = 1;
-
-    if (!commits)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    commits[0] = sha;
-    memcpy(commits + 1, bases, nbases * sizeof(*commits));
-    while (more) {
-        more = 0;
-        culprit_check_result_dispose(result);
-        culprit_history_runs_dispose(runs);
-        if ((error = cli_load_judged(runs, dir, opts, commits, k + 1)) < 0 ||
-            (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
-            (error = culprit_detect_check(result, runs, sha, bases, nbases, opts)) < 0)
-            break;
-        for (size_t i = 0; k < nbases && !more && i < result->n; i++)
-            more = culprit_check_wants_more(result, i, runs, opts);
-        k = k * ALONG_GROWTH < nbases ? k * ALONG_GROWTH : nbases;
-    }
-    free(commits);
     return error;
 }
 
@@ -422,6 +349,11 @@ int cli_check(int argc, char **argv)
     investigations iv = {NULL, 0};
     size_t nparents = 0, nbases = 0;
     int help = 0, exit_code = CLI_EXIT_ERROR, error;
+    culprit_check_commit_options o = {.version = CULPRIT_CHECK_COMMIT_OPTIONS_VERSION};
+    /* The trusted build trees of a re-run (docs/security.md): the user's, never the
+     * data's. */
+    const char *trees[3] = {NULL, NULL, getenv("CULPRIT_BUILD_DIR")};
+    rerun_context rerun = {NULL, NULL, trees, 3};
 
     memset(&env, 0, sizeof(env));
     if ((error = parse(&a, argc, argv, &help)) < 0)
@@ -434,6 +366,10 @@ int cli_check(int argc, char **argv)
         (error = cli_investigate_prepare(&a.investigate, &a.pair, &env, a.judge.history_dir)) < 0 ||
         (error = culprit_vcs_resolve(sha, env.repo, a.commit_rev)) < 0)
         goto cleanup;
+    trees[0] = culprit_vcs_workdir(env.repo);
+    trees[1] = a.build_dir;
+    rerun.dir = env.settings.history_dir;
+    rerun.sha = sha;
     if (a.confirm && a.pair.build && !a.pair.run) {
         error = culprit_error_set(CULPRIT_EINVALID,
                                   "check: --confirm --build needs --run (the command running "
@@ -460,19 +396,19 @@ int cli_check(int argc, char **argv)
     }
     /* An explicit baseline, or a shallow clone (whose note counts the runs it cannot
      * place), reads the whole store; otherwise only what the check needs. */
-    if (a.baseline_rev || culprit_vcs_is_shallow(env.repo)) {
-        if ((error = cli_load_judged(&runs, env.settings.history_dir, &a.judge.check, NULL, 0)) <
-                0 ||
-            (a.judge.check.test &&
-             (error = cli_require_test(&runs, a.judge.check.test, env.settings.history_dir)) < 0))
-            goto cleanup;
-        if (!a.baseline_rev)
-            cli_note_shallow(env.repo, sha, &runs);
-        error = culprit_detect_check(&result, &runs, sha, bases, nbases, &a.judge.check);
-    } else {
-        error = check_along(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                            &a.judge.check);
+    o.check = &a.judge.check;
+    o.commit = sha;
+    o.bases = bases;
+    o.nbases = nbases;
+    o.read_all = a.baseline_rev || culprit_vcs_is_shallow(env.repo);
+    if (a.confirm && !a.pair.run) {
+        o.rerun = confirm_one;
+        o.unconfirmed = say_unconfirmed;
+        o.payload = &rerun;
     }
+    error = culprit_check_commit(&result, &runs, env.history, &o);
+    if (o.read_all && !a.baseline_rev && runs.nruns)
+        cli_note_shallow(env.repo, sha, &runs);
     if (error < 0)
         goto cleanup;
     if (a.confirm && a.pair.run)
@@ -480,14 +416,6 @@ int cli_check(int argc, char **argv)
     if (a.confirm && a.pair.run &&
         (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
         goto cleanup;
-    if (a.confirm && !a.pair.run) {
-        /* The trusted build trees (docs/security.md): the user's, never the data's. */
-        const char *trees[] = {culprit_vcs_workdir(env.repo), a.build_dir,
-                               getenv("CULPRIT_BUILD_DIR")};
-        if ((error = confirm(&result, &runs, env.settings.history_dir, sha, bases, nbases,
-                             &a.judge.check, trees, sizeof(trees) / sizeof(*trees))) < 0)
-            goto cleanup;
-    }
 
     if (a.investigate.enabled &&
         (error = investigate(&iv, &a, &env, &result, &runs, bases, nbases)) < 0)

@@ -233,7 +233,8 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
 
     memset(&p, 0, sizeof(p));
     *added = 0;
-    if ((error = cli_shared_file_max(&max)) < 0 || (error = list_runs(&names, &nnames, dir)) < 0 ||
+    if ((error = culprit_history_shared_file_max(&max)) < 0 ||
+        (error = list_runs(&names, &nnames, dir)) < 0 ||
         (error = culprit_vcs_ref_list(&shared, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
         goto cleanup;
     *local = nnames;

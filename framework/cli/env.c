@@ -10,18 +10,12 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-
-/* The repository of the environment opened last: the readers below read its shared
- * history (CULPRIT_VCS_HISTORY_REF) beside the directory. One command, one env. */
-static culprit_vcs *shared_repo;
 
 int cli_env_open(cli_env *env, const char *project_file, const char *history_dir, int need_repo)
 {
     int error;
 
     memset(env, 0, sizeof(*env));
-    shared_repo = NULL;
     if ((error = culprit_vcs_open(&env->repo, ".")) < 0) {
         env->repo = NULL;
         if (need_repo)
@@ -34,8 +28,12 @@ int cli_env_open(cli_env *env, const char *project_file, const char *history_dir
     if (error < 0) {
         culprit_vcs_free(env->repo);
         env->repo = NULL;
+        return error;
     }
-    shared_repo = env->repo;
+    /* The history every reader loads: the directory and the repository's shared ref. */
+    if ((error = culprit_history_source_open(&env->history, env->settings.history_dir, env->repo,
+                                             CULPRIT_HISTORY_FROM_BOTH)) < 0)
+        cli_env_dispose(env);
     return error;
 }
 
@@ -43,8 +41,7 @@ void cli_env_dispose(cli_env *env)
 {
     if (!env)
         return;
-    if (shared_repo == env->repo)
-        shared_repo = NULL;
+    culprit_history_source_free(env->history);
     culprit_vcs_free(env->repo);
     culprit_settings_dispose(&env->settings);
     culprit_project_free(env->project);
@@ -103,131 +100,22 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2])
     return error;
 }
 
-static void warn_skipped(const char *path, const char *message, void *payload)
+int cli_load_history(culprit_history_runs *out, const cli_env *env)
 {
-    (void)payload;
-    fprintf(stderr, "culprit: warning: skipping %s: %s\n", path, message);
+    return cli_load_history_flags(out, env, 0);
 }
 
-int cli_load_history(culprit_history_runs *out, const char *dir)
-{
-    return cli_load_history_flags(out, dir, 0);
-}
-
-static int compare_commits(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* Adds the runs of the shared history that the directory `dir` does not hold (a
- * pushed run is in both, under the same file name). A file above the size limit
- * (cli_shared_file_max) is skipped with a warning naming it, unread. */
-static int load_shared(culprit_history_runs *out, culprit_vcs *repo, const char *dir,
-                       const culprit_history_query *query)
-{
-    culprit_vcs_ref_files files = {NULL, 0};
-    culprit_buf data = CULPRIT_BUF_INIT, name = CULPRIT_BUF_INIT;
-    size_t max = 0;
-    int error;
-
-    if ((error = cli_shared_file_max(&max)) < 0 ||
-        (error = culprit_vcs_ref_list(&files, repo, CULPRIT_VCS_HISTORY_REF, "runs")) < 0)
-        return error;
-    for (size_t i = 0; i < files.n && error == 0; i++) {
-        const char *base = cli_shared_run_name(files.entries[i].path);
-        char *local;
-        struct stat st;
-        int here;
-
-        if (!base || !culprit_history_query_wants_name(query, base))
-            continue;
-        if (!(local = culprit_fs_join(dir, base))) {
-            error = CULPRIT_ERROR;
-            break;
-        }
-        here = stat(local, &st) == 0;
-        free(local);
-        if (here)
-            continue;
-        culprit_buf_clear(&data);
-        culprit_buf_clear(&name);
-        if ((error = culprit_buf_printf(&name, "%s:%s", CULPRIT_VCS_HISTORY_REF,
-                                        files.entries[i].path)) < 0)
-            break;
-        if ((error = culprit_vcs_blob_read(&data, repo, files.entries[i].oid, max)) ==
-            CULPRIT_EINVALID) {
-            fprintf(stderr, "culprit: warning: skipping %s: %s (CULPRIT_SHARED_FILE_MAX)\n",
-                    culprit_buf_cstr(&name), culprit_error_last());
-            out->nskipped++;
-            error = 0;
-            continue;
-        }
-        if (error < 0)
-            break;
-        error = culprit_history_runs_add_memory(out, data.ptr ? data.ptr : "", data.size,
-                                                culprit_buf_cstr(&name), query, warn_skipped, NULL);
-    }
-    culprit_buf_dispose(&data);
-    culprit_buf_dispose(&name);
-    culprit_vcs_ref_files_dispose(&files);
-    return error < 0 ? error : culprit_history_runs_finish(out);
-}
-
-int cli_load_history_flags(culprit_history_runs *out, const char *dir, unsigned int flags)
+int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsigned int flags)
 {
     culprit_history_query query = {.flags = flags};
 
-    return cli_load_history_query(out, dir, &query);
+    return culprit_history_source_load(out, env->history, &query, NULL, NULL);
 }
 
-int cli_load_history_query(culprit_history_runs *out, const char *dir,
-                           const culprit_history_query *query)
-{
-    culprit_history *history = NULL;
-    char shared[41];
-    struct stat st;
-    int error, have_dir, have_shared;
-
-    memset(out, 0, sizeof(*out));
-    have_dir = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
-    have_shared =
-        shared_repo && culprit_vcs_ref_resolve(shared, shared_repo, CULPRIT_VCS_HISTORY_REF) == 0;
-    culprit_error_clear();
-    if (!have_dir && !have_shared)
-        return culprit_error_set(CULPRIT_ENOTFOUND,
-                                 "no history directory at '%s' and no shared history (run the "
-                                 "tests first, name one with --history, or `culprit history "
-                                 "pull`)",
-                                 dir);
-    if (have_dir) {
-        if ((error = culprit_history_open(&history, dir, 0)) < 0)
-            return error;
-        error = culprit_history_load(out, history, query, warn_skipped, NULL);
-        culprit_history_free(history);
-        if (error < 0)
-            return error;
-    }
-    if (have_shared) {
-        /* The ref's files are filtered by a binary search in the wanted commits. */
-        culprit_history_query sorted = *query;
-        const char **commits = NULL;
-        if (query->ncommits) {
-            if (!(commits = malloc(query->ncommits * sizeof(*commits))))
-                return culprit_error_set(CULPRIT_ERROR, "out of memory");
-            memcpy(commits, query->commits, query->ncommits * sizeof(*commits));
-            qsort(commits, query->ncommits, sizeof(*commits), compare_commits);
-            sorted.commits = commits;
-        }
-        if ((error = load_shared(out, shared_repo, dir, &sorted)) < 0)
-            culprit_history_runs_dispose(out);
-        free(commits);
-    }
-    return have_shared ? error : 0;
-}
-
-/* Where culprit_report_add_history_read() reads from: the store of the command. */
+/* Where culprit_report_add_history_read() reads from: the environment's history
+ * source, with the command's CULPRIT_HISTORY_LOAD_* flags. */
 typedef struct {
-    const char *dir;
+    const culprit_history_source *history;
     unsigned int flags;
 } window_source;
 
@@ -239,21 +127,22 @@ static int load_commits(culprit_history_runs *out, const char *const *commits, s
 
     query.commits = commits;
     query.ncommits = ncommits;
-    return cli_load_history_query(out, src->dir, &query);
+    return culprit_history_source_load(out, src->history, &query, NULL, NULL);
 }
 
 int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
                             const char *rev, size_t limit, const culprit_check_options *opts,
                             unsigned int flags)
 {
-    window_source src = {env->settings.history_dir, flags};
+    window_source src = {env->history, flags};
+    const char *dir = env->settings.history_dir;
     culprit_history_runs all = {0, NULL, 0};
     int error;
 
     if (culprit_vcs_is_shallow(env->repo)) {
         /* The note counts the runs the clone cannot place: it reads them all. */
-        if ((error = cli_load_history_flags(runs, src.dir, flags)) < 0 ||
-            (opts->test && (error = cli_require_test(runs, opts->test, src.dir)) < 0) ||
+        if ((error = cli_load_history_flags(runs, env, flags)) < 0 ||
+            (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
             (error = culprit_report_add_history_window(report, env->repo, runs, rev, limit, opts)) <
                 0)
             return error;
@@ -263,34 +152,15 @@ int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, 
     if ((error = culprit_report_add_history_read(report, runs, env->repo, rev, limit, opts,
                                                  load_commits, &src)) < 0)
         return error;
-    if (!opts->test || cli_require_test(runs, opts->test, src.dir) == 0)
+    if (!opts->test || cli_require_test(runs, opts->test, dir) == 0)
         return 0;
     /* Not in what the window read: the whole store says whether the test exists at
      * all, and which names are near. */
     culprit_error_clear();
-    if ((error = cli_load_history_flags(&all, src.dir, flags)) == 0)
-        error = cli_require_test(&all, opts->test, src.dir);
+    if ((error = cli_load_history_flags(&all, env, flags)) == 0)
+        error = cli_require_test(&all, opts->test, dir);
     culprit_history_runs_dispose(&all);
     return error;
-}
-
-int cli_load_judged(culprit_history_runs *out, const char *dir, const culprit_check_options *opts,
-                    const char *const *commits, size_t ncommits)
-{
-    culprit_history_query query = {.flags = cli_history_flags(opts)};
-    int error;
-
-    query.commits = commits;
-    query.ncommits = ncommits;
-    if ((error = cli_load_history_query(out, dir, &query)) < 0)
-        return error;
-    for (size_t i = 0; opts->metric && i < out->nruns; i++)
-        if ((error = culprit_detect_select_metric(out->runs[i], opts->metric,
-                                                  opts->detect.confidence)) < 0) {
-            culprit_history_runs_dispose(out);
-            return error;
-        }
-    return 0;
 }
 
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
@@ -303,64 +173,9 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
     return culprit_buf_detach(&key);
 }
 
-/* Adds `s` to the set `names` (an array of owned strings, indexed by `seen`) unless
- * already there. */
-static int add_name(char ***names, size_t *n, size_t *cap, culprit_strmap *seen, const char *s)
-{
-    if (culprit_strmap_get(seen, s, NULL))
-        return 0;
-    if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
-        return CULPRIT_ERROR;
-    if (!((*names)[*n] = culprit_strdup(s)))
-        return CULPRIT_ERROR;
-    if (culprit_strmap_put(seen, (*names)[*n], *n, NULL) < 0) {
-        free((*names)[*n]);
-        return CULPRIT_ERROR;
-    }
-    (*n)++;
-    return 0;
-}
-
 int cli_require_test(const culprit_history_runs *runs, const char *name, const char *where)
 {
-    char **names = NULL;
-    const char **near = NULL;
-    culprit_strmap seen = CULPRIT_STRMAP_INIT;
-    size_t n = 0, cap = 0, nnear = 0;
-    culprit_buf msg = CULPRIT_BUF_INIT;
-    int error = 0;
-
-    for (size_t r = 0; r < runs->nruns; r++) {
-        const culprit_run *run = runs->runs[r];
-        for (size_t t = 0; t < run->ntests; t++) {
-            char *key = cli_test_key(run, &run->tests[t]);
-            if (!key) {
-                error = CULPRIT_ERROR;
-                goto cleanup;
-            }
-            if (strcmp(key, name) == 0 || strcmp(run->tests[t].name, name) == 0) {
-                free(key);
-                goto cleanup; /* found */
-            }
-            error = add_name(&names, &n, &cap, &seen, key);
-            free(key);
-            if (error < 0 || (error = add_name(&names, &n, &cap, &seen, run->tests[t].name)) < 0)
-                goto cleanup;
-        }
-    }
-    if ((error = culprit_suggest(&near, &nnear, name, (const char *const *)names, n, 5)) < 0)
-        goto cleanup;
-    culprit_buf_printf(&msg, "no test '%s' in %s", name, where);
-    culprit_suggest_format(&msg, near, nnear);
-    error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
-cleanup:
-    culprit_strmap_dispose(&seen);
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    free(near);
-    culprit_buf_dispose(&msg);
-    return error;
+    return culprit_history_require_test(runs, name, where);
 }
 
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite)

@@ -9,59 +9,8 @@
 #define _GNU_SOURCE /* memmem */
 #include "cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* GitHub refuses any file above 100 MiB in a push, so a larger run file could not
- * travel through the most common remote anyway; a real run file is far smaller
- * (2.9 MB for 1,000 tests with 200 samples each, docs/history-format.md). */
-#define SHARED_FILE_MAX_DEFAULT ((size_t)100 << 20)
-
-int cli_shared_file_max(size_t *out)
-{
-    const char *text = getenv("CULPRIT_SHARED_FILE_MAX");
-    unsigned long long n;
-    unsigned int shift = 0;
-    char *end = NULL;
-
-    *out = SHARED_FILE_MAX_DEFAULT;
-    if (!text || !*text)
-        return 0;
-    errno = 0;
-    n = strtoull(text, &end, 10);
-    if (end && *end && strchr("kK", *end))
-        shift = 10;
-    else if (end && *end && strchr("mM", *end))
-        shift = 20;
-    else if (end && *end && strchr("gG", *end))
-        shift = 30;
-    if (end && shift)
-        end++;
-    if (errno || end == text || *text == '-' || (end && *end) || n > (SIZE_MAX >> shift))
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "CULPRIT_SHARED_FILE_MAX='%s' is not a size (bytes, or a number "
-                                 "followed by K, M or G; 0 for no limit)",
-                                 text);
-    *out = (size_t)n << shift;
-    return 0;
-}
-
-const char *cli_shared_run_name(const char *path)
-{
-    const char *shard = strncmp(path, "runs/", 5) == 0 ? path + 5 : NULL;
-    const char *base = shard ? strchr(shard, '/') : NULL;
-    size_t len;
-
-    /* runs/<shard>/<name>.xml: the shard is two characters (the commit's first two
-     * hex digits, or "xx"), the name neither hidden nor nested. */
-    if (!base || base - shard != 2 || strchr(++base, '/'))
-        return NULL;
-    len = strlen(base);
-    if (base[0] == '.' || len < 5 || strcmp(base + len - 4, ".xml") != 0)
-        return NULL;
-    return base;
-}
 
 /* At most this many skipped files are named one by one; a remote with thousands of
  * junk files gets a count for the rest, not thousands of lines. */
@@ -107,7 +56,7 @@ static int not_a_run(culprit_buf *why, culprit_vcs *repo, const culprit_vcs_ref_
     culprit_buf_clear(why);
     if ((error = culprit_buf_printf(&label, "%s:%s", CULPRIT_VCS_HISTORY_REF, e->path)) < 0)
         return error;
-    if (!cli_shared_run_name(e->path)) {
+    if (!culprit_history_shared_run_name(e->path)) {
         error = culprit_error_set(CULPRIT_EINVALID,
                                   "%s: not the name of a run file (runs/<shard>/<name>.xml)",
                                   culprit_buf_cstr(&label));
@@ -135,7 +84,7 @@ int cli_shared_count_pulled(size_t *runs, size_t *skipped, culprit_vcs *repo, co
     int error;
 
     *runs = *skipped = 0;
-    if ((error = cli_shared_file_max(&max)) < 0 ||
+    if ((error = culprit_history_shared_file_max(&max)) < 0 ||
         (error = culprit_vcs_ref_list_added(&added, repo, CULPRIT_VCS_HISTORY_REF, since, "runs")) <
             0)
         return error;

@@ -331,6 +331,15 @@ int culprit_check_counters_flagged(const culprit_check_result *result, size_t i)
            (result->rules && result->rules[i].flagged);
 }
 
+int culprit_check_flagged(const culprit_check_result *result, size_t i)
+{
+    culprit_verdict_kind kind = result->verdicts[i].kind;
+    int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
+
+    return (time && (kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR)) ||
+           culprit_check_counters_flagged(result, i);
+}
+
 int culprit_verdict_confirmed(const culprit_verdict *v)
 {
     if (v->kind != CULPRIT_VERDICT_MINOR)
@@ -345,6 +354,8 @@ culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result,
     int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
     culprit_verdict_kind k = time ? v->kind : CULPRIT_VERDICT_UNCHANGED;
 
+    if (!culprit_check_flagged(result, i)) /* the one meaning of flagged */
+        return CULPRIT_VERDICT_UNCHANGED;
     if (k == CULPRIT_VERDICT_MAJOR)
         return k;
     if ((k == CULPRIT_VERDICT_MINOR && culprit_verdict_confirmed(v)) ||

@@ -296,3 +296,69 @@ int culprit_history__commit_wanted(const culprit_history_query *q, const char *c
     return lo < q->ncommits && (prefix ? strncmp(q->commits[lo], commit, len) == 0
                                        : strcmp(q->commits[lo], commit) == 0);
 }
+
+/* Adds `s` to the set `names` (an array of owned strings, indexed by `seen`) unless
+ * already there. */
+static int add_name(char ***names, size_t *n, size_t *cap, culprit_strmap *seen, const char *s)
+{
+    if (culprit_strmap_get(seen, s, NULL))
+        return 0;
+    if (culprit_array_grow(names, cap, *n, sizeof(**names), 32) < 0)
+        return CULPRIT_ERROR;
+    if (!((*names)[*n] = culprit_strdup(s)))
+        return CULPRIT_ERROR;
+    if (culprit_strmap_put(seen, (*names)[*n], *n, NULL) < 0) {
+        free((*names)[*n]);
+        return CULPRIT_ERROR;
+    }
+    (*n)++;
+    return 0;
+}
+
+int culprit_history_require_test(const culprit_history_runs *runs, const char *name,
+                                 const char *where)
+{
+    char **names = NULL;
+    const char **near = NULL;
+    culprit_strmap seen = CULPRIT_STRMAP_INIT;
+    size_t n = 0, cap = 0, nnear = 0;
+    culprit_buf msg = CULPRIT_BUF_INIT;
+    int error = 0;
+
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const culprit_run *run = runs->runs[r];
+        for (size_t t = 0; t < run->ntests; t++) {
+            culprit_buf k = CULPRIT_BUF_INIT;
+            char *key = culprit_buf_printf(&k, "%s.%s", run->suite ? run->suite : "",
+                                           run->tests[t].name ? run->tests[t].name : "") < 0
+                            ? NULL
+                            : culprit_buf_detach(&k);
+            if (!key) {
+                culprit_buf_dispose(&k);
+                error = CULPRIT_ERROR;
+                goto cleanup;
+            }
+            if (strcmp(key, name) == 0 || strcmp(run->tests[t].name, name) == 0) {
+                free(key);
+                goto cleanup; /* found */
+            }
+            error = add_name(&names, &n, &cap, &seen, key);
+            free(key);
+            if (error < 0 || (error = add_name(&names, &n, &cap, &seen, run->tests[t].name)) < 0)
+                goto cleanup;
+        }
+    }
+    if ((error = culprit_suggest(&near, &nnear, name, (const char *const *)names, n, 5)) < 0)
+        goto cleanup;
+    culprit_buf_printf(&msg, "no test '%s' in %s", name, where);
+    culprit_suggest_format(&msg, near, nnear);
+    error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
+cleanup:
+    culprit_strmap_dispose(&seen);
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(near);
+    culprit_buf_dispose(&msg);
+    return error;
+}

@@ -11,4 +11,5 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/mapped.c
   ${CMAKE_CURRENT_LIST_DIR}/report.c
   ${CMAKE_CURRENT_LIST_DIR}/store.c
+  ${CMAKE_CURRENT_LIST_DIR}/source.c
   ${CMAKE_CURRENT_LIST_DIR}/compact.c)

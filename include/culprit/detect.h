@@ -797,6 +797,70 @@ culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result,
  */
 culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
 
+/* ------------------------------------------------------- a whole check --- */
+
+/**
+ * 1 when test i of a check is flagged, the one meaning of the word: a major or minor
+ * time verdict (confirmed or not; only when CULPRIT_DETECTOR_TIME judged or no
+ * detector set is recorded) or a counter detector's flag. What a confirmation
+ * re-runs; culprit_check_counts_as() says what a flagged test counts as.
+ */
+int culprit_check_flagged(const culprit_check_result *result, size_t i);
+
+/** The CULPRIT_HISTORY_LOAD_* flags a check with `opts` reads with: the samples when
+ * a counter detector or opts->metric needs them. */
+unsigned int culprit_check_load_flags(const culprit_check_options *opts);
+
+/**
+ * Loads from `src` the runs a check with `opts` judges: those of `commits` (all
+ * when `ncommits` is 0) with culprit_check_load_flags(), and with opts->metric each
+ * result's summaries selected for that series (culprit_detect_select_metric()).
+ * Errors as culprit_history_source_load().
+ */
+int culprit_check_load(culprit_history_runs *out, const culprit_history_source *src,
+                       const culprit_check_options *opts, const char *const *commits,
+                       size_t ncommits, culprit_history_warn_fn warn, void *payload);
+
+/** Re-runs test i of `result` once, recording the new run into the history (e.g.
+ * culprit_runner_rerun() on a trusted binary): 1 when it re-ran, 0 when it did not
+ * (the verdict is kept), or a negative error, which ends the check. */
+typedef int (*culprit_check_rerun_fn)(void *payload, const culprit_check_result *result, size_t i);
+/** A test flagged before its re-run that is not after it (`now`: its new verdict). */
+typedef void (*culprit_check_unconfirmed_fn)(void *payload, const culprit_verdict *now);
+
+#define CULPRIT_CHECK_COMMIT_OPTIONS_VERSION 1
+
+/** What culprit_check_commit() judges and how. Zero it and set `version`. */
+typedef struct {
+    unsigned int version;
+    const culprit_check_options *check; /**< the detectors, --test, --metric, --pool, ... */
+    const char *commit;                 /**< the commit judged (40 hex digits) */
+    const char *const *bases;           /**< its baseline commits, newest first: the
+                                             first-parent ancestors, or one named commit */
+    size_t nbases;
+    int read_all; /**< read the whole store at once (an explicit baseline, or a shallow
+                       clone whose runs beyond the boundary are counted); 0: the commit
+                       and its newest 32 bases, then 8 times more while a test may lack
+                       history (culprit_check_wants_more()) */
+    culprit_check_rerun_fn rerun;             /**< NULL: no confirmation; else each flagged test is
+                                                   re-run and the whole store judged again */
+    culprit_check_unconfirmed_fn unconfirmed; /**< NULL, or told of each unconfirmed test */
+    culprit_history_warn_fn warn;             /**< skipped files (NULL: stderr) */
+    void *payload;                            /**< passed to the hooks */
+} culprit_check_commit_options;
+
+/**
+ * A whole check of `o->commit`, as `culprit check` does it: reads `src`, selects the
+ * judged metric, judges every test of the commit against its baseline, and with
+ * `o->rerun` confirms the flagged ones. `result` and `runs` (the runs judged, which
+ * the result's pointers borrow) are set on success; dispose both either way. With
+ * o->check->test, CULPRIT_ENOTFOUND names a test the history lacks, with near
+ * matches (culprit_history_require_test()). CULPRIT_EINVALID for options of another
+ * version; other errors as culprit_check_load() and culprit_detect_check().
+ */
+int culprit_check_commit(culprit_check_result *result, culprit_history_runs *runs,
+                         const culprit_history_source *src, const culprit_check_commit_options *o);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 
 #include "culprit/core.h"
 #include "culprit/stats.h"
+#include "culprit/vcs.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -299,6 +300,68 @@ void culprit_history_runs_sort(culprit_history_runs *runs);
  * load the local directory first) and sorts as culprit_history_load() does.
  */
 int culprit_history_runs_finish(culprit_history_runs *runs);
+
+/* ------------------------------------------------------- the history source --- */
+
+/** Where a history source reads runs from (culprit_history_source_open()). */
+enum {
+    CULPRIT_HISTORY_FROM_DIR = 1,    /**< the store directory */
+    CULPRIT_HISTORY_FROM_SHARED = 2, /**< the shared history, the ref refs/culprit/history */
+    CULPRIT_HISTORY_FROM_BOTH = 3    /**< both: the directory first, then the ref's runs the
+                                          directory does not hold (by file name and run id) */
+};
+
+/**
+ * "The history" every reader of past runs loads: check, history, report, compare,
+ * the bisection's probe and --investigate see the same runs through one source.
+ * Reading the ref, a file that is not named as a run (culprit_history_shared_run_name())
+ * is ignored and one above culprit_history_shared_file_max() is skipped with a warning
+ * naming it and counted in nskipped, unread.
+ */
+typedef struct culprit_history_source culprit_history_source;
+
+/**
+ * A source over the directory `dir` (copied) and the ref of `repo` (borrowed: it
+ * must outlive the source; NULL: the directory alone), reading what `from`
+ * (CULPRIT_HISTORY_FROM_*) names. Neither needs to exist yet: each load looks.
+ * CULPRIT_EINVALID without a directory or with another `from`.
+ */
+int culprit_history_source_open(culprit_history_source **out, const char *dir, culprit_vcs *repo,
+                                unsigned int from);
+void culprit_history_source_free(culprit_history_source *src);
+/** The store directory (borrowed): where runs are written and named in messages. */
+const char *culprit_history_source_dir(const culprit_history_source *src);
+
+/**
+ * Loads the runs matching `query` (NULL: all) into `out` (emptied first; dispose
+ * it): the directory's, then the ref's it lacks, de-duplicated and sorted as
+ * culprit_history_load(). Unreadable, foreign or oversized files go through `warn`
+ * (NULL: stderr) and are skipped. CULPRIT_ENOTFOUND when neither the directory nor
+ * the ref exists (the message says how to get one); CULPRIT_EINVALID for a bad
+ * CULPRIT_SHARED_FILE_MAX.
+ */
+int culprit_history_source_load(culprit_history_runs *out, const culprit_history_source *src,
+                                const culprit_history_query *query, culprit_history_warn_fn warn,
+                                void *payload);
+
+/**
+ * The largest file read from the shared history or pushed into it: the environment
+ * variable CULPRIT_SHARED_FILE_MAX (bytes, or with a K, M or G suffix; 0: no
+ * limit), else 100 MiB. CULPRIT_EINVALID naming the variable when it is not a size.
+ */
+int culprit_history_shared_file_max(size_t *out);
+/** The file name of a run at `path` of the shared history ("runs/<2 chars>/<name>.xml",
+ * the name neither hidden nor nested): a pointer into `path`, or NULL when `path`
+ * is not the path of a run file. */
+const char *culprit_history_shared_run_name(const char *path);
+
+/**
+ * 0 when test `name` ("suite.test" or a bare test name) appears in `runs`;
+ * CULPRIT_ENOTFOUND "no test 'NAME' in WHERE" with the near names ("did you mean")
+ * otherwise.
+ */
+int culprit_history_require_test(const culprit_history_runs *runs, const char *name,
+                                 const char *where);
 /* ------------------------------------------------------------ compaction --- */
 
 /** What culprit_history_compact() does. */

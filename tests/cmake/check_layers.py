@@ -39,8 +39,9 @@ MODULES = [
     ("core", []),
     ("stats", ["core"]),
     ("measure", ["core", "stats"]),
-    ("history", ["core", "stats"]),
     ("vcs", ["core"]),
+    # history: the shared ref beside the directory, one source (history/source.c)
+    ("history", ["core", "stats", "vcs"]),
     ("detect", ["core", "stats", "history"]),
     # trace: a weak reference (culprit_trace_reset), set only in instrumented binaries
     ("runner", ["core", "measure", "history", "vcs", "detect", "trace"]),
