@@ -271,19 +271,12 @@ int cli_load_history_flags(culprit_history_runs *out, const cli_env *env, unsign
  * (the caller disposes of them): only the runs the window needs
  * (culprit_report_add_history_read() over culprit_history_source_load() with the
  * window's commits), or on a shallow clone the whole history, with
- * cli_note_shallow()'s note. With `test`, cli_require_test() first on what was
+ * cli_note_shallow()'s note. With `test`, culprit_history_require_test() first on what was
  * read, then on the whole history.
  */
 int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, const cli_env *env,
                             const char *rev, size_t limit, const culprit_check_options *opts,
                             unsigned int flags);
-
-/*
- * Checks that test `name` ("suite.test" or a bare test name) appears somewhere in
- * `runs`; CULPRIT_ENOTFOUND naming it with near matches otherwise. `where` names the
- * place searched, for the message.
- */
-int cli_require_test(const culprit_history_runs *runs, const char *name, const char *where);
 
 /* "suite.test" of a result of `run` (caller frees). */
 char *cli_test_key(const culprit_run *run, const culprit_test_result *test);

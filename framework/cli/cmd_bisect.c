@@ -307,7 +307,7 @@ static int auto_range(char good[41], char bad[41], const char *test, const char 
     memset(&env, 0, sizeof(env));
     if ((error = cli_env_open(&env, NULL, history_dir, 1)) < 0 ||
         (error = cli_load_history(&runs, &env)) < 0 ||
-        (error = cli_require_test(&runs, test, env.settings.history_dir)) < 0 ||
+        (error = culprit_history_require_test(&runs, test, env.settings.history_dir)) < 0 ||
         (error = culprit_bisect_auto_range(good, bad, env.repo, &runs, test)) < 0)
         goto cleanup;
     fprintf(stderr, "culprit bisect --auto: good %.12s (last fine), bad %.12s (first flagged)\n",

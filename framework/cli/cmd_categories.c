@@ -96,7 +96,7 @@ static int find_test(test_info **out, const test_set *set, const culprit_history
         *out = found;
         return 0;
     }
-    return cli_require_test(runs, name, dir);
+    return culprit_history_require_test(runs, name, dir);
 }
 
 static int unknown_category(const culprit_categories *cats, const char *name)

@@ -221,8 +221,8 @@ static int judge_sides(culprit_check_result *result, const culprit_history_runs 
         if (!has_runs_at(runs, sides[0].sha))
             return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
                                      sides[0].sha);
-        if (judge->check.test &&
-            (error = cli_require_test(runs, judge->check.test, env->settings.history_dir)) < 0)
+        if (judge->check.test && (error = culprit_history_require_test(
+                                      runs, judge->check.test, env->settings.history_dir)) < 0)
             return error;
         return culprit_detect_check(result, runs, sides[1].sha, bases, 1, &judge->check);
     }
@@ -231,7 +231,8 @@ static int judge_sides(culprit_check_result *result, const culprit_history_runs 
             return error;
     both[0] = sides[0].run;
     both[1] = sides[1].run;
-    if (judge->check.test && (error = cli_require_test(&pair, judge->check.test, "A or B")) < 0)
+    if (judge->check.test &&
+        (error = culprit_history_require_test(&pair, judge->check.test, "A or B")) < 0)
         return error;
     return culprit_detect_compare_runs(result, sides[0].run, sides[1].run, &judge->check);
 }

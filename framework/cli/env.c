@@ -142,7 +142,7 @@ int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, 
     if (culprit_vcs_is_shallow(env->repo)) {
         /* The note counts the runs the clone cannot place: it reads them all. */
         if ((error = cli_load_history_flags(runs, env, flags)) < 0 ||
-            (opts->test && (error = cli_require_test(runs, opts->test, dir)) < 0) ||
+            (opts->test && (error = culprit_history_require_test(runs, opts->test, dir)) < 0) ||
             (error = culprit_report_add_history_window(report, env->repo, runs, rev, limit, opts)) <
                 0)
             return error;
@@ -152,13 +152,13 @@ int cli_load_history_window(culprit_report *report, culprit_history_runs *runs, 
     if ((error = culprit_report_add_history_read(report, runs, env->repo, rev, limit, opts,
                                                  load_commits, &src)) < 0)
         return error;
-    if (!opts->test || cli_require_test(runs, opts->test, dir) == 0)
+    if (!opts->test || culprit_history_require_test(runs, opts->test, dir) == 0)
         return 0;
     /* Not in what the window read: the whole store says whether the test exists at
      * all, and which names are near. */
     culprit_error_clear();
     if ((error = cli_load_history_flags(&all, env, flags)) == 0)
-        error = cli_require_test(&all, opts->test, dir);
+        error = culprit_history_require_test(&all, opts->test, dir);
     culprit_history_runs_dispose(&all);
     return error;
 }
@@ -171,11 +171,6 @@ char *cli_test_key(const culprit_run *run, const culprit_test_result *test)
                            test->name ? test->name : "") < 0)
         return NULL;
     return culprit_buf_detach(&key);
-}
-
-int cli_require_test(const culprit_history_runs *runs, const char *name, const char *where)
-{
-    return culprit_history_require_test(runs, name, where);
 }
 
 int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, const char *suite)
