@@ -12,7 +12,11 @@ file to a function defined in another, maps files to modules, and reports:
       another module's private header (framework/<other>/*.h) instead of going
       through its public one (include/culprit/<other>.h);
   (c) a library function over MAX_FUNCTION_LINES lines, or a library .c file
-      over MAX_FILE_LINES lines.
+      over MAX_FILE_LINES lines;
+  (d) the tool (framework/cli/) calling a function that decides (DECIDING): the
+      tool parses, calls the library's entry points and prints;
+  (e) mutable state at file scope in framework/ that FILE_STATE does not list
+      with its reason.
 
 Every finding is printed, so the whole list of what is left is visible at once;
 the exit status is 1 when there is any. Run from ctest (tests/cmake/CMakeLists.txt,
@@ -63,6 +67,49 @@ SHARED_INTERNAL = {
     # jansson's json_t: the --json writers' and readers' helpers, used by the
     # bisection's document (it embeds the call-tree diff) as well as calltree's own
     "framework/calltree/calltree_json.h",
+}
+# Functions that decide a verdict, a comparison or a statistic. The tool may not call
+# them: it calls the library's entry points (culprit_check_commit, culprit_detect_check,
+# culprit_detect_compare_runs, culprit_bisect_confirm, ...), which do. A prefix
+# ending in "_" names a whole family.
+DECIDING = [
+    "culprit_stats_", "culprit_welford_",  # statistics: the library computes them
+    "culprit_detect_judge", "culprit_detect_baseline", "culprit_detect_baseline_for",
+    "culprit_detect_wants_pairs", "culprit_detect_apply_paired", "culprit_detect_adjust",
+    "culprit_detect_select_metric", "culprit_detect_run_noise",
+    "culprit_detect_count_spread", "culprit_detect_counted_change",
+    "culprit_detect_counted_value", "culprit_detect_count_threshold",
+    "culprit_detect_comparable", "culprit_rules_level", "culprit_rules_mine",
+    "culprit_stats_judge_change",
+]
+# The mutable state at file scope in framework/, each with its reason: process-wide
+# on purpose (signal handlers, one-time initialization, per-thread slots). Anything
+# else is an object the caller owns (docs/conventions.md, "Thread safety and state").
+FILE_STATE = {
+    "framework/core/error.c": ("last_message last_code", "the last error, per thread"),
+    "framework/core/buf.c": ("empty_string", "what an empty buffer's text points to"),
+    "framework/core/term.c": ("color_choice", "the process's --color, set once at start"),
+    "framework/core/fs_temp.c": ("own_dir own_pid own_lock",
+                                 "the process's temporary directory, removed by a signal"),
+    "framework/core/process.c": ("running_pid running_group running_grace_ms interrupting",
+                                 "the child a signal handler forwards SIGINT/SIGTERM to"),
+    "framework/history/number.c": ("c_locale_once c_locale", "the C locale, made once"),
+    "framework/measure/counters.c": ("own_io_bytes counters_key counters_once "
+                                     "counters_key_ok cached_counters",
+                                     "per-thread counter handles and the history's own I/O"),
+    "framework/measure/loop.c": ("region", "the measured region of this thread's test"),
+    "framework/runner/execute.c": ("current child_group",
+                                   "the test in this process, reached from CMocka's "
+                                   "trampoline; the child a signal handler ends"),
+    "framework/vcs/checkout.c": ("registry registry_lock registry_claimed",
+                                 "temporary checkouts a signal handler removes"),
+    "framework/calltree/symbolize.c": ("debuginfo_path", "libdw's search path: a "
+                                       "char ** it keeps"),
+    "framework/cli/env.c": ("ending", "a signal arrived: set by its handler"),
+    "framework/trace/state.c": ("trace__config trace__lock trace__threads",
+                                "the instrumented program's trace runtime"),
+    "framework/trace/runtime.c": ("self init_once disabled",
+                                  "the trace runtime's per-thread state"),
 }
 # ---------------------------------------------------------------------------------------
 
@@ -189,6 +236,48 @@ def scc(graph):
     return out
 
 
+def file_state(text):
+    """(line, name, declaration) of each mutable variable at file scope. text has
+    comments and literals blanked (strip_comments)."""
+    # preprocessor lines, with their continuations, keeping line breaks
+    text = re.sub(r"(?m)^[ \t]*#(?:[^\n]*\\\n)*[^\n]*",
+                  lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    out = []
+    i, n, start = 0, len(text), 0
+    while i < n:
+        c = text[i]
+        if c == "{":
+            depth, j = 0, i
+            while j < n:
+                depth += {"{": 1, "}": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+                j += 1
+            stmt = text[start:i]
+            if "(" in stmt.split("=")[0] and "=" not in stmt:  # a function body
+                start = j + 1
+            i = j + 1  # a type's members or an initializer: the statement goes on
+            continue
+        if c == ";":
+            stmt = text[start:i]
+            line = text.count("\n", 0, start + len(stmt) - len(stmt.lstrip())) + 1
+            start = i + 1
+            flat = stmt
+            while re.search(r"\{[^{}]*\}", flat):
+                flat = re.sub(r"\{[^{}]*\}", " ", flat)
+            head = " ".join(flat.split("=")[0].split())
+            if head and "(" not in head and not re.match(r"(typedef|extern)\b", head) and \
+                    not re.fullmatch(r"(static\s+)?(struct|union|enum)\s+\w+", head):
+                for part in [p.strip() for p in head.split(",")]:
+                    m = re.search(r"(\w+)\s*(\[[^\]]*\])*\s*$", part)
+                    if not m or re.search(r"\bconst\s+" + m.group(1) + r"\b", part) or \
+                            (re.search(r"\bconst\b", head) and "*" not in part):
+                        continue
+                    out.append((line, m.group(1), head))
+        i += 1
+    return out
+
+
 def main():
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                            os.path.join(os.path.dirname(__file__), "..", ".."))
@@ -272,6 +361,29 @@ def main():
                     out.add(where)
                     use(rel, module_of(where), f"calls {callee}()")
         calls[rel] = out
+
+    # (d) the tool calling a function that decides
+    for rel, funcs in sorted(bodies.items()):
+        if module_of(rel) not in TOOL_MODULES:
+            continue
+        for name, first, _, body, _ in funcs:
+            for callee in sorted(set(CALL.findall(body))):
+                if any(callee == d or (d.endswith("_") and callee.startswith(d))
+                       for d in DECIDING):
+                    problems.append(f"tool decides: {rel}:{first}: {name}() calls "
+                                    f"{callee}(), which decides: call the library's "
+                                    f"entry point instead")
+
+    # (e) mutable state at file scope
+    for rel, text in sorted(files.items()):
+        if not (rel.startswith("framework/") and rel.endswith(".c")):
+            continue
+        allowed_state = FILE_STATE.get(rel, ("", ""))[0].split()
+        for line, name, _ in file_state(strip_comments(text)):
+            if name not in allowed_state:
+                problems.append(f"file state: {rel}:{line}: '{name}' is mutable state at "
+                                f"file scope: make it part of an object the caller owns, "
+                                f"or list it in FILE_STATE with its reason")
 
     # (a) circles of calls between the .c files of one module
     same_module = {f: {g for g in out if module_of(g) == module_of(f)}
