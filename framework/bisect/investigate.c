@@ -23,28 +23,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* The largest step threshold taken from the check's change: twice as slow. */
 #define STEP_THRESHOLD_MAX 1.0
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned int version)
 {
-    culprit_investigate_options defaults = CULPRIT_INVESTIGATE_OPTIONS_INIT;
+    static const culprit_investigate_options defaults = CULPRIT_INVESTIGATE_OPTIONS_INIT;
 
-    if (version != CULPRIT_INVESTIGATE_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "investigate options version %u is not %d",
-                                 version, CULPRIT_INVESTIGATE_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_INVESTIGATE_OPTIONS_VERSION, "investigate");
 }
 
 const char *culprit_investigation_status_name(culprit_investigation_status status)
@@ -66,7 +54,7 @@ typedef struct {
 
 static int over_budget(budget_probe *b)
 {
-    if (b->deadline <= 0 || now_s() < b->deadline)
+    if (b->deadline <= 0 || culprit_time_now_s() < b->deadline)
         return 0;
     b->expired = 1;
     return culprit_error_set(CULPRIT_ERROR, "the investigation budget (%.0f s) ran out",
@@ -177,7 +165,7 @@ static int run_session(culprit_bisect_result *out, const culprit_bisect_options 
     error = calltree ? culprit_bisect__calltree_with_probe(out, o, &probe)
                      : culprit_bisect__session_with_probe(out, o, &probe);
     /* A build or run cut short by the budget fails as a timeout: the budget's too. */
-    *expired = b.expired || (error < 0 && deadline > 0 && now_s() >= deadline);
+    *expired = b.expired || (error < 0 && deadline > 0 && culprit_time_now_s() >= deadline);
     if (*expired && !b.expired)
         culprit_error_prefix("the investigation budget (%.0f s) ran out: ", budget_s);
     return error;
@@ -212,7 +200,7 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
                        double deadline)
 {
     culprit_bisect_options o = opts->bisect;
-    double started = now_s(), left = deadline - started;
+    double started = culprit_time_now_s(), left = deadline - started;
     int error = 0, expired = 0, bisect = inv->ncommits != 1;
 
     o.good = inv->good;
@@ -253,7 +241,7 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
             }
         }
     }
-    inv->seconds = now_s() - started;
+    inv->seconds = culprit_time_now_s() - started;
     if (error < 0) {
         inv->status =
             expired ? CULPRIT_INVESTIGATION_NOT_INVESTIGATED : CULPRIT_INVESTIGATION_FAILED;
@@ -389,7 +377,7 @@ int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
                                  "or the budget is negative",
                                  opts ? opts->version : 0, CULPRIT_INVESTIGATE_OPTIONS_VERSION);
     if (opts->budget_s > 0)
-        deadline = now_s() + opts->budget_s;
+        deadline = culprit_time_now_s() + opts->budget_s;
     if ((error = regressions(&picks, &npicks, check)) < 0)
         goto cleanup;
     if (npicks == 0)

@@ -19,13 +19,10 @@
 
 int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version)
 {
-    culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
+    static const culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
 
-    if (version != CULPRIT_BISECT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "bisect options version %u is not %d", version,
-                                 CULPRIT_BISECT_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_BISECT_OPTIONS_VERSION, "bisect");
 }
 
 int culprit_bisect_options_check(const culprit_bisect_options *opts)

@@ -100,13 +100,10 @@ static int result_alloc(culprit_check_result *out, size_t n)
 
 int culprit_check_options_init(culprit_check_options *opts, unsigned int version)
 {
-    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    static const culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
 
-    if (version != CULPRIT_CHECK_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID, "check options version %u is not %d", version,
-                                 CULPRIT_CHECK_OPTIONS_VERSION);
-    *opts = defaults;
-    return 0;
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CHECK_OPTIONS_VERSION, "check");
 }
 
 /*
