@@ -417,6 +417,11 @@ size_t culprit_bisect_ncandidates(const culprit_bisect *bisect)
     return bisect->ncand;
 }
 
+size_t culprit_bisect_ncommits(const culprit_bisect *bisect)
+{
+    return bisect->n;
+}
+
 size_t culprit_bisect_tested(const culprit_bisect *bisect)
 {
     return bisect->tested;

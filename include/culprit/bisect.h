@@ -138,6 +138,9 @@ size_t culprit_bisect_bad(const culprit_bisect *bisect);
 /** The number of candidates (N of eq. 1), the bad end and skipped ones included. */
 size_t culprit_bisect_ncandidates(const culprit_bisect *bisect);
 
+/** The number of commits of the DAG the search was made over (its n). */
+size_t culprit_bisect_ncommits(const culprit_bisect *bisect);
+
 /** The number of commits marked so far (good, bad or skip): the builds spent. */
 size_t culprit_bisect_tested(const culprit_bisect *bisect);
 
@@ -168,6 +171,33 @@ int culprit_bisect_goods(size_t **out, size_t *n_out, const culprit_bisect *bise
  * SIZE_MAX in both. For inspection and tests; culprit_bisect_next() uses the same.
  */
 int culprit_bisect_weights(size_t *weights, size_t *ancestors, const culprit_bisect *bisect);
+
+/**
+ * A round of `k` probes to run at once (on k CI runners, say), instead of one
+ * culprit_bisect_next() at a time: the eligible candidates (not skipped, not the
+ * bad end) whose a + 1 (ancestors-or-self among the candidates) come nearest
+ * j * N / (k + 1) for j = 1..k, distinct, ties to the lowest index. k = 1 is
+ * culprit_bisect_next()'s choice on a linear range. On a linear range, whatever
+ * the round's results, at most ceil(N / (k + 1)) candidates remain, so N
+ * candidates need ceil(log_(k+1) N) rounds; on merges it is git's measure of a
+ * split, applied k times. Fewer than k when fewer are eligible. `out` has room for
+ * k entries; `*n_out` gets how many were chosen (0 when the search is done).
+ * CULPRIT_EINVALID when k is 0. O((N + E) * N / 64) time, N^2 / 8 bytes.
+ */
+int culprit_bisect_plan(size_t *out, size_t *n_out, size_t k, const culprit_bisect *bisect);
+
+/**
+ * Records a round's results (commits[i] was marks[i]), in increasing order of
+ * their ancestors among the candidates, so the lowest bad commit becomes the bad
+ * end and goods below it still count. A result for a commit that an earlier one
+ * of the round already decided (no longer a candidate: above a bad one, or below
+ * a good one; a good above a bad is noise or a second regression) is not used;
+ * `*unused` (may be NULL) gets how many. Each used result counts as one tested
+ * commit. CULPRIT_EINVALID for a commit out of range or not a candidate before the
+ * round, or a contradiction culprit_bisect_mark() refuses.
+ */
+int culprit_bisect_mark_round(culprit_bisect *bisect, const size_t *commits,
+                              const culprit_bisect_verdict *marks, size_t n, size_t *unused);
 
 /**
  * Checks the search's invariants, for use inside assert(): the bad end is a

@@ -572,6 +572,176 @@ static void two_culprits_on_merge_dag(void **state)
     fixture_free(f);
 }
 
+/* ---- rounds of k probes (plan.c) ---------------------------------------------- */
+
+/* The fewest r with (k + 1)^r >= n: rounds of k probes a linear range of n needs. */
+static size_t rounds_bound(size_t n, size_t k)
+{
+    size_t r = 0, reach = 1;
+    while (reach < n) {
+        reach *= k + 1;
+        r++;
+    }
+    return r;
+}
+
+/* Runs rounds of k probes against the oracle to the end; returns the rounds. */
+static size_t run_rounds(culprit_bisect *b, const unsigned char *bad, size_t k)
+{
+    size_t probes[16], marked[16], np, rounds = 0, i;
+    culprit_bisect_verdict marks[16];
+    assert_true(k <= 16);
+    while (culprit_bisect_status_get(b) == CULPRIT_BISECT_RUNNING) {
+        assert_int_equal(culprit_bisect_plan(probes, &np, k, b), 0);
+        assert_true(np >= 1 && np <= k);
+        for (i = 0; i < np; i++) {
+            size_t j;
+            assert_true(culprit_bisect_is_candidate(b, probes[i]));
+            assert_false(culprit_bisect_is_skipped(b, probes[i]));
+            assert_true(probes[i] != culprit_bisect_bad(b));
+            for (j = 0; j < i; j++)
+                assert_true(probes[j] != probes[i]);
+            /* Results come back in any order: reversed here. */
+            marked[np - 1 - i] = probes[i];
+            marks[np - 1 - i] = bad[probes[i]] ? CULPRIT_BISECT_BAD : CULPRIT_BISECT_GOOD;
+        }
+        assert_int_equal(culprit_bisect_mark_round(b, marked, marks, np, NULL), 0);
+        assert_true(culprit_bisect_check(b));
+        rounds++;
+    }
+    return rounds;
+}
+
+static void rounds_linear(size_t n, size_t k, size_t stride, size_t expect_worst)
+{
+    fixture *f = linear(n);
+    unsigned char *bad = calloc(n, 1);
+    size_t c, i, worst = 0;
+    assert_non_null(bad);
+    for (c = 0; c < n; c += stride) {
+        culprit_bisect *b = NULL;
+        size_t rounds;
+        for (i = 0; i < n; i++)
+            bad[i] = i >= c;
+        assert_int_equal(culprit_bisect_new(&b, &f->dag, n - 1), 0);
+        rounds = run_rounds(b, bad, k);
+        assert_int_equal(culprit_bisect_status_get(b), CULPRIT_BISECT_FOUND);
+        assert_int_equal(culprit_bisect_bad(b), c);
+        assert_true(rounds <= rounds_bound(n, k));
+        worst = rounds > worst ? rounds : worst;
+        culprit_bisect_free(b);
+    }
+    if (expect_worst)
+        assert_int_equal(worst, expect_worst);
+    free(bad);
+    fixture_free(f);
+}
+
+/* Issue 28's figures: 1,024 commits in 10, 5 and 4 rounds of 1, 3 and 7 probes. */
+static void plan_1024_in_log_k_plus_1_rounds(void **state)
+{
+    (void)state;
+    rounds_linear(1024, 1, 5, 10);
+    rounds_linear(1024, 3, 5, 5);
+    rounds_linear(1024, 7, 5, 4);
+}
+
+static void plan_odd_sizes_within_bound(void **state)
+{
+    size_t sizes[] = {2, 3, 5, 37, 100, 1000}, k, i;
+    (void)state;
+    for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+        for (k = 1; k <= 9; k += 2)
+            rounds_linear(sizes[i], k, sizes[i] > 100 ? 7 : 1, 0);
+}
+
+static void plan_of_one_is_next_on_a_line(void **state)
+{
+    size_t n, next, probe, np;
+    (void)state;
+    for (n = 2; n <= 40; n++) {
+        fixture *f = linear(n);
+        culprit_bisect *b = NULL;
+        assert_int_equal(culprit_bisect_new(&b, &f->dag, n - 1), 0);
+        assert_int_equal(culprit_bisect_next(&next, b), 0);
+        assert_int_equal(culprit_bisect_plan(&probe, &np, 1, b), 0);
+        assert_int_equal(np, 1);
+        assert_int_equal(probe, next);
+        culprit_bisect_free(b);
+        fixture_free(f);
+    }
+}
+
+static void plan_on_merge_dags_finds_every_culprit(void **state)
+{
+    uint64_t seed;
+    (void)state;
+    for (seed = 1; seed <= 4; seed++) {
+        size_t n = 150, c;
+        fixture *f = merge_dag(n, seed);
+        for (c = 0; c < n; c += 5) {
+            unsigned char *bad = oracle_descendants(f, c);
+            culprit_bisect *b = NULL, *one = NULL;
+            table_oracle o = {bad, NULL};
+            size_t rounds;
+            assert_int_equal(culprit_bisect_new(&b, &f->dag, n - 1), 0);
+            rounds = run_rounds(b, bad, 3);
+            assert_int_equal(culprit_bisect_status_get(b), CULPRIT_BISECT_FOUND);
+            assert_int_equal(culprit_bisect_bad(b), c);
+            /* Three probes a round never take more rounds than one probe takes steps. */
+            assert_int_equal(culprit_bisect_new(&one, &f->dag, n - 1), 0);
+            assert_int_equal(culprit_bisect_run(one, decide_table, &o), 0);
+            assert_true(rounds <= culprit_bisect_tested(one));
+            culprit_bisect_free(one);
+            culprit_bisect_free(b);
+            free(bad);
+        }
+        fixture_free(f);
+    }
+}
+
+static void plan_leaves_out_skipped_and_takes_all_when_few(void **state)
+{
+    fixture *f = linear(6);
+    culprit_bisect *b = NULL;
+    size_t probes[8], np, i;
+    (void)state;
+    assert_int_equal(culprit_bisect_new(&b, &f->dag, 5), 0);
+    assert_int_equal(culprit_bisect_mark(b, 2, CULPRIT_BISECT_SKIP), 0);
+    assert_int_equal(culprit_bisect_plan(probes, &np, 8, b), 0);
+    assert_int_equal(np, 4); /* 0, 1, 3, 4: not the skipped 2, not the bad end 5 */
+    for (i = 0; i < np; i++)
+        assert_true(probes[i] != 2 && probes[i] != 5);
+    assert_int_equal(culprit_bisect_plan(probes, &np, 0, b), CULPRIT_EINVALID);
+    culprit_bisect_free(b);
+    fixture_free(f);
+}
+
+static void mark_round_keeps_lowest_bad_and_counts_unused(void **state)
+{
+    fixture *f = linear(10);
+    culprit_bisect *b = NULL;
+    size_t commits[] = {7, 3, 5, 1}, unused = 99, np, probe;
+    culprit_bisect_verdict marks[] = {CULPRIT_BISECT_GOOD, CULPRIT_BISECT_BAD, CULPRIT_BISECT_BAD,
+                                      CULPRIT_BISECT_GOOD};
+    (void)state;
+    assert_int_equal(culprit_bisect_new(&b, &f->dag, 9), 0);
+    /* 1 good, 3 bad: the first bad is 2 or 3; 5 bad adds nothing; 7 good above a bad
+     * one is noise or a second regression: not used. */
+    assert_int_equal(culprit_bisect_mark_round(b, commits, marks, 4, &unused), 0);
+    assert_int_equal(unused, 2);
+    assert_int_equal(culprit_bisect_bad(b), 3);
+    assert_int_equal(culprit_bisect_ncandidates(b), 2);
+    assert_int_equal(culprit_bisect_tested(b), 2);
+    assert_int_equal(culprit_bisect_plan(&probe, &np, 1, b), 0);
+    assert_int_equal(probe, 2);
+    /* A commit that was no candidate before the round is refused. */
+    commits[0] = 0;
+    assert_int_equal(culprit_bisect_mark_round(b, commits, marks, 1, NULL), CULPRIT_EINVALID);
+    culprit_bisect_free(b);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +759,12 @@ int main(void)
         cmocka_unit_test(skipped_commit_is_not_proposed_again),
         cmocka_unit_test(two_culprits_both_found_with_subranges),
         cmocka_unit_test(two_culprits_on_merge_dag),
+        cmocka_unit_test(plan_1024_in_log_k_plus_1_rounds),
+        cmocka_unit_test(plan_odd_sizes_within_bound),
+        cmocka_unit_test(plan_of_one_is_next_on_a_line),
+        cmocka_unit_test(plan_on_merge_dags_finds_every_culprit),
+        cmocka_unit_test(plan_leaves_out_skipped_and_takes_all_when_few),
+        cmocka_unit_test(mark_round_keeps_lowest_bad_and_counts_unused),
     };
     return cmocka_run_group_tests_name("bisect", tests, NULL, NULL);
 }
