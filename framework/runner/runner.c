@@ -544,7 +544,9 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         goto fatal;
     if (record(&r, run, &history_file) != RUNNER_EXIT_OK)
         exit_code = RUNNER_EXIT_USAGE;
-    if (history_file && (error = judge_history(&r, run, &nfailed)) < 0)
+    /* --fail-on none (a bisection's probe, a sanitizer build) judges nothing more. */
+    if (history_file && r.opt.fail_on != RUNNER_FAIL_ON_NONE &&
+        (error = judge_history(&r, run, &nfailed)) < 0)
         goto fatal;
     if ((nfailed || nerrors) && exit_code == RUNNER_EXIT_OK)
         exit_code = RUNNER_EXIT_FAILED;

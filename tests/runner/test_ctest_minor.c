@@ -151,6 +151,11 @@ static void twice_as_slow_shows_minor_and_fails_only_when_asked(void **state)
     if (!strstr(out, "MINOR       napper.nap: minor regression: ") || !strstr(out, "Failed"))
         fail_msg("CULPRIT_FAIL_ON=minor did not fail the 2x slower test:\n%s", out);
     free(out);
+    /* CULPRIT_FAIL_ON=none (a bisection's runs): no comparison at all. */
+    assert_int_equal(run_ctest(&out, "CULPRIT_FAIL_ON=none CULPRIT_TEST_NAP_MS=40", "-V"), 0);
+    if (strstr(out, "MINOR"))
+        fail_msg("CULPRIT_FAIL_ON=none compared with the history:\n%s", out);
+    free(out);
 }
 
 static void unchanged_shows_no_minor(void **state)
