@@ -94,6 +94,15 @@ void cli_judge_init(cli_judge *judge)
     judge->fail_on = CLI_FAIL_ON_MAJOR;
 }
 
+void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
+{
+    const char *f = project ? culprit_project_fail_on(project) : NULL;
+
+    for (int i = 0; f && !judge->fail_on_given && cli_fail_on_choices[i]; i++)
+        if (strcmp(f, cli_fail_on_choices[i]) == 0)
+            judge->fail_on = i;
+}
+
 int cli_set_detector(const culprit_opt *opt, const char *value)
 {
     culprit_check_options *check = opt->target;

@@ -83,7 +83,8 @@ extern const char *const cli_fail_on_choices[];
 /* The options check and compare share. */
 typedef struct {
     culprit_check_options check;
-    int fail_on; /* a cli_fail_on */
+    int fail_on;       /* a cli_fail_on */
+    int fail_on_given; /* --fail-on was given (else culprit.json's "fail_on" applies) */
     int json;
     const char *junit;
     const char *history_dir;
@@ -91,6 +92,8 @@ typedef struct {
 } cli_judge;
 
 void cli_judge_init(cli_judge *judge);
+/* culprit.json's "fail_on" as the default of a --fail-on not given. */
+void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project);
 
 /* The rows of the shared options, each declared once. --threshold and --confidence
  * take the target and the help line of the command (a check's change, a bisection
@@ -165,8 +168,9 @@ void cli_judge_init(cli_judge *judge);
                 "major|minor|none|uncompared",                                                     \
                 "what exits 1: a major regression (default), a major or\n"                         \
                 "minor one, nothing, or a regression or no test compared\n"                        \
-                "with a comparable baseline (uncompared)",                                         \
-                .choices = cli_fail_on_choices),                                                   \
+                "with a comparable baseline (uncompared); default:\n"                              \
+                "culprit.json's \"fail_on\", else major",                                          \
+                .choices = cli_fail_on_choices, .given = &(judge)->fail_on_given),                 \
         CLI_OPT_JSON(&(judge)->json),                                                              \
         CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &(judge)->junit, "FILE",                     \
                     "also write the verdicts as a JUnit XML file"),                                \

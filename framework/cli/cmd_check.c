@@ -366,6 +366,7 @@ int cli_check(int argc, char **argv)
         (error = cli_investigate_prepare(&a.investigate, &a.pair, &env, a.judge.history_dir)) < 0 ||
         (error = culprit_vcs_resolve(sha, env.repo, a.commit_rev)) < 0)
         goto cleanup;
+    cli_judge_project_fail_on(&a.judge, env.project);
     trees[0] = culprit_vcs_workdir(env.repo);
     trees[1] = a.build_dir;
     rerun.dir = env.settings.history_dir;

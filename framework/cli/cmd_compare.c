@@ -291,6 +291,7 @@ int cli_compare(int argc, char **argv)
         (error = open_side(&sides[0], positional[0], &env)) < 0 ||
         (error = open_side(&sides[1], positional[1], &env)) < 0)
         goto cleanup;
+    cli_judge_project_fail_on(&judge, env.project);
     if ((sides[0].is_rev || sides[1].is_rev) && (error = cli_load_history(&runs, &env)) < 0)
         goto cleanup;
     if ((error = judge_sides(&result, &runs, sides, &judge, &env)) < 0)

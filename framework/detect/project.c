@@ -29,6 +29,7 @@ struct culprit_project {
     json_t *tests;                             /* object: "suite.test" -> {"category": name} */
     char *history;                             /* resolved against the file's directory */
     char *commands[CULPRIT_PROJECT_NCOMMANDS]; /* "build", "run", "calltree_build" */
+    char *fail_on;                             /* "fail_on": what fails, or NULL */
 };
 
 /* The keys of the commands, in culprit_project_command's order. */
@@ -60,6 +61,7 @@ void culprit_project_free(culprit_project *project)
     free(project->history);
     for (int i = 0; i < CULPRIT_PROJECT_NCOMMANDS; i++)
         free(project->commands[i]);
+    free(project->fail_on);
     free(project);
 }
 
@@ -215,6 +217,28 @@ static int parse_commands(culprit_project *p, json_t *root, const char *text, si
     return 0;
 }
 
+/* "fail_on": the default of --fail-on for `culprit check` and the test binaries, one
+ * of check's values. */
+static int parse_fail_on(culprit_project *p, json_t *root, const char *text, size_t len,
+                         const char *path)
+{
+    static const char *const values[] = {"major", "minor", "none", "uncompared"};
+    json_t *value = json_object_get(root, "fail_on");
+    const char *s = json_string_value(value);
+
+    if (!value)
+        return 0;
+    for (size_t i = 0; s && i < sizeof(values) / sizeof(values[0]); i++)
+        if (strcmp(s, values[i]) == 0)
+            return (p->fail_on = culprit_strdup(s))
+                       ? 0
+                       : culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return culprit_error_set(CULPRIT_EINVALID,
+                             "%s:%u: \"fail_on\" must be \"major\", \"minor\", \"none\" or "
+                             "\"uncompared\" (as culprit check --fail-on takes)",
+                             path, key_line(text, len, "fail_on"));
+}
+
 int culprit_project_load(culprit_project **out, const char *path)
 {
     culprit_buf text = CULPRIT_BUF_INIT;
@@ -252,10 +276,10 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
     json_object_foreach(root, key, value)
     {
         if (strcmp(key, "categories") && strcmp(key, "tests") && strcmp(key, "history") &&
-            command_index(key) < 0) {
+            strcmp(key, "fail_on") && command_index(key) < 0) {
             error = culprit_error_set(CULPRIT_EINVALID,
                                       "%s:%u: unknown key \"%s\" (known: categories, tests, "
-                                      "history, build, run, calltree_build)",
+                                      "history, build, run, calltree_build, fail_on)",
                                       path, key_line(text, len, key), key);
             goto cleanup;
         }
@@ -311,7 +335,8 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
             goto cleanup;
         }
     }
-    if ((error = parse_commands(p, root, text, len, path)) < 0)
+    if ((error = parse_commands(p, root, text, len, path)) < 0 ||
+        (error = parse_fail_on(p, root, text, len, path)) < 0)
         goto cleanup;
     *out = p;
     p = NULL;
@@ -334,6 +359,11 @@ const char *culprit_project_test_category(const culprit_project *project, const 
 const char *culprit_project_history_dir(const culprit_project *project)
 {
     return project->history;
+}
+
+const char *culprit_project_fail_on(const culprit_project *project)
+{
+    return project->fail_on;
 }
 
 const char *culprit_project_command(const culprit_project *project,

@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const fail_on_choices[] = {"major", "none", NULL};
+/* In runner_fail_on's order. */
+static const char *const fail_on_choices[] = {"major", "none", "minor", NULL};
 
 /* The rows of a test binary's options, their values going into `o`. */
 #define RUNNER_NOPTS 28
@@ -67,13 +68,13 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "compared whatever their host or kernel"),
         CULPRIT_OPT("--project", 0, CULPRIT_OPT_STRING, &o->project, "FILE",
                     "project file (default: culprit.json at the repository root)"),
-        /* A test binary judges categories only: minor needs the history (culprit check). */
-        CULPRIT_OPT("--fail-on", 0, CULPRIT_OPT_ENUM, &o->fail_on_none, "major|none",
-                    "a test above its category fails (major, the default) or is\n"
-                    "only recorded (none; also $CULPRIT_FAIL_ON)",
-                    .choices = fail_on_choices,
-                    .what =
-                        "major or none (a test binary judges categories only; see culprit check)"),
+        CULPRIT_OPT("--fail-on", 0, CULPRIT_OPT_ENUM, &o->fail_on, "major|minor|none",
+                    "a test above its category fails (major, the default), a\n"
+                    "minor regression against its history too (minor), or\n"
+                    "nothing (none; also $CULPRIT_FAIL_ON, culprit.json's\n"
+                    "\"fail_on\")",
+                    .choices = fail_on_choices, .given = &o->fail_on_set,
+                    .what = "major, minor or none"),
         CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &o->metric, "NAME",
                     "judge this series of every test (also $CULPRIT_METRIC):\n"
                     "instructions counts them under Valgrind (docs/measure.md)"),

@@ -220,7 +220,7 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
     if (v.kind == CULPRIT_VERDICT_MAJOR) {
         if ((error = culprit_str_set(&t->verdict, "major")) == 0 &&
             (error = culprit_str_set(&t->verdict_message, v.message)) == 0 &&
-            !r->opt.fail_on_none) {
+            r->opt.fail_on != RUNNER_FAIL_ON_NONE) {
             t->status = CULPRIT_STATUS_FAILURE;
             error = culprit_str_set(&t->message, v.message);
         }
@@ -361,6 +361,14 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
     if ((error = culprit_settings_resolve(&r->settings, &r->project, r->workdir, r->opt.project,
                                           r->opt.history_dir)) < 0)
         return error;
+    if (!r->opt.fail_on_set && culprit_project_fail_on(r->project)) {
+        /* culprit.json's "fail_on" is check's: "uncompared" fails a minor here too (a
+         * test binary's first run has no baseline and must not fail for it). */
+        const char *f = culprit_project_fail_on(r->project);
+        r->opt.fail_on = !strcmp(f, "none")    ? RUNNER_FAIL_ON_NONE
+                         : !strcmp(f, "major") ? RUNNER_FAIL_ON_MAJOR
+                                               : RUNNER_FAIL_ON_MINOR;
+    }
     if (!r->opt.no_history && !r->workdir && r->settings.history_dir[0] != '/') {
         /* Outside a repository a relative history lands under the current directory,
          * which may be a build tree: say where, so it can be found again. */
@@ -415,7 +423,7 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
     return 0;
 }
 
-/* Records the run (history, categories, --junit, --json). Results are already
+/* Records the run in the history (and the categories). Results are already
  * printed: an I/O error here loses nothing shown. RUNNER_EXIT_USAGE on an error
  * (printed), else RUNNER_EXIT_OK. */
 static int record(runner *r, const culprit_run *run, char **history_file)
@@ -438,13 +446,22 @@ static int record(runner *r, const culprit_run *run, char **history_file)
         }
     }
     culprit_history_free(store);
+    return exit_code;
+}
+
+/* Writes --junit and --json, with the verdicts against history. RUNNER_EXIT_USAGE on
+ * an error (printed), else RUNNER_EXIT_OK. */
+static int write_reports(runner *r, const culprit_run *run, const char *history_file)
+{
+    int exit_code = RUNNER_EXIT_OK;
+
     if (culprit_runner__write_junit(run, r->opt.junit, r->opt.ctest) < 0) {
         fprintf(stderr, "%s: ", r->program);
         culprit_runner__text_line(stderr, "error: --junit: ", culprit_error_last());
         exit_code = RUNNER_EXIT_USAGE;
     }
     if (r->opt.json) {
-        char *json = culprit_runner__run_json(run, *history_file);
+        char *json = culprit_runner__run_json(run, history_file);
         if (json) {
             printf("%s\n", json);
             free(json);
@@ -454,6 +471,20 @@ static int record(runner *r, const culprit_run *run, char **history_file)
         }
     }
     return exit_code;
+}
+
+/* The recorded run against its history (own_history.c): MINOR lines, and under
+ * --fail-on minor the tests that fail for it added to *nfailed. */
+static int judge_history(runner *r, culprit_run *run, size_t *nfailed)
+{
+    culprit_runner_history_check hc = {r->text, r->settings.history_dir,
+                                       r->opt.repository ? r->opt.repository : r->workdir,
+                                       r->opt.fail_on == RUNNER_FAIL_ON_MINOR, r->opt.ctest};
+    size_t n = 0;
+    int error = culprit_runner__judge_history(run, &hc, &n);
+
+    *nfailed += n;
+    return error;
 }
 
 int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, size_t ntests,
@@ -511,9 +542,15 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     }
     if ((error = run_selected(&r, run, suite, tests, ntests, &nfailed, &nerrors)) < 0)
         goto fatal;
-    if (nfailed || nerrors)
-        exit_code = RUNNER_EXIT_FAILED;
     if (record(&r, run, &history_file) != RUNNER_EXIT_OK)
+        exit_code = RUNNER_EXIT_USAGE;
+    /* --fail-on none (a bisection's probe, a sanitizer build) judges nothing more. */
+    if (history_file && r.opt.fail_on != RUNNER_FAIL_ON_NONE &&
+        (error = judge_history(&r, run, &nfailed)) < 0)
+        goto fatal;
+    if ((nfailed || nerrors) && exit_code == RUNNER_EXIT_OK)
+        exit_code = RUNNER_EXIT_FAILED;
+    if (write_reports(&r, run, history_file) != RUNNER_EXIT_OK)
         exit_code = RUNNER_EXIT_USAGE;
     if (!r.opt.quiet || nfailed || nerrors)
         fprintf(r.text, "[========] %zu passed, %zu failed, %zu errors%s%s\n",

@@ -14,6 +14,11 @@
 /** Exit codes of a test binary (docs/runner.md). */
 enum { RUNNER_EXIT_OK = 0, RUNNER_EXIT_FAILED = 1, RUNNER_EXIT_USAGE = 2 };
 
+/** What fails a test (--fail-on), in the order of the option's choices: a test above
+ * its category (major), nothing (none), or also a minor regression against its
+ * history (minor). */
+typedef enum { RUNNER_FAIL_ON_MAJOR = 0, RUNNER_FAIL_ON_NONE, RUNNER_FAIL_ON_MINOR } runner_fail_on;
+
 typedef struct {
     int help, version, list, json, no_fork, no_history, verbose, quiet;
     int ctest; /* --ctest: measurements for ctest and CDash (ctest.c) */
@@ -35,7 +40,8 @@ typedef struct {
     const char *machine; /* --machine: the class of identical runners this one counts for */
     const char *project;
     const char *repository; /* --repository: the git working tree of the code under test */
-    int fail_on_none;       /* --fail-on none: a major regression is recorded but does not fail */
+    int fail_on;            /* --fail-on / $CULPRIT_FAIL_ON: a runner_fail_on */
+    int fail_on_set;        /* given there (else culprit.json's "fail_on", else major) */
     const char *metric;     /* --metric / $CULPRIT_METRIC: judge this series of every test */
 } culprit_runner_options;
 
@@ -107,6 +113,23 @@ void culprit_runner__text_line(FILE *out, const char *prefix, const char *text);
 /* 1 when --filter `filter` (NULL: all) selects `t`: a glob on its declared name, or
  * exactly its name as recorded or as the terminal shows it. */
 int culprit_runner__selected(const char *filter, const culprit_perf_test *t);
+/* How a recorded run is compared with its history (own_history.c). */
+typedef struct {
+    FILE *text;              /* where the MINOR lines go */
+    const char *history_dir; /* the store the run was recorded in */
+    const char *repository;  /* the git working tree (NULL: none, nothing compared) */
+    int fail_minor;          /* --fail-on minor */
+    int ctest;               /* --ctest: a CTest label too */
+} culprit_runner_history_check;
+
+/* Judges each passed test of `run`, recorded already, against its history with
+ * culprit_check_commit() (as `culprit check --test`); prints a MINOR line for a minor
+ * regression and, under fail_minor, fails a test whose minor counts as one
+ * (`*nfailed` of them). A history that cannot be read is a warning. Negative only
+ * for culprit's own errors (out of memory). */
+int culprit_runner__judge_history(culprit_run *run, const culprit_runner_history_check *hc,
+                                  size_t *nfailed);
+
 /* Writes the JUnit report of --junit `option` (NULL: $CULPRIT_JUNIT, else none). */
 int culprit_runner__write_junit(const culprit_run *run, const char *option, bool ctest);
 

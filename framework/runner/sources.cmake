@@ -6,6 +6,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/ctest.c
   ${CMAKE_CURRENT_LIST_DIR}/job.c
   ${CMAKE_CURRENT_LIST_DIR}/names.c
+  ${CMAKE_CURRENT_LIST_DIR}/own_history.c
   ${CMAKE_CURRENT_LIST_DIR}/runner.c
   ${CMAKE_CURRENT_LIST_DIR}/result_json.c
   ${CMAKE_CURRENT_LIST_DIR}/rerun.c

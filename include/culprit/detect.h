@@ -81,6 +81,9 @@ const culprit_categories *culprit_project_categories(const culprit_project *proj
 const char *culprit_project_test_category(const culprit_project *project, const char *key);
 /** The history directory the project file names (relative to the file), or NULL. */
 const char *culprit_project_history_dir(const culprit_project *project);
+/** The project file's "fail_on" ("major", "minor", "none" or "uncompared": the default
+ * of --fail-on for `culprit check` and the test binaries), or NULL when not set. */
+const char *culprit_project_fail_on(const culprit_project *project);
 
 /** The commands a project file can hold for bisections and investigations. */
 typedef enum {

@@ -15,6 +15,7 @@
 
 #include "culprit/version.h"
 #include "support/cli_fixture.h"
+#include "support/git_fixture.h"
 
 /* The line about `test` starts with `tag`. */
 static void assert_verdict_line(const char *out, const char *test, const char *tag)
@@ -82,6 +83,22 @@ static void check_exit_code_follows_fail_on(void **state)
                      cases[i].status, r.out, r.err);
         cli_result_dispose(&r);
     }
+}
+
+/* culprit.json's "fail_on" is the default of --fail-on; the flag wins. */
+static void check_fail_on_default_from_project_file(void **state)
+{
+    repo_fixture *repo = *state;
+    char path[400];
+
+    snprintf(path, sizeof(path), "%s/culprit.json", repo->dir);
+    write_file(repo->dir, "culprit.json", "{\"fail_on\": \"none\"}\n");
+    expect_culprit(repo->dir, 0, NULL, "check --test major");
+    expect_culprit(repo->dir, 1, NULL, "check --test major --fail-on major");
+    write_file(repo->dir, "culprit.json", "{\"fail_on\": \"sometimes\"}\n");
+    expect_culprit(repo->dir, 2, "\"fail_on\" must be", "check --test major");
+    unlink(path);
+    expect_culprit(repo->dir, 1, NULL, "check --test major");
 }
 
 /* No alarm without evidence: a minor regression over 2 earlier runs is unconfirmed
@@ -435,6 +452,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(check_prints_one_line_per_verdict_and_a_summary),
         cmocka_unit_test(check_exit_code_follows_fail_on),
+        cmocka_unit_test(check_fail_on_default_from_project_file),
         cmocka_unit_test(check_json_has_every_field),
         cmocka_unit_test(check_unconfirmed_minor_fails_once_history_vouches),
         cmocka_unit_test(check_junit_passes_the_schema),

@@ -185,6 +185,25 @@ static void bad_project_commands_name_file_and_line(void **state)
         assert_project_refused(cases[i].text, cases[i].expect, i);
 }
 
+/* "fail_on": one of check's --fail-on values, NULL when absent; another value is
+ * refused with the file and the line of its key. */
+static void project_file_holds_fail_on(void **state)
+{
+    culprit_project *p;
+    char *path = write_tmp("culprit.json", "{\"fail_on\": \"minor\"}");
+    (void)state;
+    assert_int_equal(culprit_project_load(&p, path), 0);
+    assert_string_equal(culprit_project_fail_on(p), "minor");
+    culprit_project_free(p);
+    free(path);
+    assert_int_equal(culprit_project_default(&p), 0);
+    assert_null(culprit_project_fail_on(p));
+    culprit_project_free(p);
+    assert_project_refused("{\"run\": \"x\",\n \"fail_on\": \"minors\"}",
+                           "bad.json:2: \"fail_on\" must be \"major\", \"minor\"", 0);
+    assert_project_refused("{\"fail_on\": 1}", "\"fail_on\" must be", 1);
+}
+
 static void assignments_persist_and_merge_concurrent_writers(void **state)
 {
     culprit_assignments *a, *b, *c;
@@ -364,6 +383,7 @@ int main(void)
         cmocka_unit_test(bad_project_files_name_file_and_key),
         cmocka_unit_test(project_file_holds_the_bisection_commands),
         cmocka_unit_test(bad_project_commands_name_file_and_line),
+        cmocka_unit_test(project_file_holds_fail_on),
         cmocka_unit_test(assignments_persist_and_merge_concurrent_writers),
         cmocka_unit_test(eight_concurrent_writers_keep_every_assignment),
         cmocka_unit_test(shared_assignments_round_trip_and_refuse_bad_files),
