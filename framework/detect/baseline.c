@@ -151,6 +151,39 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
     memset(baseline, 0, sizeof(*baseline));
 }
 
+/* A copy of a string the run may lack: 0, or CULPRIT_ERROR out of memory. */
+static int copy_or_null(char **out, const char *s)
+{
+    return s && !(*out = culprit_strdup(s)) ? CULPRIT_ERROR : 0;
+}
+
+int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline *base)
+{
+    char machine[512];
+
+    if (!base->runs || base->n == 0)
+        return 0;
+    if (!(out->base_runs = calloc(base->n, sizeof(*out->base_runs))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < base->n; i++) {
+        const culprit_run *run = base->runs[i];
+        const culprit_test_result *t = base->results[i];
+        const culprit_summary *s = t->judged.n >= 2 ? &t->judged : &t->summary;
+        culprit_verdict_run *r = &out->base_runs[out->nbase_runs++];
+        if (!run)
+            continue;
+        culprit_run_machine_class(machine, sizeof(machine), run);
+        r->mean = s->mean;
+        r->n = s->n;
+        r->dirty = run->dirty;
+        if (copy_or_null(&r->commit, run->commit) < 0 || copy_or_null(&r->id, run->id) < 0 ||
+            copy_or_null(&r->machine, machine) < 0 ||
+            copy_or_null(&r->timestamp, run->timestamp) < 0)
+            return CULPRIT_ERROR;
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------ run-to-run noise --- */
 
 static int compare_doubles(const void *a, const void *b)

@@ -41,6 +41,23 @@ int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect
                                      const char *const *commits, size_t ncommits, size_t pool,
                                      int allow_mixed);
 
+/** Names in out->base_runs the runs of `base` (commit, id, machine class, time, the
+ * mean used). 0, or CULPRIT_ERROR out of memory (out->base_runs then partly set). */
+int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline *base);
+
+/* The pooled spread of the last run asked for, reused for the next run of the same
+ * time, build and metric (a check asks for each young test's minor). */
+typedef struct {
+    const culprit_run *run;
+    const char *metric;
+    culprit_run_spread spread;
+} culprit_detect__spread_cache;
+
+/* culprit_detect_run_spread() through `cache` (zeroed before its first use). */
+int culprit_detect__spread_cached(culprit_detect__spread_cache *cache,
+                                  const culprit_history_runs *runs, const culprit_run *now_run,
+                                  const culprit_test_result *now, size_t window, double confidence);
+
 /**
  * The deterministic rule (counted.c) when `now` or a result of `base` was counted by
  * a tool: fills `out` (kind, figures, evidence, message) and returns 1; 0 when
