@@ -160,6 +160,13 @@ static int commits_for_dirty(const char ***out, const char *commit, const char *
     return 0;
 }
 
+/* Which runs may be baselines besides the comparable clean ones. */
+static int allow_of(const culprit_detect_options *o)
+{
+    return (o->allow_mixed ? CULPRIT_DETECT__ALLOW_MIXED : 0) |
+           (o->allow_dirty ? CULPRIT_DETECT__ALLOW_DIRTY : 0);
+}
+
 /*
  * Judges one test; a minor that the pooled rule judged (a test too young for its own
  * noise model) is judged again with the machine's pooled spread, estimated only
@@ -224,7 +231,7 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         size_t nbases = e[i].run->dirty ? nbaseline + 1 : nbaseline;
         if ((error = culprit_detect__baseline_indexed(&base, &index, e[i].run->suite, e[i].run,
                                                       e[i].test, e[i].test->name, bases, nbases,
-                                                      opts->pool, opts->detect.allow_mixed)) < 0 ||
+                                                      opts->pool, allow_of(&opts->detect))) < 0 ||
             (error = culprit_detect_run_noise(&base.between_var, &base.between_df, runs, e[i].run,
                                               e[i].test, opts->noise_window)) < 0 ||
             (error = culprit_detect_count_spread(&base.count_spread, runs, e[i].run, e[i].test,
@@ -284,6 +291,11 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
             culprit_test_result_measured(before)) {
             results[0] = before;
             base.n = 1;
+        }
+        /* Never a dirty tree's run as the baseline unless asked (docs/detection.md). */
+        if (base.n && a->dirty && !allow_of(&opts->detect)) {
+            base.n = 0;
+            base.incomparable = (char *)CULPRIT_DETECT__DIRTY_BASELINE;
         }
         if ((error = culprit_detect_judge(&out->verdicts[n], b, now, &base, &opts->detect)) < 0)
             goto fail;

@@ -191,6 +191,8 @@ typedef struct {
     double count_threshold; /**< relative change of the count that matters (0.005) */
     double count_aa_margin; /**< the threshold is at least this x the A/A spread seen in
                                  history for the test (culprit_detect_count_spread) (5) */
+    int allow_dirty;        /**< a run from a dirty tree may be a baseline (never by
+                                 default: its code is not its commit's) */
 } culprit_detect_options;
 
 #define CULPRIT_DETECT_OPTIONS_VERSION 1
@@ -199,7 +201,7 @@ typedef struct {
 #define CULPRIT_DETECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         CULPRIT_DETECT_OPTIONS_VERSION, 0.99, 0.02, 0.05, 5, 0, CULPRIT_DETECT_COUNT_THRESHOLD,    \
-            CULPRIT_DETECT_COUNT_AA_MARGIN                                                         \
+            CULPRIT_DETECT_COUNT_AA_MARGIN, 0                                                      \
     }
 
 int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version);

@@ -248,6 +248,47 @@ static void without_other_tests_the_default_decides(void **state)
     history_dispose(&h);
 }
 
+/* A run from a dirty tree is never the baseline unless asked (allow_dirty), in a
+ * check and in a comparison of two runs; the verdict names the run it used. */
+static void a_dirty_run_is_no_baseline_unless_asked(void **state)
+{
+    culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
+    culprit_check_result r;
+    history h;
+    (void)state;
+
+    memset(&h, 0, sizeof(h));
+    add(new_run(&h, "m"), "x", 1e6); /* c00: clean */
+    add(new_run(&h, "m"), "x", 2e6); /* c01: dirty, slow */
+    add(new_run(&h, "m"), "x", 1e6); /* c02: judged */
+    h.runs[1]->dirty = 1;
+    culprit_str_set(&h.runs[1]->commit, "c00"); /* "c00 plus changes" */
+    const char *bases[] = {"c00"};
+    assert_int_equal(culprit_detect_check(&r, &h.all, "c02", bases, 1, &o), 0);
+    assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);
+    assert_string_equal(r.verdicts[0].base_runs[0].id, "run00");
+    assert_false(r.verdicts[0].base_runs[0].dirty);
+    culprit_check_result_dispose(&r);
+    o.detect.allow_dirty = 1;
+    assert_int_equal(culprit_detect_check(&r, &h.all, "c02", bases, 1, &o), 0);
+    assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_IMPROVEMENT);
+    assert_string_equal(r.verdicts[0].base_runs[0].id, "run01");
+    assert_true(r.verdicts[0].base_runs[0].dirty);
+    assert_non_null(strstr(r.verdicts[0].message, "(run run01, dirty tree)"));
+    culprit_check_result_dispose(&r);
+    /* two runs compared: the dirty one is no baseline either */
+    o.detect.allow_dirty = 0;
+    assert_int_equal(culprit_detect_compare_runs(&r, h.runs[1], h.runs[2], &o), 0);
+    assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MIXED);
+    assert_non_null(strstr(r.verdicts[0].message, "--allow-dirty"));
+    culprit_check_result_dispose(&r);
+    o.detect.allow_dirty = 1;
+    assert_int_equal(culprit_detect_compare_runs(&r, h.runs[1], h.runs[2], &o), 0);
+    assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_IMPROVEMENT);
+    culprit_check_result_dispose(&r);
+    history_dispose(&h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -256,6 +297,7 @@ int main(void)
         cmocka_unit_test(one_earlier_run_and_16x_is_a_confirmed_minor),
         cmocka_unit_test(a_change_within_the_pooled_spread_stays_unconfirmed),
         cmocka_unit_test(without_other_tests_the_default_decides),
+        cmocka_unit_test(a_dirty_run_is_no_baseline_unless_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
