@@ -147,6 +147,8 @@ void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
         CLI_OPT_PROJECT(&(judge)->project_file),                                                   \
         CULPRIT_OPT("--allow-mixed", 0, CULPRIT_OPT_FLAG, &(judge)->check.detect.allow_mixed,      \
                     NULL, "compare runs of different machines or build flags"),                    \
+        CULPRIT_OPT("--allow-dirty", 0, CULPRIT_OPT_FLAG, &(judge)->check.detect.allow_dirty,      \
+                    NULL, "a run from a dirty tree may be a baseline"),                            \
         CLI_OPT_THRESHOLD(&(judge)->check.detect.threshold,                                        \
                           "smallest change that matters (default 2)"),                             \
         CLI_OPT_COUNT_THRESHOLD(&(judge)->check.detect.count_threshold),                           \

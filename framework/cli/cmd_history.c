@@ -37,12 +37,13 @@ static void usage(FILE *out)
               "       culprit history compact|prune [...]  (see culprit history compact --help)\n"
               "Shows each test's measurements along the first-parent history of REV, newest\n"
               "first: commit, date, mean with its confidence interval, samples, and the\n"
-              "verdict against the previous commit with data.\n"
+              "verdict against the previous commit with data (the means `culprit check`\n"
+              "judges: inside the severe fences; a dirty tree's run is no baseline).\n"
               "\n",
               options, 24, "\nExit status: 0, or 2 on a usage or I/O error.\n");
 }
 
-static int print_json(const culprit_report *r, size_t limit)
+static int print_json(const culprit_report *r, size_t limit, int allow_dirty)
 {
     json_t *doc = cli_json_document("history"), *tests = json_array();
 
@@ -71,6 +72,10 @@ static int print_json(const culprit_report *r, size_t limit)
                 json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
                 json_object_set_new(j, "change", cli_json_number(p->change));
                 json_object_set_new(j, "dirty", json_boolean(p->dirty));
+                json_object_set_new(j, "baseline_eligible", json_boolean(!p->dirty || allow_dirty));
+                json_object_set_new(j, "run_id", cli_json_string(p->run_id));
+                json_object_set_new(j, "base_mean_ns", cli_json_number(p->base_mean_ns));
+                json_object_set_new(j, "base_run_id", cli_json_string(p->base_run_id));
             }
         }
     } else {
@@ -79,7 +84,7 @@ static int print_json(const culprit_report *r, size_t limit)
     return cli_json_print(doc);
 }
 
-static void print_text(FILE *out, const culprit_report *r, size_t limit)
+static void print_text(FILE *out, const culprit_report *r, size_t limit, int allow_dirty)
 {
     int color = cli_color_for(out);
     culprit_buf line = CULPRIT_BUF_INIT, text = CULPRIT_BUF_INIT;
@@ -104,11 +109,16 @@ static void print_text(FILE *out, const culprit_report *r, size_t limit)
             culprit_buf_put_duration(&line, p->high_ns);
             culprit_buf_printf(&line, "]  n=%zu  %s%-11s%s", p->n, col, cli_verdict_tag(p->verdict),
                                *col ? CLI_COLOR_RESET : "");
-            if (isfinite(p->change))
-                culprit_buf_printf(&line, " %+6.1f%%", 100 * p->change);
-            else
+            if (isfinite(p->change)) {
+                culprit_buf_printf(&line, " %+6.1f%% vs ", 100 * p->change);
+                culprit_buf_put_duration(&line, p->base_mean_ns);
+            } else {
                 culprit_buf_puts(&line, "        ");
-            culprit_buf_puts(&line, p->dirty ? "  (dirty tree) " : "  ");
+            }
+            /* A dirty run is shown (check judges it) but no later commit compares with it. */
+            culprit_buf_puts(&line, !p->dirty     ? "  "
+                                    : allow_dirty ? "  (dirty tree) "
+                                                  : "  (dirty tree, not a baseline) ");
             culprit_buf_put_text(&line, c->subject ? c->subject : "");
             fprintf(out, "%s\n", culprit_buf_cstr(&line));
         }
@@ -156,9 +166,9 @@ int cli_history(int argc, char **argv)
         (error = cli_load_history_window(report, &runs, &env, rev, limit, &judge.check, 0)) < 0)
         goto cleanup;
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
-    print_text(judge.json ? stderr : stdout, report, limit);
+    print_text(judge.json ? stderr : stdout, report, limit, judge.check.detect.allow_dirty);
     if (judge.json)
-        error = print_json(report, limit);
+        error = print_json(report, limit, judge.check.detect.allow_dirty);
 cleanup:
     if (error < 0)
         cli_error(NULL);

@@ -306,6 +306,37 @@ static json_t *json_rules(const culprit_rules_verdict *v)
     return o;
 }
 
+/* The pooled rule's figures for a young test's minor (null when it did not judge). */
+static json_t *json_spread(const culprit_verdict *v)
+{
+    const culprit_run_spread *s = &v->spread;
+
+    if (isnan(v->spread_limit))
+        return json_null();
+    return json_pack("{s:o, s:o, s:o, s:I, s:I, s:b, s:f, s:o}", "sd", cli_json_number(s->sd),
+                     "upper", cli_json_number(s->upper), "df", cli_json_number(s->df), "tests",
+                     (json_int_t)s->tests, "runs", (json_int_t)s->runs, "default", s->tests == 0,
+                     "factor", CULPRIT_DETECT_SPREAD_FACTOR, "limit",
+                     cli_json_number(v->spread_limit));
+}
+
+/* Every run a verdict compared with, in full. */
+static json_t *json_base_runs(const culprit_verdict *v)
+{
+    json_t *a = json_array();
+
+    for (size_t i = 0; a && i < v->nbase_runs; i++) {
+        const culprit_verdict_run *r = &v->base_runs[i];
+        json_array_append_new(
+            a,
+            json_pack("{s:o, s:o, s:o, s:o, s:o, s:I, s:b}", "commit", cli_json_string(r->commit),
+                      "run_id", cli_json_string(r->id), "machine", cli_json_string(r->machine),
+                      "timestamp", cli_json_string(r->timestamp), "mean_ns",
+                      cli_json_number(r->mean), "n", (json_int_t)r->n, "dirty", r->dirty));
+    }
+    return a;
+}
+
 json_t *cli_json_verdicts(const culprit_check_result *result)
 {
     json_t *tests = json_array();
@@ -328,6 +359,7 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "base_mean_ns", cli_json_number(v->base_mean));
         json_object_set_new(t, "base_n", json_integer((json_int_t)v->base_n));
         json_object_set_new(t, "baseline", cli_json_string(v->baseline));
+        json_object_set_new(t, "baseline_runs", json_base_runs(v));
         json_object_set_new(t, "change", cli_json_number(v->change));
         json_object_set_new(t, "change_low", cli_json_number(v->change_low));
         json_object_set_new(t, "change_high", cli_json_number(v->change_high));
@@ -343,6 +375,7 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "dirty", json_boolean(v->dirty));
         json_object_set_new(t, "evidence", json_string(culprit_evidence_name(v->evidence)));
         json_object_set_new(t, "confirmed", json_boolean(culprit_verdict_confirmed(v)));
+        json_object_set_new(t, "run_spread", json_spread(v));
         json_object_set_new(t, "paired", json_paired(&v->paired));
         if (result->clusters)
             json_object_set_new(t, "clusters", json_clusters(&result->clusters[i]));

@@ -28,9 +28,10 @@ static const culprit_test_result *newest_at(const culprit_run **run_out, char **
                                             const culprit_detect__index *index, const char *suite,
                                             const char *test, const culprit_run *now_run,
                                             const culprit_test_result *now, const char *commit,
-                                            int allow_mixed)
+                                            int allow)
 {
     size_t end, begin = culprit_detect__index_find(index, commit, &end);
+    unsigned int flags = allow & CULPRIT_DETECT__ALLOW_DIRTY ? CULPRIT_COMPARABLE_ANY_TREE : 0;
 
     /* Runs of one commit are in time order: walk them newest first. */
     for (size_t i = end; i-- > begin;) {
@@ -41,8 +42,8 @@ static const culprit_test_result *newest_at(const culprit_run **run_out, char **
             continue;
         if (!(t = culprit_run_find_test(run, test)) || !culprit_test_result_measured(t))
             continue;
-        if (now_run && !allow_mixed &&
-            culprit_detect_comparable(why && !*why ? &reason : NULL, now_run, now, run, t, 0) !=
+        if (now_run && !(allow & CULPRIT_DETECT__ALLOW_MIXED) &&
+            culprit_detect_comparable(why && !*why ? &reason : NULL, now_run, now, run, t, flags) !=
                 1) {
             if (reason) {
                 culprit_buf msg = CULPRIT_BUF_INIT;
@@ -63,7 +64,7 @@ int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect
                                      const char *suite, const culprit_run *now_run,
                                      const culprit_test_result *now, const char *test,
                                      const char *const *commits, size_t ncommits, size_t pool,
-                                     int allow_mixed)
+                                     int allow)
 {
     const culprit_test_result **results = NULL;
     const culprit_run **from = NULL;
@@ -80,7 +81,7 @@ int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect
     for (size_t c = 0; c < ncommits && n < pool; c++) {
         const culprit_run *run = NULL;
         const culprit_test_result *t =
-            newest_at(&run, &why, index, suite, test, now_run, now, commits[c], allow_mixed);
+            newest_at(&run, &why, index, suite, test, now_run, now, commits[c], allow);
         if (!t)
             continue;
         results[n] = t;
@@ -119,7 +120,8 @@ int culprit_detect_baseline_for(culprit_baseline *out, const culprit_history_run
     if ((error = culprit_detect__index_runs(&index, runs)) < 0)
         return error;
     error = culprit_detect__baseline_indexed(out, &index, now_run->suite, now_run, now, now->name,
-                                             commits, ncommits, pool, allow_mixed);
+                                             commits, ncommits, pool,
+                                             allow_mixed ? CULPRIT_DETECT__ALLOW_MIXED : 0);
     culprit_detect__index_dispose(&index);
     return error;
 }
@@ -135,7 +137,7 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
     if ((error = culprit_detect__index_runs(&index, runs)) < 0)
         return error;
     error = culprit_detect__baseline_indexed(out, &index, suite, NULL, NULL, test, commits,
-                                             ncommits, pool, 1);
+                                             ncommits, pool, CULPRIT_DETECT__ALLOW_MIXED);
     culprit_detect__index_dispose(&index);
     return error;
 }
@@ -149,6 +151,39 @@ void culprit_baseline_dispose(culprit_baseline *baseline)
     free((void *)baseline->label);
     free(baseline->incomparable);
     memset(baseline, 0, sizeof(*baseline));
+}
+
+/* A copy of a string the run may lack: 0, or CULPRIT_ERROR out of memory. */
+static int copy_or_null(char **out, const char *s)
+{
+    return s && !(*out = culprit_strdup(s)) ? CULPRIT_ERROR : 0;
+}
+
+int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline *base)
+{
+    char machine[512];
+
+    if (!base->runs || base->n == 0)
+        return 0;
+    if (!(out->base_runs = calloc(base->n, sizeof(*out->base_runs))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    for (size_t i = 0; i < base->n; i++) {
+        const culprit_run *run = base->runs[i];
+        const culprit_test_result *t = base->results[i];
+        const culprit_summary *s = t->judged.n >= 2 ? &t->judged : &t->summary;
+        culprit_verdict_run *r = &out->base_runs[out->nbase_runs++];
+        if (!run)
+            continue;
+        culprit_run_machine_class(machine, sizeof(machine), run);
+        r->mean = s->mean;
+        r->n = s->n;
+        r->dirty = run->dirty;
+        if (copy_or_null(&r->commit, run->commit) < 0 || copy_or_null(&r->id, run->id) < 0 ||
+            copy_or_null(&r->machine, machine) < 0 ||
+            copy_or_null(&r->timestamp, run->timestamp) < 0)
+            return CULPRIT_ERROR;
+    }
+    return 0;
 }
 
 /* ------------------------------------------------------ run-to-run noise --- */

@@ -9,6 +9,7 @@
 #include "culprit/detect.h"
 #include "detect_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,12 +157,44 @@ static int commits_for_dirty(const char ***out, const char *commit, const char *
     return 0;
 }
 
+/* Which runs may be baselines besides the comparable clean ones. */
+static int allow_of(const culprit_detect_options *o)
+{
+    return (o->allow_mixed ? CULPRIT_DETECT__ALLOW_MIXED : 0) |
+           (o->allow_dirty ? CULPRIT_DETECT__ALLOW_DIRTY : 0);
+}
+
+/*
+ * Judges one test; a minor that the pooled rule judged (a test too young for its own
+ * noise model) is judged again with the machine's pooled spread, estimated only
+ * then: most checks have no such minor, and a fresh 100,000-test history would
+ * otherwise pool its runs once per test.
+ */
+static int judge_young(culprit_verdict *v, culprit_detect__spread_cache *cache,
+                       const culprit_history_runs *runs, const culprit_run *run,
+                       const culprit_test_result *test, culprit_baseline *base,
+                       const culprit_check_options *opts)
+{
+    int error;
+
+    if ((error = culprit_detect_judge(v, run, test, base, &opts->detect)) < 0 ||
+        isnan(v->spread_limit))
+        return error;
+    if ((error = culprit_detect__spread_cached(cache, runs, run, test, opts->noise_window,
+                                               opts->detect.confidence)) < 0)
+        return error;
+    culprit_verdict_dispose(v);
+    base->spread = &cache->spread;
+    return culprit_detect_judge(v, run, test, base, &opts->detect);
+}
+
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
                          const culprit_check_options *opts)
 {
     culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
     culprit_detect__index index = {NULL, 0};
+    culprit_detect__spread_cache spread = {NULL, NULL, {0, 0, 0, 0, 0}};
     const char **dirty_commits = NULL;
     entry *e = NULL;
     size_t n = 0;
@@ -195,13 +228,13 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         size_t nbases = e[i].run->dirty ? nbaseline + 1 : nbaseline;
         if ((error = culprit_detect__baseline_indexed(&base, &index, e[i].run->suite, e[i].run,
                                                       e[i].test, e[i].test->name, bases, nbases,
-                                                      opts->pool, opts->detect.allow_mixed)) < 0 ||
+                                                      opts->pool, allow_of(&opts->detect))) < 0 ||
             (error = culprit_detect_run_noise(&base.between_var, &base.between_df, runs, e[i].run,
                                               e[i].test, opts->noise_window)) < 0 ||
             (error = culprit_detect_count_spread(&base.count_spread, runs, e[i].run, e[i].test,
                                                  opts->noise_window)) < 0)
             goto cleanup;
-        error = culprit_detect_judge(&out->verdicts[i], e[i].run, e[i].test, &base, &opts->detect);
+        error = judge_young(&out->verdicts[i], &spread, runs, e[i].run, e[i].test, &base, opts);
         culprit_baseline_dispose(&base);
         if (error < 0)
             goto cleanup;
@@ -255,6 +288,11 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
             culprit_test_result_measured(before)) {
             results[0] = before;
             base.n = 1;
+        }
+        /* Never a dirty tree's run as the baseline unless asked (docs/detection.md). */
+        if (base.n && a->dirty && !allow_of(&opts->detect)) {
+            base.n = 0;
+            base.incomparable = (char *)CULPRIT_DETECT__DIRTY_BASELINE;
         }
         if ((error = culprit_detect_judge(&out->verdicts[n], b, now, &base, &opts->detect)) < 0)
             goto fail;

@@ -81,8 +81,7 @@ int culprit_detect_comparable(char **why, const culprit_run *now_run,
     if (why)
         *why = NULL;
     if (base_run->dirty && !(flags & CULPRIT_COMPARABLE_ANY_TREE)) {
-        if (why && !(*why = culprit_strdup("the baseline ran on a dirty tree (uncommitted "
-                                           "changes)")))
+        if (why && !(*why = culprit_strdup(CULPRIT_DETECT__DIRTY_BASELINE)))
             return CULPRIT_ERROR;
         return 0;
     }

@@ -7,6 +7,10 @@
 
 #include "culprit/detect.h"
 
+/* Why a run from a dirty tree is not a baseline. */
+#define CULPRIT_DETECT__DIRTY_BASELINE                                                             \
+    "the baseline ran on a dirty tree (uncommitted changes; --allow-dirty compares with it)"
+
 /* What a verdict of a run from a dirty tree says, after its message. */
 #define CULPRIT_DETECT__DIRTY_NOTE "; measured on a dirty tree (uncommitted changes)"
 
@@ -34,12 +38,33 @@ void culprit_detect__index_dispose(culprit_detect__index *index);
 size_t culprit_detect__index_find(const culprit_detect__index *index, const char *commit,
                                   size_t *end);
 
-/* culprit_detect_baseline_for() over an index made once for many tests. */
+/* culprit_detect_baseline_for() over an index made once for many tests; `allow` is
+ * CULPRIT_DETECT__ALLOW_MIXED (any run) and/or CULPRIT_DETECT__ALLOW_DIRTY (a run from a
+ * dirty tree too). */
+#define CULPRIT_DETECT__ALLOW_MIXED 0x1
+#define CULPRIT_DETECT__ALLOW_DIRTY 0x2
 int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect__index *index,
                                      const char *suite, const culprit_run *now_run,
                                      const culprit_test_result *now, const char *test,
                                      const char *const *commits, size_t ncommits, size_t pool,
-                                     int allow_mixed);
+                                     int allow);
+
+/** Names in out->base_runs the runs of `base` (commit, id, machine class, time, the
+ * mean used). 0, or CULPRIT_ERROR out of memory (out->base_runs then partly set). */
+int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline *base);
+
+/* The pooled spread of the last run asked for, reused for the next run of the same
+ * time, build and metric (a check asks for each young test's minor). */
+typedef struct {
+    const culprit_run *run;
+    const char *metric;
+    culprit_run_spread spread;
+} culprit_detect__spread_cache;
+
+/* culprit_detect_run_spread() through `cache` (zeroed before its first use). */
+int culprit_detect__spread_cached(culprit_detect__spread_cache *cache,
+                                  const culprit_history_runs *runs, const culprit_run *now_run,
+                                  const culprit_test_result *now, size_t window, double confidence);
 
 /**
  * The deterministic rule (counted.c) when `now` or a result of `base` was counted by

@@ -40,7 +40,8 @@ const char *culprit_verdict_name(culprit_verdict_kind kind)
 
 const char *culprit_evidence_name(culprit_evidence evidence)
 {
-    static const char *const names[] = {"history", "unconfirmed", "paired", "deterministic"};
+    static const char *const names[] = {"history", "unconfirmed", "paired", "deterministic",
+                                        "pooled"};
 
     if ((unsigned)evidence >= sizeof(names) / sizeof(names[0]))
         return "unknown";
@@ -64,6 +65,13 @@ void culprit_verdict_dispose(culprit_verdict *v)
     free(v->baseline);
     free(v->mismatch);
     free(v->message);
+    for (size_t i = 0; i < v->nbase_runs; i++) {
+        free(v->base_runs[i].commit);
+        free(v->base_runs[i].id);
+        free(v->base_runs[i].machine);
+        free(v->base_runs[i].timestamp);
+    }
+    free(v->base_runs);
     memset(v, 0, sizeof(*v));
 }
 
@@ -120,12 +128,17 @@ static void put_label(culprit_buf *b, const char *label)
         culprit_buf_puts(b, label);
 }
 
+/* ", 6.44 ms at abc123456789 (run ID)": the newest run compared with, by its id,
+ * which names its time, commit and host (the JSON lists every run in full). */
 static void put_baseline(culprit_buf *b, const culprit_verdict *v)
 {
     culprit_buf_puts(b, ", ");
     culprit_buf_put_duration(b, v->base_mean);
     culprit_buf_puts(b, " at ");
     put_label(b, v->baseline);
+    if (v->nbase_runs && v->base_runs[0].id)
+        culprit_buf_printf(b, " (%srun %s%s)", v->nbase_runs > 1 ? "newest " : "",
+                           v->base_runs[0].id, v->base_runs[0].dirty ? ", dirty tree" : "");
 }
 
 /* The one line a developer reads: test, time now and before, limit, change, baseline. */
@@ -140,6 +153,34 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
     if (isfinite(c->change_low) && c->change_low != c->change_high)
         culprit_buf_printf(b, " (%.0f%% CI %+.1f%% to %+.1f%%)", 100 * confidence,
                            100 * c->change_low, 100 * c->change_high);
+}
+
+/* What the pooled rule decided for a young test's minor, and from what. */
+static void put_pooled(culprit_buf *b, const culprit_verdict *v)
+{
+    const culprit_run_spread *s = &v->spread;
+
+    if (v->evidence == CULPRIT_EVIDENCE_POOLED)
+        culprit_buf_puts(b, "; confirmed by the pooled run-to-run spread: ");
+    else
+        culprit_buf_printf(b,
+                           "; unconfirmed: fewer than %d earlier runs on this machine and "
+                           "build, and ",
+                           CULPRIT_DETECT_NOISE_MIN_RUNS);
+    culprit_buf_printf(b, "the lower bound %+.1f%% is %s %g x the spread (beyond %+.1f%%; spread ",
+                       100 * v->change_low,
+                       v->evidence == CULPRIT_EVIDENCE_POOLED ? "beyond" : "within",
+                       CULPRIT_DETECT_SPREAD_FACTOR, 100 * v->spread_limit);
+    if (s->tests)
+        culprit_buf_printf(b, "%.1f%%, at most %.1f%%, pooled from %zu test%s, %zu runs)",
+                           100 * s->sd, 100 * s->upper, s->tests, s->tests == 1 ? "" : "s",
+                           s->runs);
+    else
+        culprit_buf_printf(b, "%.0f%%, the default: no test has %d runs here yet)", 100 * s->upper,
+                           CULPRIT_DETECT_NOISE_MIN_RUNS);
+    if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED)
+        culprit_buf_puts(b, " (confirm with --confirm --build CMD --run CMD, or let history "
+                            "grow)");
 }
 
 static char *compose_message(const culprit_verdict *v, double confidence)
@@ -186,12 +227,8 @@ static char *compose_message(const culprit_verdict *v, double confidence)
         if (v->category) {
             culprit_buf_printf(&b, ", still in category '%s'", v->category);
         }
-        if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED)
-            culprit_buf_printf(&b,
-                               "; unconfirmed: fewer than %d earlier runs on this machine "
-                               "and build tell how much it varies from run to run (confirm "
-                               "with --confirm --build CMD --run CMD, or let history grow)",
-                               CULPRIT_DETECT_NOISE_MIN_RUNS);
+        if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED || v->evidence == CULPRIT_EVIDENCE_POOLED)
+            put_pooled(&b, v);
         break;
     case CULPRIT_VERDICT_UNDECIDED:
         if (v->runs_vary)
@@ -293,6 +330,22 @@ static size_t more_samples_needed(double half_rel, double change, double thresho
 }
 
 /*
+ * A young test's minor (no noise model of its own): confirmed when the lower bound
+ * of the change lies beyond CULPRIT_DETECT_SPREAD_FACTOR times the upper bound of the
+ * machine's pooled run-to-run spread (or the default), else unconfirmed.
+ */
+static void judge_by_spread(culprit_verdict *out, const culprit_baseline *base)
+{
+    if (base->spread)
+        out->spread = *base->spread;
+    else
+        culprit_detect_spread_default(&out->spread);
+    out->spread_limit = culprit_detect_spread_limit(&out->spread, base->n);
+    out->evidence = out->change_low > out->spread_limit ? CULPRIT_EVIDENCE_POOLED
+                                                        : CULPRIT_EVIDENCE_UNCONFIRMED;
+}
+
+/*
  * The comparison with a baseline that has enough samples: Welch's interval of the
  * relative change, then the verdict it supports (a major verdict already set
  * stands; the interval is still reported).
@@ -338,7 +391,7 @@ static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *b
          * repetitions of two runs, and a shared machine's run-to-run offsets raised
          * false minors in young histories (+9% on a docs-only commit). */
         if (!(base->between_df > 0))
-            out->evidence = CULPRIT_EVIDENCE_UNCONFIRMED;
+            judge_by_spread(out, base);
         break;
     case CULPRIT_STATS_CHANGE_FASTER:
         out->kind = CULPRIT_VERDICT_IMPROVEMENT;
@@ -375,7 +428,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         return error;
     out->now_mean = out->now_low = out->now_high = NAN;
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
-    out->p = out->q = out->between_sd = NAN;
+    out->p = out->q = out->between_sd = out->spread_limit = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
     if (culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name) <
             0 ||
@@ -407,6 +460,8 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         }
         out->base_n = wb.n;
         out->base_mean = wb.mean;
+        if ((error = culprit_detect__name_base_runs(out, base)) < 0)
+            goto cleanup;
         if (base->label && !(out->baseline = culprit_strdup(base->label)))
             goto oom;
     }

@@ -28,6 +28,8 @@ static void series_dispose(culprit_report_series *s)
         free(s->points[i].message);
         free(s->points[i].clusters);
         free(s->points[i].rules);
+        free(s->points[i].run_id);
+        free(s->points[i].base_run_id);
     }
     free(s->points);
     free(s->test);
@@ -172,12 +174,18 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
     p->change_low = v->change_low;
     p->change_high = v->change_high;
     p->category_high_ns = v->category_high_ns;
+    p->base_mean_ns = v->base_mean;
     if ((v->category && !(p->category = culprit_strdup(v->category))) ||
+        (result->now_runs[i]->id && !(p->run_id = culprit_strdup(result->now_runs[i]->id))) ||
+        (v->nbase_runs && v->base_runs[0].id &&
+         !(p->base_run_id = culprit_strdup(v->base_runs[0].id))) ||
         (v->message && !(p->message = culprit_strdup(v->message))) ||
         counter_lines(p, result, i) < 0) {
         free(p->category);
         free(p->message);
         free(p->clusters);
+        free(p->run_id);
+        free(p->base_run_id);
         return CULPRIT_ERROR;
     }
     s->npoints++;

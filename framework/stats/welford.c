@@ -112,6 +112,15 @@ double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence)
            sqrt((double)w->n);
 }
 
+double culprit_stats_var_upper(double var, double df, double confidence)
+{
+    if (!(confidence > 0 && confidence < 1))
+        return NAN;
+    if (!(df > 0) || !isfinite(var) || var < 0)
+        return INFINITY;
+    return df * var / gsl_cdf_chisq_Pinv(1 - confidence, df);
+}
+
 void culprit_welford_from_summary(culprit_welford *w, const culprit_summary *s)
 {
     culprit_welford_init(w);

@@ -194,6 +194,8 @@ typedef struct {
     double count_threshold; /**< relative change of the count that matters (0.005) */
     double count_aa_margin; /**< the threshold is at least this x the A/A spread seen in
                                  history for the test (culprit_detect_count_spread) (5) */
+    int allow_dirty;        /**< a run from a dirty tree may be a baseline (never by
+                                 default: its code is not its commit's) */
 } culprit_detect_options;
 
 #define CULPRIT_DETECT_OPTIONS_VERSION 1
@@ -202,7 +204,7 @@ typedef struct {
 #define CULPRIT_DETECT_OPTIONS_INIT                                                                \
     {                                                                                              \
         CULPRIT_DETECT_OPTIONS_VERSION, 0.99, 0.02, 0.05, 5, 0, CULPRIT_DETECT_COUNT_THRESHOLD,    \
-            CULPRIT_DETECT_COUNT_AA_MARGIN                                                         \
+            CULPRIT_DETECT_COUNT_AA_MARGIN, 0                                                      \
     }
 
 int culprit_detect_options_init(culprit_detect_options *opts, unsigned int version);
@@ -225,6 +227,10 @@ typedef struct {
     char *incomparable;  /**< n == 0 from culprit_detect_baseline_for(): why the newest
                               earlier run passed over was not comparable (owned); NULL when
                               there was none */
+    const struct culprit_run_spread *spread; /**< the machine's pooled run-to-run spread, for
+                                                  a test too young for its own noise model
+                                                  (culprit_detect_run_spread()); NULL: the
+                                                  default (CULPRIT_DETECT_SPREAD_DEFAULT) */
 } culprit_baseline;
 
 /** culprit_detect_comparable(): a baseline from a dirty tree is comparable too. */
@@ -289,6 +295,59 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
                              size_t window);
 
 /**
+ * The relative run-to-run spread of a machine class, pooled over tests
+ * (docs/detection.md, "Borrowing strength across tests"): how far the mean of one
+ * run of unchanged code lands from the next, as the standard deviation of the log of
+ * a run's mean, estimated from every test with enough runs there. What judges a
+ * minor regression of a test too young for its own noise model.
+ */
+typedef struct culprit_run_spread {
+    double sd;    /**< the estimate (0.05: a run's mean moves about 5%); the default when
+                       no test has enough runs */
+    double upper; /**< its upper confidence bound at the check's confidence (chi-square
+                       with df degrees of freedom); the default when no test has enough */
+    double df;    /**< degrees of freedom of the estimate; 0: the default decided */
+    size_t tests; /**< tests pooled: those with CULPRIT_DETECT_NOISE_MIN_RUNS runs or more */
+    size_t runs;  /**< their runs */
+} culprit_run_spread;
+
+/** The spread assumed before any test has enough runs: a run's mean 50% off (one sd of
+ * its log), above the 21% (upper bound 34%) of a 2-core machine at load 16
+ * (docs/detection.md). */
+#define CULPRIT_DETECT_SPREAD_DEFAULT 0.5
+/** How far beyond the spread's upper bound a change's lower bound must lie to be
+ * confirmed by one earlier run: 3 sds of the difference of two runs (0.13% one-sided
+ * for normal offsets; the margin for heavier tails is the upper bound). */
+#define CULPRIT_DETECT_SPREAD_FACTOR 3.0
+
+/** Sets `out` to the default: sd and upper CULPRIT_DETECT_SPREAD_DEFAULT, nothing pooled. */
+void culprit_detect_spread_default(culprit_run_spread *out);
+
+/**
+ * Estimates the pooled run-to-run spread for `now` (a result of `now_run`): over the
+ * clean runs before `now_run` in time on the same machine class, compiler and flags,
+ * every test measured for the same metric (not counted by a tool) with at least
+ * CULPRIT_DETECT_NOISE_MIN_RUNS runs among its newest `window`: the mean square of
+ * successive differences of the logs of its run means, halved, pooled over tests
+ * (a past step change moves one difference, not all), with Satterthwaite's degrees
+ * of freedom, 2 M^2 / sum(3 m_i - 1) for m_i differences of test i and M their sum;
+ * the upper bound from the chi-square distribution at `confidence`. Without such a
+ * test, the default (culprit_detect_spread_default()). Negative only on allocation
+ * failure or a confidence outside (0, 1) (CULPRIT_EINVALID).
+ */
+int culprit_detect_run_spread(culprit_run_spread *out, const culprit_history_runs *runs,
+                              const culprit_run *now_run, const culprit_test_result *now,
+                              size_t window, double confidence);
+
+/**
+ * The smallest relative change (now/base - 1) whose lower bound confirms a minor
+ * regression of a young test against `baseline_runs` earlier runs:
+ * exp(CULPRIT_DETECT_SPREAD_FACTOR * upper * sqrt(1 + 1/baseline_runs)) - 1 (the run
+ * now and the baseline's mean each carry a run offset).
+ */
+double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t baseline_runs);
+
+/**
  * The A/A spread of a counted metric (docs/detection.md, "Deterministic counts"):
  * among the last `window` runs of `now`'s suite.test before `now_run` in time,
  * counted by the same tool (counted_by) on the same machine, compiler and flags,
@@ -343,13 +402,15 @@ int culprit_detect_select_metric(culprit_run *run, const char *metric, double co
  * deterministic metric confirms it.
  */
 typedef enum {
-    CULPRIT_EVIDENCE_HISTORY = 0,  /**< this run's samples against history (the default) */
-    CULPRIT_EVIDENCE_UNCONFIRMED,  /**< too little history for the run-to-run noise model */
-    CULPRIT_EVIDENCE_PAIRED,       /**< paired A/B runs of baseline and now (check --confirm) */
-    CULPRIT_EVIDENCE_DETERMINISTIC /**< a deterministic count (instructions under Valgrind) */
+    CULPRIT_EVIDENCE_HISTORY = 0,   /**< this run's samples against history (the default) */
+    CULPRIT_EVIDENCE_UNCONFIRMED,   /**< too little history for the run-to-run noise model */
+    CULPRIT_EVIDENCE_PAIRED,        /**< paired A/B runs of baseline and now (check --confirm) */
+    CULPRIT_EVIDENCE_DETERMINISTIC, /**< a deterministic count (instructions under Valgrind) */
+    CULPRIT_EVIDENCE_POOLED         /**< too little history of its own, but a change far beyond the
+                                         machine's pooled run-to-run spread (culprit_run_spread) */
 } culprit_evidence;
 
-/** "history", "unconfirmed", "paired", "deterministic". */
+/** "history", "unconfirmed", "paired", "deterministic", "pooled". */
 const char *culprit_evidence_name(culprit_evidence evidence);
 
 /** A paired A/B confirmation of a verdict (check --confirm --build --run). */
@@ -359,6 +420,17 @@ typedef struct {
     double change_low, change_high; /**< its confidence interval */
     int slower;                     /**< 1 slower, 0 not slower, -1 still unknown */
 } culprit_paired_confirmation;
+
+/** A run a verdict compared with (docs/detection.md, "A traceable baseline"). Owned. */
+typedef struct {
+    char *commit;    /**< 40 hex digits */
+    char *id;        /**< the run id (the history file's name stem) */
+    char *machine;   /**< its machine class (culprit_run_machine_class()) */
+    char *timestamp; /**< ISO 8601 UTC */
+    double mean;     /**< the mean the verdict used (inside the severe fences) */
+    size_t n;        /**< its samples */
+    int dirty;       /**< measured on a dirty tree (only with allow_dirty) */
+} culprit_verdict_run;
 
 /** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
 typedef struct {
@@ -385,6 +457,11 @@ typedef struct {
     culprit_evidence evidence; /**< what the verdict rests on */
     culprit_paired_confirmation paired; /**< when evidence is CULPRIT_EVIDENCE_PAIRED */
     int dirty; /**< the run judged was measured on a dirty tree (its message says so) */
+    culprit_run_spread spread; /**< a minor of a young test: the spread that judged it */
+    double spread_limit;       /**< ... the change its lower bound had to pass (NAN: the
+                                    pooled rule did not judge) */
+    size_t nbase_runs;         /**< the runs compared with (base_runs), newest first */
+    culprit_verdict_run *base_runs;
 } culprit_verdict;
 
 /**

@@ -57,8 +57,12 @@ typedef struct {
     int counters_flagged; /**< a counter detector flagged this measurement */
     culprit_evidence evidence; /**< what the verdict rests on (unconfirmed, paired, ...) */
     int dirty;                 /**< measured on a dirty tree (uncommitted changes) */
-    int unconfirmed; /**< a minor regression that fails no `--fail-on` (too little history,
-                          or paired runs that could not tell: culprit_verdict_confirmed()) */
+    int unconfirmed;     /**< a minor regression that fails no `--fail-on` (too little history,
+                              or paired runs that could not tell: culprit_verdict_confirmed()) */
+    char *run_id;        /**< the run judged at this commit (what a later verdict names as
+                              its baseline run); NULL unknown */
+    double base_mean_ns; /**< the mean of the baseline it was compared with; NAN none */
+    char *base_run_id;   /**< the newest run of that baseline; NULL none */
 } culprit_report_point;
 
 /** One test's series, oldest point first. */

@@ -51,6 +51,15 @@ double culprit_welford_sd(const culprit_welford *w);
  */
 double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence);
 
+/**
+ * The upper one-sided confidence bound of a variance estimated as `var` with `df`
+ * degrees of freedom (df * var / var_true ~ chi-square(df)): df * var / q, q the
+ * (1 - confidence) quantile of the chi-square distribution (GSL); df may be
+ * fractional (a Satterthwaite approximation). INFINITY when df <= 0 or var is not
+ * finite, NaN for a confidence outside (0, 1). Thread-safe.
+ */
+double culprit_stats_var_upper(double var, double df, double confidence);
+
 /** Two-sided Student t quantile: the t with P(|T| <= t) = confidence at `df` degrees. */
 double culprit_stats_t_critical(double confidence, double df);
 

@@ -58,7 +58,7 @@ static culprit_verdict judge(const culprit_run *run, const culprit_test_result *
     culprit_verdict v;
     const culprit_test_result *results[1] = {base};
     const culprit_run *runs[1] = {brun};
-    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, spread, NULL};
+    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, spread, NULL, NULL};
     assert_int_equal(culprit_detect_judge(&v, run, now, &b, NULL), 0);
     return v;
 }
@@ -140,7 +140,7 @@ static void another_tool_version_or_a_native_baseline_is_mixed(void **state)
     culprit_detect_options o = CULPRIT_DETECT_OPTIONS_INIT;
     const culprit_test_result *results[1] = {other};
     const culprit_run *runs[1] = {before};
-    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, 0, NULL};
+    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, 0, NULL, NULL};
     culprit_verdict v;
     (void)state;
 

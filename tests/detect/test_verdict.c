@@ -60,7 +60,7 @@ static culprit_verdict judge(const culprit_run *run, const culprit_test_result *
     culprit_verdict v;
     const culprit_test_result *results[1] = {base};
     const culprit_run *runs[1] = {brun};
-    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, 0, NULL};
+    culprit_baseline b = {1, results, runs, BASE_SHA, 0, 0, 0, NULL, NULL};
     assert_int_equal(culprit_detect_judge(&v, run, now, base ? &b : NULL, opts), 0);
     return v;
 }
@@ -312,7 +312,7 @@ static void pooled_baseline_merges_summaries_exactly(void **state)
     culprit_test_result *t = add(now, "x", 40, 100, 2);
     const culprit_test_result *results[] = {add(b1, "x", 10, 100, 1), add(b2, "x", 30, 104, 1)};
     const culprit_run *runs[] = {b1, b2};
-    culprit_baseline b = {2, results, runs, "c2 and 1 earlier commits", 0, 0, 0, NULL};
+    culprit_baseline b = {2, results, runs, "c2 and 1 earlier commits", 0, 0, 0, NULL, NULL};
     culprit_verdict v;
     (void)state;
     assert_int_equal(culprit_detect_judge(&v, now, t, &b, NULL), 0);
@@ -514,7 +514,7 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0};
     culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1};
     culprit_verdict v;
-    culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0, NULL};
+    culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0, NULL, NULL};
     const culprit_test_result *results[1] = {b};
     const culprit_run *runs[1] = {before};
     (void)state;

@@ -135,6 +135,6 @@ run perf CULPRIT_MACHINE=ci-runner
 out=$(check --commit HEAD --json) || true
 [ "$(verdict "t['dirty']" <<< "$out")" = "True" ] || fail "the dirty run is not marked: $out"
 check | grep -q "measured on a dirty tree" || fail "the text does not mark the dirty run"
-(cd "$repo" && "$culprit" history --history "$hist") | grep -q "(dirty tree) c4" ||
+(cd "$repo" && "$culprit" history --history "$hist") | grep -q "(dirty tree, not a baseline) c4" ||
   fail "culprit history does not mark the dirty run"
 echo "comparable baselines: Release vs Release, kernel update with --machine, nothing compared, dirty"

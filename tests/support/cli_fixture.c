@@ -296,6 +296,29 @@ char *replace_all(char *text, const char *from, const char *to)
     return out;
 }
 
+/* A generated run id's process and random parts ("_testhost_4711_0123456789abcdef")
+ * become "_testhost_<pid>_<random>": they differ on every run of the fixture. */
+static char *normalize_run_ids(char *text)
+{
+    static const char host[] = "_testhost_";
+    char *at = text;
+
+    while ((at = strstr(at, host))) {
+        char *r = at + sizeof(host) - 1, *w = r;
+        size_t digits = strspn(r, "0123456789"), hex;
+        if (!digits || r[digits] != '_' ||
+            (hex = strspn(r + digits + 1, "0123456789abcdef")) != 16) {
+            at = r;
+            continue;
+        }
+        memmove(w + strlen("<pid>_<random>"), r + digits + 1 + hex,
+                strlen(r + digits + 1 + hex) + 1);
+        memcpy(w, "<pid>_<random>", strlen("<pid>_<random>"));
+        at = w;
+    }
+    return text;
+}
+
 char *golden_normalize(char *text, const repo_fixture *repo)
 {
     char name[8], prefix[13];
@@ -307,7 +330,7 @@ char *golden_normalize(char *text, const repo_fixture *repo)
         snprintf(prefix, sizeof(prefix), "%.12s", repo->sha[i]);
         text = replace_all(text, prefix, name);
     }
-    return text;
+    return normalize_run_ids(text);
 }
 
 static int same_json(const json_t *a, const json_t *b, char *where, size_t size)

@@ -1,0 +1,165 @@
+/*
+ * Borrowing strength across tests (docs/detection.md). A test with fewer than
+ * CULPRIT_DETECT_NOISE_MIN_RUNS earlier runs has no estimate of how much its mean
+ * moves from run to run, so a minor regression it shows rests on two runs' samples
+ * alone. But the run-to-run spread is mostly the machine's (its load, frequency,
+ * cache and memory placement), and every test of a suite measures it: pooled over
+ * the tests that have enough runs, it is known well long before any one new test
+ * has its own history. A change whose lower bound lies far beyond the upper bound
+ * of that spread is not something a run of unchanged code does; one within it is.
+ *
+ * The spread is that of the log of a run's mean (relative: a 1 us test and a 1 s
+ * test pool on one scale), estimated per test from successive differences, so a
+ * past step change in one test's history moves one difference instead of every
+ * deviation from a mean, and pooled with the degrees of freedom each test brings.
+ */
+#include "culprit/core.h"
+#include "culprit/detect.h"
+#include "culprit/stats.h"
+#include "detect_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One test's runs, newest first: their number, the log of the last mean seen, and
+ * the sum of squared successive differences. */
+typedef struct {
+    size_t k;
+    double last;
+    double sum_d2;
+} series;
+
+void culprit_detect_spread_default(culprit_run_spread *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->sd = out->upper = CULPRIT_DETECT_SPREAD_DEFAULT;
+}
+
+double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t baseline_runs)
+{
+    double k = baseline_runs ? (double)baseline_runs : 1;
+
+    return expm1(CULPRIT_DETECT_SPREAD_FACTOR * spread->upper * sqrt(1 + 1 / k));
+}
+
+/* 1 when result t of `run` may tell the spread for `now`. */
+static int usable(const culprit_run *run, const culprit_test_result *t,
+                  const culprit_test_result *now)
+{
+    const culprit_summary *s = t->judged.n >= 2 ? &t->judged : &t->summary;
+
+    return culprit_test_result_measured(t) && !t->counted_by &&
+           strcmp(t->metric ? t->metric : "wall_ns", now->metric ? now->metric : "wall_ns") == 0 &&
+           s->n >= 2 && s->mean > 0 && isfinite(s->mean) && run->suite;
+}
+
+/* Adds result t (of a run older than the ones seen) to its test's series. */
+static int add_result(culprit_strmap *map, series **s, size_t *ns, size_t *cap,
+                      const culprit_run *run, const culprit_test_result *t, size_t window)
+{
+    culprit_buf key = CULPRIT_BUF_INIT;
+    const culprit_summary *sum = t->judged.n >= 2 ? &t->judged : &t->summary;
+    double x = log(sum->mean);
+    size_t k;
+    int error = 0;
+
+    if (culprit_buf_printf(&key, "%s.%s", run->suite, t->name) < 0)
+        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (!culprit_strmap_get(map, key.ptr, &k)) {
+        if (culprit_array_grow(s, cap, *ns, sizeof(**s), 64) < 0 ||
+            culprit_strmap_put(map, key.ptr, *ns, NULL) < 0) {
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            goto cleanup;
+        }
+        k = (*ns)++;
+        memset(&(*s)[k], 0, sizeof(**s));
+    }
+    if ((*s)[k].k >= window)
+        goto cleanup;
+    if ((*s)[k].k) {
+        double d = (*s)[k].last - x;
+        (*s)[k].sum_d2 += d * d;
+    }
+    (*s)[k].last = x;
+    (*s)[k].k++;
+cleanup:
+    culprit_buf_dispose(&key);
+    return error;
+}
+
+/* The pooled estimate from the series with enough runs (the default without any). */
+static void pool(culprit_run_spread *out, const series *s, size_t ns, double confidence)
+{
+    double m_total = 0, ss = 0, denom = 0, var;
+
+    for (size_t i = 0; i < ns; i++) {
+        double m = (double)s[i].k - 1;
+        if (s[i].k < CULPRIT_DETECT_NOISE_MIN_RUNS)
+            continue;
+        m_total += m;
+        ss += s[i].sum_d2;
+        denom += 3 * m - 1;
+        out->tests++;
+        out->runs += s[i].k;
+    }
+    if (!out->tests) {
+        culprit_detect_spread_default(out);
+        return;
+    }
+    /* Each difference of two run means' logs has variance 2 sd^2 (MSSD / 2). */
+    var = ss / (2 * m_total);
+    out->df = 2 * m_total * m_total / denom;
+    out->sd = sqrt(var);
+    out->upper = sqrt(culprit_stats_var_upper(var, out->df, confidence));
+}
+
+int culprit_detect_run_spread(culprit_run_spread *out, const culprit_history_runs *runs,
+                              const culprit_run *now_run, const culprit_test_result *now,
+                              size_t window, double confidence)
+{
+    culprit_strmap map = CULPRIT_STRMAP_INIT;
+    const char *stamp = now_run->timestamp ? now_run->timestamp : "";
+    series *s = NULL;
+    size_t ns = 0, cap = 0;
+    int error = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (!(confidence > 0 && confidence < 1))
+        return culprit_error_set(CULPRIT_EINVALID, "confidence %g is not in (0, 1)", confidence);
+    /* Newest first: runs are sorted by time, so walk back from the end. */
+    for (size_t i = runs->nruns; i-- > 0 && error == 0;) {
+        const culprit_run *run = runs->runs[i];
+        if (run == now_run || run->dirty ||
+            strcmp(run->timestamp ? run->timestamp : "", stamp) >= 0 ||
+            !culprit_detect__same_build(run, now_run))
+            continue;
+        for (size_t t = 0; t < run->ntests && error == 0; t++)
+            if (usable(run, &run->tests[t], now))
+                error = add_result(&map, &s, &ns, &cap, run, &run->tests[t], window);
+    }
+    if (error == 0)
+        pool(out, s, ns, confidence);
+    culprit_strmap_dispose(&map);
+    free(s);
+    return error;
+}
+
+int culprit_detect__spread_cached(culprit_detect__spread_cache *cache,
+                                  const culprit_history_runs *runs, const culprit_run *now_run,
+                                  const culprit_test_result *now, size_t window, double confidence)
+{
+    const char *metric = now->metric ? now->metric : "wall_ns";
+    int error;
+
+    if (cache->run && culprit_str_equal(cache->run->timestamp, now_run->timestamp) &&
+        culprit_detect__same_build(cache->run, now_run) && strcmp(cache->metric, metric) == 0)
+        return 0;
+    cache->run = NULL;
+    if ((error =
+             culprit_detect_run_spread(&cache->spread, runs, now_run, now, window, confidence)) < 0)
+        return error;
+    cache->run = now_run;
+    cache->metric = metric;
+    return 0;
+}
