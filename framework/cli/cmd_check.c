@@ -186,12 +186,12 @@ static void say_unconfirmed(void *payload, const culprit_verdict *v)
             culprit_verdict_name(v->kind));
 }
 
-/* A paired confirmation's progress and answer, on stderr. */
+/* A paired confirmation's progress and answer, on stderr; `payload` the options. */
 static void say_confirm(const culprit_confirm_progress *p, void *payload)
 {
+    const culprit_confirm_options *o = payload;
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    (void)payload;
     culprit_buf_printf(&line, "culprit: confirming %s: ", p->test);
     if (p->event == CULPRIT_CONFIRM_START) {
         culprit_buf_printf(&line,
@@ -201,7 +201,8 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         if (p->budget_s > 0)
             culprit_buf_printf(&line, " or %.0f s", p->budget_s);
     } else if (p->event == CULPRIT_CONFIRM_FAILED) {
-        culprit_buf_printf(&line, "cannot: %s; keeping the verdict", p->error);
+        culprit_buf_printf(&line, "cannot: %s; keeping the verdict%s", p->error,
+                           o->which == CULPRIT_CONFIRM_UNCONFIRMED ? " (not bisected)" : "");
     } else {
         if (p->event == CULPRIT_CONFIRM_PAIR)
             culprit_buf_printf(&line, "pair %zu of %zu, %.0f s: ", p->pairs, p->max_pairs,
@@ -219,6 +220,8 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
             culprit_buf_puts(&line, "too few pairs to judge");
         if (p->event == CULPRIT_CONFIRM_PAIR)
             culprit_buf_puts(&line, p->cpu ? " on CPU time" : "");
+        else if (o->pair.metric)
+            culprit_buf_printf(&line, "; judged on %s (--metric)", o->pair.metric);
         else if (p->result->cpu)
             culprit_buf_printf(&line, "; judged on CPU time: %zu of %zu runs were preempted",
                                p->result->preempted, 2 * p->result->runs);
@@ -226,6 +229,10 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
             culprit_buf_puts(&line, "; judged on time: no run was preempted");
         if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time)
             culprit_buf_puts(&line, "; stopped by the time budget (--confirm-budget)");
+        /* --investigate bisects only what the pairs confirmed. */
+        if (p->event == CULPRIT_CONFIRM_DONE && o->which == CULPRIT_CONFIRM_UNCONFIRMED)
+            culprit_buf_puts(&line, p->result->slower == 1 ? "; confirmed: investigating it"
+                                                           : "; not confirmed: not bisected");
     }
     fprintf(stderr, "%s\n", culprit_buf_cstr(&line));
     culprit_buf_dispose(&line);
@@ -249,6 +256,7 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
     o.confidence = a->judge.check.detect.confidence;
     o.allow_mixed = a->judge.check.detect.allow_mixed;
     o.progress = say_confirm;
+    o.payload = &o;
     cli_clean_up_on_signals();
     return culprit_bisect_confirm_check(result, runs, sha, bases, nbases, &o);
 }
