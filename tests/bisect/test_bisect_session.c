@@ -722,6 +722,25 @@ static void test_confirm_rules(void **state)
     assert_true(isnan(c.change));
 }
 
+/* A perf test's series of nanoseconds (--metric cpu_ns) is a time, judged in pairs; a
+ * count (instructions) by the deterministic rule; a command's cpu_ns is a time too. */
+static void test_time_metric_not_counted(void **state)
+{
+    culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
+    (void)state;
+    o.run = "./t";
+    o.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
+    o.metric = "user_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
+    o.metric = "instructions";
+    assert_int_equal(culprit_bisect__counted(&o), 1);
+    o.run = NULL;
+    o.command = "true";
+    o.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
+}
+
 /* The library holds the run counts' policy (the tool none): a minimum given is kept
  * with no early stop, a maximum below it is raised to it (rejected before), one run
  * is not a minimum, and a test needs a run command. */
@@ -873,6 +892,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
+        cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
         cmocka_unit_test(test_reuse_agrees_with_detection),
     };
