@@ -66,6 +66,10 @@ typedef struct culprit_bisect__probe {
     /* Releases the probe (removes the checkouts). NULL: nothing to release. */
     void (*dispose)(void *payload);
     void *payload;
+    /* Optional (NULL: unknown). What the last measure() of a perf test also saw: its
+     * CPU time (ns, judged as the time is) and whether any of its samples were
+     * preempted (the runner's count). 0, or CULPRIT_ENOTFOUND when not known. */
+    int (*cpu_of_last)(void *payload, double *cpu_ns, int *preempted);
 } culprit_bisect__probe;
 
 /* The real probe: checkouts under opts->checkout_parent, opts->build and
@@ -84,6 +88,14 @@ typedef struct {
      * bisection step, the change below which the step is futile (comparison.c): 0
      * none. */
     double effect, futile_below;
+    /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
+     * time instead when any run of the step had preempted samples; stop taking pairs
+     * at `deadline` (culprit_time_now_s(); 0 none), judging the pairs so far; after
+     * each pair, `on_pair` with the step's figures so far (NAN before two pairs). */
+    int cpu_if_preempted;
+    double deadline;
+    void (*on_pair)(void *payload, const culprit_bisect_step *so_far);
+    void *on_pair_payload;
 } culprit_bisect__session;
 
 /*
@@ -105,7 +117,8 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
 #define CULPRIT_BISECT__CPU_METRIC "cpu_ns"
 
 /* 1 when steps judge counts by the deterministic rule: a metric of a run/test
- * (counted by a tool). A command's metric (cpu_ns) is a time, judged as times are. */
+ * counted by a tool (instructions). A time (a series of nanoseconds: a command's
+ * cpu_ns, a perf test's cpu_ns or wall_ns) is judged as times are. */
 int culprit_bisect__counted(const culprit_bisect_options *opts);
 
 /* The policy of the run counts (culprit_bisect_options.min_runs and max_runs): the
@@ -126,10 +139,20 @@ int culprit_bisect__reusable(const culprit_run *fp, const culprit_test_result *f
 /* Disposes of the result of a failed session, keeping the failure's message. */
 void culprit_bisect__dispose_keeping_error(culprit_bisect_result *out);
 
-/* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path. */
+/* A confirmation's rules (the session's fields of the same names). */
+typedef struct {
+    int cpu_if_preempted;
+    double deadline;
+    void (*on_pair)(void *payload, const culprit_bisect_step *so_far);
+    void *on_pair_payload;
+} culprit_bisect__confirm_rules;
+
+/* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path;
+ * `rules` NULL: a bisection step's (time judged, no deadline, silent). */
 int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
-                                       const culprit_bisect__probe *probe);
+                                       const culprit_bisect__probe *probe,
+                                       const culprit_bisect__confirm_rules *rules);
 
 /* Builds `sha` on `side` through the probe, counting the build in the result. */
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha);

@@ -58,6 +58,12 @@ typedef struct {
     size_t n[2], np;
     culprit_bisect__side failed;
     char *reason; /* the probe's message when the candidate failed */
+    /* With s->cpu_if_preempted: each kept run's CPU time (cn[side] of them known, in
+     * step with x while every run tells it), the pairs' differences of it, and the
+     * runs with preempted samples. out_of_time: the deadline stopped the pairs. */
+    double *cx[2], *cdx;
+    size_t cn[2], npreempted;
+    int out_of_time;
 } runs;
 
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha)
@@ -67,6 +73,21 @@ int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side,
     error = s->probe->build(s->probe->payload, s->repo, side, sha, &built);
     s->result->builds += built;
     return error;
+}
+
+/* The CPU time of the run just kept on `side`, when the confirmation asks for it
+ * and the probe knows it (cn stays behind n otherwise, and CPU time is not judged). */
+static void keep_cpu(runs *r, culprit_bisect__side side)
+{
+    const culprit_bisect__probe *p = r->s->probe;
+    double cpu;
+    int preempted;
+
+    if (!r->s->cpu_if_preempted || !p->cpu_of_last || r->cn[side] + 1 != r->n[side] ||
+        p->cpu_of_last(p->payload, &cpu, &preempted) < 0)
+        return;
+    r->cx[side][r->cn[side]++] = cpu;
+    r->npreempted += preempted != 0;
 }
 
 /*
@@ -86,6 +107,8 @@ static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
     if (ran && (error = p->measure(p->payload, side, sha, &x[*n])) == 0) {
         (*n)++;
         s->result->runs++;
+        if (x == r->x[side])
+            keep_cpu(r, side);
     }
     if (error == CULPRIT_ESKIP) {
         r->failed = side;
@@ -118,6 +141,8 @@ static int warm_up(runs *r, int good, int cand)
     return 0;
 }
 
+static int tell_pair(runs *r);
+
 /*
  * Runs until each side has `target` runs: good end and candidate alternately, in
  * pairs, each side warmed up before its first kept run of the step.
@@ -129,6 +154,10 @@ static int run_pairs(runs *r, size_t target, int warm[2])
 
     while (r->n[G] < target || r->n[C] < target) {
         int need_g = r->n[G] < target, need_c = r->n[C] < target;
+        if (r->s->deadline > 0 && culprit_time_now_s() >= r->s->deadline) {
+            r->out_of_time = 1; /* judged on the pairs so far */
+            return 0;
+        }
         if ((need_g && !warm[G]) || (need_c && !warm[C])) {
             if ((error = warm_up(r, need_g && !warm[G], need_c && !warm[C])) < 0)
                 return error;
@@ -145,8 +174,13 @@ static int run_pairs(runs *r, size_t target, int warm[2])
                    (need_c && (error = run_side(r, C, r->x[C], &r->n[C])) < 0)) {
             return error;
         }
-        if (need_g && need_c)
+        if (need_g && need_c) {
+            if (r->cn[C] == r->n[C] && r->cn[G] == r->n[G])
+                r->cdx[r->np] = r->cx[C][r->cn[C] - 1] - r->cx[G][r->cn[G] - 1];
             r->dx[r->np++] = r->x[C][r->n[C] - 1] - r->x[G][r->n[G] - 1];
+            if ((error = tell_pair(r)) < 0)
+                return error;
+        }
     }
     return 0;
 }
@@ -286,17 +320,38 @@ static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confi
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
     double threshold = r->s->opts->threshold;
+    /* A confirmation's rule: CPU time when a run was preempted and every run told it. */
+    int cpu = r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
     int error;
 
-    if ((error = judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
-                       confidence)) < 0)
+    if ((error = judge(step, cpu ? r->cx[G] : r->x[G], r->n[G], cpu ? r->cx[C] : r->x[C], r->n[C],
+                       paired ? (cpu ? r->cdx : r->dx) : NULL, r->np, confidence)) < 0)
         return error;
+    step->cpu = cpu;
+    step->preempted = r->npreempted;
     step->runs = r->n[C] < r->n[G] ? r->n[C] : r->n[G];
     if (culprit_stats_slower_beyond(step->change_low, step->change, threshold))
         step->verdict = CULPRIT_BISECT_BAD;
     else
         step->verdict = CULPRIT_BISECT_GOOD;
     *decided = step->verdict == CULPRIT_BISECT_BAD || step->change_high < threshold;
+    return 0;
+}
+
+/* After each pair of a confirmation: its figures so far (at the step's confidence). */
+static int tell_pair(runs *r)
+{
+    culprit_bisect_step so_far;
+    int decided, error;
+
+    if (!r->s->on_pair)
+        return 0;
+    memset(&so_far, 0, sizeof(so_far));
+    so_far.change = so_far.change_low = so_far.change_high = NAN;
+    so_far.runs = so_far.paired = r->np;
+    if (r->np >= 2 && (error = judge_at(r, &so_far, 1, r->s->opts->confidence, &decided)) < 0)
+        return error;
+    r->s->on_pair(r->s->on_pair_payload, &so_far);
     return 0;
 }
 
@@ -347,9 +402,23 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
         int early = !o->min_runs && look < EARLY_LOOKS && EARLY_N[look] < min;
         double confidence =
             early ? 1 - EARLY_SHARE * alpha : 1 - (1 - EARLY_SHARE * EARLY_LOOKS) * alpha;
-        if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0 ||
-            (error = judge_at(r, step, paired, confidence, &decided)) < 0)
+        if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0)
             return error;
+        if (r->out_of_time && (r->n[0] < 2 || r->n[1] < 2)) {
+            step->verdict = CULPRIT_BISECT_GOOD; /* nothing to judge: unknown */
+            step->undecided = step->out_of_time = 1;
+            step->change = step->change_low = step->change_high = NAN;
+            step->runs = r->n[0] < r->n[1] ? r->n[0] : r->n[1];
+            return 0;
+        }
+        if ((error = judge_at(r, step, paired, confidence, &decided)) < 0)
+            return error;
+        if (r->out_of_time) { /* the budget's end: the figures so far */
+            step->undecided = !decided;
+            step->out_of_time = 1;
+            step->reused = r->s->result->reused - reused;
+            return mark_conclusive(r, step, paired);
+        }
         step->reused = r->s->result->reused - reused;
         /* Futility, at every look (the early ones with their stricter interval): the
          * candidate is surely not slower by half the range's slowdown, so it does
@@ -374,7 +443,9 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
 
 int culprit_bisect__counted(const culprit_bisect_options *opts)
 {
-    return opts->metric && opts->run;
+    size_t n = opts->metric ? strlen(opts->metric) : 0;
+
+    return opts->run && n && !(n > 3 && strcmp(opts->metric + n - 3, "_ns") == 0);
 }
 
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
@@ -391,7 +462,10 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     r.x[0] = calloc(max_runs, sizeof(double));
     r.x[1] = calloc(max_runs, sizeof(double));
     r.dx = calloc(max_runs, sizeof(double));
-    if (!r.x[0] || !r.x[1] || !r.dx)
+    r.cx[0] = calloc(max_runs, sizeof(double));
+    r.cx[1] = calloc(max_runs, sizeof(double));
+    r.cdx = calloc(max_runs, sizeof(double));
+    if (!r.x[0] || !r.x[1] || !r.dx || !r.cx[0] || !r.cx[1] || !r.cdx)
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
     else if (culprit_bisect__counted(s->opts))
         error = decide_counted(&r, step);
@@ -410,6 +484,9 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     free(r.x[0]);
     free(r.x[1]);
     free(r.dx);
+    free(r.cx[0]);
+    free(r.cx[1]);
+    free(r.cdx);
     return error;
 }
 

@@ -1,26 +1,35 @@
 /*
- * A paired confirmation (`culprit check --confirm --build CMD --run CMD`): the
- * baseline commit and the commit judged, built in temporary checkouts and measured
- * against each other as one step of a bisection, by the bisection's own comparison
- * (comparison.c: warm-up runs, interleaved pairs in alternating order, the pairs'
- * differences judged, more pairs while undecided up to max_runs). This is how
- * Pinpoint confirms on one bot what a CI history only suggests: the drift of a
- * shared machine cancels in pairs, where one run per commit could not decide.
+ * A paired confirmation (`culprit check --confirm --build CMD --run CMD`, and
+ * `--investigate` before it bisects): the baseline commit and the commit judged,
+ * built in temporary checkouts and measured against each other as one step of a
+ * bisection, by the bisection's own comparison (comparison.c: warm-up runs,
+ * interleaved pairs in alternating order, the pairs' differences judged, more pairs
+ * while undecided up to max_runs). This is how Pinpoint confirms on one bot what a
+ * CI history only suggests: the drift of a shared machine cancels in pairs, where
+ * one run per commit could not decide.
+ *
+ * A confirmation finishes (docs/detection.md, "Paired confirmation"): the run
+ * command runs the flagged test alone ($CULPRIT_FILTER, probe.c), no pair starts
+ * after the time budget, and when a run's samples were preempted the pairs judge
+ * CPU time, which the scheduler's waits on a loaded machine do not reach.
  */
 #include "bisect_internal.h"
 #include "culprit/core.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
-                                       const culprit_bisect__probe *probe)
+                                       const culprit_bisect__probe *probe,
+                                       const culprit_bisect__confirm_rules *rules)
 {
     culprit_bisect_result result;
     culprit_bisect__session s;
     culprit_bisect_step *step = NULL;
     culprit_bisect__side failed = CULPRIT_BISECT__CANDIDATE;
+    double started = culprit_time_now_s();
     int error, slower = 0;
 
     memset(out, 0, sizeof(*out));
@@ -33,6 +42,12 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
     s.opts = opts;
     s.result = &result;
     s.probe = probe;
+    if (rules) {
+        s.cpu_if_preempted = rules->cpu_if_preempted;
+        s.deadline = rules->deadline;
+        s.on_pair = rules->on_pair;
+        s.on_pair_payload = rules->on_pair_payload;
+    }
     if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(result.good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(result.bad, s.repo, opts->bad)) < 0)
@@ -55,8 +70,12 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->runs = step->runs;
         out->pairs = step->paired;
         out->deterministic = step->deterministic;
+        out->cpu = step->cpu;
+        out->preempted = step->preempted;
+        out->out_of_time = step->out_of_time;
     }
     out->builds = result.builds;
+    out->seconds = culprit_time_now_s() - started;
 cleanup:
     if (probe->dispose)
         probe->dispose(probe->payload);
@@ -75,5 +94,158 @@ int culprit_bisect_confirm(culprit_bisect_confirmation *out, const culprit_bisec
     if ((error = culprit_bisect_options_check(opts)) < 0 ||
         (error = culprit_bisect__probe_open(&probe, opts)) < 0)
         return error;
-    return culprit_bisect__confirm_with_probe(out, opts, &probe);
+    return culprit_bisect__confirm_with_probe(out, opts, &probe, NULL);
+}
+
+int culprit_confirm_options_init(culprit_confirm_options *opts, unsigned int version)
+{
+    static const culprit_confirm_options defaults = CULPRIT_CONFIRM_OPTIONS_INIT;
+
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_CONFIRM_OPTIONS_VERSION, "confirm");
+}
+
+/* One test's confirmation as its progress reports it. */
+typedef struct {
+    const culprit_confirm_options *o;
+    culprit_confirm_progress p;
+    double started;
+} one_test;
+
+static void tell(one_test *t, culprit_confirm_event event)
+{
+    t->p.event = event;
+    t->p.elapsed_s = culprit_time_now_s() - t->started;
+    if (t->o->progress)
+        t->o->progress(&t->p, t->o->payload);
+}
+
+static void on_pair(void *payload, const culprit_bisect_step *so_far)
+{
+    one_test *t = payload;
+
+    t->p.pairs = so_far->paired;
+    t->p.change = so_far->change;
+    t->p.change_low = so_far->change_low;
+    t->p.change_high = so_far->change_high;
+    t->p.cpu = so_far->cpu;
+    tell(t, CULPRIT_CONFIRM_PAIR);
+}
+
+/* 1 when opts->which selects test i of the check. */
+static int selected(const culprit_check_result *result, size_t i, culprit_confirm_which which)
+{
+    const culprit_verdict *v = &result->verdicts[i];
+
+    if (which == CULPRIT_CONFIRM_UNCONFIRMED)
+        return culprit_check_flagged(result, i) && v->kind == CULPRIT_VERDICT_MINOR &&
+               !culprit_verdict_confirmed(v);
+    return culprit_detect_wants_pairs(v, culprit_check_flagged(result, i));
+}
+
+/* The baseline commit of test i: the newest earlier run the check could compare
+ * with. 0 with good[0] == '\0' when there is none. */
+static int baseline_commit(char good[41], const culprit_check_result *result, size_t i,
+                           const culprit_history_runs *runs, const char *const *bases,
+                           size_t nbases, int allow_mixed)
+{
+    culprit_baseline b;
+    int error;
+
+    good[0] = '\0';
+    if ((error = culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
+                                             nbases, 1, allow_mixed)) == 0 &&
+        b.n > 0)
+        snprintf(good, 41, "%s", b.runs[0]->commit);
+    culprit_baseline_dispose(&b);
+    return error == CULPRIT_ERROR ? error : 0;
+}
+
+/* Confirms test i against its baseline commit `good`, judging its verdict again. */
+static int confirm_test(culprit_check_result *result, size_t i, const char *good,
+                        const char *commit, const culprit_confirm_options *o)
+{
+    culprit_verdict *v = &result->verdicts[i];
+    culprit_bisect_options pair = o->pair;
+    culprit_bisect_confirmation c;
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL};
+    culprit_bisect__probe probe;
+    culprit_paired_confirmation p;
+    one_test t;
+    int error;
+
+    memset(&t, 0, sizeof(t));
+    t.o = o;
+    t.started = culprit_time_now_s();
+    t.p = (culprit_confirm_progress){.test = v->test, .good = good, .bad = commit};
+    t.p.max_pairs = culprit_bisect__max_runs(&pair);
+    t.p.budget_s = o->budget_s;
+    t.p.change = t.p.change_low = t.p.change_high = NAN;
+    pair.good = good;
+    pair.bad = commit;
+    pair.test = v->test;
+    rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
+    rules.on_pair_payload = &t;
+    tell(&t, CULPRIT_CONFIRM_START);
+    if ((error = culprit_bisect__probe_open(&probe, &pair)) < 0 ||
+        (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
+        t.p.error = culprit_error_last();
+        tell(&t, CULPRIT_CONFIRM_FAILED);
+        return 0;
+    }
+    if (c.out_of_time && isnan(c.change)) { /* too little measured: the verdict stays */
+        t.p.error = "the time budget ran out before the first pair";
+        tell(&t, CULPRIT_CONFIRM_FAILED);
+        return 0;
+    }
+    p = (culprit_paired_confirmation){c.pairs ? c.pairs : c.runs,
+                                      c.change,
+                                      c.change_low,
+                                      c.change_high,
+                                      c.slower,
+                                      c.cpu,
+                                      c.preempted,
+                                      c.out_of_time};
+    if (culprit_detect_apply_paired(v, &p, o->confidence) < 0)
+        return CULPRIT_ERROR;
+    t.p.pairs = p.pairs;
+    t.p.change = c.change;
+    t.p.change_low = c.change_low;
+    t.p.change_high = c.change_high;
+    t.p.cpu = c.cpu;
+    t.p.result = &c;
+    tell(&t, CULPRIT_CONFIRM_DONE);
+    return 0;
+}
+
+int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_history_runs *runs,
+                                 const char *commit, const char *const *bases, size_t nbases,
+                                 const culprit_confirm_options *o)
+{
+    culprit_bisect_options pair;
+    char good[41];
+    int error;
+
+    if (!o)
+        return culprit_error_set(CULPRIT_EINVALID, "confirm options: none given");
+    if ((error = culprit_options_check_version(o->version, CULPRIT_CONFIRM_OPTIONS_VERSION,
+                                               "confirm")) < 0)
+        return error;
+    if (!(o->budget_s >= 0) || !(o->confidence > 0 && o->confidence < 1))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "confirm options out of range (budget >= 0, confidence in (0,1))");
+    pair = o->pair; /* the template, checked once with the ends and test it lacks */
+    pair.good = pair.bad = commit;
+    pair.test = pair.run ? "test" : NULL;
+    if ((error = culprit_bisect_options_check(&pair)) < 0)
+        return error;
+    for (size_t i = 0; i < result->n; i++) {
+        if (!selected(result, i, o->which))
+            continue;
+        if ((error = baseline_commit(good, result, i, runs, bases, nbases, o->allow_mixed)) < 0)
+            return error;
+        if (good[0] && (error = confirm_test(result, i, good, commit, o)) < 0)
+            return error;
+    }
+    return 0;
 }

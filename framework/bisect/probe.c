@@ -38,6 +38,7 @@
 #include "culprit/history.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,13 @@ typedef struct {
      * the first (NULL: each builds and runs at its own path). */
     char *home;
     culprit_run *fp;
+    /* With --run/--test: the glob running that test alone ($CULPRIT_FILTER), known
+     * from the first run (the name the binary declares); NULL before. */
+    char *filter;
+    /* What the last run of the test also saw (cpu_of_last): its CPU time, judged as
+     * its time is, and whether samples were preempted; known 0 when not measured. */
+    double last_cpu;
+    int last_preempted, last_known;
 } probe;
 
 /*
@@ -251,19 +259,21 @@ static const culprit_test_result *test_in_run(const culprit_run *run, const char
 }
 
 /* The sample a run gives a step: the test's mean as its binary measured it (the
- * judged summary, inside the severe fences, when recorded), or with --metric its
- * count. */
-static double run_value(const culprit_test_result *t, const char *metric)
+ * judged summary, inside the severe fences, when recorded: its time, or with a
+ * time --metric such as cpu_ns that series), or with a counted --metric its count. */
+static double run_value(const culprit_test_result *t, const culprit_bisect_options *o)
 {
-    if (metric)
+    if (culprit_bisect__counted(o))
         return culprit_detect_counted_value(t);
     return t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
 }
 
-/* With --metric: the result counts that metric, counted by a tool. */
-static int counts(const culprit_test_result *t, const char *metric)
+/* With --metric: the result judged that metric (CULPRIT_METRIC reached the runner),
+ * and a counted one was counted by a tool. */
+static int counts(const culprit_test_result *t, const culprit_bisect_options *o)
 {
-    return !metric || (t->counted_by && t->metric && strcmp(t->metric, metric) == 0);
+    return !o->metric || (t->metric && strcmp(t->metric, o->metric) == 0 &&
+                          (t->counted_by || !culprit_bisect__counted(o)));
 }
 
 /* Keeps what past runs must share with the session's runs to stand in for them: the
@@ -331,28 +341,102 @@ static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t c
         const culprit_run *run = p->past.runs[r];
         const culprit_test_result *t = test_in_run(run, p->opts->test);
         if (culprit_bisect__reusable(p->fp, &p->fp->tests[0], run, t, sha))
-            x[(*n)++] = run_value(t, p->opts->metric);
+            x[(*n)++] = run_value(t, p->opts);
     }
+}
+
+/*
+ * What a run of the test also tells (cpu_of_last): with time judged (no --metric),
+ * its CPU time judged as the time is (the cpu_ns series inside the severe fences:
+ * culprit_detect_select_metric) and whether samples were preempted. `run` is
+ * changed (the selected series); the caller reads nothing else of it after.
+ */
+static int keep_cpu(probe *p, culprit_run *run, const culprit_test_result *t)
+{
+    int error;
+
+    p->last_known = 0;
+    if (p->opts->metric)
+        return 0;
+    p->last_preempted = t->preempted > 0;
+    if ((error = culprit_detect_select_metric(run, "cpu_ns", p->opts->confidence)) < 0) {
+        culprit_error_clear(); /* no CPU series recorded: not known */
+        return 0;
+    }
+    p->last_cpu = t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+    p->last_known = isfinite(p->last_cpu) && p->last_cpu > 0;
+    return 0;
+}
+
+static int cpu_of_last(void *payload, double *cpu_ns, int *preempted)
+{
+    probe *p = payload;
+
+    if (!p->last_known)
+        return CULPRIT_ENOTFOUND;
+    *cpu_ns = p->last_cpu;
+    *preempted = p->last_preempted;
+    return 0;
+}
+
+/* The test in the runs a --run wrote, each run recorded into the session's history;
+ * learns the test's declared name for $CULPRIT_FILTER. */
+static int read_test(probe *p, culprit_history_runs *runs, double *value)
+{
+    const culprit_bisect_options *o = p->opts;
+    const culprit_test_result *t = NULL;
+    culprit_run *t_run = NULL;
+    culprit_buf glob = CULPRIT_BUF_INIT;
+    int error;
+
+    for (size_t r = 0; r < runs->nruns; r++) {
+        const culprit_test_result *x = test_in_run(runs->runs[r], o->test);
+        if (x) {
+            t = x;
+            t_run = runs->runs[r];
+        }
+        if ((error = record_run(p, runs->runs[r])) < 0)
+            return error;
+    }
+    if (!t || !culprit_test_result_measured(t))
+        return culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->run,
+                                 t ? "ran but did not pass" : "did not measure", o->test);
+    if (!counts(t, o))
+        return culprit_error_set(
+            CULPRIT_ERROR,
+            "'%s' measured test '%s' for '%s'%s, not %s '%s': a bisection of a metric needs "
+            "the runner to %s",
+            o->run, o->test, t->metric ? t->metric : "wall_ns", t->counted_by ? "" : " natively",
+            culprit_bisect__counted(o) ? "counted" : "for", o->metric,
+            culprit_bisect__counted(o) ? "count it (run under Valgrind: install valgrind)"
+                                       : "read $CULPRIT_METRIC (a test binary of culprit's)");
+    if ((error = keep_fingerprint(p, t_run, t)) < 0)
+        return error;
+    *value = run_value(t, o);
+    if (!p->filter && (error = culprit_buf_put_glob_literal(&glob, t->name)) == 0)
+        p->filter = culprit_buf_detach(&glob);
+    culprit_buf_dispose(&glob);
+    return error < 0 ? error : keep_cpu(p, t_run, t);
 }
 
 /*
  * One run in the side's checkout, its value in *value (ns): the command's whole run
  * time, or, with --run/--test, the test's mean as the test binary measured it (its
  * judged summary, inside the severe fences), read from a history directory of its
- * own and recorded into the session's history.
+ * own and recorded into the session's history. Once the test's declared name is
+ * known, the run command gets $CULPRIT_FILTER, so a test binary runs that test alone.
  */
 static int measure(void *payload, culprit_bisect__side side, const char *sha, double *value)
 {
     probe *p = payload;
     const culprit_bisect_options *o = p->opts;
     const char *path;
-    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128];
-    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL};
+    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128], *env_filter = NULL;
+    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL, NULL};
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
-    const culprit_test_result *t = NULL;
-    const culprit_run *t_run = NULL;
-    culprit_history_query q = {.flags = 0};
+    culprit_history_query q = {.flags = CULPRIT_HISTORY_LOAD_SAMPLES};
+    size_t nenv = 3;
     double elapsed;
     int error;
 
@@ -374,41 +458,21 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", sha);
     snprintf(env_metric, sizeof(env_metric), "CULPRIT_METRIC=%s", o->metric ? o->metric : "");
     if (o->metric)
-        env[3] = env_metric;
-    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env)) < 0)
+        env[nenv++] = env_metric;
+    if (p->filter && asprintf(&env_filter, "CULPRIT_FILTER=%s", p->filter) < 0) {
+        env_filter = NULL;
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
-    /* Samples are loaded only to be recorded: the step needs the summary alone. */
-    q.flags = p->history && o->record ? CULPRIT_HISTORY_LOAD_SAMPLES : 0;
-    if ((error = culprit_history_open(&h, dir, 0)) < 0 ||
+    }
+    env[nenv] = env_filter;
+    p->last_known = 0;
+    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env)) < 0 ||
+        (error = culprit_history_open(&h, dir, 0)) < 0 ||
         (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
         goto cleanup;
-    for (size_t r = 0; r < runs.nruns; r++) {
-        const culprit_test_result *x = test_in_run(runs.runs[r], o->test);
-        if (x) {
-            t = x;
-            t_run = runs.runs[r];
-        }
-        if ((error = record_run(p, runs.runs[r])) < 0)
-            goto cleanup;
-    }
-    if (!t || !culprit_test_result_measured(t)) {
-        error = culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->run,
-                                  t ? "ran but did not pass" : "did not measure", o->test);
-        goto cleanup;
-    }
-    if (!counts(t, o->metric)) {
-        error = culprit_error_set(CULPRIT_ERROR,
-                                  "'%s' measured test '%s' for '%s'%s, not counted '%s': a "
-                                  "bisection of a metric needs the runner to count it (run under "
-                                  "Valgrind: install valgrind)",
-                                  o->run, o->test, t->metric ? t->metric : "wall_ns",
-                                  t->counted_by ? "" : " natively", o->metric);
-        goto cleanup;
-    }
-    if ((error = keep_fingerprint(p, t_run, t)) < 0)
-        goto cleanup;
-    *value = run_value(t, o->metric);
+    error = read_test(p, &runs, value);
 cleanup:
+    free(env_filter);
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);
     remove_tree(dir);
@@ -440,6 +504,7 @@ static void dispose(void *payload)
         culprit_vcs_checkout_remove(p->ck[i]);
     culprit_history_free(p->history);
     free(p->home);
+    free(p->filter);
     culprit_run_free(p->fp);
     culprit_history_runs_dispose(&p->past);
     free(p);
@@ -497,5 +562,6 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
     out->dir = dir_of;
     out->dispose = dispose;
     out->payload = p;
+    out->cpu_of_last = cpu_of_last;
     return 0;
 }

@@ -44,9 +44,10 @@ typedef struct {
                               "smallest slowdown that makes a commit bad (default 2)"),            \
             CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
             CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(o)->metric, "NAME",                   \
-                        "with --run/--test: bisect this counted metric (instructions:\n"           \
-                        "the runner counts it under Valgrind, $CULPRIT_METRIC) with\n"             \
-                        "one run of each side per step instead of the test's time;\n"              \
+                        "with --run/--test: bisect this series of the test\n"                      \
+                        "($CULPRIT_METRIC): cpu_ns its CPU time, judged as time is;\n"            \
+                        "a counted one (instructions, under Valgrind) with one run\n"             \
+                        "of each side per step instead of the test's time;\n"                      \
                         "with --command: cpu_ns judges the command's CPU time (user +\n"           \
                         "system, with the children it waits for) instead of its wall\n"            \
                         "time, for an oversubscribed machine"),                                    \

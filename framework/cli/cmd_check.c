@@ -11,6 +11,7 @@
  */
 #include "cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ typedef struct {
     const char *commit_rev;
     const char *baseline_rev;
     int confirm;
+    double confirm_budget_s;     /* --confirm-budget: per test, of the paired runs */
     const char *build_dir;       /* --build-dir: a trusted build tree beside the work tree */
     culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
     cli_investigate investigate;
@@ -41,6 +43,11 @@ typedef struct {
                         "confirm each flagged test: with --build and --run, paired\n"              \
                         "runs of its baseline commit and this one, built in temporary\n"           \
                         "checkouts; without them, re-run it once against history"),                \
+            CULPRIT_OPT("--confirm-budget", 0, CULPRIT_OPT_CALLBACK, &(a)->confirm_budget_s,       \
+                        "TIME",                                                                    \
+                        "paired runs of one test stop after this long (default\n"                  \
+                        "60 s; 0 no limit) or --max-runs pairs, judged so far",                    \
+                        .set = cli_set_budget),                                                    \
             CULPRIT_OPT("--build-dir", 0, CULPRIT_OPT_STRING, &(a)->build_dir, "DIR",              \
                         "with --confirm: a build tree outside the work tree whose\n"               \
                         "test binaries a re-run may use (also $CULPRIT_BUILD_DIR;\n"               \
@@ -76,7 +83,7 @@ static void usage(FILE *out)
     cli_usage(out,
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
               "                     [--json] [--junit FILE] [--test NAME]\n"
-              "                     [--confirm [--build-dir DIR]]\n"
+              "                     [--confirm [--confirm-budget TIME] [--build-dir DIR]]\n"
               "                     [--investigate [--investigate-budget TIME]]\n"
               "                     [--build CMD] [--run CMD] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
@@ -98,6 +105,7 @@ static int parse(check_args *a, int argc, char **argv, int *help)
     culprit_bisect_options_init(&a->pair, CULPRIT_BISECT_OPTIONS_VERSION);
     a->commit_rev = "HEAD";
     a->investigate.budget_s = 1800;
+    a->confirm_budget_s = CULPRIT_CONFIRM_BUDGET_S;
     culprit_opt_parser_init(&p, "check", options, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
@@ -178,51 +186,79 @@ static void say_unconfirmed(void *payload, const culprit_verdict *v)
             culprit_verdict_name(v->kind));
 }
 
+/* A paired confirmation's progress and answer, on stderr; `payload` the options. */
+static void say_confirm(const culprit_confirm_progress *p, void *payload)
+{
+    const culprit_confirm_options *o = payload;
+    culprit_buf line = CULPRIT_BUF_INIT;
+
+    culprit_buf_printf(&line, "culprit: confirming %s: ", p->test);
+    if (p->event == CULPRIT_CONFIRM_START) {
+        culprit_buf_printf(&line,
+                           "paired runs of %.12s and %.12s, this test alone, up to %zu "
+                           "pairs",
+                           p->good, p->bad, p->max_pairs);
+        if (p->budget_s > 0)
+            culprit_buf_printf(&line, " or %.0f s", p->budget_s);
+    } else if (p->event == CULPRIT_CONFIRM_FAILED) {
+        culprit_buf_printf(&line, "cannot: %s; keeping the verdict%s", p->error,
+                           o->which == CULPRIT_CONFIRM_UNCONFIRMED ? " (not bisected)" : "");
+    } else {
+        if (p->event == CULPRIT_CONFIRM_PAIR)
+            culprit_buf_printf(&line, "pair %zu of %zu, %.0f s: ", p->pairs, p->max_pairs,
+                               p->elapsed_s);
+        else
+            culprit_buf_printf(&line, "%s after %zu pairs, %.0f s: ",
+                               p->result->slower == 1   ? "slower"
+                               : p->result->slower == 0 ? "not slower"
+                                                        : "still unknown",
+                               p->pairs, p->elapsed_s);
+        if (isfinite(p->change_low))
+            culprit_buf_printf(&line, "%+.1f%% (CI %+.1f%% to %+.1f%%)", 100 * p->change,
+                               100 * p->change_low, 100 * p->change_high);
+        else
+            culprit_buf_puts(&line, "too few pairs to judge");
+        if (p->event == CULPRIT_CONFIRM_PAIR)
+            culprit_buf_puts(&line, p->cpu ? " on CPU time" : "");
+        else if (o->pair.metric)
+            culprit_buf_printf(&line, "; judged on %s (--metric)", o->pair.metric);
+        else if (p->result->cpu)
+            culprit_buf_printf(&line, "; judged on CPU time: %zu of %zu runs were preempted",
+                               p->result->preempted, 2 * p->result->runs);
+        else
+            culprit_buf_puts(&line, "; judged on time: no run was preempted");
+        if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time)
+            culprit_buf_puts(&line, "; stopped by the time budget (--confirm-budget)");
+        /* --investigate bisects only what the pairs confirmed. */
+        if (p->event == CULPRIT_CONFIRM_DONE && o->which == CULPRIT_CONFIRM_UNCONFIRMED)
+            culprit_buf_puts(&line, p->result->slower == 1 ? "; confirmed: investigating it"
+                                                           : "; not confirmed: not bisected");
+    }
+    fprintf(stderr, "%s\n", culprit_buf_cstr(&line));
+    culprit_buf_dispose(&line);
+}
+
 /*
- * --confirm --build CMD --run CMD: each flagged test measured again, its baseline
- * commit against the commit judged, as a bisection step (culprit_bisect_confirm():
- * both built in temporary checkouts, interleaved pairs); the verdict then rests on
- * the pairs (culprit_detect_apply_paired()). A test whose verdict is already a
- * deterministic count needs no pairs. Each test builds its two sides anew.
+ * Paired runs of the baseline commit and the commit judged for the verdicts `which`
+ * selects (culprit_bisect_confirm_check(): --confirm --build --run, and the
+ * unconfirmed minors of --investigate); the verdicts then rest on the pairs.
  */
 static int confirm_paired(culprit_check_result *result, const culprit_history_runs *runs,
                           const char *sha, const char *const *bases, size_t nbases,
-                          const check_args *a)
+                          const check_args *a, culprit_confirm_which which)
 {
-    for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict *v = &result->verdicts[i];
-        culprit_bisect_options o = a->pair;
-        culprit_bisect_confirmation c;
-        culprit_paired_confirmation p;
-        culprit_baseline b;
-        char good[41];
-        if (!culprit_detect_wants_pairs(v, culprit_check_flagged(result, i)))
-            continue;
-        if (culprit_detect_baseline_for(&b, runs, result->now_runs[i], result->now[i], bases,
-                                        nbases, 1, a->judge.check.detect.allow_mixed) < 0 ||
-            b.n == 0) {
-            culprit_baseline_dispose(&b);
-            continue;
-        }
-        snprintf(good, sizeof(good), "%s", b.runs[0]->commit);
-        culprit_baseline_dispose(&b);
-        o.good = good;
-        o.bad = sha;
-        o.test = v->test;
-        o.metric = a->judge.check.metric;
-        fprintf(stderr, "culprit: confirming %s: paired runs of %.12s and %.12s\n", v->test, good,
-                sha);
-        if (culprit_bisect_confirm(&c, &o) < 0) {
-            fprintf(stderr, "culprit: cannot confirm %s: %s; keeping the verdict\n", v->test,
-                    culprit_error_last());
-            continue;
-        }
-        p = (culprit_paired_confirmation){c.pairs ? c.pairs : c.runs, c.change, c.change_low,
-                                          c.change_high, c.slower};
-        if (culprit_detect_apply_paired(v, &p, a->judge.check.detect.confidence) < 0)
-            return CULPRIT_ERROR;
-    }
-    return 0;
+    culprit_confirm_options o = CULPRIT_CONFIRM_OPTIONS_INIT;
+
+    o.pair = a->pair;
+    o.pair.metric = a->judge.check.metric; /* the series the check judged */
+    o.which = which;
+    o.budget_s = a->confirm_budget_s;
+    o.confidence = a->judge.check.detect.confidence;
+    o.allow_mixed = a->judge.check.detect.allow_mixed;
+    o.progress = say_confirm;
+    o.payload = &o;
+    cli_clean_up_on_signals();
+    return culprit_bisect_confirm_check(result, runs, sha, bases, nbases, &o);
 }
 
 /* ------------------------------------------------------------ --investigate --- */
@@ -236,8 +272,8 @@ typedef struct {
 /* Investigates the regressions of `result`, then writes the documents the report
  * reads into the results directory. */
 static int investigate(investigations *iv, const check_args *a, const cli_env *env,
-                       const culprit_check_result *result, const culprit_history_runs *runs,
-                       const char *const *bases, size_t nbases)
+                       culprit_check_result *result, const culprit_history_runs *runs,
+                       const char *sha, const char *const *bases, size_t nbases)
 {
     const char *workdir = culprit_vcs_workdir(env->repo);
     char *results;
@@ -246,6 +282,11 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
     culprit_bisect_options pair = a->pair;
 
     pair.metric = a->judge.check.metric; /* the series the check judged is bisected */
+    /* An unconfirmed minor is confirmed by pairs first: only confirmed ones are
+     * bisected (docs/investigate.md). */
+    if ((error = confirm_paired(result, runs, sha, bases, nbases, a, CULPRIT_CONFIRM_UNCONFIRMED)) <
+        0)
+        return error;
     cli_clean_up_on_signals();
     if ((error = cli_investigate_run(&iv->items, &iv->n, &a->investigate, &pair, result, runs,
                                      bases, nbases)) < 0)
@@ -412,14 +453,13 @@ int cli_check(int argc, char **argv)
         cli_note_shallow(env.repo, sha, &runs);
     if (error < 0)
         goto cleanup;
-    if (a.confirm && a.pair.run)
-        cli_clean_up_on_signals();
     if (a.confirm && a.pair.run &&
-        (error = confirm_paired(&result, &runs, sha, bases, nbases, &a)) < 0)
+        (error = confirm_paired(&result, &runs, sha, bases, nbases, &a, CULPRIT_CONFIRM_WANTED)) <
+            0)
         goto cleanup;
 
     if (a.investigate.enabled &&
-        (error = investigate(&iv, &a, &env, &result, &runs, bases, nbases)) < 0)
+        (error = investigate(&iv, &a, &env, &result, &runs, sha, bases, nbases)) < 0)
         goto cleanup;
 
     exit_code = cli_judge_exit_code(&result, a.judge.fail_on);

@@ -215,6 +215,10 @@ static json_t *json_paired(const culprit_paired_confirmation *c)
     json_object_set_new(o, "change_low", cli_json_number(c->change_low));
     json_object_set_new(o, "change_high", cli_json_number(c->change_high));
     json_object_set_new(o, "slower", c->slower < 0 ? json_null() : json_boolean(c->slower));
+    /* The rule: CPU time when a run was preempted, else the test's time. */
+    json_object_set_new(o, "judged", json_string(c->cpu ? "cpu_ns" : "time"));
+    json_object_set_new(o, "preempted_runs", json_integer((json_int_t)c->preempted));
+    json_object_set_new(o, "out_of_time", json_boolean(c->out_of_time));
     return o;
 }
 

@@ -96,6 +96,16 @@ int culprit_buf_put_text(culprit_buf *buf, const char *name)
     return put_escaped(buf, name, KIND_TERMINAL);
 }
 
+int culprit_buf_put_glob_literal(culprit_buf *buf, const char *s)
+{
+    int error = culprit_buf_grow(buf, 0);
+
+    for (const char *p = s; *p && error >= 0; p++)
+        error =
+            strchr("*?[]\\", *p) ? culprit_buf_printf(buf, "\\%c", *p) : culprit_buf_put(buf, p, 1);
+    return error < 0 ? error : 0;
+}
+
 int culprit_buf_put_utf8(culprit_buf *buf, const char *s, unsigned int flags)
 {
     return put_escaped(buf, s, flags & CULPRIT_TEXT_XML ? KIND_XML : KIND_UTF8);

@@ -153,6 +153,12 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
     if (isfinite(c->change_low) && c->change_low != c->change_high)
         culprit_buf_printf(b, " (%.0f%% CI %+.1f%% to %+.1f%%)", 100 * confidence,
                            100 * c->change_low, 100 * c->change_high);
+    /* The confirmation's rule, when it is not the plain one (time, pairs to the end). */
+    if (c->cpu)
+        culprit_buf_printf(b, ", on CPU time (%zu run%s preempted)", c->preempted,
+                           c->preempted == 1 ? "" : "s");
+    if (c->out_of_time)
+        culprit_buf_puts(b, ", stopped by the time budget");
 }
 
 /* What the pooled rule decided for a young test's minor, and from what. */

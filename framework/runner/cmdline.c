@@ -22,7 +22,8 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
         CULPRIT_OPT("--list", 0, CULPRIT_OPT_FLAG, &o->list, NULL,
                     "print the test names, one per line, and exit"),
         CULPRIT_OPT("--filter", 0, CULPRIT_OPT_STRING, &o->filter, "GLOB",
-                    "run only tests whose name matches GLOB (fnmatch)"),
+                    "run only tests whose name matches GLOB (fnmatch; also\n"
+                    "$CULPRIT_FILTER, where matching none runs none, exit 0)"),
         CULPRIT_OPT("--repetitions", 0, CULPRIT_OPT_UINT, &o->repetitions, "N",
                     "take exactly N samples per test (overrides the tests)", .min = 1, .max = 1e8),
         CULPRIT_OPT("--warmup", 0, CULPRIT_OPT_UINT, &o->warmup, "N",
@@ -126,6 +127,7 @@ void culprit_runner__usage(FILE *out, const char *program)
 int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **argv)
 {
     const char *env_fail_on = getenv("CULPRIT_FAIL_ON"), *env_metric = getenv("CULPRIT_METRIC");
+    const char *env_filter = getenv("CULPRIT_FILTER");
     culprit_opt table[RUNNER_NOPTS];
     culprit_opt_parser p;
     int kind;
@@ -140,6 +142,11 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     if (env_metric && *env_metric &&
         culprit_opt_apply(culprit_opt_find(table, "--metric"), "CULPRIT_METRIC", env_metric) < 0)
         return CULPRIT_EINVALID;
+    /* The one test a bisection or a paired confirmation measures. */
+    if (env_filter && *env_filter) {
+        out->filter = env_filter;
+        out->filter_from_env = 1;
+    }
     culprit_opt_parser_init(&p, NULL, table, argc, argv);
     while ((kind = culprit_opt_next(&p)) != CULPRIT_OPT_END) {
         if (kind < 0)
@@ -147,6 +154,7 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
         if (kind == CULPRIT_OPT_POSITIONAL)
             return culprit_error_set(CULPRIT_EINVALID, "unknown argument '%s'", p.value);
     }
+    out->filter_from_env = out->filter_from_env && out->filter == env_filter;
     if (out->history_dir && out->no_history)
         return culprit_error_set(CULPRIT_EINVALID, "--history and --no-history contradict");
     return 0;

@@ -265,10 +265,7 @@ static int filter_arg(culprit_buf *out, const char *test)
 {
     int error = culprit_buf_puts(out, "--filter=");
 
-    for (const char *p = test; *p && error >= 0; p++)
-        error =
-            strchr("*?[]\\", *p) ? culprit_buf_printf(out, "\\%c", *p) : culprit_buf_put(out, p, 1);
-    return error < 0 ? error : 0;
+    return error < 0 ? error : culprit_buf_put_glob_literal(out, test);
 }
 
 int culprit_runner_rerun(const char *binary, const char *test, const char *history_dir,

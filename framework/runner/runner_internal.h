@@ -24,6 +24,7 @@ typedef struct {
     int ctest; /* --ctest: measurements for ctest and CDash (ctest.c) */
     int debug; /* --debug, CULPRIT_DEBUG=1 or a tracer attached: see debugger.c */
     const char *filter;
+    int filter_from_env;      /* the filter is $CULPRIT_FILTER's: matching nothing is no error */
     unsigned int repetitions; /* 0: as declared */
     unsigned int warmup;      /* 0: as declared */
     int warmup_set;

@@ -333,6 +333,10 @@ typedef struct {
                                                  history; or the deterministic rule) */
     size_t builds;                          /**< commits built */
     int deterministic;                      /**< judged on counts (opts->metric) */
+    int cpu;          /**< judged on each run's CPU time: a run had preempted samples */
+    size_t preempted; /**< runs (both sides) with preempted samples */
+    int out_of_time;  /**< the time budget stopped it: the figures are those so far */
+    double seconds;   /**< wall time it took, builds included */
 } culprit_bisect_confirmation;
 
 /**
@@ -342,6 +346,87 @@ typedef struct {
  * CULPRIT_ERROR naming the side when a side cannot be built or run.
  */
 int culprit_bisect_confirm(culprit_bisect_confirmation *out, const culprit_bisect_options *opts);
+
+/** What culprit_bisect_confirm_check() is doing, for a progress line. */
+typedef enum {
+    CULPRIT_CONFIRM_START = 0, /**< a test's confirmation begins (its two sides are built) */
+    CULPRIT_CONFIRM_PAIR,      /**< one more pair was run: `pairs` and the figures so far */
+    CULPRIT_CONFIRM_DONE,      /**< it ended: `result`, and the verdict was judged again */
+    CULPRIT_CONFIRM_FAILED     /**< it could not run (`error`): the verdict is kept */
+} culprit_confirm_event;
+
+typedef struct {
+    culprit_confirm_event event;
+    const char *test;                       /**< "suite.test" */
+    const char *good, *bad;                 /**< the baseline commit and the commit judged */
+    size_t pairs, max_pairs;                /**< pairs so far, and the budget's */
+    double elapsed_s, budget_s;             /**< time so far, and the budget's (0: none) */
+    double change, change_low, change_high; /**< so far (NAN before two pairs) */
+    int cpu;                                /**< so far judged on CPU time (a run was preempted) */
+    const culprit_bisect_confirmation *result; /**< DONE */
+    const char *error;                         /**< FAILED: why */
+} culprit_confirm_progress;
+
+/** Which verdicts of a check culprit_bisect_confirm_check() measures again. */
+typedef enum {
+    CULPRIT_CONFIRM_WANTED = 0,     /**< each that culprit_detect_wants_pairs() (check --confirm) */
+    CULPRIT_CONFIRM_UNCONFIRMED = 1 /**< each flagged minor whose evidence is unconfirmed
+                                         (check --investigate, before bisecting) */
+} culprit_confirm_which;
+
+typedef struct {
+    unsigned int version;
+    /** The template of each confirmation: repository, build, run (or command), the
+     * runs (max_runs: the pairs budget), timeout, confidence, threshold, history_dir,
+     * checkout_parent, metric (the series the check judged). good, bad and test are
+     * set per test. */
+    culprit_bisect_options pair;
+    culprit_confirm_which which;
+    double budget_s;   /**< per test: no pair starts after this long (its builds included);
+                            the verdict rests on the pairs so far. 0: none */
+    double confidence; /**< of the verdicts judged again: the check's (0.99) */
+    int allow_mixed;   /**< the baseline as the check chose it (culprit_detect_options) */
+    void (*progress)(const culprit_confirm_progress *p, void *payload); /**< NULL: silent */
+    void *payload;
+} culprit_confirm_options;
+
+/** The default time budget of one test's paired confirmation, in seconds. */
+#define CULPRIT_CONFIRM_BUDGET_S        60
+#define CULPRIT_CONFIRM_OPTIONS_VERSION 1
+#define CULPRIT_CONFIRM_OPTIONS_INIT                                                               \
+    {                                                                                              \
+        .version = CULPRIT_CONFIRM_OPTIONS_VERSION, .pair = CULPRIT_BISECT_OPTIONS_INIT,           \
+        .which = CULPRIT_CONFIRM_WANTED, .budget_s = CULPRIT_CONFIRM_BUDGET_S, .confidence = 0.99  \
+    }
+
+/** Sets `opts` to CULPRIT_CONFIRM_OPTIONS_INIT. CULPRIT_EINVALID for another version. */
+int culprit_confirm_options_init(culprit_confirm_options *opts, unsigned int version);
+
+/**
+ * The paired confirmation of a check (`culprit check --confirm --build --run`, and
+ * `--investigate` before it bisects): each verdict of `result` that opts->which
+ * selects is measured again, its baseline commit (the newest earlier run among
+ * `bases` that the check compared with, from `runs`) against `commit`, as
+ * culprit_bisect_confirm() does, with a confirmation's rules:
+ *
+ *   - only that test runs: the run command gets $CULPRIT_FILTER, the test's name as
+ *     a glob, once its first run told the name the binary declares;
+ *   - it stops at a budget: max_runs pairs, or opts->budget_s seconds, whichever comes
+ *     first, and the verdict then rests on the pairs so far (still unknown when they
+ *     cannot tell);
+ *   - it judges each run's CPU time (the test's cpu_ns) instead of its time when any
+ *     run of the two sides had preempted samples (the runner counts them): on a
+ *     loaded machine the wall time of a run carries the waits of the scheduler, its
+ *     CPU time does not. The result (and the verdict's `paired`) says which.
+ *
+ * The verdict is then judged again by the pairs (culprit_detect_apply_paired()). A
+ * test that cannot be confirmed (a side does not build or run) keeps its verdict,
+ * and the progress callback is told why (FAILED). Errors: bad options, out of memory;
+ * a Ctrl-C during a build or a run ends them (as culprit_bisect_session()).
+ */
+int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_history_runs *runs,
+                                 const char *commit, const char *const *bases, size_t nbases,
+                                 const culprit_confirm_options *opts);
 
 /** One measured comparison of a commit against the good end. */
 typedef struct culprit_bisect_step {
@@ -363,6 +448,11 @@ typedef struct culprit_bisect_step {
     int conclusive;    /**< bad at confidence 1 - (1 - confidence)^2 too: as strong as this
                             step and an independent confirmation of it together (a culprit
                             found by such a step against its parent is not measured again) */
+    /* A paired confirmation's (culprit_bisect_confirm_check); 0 in a bisection: */
+    int cpu;          /**< judged on each run's CPU time (the test's cpu_ns), not its time:
+                           some run of the step had preempted samples */
+    size_t preempted; /**< runs of the step (both sides) with preempted samples */
+    int out_of_time;  /**< the time budget ended the step: the figures are those so far */
 } culprit_bisect_step;
 
 typedef enum {

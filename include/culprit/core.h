@@ -135,6 +135,12 @@ int culprit_buf_put_duration(culprit_buf *buf, double ns);
  * The escaping of text output everywhere (docs/history-format.md, "Names").
  */
 int culprit_buf_put_text(culprit_buf *buf, const char *name);
+/**
+ * Appends `s` as a glob (fnmatch(3), no flags) that matches `s` alone: '*', '?',
+ * '[', ']' and '\\' are escaped with a backslash. What a test binary's --filter and
+ * $CULPRIT_FILTER are given to run one recorded test.
+ */
+int culprit_buf_put_glob_literal(culprit_buf *buf, const char *s);
 /** culprit_buf_put_utf8() and culprit_text_utf8() for XML: also escape the
  *  characters XML 1.0 cannot carry (C0 but tab, line feed and CR; U+FFFE, U+FFFF). */
 #define CULPRIT_TEXT_XML 1u

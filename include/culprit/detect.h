@@ -419,6 +419,9 @@ typedef struct {
     double change;                  /**< median relative change of the pairs, now/base - 1 */
     double change_low, change_high; /**< its confidence interval */
     int slower;                     /**< 1 slower, 0 not slower, -1 still unknown */
+    int cpu;          /**< judged on the runs' CPU time (a run had preempted samples) */
+    size_t preempted; /**< runs with preempted samples */
+    int out_of_time;  /**< the time budget stopped the pairs: the figures so far */
 } culprit_paired_confirmation;
 
 /** A run a verdict compared with (docs/detection.md, "A traceable baseline"). Owned. */

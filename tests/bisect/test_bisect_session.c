@@ -127,7 +127,15 @@ typedef struct {
     char on[2][41]; /* the commit built on each side ("" none) */
     char runs[512]; /* the order of the first runs: "C8 G0 ..." */
     int exact;      /* no jitter: a count (--metric) */
+    /* A confirmation's world (cpu_of_last): each run's time carries `wall_noise`
+     * (relative, a sequence the pairs do not cancel), its CPU time only the jitter;
+     * every run preempted or none. */
+    double wall_noise;
+    int preempted;
+    double last_cpu;
 } fake;
+
+static const double noise[11] = {0.9, -0.4, 0.1, -1.0, 0.6, 0.3, -0.7, 1.0, -0.2, 0.5, -0.8};
 
 static int index_of(const repo_fixture *r, const char *sha)
 {
@@ -166,10 +174,20 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
     assert_string_equal(f->on[side], sha); /* built on that side before it runs */
     if (k < f->burst_runs[c])
         rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
-    *value = f->mean[c] * (1 + rel);
+    f->last_cpu = f->mean[c] * (1 + rel);
+    *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
     if (len + 8 < sizeof(f->runs))
         snprintf(f->runs + len, sizeof(f->runs) - len, "%s%c%d", len ? " " : "",
                  side == CULPRIT_BISECT__GOOD ? 'G' : 'C', c);
+    return 0;
+}
+
+static int fake_cpu_of_last(void *payload, double *cpu_ns, int *preempted)
+{
+    fake *f = payload;
+
+    *cpu_ns = f->last_cpu;
+    *preempted = f->preempted;
     return 0;
 }
 
@@ -241,7 +259,8 @@ static void linear(scenario *sc, size_t n, size_t at, double change)
 static void run_session(scenario *sc, int good, int bad)
 {
     const repo_fixture *r = &sc->repo;
-    culprit_bisect__probe p = {fake_build, fake_measure, NULL, NULL, fake_swap, NULL, NULL, &sc->f};
+    culprit_bisect__probe p = {fake_build, fake_measure, NULL,   NULL, fake_swap,
+                               NULL,       NULL,         &sc->f, NULL};
 
     culprit_bisect_result_dispose(&sc->r);
     sc->f.repo = r;
@@ -607,7 +626,8 @@ static void test_counted_metric(void **state)
  * the threshold itself, which no number of pairs can place: still unknown. */
 static void confirm_of(scenario *sc, int good, int bad, culprit_bisect_confirmation *c)
 {
-    culprit_bisect__probe p = {fake_build, fake_measure, NULL, NULL, fake_swap, NULL, NULL, &sc->f};
+    culprit_bisect__probe p = {fake_build, fake_measure, NULL,   NULL, fake_swap,
+                               NULL,       NULL,         &sc->f, NULL};
 
     sc->f.repo = &sc->repo;
     memset(sc->f.on, 0, sizeof(sc->f.on));
@@ -615,7 +635,7 @@ static void confirm_of(scenario *sc, int good, int bad, culprit_bisect_confirmat
     sc->opts.good = sc->repo.sha[good];
     sc->opts.bad = sc->repo.sha[bad];
     sc->opts.command = "planted";
-    assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p), 0);
+    assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p, NULL), 0);
 }
 
 static void test_confirm(void **state)
@@ -636,6 +656,89 @@ static void test_confirm(void **state)
     confirm_of(sc, 0, 3, &c);
     assert_int_equal(c.slower, -1);
     assert_int_equal(c.runs, sc->opts.max_runs);
+}
+
+/* A confirmation's rules (culprit_bisect_confirm_check): CPU time is judged when a
+ * run was preempted, the time when none was, never in a bisection step; a deadline
+ * gone stops the pairs with the figures so far; each pair is told. */
+static void on_pair_count(void *payload, const culprit_bisect_step *so_far)
+{
+    size_t *n = payload;
+
+    assert_int_equal(so_far->paired, ++*n);
+    assert_true(*n >= 2 ? isfinite(so_far->change) : isnan(so_far->change));
+}
+
+static void confirm_rules(scenario *sc, const culprit_bisect__confirm_rules *rules,
+                          culprit_bisect_confirmation *c)
+{
+    culprit_bisect__probe p = {fake_build, fake_measure,    NULL, NULL, fake_swap, NULL, NULL,
+                               &sc->f,     fake_cpu_of_last};
+
+    sc->f.repo = &sc->repo;
+    memset(sc->f.on, 0, sizeof(sc->f.on));
+    sc->opts.repository = sc->repo.dir;
+    sc->opts.good = sc->repo.sha[0];
+    sc->opts.bad = sc->repo.sha[1];
+    sc->opts.command = "planted";
+    assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p, rules), 0);
+}
+
+static void test_confirm_rules(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+    size_t told = 0;
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told};
+
+    linear(sc, 2, 1, 0.10);
+    sc->f.wall_noise = 0.5; /* the time cannot tell +10% in 30 pairs; CPU time can */
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.slower, 1);
+    assert_int_equal(c.cpu, 1);
+    assert_int_equal(c.preempted, 2 * c.runs);
+    assert_true(c.change > 0.09 && c.change < 0.11);
+    assert_int_equal(told, c.pairs);
+    assert_int_equal(c.out_of_time, 0);
+    /* No run preempted: the time is judged, and it cannot tell. */
+    sc->f.preempted = 0;
+    told = 0;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.cpu, 0);
+    assert_int_equal(c.preempted, 0);
+    assert_int_equal(c.slower, -1);
+    /* A bisection step (no rules) never judges CPU time. */
+    sc->f.preempted = 1;
+    confirm_rules(sc, NULL, &c);
+    assert_int_equal(c.cpu, 0);
+    /* The budget gone: no pair, the figures unknown, and it says why. */
+    rules.deadline = culprit_time_now_s() - 1;
+    told = 0;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.out_of_time, 1);
+    assert_int_equal(c.slower, -1);
+    assert_int_equal(told, 0);
+    assert_true(isnan(c.change));
+}
+
+/* A perf test's series of nanoseconds (--metric cpu_ns) is a time, judged in pairs; a
+ * count (instructions) by the deterministic rule; a command's cpu_ns is a time too. */
+static void test_time_metric_not_counted(void **state)
+{
+    culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
+    (void)state;
+    o.run = "./t";
+    o.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
+    o.metric = "user_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
+    o.metric = "instructions";
+    assert_int_equal(culprit_bisect__counted(&o), 1);
+    o.run = NULL;
+    o.command = "true";
+    o.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect__counted(&o), 0);
 }
 
 /* The library holds the run counts' policy (the tool none): a minimum given is kept
@@ -788,6 +891,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
+        cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
         cmocka_unit_test(test_reuse_agrees_with_detection),
     };

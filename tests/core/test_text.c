@@ -4,6 +4,7 @@
  */
 #include "support/test.h"
 
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,21 @@ static void suggestions_are_escaped(void **state)
     culprit_buf_dispose(&b);
 }
 
+/* A name as a glob matching it alone: fnmatch's specials escaped, nothing else. */
+static void glob_literal_matches_the_name_alone(void **state)
+{
+    culprit_buf b = CULPRIT_BUF_INIT;
+    (void)state;
+    assert_int_equal(culprit_buf_put_glob_literal(&b, "fib_[1]*?\\x.y"), 0);
+    assert_string_equal(culprit_buf_cstr(&b), "fib_\\[1\\]\\*\\?\\\\x.y");
+    assert_int_equal(fnmatch(culprit_buf_cstr(&b), "fib_[1]*?\\x.y", 0), 0);
+    assert_int_not_equal(fnmatch(culprit_buf_cstr(&b), "fib_1ab\\x.y", 0), 0);
+    culprit_buf_clear(&b);
+    assert_int_equal(culprit_buf_put_glob_literal(&b, ""), 0);
+    assert_string_equal(culprit_buf_cstr(&b), "");
+    culprit_buf_dispose(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -159,6 +175,7 @@ int main(void)
         cmocka_unit_test(file_names_from_data_are_one_safe_component),
         cmocka_unit_test(long_and_empty_names_get_a_hash),
         cmocka_unit_test(suggestions_are_escaped),
+        cmocka_unit_test(glob_literal_matches_the_name_alone),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

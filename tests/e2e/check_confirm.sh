@@ -9,6 +9,11 @@
 #    of a shared runner would): flagged against r1, and the pairs of r1 and r2 (the
 #    same code) do not confirm it: unchanged (or, on a very noisy machine, still
 #    unknown), exit 0.
+#  - the pairs run the flagged test alone ($CULPRIT_FILTER): the binary's other test
+#    runs at most once per confirmation (the first run, which tells the test's name);
+#    each pair is told ("pair k of N"), the rule judged by is stated (CPU time when a
+#    run was preempted, else time), and a budget too short for one pair keeps the
+#    verdict and says why.
 # usage: check_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -42,10 +47,28 @@ static void fib_conf(void **state)
         sum += fib(n);
     assert_true(sum > 0);
 }
+/* Another test of the binary: its setup notes each run in $OTHER_LOG. */
+static int note_run(void **state)
+{
+    const char *log = getenv("OTHER_LOG");
+    FILE *f = log ? fopen(log, "a") : NULL;
+    (void)state;
+    if (f) {
+        fputs("ran\n", f);
+        fclose(f);
+    }
+    return 0;
+}
+static void other(void **state)
+{
+    (void)state;
+    assert_true(fib(5) == 5);
+}
 int main(int argc, char **argv)
 {
     static const culprit_perf_test tests[] = {
         culprit_perf_test(fib_conf, .setup = read_conf, .repetitions = 10, .category = "slow"),
+        culprit_perf_test(other, .setup = note_run, .repetitions = 10),
     };
     return culprit_run_group_name("fibsuite", tests, argc, argv);
 }
@@ -77,7 +100,11 @@ echo "local change" >> "$repo/fib.c" # dirty: never built, never touched
 before=$(cd "$repo" && git status --porcelain && git rev-parse HEAD &&
   find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
 
-check() { (cd "$repo" && "$culprit" check --history "$work/hist" --fail-on minor --json "$@"); }
+check() {
+  (cd "$repo" && "$culprit" check --history "$work/hist" --fail-on minor --json \
+    --test fibsuite.fib_conf "$@")
+}
+export OTHER_LOG=$work/other.log
 field() { python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['tests'][0]; print(($2,))" "$1"; }
 
 # Without --confirm: flagged, but unconfirmed (one earlier run): exit 0.
@@ -87,6 +114,7 @@ status=0; check --commit r3 --baseline r1 > "$work/plain.json" 2> "$work/plain.e
   fail "r3 without --confirm: $(field "$work/plain.json" "t['message']")"
 
 # The planted 3x slowdown, confirmed by pairs.
+rm -f "$OTHER_LOG"
 status=0
 check --commit r3 --baseline r1 --confirm --build "$build" --run './fib_test --quiet' --min-runs 4 \
   --max-runs 10 > "$work/r3.json" 2> "$work/r3.err" || status=$?
@@ -94,6 +122,26 @@ check --commit r3 --baseline r1 --confirm --build "$build" --run './fib_test --q
 [ "$(field "$work/r3.json" "t['verdict'], t['evidence'], t['paired']['slower']")" = \
   "('minor', 'paired', True)" ] || fail "r3 --confirm: $(field "$work/r3.json" "t['message']")"
 grep -q "confirmed by" "$work/r3.json" || fail "the message does not say it was confirmed"
+ran_other=$(cat "$OTHER_LOG" 2> /dev/null | wc -l)
+[ "$ran_other" -le 1 ] || fail "the pairs ran the binary's other test $ran_other times"
+grep -q "confirming fibsuite.fib_conf: pair 2 of 10" "$work/r3.err" ||
+  fail "no progress per pair: $(cat "$work/r3.err")"
+grep -Eq "slower after [0-9]+ pairs.*judged on (CPU time|time)" "$work/r3.err" ||
+  fail "the rule is not stated: $(cat "$work/r3.err")"
+case "$(field "$work/r3.json" "t['paired']['judged']")" in
+  "('cpu_ns',)" | "('time',)") ;;
+  *) fail "the JSON does not state the rule: $(cat "$work/r3.json")" ;;
+esac
+
+# A budget too short for one pair: the verdict is kept, and the output says why.
+status=0
+check --commit r3 --baseline r1 --confirm --confirm-budget 0.001 --build "$build" \
+  --run './fib_test --quiet' > "$work/short.json" 2> "$work/short.err" || status=$?
+[ "$status" = 0 ] || fail "a spent budget exited $status: $(cat "$work/short.err")"
+grep -q "ran out before the first pair; keeping the verdict" "$work/short.err" ||
+  fail "a spent budget: $(cat "$work/short.err")"
+[ "$(field "$work/short.json" "t['verdict'], t['evidence']")" = "('minor', 'unconfirmed')" ] ||
+  fail "a spent budget changed the verdict: $(field "$work/short.json" "t['message']")"
 
 # The slow moment at r2: flagged from history, refuted by the pairs of identical code.
 status=0

@@ -91,6 +91,25 @@ static void fail_on_from_environment_then_command_line(void **state)
     assert_non_null(strstr(culprit_error_last(), "major, minor or none"));
 }
 
+/* $CULPRIT_FILTER (what a bisection or a paired confirmation sets) is a filter that
+ * may match nothing; --filter on the command line wins and is strict again. */
+static void filter_from_environment_then_command_line(void **state)
+{
+    culprit_runner_options o;
+    (void)state;
+    setenv("CULPRIT_FILTER", "fib_\\*", 1);
+    assert_int_equal(PARSE(&o, "-q"), 0);
+    assert_string_equal(o.filter, "fib_\\*");
+    assert_true(o.filter_from_env);
+    assert_int_equal(PARSE(&o, "--filter", "other"), 0);
+    assert_string_equal(o.filter, "other");
+    assert_false(o.filter_from_env);
+    unsetenv("CULPRIT_FILTER");
+    assert_int_equal(PARSE(&o, "-q"), 0);
+    assert_null(o.filter);
+    assert_false(o.filter_from_env);
+}
+
 /* --help lists the rows the parser reads: every option parsed is in the help. */
 static void help_lists_every_option(void **state)
 {
@@ -118,6 +137,7 @@ int main(void)
         cmocka_unit_test(rejects_unknown_option_by_name),
         cmocka_unit_test(rejects_bad_values_naming_option_and_value),
         cmocka_unit_test(fail_on_from_environment_then_command_line),
+        cmocka_unit_test(filter_from_environment_then_command_line),
         cmocka_unit_test(help_lists_every_option),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
