@@ -61,8 +61,8 @@ typedef struct {
     names files, fns, objs;
     gfn *g;
     size_t ng, ag;
-    size_t *of_fn; /* tree function -> graph function (NONE) */
-    size_t nof_fn;
+    size_t *of_fn;             /* tree function -> graph function (NONE) */
+    size_t nof_fn, aof_fn;     /* entries set, allocated */
     int npos, line_col, event; /* position columns, which is the line, Ir's column */
     long long last[2];
     const char *ob, *fl, *fi, *cob, *cfi; /* current names (borrowed from the tables) */
@@ -135,10 +135,10 @@ static int function(parser *p, size_t *out, const char *name, const char *file, 
     if (fn >= old && ob && strcmp(ob, "???") != 0 &&
         !(p->tree->functions[fn].object = culprit_strdup(ob)))
         return CULPRIT_ERROR;
-    if (culprit_array_grow(&p->of_fn, &p->nof_fn, fn, sizeof(*p->of_fn), 64) < 0)
+    if (culprit_array_grow(&p->of_fn, &p->aof_fn, p->tree->nfunctions, sizeof(*p->of_fn), 64) < 0)
         return CULPRIT_ERROR;
-    for (size_t i = old; i < p->tree->nfunctions; i++)
-        p->of_fn[i] = CULPRIT_CALLTREE_NONE;
+    for (; p->nof_fn < p->tree->nfunctions; p->nof_fn++) /* the tree's earlier ones too */
+        p->of_fn[p->nof_fn] = CULPRIT_CALLTREE_NONE;
     if (p->of_fn[fn] == CULPRIT_CALLTREE_NONE) {
         if (culprit_array_grow(&p->g, &p->ag, p->ng, sizeof(*p->g), 64) < 0)
             return CULPRIT_ERROR;
