@@ -246,4 +246,10 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
 int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const char *dir,
                                    const char *sha);
 
+/* 1 when the call trees count instructions (opts->metric "instructions": a
+ * bisection judged by instructions records its call trees under callgrind, on the
+ * measured builds, opts->calltree_build unused), 0 when they are the timed trees of
+ * an instrumented build (calltree.c). */
+int culprit_bisect__counted_trees(const culprit_bisect_options *opts);
+
 #endif

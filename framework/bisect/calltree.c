@@ -46,7 +46,7 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
     char env_dir[4200];
     /* As the bisection runs it: /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it;
      * a test binary must not fail on its own verdicts. */
-    const char *env[] = {env_dir, "CULPRIT_FAIL_ON=none", NULL};
+    const char *env[] = {env_dir, "CULPRIT_FAIL_ON=none", NULL, NULL};
     const char *argv[] = {"/bin/sh", "-c", opts->run ? opts->run : opts->command, NULL};
     /* The recorder runs the baseline where it runs the command: the baseline moves to
      * the plain checkout itself, and $CULPRIT_CHECKOUT names that one. */
@@ -71,6 +71,12 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
      * root-cause cases named a caller so). A function called once gets n = 3. */
     o.repeat = max_levels ? 1 : 3; /* the check before bisecting needs one tree */
     o.max_levels = max_levels;
+    if (culprit_bisect__counted_trees(opts)) {
+        /* Counted under callgrind: the runner must not start a callgrind of its own. */
+        o.metric = "instructions";
+        o.baseline = NULL;
+        env[2] = "CULPRIT_METRIC=";
+    }
     if ((error = culprit_calltree_record(out, argv, &o)) < 0 ||
         (error = relative_to(*out, dir)) < 0) {
         char *why = culprit_strdup(culprit_error_last());
@@ -136,6 +142,11 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
         culprit_error_clear();
     }
     return 0;
+}
+
+int culprit_bisect__counted_trees(const culprit_bisect_options *opts)
+{
+    return opts->metric && strcmp(opts->metric, "instructions") == 0;
 }
 
 int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const char *dir,

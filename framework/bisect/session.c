@@ -56,7 +56,7 @@ int culprit_bisect_options_check(const culprit_bisect_options *opts)
 static culprit_bisect__side calltree_side(const culprit_bisect__session *s,
                                           culprit_bisect__side side)
 {
-    if (!s->opts->calltree_build)
+    if (!s->opts->calltree_build || culprit_bisect__counted_trees(s->opts))
         return side;
     return side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CT_GOOD : CULPRIT_BISECT__CT_CANDIDATE;
 }
@@ -75,6 +75,8 @@ static int calltree_preflight(culprit_bisect__session *s)
     const char *good = s->result->good, *dir;
     int error;
 
+    if (culprit_bisect__counted_trees(s->opts))
+        return 0; /* any build with debug info counts: nothing to check before */
     if ((error = culprit_bisect__build(s, side, good)) < 0) {
         culprit_error_prefix("--calltree: the good end %.12s does not build for call trees: ",
                              good);
@@ -103,7 +105,8 @@ static int plain_builds(culprit_bisect__session *s, const char *parent, const ch
     int error;
 
     plain[0] = plain[1] = NULL;
-    if (!s->opts->calltree_build || s->opts->run || !p->dir)
+    if (!s->opts->calltree_build || s->opts->run || !p->dir ||
+        culprit_bisect__counted_trees(s->opts))
         return 0;
     if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, parent)) < 0 ||
         (error = culprit_bisect__build(s, CULPRIT_BISECT__CANDIDATE, culprit)) < 0)

@@ -67,6 +67,11 @@ char *culprit_calltree__program(const char *const *argv, const char *workdir);
  * instrumented" and gives the fix of each (diagnose.c). */
 int culprit_calltree__explain_empty(const char *const *argv, const char *workdir, const char *what);
 
+/* culprit_calltree_record() with a metric other than time: "instructions", one run
+ * under callgrind, or CULPRIT_EINVALID (record_callgrind.c). */
+int culprit_calltree__record_callgrind(culprit_calltree **out, const char *const *argv,
+                                       const culprit_calltree_record_options *opts);
+
 /* ------------------------------------------- record's corrections (record_correct.c) --- */
 
 /* The share of a runtime file's run its first thread was on a CPU: 1 - run-delay /

@@ -391,6 +391,12 @@ int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltr
     if ((error = check_options(opts)) < 0 || (error = check_timed(base, "base")) < 0 ||
         (error = check_timed(test, "test")) < 0)
         return error;
+    if (base->instructions != test->instructions)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "the %s tree counts instructions and the %s "
+                                 "one times calls: record both with the same --metric",
+                                 base->instructions ? "base" : "test",
+                                 base->instructions ? "test" : "base");
     out->base = base;
     out->test = test;
     out->options = *opts;

@@ -241,6 +241,11 @@ static int read_header(reader *r, culprit_calltree *tree, size_t *nobjects)
             if (k == NMODES)
                 return fail(r, "unknown mode '%s' (expected structure, level, full or weights)", m);
             tree->mode = (culprit_calltree_mode)k;
+        } else if (strcmp(key, "cost") == 0) { /* what the "ns" fields count */
+            const char *c = r->nfields > 1 ? r->fields[1] : "";
+            if (strcmp(c, "instructions") != 0 && strcmp(c, "ns") != 0)
+                return fail(r, "unknown cost '%s' (expected ns or instructions)", c);
+            tree->instructions = c[0] == 'i';
         } else if (strcmp(key, "overhead-ns") == 0) {
             if (r->nfields != 2 || parse_time(r, &tree->overhead_ns, r->fields[1], "overhead") < 0)
                 return fail(r, "expected 'overhead-ns NUMBER'");

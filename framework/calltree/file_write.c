@@ -75,6 +75,7 @@ int culprit_calltree_write_buf(culprit_buf *out, const culprit_calltree *tree)
         (error = tree->wall_ns > 0 ? culprit_buf_printf(out, "wall-ns %.17g\nrun-delay-ns %.17g\n",
                                                         tree->wall_ns, tree->run_delay_ns)
                                    : 0) < 0 ||
+        (error = tree->instructions ? culprit_buf_puts(out, "cost instructions\n") : 0) < 0 ||
         (error = culprit_buf_printf(out, "objects %zu\n", nobjects)) < 0)
         goto cleanup;
     for (size_t i = 0; i < nobjects; i++) {

@@ -383,6 +383,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
         return culprit_error_set(CULPRIT_EINVALID, "no command to record");
     if (opts->baseline && !opts->baseline[0])
         return culprit_error_set(CULPRIT_EINVALID, "an empty baseline command");
+    if (opts->metric && strcmp(opts->metric, "time") != 0) /* "instructions" */
+        return culprit_calltree__record_callgrind(out, argv, opts);
     if ((error = culprit_fs_make_temp(&dir, NULL, "record", 1)) < 0) {
         culprit_buf_clear(&dir);
         goto cleanup;

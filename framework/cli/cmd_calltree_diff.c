@@ -114,11 +114,29 @@ static void put_lines(culprit_buf *b, const culprit_calltree_mark *m)
     }
 }
 
-/* A signed duration: "+1.2 ms", "-185.2 us". */
+/* Whether the diff's costs are instructions (callgrind), not ns: set per diff. */
+static int counted;
+
+/* A cost: a duration ("1.2 ms"), or instructions ("1.20 M instr"). */
+static void put_cost(culprit_buf *b, double x)
+{
+    static const char *const si[] = {"", " k", " M", " G", " T"};
+    size_t k = 0;
+
+    if (!counted) {
+        culprit_buf_put_duration(b, x);
+        return;
+    }
+    while (k < 4 && fabs(x) >= 1000)
+        x /= 1000, k++;
+    culprit_buf_printf(b, k ? "%.3g%s instr" : "%.0f instr", x, si[k]);
+}
+
+/* A signed cost: "+1.2 ms", "-185.2 us", "+1.20 M instr". */
 static void put_signed(culprit_buf *b, double ns)
 {
     culprit_buf_puts(b, ns < 0 ? "-" : "+");
-    culprit_buf_put_duration(b, fabs(ns));
+    put_cost(b, fabs(ns));
 }
 
 /* An amount of the diff's time: per call of the root when it has one. */
@@ -171,12 +189,12 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
     culprit_buf_puts(b, " ");
     if (p->verdict == CULPRIT_CALLTREE_ADDED) {
         culprit_buf_puts(b, "new: ");
-        culprit_buf_put_duration(b, p->test_mean);
+        put_cost(b, p->test_mean);
         culprit_buf_puts(b, " per call");
     } else {
-        culprit_buf_put_duration(b, p->base_mean);
+        put_cost(b, p->base_mean);
         culprit_buf_puts(b, " -> ");
-        culprit_buf_put_duration(b, p->test_mean);
+        put_cost(b, p->test_mean);
         culprit_buf_puts(b, " per call, ");
         put_percent(b, p->change);
         if (p->tested) {
@@ -186,7 +204,7 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
             put_percent(b, p->change_high);
             culprit_buf_puts(b, ")");
         } else {
-            culprit_buf_puts(b, " (untested: one call)");
+            culprit_buf_puts(b, counted ? " (exact counts)" : " (untested: one call)");
         }
     }
     culprit_buf_printf(b, ", %llu calls", (unsigned long long)p->test_calls);
@@ -320,6 +338,7 @@ int cli_calltree_diff(int argc, char **argv)
             goto cleanup;
     if ((error = culprit_calltree_diff_trees(&diff, trees[0], trees[1], &opts)) < 0)
         goto cleanup;
+    counted = trees[1]->instructions;
     if (rev) {
         if ((error = culprit_vcs_open(&repo, repo_dir ? repo_dir : ".")) < 0 ||
             (error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||

@@ -26,6 +26,10 @@
                         "N timing runs per depth (default 1), so that even a function\n"           \
                         "called once has N samples for culprit calltree diff",                     \
                         .min = 1),                                                                 \
+            CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(opts)->metric, "NAME",                \
+                        "instructions: count each function's instructions and calls\n"             \
+                        "under Valgrind's callgrind (any build with -g; exact under\n"             \
+                        "load); default: the timed tree of an instrumented build"),                \
             CULPRIT_OPT("--quiet", 0, CULPRIT_OPT_FLAG, &(opts)->quiet, NULL,                      \
                         "send CMD's output to /dev/null"),                                         \
             CULPRIT_OPT("--baseline", 0, CULPRIT_OPT_STRING, (baseline), "SHELL-CMD",              \
@@ -44,10 +48,13 @@ static void record_usage(FILE *out)
 
     cli_usage(out,
               "usage: culprit calltree record [--out FILE] [--levels N] [--repeat N] [--quiet]\n"
-              "                               [--baseline SHELL-CMD] [--] CMD [ARG...]\n"
+              "                               [--baseline SHELL-CMD] [--metric instructions]\n"
+              "                               [--] CMD [ARG...]\n"
               "Runs CMD, built with culprit_instrument(), once to record the structure of its\n"
               "call tree (call counts, no clock read), then once per depth of the tree timing\n"
-              "only the calls at that depth, and writes the merged, symbolized tree.\n"
+              "only the calls at that depth, and writes the merged, symbolized tree. With\n"
+              "--metric instructions, runs CMD once under Valgrind's callgrind instead and\n"
+              "writes each call path's instructions and calls.\n"
               "\n",
               options, 15,
               "\nExit status: 0, or 2 on a usage or I/O error, a command that is not\n"
@@ -56,8 +63,9 @@ static void record_usage(FILE *out)
 
 static void progress(unsigned int run, unsigned int nruns, void *payload)
 {
-    (void)payload;
-    if (run == 0)
+    if (run == 0 && payload)
+        fprintf(stderr, "culprit: counting instructions under callgrind\n");
+    else if (run == 0)
         fprintf(stderr, "culprit: recording the structure\n");
     else
         fprintf(stderr, "culprit: timing depth %u of %u\n", run, nruns);
@@ -90,6 +98,7 @@ int cli_calltree_record(int argc, char **argv)
         return cli_usage_error("calltree record");
     }
     opts.progress = progress;
+    opts.payload = opts.metric && strcmp(opts.metric, "instructions") == 0 ? (void *)&opts : NULL;
     if (baseline) {
         baseline_argv[2] = baseline;
         opts.baseline = baseline_argv;
@@ -203,11 +212,13 @@ static int print_tree(const culprit_calltree *t, size_t max_depth)
     return 0;
 }
 
-static const char *mode_name(culprit_calltree_mode mode)
+static const char *mode_name(culprit_calltree_mode mode, int instructions)
 {
-    return mode == CULPRIT_CALLTREE_STRUCTURE ? "structure (call counts only)"
-           : mode == CULPRIT_CALLTREE_LEVEL   ? "level (each depth timed in its own run)"
-                                              : "full (every call timed)";
+    return mode == CULPRIT_CALLTREE_FULL && instructions
+               ? "instructions (counted by callgrind; times below are instructions)"
+           : mode == CULPRIT_CALLTREE_STRUCTURE ? "structure (call counts only)"
+           : mode == CULPRIT_CALLTREE_LEVEL     ? "level (each depth timed in its own run)"
+                                                : "full (every call timed)";
 }
 
 int cli_calltree_show(int argc, char **argv)
@@ -254,7 +265,7 @@ int cli_calltree_show(int argc, char **argv)
     for (size_t i = 0; i < tree->nfunctions; i++)
         nofile += tree->functions[i].file == NULL;
     printf("%s: %s\n", file, tree->command ? tree->command : tree->binary ? tree->binary : "");
-    printf("mode %s", mode_name(tree->mode));
+    printf("mode %s", mode_name(tree->mode, tree->instructions));
     if (tree->overhead_ns > 0)
         printf(", %.1f ns per instrumented call subtracted", tree->overhead_ns);
     printf("\n\n%10s %11s %11s  %s\n", "calls", "inclusive", "exclusive", "function");

@@ -548,11 +548,25 @@ static int trace_whole_run(void)
     return culprit_trace_dump && out && *out;
 }
 
+/* Already under Valgrind, not started by valgrind.c: a whole run counted from
+ * outside (`calltree record --metric instructions`), where a Valgrind inside
+ * Valgrind cannot start. The test is then run as any other; the outer one counts. */
+static int counted_from_outside(const char *count_result)
+{
+#ifdef HAVE_CALLGRIND
+    return RUNNING_ON_VALGRIND && !(count_result && *count_result);
+#else
+    (void)count_result;
+    return 0;
+#endif
+}
+
 int culprit_runner__run_job(culprit_test_result *r, const culprit_runner_job *job)
 {
     const char *count_result = getenv(CULPRIT_RUNNER__COUNT_RESULT);
 
-    if (strcmp(culprit_runner__metric(job), "instructions") == 0) {
+    if (strcmp(culprit_runner__metric(job), "instructions") == 0 &&
+        !counted_from_outside(count_result)) {
         struct sigaction old[NSIGNALS];
         int failed;
         if (!count_result || !*count_result) {

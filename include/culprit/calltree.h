@@ -111,6 +111,10 @@ typedef struct {
     int fitted;            /**< culprit_calltree_record(): overhead_ns was measured against
                                 the baseline (0: the runtime's calibrated estimate kept);
                                 not kept in files */
+    int instructions;      /**< the costs are instructions counted by Valgrind's callgrind
+                                (culprit_calltree_read_callgrind()), not nanoseconds: the
+                                "_ns" fields hold instructions (file header "cost
+                                instructions") */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name
@@ -197,6 +201,34 @@ int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing);
  * readers and mergers share.
  */
 void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src);
+/* ---- callgrind ---- */
+
+/**
+ * Adds the output of Valgrind's callgrind (one dump, "Callgrind Format
+ * Specification": compressed or not, positions "line" or "instr line") to `tree`:
+ * per function its instructions (event Ir) and per call path its calls and
+ * inclusive instructions, the call graph callgrind keeps unrolled into a tree from
+ * the functions nobody calls (a callee called from several paths is split between
+ * them in proportion to their cost; recursion is not unrolled: docs/calltree.md,
+ * "Instruction counts"). Functions are named by callgrind's names and files (debug
+ * info), their line range the lines that ran. Several dumps (the processes of one
+ * command) add up. The tree becomes mode FULL with `instructions` set; squares are
+ * NaN (exact counts: the diff judges by its threshold alone).
+ *
+ * `tree` may be NULL to read only the total; `*total` (may be NULL) receives the
+ * dump's "summary:" instructions (its "totals:" without one). `name` names the input
+ * in messages. Returns 0; CULPRIT_EINVALID "NAME:LINE: what" for malformed input or
+ * text that is not callgrind output; CULPRIT_ERROR out of memory.
+ */
+int culprit_calltree_add_callgrind(culprit_calltree *tree, double *total, const char *text,
+                                   size_t len, const char *name);
+
+/**
+ * culprit_calltree_add_callgrind() of the file `path` into a new tree (`out` NULL:
+ * the total only). CULPRIT_ENOTFOUND / CULPRIT_EIO when it cannot be read.
+ */
+int culprit_calltree_read_callgrind(culprit_calltree **out, double *total, const char *path);
+
 /* --------------------------------------------------------------- analysis --- */
 
 /* ---- folded stacks ---- */
@@ -679,12 +711,18 @@ typedef struct {
      *  against it (CPU time) and subtracted, instead of the runtime's calibrated
      *  estimate, which is biased on call-heavy code (docs/calltree.md). */
     const char *const *baseline;
+    /** What the tree's costs are: NULL (or "time") the timed tree of an instrumented
+     *  build as above; "instructions" the instructions counted by Valgrind's callgrind
+     *  in one run of the command (any build with debug info; libc included; every
+     *  process it starts), exact under any load (docs/calltree.md, "Instruction
+     *  counts"). max_levels, repeat and baseline do not apply to it. */
+    const char *metric;
 } culprit_calltree_record_options;
 
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION 1
 #define CULPRIT_CALLTREE_RECORD_OPTIONS_INIT                                                       \
     {                                                                                              \
-        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0, NULL             \
+        CULPRIT_CALLTREE_RECORD_OPTIONS_VERSION, NULL, NULL, 0, 0, NULL, NULL, 0, NULL, NULL       \
     }
 
 /** Initializes `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */

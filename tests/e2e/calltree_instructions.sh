@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# End to end: instruction call trees (culprit calltree record --metric instructions,
+# counted under Valgrind's callgrind; no instrumented build). A tiny program is
+# recorded twice from one build (A/A): the two files hold the same counts and the
+# diff lists no suspect. Then a commit makes one function loop 6x more: its diff
+# against the first names that function as suspect 1, changed by the commit.
+# Skipped (exit 77) without valgrind.
+# usage: calltree_instructions.sh CULPRIT
+set -euo pipefail
+culprit=$1
+command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+# shellcheck source=lib.sh
+source "$(dirname "$0")/lib.sh"
+e2e_workdir calltree-instructions
+
+repo=$work/repo
+mkdir -p "$repo"
+git init -q "$repo"
+write() { # write INNER-LOOP-COUNT
+  cat > "$repo/prog.c" <<CEOF
+#include <stdio.h>
+static volatile unsigned long sink;
+
+__attribute__((noinline)) static void scan(int n)
+{
+    for (int i = 0; i < n * $1; i++)
+        sink += (unsigned long)i;
+}
+
+__attribute__((noinline)) static void parse(int n)
+{
+    for (int i = 0; i < n; i++)
+        sink ^= (unsigned long)i * 7u;
+    scan(n);
+}
+
+int main(void)
+{
+    for (int k = 0; k < 20; k++)
+        parse(2000);
+    printf("%lu\n", sink);
+    return 0;
+}
+CEOF
+}
+build() { cc -O1 -g -o "$1" "$repo/prog.c"; }
+
+write 1
+git -C "$repo" add -A && git -C "$repo" commit -q -m base
+build "$work/a"
+(cd "$work" && "$culprit" calltree record --metric instructions --quiet --out a1.calltree ./a \
+  && "$culprit" calltree record --metric instructions --quiet --out a2.calltree ./a) \
+  2> "$work/record.err" || { cat "$work/record.err"; fail "record --metric instructions"; }
+grep -q '^cost instructions$' "$work/a1.calltree" || fail "the file does not say its costs are instructions"
+# Same counts: the node lines are identical (functions and nodes in one order).
+diff <(grep '^node ' "$work/a1.calltree") <(grep '^node ' "$work/a2.calltree") > /dev/null ||
+  fail "two recordings of one build differ"
+"$culprit" calltree diff "$work/a1.calltree" "$work/a2.calltree" --json > "$work/aa.json"
+jq -e '.suspects | length == 0' "$work/aa.json" > /dev/null ||
+  fail "A/A lists suspects: $(jq -c '.suspects' "$work/aa.json")"
+
+write 6
+git -C "$repo" commit -q -am "scan: 6x the work"
+build "$work/b"
+(cd "$work" && "$culprit" calltree record --metric instructions --quiet --out b.calltree ./b) \
+  2> "$work/record.err" || { cat "$work/record.err"; fail "record of the change"; }
+"$culprit" calltree diff "$work/a1.calltree" "$work/b.calltree" --repo "$repo" --commit HEAD \
+  --json > "$work/ab.json"
+first=$(jq -r '.suspects[0].path[-1].function' "$work/ab.json")
+[ "$first" = scan ] || fail "suspect 1 is '$first', not scan: $(jq -c '.suspects' "$work/ab.json")"
+jq -e '.suspects[0].changed == true' "$work/ab.json" > /dev/null ||
+  fail "scan is not marked changed by the commit: $(jq -c '.suspects[0]' "$work/ab.json")"
+"$culprit" calltree diff "$work/a1.calltree" "$work/b.calltree" > "$work/ab.txt"
+grep -q scan "$work/ab.txt" || fail "the text diff does not name scan"
+echo "PASS: A/A identical, no suspect; the 6x change named scan (changed)"
