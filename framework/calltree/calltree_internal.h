@@ -50,6 +50,14 @@ int culprit_calltree__find_root(size_t *out, const culprit_calltree *tree, const
  * (reach.c). Returns 0 or CULPRIT_ERROR (out of memory). */
 int culprit_calltree__attribute(culprit_calltree_diff *d);
 
+/* `ns` as a share of the regression, capped to [-1, 1]: a node can add more than the
+ * whole when others got faster; NaN without a regression (reach.c). */
+double culprit_calltree__share(const culprit_calltree_diff *d, double ns);
+
+/* 1 when pair p's test clears it: in both trees with the same calls, and unchanged
+ * or faster per call, or its interval holds 0 (reach.c). */
+int culprit_calltree__cleared(const culprit_calltree_pair *p);
+
 /* The reach rule's search and suspects (reach.c). */
 int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects);
 

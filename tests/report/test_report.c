@@ -145,8 +145,10 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
     assert_contains(r.out, "\n  culprit    ");
     assert_contains(r.out, "+200.0% (CI +196.0% to +204.0%); 3 steps, 3 builds, 30 runs among 2 "
                            "commits\n");
-    assert_contains(r.out, "\n  where      foo \xe2\x86\x92 doo \xe2\x86\x92 fem (fem changed "
-                           "by the culprit)\n");
+    assert_contains(r.out, "\n  where      foo \xe2\x86\x92 doo \xe2\x86\x92 fem\n");
+    /* The document's one answer (culprit_calltree_diff_answer()), as every output gives it. */
+    assert_contains(r.out, "\n  answer     fem (src/fem.c:12), changed by the commit, explains 100% "
+                           "of the regression\n");
     assert_contains(r.out, "\n  report     ");
     assert_contains(r.out, path);
     assert_non_null(html = read_text(path));
