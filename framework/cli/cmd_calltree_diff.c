@@ -245,9 +245,12 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
             culprit_buf_puts(&b, " ");
             put_amount(&b, d, last->own_ns);
             culprit_buf_printf(&b, " itself, %.1f%% of the regression", 100 * last->share);
+            /* The share is capped (docs/calltree.md): say why it reads 100%. */
+            if (last->own_ns > d->regression_ns)
+                culprit_buf_puts(&b, " (more than all of it: other calls got faster)");
             if (s->function_own_ns > last->own_ns * 1.001 && d->regression_ns > 0)
                 culprit_buf_printf(&b, "; %.1f%% at all its call paths",
-                                   100 * s->function_own_ns / d->regression_ns);
+                                   100 * fmin(1, s->function_own_ns / d->regression_ns));
         }
         culprit_buf_printf(&b, "%s)\n",
                            !d->correlated ? ""
