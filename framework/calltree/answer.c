@@ -11,8 +11,8 @@
  * Each pair's own_ns (reach.c: the owns of all pairs add up to the regression) goes
  * to the nearest changed function on its path from the root, itself included; the
  * changed function that so explains the most, and at least min_share of the
- * regression, is the answer, provided its test does not clear it (its inclusive
- * time per call is slower, or it is new, or its calls changed, and it adds time).
+ * regression, is the answer, provided its test does not say it is no slower (the
+ * same calls, unchanged or faster per call) and it adds time.
  * Time with no changed function above it is nobody's: when it is most of the
  * regression, no changed function is on the slow path, and the answer says so,
  * naming where the time went and what the commit changed.
@@ -44,9 +44,10 @@ static int changed(const culprit_calltree_diff *d, size_t f)
 }
 
 /* Per changed function: the time it explains, whether a pair of it is not cleared
- * by its test, its pair adding the most (best), its pair of most time (ran). */
+ * by its test, its pair adding the most (best), its pair of most time (ran); per
+ * function with no changed function above it, the time it adds itself (unowned). */
 typedef struct {
-    double *explained;
+    double *explained, *unowned;
     unsigned char *counts;
     size_t *best, *ran;
 } tally;
@@ -56,11 +57,12 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
     size_t nf = d->test->nfunctions ? d->test->nfunctions : 1, *owner;
 
     t->explained = calloc(nf, sizeof(*t->explained));
+    t->unowned = calloc(nf, sizeof(*t->unowned));
     t->counts = calloc(nf, 1);
     t->best = malloc(nf * sizeof(*t->best));
     t->ran = malloc(nf * sizeof(*t->ran));
     owner = malloc((d->npairs ? d->npairs : 1) * sizeof(*owner));
-    if (!t->explained || !t->counts || !t->best || !t->ran || !owner) {
+    if (!t->explained || !t->unowned || !t->counts || !t->best || !t->ran || !owner) {
         free(owner);
         return culprit_error_set(CULPRIT_ERROR, "out of memory choosing the answer");
     }
@@ -71,11 +73,19 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
         const culprit_calltree_pair *p = &d->pairs[k];
         size_t f = function_of(d, k);
         owner[k] = changed(d, f) ? f : k ? owner[p->parent] : CULPRIT_CALLTREE_NONE;
-        if (owner[k] != CULPRIT_CALLTREE_NONE && isfinite(p->own_ns))
+        if (!isfinite(p->own_ns))
+            ;
+        else if (owner[k] != CULPRIT_CALLTREE_NONE)
             t->explained[owner[k]] += p->own_ns;
+        else if (f != CULPRIT_CALLTREE_NONE)
+            t->unowned[f] += p->own_ns;
         if (!changed(d, f))
             continue;
-        if (!culprit_calltree__cleared(p) && p->subtree_ns > 0)
+        /* Not culprit_calltree__cleared(), which also clears an interval that holds
+         * 0: the answer's time is the exact split of a regression the bisection
+         * measured, and a wide interval (a perf test's harness spreads the recorded
+         * calls) says the test cannot tell, not that the function did nothing. */
+        if (!culprit_calltree__not_slower(p) && p->subtree_ns > 0)
             t->counts[f] = 1;
         if (t->best[f] == CULPRIT_CALLTREE_NONE || p->subtree_ns > d->pairs[t->best[f]].subtree_ns)
             t->best[f] = k;
@@ -91,17 +101,25 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
 static void tally_dispose(tally *t)
 {
     free(t->explained);
+    free(t->unowned);
     free(t->counts);
     free(t->best);
     free(t->ran);
 }
 
-/* The changed function the answer is, from the tally; NOT_ON_PATH's fields else. */
+/*
+ * The changed function the answer is, from the tally; NOT_ON_PATH's fields else. It
+ * explains at least the minimum share, and at least as much as any function that
+ * adds time with no changed function above it: else the slow path is elsewhere (an
+ * unchanged matcher taking 85% of the regression, a changed helper 15%).
+ */
 static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d, const tally *t)
 {
-    double floor = d->options.min_share * d->regression_ns, most = 0;
-    size_t answer = CULPRIT_CALLTREE_NONE, ran = CULPRIT_CALLTREE_NONE;
+    double floor = d->options.min_share * d->regression_ns, most = 0, top = 0;
+    size_t answer = CULPRIT_CALLTREE_NONE, ran = CULPRIT_CALLTREE_NONE, part = ran;
 
+    for (size_t f = 0; f < d->test->nfunctions; f++)
+        floor = t->unowned[f] > floor ? t->unowned[f] : floor;
     for (size_t f = 0; f < d->test->nfunctions; f++) {
         if (t->ran[f] == CULPRIT_CALLTREE_NONE)
             continue;
@@ -109,6 +127,8 @@ static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d,
         if (ran == CULPRIT_CALLTREE_NONE || d->test->nodes[d->pairs[t->ran[f]].test].inclusive_ns >
                                                 d->test->nodes[d->pairs[ran].test].inclusive_ns)
             ran = t->ran[f];
+        if (t->explained[f] > top) /* the changed function that explains the most */
+            top = t->explained[f], part = f;
         if (t->counts[f] && t->explained[f] > 0 && t->explained[f] >= floor &&
             (answer == CULPRIT_CALLTREE_NONE || t->explained[f] > most)) {
             answer = f;
@@ -117,7 +137,9 @@ static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d,
     }
     if (answer == CULPRIT_CALLTREE_NONE) {
         out->kind = CULPRIT_CALLTREE_ANSWER_NOT_ON_PATH;
-        out->changed = ran;
+        out->changed = part != CULPRIT_CALLTREE_NONE ? t->best[part] : ran;
+        out->explained_ns = part != CULPRIT_CALLTREE_NONE ? top : 0;
+        out->share = culprit_calltree__share(d, out->explained_ns);
         return;
     }
     out->kind = CULPRIT_CALLTREE_ANSWER_CHANGED;
@@ -128,7 +150,7 @@ static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d,
 
 int culprit_calltree_diff_answer(culprit_calltree_answer *out, const culprit_calltree_diff *d)
 {
-    tally t = {NULL, NULL, NULL, NULL};
+    tally t = {NULL, NULL, NULL, NULL, NULL};
     int error = 0;
 
     memset(out, 0, sizeof(*out));
@@ -213,7 +235,9 @@ int culprit_calltree_answer_text(culprit_buf *out, const culprit_calltree_diff *
             if (a->nchanged > 1)
                 culprit_buf_printf(out, " and %zu other function%s", a->nchanged - 1,
                                    a->nchanged == 2 ? "" : "s");
-            culprit_buf_puts(out, ", which ran elsewhere");
+            culprit_buf_printf(out, ", which ran but explains %s%.0f%% of it",
+                               a->share < 0.005 ? "less than " : "only ",
+                               a->share < 0.005 ? 1.0 : 100 * a->share);
         } else {
             culprit_buf_puts(out, "; no function the commit changed ran");
         }

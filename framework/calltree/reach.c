@@ -138,14 +138,19 @@ double culprit_calltree__share(const culprit_calltree_diff *d, double ns)
     return share > 1 ? 1 : share < -1 ? -1 : share;
 }
 
+int culprit_calltree__not_slower(const culprit_calltree_pair *p)
+{
+    return p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed &&
+           (p->verdict == CULPRIT_CALLTREE_UNCHANGED || p->verdict == CULPRIT_CALLTREE_FASTER);
+}
+
 int culprit_calltree__cleared(const culprit_calltree_pair *p)
 {
-    /* Not slower per call beyond the threshold, or an interval that holds 0 (the
-     * test cannot tell it from no change: main at -6,562% to +78,994% was listed),
-     * and its calls did not change. */
-    return p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed &&
-           (p->verdict == CULPRIT_CALLTREE_UNCHANGED || p->verdict == CULPRIT_CALLTREE_FASTER ||
-            (p->tested && !(p->change_low > 0)));
+    /* Or an interval that holds 0: the test cannot tell it from no change (main at
+     * -6,562% to +78,994% was listed). */
+    return culprit_calltree__not_slower(p) ||
+           (p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed && p->tested &&
+            !(p->change_low > 0));
 }
 
 int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,

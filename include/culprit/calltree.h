@@ -519,10 +519,12 @@ typedef struct {
  * frequent callees, a changed function the time its own code moved into unchanged
  * callees, a changed helper its time at every call path. The answer is the changed
  * function that so explains the most, at least `min_share` of the regression, with
- * a pair whose test does not clear it (slower per call, new, or its calls changed,
- * and adding time). Without one: NOT_ON_PATH when the diff was correlated,
- * UNCORRELATED when not (the first suspect), NONE when nothing regressed.
- * Returns 0 or CULPRIT_ERROR (out of memory).
+ * a pair adding time whose test does not say it is no slower (the same calls,
+ * unchanged or faster per call at the threshold; an interval that holds 0 does not
+ * rule it out: the split of the regression is exact, the test may not tell).
+ * Without one: NOT_ON_PATH when the diff was correlated, UNCORRELATED when not (the
+ * first suspect), NONE when nothing regressed. Returns 0 or CULPRIT_ERROR (out of
+ * memory).
  */
 int culprit_calltree_diff_answer(culprit_calltree_answer *out, const culprit_calltree_diff *diff);
 
