@@ -171,24 +171,36 @@ static int run_session(culprit_bisect_result *out, const culprit_bisect_options 
     return error;
 }
 
-/* The first suspect's function, copied into the investigation. */
+/* The diff's one answer (culprit_calltree_diff_answer()), copied into the investigation:
+ * its function (changed by the culprit, or where the time went when no commit was
+ * correlated) and the sentence every output prints. */
 static int name_function(culprit_investigation *inv)
 {
     const culprit_calltree_diff *d = &inv->result.calltree;
-    const culprit_calltree_suspect *s;
-    const culprit_calltree_function *f;
+    const culprit_calltree_function *f = NULL;
+    culprit_calltree_answer a;
+    culprit_buf text = CULPRIT_BUF_INIT;
+    int error;
 
-    if (inv->result.outcome != CULPRIT_BISECT_RESULT_FOUND || d->nsuspects == 0)
+    if (inv->result.outcome != CULPRIT_BISECT_RESULT_FOUND || d->npairs == 0)
         return 0;
-    s = &d->suspects[0];
-    if (s->npath == 0 || !(f = culprit_calltree_diff_function(d, s->path[s->npath - 1])) ||
-        !f->name)
-        return 0;
-    inv->line = f->line_low;
-    if (!(inv->function = culprit_strdup(f->name)) ||
-        (f->file && !(inv->file = culprit_strdup(f->file))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
-    return 0;
+    if ((error = culprit_calltree_diff_answer(&a, d)) < 0 ||
+        (error = culprit_calltree_answer_text(&text, d, &a)) < 0)
+        goto cleanup;
+    if (a.pair != CULPRIT_CALLTREE_NONE)
+        f = culprit_calltree_diff_function(d, a.pair);
+    if (a.kind != CULPRIT_CALLTREE_ANSWER_NONE &&
+        !(inv->answer = culprit_strdup(culprit_buf_cstr(&text))))
+        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    if (error == 0 && f && f->name) {
+        inv->line = f->line_low;
+        if (!(inv->function = culprit_strdup(f->name)) ||
+            (f->file && !(inv->file = culprit_strdup(f->file))))
+            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    }
+cleanup:
+    culprit_buf_dispose(&text);
+    return error;
 }
 
 /*
@@ -421,6 +433,7 @@ void culprit_investigations_free(culprit_investigation *investigations, size_t n
         culprit_bisect_result_dispose(&inv->result);
         free(inv->function);
         free(inv->file);
+        free(inv->answer);
         free(inv->error);
     }
     free(investigations);

@@ -50,6 +50,18 @@ int culprit_calltree__find_root(size_t *out, const culprit_calltree *tree, const
  * (reach.c). Returns 0 or CULPRIT_ERROR (out of memory). */
 int culprit_calltree__attribute(culprit_calltree_diff *d);
 
+/* `ns` as a share of the regression, capped to [-1, 1]: a node can add more than the
+ * whole when others got faster; NaN without a regression (reach.c). */
+double culprit_calltree__share(const culprit_calltree_diff *d, double ns);
+
+/* 1 when pair p's test says it is no slower: in both trees with the same calls, and
+ * unchanged or faster per call at the threshold (reach.c). */
+int culprit_calltree__not_slower(const culprit_calltree_pair *p);
+
+/* 1 when pair p's test clears it: not slower as above, or in both trees with the
+ * same calls and an interval that holds 0 (reach.c). */
+int culprit_calltree__cleared(const culprit_calltree_pair *p);
+
 /* The reach rule's search and suspects (reach.c). */
 int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects);
 

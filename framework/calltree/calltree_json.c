@@ -130,10 +130,50 @@ static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit
     return o;
 }
 
+/* A pair's function as {"function", "file", "line"}; null for NONE. */
+static json_t *function_json(const culprit_calltree_diff *d, size_t k)
+{
+    const culprit_calltree_function *f =
+        k == CULPRIT_CALLTREE_NONE ? NULL : culprit_calltree_diff_function(d, k);
+    json_t *o;
+
+    if (!f)
+        return json_null();
+    o = json_object();
+    json_object_set_new(o, "function", string(f->name));
+    json_object_set_new(o, "file", string(f->file));
+    json_object_set_new(o, "line", json_integer(f->line_low));
+    return o;
+}
+
+/* The one answer (culprit_calltree_diff_answer()), with the sentence every output prints. */
+static json_t *answer_json(const culprit_calltree_diff *d)
+{
+    culprit_calltree_answer a;
+    culprit_buf text = CULPRIT_BUF_INIT;
+    json_t *o;
+
+    if (culprit_calltree_diff_answer(&a, d) < 0 || culprit_calltree_answer_text(&text, d, &a) < 0) {
+        culprit_buf_dispose(&text);
+        return NULL;
+    }
+    o = json_object();
+    json_object_set_new(o, "kind", json_string(culprit_calltree_answer_kind_name(a.kind)));
+    json_object_set_new(o, "function", function_json(d, a.pair));
+    json_object_set_new(o, "share", number(a.share));
+    json_object_set_new(o, "explained_ns", number(a.explained_ns));
+    json_object_set_new(o, "where", function_json(d, a.where));
+    json_object_set_new(o, "changed", function_json(d, a.changed));
+    json_object_set_new(o, "changed_functions", json_integer((json_int_t)a.nchanged));
+    json_object_set_new(o, "text", string(culprit_buf_cstr(&text)));
+    culprit_buf_dispose(&text);
+    return o;
+}
+
 /* The diff's fields, appended to `o` (a document or the bisection's object). */
 static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
 {
-    json_t *suspects = json_array();
+    json_t *suspects = json_array(), *answer;
 
     if (!o || !suspects) {
         json_decref(o);
@@ -170,6 +210,11 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
         culprit_buf_dispose(&path);
     }
     json_object_set_new(o, "suspects", suspects);
+    if (!(answer = answer_json(d))) {
+        json_decref(o);
+        return NULL;
+    }
+    json_object_set_new(o, "answer", answer);
     return o;
 }
 

@@ -142,6 +142,11 @@ void culprit_calltree_view_free(culprit_calltree_view *c)
     for (size_t i = 0; i < c->nsuspects; i++)
         free(c->suspects[i]);
     free(c->suspects);
+    free(c->answer.function);
+    free(c->answer.file);
+    free(c->answer.where);
+    free(c->answer.changed);
+    free(c->answer.text);
     free(c);
 }
 
@@ -392,6 +397,44 @@ static int read_suspect_texts(culprit_calltree_view *c, const json_t *suspects)
     return 0;
 }
 
+/* The "function" of an answer's {"function", "file", "line"} (or of a plain string). */
+static int answer_name(char **out, const json_t *o)
+{
+    if (!json_is_string(o))
+        return string(out, o, "function");
+    return (*out = culprit_strdup(json_string_value(o))) ? 0 : CULPRIT_ERROR;
+}
+
+/* The document's "answer" (culprit_calltree_diff_answer()); none leaves it NONE, not given. */
+static int read_answer(culprit_calltree_view_answer *a, const json_t *j, const char *path)
+{
+    static const char *const kinds[] = {"none", "changed", "not-on-path", "uncorrelated"};
+    const json_t *kind = json_object_get(j, "kind"), *f = json_object_get(j, "function");
+    double line = number(f, "line");
+    int error;
+
+    a->share = NAN;
+    if (!j)
+        return 0;
+    if (!json_is_object(j) || !json_is_string(kind))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "'%s': \"answer\" is not an object with a \"kind\"", path);
+    for (unsigned i = 0; i < 4; i++)
+        if (!strcmp(json_string_value(kind), kinds[i]))
+            a->kind = (culprit_calltree_answer_kind)i, a->given = 1;
+    if (!a->given)
+        return culprit_error_set(CULPRIT_EINVALID, "'%s': unknown answer kind '%s'", path,
+                                 json_string_value(kind));
+    a->share = number(j, "share");
+    a->line = isfinite(line) && line > 0 && line < 4e9 ? (unsigned int)line : 0;
+    if ((error = answer_name(&a->function, f)) < 0 || (error = string(&a->file, f, "file")) < 0 ||
+        (error = answer_name(&a->where, json_object_get(j, "where"))) < 0 ||
+        (error = answer_name(&a->changed, json_object_get(j, "changed"))) < 0 ||
+        (error = string(&a->text, j, "text")) < 0)
+        return error;
+    return 0;
+}
+
 int culprit_calltree__view_read(culprit_calltree_view **out, const json_t *doc, const char *path)
 {
     static const char *const base_keys[] = {"base", "base_file", "parent", NULL};
@@ -422,7 +465,8 @@ int culprit_calltree__view_read(culprit_calltree_view **out, const json_t *doc, 
     if (!suspects)
         suspects = json_object_get(doc, "paths");
     if ((!nodes && json_is_array(suspects) && (error = read_suspect_paths(&t, suspects)) < 0) ||
-        (error = read_suspect_texts(t.tree, suspects)) < 0)
+        (error = read_suspect_texts(t.tree, suspects)) < 0 ||
+        (error = read_answer(&t.tree->answer, json_object_get(doc, "answer"), path)) < 0)
         goto cleanup;
     *out = t.tree;
     t.tree = NULL;

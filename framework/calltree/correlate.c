@@ -89,9 +89,32 @@ static int mark_function(culprit_calltree_mark *mark, const culprit_calltree_fun
     return 0;
 }
 
+/* What the commit changed of every function of the test tree (the answer looks past
+ * the suspect paths: a changed caller is often on none). */
+static int mark_functions(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes)
+{
+    const culprit_calltree *t = diff->test;
+    int error;
+
+    free(diff->changes);
+    if (!(diff->changes = calloc(t->nfunctions ? t->nfunctions : 1, sizeof(*diff->changes))))
+        return culprit_error_set(CULPRIT_ERROR, "out of memory correlating changes");
+    for (size_t f = 0; f < t->nfunctions; f++) {
+        culprit_calltree_mark mark;
+        if ((error = mark_function(&mark, &t->functions[f], changes)) < 0)
+            return error;
+        diff->changes[f] = mark.change;
+        free(mark.lines);
+    }
+    return 0;
+}
+
 int culprit_calltree_correlate(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes)
 {
     int error;
+
+    if ((error = mark_functions(diff, changes)) < 0)
+        return error;
 
     for (size_t i = 0; i < diff->nsuspects; i++) {
         culprit_calltree_suspect *s = &diff->suspects[i];

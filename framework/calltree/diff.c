@@ -448,6 +448,7 @@ void culprit_calltree_diff_dispose(culprit_calltree_diff *diff)
     }
     free(diff->suspects);
     free(diff->pairs);
+    free(diff->changes);
     memset(diff, 0, sizeof(*diff));
 }
 

@@ -123,10 +123,34 @@ int culprit_calltree__attribute(culprit_calltree_diff *d)
     if (!(d->regression_ns > 0) && positive > 0)
         d->regression_ns = positive;
     for (size_t k = 0; k < d->npairs; k++)
-        d->pairs[k].share = d->regression_ns > 0 ? d->pairs[k].own_ns / d->regression_ns : NAN;
+        d->pairs[k].share = culprit_calltree__share(d, d->pairs[k].own_ns);
     free(tb);
     free(tt);
     return 0;
+}
+
+double culprit_calltree__share(const culprit_calltree_diff *d, double ns)
+{
+    double share = ns / d->regression_ns;
+
+    if (!(d->regression_ns > 0) || !isfinite(share))
+        return NAN;
+    return share > 1 ? 1 : share < -1 ? -1 : share;
+}
+
+int culprit_calltree__not_slower(const culprit_calltree_pair *p)
+{
+    return p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed &&
+           (p->verdict == CULPRIT_CALLTREE_UNCHANGED || p->verdict == CULPRIT_CALLTREE_FASTER);
+}
+
+int culprit_calltree__cleared(const culprit_calltree_pair *p)
+{
+    /* Or an interval that holds 0: the test cannot tell it from no change (main at
+     * -6,562% to +78,994% was listed). */
+    return culprit_calltree__not_slower(p) ||
+           (p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed && p->tested &&
+            !(p->change_low > 0));
 }
 
 int culprit_calltree__add_suspect(culprit_calltree_diff *d, size_t *asuspects, size_t k,
@@ -179,7 +203,8 @@ static int function_totals(culprit_calltree_diff *d)
  * whose calls add at least min_share of the regression (with its caller's calls
  * scaled as before), whatever the caller's shape. A node reached that adds at least
  * min_share itself is a suspect, unless its test cleared it (unchanged or faster
- * per call, same calls); one that adds less is counted.
+ * per call, or an interval that holds 0, same calls); one that adds less is
+ * counted.
  */
 int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects)
 {
@@ -201,11 +226,9 @@ int culprit_calltree__reach(culprit_calltree_diff *d, size_t *asuspects)
         /* (A millionth of the regression is rounding: the sums of two trees.) */
         if (!p->reached || !(p->own_ns > 1e-6 * d->regression_ns))
             continue;
-        /* Cleared by its test: not slower per call beyond the threshold, and its
-         * calls did not change, so what it seems to add is the recording's noise
-         * (a whole level run slower on a loaded machine). */
-        if (p->base != CULPRIT_CALLTREE_NONE && !p->shape_changed &&
-            (p->verdict == CULPRIT_CALLTREE_UNCHANGED || p->verdict == CULPRIT_CALLTREE_FASTER))
+        /* Cleared by its test: what it seems to add is the recording's noise (a
+         * whole level run slower on a loaded machine). */
+        if (culprit_calltree__cleared(p))
             continue;
         if (p->own_ns < floor) {
             d->nsmaller++;

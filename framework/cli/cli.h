@@ -442,5 +442,8 @@ int cli_overweight(int argc, char **argv);
 
 /* The suspects of a diff as text, one block per suspect. */
 void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *diff);
+/* "answer: ..." (culprit_calltree_answer_text()), the line every text output starts
+ * its call-tree part with; nothing when there is nothing to explain. */
+void cli_print_calltree_answer(FILE *out, const culprit_calltree_diff *diff);
 
 #endif

@@ -42,7 +42,7 @@ static const char *const rule_names[] = {"reach", "paper", NULL};
                         .choices = rule_names, .what = "reach or paper"),                          \
             CULPRIT_OPT("--min-share", 0, CULPRIT_OPT_DOUBLE, &(search)->min_share, "PERCENT",     \
                         "reach: count, do not list, suspects adding less than\n"                   \
-                        "PERCENT of the regression (default 2)",                                   \
+                        "PERCENT of the regression (default 5)",                                   \
                         .max = 100, .scale = 0.01, .what = "a percentage (0 to 100)"),             \
             CULPRIT_OPT("--root", 0, CULPRIT_OPT_STRING, &(search)->root, "FUNCTION",              \
                         "compare the subtrees of FUNCTION (its topmost node), per\n"               \
@@ -69,8 +69,9 @@ static void usage(FILE *out)
               "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
               "with BASE's (Welch's test on the per-call times), the search descends into slower\n"
               "and new nodes and those that add time, each node's added time is split between\n"
-              "its own code and its callees, and the nodes adding at least 2% of the regression\n"
-              "themselves are the suspects, ranked by that time.\n"
+              "its own code and its callees, and the nodes adding at least 5% of the regression\n"
+              "themselves are the suspects, ranked by that time. With --commit, the answer is\n"
+              "the function REV changed that explains the most of the regression.\n"
               "BASE and TEST are call-tree files (culprit calltree record).\n"
               "\n",
               options, 24,
@@ -228,6 +229,18 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
     culprit_buf_puts(b, "\n");
 }
 
+void cli_print_calltree_answer(FILE *out, const culprit_calltree_diff *d)
+{
+    culprit_calltree_answer a;
+    culprit_buf b = CULPRIT_BUF_INIT;
+
+    if (culprit_calltree_diff_answer(&a, d) == 0 && a.kind != CULPRIT_CALLTREE_ANSWER_NONE &&
+        culprit_buf_puts(&b, "answer: ") == 0 && culprit_calltree_answer_text(&b, d, &a) == 0)
+        fprintf(out, "%s\n", culprit_buf_cstr(&b));
+    culprit_error_clear();
+    culprit_buf_dispose(&b);
+}
+
 void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 {
     static const char *const why[] = {"the lowest slower node of its chain",
@@ -236,6 +249,8 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 
     /* Without memory the callers are simply repeated. */
     unsigned char *shown = d->npairs ? calloc(d->npairs, 1) : NULL;
+
+    cli_print_calltree_answer(out, d);
 
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
@@ -248,9 +263,12 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
             culprit_buf_puts(&b, " ");
             put_amount(&b, d, last->own_ns);
             culprit_buf_printf(&b, " itself, %.1f%% of the regression", 100 * last->share);
+            /* The share is capped (docs/calltree.md): say why it reads 100%. */
+            if (last->own_ns > d->regression_ns)
+                culprit_buf_puts(&b, " (more than all of it: other calls got faster)");
             if (s->function_own_ns > last->own_ns * 1.001 && d->regression_ns > 0)
                 culprit_buf_printf(&b, "; %.1f%% at all its call paths",
-                                   100 * s->function_own_ns / d->regression_ns);
+                                   100 * fmin(1, s->function_own_ns / d->regression_ns));
         }
         culprit_buf_printf(&b, "%s)\n",
                            !d->correlated ? ""
@@ -285,7 +303,7 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 int cli_calltree_diff(int argc, char **argv)
 {
     cli_judge judge;
-    diff_search search = {CULPRIT_CALLTREE_RULE_REACH, 0.02, NULL};
+    diff_search search = {CULPRIT_CALLTREE_RULE_REACH, 0.05, NULL};
     culprit_opt_parser p;
     const char *positional[2] = {NULL, NULL}, *repo_dir = NULL, *rev = NULL;
     culprit_calltree *trees[2] = {NULL, NULL};

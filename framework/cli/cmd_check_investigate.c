@@ -218,6 +218,8 @@ void cli_investigation_answer(culprit_buf *out, const culprit_investigation *one
                 if (one->line)
                     culprit_buf_printf(out, ":%u", one->line);
             }
+        } else if (one->answer) {
+            culprit_buf_put_text(out, one->answer);
         } else if (r->calltree_error) {
             culprit_buf_puts(out, "no function: ");
             culprit_buf_put_text(out, r->calltree_error);
@@ -295,6 +297,7 @@ json_t *cli_json_investigations(const culprit_investigation *invs, size_t n,
         json_object_set_new(o, "function", cli_json_string(one->function));
         json_object_set_new(o, "file", cli_json_string(one->file));
         json_object_set_new(o, "line", one->line ? json_integer(one->line) : json_null());
+        json_object_set_new(o, "answer", cli_json_string(one->answer));
         json_object_set_new(o, "calltree_error", cli_json_string(r->calltree_error));
         json_object_set_new(o, "error", cli_json_string(one->error));
         json_object_set_new(o, "builds", json_integer((json_int_t)r->builds));

@@ -242,13 +242,14 @@ static void answer(culprit_buf *out, const culprit_report *r)
         culprit_buf_puts(out, "<p><strong>Where:</strong> <a href=\"#calltree\"><code>");
         h(out, c->suspects[0]);
         culprit_buf_puts(out, "</code></a>");
-        for (size_t i = 0; i < c->nnodes; i++)
-            if (c->nodes[i].suspect && c->nodes[i].changed) {
-                culprit_buf_puts(out, " &middot; <span class=\"dot\"></span> <code>");
-                h(out, c->nodes[i].function);
-                culprit_buf_puts(out, "</code> changed by the culprit");
-                break;
-            }
+        culprit_buf_puts(out, "</p>\n");
+    }
+    /* The call trees' one answer (culprit_calltree_diff_answer()), as the document gives it. */
+    if (c && c->answer.given && c->answer.kind != CULPRIT_CALLTREE_ANSWER_NONE && c->answer.text) {
+        culprit_buf_puts(out, "<p><strong>Answer:</strong> ");
+        if (c->answer.kind == CULPRIT_CALLTREE_ANSWER_CHANGED)
+            culprit_buf_puts(out, "<span class=\"dot\"></span> ");
+        h(out, c->answer.text);
         culprit_buf_puts(out, "</p>\n");
     }
     culprit_buf_puts(out, "</section>\n");

@@ -122,6 +122,25 @@ static json_t *bisect_json(const culprit_bisect_result *b, const char *test)
     return j;
 }
 
+/* The call trees' one answer as the document gave it; null when it gave none. */
+static json_t *answer_json(const culprit_calltree_view_answer *a)
+{
+    json_t *j;
+
+    if (!a->given)
+        return json_null();
+    j = json_object();
+    json_object_set_new(j, "kind", json_string(culprit_calltree_answer_kind_name(a->kind)));
+    json_object_set_new(j, "function", str(a->function));
+    json_object_set_new(j, "file", str(a->file));
+    json_object_set_new(j, "line", a->line ? json_integer(a->line) : json_null());
+    json_object_set_new(j, "share", num(a->share));
+    json_object_set_new(j, "where", str(a->where));
+    json_object_set_new(j, "changed", str(a->changed));
+    json_object_set_new(j, "text", str(a->text));
+    return j;
+}
+
 static json_t *calltree_json(const culprit_calltree_view *c)
 {
     json_t *j, *nodes, *suspects;
@@ -163,6 +182,7 @@ static json_t *calltree_json(const culprit_calltree_view *c)
         json_array_append_new(nodes, o);
     }
     json_object_set_new(j, "nodes", nodes);
+    json_object_set_new(j, "answer", answer_json(&c->answer));
     return j;
 }
 

@@ -76,29 +76,12 @@ static void headline(culprit_buf *out, const culprit_report *r)
     culprit_buf_puts(out, "\n\n");
 }
 
-/* The function the call-tree analysis points at: the first suspect node the culprit
- * changed, else the last function of the first suspect path. NULL when none. */
-static const culprit_calltree_view_node *suspect_function(const culprit_calltree_view *c)
-{
-    const culprit_calltree_view_node *last = NULL;
-
-    if (!c || !c->nsuspects)
-        return NULL;
-    for (size_t i = 0; i < c->nnodes; i++)
-        if (c->nodes[i].suspect && c->nodes[i].changed)
-            return &c->nodes[i];
-    /* The first suspect path ends at a node with no suspect child below it. */
-    for (size_t i = 0; i < c->nnodes; i++)
-        if (c->nodes[i].suspect && (!last || c->nodes[i].depth > last->depth))
-            last = &c->nodes[i];
-    return last;
-}
-
-/* The answer first: "**Answer:** `test` — `sha` **subject** — `function()` (file:line)". */
+/* The answer first: "**Answer:** `test` — `sha` **subject** — `function()` (file:line)";
+ * without a changed function on the slow path, the answer's sentence instead. */
 static void answer(culprit_buf *out, const culprit_report *r)
 {
     const culprit_bisect_result *b = r->bisect;
-    const culprit_calltree_view_node *f = suspect_function(r->calltree);
+    const culprit_calltree_view_answer *a = r->calltree ? &r->calltree->answer : NULL;
     char sha[13];
 
     if (!b || !b->culprit[0])
@@ -117,16 +100,20 @@ static void answer(culprit_buf *out, const culprit_report *r)
         culprit_report__put_md(out, b->subject);
         culprit_buf_puts(out, "**");
     }
-    if (f) {
+    /* The call trees' one answer (culprit_calltree_diff_answer()), as the document gives it. */
+    if (a && a->kind == CULPRIT_CALLTREE_ANSWER_CHANGED && a->function) {
         culprit_buf_puts(out, " — ");
-        culprit_report__put_md_code(out, f->function, 0);
-        if (f->file) {
+        culprit_report__put_md_code(out, a->function, 0);
+        if (a->file) {
             culprit_buf_puts(out, " (");
-            culprit_report__put_md(out, f->file);
-            if (f->line_low)
-                culprit_buf_printf(out, ":%u", f->line_low);
+            culprit_report__put_md(out, a->file);
+            if (a->line)
+                culprit_buf_printf(out, ":%u", a->line);
             culprit_buf_puts(out, ")");
         }
+    } else if (a && a->given && a->kind != CULPRIT_CALLTREE_ANSWER_NONE && a->text) {
+        culprit_buf_puts(out, " — ");
+        culprit_report__put_md(out, a->text);
     }
     culprit_buf_puts(out, "\n\n");
 }

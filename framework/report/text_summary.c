@@ -86,13 +86,12 @@ int culprit_report__render_text(culprit_buf *out, const culprit_report *r)
     if (c && c->nsuspects) {
         culprit_buf_printf(out, "  %-10s ", "where");
         culprit_buf_put_text(out, c->suspects[0]);
-        for (size_t i = 0; i < c->nnodes; i++)
-            if (c->nodes[i].suspect && c->nodes[i].changed) {
-                culprit_buf_puts(out, " (");
-                culprit_buf_put_text(out, c->nodes[i].function);
-                culprit_buf_puts(out, " changed by the culprit)");
-                break;
-            }
+        culprit_buf_puts(out, "\n");
+    }
+    /* The call trees' one answer (culprit_calltree_diff_answer()), as the document gives it. */
+    if (c && c->answer.given && c->answer.kind != CULPRIT_CALLTREE_ANSWER_NONE && c->answer.text) {
+        culprit_buf_printf(out, "  %-10s ", "answer");
+        culprit_buf_put_text(out, c->answer.text);
         culprit_buf_puts(out, "\n");
     }
     return culprit_error_last_code() < 0 ? culprit_error_last_code() : 0;

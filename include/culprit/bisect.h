@@ -577,11 +577,16 @@ typedef struct {
     double change;    /**< the relative change the check saw of the first test */
     double threshold; /**< the slowdown a bisection step had to show */
     culprit_bisect_result result; /**< the bisection's (or the call-tree step's) result */
-    char *function;               /**< the first suspect's function, NULL when none */
+    char *function;               /**< the call trees' answer (culprit_calltree_diff_answer()): the
+                                       function the culprit changed that explains the
+                                       regression, or where the time went when no change
+                                       was correlated; NULL when none */
     char *file;                   /**< its source file (relative to the repository), NULL unknown */
     unsigned int line;            /**< its first line, 0 unknown */
     char *error;                  /**< FAILED / NOT_INVESTIGATED: why; else NULL */
     double seconds;               /**< wall time spent */
+    char *answer; /**< the answer as a sentence (culprit_calltree_answer_text()), also when
+                       no changed function is on the slow path; NULL when none */
 } culprit_investigation;
 
 typedef struct {

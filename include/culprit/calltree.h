@@ -312,7 +312,9 @@ typedef struct {
     double threshold;           /**< relative change of the per-call mean that matters (0.02) */
     culprit_calltree_rule rule; /**< REACH (default) or PAPER */
     double min_share;           /**< REACH: a node adding less than this share of the whole
-                                     regression is counted, not listed (0.02) */
+                                     regression is counted, not listed; the answer
+                                     (culprit_calltree_diff_answer()) explains at least this
+                                     share (0.05) */
     const char *root;           /**< compare the subtrees of this function (its topmost node in
                                      each tree, e.g. a perf test's body), per call of it; NULL:
                                      the whole trees. Borrowed: it must outlive the diff */
@@ -321,7 +323,7 @@ typedef struct {
 #define CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION 2
 #define CULPRIT_CALLTREE_DIFF_OPTIONS_INIT                                                         \
     {                                                                                              \
-        CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02, CULPRIT_CALLTREE_RULE_REACH, 0.02, NULL \
+        CULPRIT_CALLTREE_DIFF_OPTIONS_VERSION, 0.99, 0.02, CULPRIT_CALLTREE_RULE_REACH, 0.05, NULL \
     }
 
 int culprit_calltree_diff_options_init(culprit_calltree_diff_options *opts, unsigned int version);
@@ -356,7 +358,9 @@ typedef struct {
                             plus its callees' extra calls, new callees of functions the base
                             tree has and minus removed callees; an added node's exclusive time
                             and such callees. ns over the test tree's calls of the root */
-    double share;      /**< own_ns / the diff's regression_ns; NaN when there is none */
+    double share;      /**< own_ns / the diff's regression_ns, capped to [-1, 1] (a node can
+                            add more than the whole regression when others got faster;
+                            own_ns keeps the amount); NaN when there is no regression */
     double subtree_ns; /**< what its calls add, callees included, with its caller's calls
                             of it scaled as own_ns scales (the search descends where this
                             is at least min_share of the regression) */
@@ -429,6 +433,9 @@ typedef struct {
     size_t nsmaller;      /**< REACH: nodes the search reached that add time but less than
                                min_share of the regression each: counted, not listed */
     double smaller_ns;    /**< the time they add together */
+    culprit_calltree_change *changes; /**< per function of the test tree: what the commit
+                                           correlated changed of it; NULL until
+                                           culprit_calltree_correlate() */
 } culprit_calltree_diff;
 
 /**
@@ -507,6 +514,61 @@ const culprit_calltree_function *culprit_calltree_diff_function(const culprit_ca
  * FILE_CHANGED. Returns 0 or CULPRIT_ERROR (out of memory).
  */
 int culprit_calltree_correlate(culprit_calltree_diff *diff, const culprit_vcs_changeset *changes);
+
+/** What culprit_calltree_diff_answer() found. */
+typedef enum {
+    /** Nothing to explain: the trees show no regression, or no function adds time. */
+    CULPRIT_CALLTREE_ANSWER_NONE = 0,
+    /** A function the commit changed (or added) explains the regression: `pair`. */
+    CULPRIT_CALLTREE_ANSWER_CHANGED = 1,
+    /** Correlated, but no function the commit changed is on the slow path: `where` is
+     *  where the time went, `changed` what the commit changed that ran (or NONE). */
+    CULPRIT_CALLTREE_ANSWER_NOT_ON_PATH = 2,
+    /** Not correlated with a commit: `pair` is where the time went (the first suspect). */
+    CULPRIT_CALLTREE_ANSWER_UNCORRELATED = 3
+} culprit_calltree_answer_kind;
+
+/** "none", "changed", "not-on-path", "uncorrelated"; "unknown" out of range. */
+const char *culprit_calltree_answer_kind_name(culprit_calltree_answer_kind kind);
+
+/** The one answer of a diff (docs/calltree.md, "The answer"). */
+typedef struct {
+    culprit_calltree_answer_kind kind;
+    size_t pair;         /**< CHANGED, UNCORRELATED: the answer's pair; else NONE */
+    double explained_ns; /**< CHANGED: the time it explains (regression_ns's unit) */
+    double share;        /**< explained_ns / regression_ns, in [0, 1]; NaN when none */
+    size_t where;        /**< where the time went: the first suspect's pair; NONE when none */
+    size_t changed;      /**< NOT_ON_PATH: the changed function that ran with the most time
+                              (its topmost pair); NONE when none of them ran */
+    size_t nchanged;     /**< functions of the test tree the commit changed */
+} culprit_calltree_answer;
+
+/**
+ * The one answer of a diff, the function every output names (calltree diff's text
+ * and JSON, bisect's result, check --investigate's summary, culprit report). Each
+ * pair's own_ns goes to the nearest function the commit changed on its path from
+ * the root (itself included): a changed caller takes the time of its new or more
+ * frequent callees, a changed function the time its own code moved into unchanged
+ * callees, a changed helper its time at every call path. The answer is the changed
+ * function that so explains the most, at least `min_share` of the regression, with
+ * a pair adding time whose test does not say it is no slower (the same calls,
+ * unchanged or faster per call at the threshold; an interval that holds 0 does not
+ * rule it out: the split of the regression is exact, the test may not tell).
+ * Without one: NOT_ON_PATH when the diff was correlated, UNCORRELATED when not (the
+ * first suspect), NONE when nothing regressed. Returns 0 or CULPRIT_ERROR (out of
+ * memory).
+ */
+int culprit_calltree_diff_answer(culprit_calltree_answer *out, const culprit_calltree_diff *diff);
+
+/**
+ * The answer as one sentence, appended to `out` (the text every output prints):
+ * "fem (src/fig5.c:21), changed by the commit, explains 100% of the regression", or
+ * "no function the commit changed is on the slow path: the time went to ...; the
+ * commit changed ... (ran elsewhere)". Names are data: written through
+ * culprit_buf_put_text(). Returns 0 or CULPRIT_ERROR.
+ */
+int culprit_calltree_answer_text(culprit_buf *out, const culprit_calltree_diff *diff,
+                                 const culprit_calltree_answer *answer);
 
 /* ---- overweight analysis ---- */
 
@@ -620,6 +682,19 @@ typedef struct {
     char *diff;                       /**< the changed lines as a unified diff excerpt; NULL none */
 } culprit_calltree_view_node;
 
+/** The answer of a diff as its document gives it (culprit_calltree_diff_answer()). */
+typedef struct {
+    culprit_calltree_answer_kind kind; /**< NONE also when the document gives none */
+    int given;                         /**< the document has an "answer" */
+    char *function;                    /**< CHANGED, UNCORRELATED: the answer; else NULL */
+    char *file;                        /**< its file; NULL unknown */
+    unsigned int line;                 /**< its first line; 0 unknown */
+    double share;                      /**< of the regression it explains; NAN unknown */
+    char *where;                       /**< where the time went; NULL none */
+    char *changed;                     /**< NOT_ON_PATH: what the commit changed that ran */
+    char *text;                        /**< the sentence (culprit_calltree_answer_text()) */
+} culprit_calltree_view_answer;
+
 /** A call-tree diff as its document gives it. */
 typedef struct {
     char *base, *test; /**< what was compared (file names or commits) */
@@ -628,7 +703,8 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_view_node *nodes; /**< parents before children */
     size_t nsuspects;
-    char **suspects; /**< suspect paths, ranked: "foo → doo → fem" */
+    char **suspects;                     /**< suspect paths, ranked: "foo → doo → fem" */
+    culprit_calltree_view_answer answer; /**< the document's "answer" */
 } culprit_calltree_view;
 
 /**

@@ -13,6 +13,9 @@
 # of the slow build (`uftrace report -s self`).
 # Printed per case and method: the rank of the true cause ("-" not named) and the
 # number of suspects or rows listed. Perf test (e): trees rooted at the body.
+# Then the one answer with the commit's changes (culprit_calltree_diff_answer(), the
+# function every output names): its function, "yes" when it is the cause (the
+# function the commit changed), and the load (`uptime`) when the case ended.
 # usage: bench_rootcause.sh CULPRIT RUNTIME_LIB LIBCULPRIT INCLUDE_DIR FIG5_SOURCE [--quick] [CASE...]
 #   --quick: case (c) only (seconds; what ctest runs, label bench).
 #   LEVEL_NOISE=N (environment): also runs the culprit's build N times in level mode
@@ -46,6 +49,17 @@ rank_of() {
     [ "$rank" = - ] && [ "${path##* }" = "$2" ] && rank=$n
   done < <(grep '"path_text"' "$1" | sed 's/.*"path_text": "\(.*\)",*$/\1/')
   echo "$rank $n"
+}
+
+# The answer of the diff document $1: "FUNCTION yes|no" against the cause $2 (the
+# kind instead of a function when it names none).
+answer_of() {
+  python3 - "$1" "$2" <<'PYEOF'
+import json, sys
+a = json.load(open(sys.argv[1])).get("answer") or {}
+f = (a.get("function") or {}).get("function")
+print(f or a.get("kind", "none"), "yes" if f == sys.argv[2] else "no")
+PYEOF
 }
 
 # uftrace's report (stdin): the rank of function $1 by the self-time column
@@ -92,8 +106,8 @@ level_noise() {
   done
 }
 
-printf '%-4s %-13s %-14s %-14s %-14s %-14s %s\n' case cause "reach" "reach+commit" "paper" \
-  "uftrace-diff" "uftrace-self"
+printf '%-4s %-13s %-14s %-14s %-14s %-14s %-14s %-18s %s\n' case cause "reach" "reach+commit" \
+  "paper" "uftrace-diff" "uftrace-self" "answer" "load"
 for c in $cases; do
   repo=$work/$c
   cause=$(bash "$make_repo" "$c" "$repo" "$fig5")
@@ -136,9 +150,11 @@ for c in $cases; do
     us=$(uftrace report -d "$work/$c-culprit.uftrace" -s self 2>/dev/null | uftrace_rank "$cause")
   fi
   fmt() { set -- $1; echo "$1 of $2"; }
-  printf '%-4s %-13s %-14s %-14s %-14s %-14s %s\n' "$c" "$cause" \
+  printf '%-4s %-13s %-14s %-14s %-14s %-14s %-14s %-18s %s\n' "$c" "$cause" \
     "$(fmt "$(rank_of "$work/$c-reach.json" "$cause")")" \
     "$(fmt "$(rank_of "$work/$c-commit.json" "$cause")")" \
-    "$(fmt "$(rank_of "$work/$c-paper.json" "$cause")")" "$(fmt "$ud")" "$(fmt "$us")"
+    "$(fmt "$(rank_of "$work/$c-paper.json" "$cause")")" "$(fmt "$ud")" "$(fmt "$us")" \
+    "$(answer_of "$work/$c-commit.json" "$cause")" "$(uptime | sed 's/.*load average: //')"
 done
-echo "(rank of the true cause of N listed; '-': not named)"
+echo "(rank of the true cause of N listed; '-': not named; answer: the one function named, with"
+echo " the commit's changes, and whether it is the cause; load: 1, 5 and 15 minutes)"

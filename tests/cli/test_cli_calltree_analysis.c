@@ -82,6 +82,8 @@ static void diff_json_matches_golden(void **state)
 
 static void diff_text_names_the_path_and_the_changed_lines(void **state)
 {
+    static const char answer[] = "answer: fem (/home/dev/fig5/src/fig5.c:21), changed by the "
+                                 "commit, explains 100% of the regression\nsuspect 1: ";
     scene *s = *state;
     cli_result r = run_culprit(s->dir, NULL,
                                "calltree diff trees/base.calltree trees/test.calltree --repo '%s' "
@@ -92,6 +94,8 @@ static void diff_text_names_the_path_and_the_changed_lines(void **state)
     assert_contains(r.out, "suspect 1: foo \u2192 doo \u2192 fem  (adds +100.0 us itself, 100.0% "
                            "of the regression; CHANGED in the commit)");
     assert_contains(r.out, "changed: /home/dev/fig5/src/fig5.c: 23-24");
+    /* The one answer first (culprit_calltree_diff_answer()). */
+    assert_true(strncmp(r.out, answer, strlen(answer)) == 0);
     assert_contains(r.out, "1 suspect among 6 functions compared");
     assert_lacks(r.out, "suspect 2");
     assert_lacks(r.out, "  bar ");

@@ -2,7 +2,8 @@
 # End to end: the root-cause cases (tests/e2e/rootcause, docs/calltree.md) through
 # `culprit bisect --calltree`: each history has one commit that causes a slowdown
 # of 5x or more, and the function that causes it must be suspect 1 of the call-tree
-# diff, with no suspect explaining less than 2% of the regression listed.
+# diff and its one answer (the function the commit changed), with no suspect
+# explaining less than 5% of the regression listed and no share above 100%.
 #   a  a new slow helper under existing callers          validate_key
 #   b  call counts change upstream, a leaf much slower   hash_word
 #   c  a slower function called once per run             sort_routes
@@ -43,15 +44,24 @@ for c in $cases; do
     fail "case $c: named ${got:-nothing}, not the culprit commit: $(cat "$out") $(cat "$work/$c.err")"
   grep -q '^    "error": null' "$out" || fail "case $c: no call-tree analysis: $(cat "$out")"
   first=$(grep -m1 '"path_text"' "$out" | sed 's/.*"path_text": "\(.*\)",*$/\1/')
-  [ "${first##* }" = "$cause" ] || fail "case $c: suspect 1 is '$first', not $cause: $(grep '"path_text"' "$out")"
-  # Suspect-level shares (indented as the suspects' path_text); none under 2%.
+  # (A perf test's harness spreads the recorded calls of case e so widely that every
+  # interval can hold 0: then no suspect is listed, and the answer below must still
+  # name the cause.)
+  [ "${first##* }" = "$cause" ] || { [ "$c" = e ] && [ -z "$first" ]; } ||
+    fail "case $c: suspect 1 is '$first', not $cause: $(grep '"path_text"' "$out")"
+  # Suspect-level shares (indented as the suspects' path_text); none under 5%.
   indent=$(grep -m1 '"path_text"' "$out" | sed 's/".*//')
-  grep "^$indent\"share\": " "$out" | sed 's/.*: \([-0-9.e]*\).*/\1/' |
-    awk -v c="$c" '$1 < 0.02 { print "case " c ": a suspect explains " $1 " of the regression"; bad = 1 } END { exit bad }' ||
-    fail "case $c: suspects under 2% are listed"
+  [ -z "$first" ] || grep "^$indent\"share\": " "$out" | sed 's/.*: \([-0-9.e]*\).*/\1/' |
+    awk -v c="$c" '$1 < 0.05 { print "case " c ": a suspect explains " $1 " of the regression"; bad = 1 } END { exit bad }' ||
+    fail "case $c: suspects under 5% are listed"
+  # No share anywhere above 100%; the answer is the cause, changed by the commit.
+  grep '"share": ' "$out" | sed 's/.*: \([-0-9.e]*\).*/\1/' |
+    awk '$1 != "null" && $1 + 0 > 1 { bad = 1 } END { exit bad }' || fail "case $c: a share above 100%: $(grep '"share"' "$out")"
+  answer=$(python3 -c 'import json, sys; a = json.load(open(sys.argv[1]))["calltree"]["answer"]; print(a["kind"], (a["function"] or {}).get("function"))' "$out")
+  [ "$answer" = "changed $cause" ] || fail "case $c: the answer is '$answer', not $cause: $(cat "$work/$c.err")"
   if [ "$c" = e ]; then # compared from the body down, per call of it
     grep -q '^    "root": "parse_config_file"' "$out" || fail "case e: the diff is not rooted at the body: $(cat "$out")"
   fi
-  echo "case $c: suspect 1 $first ($(grep -c '"path_text"' "$out") listed, $(($(date +%s) - started)) s)"
+  echo "case $c: suspect 1 $first, answer $cause ($(grep -c '"path_text"' "$out") listed, $(($(date +%s) - started)) s, load $(uptime | sed 's/.*load average: //'))"
 done
 echo "calltree_rootcause: ok"

@@ -17,7 +17,8 @@ grep -q "^MAJOR       wordfreq.count_distinct_words: major regression" "$log" ||
   fail "culprit check did not flag the test: $(cat "$log")"
 grep -q "^  culprit    [0-9a-f]\{12\} normalize: keep apostrophes only inside words" "$log" ||
   fail "the bisection did not name the planted commit: $(cat "$log")"
-grep -Eq "^  where      .*add_word → normalize_word( → inside_word)? \(normalize_word changed by the culprit\)" "$log" ||
+grep -Eq "^  where      .*add_word → normalize_word( → inside_word)?$" "$log" &&
+  grep -Eq "^  answer     (normalize_word|inside_word) \(.*\), changed by the commit, explains" "$log" ||
   fail "the call trees did not point at normalize_word: $(cat "$log")"
 page=$work/out/report/index.html
 grep -q "^  report     $page$" "$log" || fail "the report's path is not printed"

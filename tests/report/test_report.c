@@ -145,8 +145,11 @@ static void report_html_is_self_contained_with_plots_and_tree(void **state)
     assert_contains(r.out, "\n  culprit    ");
     assert_contains(r.out, "+200.0% (CI +196.0% to +204.0%); 3 steps, 3 builds, 30 runs among 2 "
                            "commits\n");
-    assert_contains(r.out, "\n  where      foo \xe2\x86\x92 doo \xe2\x86\x92 fem (fem changed "
-                           "by the culprit)\n");
+    assert_contains(r.out, "\n  where      foo \xe2\x86\x92 doo \xe2\x86\x92 fem\n");
+    /* The document's one answer (culprit_calltree_diff_answer()), as every output gives it. */
+    assert_contains(r.out,
+                    "\n  answer     fem (src/fem.c:12), changed by the commit, explains 100% "
+                    "of the regression\n");
     assert_contains(r.out, "\n  report     ");
     assert_contains(r.out, path);
     assert_non_null(html = read_text(path));
@@ -283,6 +286,49 @@ static void report_reads_the_call_tree_inside_the_bisect_document(void **state)
     json_decref(bisect);
 }
 
+/* The call trees' one answer is the document's "answer" (culprit_calltree_diff_answer()
+ * chose it): text, Markdown, HTML and JSON all give it, never a function of their own
+ * choosing (the Markdown summary once named the first changed suspect node). */
+static void report_gives_the_documents_answer_in_every_format(void **state)
+{
+    static const char text[] = "no function the commit changed is on the slow path: the time "
+                               "went to wug (src/wug.c:3); the commit changed bar (src/bar.c:5), "
+                               "which ran elsewhere";
+    static const char *const formats[] = {"text", "markdown", "html", "json"};
+    repo_fixture *repo = *state;
+    char dir[600], path[700], *html;
+    json_t *tree;
+    cli_result r;
+
+    snprintf(dir, sizeof(dir), "%s/answer", repo->dir);
+    put_data(repo, "calltree.json", dir);
+    snprintf(path, sizeof(path), "%s/calltree.json", dir);
+    assert_non_null(tree = json_load_file(path, 0, NULL));
+    json_object_set_new(tree, "answer",
+                        json_pack("{s:s,s:n,s:{s:s},s:{s:s},s:s}", "kind", "not-on-path",
+                                  "function", "where", "function", "wug", "changed", "function",
+                                  "bar", "text", text));
+    assert_int_equal(json_dump_file(tree, path, 0), 0);
+    json_decref(tree);
+    for (size_t i = 0; i < 4; i++) {
+        r = run_culprit(repo->dir, NULL, "report --format %s --calltree answer/calltree.json%s",
+                        formats[i], i == 2 ? " --out answer" : "");
+        assert_int_equal(r.status, 0);
+        if (i == 2) {
+            snprintf(path, sizeof(path), "%s/index.html", dir);
+            assert_non_null(html = read_text(path));
+            assert_contains(html, "<p><strong>Answer:</strong> no function the commit changed");
+            assert_contains(html, "the time went to wug (src/wug.c:3); the commit changed bar");
+            free(html);
+        } else {
+            assert_contains(r.out, text);
+        }
+        /* fem is changed and on the suspect path, but not the answer. */
+        assert_lacks(r.out, "`fem` (src/fem.c:12)");
+        cli_result_dispose(&r);
+    }
+}
+
 static void report_bad_inputs_fail_naming_them(void **state)
 {
     repo_fixture *repo = *state;
@@ -371,6 +417,7 @@ int main(void)
         cmocka_unit_test(report_out_writes_markdown_file),
         cmocka_unit_test(report_reads_suspect_paths),
         cmocka_unit_test(report_reads_the_call_tree_inside_the_bisect_document),
+        cmocka_unit_test(report_gives_the_documents_answer_in_every_format),
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
         cmocka_unit_test(report_markdown_names_stay_in_their_code_span),
     };
