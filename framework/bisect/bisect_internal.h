@@ -196,6 +196,31 @@ int culprit_bisect__bisect_range(culprit_bisect__session *s, const char *good, c
 int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, const char *bad,
                                int known_slower);
 
+/* ---- explaining the whole change (explain.c) ---- */
+
+/* The share of the range's slowdown `total` a change `change` explains, on the log
+ * scale: log(1 + change) / log(1 + total); NAN when total is no slowdown. */
+double culprit_bisect__share(double change, double total);
+
+/* `bad` judged against `good`: a step of that pair already decided (bad, or good
+ * beyond doubt) is reused, else the pair is measured (check_pair, max_runs). */
+int culprit_bisect__judge_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               int *slower, culprit_bisect_step **step);
+
+/* `sha` judged against its first parent (`parent`) with culprit_bisect__judge_pair;
+ * CULPRIT_ESKIP when it has none or a side cannot be measured. */
+int culprit_bisect__against_parent(culprit_bisect__session *s, const char *sha, char parent[41],
+                                   int *slower, culprit_bisect_step **step);
+
+/* Records a culprit with the step against its parent and its share of the range. */
+int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
+                                  const culprit_bisect_step *step);
+
+/* After the search found `culprit` (the result's confirmed set): records it with its
+ * share, and while more than a tenth of the range's slowdown is unexplained searches
+ * the rest of the range for more culprits (bounded), each recorded with its share. */
+int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit);
+
 /* Slow decay (scan.c): the outcome, and the change each commit of the range's
  * first-parent chain contributes, as the result's culprits. */
 int culprit_bisect__slow_decay(culprit_bisect__session *s);

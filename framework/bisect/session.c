@@ -224,8 +224,7 @@ static int search(culprit_bisect__session *s, char culprit_out[41])
         return 0;
     }
     culprit_bisect__describe(s, culprit);
-    if ((error = culprit_bisect__add_culprit(s, culprit, culprit_bisect__step_of(out, culprit))) <
-        0)
+    if ((error = culprit_bisect__explain(s, culprit)) < 0)
         return error;
     memcpy(culprit_out, culprit, 41);
     return 0;

@@ -248,12 +248,18 @@ static void print_text(FILE *out, const culprit_bisect_result *r, double confide
         fprintf(out, "  %s\n  %s, %s\n  ", cli_text(&t1, r->subject ? r->subject : ""),
                 cli_text(&t2, r->author ? r->author : ""), r->date ? r->date : "");
         put_change(out, r->change, r->change_low, r->change_high, confidence);
-        fprintf(out, " against the commit before it that was measured good\n");
+        if (r->nculprits && !isnan(r->culprits[0].share))
+            fprintf(out, " against its parent; it explains %.0f%% of the good->bad change\n",
+                    100 * r->culprits[0].share);
+        else
+            fprintf(out, " against the commit before it that was measured good\n");
         for (size_t i = 1; i < r->nculprits; i++) {
             fprintf(out, "  also %s %s: ", r->culprits[i].sha,
                     cli_text(&t1, r->culprits[i].subject ? r->culprits[i].subject : ""));
             put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
+            if (!isnan(r->culprits[i].share))
+                fprintf(out, " against its parent; explains %.0f%%", 100 * r->culprits[i].share);
             fprintf(out, "\n");
         }
         culprit_buf_dispose(&t1);

@@ -348,7 +348,11 @@ typedef enum {
 typedef struct {
     char sha[41];
     char *subject;
-    double change, change_low, change_high; /**< against the good end it was measured with */
+    double change, change_low, change_high; /**< against its first parent (a culprit judged
+                                                 against it), else the good end it was
+                                                 measured with */
+    double share; /**< the share of the range's slowdown it explains, on the log scale:
+                       log(1 + change) / log(1 + the range's change); NAN unknown */
 } culprit_bisect_culprit;
 
 typedef struct {
