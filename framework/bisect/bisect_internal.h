@@ -101,6 +101,13 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
                                         const culprit_bisect_options *opts,
                                         const culprit_bisect__probe *probe);
 
+/* The timeout of a build: opts->build_timeout_s, or CULPRIT_BISECT_BUILD_TIMEOUT. */
+double culprit_bisect__build_timeout(const culprit_bisect_options *opts);
+
+/* Tells opts->phase (when set) that a phase starts: printf-style. */
+void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The metric a bisection of a command may judge instead of its wall time. */
 #define CULPRIT_BISECT__CPU_METRIC "cpu_ns"
 

@@ -178,6 +178,10 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
     while (nq && more < EXPLAIN_MAX && explained_at_most(r) < 1 - EXPLAIN_LEFT) {
         span sp = q[0];
         int found;
+        culprit_bisect__phase(s->opts,
+                              "explaining the whole change: %.0f%% of it is explained; "
+                              "searching (%.12s, %.12s]",
+                              100 * explained_at_most(r), sp.lo, sp.hi);
         memmove(q, q + 1, --nq * sizeof(*q));
         if ((error = search_span(s, &sp, q, &nq, &found)) < 0)
             return error;

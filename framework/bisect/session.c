@@ -13,6 +13,7 @@
 #include "culprit/core.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,11 +48,29 @@ int culprit_bisect_options_check(const culprit_bisect_options *opts)
                                  "('" CULPRIT_BISECT__CPU_METRIC "'), not counted",
                                  opts->metric);
     if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
-        opts->min_runs == 1 || !(opts->timeout_s > 0))
+        opts->min_runs == 1 || !(opts->timeout_s > 0) || !(opts->build_timeout_s >= 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "bisection options out of range (confidence in (0,1), "
-                                 "min_runs 0 or at least 2, timeout > 0)");
+                                 "min_runs 0 or at least 2, timeout > 0, build timeout >= 0)");
     return 0;
+}
+
+void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+
+    if (!opts || !opts->phase)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    opts->phase(line, opts->payload);
+}
+
+double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
+{
+    return opts->build_timeout_s > 0 ? opts->build_timeout_s : CULPRIT_BISECT_BUILD_TIMEOUT;
 }
 
 /* The sides the call trees are recorded on: checkouts of their own when they have
@@ -138,12 +157,18 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                                   culprit);
     } else {
         memcpy(out->parent, fp[1], 41);
+        culprit_bisect__phase(s->opts, "call trees: building %.12s and its parent %.12s%s", culprit,
+                              out->parent, s->opts->calltree_build ? " with --calltree-build" : "");
         if ((error = culprit_bisect__build(s, G, out->parent)) < 0 ||
             (error = culprit_bisect__build(s, C, culprit)) < 0 ||
             (error = plain_builds(s, out->parent, culprit, plain)) < 0) {
             if (error == CULPRIT_ESKIP)
                 culprit_error_prefix("building for the call trees: ");
         } else {
+            culprit_bisect__phase(s->opts,
+                                  "call trees: recording %.12s and its parent, then "
+                                  "diffing them",
+                                  culprit);
             error = culprit_bisect__calltree(out, s->repo, s->opts, p->dir(p->payload, G),
                                              p->dir(p->payload, C), plain);
         }

@@ -94,7 +94,7 @@ static void usage(FILE *out)
               "                      [--history DIR | --no-history] [--json]\n"
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
               "                      [--confidence C] [--instructions-threshold PERCENT]\n"
-              "                      [--timeout SECONDS]\n"
+              "                      [--timeout SECONDS] [--build-timeout SECONDS]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -122,20 +122,14 @@ static const char *verdict_word(culprit_bisect_verdict v)
     return v == CULPRIT_BISECT_BAD ? "bad" : v == CULPRIT_BISECT_GOOD ? "good" : "skip";
 }
 
-typedef struct {
-    double confidence;
-    const char *series; /* a time judged other than the wall time (cpu_ns), or NULL */
-    cli_progress bar;
-} progress_state;
-
 /* One line per step on stderr: commit, step k of about log2 N, verdict, effect with
  * its interval; on a terminal, below it the live status line with the bar. Where
  * stderr is not a terminal (a CI log) the lines alone, as they come, so a long
  * bisection is not silent for minutes. */
-static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
-                     void *payload)
+void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t candidates,
+                          void *payload)
 {
-    progress_state *p = payload;
+    cli_bisect_progress *p = payload;
     size_t left = (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2)));
     char *text = NULL;
     size_t size = 0;
@@ -176,6 +170,16 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
                             "bisecting: step %zu done, about %zu left", index, left);
     free(text);
     culprit_buf_dispose(&mean);
+}
+
+void cli_bisect_phase_line(const char *what, void *payload)
+{
+    cli_bisect_progress *p = payload;
+    char line[300];
+
+    snprintf(line, sizeof(line), "%s\n", what);
+    cli_progress_print(&p->bar, line);
+    cli_progress_status(&p->bar, NAN, "%s", what);
 }
 
 static void print_calltree(FILE *out, const culprit_bisect_result *r,
@@ -386,7 +390,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
                        const bisect_request *q)
 {
     culprit_bisect_result r;
-    progress_state p;
+    cli_bisect_progress p;
     cli_env env;
     int error, status;
 
@@ -406,7 +410,8 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     o->npaths = npaths;
     p.confidence = o->confidence;
     p.series = o->run ? NULL : o->metric;
-    o->progress = progress;
+    o->progress = cli_bisect_step_line;
+    o->phase = cli_bisect_phase_line;
     o->payload = &p;
     cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
