@@ -13,7 +13,6 @@
 #include "culprit/core.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,24 +52,6 @@ int culprit_bisect_options_check(const culprit_bisect_options *opts)
                                  "bisection options out of range (confidence in (0,1), "
                                  "min_runs 0 or at least 2, timeout > 0, build timeout >= 0)");
     return 0;
-}
-
-void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-
-    if (!opts || !opts->phase)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    opts->phase(line, opts->payload);
-}
-
-double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
-{
-    return opts->build_timeout_s > 0 ? opts->build_timeout_s : CULPRIT_BISECT_BUILD_TIMEOUT;
 }
 
 /* The sides the call trees are recorded on: checkouts of their own when they have
