@@ -96,17 +96,13 @@ int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
     return 0;
 }
 
-/* The share the culprits found explain at most (each at its interval's upper end). */
-static double explained_at_most(const culprit_bisect_result *r)
+/* The share the culprits found explain together (NAN when one is unknown). */
+static double explained(const culprit_bisect_result *r)
 {
     double sum = 0;
 
-    for (size_t i = 0; i < r->nculprits; i++) {
-        double hi = culprit_bisect__share(r->culprits[i].change_high, r->steps[0].change);
-        if (isnan(hi))
-            return NAN;
-        sum += hi;
-    }
+    for (size_t i = 0; i < r->nculprits; i++)
+        sum += r->culprits[i].share;
     return sum;
 }
 
@@ -175,13 +171,13 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
         return error;
     push(q, &nq, r->good, parent);
     push(q, &nq, culprit, r->bad);
-    while (nq && more < EXPLAIN_MAX && explained_at_most(r) < 1 - EXPLAIN_LEFT) {
+    while (nq && more < EXPLAIN_MAX && explained(r) < 1 - EXPLAIN_LEFT) {
         span sp = q[0];
         int found;
         culprit_bisect__phase(s->opts,
                               "explaining the whole change: %.0f%% of it is explained; "
                               "searching (%.12s, %.12s]",
-                              100 * explained_at_most(r), sp.lo, sp.hi);
+                              100 * explained(r), sp.lo, sp.hi);
         memmove(q, q + 1, --nq * sizeof(*q));
         if ((error = search_span(s, &sp, q, &nq, &found)) < 0)
             return error;
