@@ -113,6 +113,13 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
                                         const culprit_bisect_options *opts,
                                         const culprit_bisect__probe *probe);
 
+/* The timeout of a build: opts->build_timeout_s, or CULPRIT_BISECT_BUILD_TIMEOUT. */
+double culprit_bisect__build_timeout(const culprit_bisect_options *opts);
+
+/* Tells opts->phase (when set) that a phase starts: printf-style. */
+void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* The metric a bisection of a command may judge instead of its wall time. */
 #define CULPRIT_BISECT__CPU_METRIC "cpu_ns"
 
@@ -218,6 +225,31 @@ int culprit_bisect__bisect_range(culprit_bisect__session *s, const char *good, c
  */
 int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, const char *bad,
                                int known_slower);
+
+/* ---- explaining the whole change (explain.c) ---- */
+
+/* The share of the range's slowdown `total` a change `change` explains, on the log
+ * scale: log(1 + change) / log(1 + total); NAN when total is no slowdown. */
+double culprit_bisect__share(double change, double total);
+
+/* `bad` judged against `good`: a step of that pair already decided (bad, or good
+ * beyond doubt) is reused, else the pair is measured (check_pair, max_runs). */
+int culprit_bisect__judge_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               int *slower, culprit_bisect_step **step);
+
+/* `sha` judged against its first parent (`parent`) with culprit_bisect__judge_pair;
+ * CULPRIT_ESKIP when it has none or a side cannot be measured. */
+int culprit_bisect__against_parent(culprit_bisect__session *s, const char *sha, char parent[41],
+                                   int *slower, culprit_bisect_step **step);
+
+/* Records a culprit with the step against its parent and its share of the range. */
+int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
+                                  const culprit_bisect_step *step);
+
+/* After the search found `culprit` (the result's confirmed set): records it with its
+ * share, and while more than a tenth of the range's slowdown is unexplained searches
+ * the rest of the range for more culprits (bounded), each recorded with its share. */
+int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit);
 
 /* Slow decay (scan.c): the outcome, and the change each commit of the range's
  * first-parent chain contributes, as the result's culprits. */

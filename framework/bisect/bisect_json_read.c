@@ -112,6 +112,7 @@ static int read_culprits(culprit_bisect_result *r, const json_t *array)
             return error;
         sha(c->sha, j, "commit");
         read_change(&c->change, &c->change_low, &c->change_high, j);
+        c->share = number(j, "share");
     }
     return 0;
 }

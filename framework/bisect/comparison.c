@@ -23,6 +23,7 @@
 #include "culprit/stats.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -369,6 +370,24 @@ static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired)
         return error;
     step->conclusive = strict.verdict == CULPRIT_BISECT_BAD;
     return 0;
+}
+
+void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+
+    if (!opts || !opts->phase)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    opts->phase(line, opts->payload);
+}
+
+double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
+{
+    return opts->build_timeout_s > 0 ? opts->build_timeout_s : CULPRIT_BISECT_BUILD_TIMEOUT;
 }
 
 size_t culprit_bisect__min_runs(const culprit_bisect_options *opts)

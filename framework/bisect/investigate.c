@@ -225,6 +225,8 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
     o.calltree = 0;
     if (deadline > 0 && left < o.timeout_s)
         o.timeout_s = left > 1 ? left : 1;
+    if (deadline > 0 && left < culprit_bisect__build_timeout(&o))
+        o.build_timeout_s = left > 1 ? left : 1;
     if (deadline > 0 && left <= 0) {
         expired = 1;
         error = culprit_error_set(CULPRIT_ERROR,
@@ -233,6 +235,8 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
                                   opts->budget_s);
     } else if (bisect) {
         inv->bisected = 1;
+        culprit_bisect__phase(&o, "investigating %s: bisecting %zu commits (%.12s, %.12s]",
+                              inv->tests[0], inv->ncommits, inv->good, inv->bad);
         error = run_session(&inv->result, &o, 0, deadline, opts->budget_s, &expired);
     }
     if (error == 0 && (!bisect || inv->result.outcome == CULPRIT_BISECT_RESULT_FOUND)) {

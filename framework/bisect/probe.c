@@ -83,7 +83,7 @@ typedef struct {
  * output) as the last error otherwise.
  */
 static int run_command(double *elapsed_ns, double *cpu_ns, const char *command, const char *dir,
-                       double timeout_s, const char *const *env)
+                       double timeout_s, const char *const *env, const char *option)
 {
     culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result r;
@@ -114,6 +114,8 @@ static int run_command(double *elapsed_ns, double *cpu_ns, const char *command, 
             what = NULL;
         culprit_process_describe(&reason, &r, what ? what : command, timeout_s);
         free(what);
+        if (r.timed_out) /* which limit it was, and the option that raises it */
+            (void)culprit_buf_printf(&reason, " (raise %s)", option);
         error = culprit_error_set(CULPRIT_ESKIP, "%s", culprit_buf_cstr(&reason));
     }
     culprit_buf_dispose(&reason);
@@ -224,7 +226,8 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
         *built = 1;
         if ((error = at_home(p, side)) < 0 ||
             (error = run_command(&elapsed, NULL, command, culprit_vcs_checkout_path(*ck),
-                                 p->opts->timeout_s, NULL)) < 0)
+                                 culprit_bisect__build_timeout(p->opts), NULL, "--build-timeout")) <
+                0)
             return error;
     }
     memcpy(p->built[slot].sha, sha, 41);
@@ -444,8 +447,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
         return error;
     path = culprit_vcs_checkout_path(p->ck[side]);
     if (!o->run) /* the wall time, or with --metric cpu_ns the CPU time */
-        return o->metric ? run_command(&elapsed, value, o->command, path, o->timeout_s, NULL)
-                         : run_command(value, NULL, o->command, path, o->timeout_s, NULL);
+        return o->metric
+                   ? run_command(&elapsed, value, o->command, path, o->timeout_s, NULL, "--timeout")
+                   : run_command(value, NULL, o->command, path, o->timeout_s, NULL, "--timeout");
     {
         culprit_buf made = CULPRIT_BUF_INIT;
         error = culprit_fs_make_temp(&made, NULL, "bisect-run", 1);
@@ -466,7 +470,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     }
     env[nenv] = env_filter;
     p->last_known = 0;
-    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env)) < 0 ||
+    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env, "--timeout")) < 0 ||
         (error = culprit_history_open(&h, dir, 0)) < 0 ||
         (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
         goto cleanup;

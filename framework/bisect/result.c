@@ -50,6 +50,7 @@ int culprit_bisect__add_culprit(culprit_bisect__session *s, const char *sha,
     c->change = step ? step->change : NAN;
     c->change_low = step ? step->change_low : NAN;
     c->change_high = step ? step->change_high : NAN;
+    c->share = NAN;
     return 0;
 }
 

@@ -79,11 +79,12 @@ static int scan_chain(culprit_bisect__session *s, const char *good, const char *
     for (size_t i = 0; i < n; i++) {
         if (i == n - 1 && n == 1)
             break; /* (good, bad] with bad measured just now: nothing in between */
-        if ((error = check_pair(s, last, chain[i], &slower, &step)) == CULPRIT_ESKIP) {
+        if ((error = culprit_bisect__judge_pair(s, last, chain[i], &slower, &step)) ==
+            CULPRIT_ESKIP) {
             error = 0; /* unbuildable: the next commit is compared with `last` */
             continue;
         }
-        if (error < 0 || (slower && (error = culprit_bisect__add_culprit(s, chain[i], step)) < 0))
+        if (error < 0 || (slower && (error = culprit_bisect__add_explained(s, chain[i], step)) < 0))
             goto cleanup;
         last = chain[i];
     }
@@ -100,13 +101,13 @@ int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, con
                                int known_slower)
 {
     culprit_bisect_step *step = NULL;
-    char culprit[41], (*fp)[41] = NULL;
-    size_t k = 0;
+    char culprit[41], parent[41];
+    double effect = s->effect;
     int slower = known_slower, found, error = 0;
 
     if (!strcmp(good, bad))
         return 0;
-    if (!known_slower && (error = check_pair(s, good, bad, &slower, &step)) < 0) {
+    if (!known_slower && (error = culprit_bisect__judge_pair(s, good, bad, &slower, &step)) < 0) {
         if (error != CULPRIT_ESKIP)
             return error;
         s->result->nunsearched++; /* an end that cannot be measured: not searchable */
@@ -114,18 +115,28 @@ int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, con
     }
     if (!slower)
         return scan_chain(s, good, bad);
-    if ((error = culprit_bisect__bisect_range(s, good, bad, culprit, &found)) < 0 || !found)
+    /* Futility follows the slowdown of the range bisected, not the whole range's: a
+     * +40% commit is no futile step in a range that is +40% slower. */
+    if (step)
+        s->effect = step->change;
+    error = culprit_bisect__bisect_range(s, good, bad, culprit, &found);
+    s->effect = effect;
+    if (error < 0 || !found)
         return error;
-    if ((error = culprit_bisect__add_culprit(s, culprit,
-                                             culprit_bisect__step_of(s->result, culprit))) < 0 ||
-        (error = culprit_vcs_first_parents(&fp, &k, s->repo, culprit, 2)) < 0)
-        goto cleanup;
-    if (k == 2 && (error = culprit_bisect__search_all(s, good, fp[1], 0)) < 0)
-        goto cleanup;
-    error = culprit_bisect__search_all(s, culprit, bad, 0);
-cleanup:
-    free(fp);
-    return error;
+    /* A culprit is reported only when slower than its own parent (measured, or a step
+     * of that pair reused), not than the good end of the step that marked it: the
+     * commits between a good end and a slow one are no slower than their parents. */
+    error = culprit_bisect__against_parent(s, culprit, parent, &slower, &step);
+    if (error == CULPRIT_ESKIP) /* no parent to judge it against: its own step stands */
+        error =
+            culprit_bisect__add_explained(s, culprit, culprit_bisect__step_of(s->result, culprit));
+    else if (error == 0 && slower)
+        error = culprit_bisect__add_explained(s, culprit, step);
+    if (error < 0)
+        return error;
+    if (parent[0] && (error = culprit_bisect__search_all(s, good, parent, 0)) < 0)
+        return error;
+    return culprit_bisect__search_all(s, culprit, bad, 0);
 }
 
 /*

@@ -44,10 +44,10 @@ int culprit_bisect_options_check(const culprit_bisect_options *opts)
                                  "('" CULPRIT_BISECT__CPU_METRIC "'), not counted",
                                  opts->metric);
     if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
-        opts->min_runs == 1 || !(opts->timeout_s > 0))
+        opts->min_runs == 1 || !(opts->timeout_s > 0) || !(opts->build_timeout_s >= 0))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "bisection options out of range (confidence in (0,1), "
-                                 "min_runs 0 or at least 2, timeout > 0)");
+                                 "min_runs 0 or at least 2, timeout > 0, build timeout >= 0)");
     return 0;
 }
 
@@ -138,12 +138,18 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                                   culprit);
     } else {
         memcpy(out->parent, fp[1], 41);
+        culprit_bisect__phase(s->opts, "call trees: building %.12s and its parent %.12s%s", culprit,
+                              out->parent, s->opts->calltree_build ? " with --calltree-build" : "");
         if ((error = culprit_bisect__build(s, G, out->parent)) < 0 ||
             (error = culprit_bisect__build(s, C, culprit)) < 0 ||
             (error = plain_builds(s, out->parent, culprit, plain)) < 0) {
             if (error == CULPRIT_ESKIP)
                 culprit_error_prefix("building for the call trees: ");
         } else {
+            culprit_bisect__phase(s->opts,
+                                  "call trees: recording %.12s and its parent, then "
+                                  "diffing them",
+                                  culprit);
             error = culprit_bisect__calltree(out, s->repo, s->opts, p->dir(p->payload, G),
                                              p->dir(p->payload, C), plain);
         }
@@ -224,8 +230,7 @@ static int search(culprit_bisect__session *s, char culprit_out[41])
         return 0;
     }
     culprit_bisect__describe(s, culprit);
-    if ((error = culprit_bisect__add_culprit(s, culprit, culprit_bisect__step_of(out, culprit))) <
-        0)
+    if ((error = culprit_bisect__explain(s, culprit)) < 0)
         return error;
     memcpy(culprit_out, culprit, 41);
     return 0;

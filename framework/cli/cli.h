@@ -111,8 +111,13 @@ void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
                     "more runs, up to N, when a comparison cannot tell (default 30)", .min = 2)
 #define CLI_OPT_TIMEOUT(o)                                                                         \
     CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",                    \
-                "kill a build or a run after this long (default 600)", .max = 1e7,                 \
-                .flags = CULPRIT_OPT_ABOVE_MIN, .what = "a number of seconds above 0 (up to 1e7)")
+                "kill a run after this long (default 600)", .max = 1e7,                            \
+                .flags = CULPRIT_OPT_ABOVE_MIN,                                                    \
+                .what = "a number of seconds above 0 (up to 1e7)"),                                \
+        CULPRIT_OPT("--build-timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->build_timeout_s, "SECONDS",    \
+                    "kill a build after this long (default 3600)", .max = 1e7,                     \
+                    .flags = CULPRIT_OPT_ABOVE_MIN,                                                \
+                    .what = "a number of seconds above 0 (up to 1e7)")
 
 #define CLI_OPT_THRESHOLD(target, help_)                                                           \
     CULPRIT_OPT("--threshold", 0, CULPRIT_OPT_DOUBLE, (target), "PERCENT", help_, .max = 1000,     \
@@ -352,7 +357,7 @@ typedef struct {
     int enabled;                /* --investigate */
     double budget_s;            /* --investigate-budget (1800; 0 none) */
     const char *results_dir;    /* --results DIR (default .culprit/results) */
-    const char *calltree_build; /* culprit.json "calltree_build", or NULL */
+    const char *calltree_build; /* --calltree-build, else culprit.json "calltree_build" */
     int build_given, run_given; /* --build / --run came from the command line */
 } cli_investigate;
 
@@ -395,14 +400,19 @@ int cli_write_junit_notes(const char *path, const culprit_check_result *result, 
 
 /* ----------------------------------------------------------------- progress --- */
 
-/* A live status line on stderr (progress.c); inert when not on a terminal or in CI. */
+/* A live status line on stderr (progress.c). Not on a terminal (a CI log), a
+ * heartbeat instead: when no line was printed for CLI_HEARTBEAT_S seconds
+ * ($CULPRIT_HEARTBEAT_S overrides it), one line saying what is still going on. */
+#define CLI_HEARTBEAT_S 30
 typedef struct {
     FILE *out; /* NULL: inert */
     pthread_t thread;
     pthread_mutex_t lock;
     int running, drawn;
+    int heartbeat; /* not a terminal: lines every `interval` seconds of silence */
     unsigned int tick;
     double start, fraction; /* fraction of the work done, NAN unknown (no bar) */
+    double last, interval;  /* heartbeat: when the last line was printed */
     char status[256];
 } cli_progress;
 
@@ -414,6 +424,18 @@ void cli_progress_status(cli_progress *p, double fraction, const char *fmt, ...)
 void cli_progress_print(cli_progress *p, const char *line);
 /* Removes the status line and stops its thread. */
 void cli_progress_stop(cli_progress *p);
+
+/* The progress of a bisection (cmd_bisect.c), shared with check --investigate: a
+ * line per step (culprit_bisect_options.progress) and per phase (.phase), the live
+ * status line or the heartbeat between them. */
+typedef struct {
+    double confidence;
+    const char *series; /* a time judged other than the wall time (cpu_ns), or NULL */
+    cli_progress bar;
+} cli_bisect_progress;
+void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t candidates,
+                          void *payload);
+void cli_bisect_phase_line(const char *what, void *payload);
 
 /* ------------------------------------------------------------- subcommands --- */
 

@@ -95,7 +95,7 @@ static void usage(FILE *out)
               "                      [--history DIR | --no-history] [--json]\n"
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
               "                      [--confidence C] [--instructions-threshold PERCENT]\n"
-              "                      [--timeout SECONDS]\n"
+              "                      [--timeout SECONDS] [--build-timeout SECONDS]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -123,20 +123,14 @@ static const char *verdict_word(culprit_bisect_verdict v)
     return v == CULPRIT_BISECT_BAD ? "bad" : v == CULPRIT_BISECT_GOOD ? "good" : "skip";
 }
 
-typedef struct {
-    double confidence;
-    const char *series; /* a time judged other than the wall time (cpu_ns), or NULL */
-    cli_progress bar;
-} progress_state;
-
 /* One line per step on stderr: commit, step k of about log2 N, verdict, effect with
  * its interval; on a terminal, below it the live status line with the bar. Where
  * stderr is not a terminal (a CI log) the lines alone, as they come, so a long
  * bisection is not silent for minutes. */
-static void progress(const culprit_bisect_step *step, size_t index, size_t candidates,
-                     void *payload)
+void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t candidates,
+                          void *payload)
 {
-    progress_state *p = payload;
+    cli_bisect_progress *p = payload;
     size_t left = (size_t)ceil(log2((double)(candidates > 1 ? candidates : 2)));
     char *text = NULL;
     size_t size = 0;
@@ -177,6 +171,16 @@ static void progress(const culprit_bisect_step *step, size_t index, size_t candi
                             "bisecting: step %zu done, about %zu left", index, left);
     free(text);
     culprit_buf_dispose(&mean);
+}
+
+void cli_bisect_phase_line(const char *what, void *payload)
+{
+    cli_bisect_progress *p = payload;
+    char line[300];
+
+    snprintf(line, sizeof(line), "%s\n", what);
+    cli_progress_print(&p->bar, line);
+    cli_progress_status(&p->bar, NAN, "%s", what);
 }
 
 static void print_calltree(FILE *out, const culprit_bisect_result *r,
@@ -249,12 +253,18 @@ static void print_text(FILE *out, const culprit_bisect_result *r, double confide
         fprintf(out, "  %s\n  %s, %s\n  ", cli_text(&t1, r->subject ? r->subject : ""),
                 cli_text(&t2, r->author ? r->author : ""), r->date ? r->date : "");
         put_change(out, r->change, r->change_low, r->change_high, confidence);
-        fprintf(out, " against the commit before it that was measured good\n");
+        if (r->nculprits && !isnan(r->culprits[0].share))
+            fprintf(out, " against its parent; it explains %.0f%% of the good->bad change\n",
+                    100 * r->culprits[0].share);
+        else
+            fprintf(out, " against the commit before it that was measured good\n");
         for (size_t i = 1; i < r->nculprits; i++) {
             fprintf(out, "  also %s %s: ", r->culprits[i].sha,
                     cli_text(&t1, r->culprits[i].subject ? r->culprits[i].subject : ""));
             put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
+            if (!isnan(r->culprits[i].share))
+                fprintf(out, " against its parent; explains %.0f%%", 100 * r->culprits[i].share);
             fprintf(out, "\n");
         }
         culprit_buf_dispose(&t1);
@@ -381,7 +391,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
                        const bisect_request *q)
 {
     culprit_bisect_result r;
-    progress_state p;
+    cli_bisect_progress p;
     cli_env env;
     int error, status;
 
@@ -401,7 +411,8 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     o->npaths = npaths;
     p.confidence = o->confidence;
     p.series = o->run ? NULL : o->metric;
-    o->progress = progress;
+    o->progress = cli_bisect_step_line;
+    o->phase = cli_bisect_phase_line;
     o->payload = &p;
     cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");

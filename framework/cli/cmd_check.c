@@ -64,6 +64,11 @@ typedef struct {
             CULPRIT_OPT("--results", 0, CULPRIT_OPT_STRING, &(a)->investigate.results_dir, "DIR",  \
                         "where --investigate writes bisect.json and calltree.json\n"               \
                         "(default .culprit/results, read by culprit report)"),                     \
+            CULPRIT_OPT("--calltree-build", 0, CULPRIT_OPT_STRING,                                 \
+                        &(a)->investigate.calltree_build, "CMD",                                   \
+                        "with --investigate: builds a checkout for the call trees\n"               \
+                        "(instrumented, e.g. CC=culprit-cc) while --build makes the\n"             \
+                        "plain build; default: \"calltree_build\" of culprit.json"),               \
             CLI_OPT_BUILD(&(a)->pair),                                                             \
             CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(a)->pair.run, "CMD",                     \
                         "with --confirm or --investigate: runs the test binary in a\n"             \
@@ -84,7 +89,8 @@ static void usage(FILE *out)
               "usage: culprit check [--commit REV] [--baseline REV | --pool K] [--fail-on LEVEL]\n"
               "                     [--json] [--junit FILE] [--test NAME]\n"
               "                     [--confirm [--confirm-budget TIME] [--build-dir DIR]]\n"
-              "                     [--investigate [--investigate-budget TIME]]\n"
+              "                     [--investigate [--investigate-budget TIME]\n"
+              "                      [--calltree-build CMD]]\n"
               "                     [--build CMD] [--run CMD] [...]\n"
               "Judges every test measured at a commit against its baseline and reports major\n"
               "and minor regressions, improvements and undecided tests.\n"
@@ -120,6 +126,9 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         return culprit_error_set(CULPRIT_EINVALID, "check: --build-dir goes with --confirm");
     if (a->investigate.results_dir && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID, "check: --results goes with --investigate");
+    if (a->investigate.calltree_build && !a->investigate.enabled)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check: --calltree-build goes with --investigate");
     if (a->baseline_rev && a->judge.check.pool > 1)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --baseline names one commit; --pool cannot apply");

@@ -52,7 +52,8 @@ int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, 
         pair->build = build;
     if (!pair->run)
         pair->run = run;
-    inv->calltree_build = trees;
+    if (!inv->calltree_build) /* --calltree-build first */
+        inv->calltree_build = trees;
     if (!inv->enabled)
         return 0;
     if (!pair->run)
@@ -73,21 +74,39 @@ int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_invest
                         const culprit_history_runs *runs, const char *const *bases, size_t nbases)
 {
     culprit_investigate_options o = CULPRIT_INVESTIGATE_OPTIONS_INIT;
+    cli_bisect_progress p;
     size_t flagged = 0;
+    int error;
 
     for (size_t i = 0; i < result->n; i++) {
         culprit_verdict_kind k = culprit_check_counts_as(result, i);
         flagged += k == CULPRIT_VERDICT_MAJOR || k == CULPRIT_VERDICT_MINOR;
     }
-    if (flagged)
+    if (flagged && inv->budget_s > 0)
         fprintf(stderr,
                 "culprit: investigating %zu regression%s: bisecting the range of each, then "
-                "the call trees of the culprit (budget %s%.0f s)\n",
-                flagged, flagged == 1 ? "" : "s", inv->budget_s > 0 ? "" : "none, ", inv->budget_s);
+                "the call trees of the culprit; time budget %.0f %s (--investigate-budget)\n",
+                flagged, flagged == 1 ? "" : "s",
+                inv->budget_s >= 120 ? inv->budget_s / 60 : inv->budget_s,
+                inv->budget_s >= 120 ? "min" : "s");
+    else if (flagged)
+        fprintf(stderr,
+                "culprit: investigating %zu regression%s: bisecting the range of each, then "
+                "the call trees of the culprit; no time budget\n",
+                flagged, flagged == 1 ? "" : "s");
     o.bisect = *pair;
     o.calltree_build = inv->calltree_build;
     o.budget_s = inv->budget_s;
-    return culprit_bisect_investigate(out, n, result, runs, bases, nbases, &o);
+    /* A line per bisection step and per phase, a heartbeat between them (CI logs). */
+    p.confidence = pair->confidence;
+    p.series = NULL;
+    o.bisect.progress = cli_bisect_step_line;
+    o.bisect.phase = cli_bisect_phase_line;
+    o.bisect.payload = &p;
+    cli_progress_start(&p.bar, "investigating");
+    error = culprit_bisect_investigate(out, n, result, runs, bases, nbases, &o);
+    cli_progress_stop(&p.bar);
+    return error;
 }
 
 /* ----------------------------------------------------------- the documents --- */

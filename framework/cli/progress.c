@@ -4,12 +4,16 @@
  * work can be estimated, and the elapsed time, redrawn by a thread ten times a
  * second on stderr. Drawn only where culprit_progress_wanted() says so (an
  * interactive terminal, not CI); permanent lines printed through
- * cli_progress_print() appear above it. Without a terminal every call is a no-op.
+ * cli_progress_print() appear above it. Without a terminal (a CI log) the same
+ * thread prints a heartbeat instead: when no line came for CLI_HEARTBEAT_S seconds,
+ * one line with the status and the time elapsed, so that a long build or run is
+ * never silent for longer (lines printed through cli_progress_print() as they come).
  */
 #include "cli.h"
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -34,6 +38,20 @@ static void draw(cli_progress *p)
     p->drawn = 1;
 }
 
+/* The heartbeat's line after `interval` seconds without one; the lock is held. */
+static void beat(cli_progress *p)
+{
+    double now = culprit_time_now_s();
+    int elapsed = (int)(now - p->start);
+
+    if (now - p->last < p->interval)
+        return;
+    fprintf(p->out, "culprit: %s (still going, %d:%02d elapsed)\n", p->status, elapsed / 60,
+            elapsed % 60);
+    fflush(p->out);
+    p->last = now;
+}
+
 static void *spin(void *payload)
 {
     cli_progress *p = payload;
@@ -45,20 +63,32 @@ static void *spin(void *payload)
             pthread_mutex_unlock(&p->lock);
             return NULL;
         }
-        draw(p);
+        if (p->heartbeat)
+            beat(p);
+        else
+            draw(p);
         pthread_mutex_unlock(&p->lock);
         nanosleep(&tick, NULL);
     }
+}
+
+/* The heartbeat's interval: $CULPRIT_HEARTBEAT_S (seconds, above 0) or CLI_HEARTBEAT_S. */
+static double heartbeat_interval(void)
+{
+    const char *v = getenv("CULPRIT_HEARTBEAT_S");
+    double x = v ? strtod(v, NULL) : 0;
+
+    return x > 0 ? x : CLI_HEARTBEAT_S;
 }
 
 void cli_progress_start(cli_progress *p, const char *status)
 {
     memset(p, 0, sizeof(*p));
     p->fraction = NAN;
-    if (!culprit_progress_wanted(STDERR_FILENO))
-        return;
+    p->heartbeat = !culprit_progress_wanted(STDERR_FILENO);
     p->out = stderr;
-    p->start = culprit_time_now_s();
+    p->start = p->last = culprit_time_now_s();
+    p->interval = heartbeat_interval();
     snprintf(p->status, sizeof(p->status), "%s", status);
     pthread_mutex_init(&p->lock, NULL);
     p->running = 1;
@@ -90,9 +120,15 @@ void cli_progress_print(cli_progress *p, const char *line)
         return;
     }
     pthread_mutex_lock(&p->lock);
-    fputs(p->drawn ? "\r\033[K" : "", p->out);
-    fputs(line, p->out);
-    draw(p);
+    if (p->heartbeat) {
+        fputs(line, p->out);
+        fflush(p->out);
+        p->last = culprit_time_now_s();
+    } else {
+        fputs(p->drawn ? "\r\033[K" : "", p->out);
+        fputs(line, p->out);
+        draw(p);
+    }
     pthread_mutex_unlock(&p->lock);
 }
 

@@ -245,7 +245,7 @@ typedef struct {
     unsigned int max_runs;     /**< when undecided, more runs up to this many (30); below the
                                     minimum (min_runs or its default) the minimum is taken */
     unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
-    double timeout_s;          /**< kill a build or a run after this long (600) */
+    double timeout_s;          /**< kill a run after this long (600) */
     int all;                   /**< find every commit that made it slower, not only one */
     const char *const *paths;  /**< relevance (Vogel 2017, 4.4.4): commits touching none of
                                     these paths (directories or globs) are not built */
@@ -285,7 +285,18 @@ typedef struct {
      * way, before bisecting, the good end's build for call trees must record a tree, or
      * the session stops at once with the fix (CULPRIT_ERROR). */
     const char *calltree_build;
+    /** Kill a build (`build`, `calltree_build`) after this long, in seconds: a build of a
+     * large project on a loaded machine takes far longer than a run. 0: the default,
+     * CULPRIT_BISECT_BUILD_TIMEOUT. */
+    double build_timeout_s;
+    /** Called when a phase of the session starts (NULL: silent), with a line saying what
+     * it does ("searching the rest of the range...", "call trees: building..."), and
+     * `payload`. */
+    void (*phase)(const char *what, void *payload);
 } culprit_bisect_options;
+
+/** The build timeout when culprit_bisect_options.build_timeout_s is 0: an hour. */
+#define CULPRIT_BISECT_BUILD_TIMEOUT 3600
 
 /** The runs of each per decision when min_runs is 0. */
 #define CULPRIT_BISECT_MIN_RUNS 10
@@ -295,7 +306,8 @@ typedef struct {
     {                                                                                              \
         .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
         .min_runs = 0, .max_runs = 30, .max_failures = 5, .timeout_s = 600,                        \
-        .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD                                          \
+        .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD,                                         \
+        .build_timeout_s = CULPRIT_BISECT_BUILD_TIMEOUT                                            \
     }
 
 /**
@@ -468,7 +480,11 @@ typedef enum {
 typedef struct {
     char sha[41];
     char *subject;
-    double change, change_low, change_high; /**< against the good end it was measured with */
+    double change, change_low, change_high; /**< against its first parent (a culprit judged
+                                                 against it), else the good end it was
+                                                 measured with */
+    double share; /**< the share of the range's slowdown it explains, on the log scale:
+                       log(1 + change) / log(1 + the range's change); NAN unknown */
 } culprit_bisect_culprit;
 
 typedef struct {

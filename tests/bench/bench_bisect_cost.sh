@@ -6,6 +6,13 @@
 #
 #   bench_bisect_cost.sh CULPRIT --quick
 #       a small generated C project (16 commits, the culprit 5x slower), seconds;
+#   bench_bisect_cost.sh CULPRIT --quick --two
+#       the same program with two regressions (issue 26, "explain the whole change"):
+#       c5 makes it 2x slower, c11 25x more. culprit's default bisection of the whole
+#       range (expected: both, with their shares, nothing else) against two plain
+#       bisections, of (c0, c10] and (c10, c15] (one regression each: their culprit
+#       explains the whole), in builds and wall time, and against `git bisect run`
+#       on the whole range (which names c11 only: its threshold is halfway);
 #   bench_bisect_cost.sh CULPRIT --repo GIT_DIR [--tip REV] [--commits N] [--at K]
 #       [--build CMD] [--command CMD] [--plant CMD] [--input-mb N] [--lz4]
 #       a real project: the last N first-parent commits up to REV (default HEAD) of the
@@ -38,13 +45,14 @@
 # the rest (checkouts, copies, judging) is printed.
 set -euo pipefail
 culprit=$(realpath "$1"); shift
-quick=0 repo_src="" tip=HEAD ncommits=16 at=9 trials=1 input_mb=8 phases=0
+quick=0 two=0 repo_src="" tip=HEAD ncommits=16 at=9 trials=1 input_mb=8 phases=0
 build="make -j2 -C programs zstd >/dev/null"
 command=""
 plant='sed -i "/^size_t ZSTD_compressStream2(/,/^{/s/^{/{ { volatile unsigned long planted_; for (planted_ = 0; planted_ < 20000000UL; planted_++) ; }/" lib/compress/zstd_compress.c'
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 ;;
+    --two) two=1 ;;
     --repo) repo_src=$2; shift ;;
     --tip) tip=$2; shift ;;
     --commits) ncommits=$2; shift ;;
@@ -105,8 +113,13 @@ src/%.o: src/%.c
 EOF
   printf 'prog\n*.o\n' > "$hist/.gitignore"
   git -C "$hist" add -A && git -C "$hist" commit -qm "c0: the program"
+  [ $two = 0 ] || at=5
   for i in $(seq 1 $((ncommits - 1))); do
-    if [ "$i" = "$at" ]; then
+    if [ "$i" = "$at" ] && [ $two = 1 ]; then
+      sed -i 's/#define WORK 4000000L/#define WORK 8000000L/' "$hist/src/main.c"
+    elif [ "$i" = 11 ] && [ $two = 1 ]; then
+      sed -i 's/#define WORK 8000000L/#define WORK 200000000L/' "$hist/src/main.c"
+    elif [ "$i" = "$at" ]; then
       sed -i 's/#define WORK 4000000L/#define WORK 20000000L/' "$hist/src/main.c"
     else
       echo "x = part$((i % 4 + 1))(x, 0);" > "$hist/src/note$i.txt"
@@ -159,12 +172,12 @@ logged() { # logged KIND CMD
     "$2" "$1" "$work/phases.log"
 }
 
-run_culprit() { # sets c_wall c_builds c_runs c_answer
-  local clone=$work/culprit-$1 s e cb=$build cc=$command
+run_culprit() { # run_culprit TRIAL [GOOD BAD]: sets c_wall c_builds c_runs c_answer c_all
+  local clone=$work/culprit-$1 s e cb=$build cc=$command g=${2:-$good} b=${3:-$bad}
   git clone -q "$hist" "$clone"
   if [ "$phases" = 1 ]; then cb=$(logged build "$build"); cc=$(logged run "$command"); : > "$work/phases.log"; fi
   s=$(now)
-  (cd "$clone" && "$culprit" bisect --timeout 3600 --good "$good" --bad "$bad" --build "$cb" \
+  (cd "$clone" && "$culprit" bisect --timeout 3600 --good "$g" --bad "$b" --build "$cb" \
       --command "$cc" --json > "$work/culprit.json" 2> "$work/culprit.err") ||
     { echo "culprit bisect failed: $(tail -5 "$work/culprit.err")" >&2; exit 2; }
   e=$(now)
@@ -179,6 +192,10 @@ run_culprit() { # sets c_wall c_builds c_runs c_answer
   c_builds=$(sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$work/culprit.json")
   c_runs=$(sed -n 's/^  "runs": \([0-9]*\).*/\1/p' "$work/culprit.json")
   c_answer=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/culprit.json")
+  c_all=$(python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1]))["culprits"]:
+    print("%s:%s" % (c["commit"][:7], "?" if c.get("share") is None else "%.0f%%" % (100 * c["share"])))' \
+    "$work/culprit.json" | tr '\n' ' ')
   rm -rf "$clone"
 }
 
@@ -216,6 +233,31 @@ EOF
   rm -rf "$clone"
 }
 
+if [ $two = 1 ]; then
+  two_at=$(git -C "$hist" rev-parse "HEAD~$((ncommits - 1 - 11))")
+  mid=$(git -C "$hist" rev-parse "HEAD~$((ncommits - 1 - 10))")
+  echo "bench_bisect_cost --two: $ncommits commits, 2x at c$at (${want:0:7}), 25x at c11 (${two_at:0:7})"
+  echo "load before: $(uptime)"
+  printf '%-6s %-22s %9s %7s %6s %s\n' trial what wall_s builds runs culprits
+  for t in $(seq 1 "$trials"); do
+    run_culprit "$t"
+    w1=$c_wall b1=$c_builds r1=$c_runs a1=$c_all
+    printf '%-6s %-22s %9.1f %7s %6s %s\n' "$t" "culprit (whole range)" "$w1" "$b1" "$r1" "$a1"
+    run_culprit "$t" "$good" "$mid"
+    w2=$c_wall b2=$c_builds r2=$c_runs a2=$c_all
+    run_culprit "$t" "$mid" "$bad"
+    w3=$c_wall b3=$c_builds r3=$c_runs a3=$c_all
+    printf '%-6s %-22s %9.1f %7s %6s %s\n' "$t" "culprit (two plain)" "$(echo "$w2 + $w3" | bc)" \
+      $((b2 + b3)) $((r2 + r3)) "$a2$a3"
+    run_git "$t"
+    printf '%-6s %-22s %9.1f %7s %6s %s\n' "$t" "git bisect run" "$g_wall" "$g_builds" "$g_runs" "${g_answer:0:7}"
+    printf '%-6s builds whole/two plain: %.2f; wall whole/two plain: %.2f; whole/git: %.2f\n' "$t" \
+      "$(echo "$b1 / ($b2 + $b3)" | bc -l)" "$(echo "$w1 / ($w2 + $w3)" | bc -l)" \
+      "$(echo "$w1 / $g_wall" | bc -l)"
+  done
+  echo "load after: $(uptime)"
+  exit 0
+fi
 echo "bench_bisect_cost: $ncommits commits, the regression at $at ($want)"
 echo "build: $build"
 echo "command: $command"

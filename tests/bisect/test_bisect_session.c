@@ -404,10 +404,113 @@ static void test_all_behind_improvement(void **state)
         sc->f.mean[i] = 100 * (i >= 2 ? 1.2 : 1) * (i >= 4 ? 0.9 : 1) * (i >= 6 ? 1.1 : 1);
     sc->opts.all = 1;
     run_session(sc, 0, 8);
-    expect(sc, "8/0:B 4/0:B 2/0:B 1/0:G 1/0:G 8/2:G 3/2:G 4/3:G 5/4:G 6/5:B 7/6:G 8/7:G",
+    /* 2 was marked bad against 0: it is judged against its parent 1 (2/1); the range
+     * below it, (0, 1], reuses the step 1/0. */
+    expect(sc, "8/0:B 4/0:B 2/0:B 1/0:G 2/1:B 8/2:G 3/2:G 4/3:G 5/4:G 6/5:B 7/6:G 8/7:G",
            CULPRIT_BISECT_RESULT_FOUND, "2 6", -1);
     assert_string_equal(sc->r.culprit, sc->repo.sha[2]);
     assert_int_equal(sc->r.nunsearched, 0);
+}
+
+/* --all on a +40% commit (2) and a 5x one four commits later (6): only the two are
+ * reported, each against its own parent; the commits between them are no slower than
+ * theirs (they were reported against the good end before). */
+static void test_all_only_slower_than_parent(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 0, 0);
+    for (int i = 0; i < 9; i++)
+        sc->f.mean[i] = 100 * (i >= 2 ? 1.4 : 1) * (i >= 6 ? 5 : 1);
+    sc->opts.all = 1;
+    run_session(sc, 0, 8);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_string_equal(sc->steps, "8/0:B 4/0:B 2/0:B 1/0:G 2/1:B 8/2:B 5/2:G 6/5:B 3/2:G 4/3:G "
+                                   "5/4:G 8/6:G 7/6:G 8/7:G");
+    assert_string_equal(sc->culprits, "2 6");
+    for (size_t i = 0; i < sc->r.nculprits; i++) {
+        const culprit_bisect_step *st = culprit_bisect__step_of(&sc->r, sc->r.culprits[i].sha);
+        assert_non_null(st);
+        assert_int_equal(index_of(&sc->repo, st->good), index_of(&sc->repo, st->sha) - 1);
+    }
+    assert_true(fabs(sc->r.culprits[0].change - 0.4) < 0.01);
+    assert_true(fabs(sc->r.culprits[1].change - 4.0) < 0.05);
+    /* log 1.4 / log 7 and log 5 / log 7 of the range's 7x. */
+    assert_true(fabs(sc->r.culprits[0].share - log(1.4) / log(7)) < 0.01);
+    assert_true(fabs(sc->r.culprits[1].share - log(5) / log(7)) < 0.01);
+}
+
+/* The same range, the good end's runs varying by +-15%: a step of the +40% commit
+ * against it cannot tell at once. Bisecting the range below 6 with the whole range's
+ * futility (half of 7x) counted it good, and an unchanged commit was reported
+ * against 0; each culprit is now judged against its parent. */
+static void test_all_noisy_good_end(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 0, 0);
+    for (int i = 0; i < 9; i++)
+        sc->f.mean[i] = 100 * (i >= 2 ? 1.4 : 1) * (i >= 6 ? 5 : 1);
+    sc->f.burst_runs[0] = 200;
+    sc->f.burst_noise[0] = 0.15;
+    sc->opts.all = 1;
+    run_session(sc, 0, 8);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_string_equal(sc->culprits, "6 2");
+}
+
+/* The builds of a plain bisection of a range of 17 commits with one slowdown. */
+static size_t plain_builds(scenario *sc, size_t at, double change)
+{
+    size_t builds;
+
+    linear(sc, 17, at, change);
+    run_session(sc, 0, 16);
+    assert_int_equal(sc->error, 0);
+    assert_int_equal(sc->r.nculprits, 1);
+    builds = sc->r.builds;
+    repo_remove(&sc->repo);
+    sc->has_repo = 0;
+    return builds;
+}
+
+/* Explaining the whole change: a 2x commit (4) and a 25x one (11) in one range. The
+ * bisection finds the first, 4; it explains log 2 / log 50 = 18% of the range, more
+ * than a tenth is left, and the rest of the range is searched: below 4 nothing (the
+ * step 3/0 is the check of that range), above it 11 (82%). Nothing else is reported,
+ * in at most 1.5x the builds of two plain bisections. A single regression explains the whole range:
+ * nothing more is searched. */
+static void test_explain_whole_change(void **state)
+{
+    scenario *sc = *state;
+    size_t plain = plain_builds(sc, 11, 24.0) + plain_builds(sc, 4, 1.0), nsteps;
+
+    linear(sc, 17, 0, 0);
+    for (int i = 0; i < 17; i++)
+        sc->f.mean[i] = 100 * (i >= 4 ? 2 : 1) * (i >= 11 ? 25 : 1);
+    run_session(sc, 0, 16);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_FOUND);
+    assert_string_equal(sc->steps, "16/0:B 8/0:B 4/0:B 2/0:G 3/2:G 4/3:B 3/0:G 16/4:B 10/4:G "
+                                   "13/10:B 11/10:B");
+    assert_string_equal(sc->culprits, "4 11");
+    assert_string_equal(sc->r.culprit, sc->repo.sha[4]);
+    assert_true(fabs(sc->r.culprits[0].share - log(2) / log(50)) < 0.01);
+    assert_true(fabs(sc->r.culprits[1].share - log(25) / log(50)) < 0.01);
+    assert_true(sc->r.builds * 2 <= plain * 3);
+    repo_remove(&sc->repo);
+    sc->has_repo = 0;
+
+    linear(sc, 17, 11, 24.0);
+    run_session(sc, 0, 16);
+    nsteps = sc->r.nsteps;
+    assert_string_equal(sc->culprits, "11");
+    assert_true(fabs(sc->r.culprits[0].share - 1) < 0.01);
+    /* the initial check, 4 steps, no range searched after */
+    assert_int_equal(nsteps, 5);
 }
 
 /* Every commit 1.5% slower than its parent: slower overall, no single culprit. The
@@ -880,6 +983,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merges, setup, teardown),
         cmocka_unit_test_setup_teardown(test_skip_range, setup, teardown),
         cmocka_unit_test_setup_teardown(test_all_behind_improvement, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_only_slower_than_parent, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_noisy_good_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_whole_change, setup, teardown),
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),

@@ -59,6 +59,7 @@ printf '{\n  "build": "make",\n  "run": 3\n}\n' > "$work/bad.json"
 usage_error 'needs the command that runs the test binary' --investigate --project "$work/none.json"
 usage_error "'5x' is not a duration" --investigate --investigate-budget 5x
 usage_error '--results goes with --investigate' --results "$work/r"
+usage_error '--calltree-build goes with --investigate' --calltree-build make
 usage_error 'bad.json:3: "run" must be a shell command' --investigate --project "$work/bad.json"
 
 # 1. A budget too small for the bisection: not investigated, with the command to continue.
@@ -86,6 +87,12 @@ grep -q '^  bisected 12 commits between' "$work/text.txt" || fail "not bisected:
 grep -q "^INVESTIGATED invsuite.light — ${culprit_sha:0:12} .* — level5() work.c:" "$work/text.txt" ||
   fail "the test sharing the range is not answered: $(cat "$work/text.txt")"
 grep -q 'investigated: .*level5()' "$work/junit.xml" || fail "the JUnit failure does not name level5"
+# Progress on stderr: the investigation, each bisection step, each call-tree phase.
+grep -q '^investigating invsuite\.\(work\|light\): bisecting 12 commits' "$work/text.err" ||
+  fail "no line for the investigation: $(cat "$work/text.err")"
+grep -q '^step 1 ' "$work/text.err" || fail "no line per bisection step: $(cat "$work/text.err")"
+grep -q '^call trees: recording ' "$work/text.err" ||
+  fail "no line for the call-tree phase: $(cat "$work/text.err")"
 status=0
 check --investigate --json > "$work/check.json" 2> "$work/json.err" || status=$?
 [ "$status" = 1 ] || fail "check --investigate --json exited $status: $(cat "$work/json.err")"
@@ -126,6 +133,14 @@ grep -q "^INVESTIGATED invsuite.work — ${culprit_sha:0:12} .* — level5() wor
   fail "c7 alone: $(cat "$work/one.txt" "$work/one.err")"
 grep -q '^  one commit, not bisected: 1 commit between' "$work/one.txt" ||
   fail "a bisection ran for one commit: $(cat "$work/one.txt")"
+
+# 4. --calltree-build on the command line comes before culprit.json's: a build for
+# the call trees that fails says so with its command.
+status=0
+check --investigate --commit c7 --calltree-build 'exit 3' > "$work/ctb.txt" 2> "$work/ctb.err" ||
+  status=$?
+grep -qF "'exit 3'" "$work/ctb.txt" ||
+  fail "--calltree-build was not the call trees' build: $(cat "$work/ctb.txt" "$work/ctb.err")"
 
 unchanged
 echo "check --investigate: test, commit and function named (bisected and not), the budget" \

@@ -1,0 +1,189 @@
+/*
+ * Explaining the whole change (docs/bisect.md, "Explaining the whole change"): a
+ * culprit is judged against its own first parent, and what it explains of the range's
+ * slowdown is its share; while a share of the slowdown beyond EXPLAIN_LEFT stays
+ * unexplained, the rest of the range (below and above the culprit) is searched again,
+ * a bounded number of times, every step already measured reused.
+ *
+ * A share is taken on the log scale: a commit that makes the program r times slower,
+ * in a range that makes it R times slower, explains log r / log R of it. Slowdowns
+ * compose by multiplying (a 2x commit then a 25x one make 50x, in either order), so
+ * the shares of the commits of a range add up to 1 whatever their order, and a change
+ * of the machine's speed that scales all runs alike leaves them as they are.
+ */
+#include "bisect_internal.h"
+#include "culprit/core.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The share of the range's slowdown left unexplained below which the search stops:
+ * a tenth (a 2x commit in a 50x range explains 18% of it, and is searched for). */
+#define EXPLAIN_LEFT 0.10
+/* The most culprits searched for after the first one (each costs a check of a range
+ * and a bisection of it): a bound, so that a slow decay's many small steps or a noisy
+ * machine still end. */
+#define EXPLAIN_MAX 3
+
+double culprit_bisect__share(double change, double total)
+{
+    if (!(total > 0) || !(change > -1) || !isfinite(change) || !isfinite(total))
+        return NAN;
+    return log1p(change) / log1p(total);
+}
+
+/* A step that measured `sha` against `good` and decided (bad, or good beyond doubt),
+ * or NULL: measuring the same pair again would only repeat it. */
+static culprit_bisect_step *decided_step(const culprit_bisect_result *r, const char *good,
+                                         const char *sha)
+{
+    for (size_t i = r->nsteps; i-- > 0;) {
+        culprit_bisect_step *st = &r->steps[i];
+        if (!strcmp(st->sha, sha) && !strcmp(st->good, good) &&
+            (st->verdict == CULPRIT_BISECT_BAD ||
+             (st->verdict == CULPRIT_BISECT_GOOD && !st->undecided)))
+            return st;
+    }
+    return NULL;
+}
+
+int culprit_bisect__judge_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               int *slower, culprit_bisect_step **step)
+{
+    int error;
+
+    if ((*step = decided_step(s->result, good, bad))) {
+        *slower = (*step)->verdict == CULPRIT_BISECT_BAD;
+        return 0;
+    }
+    error = culprit_bisect__check_pair(s, good, bad, culprit_bisect__max_runs(s->opts), slower,
+                                       step, NULL);
+    return error;
+}
+
+int culprit_bisect__against_parent(culprit_bisect__session *s, const char *sha, char parent[41],
+                                   int *slower, culprit_bisect_step **step)
+{
+    char(*fp)[41] = NULL;
+    size_t k = 0;
+    int error;
+
+    parent[0] = '\0';
+    *step = NULL;
+    *slower = 0;
+    if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, sha, 2)) < 0)
+        return error;
+    if (k == 2)
+        memcpy(parent, fp[1], 41);
+    free(fp);
+    if (k < 2)
+        return culprit_error_set(CULPRIT_ESKIP, "%.12s has no parent", sha);
+    return culprit_bisect__judge_pair(s, parent, sha, slower, step);
+}
+
+int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
+                                  const culprit_bisect_step *step)
+{
+    culprit_bisect_result *r = s->result;
+    int error;
+
+    if ((error = culprit_bisect__add_culprit(s, sha, step)) < 0)
+        return error;
+    if (step && r->nsteps)
+        r->culprits[r->nculprits - 1].share =
+            culprit_bisect__share(step->change, r->steps[0].change);
+    return 0;
+}
+
+/* The share the culprits found explain together (NAN when one is unknown). */
+static double explained(const culprit_bisect_result *r)
+{
+    double sum = 0;
+
+    for (size_t i = 0; i < r->nculprits; i++)
+        sum += r->culprits[i].share;
+    return sum;
+}
+
+/* A range still to search: (lo, hi]. */
+typedef struct {
+    char lo[41], hi[41];
+} span;
+
+/* Pushes (lo, hi] when it holds a commit. */
+static void push(span *q, size_t *n, const char *lo, const char *hi)
+{
+    if (lo[0] && hi[0] && strcmp(lo, hi) != 0) {
+        memcpy(q[*n].lo, lo, 41);
+        memcpy(q[*n].hi, hi, 41);
+        (*n)++;
+    }
+}
+
+/* One range of the rest: checked (reusing a step of the same pair), bisected when
+ * slower, its culprit judged against its parent and kept when slower than it.
+ * *found: a culprit kept; lo/hi of the two ranges left beside it pushed. */
+static int search_span(culprit_bisect__session *s, const span *sp, span *q, size_t *nq, int *found)
+{
+    culprit_bisect_step *step;
+    char culprit[41], parent[41];
+    double effect = s->effect;
+    int slower = 0, in_range = 0, error;
+
+    *found = 0;
+    if ((error = culprit_bisect__judge_pair(s, sp->lo, sp->hi, &slower, &step)) < 0 || !slower)
+        return error == CULPRIT_ESKIP ? 0 : error;
+    /* Futility follows the slowdown of the range bisected (comparison.c). */
+    s->effect = step->change;
+    error = culprit_bisect__bisect_range(s, sp->lo, sp->hi, culprit, &in_range);
+    s->effect = effect;
+    if (error < 0 || !in_range)
+        return error;
+    error = culprit_bisect__against_parent(s, culprit, parent, &slower, &step);
+    if (error < 0 && error != CULPRIT_ESKIP)
+        return error;
+    if (error == 0 && slower) {
+        if ((error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+            return error;
+        *found = 1;
+    }
+    push(q, nq, sp->lo, parent);
+    push(q, nq, culprit, sp->hi);
+    return 0;
+}
+
+int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
+{
+    culprit_bisect_result *r = s->result;
+    span q[2 * EXPLAIN_MAX + 2];
+    char parent[41];
+    size_t nq = 0, more = 0;
+    culprit_bisect_step *step;
+    int slower = 0, error = 0;
+
+    /* Only a culprit confirmed slower than its parent has a share to explain. */
+    if (r->confirmed == 1)
+        error = culprit_bisect__against_parent(s, culprit, parent, &slower, &step);
+    if (r->confirmed != 1 || error == CULPRIT_ESKIP || (!error && !slower))
+        return culprit_bisect__add_culprit(s, culprit, culprit_bisect__step_of(r, culprit));
+    if (error < 0 || (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+        return error;
+    push(q, &nq, r->good, parent);
+    push(q, &nq, culprit, r->bad);
+    while (nq && more < EXPLAIN_MAX && explained(r) < 1 - EXPLAIN_LEFT) {
+        span sp = q[0];
+        int found;
+        culprit_bisect__phase(s->opts,
+                              "explaining the whole change: %.0f%% of it is explained; "
+                              "searching (%.12s, %.12s]",
+                              100 * explained(r), sp.lo, sp.hi);
+        memmove(q, q + 1, --nq * sizeof(*q));
+        if ((error = search_span(s, &sp, q, &nq, &found)) < 0)
+            return error;
+        more += found;
+        if (nq > 2 * EXPLAIN_MAX)
+            break;
+    }
+    return 0;
+}
