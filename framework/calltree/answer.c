@@ -44,10 +44,9 @@ static int changed(const culprit_calltree_diff *d, size_t f)
 }
 
 /* Per changed function: the time it explains, whether a pair of it is not cleared
- * by its test, its pair adding the most (best), its pair of most time (ran); per
- * function with no changed function above it, the time it adds itself (unowned). */
+ * by its test, its pair adding the most (best), its pair of most time (ran). */
 typedef struct {
-    double *explained, *unowned;
+    double *explained;
     unsigned char *counts;
     size_t *best, *ran;
 } tally;
@@ -57,12 +56,11 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
     size_t nf = d->test->nfunctions ? d->test->nfunctions : 1, *owner;
 
     t->explained = calloc(nf, sizeof(*t->explained));
-    t->unowned = calloc(nf, sizeof(*t->unowned));
     t->counts = calloc(nf, 1);
     t->best = malloc(nf * sizeof(*t->best));
     t->ran = malloc(nf * sizeof(*t->ran));
     owner = malloc((d->npairs ? d->npairs : 1) * sizeof(*owner));
-    if (!t->explained || !t->unowned || !t->counts || !t->best || !t->ran || !owner) {
+    if (!t->explained || !t->counts || !t->best || !t->ran || !owner) {
         free(owner);
         return culprit_error_set(CULPRIT_ERROR, "out of memory choosing the answer");
     }
@@ -73,12 +71,8 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
         const culprit_calltree_pair *p = &d->pairs[k];
         size_t f = function_of(d, k);
         owner[k] = changed(d, f) ? f : k ? owner[p->parent] : CULPRIT_CALLTREE_NONE;
-        if (!isfinite(p->own_ns))
-            ;
-        else if (owner[k] != CULPRIT_CALLTREE_NONE)
+        if (owner[k] != CULPRIT_CALLTREE_NONE && isfinite(p->own_ns))
             t->explained[owner[k]] += p->own_ns;
-        else if (f != CULPRIT_CALLTREE_NONE)
-            t->unowned[f] += p->own_ns;
         if (!changed(d, f))
             continue;
         /* Not culprit_calltree__cleared(), which also clears an interval that holds
@@ -101,7 +95,6 @@ static int tally_changes(tally *t, const culprit_calltree_diff *d)
 static void tally_dispose(tally *t)
 {
     free(t->explained);
-    free(t->unowned);
     free(t->counts);
     free(t->best);
     free(t->ran);
@@ -109,17 +102,15 @@ static void tally_dispose(tally *t)
 
 /*
  * The changed function the answer is, from the tally; NOT_ON_PATH's fields else. It
- * explains at least the minimum share, and at least as much as any function that
- * adds time with no changed function above it: else the slow path is elsewhere (an
- * unchanged matcher taking 85% of the regression, a changed helper 15%).
+ * explains at least the minimum share; it is preferred over unchanged functions that
+ * add more themselves (issue 26: a timed tree on a loaded machine hands callers'
+ * own time noise, and a perf test's level runs tens of percent of it).
  */
 static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d, const tally *t)
 {
     double floor = d->options.min_share * d->regression_ns, most = 0, top = 0;
     size_t answer = CULPRIT_CALLTREE_NONE, ran = CULPRIT_CALLTREE_NONE, part = ran;
 
-    for (size_t f = 0; f < d->test->nfunctions; f++)
-        floor = t->unowned[f] > floor ? t->unowned[f] : floor;
     for (size_t f = 0; f < d->test->nfunctions; f++) {
         if (t->ran[f] == CULPRIT_CALLTREE_NONE)
             continue;
@@ -150,7 +141,7 @@ static void choose(culprit_calltree_answer *out, const culprit_calltree_diff *d,
 
 int culprit_calltree_diff_answer(culprit_calltree_answer *out, const culprit_calltree_diff *d)
 {
-    tally t = {NULL, NULL, NULL, NULL, NULL};
+    tally t = {NULL, NULL, NULL, NULL};
     int error = 0;
 
     memset(out, 0, sizeof(*out));
@@ -218,6 +209,12 @@ int culprit_calltree_answer_text(culprit_buf *out, const culprit_calltree_diff *
             culprit_buf_puts(out, " (the time itself is spent below it, in ");
             culprit_buf_put_text(out, culprit_calltree_diff_function(d, a->where)->name);
             culprit_buf_puts(out, ")");
+        } else if (a->share < 0.5 && a->where != CULPRIT_CALLTREE_NONE &&
+                   function_of(d, a->where) != function_of(d, a->pair)) {
+            /* Most of it is elsewhere: the reader must not take the part for the whole. */
+            culprit_buf_puts(out, "; suspect 1 is ");
+            culprit_buf_put_text(out, culprit_calltree_diff_function(d, a->where)->name);
+            culprit_buf_puts(out, ", which the commit did not change");
         }
         break;
     case CULPRIT_CALLTREE_ANSWER_NOT_ON_PATH:

@@ -104,6 +104,7 @@ assert len(inv) == 1, inv  # the two tests regressed over one range: one bisecti
 i = inv[0]
 assert i["status"] == "found" and sorted(i["tests"]) == ["invsuite.light", "invsuite.work"], i
 assert i["culprit"] == sys.argv[2] and i["function"] == "level5" and i["file"] == "work.c", i
+assert i["answer"].startswith("level5 (work.c:") and "changed by the commit" in i["answer"], i
 assert i["bisected"] is True and i["commits"] == 12 and i["continue"] is None, i
 assert doc["exit_code"] == 1
 PYEOF
