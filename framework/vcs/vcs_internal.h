@@ -66,4 +66,15 @@ void culprit_vcs__record_dispose(culprit_vcs__record *record);
 /* The path of the record of `sha` in the store: "commits/ab/cdef...". */
 void culprit_vcs__record_path(char out[64], const char *sha);
 
+/* SHA-1 over a stream (sha1.c), for the checksums of the packs packwrite.c writes. */
+typedef struct {
+    uint32_t h[5];
+    uint64_t len;
+    unsigned char buf[64];
+} culprit_vcs__sha1;
+
+void culprit_vcs__sha1_init(culprit_vcs__sha1 *s);
+void culprit_vcs__sha1_update(culprit_vcs__sha1 *s, const void *data, size_t len);
+void culprit_vcs__sha1_final(unsigned char out[20], culprit_vcs__sha1 *s);
+
 #endif
