@@ -187,6 +187,7 @@ static int close_pack(unsigned char sum[20], culprit_vcs_blobs *w)
     unsigned char count[4], buf[65536];
     culprit_vcs__sha1 sha;
     ssize_t k;
+    int error;
 
     put32(count, (uint32_t)w->n);
     if (pwrite(w->fd, count, 4, 8) != 4 || lseek(w->fd, 0, SEEK_SET) != 0)
@@ -196,10 +197,13 @@ static int close_pack(unsigned char sum[20], culprit_vcs_blobs *w)
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0)
-            return io_error("read", w->temp);
+            break;
         culprit_vcs__sha1_update(&sha, buf, (size_t)k);
     }
-    culprit_vcs__sha1_final(sum, &sha);
+    if ((error = culprit_vcs__sha1_final(sum, &sha)) < 0)
+        return error;
+    if (k < 0)
+        return io_error("read", w->temp);
     return write_all(w->fd, sum, 20, w->temp);
 }
 
@@ -250,7 +254,8 @@ static int build_index(culprit_buf *idx, culprit_vcs_blobs *w, const unsigned ch
         return error;
     culprit_vcs__sha1_init(&sha);
     culprit_vcs__sha1_update(&sha, idx->ptr, idx->size);
-    culprit_vcs__sha1_final(own, &sha);
+    if ((error = culprit_vcs__sha1_final(own, &sha)) < 0)
+        return error;
     return culprit_buf_put(idx, (const char *)own, 20);
 }
 

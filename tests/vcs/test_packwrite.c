@@ -44,7 +44,7 @@ static void sha1_hex(char out[41], const char *data, size_t len, size_t piece)
     culprit_vcs__sha1_init(&s);
     for (size_t off = 0; off < len; off += piece)
         culprit_vcs__sha1_update(&s, data + off, len - off < piece ? len - off : piece);
-    culprit_vcs__sha1_final(sum, &s);
+    assert_int_equal(culprit_vcs__sha1_final(sum, &s), 0);
     for (int i = 0; i < 20; i++)
         snprintf(out + 2 * i, 3, "%02x", sum[i]);
 }
