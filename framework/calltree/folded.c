@@ -290,18 +290,32 @@ static int put_weight(culprit_buf *out, double w)
     return culprit_buf_printf(out, " %s\n", text);
 }
 
+/* The length of the character at `p` that a folded frame keeps as it is, else 0:
+ * not ';', not a control character (C0, DEL, C1) and valid UTF-8. */
+static size_t frame_char(const char *p)
+{
+    unsigned char c = (unsigned char)*p;
+    size_t len;
+
+    if (c < 0x80)
+        return c >= 0x20 && c != 0x7f && c != ';';
+    len = culprit_utf8_char_len(p);
+    return len == 2 && c == 0xc2 && (unsigned char)p[1] < 0xa0 ? 0 : len;
+}
+
 /* A frame as folded text: a name is data (from a binary, a file, another machine),
  * so the two characters that structure a line cannot come from it. A ';' would
  * split the frame and a line break would start a fake stack line: ';' becomes ','
- * and control characters '?' (flame-graph tools have no escapes to read back). */
+ * and control characters and bytes that are not UTF-8 (which flame-graph tools
+ * refuse or mangle) '?', one a byte (those tools have no escapes to read back). */
 static int put_frame(culprit_buf *out, const char *name)
 {
     const char *p = name;
 
     while (*p) {
-        size_t safe = 0;
-        while (p[safe] && p[safe] != ';' && (unsigned char)p[safe] >= 0x20 && p[safe] != 0x7f)
-            safe++;
+        size_t safe = 0, len;
+        while ((len = frame_char(p + safe)) > 0)
+            safe += len;
         if (culprit_buf_put(out, p, safe) < 0)
             return CULPRIT_ERROR;
         p += safe;

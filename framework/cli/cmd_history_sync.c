@@ -104,6 +104,7 @@ static const char **shared_names(const culprit_vcs_ref_files *shared)
 }
 
 typedef struct {
+    culprit_vcs_blobs *blobs; /* the runs' contents, one pack */
     culprit_vcs_file *files;
     size_t n, alloc;
     char **commits; /* the runs' commits, for their ancestry */
@@ -112,6 +113,7 @@ typedef struct {
 
 static void pending_dispose(pending *p)
 {
+    culprit_vcs_blobs_free(p->blobs);
     culprit_vcs_files_free(p->files, p->n);
     for (size_t i = 0; i < p->ncommits; i++)
         free(p->commits[i]);
@@ -156,8 +158,9 @@ static int run_commit(char sha[41], char shard[3], culprit_vcs *repo, const char
     return 0;
 }
 
-/* Reads the run file `name` of `dir`, writes it as a blob (so that the pending
- * files hold ids, not contents: a push of 1,000 runs held 1.1 GB) and queues it as
+/* Reads the run file `name` of `dir`, writes it as a blob of the pending pack (so
+ * that the pending files hold ids, not contents: a push of 1,000 runs held 1.1 GB;
+ * and one pack, which `git push` sends as it is) and queues it as
  * runs/<shard>/<name>. Unreadable files, and files above the size limit (which
  * every reader would skip), are left out with a warning. */
 static int queue_run(pending *p, culprit_vcs *repo, const char *dir, const char *name, size_t max)
@@ -183,7 +186,7 @@ static int queue_run(pending *p, culprit_vcs *repo, const char *dir, const char 
         error = 0;
         goto cleanup;
     }
-    if ((error = culprit_vcs_blob_write(oid, repo, data.ptr ? data.ptr : "", data.size)) < 0 ||
+    if ((error = culprit_vcs_blobs_add(oid, p->blobs, data.ptr ? data.ptr : "", data.size)) < 0 ||
         (error = culprit_buf_printf(&path, "runs/%s/%s", shard, name)) < 0 ||
         (error = culprit_array_grow(&p->files, &p->alloc, p->n, sizeof(*p->files), 64)) < 0)
         goto cleanup;
@@ -242,10 +245,12 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
         error = culprit_error_set(CULPRIT_ERROR, "out of memory");
         goto cleanup;
     }
+    if ((error = culprit_vcs_blobs_begin(&p.blobs, repo)) < 0)
+        goto cleanup;
     for (size_t i = 0; i < nnames && error == 0; i++)
         if (!bsearch(&names[i], known, shared.n, sizeof(*known), compare_strings))
             error = queue_run(&p, repo, dir, names[i], max);
-    if (error < 0 || p.n == 0)
+    if (error < 0 || (error = culprit_vcs_blobs_finish(p.blobs)) < 0 || p.n == 0)
         goto cleanup;
     unique_commits(&p);
     if ((error =

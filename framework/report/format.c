@@ -59,8 +59,14 @@ const char *culprit_report__short(char out[13], const char *sha)
 
 int culprit_report__put_html(culprit_buf *out, const char *s)
 {
+    culprit_buf scratch = CULPRIT_BUF_INIT;
     int error = 0;
 
+    /* Names come from data: control characters HTML cannot carry (C0 but tab and
+     * line breaks) and bytes that are not UTF-8 are written "\xNN" first, as the
+     * JUnit writer writes them (culprit_buf_put_utf8()), then HTML's own escapes. */
+    if (s && !(s = culprit_text_utf8(s, &scratch, CULPRIT_TEXT_XML)))
+        return CULPRIT_ERROR;
     for (; s && *s && error == 0; s++) {
         switch (*s) {
         case '&':
@@ -82,6 +88,7 @@ int culprit_report__put_html(culprit_buf *out, const char *s)
             error = culprit_buf_put(out, s, 1);
         }
     }
+    culprit_buf_dispose(&scratch);
     return error;
 }
 

@@ -9,6 +9,7 @@
 #include "culprit/vcs.h"
 
 #include <git2.h>
+#include <mbedtls/md.h>
 
 struct culprit_vcs {
     git_repository *git;
@@ -65,5 +66,16 @@ void culprit_vcs__record_dispose(culprit_vcs__record *record);
 
 /* The path of the record of `sha` in the store: "commits/ab/cdef...". */
 void culprit_vcs__record_path(char out[64], const char *sha);
+
+/* SHA-1 over a stream (sha1.c, mbed TLS's), for the checksums of the packs
+ * packwrite.c writes. _final returns 0, or CULPRIT_ERROR when the hash failed. */
+typedef struct {
+    mbedtls_md_context_t md;
+    int ok;
+} culprit_vcs__sha1;
+
+void culprit_vcs__sha1_init(culprit_vcs__sha1 *s);
+void culprit_vcs__sha1_update(culprit_vcs__sha1 *s, const void *data, size_t len);
+int culprit_vcs__sha1_final(unsigned char out[20], culprit_vcs__sha1 *s);
 
 #endif

@@ -511,6 +511,34 @@ int culprit_vcs_blob_read(culprit_buf *out, culprit_vcs *repo, const char *oid, 
  */
 int culprit_vcs_blob_write(char oid[41], culprit_vcs *repo, const char *data, size_t len);
 
+/** Blobs being written into one pack file (culprit_vcs_blobs_begin()). */
+typedef struct culprit_vcs_blobs culprit_vcs_blobs;
+
+/**
+ * Starts a pack of blobs in the repository's object database: many files written
+ * at once (a push of 1,000 runs) cost one compression each and become one pack that
+ * `git push` sends as it is, where loose objects were compressed twice and inflated
+ * in between (docs/history-format.md, "Shared history"). The blobs are readable once
+ * culprit_vcs_blobs_finish() returned. Free with culprit_vcs_blobs_free(), which
+ * removes an unfinished pack. Errors: CULPRIT_ERROR.
+ */
+int culprit_vcs_blobs_begin(culprit_vcs_blobs **out, culprit_vcs *repo);
+
+/**
+ * Adds `len` bytes of `data` as a blob and gives its id (40 hex digits) in `oid`, for
+ * a culprit_vcs_file's `oid`. A blob the database or this pack holds already is not
+ * written again. Errors: CULPRIT_ERROR (out of memory, I/O).
+ */
+int culprit_vcs_blobs_add(char oid[41], culprit_vcs_blobs *w, const char *data, size_t len);
+
+/**
+ * Closes the pack (its checksum, its index) and moves it into the object database,
+ * which then reads its blobs. A pack with no new blob leaves no file. Errors:
+ * CULPRIT_ERROR (I/O).
+ */
+int culprit_vcs_blobs_finish(culprit_vcs_blobs *w);
+void culprit_vcs_blobs_free(culprit_vcs_blobs *w);
+
 /** The commit `ref` points at; CULPRIT_ENOTFOUND when there is no such ref. */
 int culprit_vcs_ref_resolve(char sha[41], culprit_vcs *repo, const char *ref);
 

@@ -173,6 +173,14 @@ static void names_cannot_break_a_folded_line(void **state)
     t->nodes[node].calls = 3;
     assert_int_equal(culprit_calltree_write_folded(&text, t), 0);
     assert_string_equal(culprit_buf_cstr(&text), "main;a,b?evil 99?? 3\n");
+    /* Bytes that are not UTF-8 and C1 controls: '?' a byte; valid UTF-8 kept. */
+    assert_int_equal(
+        culprit_calltree_function_intern(&fn, t, "x\xff\xc3y\xc2\x9b\xc3\xa9", NULL, 0, 0), 0);
+    assert_int_equal(culprit_calltree_child(&node, t, 0, fn), 0);
+    t->nodes[node].calls = 2;
+    culprit_buf_clear(&text);
+    assert_int_equal(culprit_calltree_write_folded(&text, t), 0);
+    assert_non_null(strstr(culprit_buf_cstr(&text), "\nx??y??\xc3\xa9 2\n"));
     culprit_buf_dispose(&text);
     culprit_calltree_free(t);
 }

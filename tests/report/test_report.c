@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 
 #include "support/cli_fixture.h"
+#include "report/report_internal.h"
 
 /* Copies data file `name` into `dir` with the fixture's shas in place of <cN>. */
 static void put_data(const repo_fixture *repo, const char *name, const char *dir)
@@ -406,6 +407,20 @@ static void report_markdown_names_stay_in_their_code_span(void **state)
     fixture_remove(&evil);
 }
 
+/* In HTML, a name's control characters (ESC, a NUL-less C0) and bytes that are not
+ * UTF-8 are written "\xNN" as in JUnit, before HTML's own escapes; tab and line
+ * breaks, which HTML carries, are kept. */
+static void report_html_escapes_control_bytes_in_names(void **state)
+{
+    culprit_buf out = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_report__put_html(&out, "a\x1b[31m<b>\xff\x01\tz\n\"'&"), 0);
+    assert_string_equal(culprit_buf_cstr(&out),
+                        "a\\x1b[31m&lt;b&gt;\\xff\\x01\tz\n&quot;&#39;&amp;");
+    culprit_buf_dispose(&out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -420,6 +435,7 @@ int main(void)
         cmocka_unit_test(report_gives_the_documents_answer_in_every_format),
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
         cmocka_unit_test(report_markdown_names_stay_in_their_code_span),
+        cmocka_unit_test(report_html_escapes_control_bytes_in_names),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }
