@@ -20,7 +20,8 @@ typedef struct {
     const char *commit_rev;
     const char *baseline_rev;
     int confirm;
-    double confirm_budget_s;     /* --confirm-budget: per test, of the paired runs */
+    double confirm_budget_s; /* --confirm-budget: per test, of the paired runs */
+    int confirm_budget_given;
     const char *build_dir;       /* --build-dir: a trusted build tree beside the work tree */
     culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
     cli_investigate investigate;
@@ -47,7 +48,7 @@ typedef struct {
                         "TIME",                                                                    \
                         "paired runs of one test stop after this long (default\n"                  \
                         "60 s; 0 no limit) or --max-runs pairs, judged so far",                    \
-                        .set = cli_set_budget),                                                    \
+                        .set = cli_set_budget, .given = &(a)->confirm_budget_given),               \
             CULPRIT_OPT("--build-dir", 0, CULPRIT_OPT_STRING, &(a)->build_dir, "DIR",              \
                         "with --confirm: a build tree outside the work tree whose\n"               \
                         "test binaries a re-run may use (also $CULPRIT_BUILD_DIR;\n"               \
@@ -116,6 +117,9 @@ static int parse(check_args *a, int argc, char **argv, int *help)
     if ((a->pair.build || a->pair.run) && !a->confirm && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --build and --run go with --confirm or --investigate");
+    if (a->confirm_budget_given && !a->confirm && !a->investigate.enabled)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check: --confirm-budget goes with --confirm or --investigate");
     if (a->build_dir && !a->confirm)
         return culprit_error_set(CULPRIT_EINVALID, "check: --build-dir goes with --confirm");
     if (a->investigate.results_dir && !a->investigate.enabled)
