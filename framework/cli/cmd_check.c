@@ -196,7 +196,9 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
     const culprit_confirm_options *o = payload;
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    culprit_buf_printf(&line, "culprit: confirming %s: ", p->test);
+    culprit_buf_printf(&line, "culprit: %s %s: ",
+                       p->event == CULPRIT_CONFIRM_FAILED ? "cannot confirm" : "confirming",
+                       p->test);
     if (p->event == CULPRIT_CONFIRM_START) {
         culprit_buf_printf(&line,
                            "paired runs of %.12s and %.12s, this test alone, up to %zu "
@@ -205,7 +207,7 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         if (p->budget_s > 0)
             culprit_buf_printf(&line, " or %.0f s", p->budget_s);
     } else if (p->event == CULPRIT_CONFIRM_FAILED) {
-        culprit_buf_printf(&line, "cannot: %s; keeping the verdict%s", p->error,
+        culprit_buf_printf(&line, "%s; keeping the verdict%s", p->error,
                            o->which == CULPRIT_CONFIRM_UNCONFIRMED ? " (not bisected)" : "");
     } else {
         if (p->event == CULPRIT_CONFIRM_PAIR)
