@@ -20,7 +20,8 @@ typedef struct {
     const char *commit_rev;
     const char *baseline_rev;
     int confirm;
-    double confirm_budget_s;     /* --confirm-budget: per test, of the paired runs */
+    double confirm_budget_s; /* --confirm-budget: per test, of the paired runs */
+    int confirm_budget_given;
     const char *build_dir;       /* --build-dir: a trusted build tree beside the work tree */
     culprit_bisect_options pair; /* --confirm with --build and --run: the paired A/B */
     cli_investigate investigate;
@@ -47,7 +48,7 @@ typedef struct {
                         "TIME",                                                                    \
                         "paired runs of one test stop after this long (default\n"                  \
                         "60 s; 0 no limit) or --max-runs pairs, judged so far",                    \
-                        .set = cli_set_budget),                                                    \
+                        .set = cli_set_budget, .given = &(a)->confirm_budget_given),               \
             CULPRIT_OPT("--build-dir", 0, CULPRIT_OPT_STRING, &(a)->build_dir, "DIR",              \
                         "with --confirm: a build tree outside the work tree whose\n"               \
                         "test binaries a re-run may use (also $CULPRIT_BUILD_DIR;\n"               \
@@ -122,6 +123,9 @@ static int parse(check_args *a, int argc, char **argv, int *help)
     if ((a->pair.build || a->pair.run) && !a->confirm && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --build and --run go with --confirm or --investigate");
+    if (a->confirm_budget_given && !a->confirm && !a->investigate.enabled)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "check: --confirm-budget goes with --confirm or --investigate");
     if (a->build_dir && !a->confirm)
         return culprit_error_set(CULPRIT_EINVALID, "check: --build-dir goes with --confirm");
     if (a->investigate.results_dir && !a->investigate.enabled)
@@ -201,7 +205,9 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
     const culprit_confirm_options *o = payload;
     culprit_buf line = CULPRIT_BUF_INIT;
 
-    culprit_buf_printf(&line, "culprit: confirming %s: ", p->test);
+    culprit_buf_printf(&line, "culprit: %s %s: ",
+                       p->event == CULPRIT_CONFIRM_FAILED ? "cannot confirm" : "confirming",
+                       p->test);
     if (p->event == CULPRIT_CONFIRM_START) {
         culprit_buf_printf(&line,
                            "paired runs of %.12s and %.12s, this test alone, up to %zu "
@@ -210,7 +216,7 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         if (p->budget_s > 0)
             culprit_buf_printf(&line, " or %.0f s", p->budget_s);
     } else if (p->event == CULPRIT_CONFIRM_FAILED) {
-        culprit_buf_printf(&line, "cannot: %s; keeping the verdict%s", p->error,
+        culprit_buf_printf(&line, "%s; keeping the verdict%s", p->error,
                            o->which == CULPRIT_CONFIRM_UNCONFIRMED ? " (not bisected)" : "");
     } else {
         if (p->event == CULPRIT_CONFIRM_PAIR)

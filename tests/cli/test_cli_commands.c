@@ -382,6 +382,15 @@ static void check_confirm_reruns_flagged_tests(void **state)
     assert_int_equal(r.status, 2);
     assert_contains(r.err, "--build-dir goes with --confirm");
     cli_result_dispose(&r);
+    /* --confirm-budget only with --confirm or --investigate, and a duration. */
+    r = run_culprit(repo->dir, NULL, "check --history '%s' --confirm-budget 30", dir);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "--confirm-budget goes with --confirm or --investigate");
+    cli_result_dispose(&r);
+    r = run_culprit(repo->dir, NULL, "check --history '%s' --confirm --confirm-budget 3x", dir);
+    assert_int_equal(r.status, 2);
+    assert_contains(r.err, "'3x' is not a duration");
+    cli_result_dispose(&r);
 }
 
 int main(void)

@@ -9,6 +9,9 @@
 #    confirms it, a confirmed one). check --investigate --metric cpu_ns --fail-on minor
 #    --build --run confirms an unconfirmed minor by paired runs first (it says so),
 #    then bisects it: names r4, exit 1.
+#  - a third, 11x at r4 (fib(18) -> fib(23)), one earlier run: check --investigate
+#    --fail-on minor --build --run names r4 and exits 1 (the function needs an
+#    instrumented build, which this test does not make).
 # usage: investigate_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -126,4 +129,16 @@ if [ "$evidence" = unconfirmed ]; then
 fi
 grep -q "INVESTIGATED.*$(git -C "$repo" rev-parse --short=12 r4)" "$work/inv.out" ||
   fail "--investigate did not name r4: $(cat "$work/inv.out" "$work/inv.err")"
-echo "--metric cpu_ns through runner, check and bisect; --investigate confirmed ($evidence) and named r4"
+
+# ---- a fresh history, one earlier run, 10x at r4 (fib(18) -> fib(23), 11x): named, exit 1 ----
+repo=$work/c
+make_repo "$repo" 18 23
+record "$repo" "$work/hist-c" r1 r6
+status=0
+(cd "$repo" && "$culprit" check --history "$work/hist-c" --commit r6 --fail-on minor \
+  --test fibsuite.fib_conf --investigate --build "$build" --run './fib_test --quiet' \
+  --results "$work/results-c" > "$work/ten.out" 2> "$work/ten.err") || status=$?
+[ "$status" = 1 ] || fail "10x: check --investigate exited $status: $(cat "$work/ten.out" "$work/ten.err")"
+grep -q "INVESTIGATED.*$(git -C "$repo" rev-parse --short=12 r4)" "$work/ten.out" ||
+  fail "10x: --investigate did not name r4: $(cat "$work/ten.out" "$work/ten.err")"
+echo "--metric cpu_ns through runner, check and bisect; --investigate confirmed ($evidence) and named r4; 10x named"
