@@ -374,7 +374,7 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
 
 int culprit_bisect__counted(const culprit_bisect_options *opts)
 {
-    return opts->metric && opts->run;
+    return opts->metric && (opts->run || strcmp(opts->metric, "instructions") == 0);
 }
 
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,

@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include "bisect_internal.h"
+#include "culprit/calltree.h"
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -110,6 +111,48 @@ static int run_command(double *elapsed_ns, double *cpu_ns, const char *command, 
     }
     culprit_buf_dispose(&reason);
     culprit_process_result_dispose(&r);
+    return error;
+}
+
+/* Removes the directory a test run wrote its results into, keeping the run's own
+ * error (if any) as the last one. */
+static void remove_tree(const char *dir)
+{
+    culprit_error_state saved;
+
+    culprit_error_save(&saved);
+    (void)culprit_fs_remove_tree(dir);
+    culprit_error_restore(&saved);
+}
+
+/* --command with --metric instructions: the command's instructions, every process it
+ * starts counted under callgrind (one dump each, added up). */
+static int count_command(double *value, const char *command, const char *dir, double timeout_s)
+{
+    culprit_buf tmp = CULPRIT_BUF_INIT, shell = CULPRIT_BUF_INIT, env = CULPRIT_BUF_INIT;
+    const char *envp[2] = {NULL, NULL};
+    double elapsed;
+    int error;
+
+    if ((error = culprit_fs_make_temp(&tmp, NULL, "count", 1)) < 0) {
+        culprit_buf_dispose(&tmp);
+        return error;
+    }
+    /* The command through the environment: no quoting of the user's text. */
+    if ((error = culprit_buf_printf(&env, "CULPRIT_COUNTED_COMMAND=%s", command)) == 0 &&
+        (error = culprit_buf_printf(&shell,
+                                    "exec valgrind --tool=callgrind -q --trace-children=yes "
+                                    "--dump-instr=no '--callgrind-out-file=%s/cg.%%p' /bin/sh -c "
+                                    "\"$CULPRIT_COUNTED_COMMAND\"",
+                                    tmp.ptr)) == 0) {
+        envp[0] = env.ptr;
+        if ((error = run_command(&elapsed, NULL, shell.ptr, dir, timeout_s, envp)) == 0)
+            error = culprit_calltree_read_callgrind_dir(NULL, value, tmp.ptr);
+    }
+    remove_tree(tmp.ptr);
+    culprit_buf_dispose(&tmp);
+    culprit_buf_dispose(&shell);
+    culprit_buf_dispose(&env);
     return error;
 }
 
@@ -221,17 +264,6 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     }
     memcpy(p->built[slot].sha, sha, 41);
     return 0;
-}
-
-/* Removes the directory a test run wrote its results into, keeping the run's own
- * error (if any) as the last one. */
-static void remove_tree(const char *dir)
-{
-    culprit_error_state saved;
-
-    culprit_error_save(&saved);
-    (void)culprit_fs_remove_tree(dir);
-    culprit_error_restore(&saved);
 }
 
 /* The result of the perf test `test` ("suite.test" or "test") in one run, or NULL. */
@@ -359,6 +391,8 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     if ((error = at_home(p, side)) < 0)
         return error;
     path = culprit_vcs_checkout_path(p->ck[side]);
+    if (!o->run && o->metric && strcmp(o->metric, "instructions") == 0)
+        return count_command(value, o->command, path, o->timeout_s);
     if (!o->run) /* the wall time, or with --metric cpu_ns the CPU time */
         return o->metric ? run_command(&elapsed, value, o->command, path, o->timeout_s, NULL)
                          : run_command(value, NULL, o->command, path, o->timeout_s, NULL);

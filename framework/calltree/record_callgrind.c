@@ -107,20 +107,24 @@ cleanup:
     return error;
 }
 
-static int read_dumps(culprit_calltree *tree, const char *dir, const char *const *argv)
+int culprit_calltree_read_callgrind_dir(culprit_calltree *tree, double *total, const char *dir)
 {
     char **paths = NULL;
     size_t n = 0;
     int error;
 
+    if (total)
+        *total = 0;
     if ((error = dumps(&paths, &n, dir)) == 0 && n == 0)
-        error = culprit_error_set(CULPRIT_ENOTFOUND,
-                                  "'%s' under callgrind wrote no profile (did it start?)", argv[0]);
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "no callgrind dump ('cg.*') in '%s'", dir);
     for (size_t i = 0; error == 0 && i < n; i++) {
         culprit_buf text = CULPRIT_BUF_INIT;
+        double t = 0;
         if ((error = culprit_fs_read_file(&text, paths[i])) == 0)
-            error = culprit_calltree_add_callgrind(tree, NULL, culprit_buf_cstr(&text), text.size,
+            error = culprit_calltree_add_callgrind(tree, &t, culprit_buf_cstr(&text), text.size,
                                                    culprit_fs_base_name(paths[i]));
+        if (total)
+            *total += t;
         culprit_buf_dispose(&text);
     }
     for (size_t i = 0; i < n; i++)
@@ -171,7 +175,8 @@ int culprit_calltree__record_callgrind(culprit_calltree **out, const char *const
         opts->progress(0, 0, opts->payload);
     if ((error = run_counted(argv, opts, dir.ptr)) == 0 &&
         (error = culprit_calltree_new(&tree)) == 0 &&
-        (error = read_dumps(tree, dir.ptr, argv)) == 0 && (error = name_command(tree, argv)) == 0)
+        (error = culprit_calltree_read_callgrind_dir(tree, NULL, dir.ptr)) == 0 &&
+        (error = name_command(tree, argv)) == 0)
         error = tree->nnodes > 1
                     ? 0
                     : culprit_error_set(CULPRIT_ENOTFOUND, "'%s' under callgrind counted no call",
