@@ -133,6 +133,19 @@ int culprit_calltree_read_callgrind_dir(culprit_calltree *tree, double *total, c
     return error;
 }
 
+static int read_dumps(culprit_calltree *tree, const char *dir, const char *const *argv)
+{
+    int error = culprit_calltree_read_callgrind_dir(tree, NULL, dir);
+
+    if (error == CULPRIT_ENOTFOUND)
+        error =
+            culprit_error_set(CULPRIT_ENOTFOUND,
+                              "'%s' under callgrind wrote no profile: it did not start (not found, "
+                              "or not a program valgrind can run)",
+                              argv[0]);
+    return error;
+}
+
 /* The command line as the tree's command, argv[0] as its binary. */
 static int name_command(culprit_calltree *tree, const char *const *argv)
 {
@@ -175,8 +188,7 @@ int culprit_calltree__record_callgrind(culprit_calltree **out, const char *const
         opts->progress(0, 0, opts->payload);
     if ((error = run_counted(argv, opts, dir.ptr)) == 0 &&
         (error = culprit_calltree_new(&tree)) == 0 &&
-        (error = culprit_calltree_read_callgrind_dir(tree, NULL, dir.ptr)) == 0 &&
-        (error = name_command(tree, argv)) == 0)
+        (error = read_dumps(tree, dir.ptr, argv)) == 0 && (error = name_command(tree, argv)) == 0)
         error = tree->nnodes > 1
                     ? 0
                     : culprit_error_set(CULPRIT_ENOTFOUND, "'%s' under callgrind counted no call",

@@ -77,4 +77,15 @@ jq -e '.suspects[0].changed == true' "$work/ab.json" > /dev/null ||
   fail "scan is not marked changed by the commit: $(jq -c '.suspects[0]' "$work/ab.json")"
 "$culprit" calltree diff "$work/a1.calltree" "$work/b.calltree" > "$work/ab.txt"
 grep -q scan "$work/ab.txt" || fail "the text diff does not name scan"
+# Bad input: a program that does not exist, an unknown metric: exit 2 naming them.
+status=0
+"$culprit" calltree record --metric instructions --quiet --out "$work/x.ct" "$work/nope" \
+  2> "$work/nope.err" || status=$?
+[ "$status" = 2 ] && grep -q "nope' under callgrind wrote no profile" "$work/nope.err" ||
+  fail "a missing program: exit $status: $(cat "$work/nope.err")"
+status=0
+"$culprit" calltree record --metric cycles --out "$work/x.ct" "$work/a" 2> "$work/m.err" || status=$?
+[ "$status" = 2 ] && grep -q "metric 'cycles'" "$work/m.err" ||
+  fail "an unknown metric: exit $status: $(cat "$work/m.err")"
+[ ! -e "$work/x.ct" ] || fail "a failed record wrote a file"
 echo "PASS: A/A identical, no suspect; the 6x change named scan (changed)"
