@@ -71,6 +71,7 @@ build "$work/b"
   2> "$work/record.err" || { cat "$work/record.err"; fail "record of the change"; }
 "$culprit" calltree diff "$work/a1.calltree" "$work/b.calltree" --repo "$repo" --commit HEAD \
   --json > "$work/ab.json"
+jq -e '.cost == "instructions"' "$work/ab.json" > /dev/null || fail "the JSON does not say instructions"
 first=$(jq -r '.suspects[0].path[-1].function' "$work/ab.json")
 [ "$first" = scan ] || fail "suspect 1 is '$first', not scan: $(jq -c '.suspects' "$work/ab.json")"
 jq -e '.suspects[0].changed == true' "$work/ab.json" > /dev/null ||
