@@ -6,6 +6,8 @@
  *                 history: the probe, an interface (culprit_bisect__probe) so
  *                 that tests can plant samples, as the measuring loop takes its
  *                 clock;
+ *   command.c     a build or a measured command run in a checkout, timed;
+ *                 a command's instructions counted under callgrind;
  *   comparison.c  one comparison of a candidate with a good end: warm-up, pairs,
  *                 fences, the paired and Welch judgements, more runs up to
  *                 max_runs;
@@ -76,6 +78,23 @@ typedef struct culprit_bisect__probe {
  * opts->command (or opts->run and opts->test, with opts->history_dir). Loads the
  * history store once. The caller releases it with probe->dispose(probe->payload). */
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts);
+
+/*
+ * command.c. Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir, plus the
+ * NULL-ended `env`), in its own process group, for at most timeout_s. *elapsed_ns gets
+ * the wall time, *cpu_ns (when not NULL) the CPU time. 0 when it exited 0;
+ * CULPRIT_ESKIP with the reason (exit status or signal, the tail of its output, and on
+ * a timeout the option that raises it, `option`) as the last error otherwise.
+ */
+int culprit_bisect__run_command(double *elapsed_ns, double *cpu_ns, const char *command,
+                                const char *dir, double timeout_s, const char *const *env,
+                                const char *option);
+/* command.c. --command with --metric instructions: the instructions of `command` and
+ * every process it starts, counted under callgrind, into *value. */
+int culprit_bisect__count_command(double *value, const char *command, const char *dir,
+                                  double timeout_s);
+/* command.c. Removes a run's temporary directory, keeping the last error as it was. */
+void culprit_bisect__remove_tree(const char *dir);
 
 /* A session in progress: what the comparison and the search share. */
 typedef struct {

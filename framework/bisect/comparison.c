@@ -464,7 +464,10 @@ int culprit_bisect__counted(const culprit_bisect_options *opts)
 {
     size_t n = opts->metric ? strlen(opts->metric) : 0;
 
-    return opts->run && n && !(n > 3 && strcmp(opts->metric + n - 3, "_ns") == 0);
+    /* A perf test's counted series (a time series ending in _ns is timed), or a
+     * command's instructions counted under callgrind. */
+    return n && ((opts->run && !(n > 3 && strcmp(opts->metric + n - 3, "_ns") == 0)) ||
+                 strcmp(opts->metric, "instructions") == 0);
 }
 
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,

@@ -242,8 +242,8 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
     if (error == 0 && (!bisect || inv->result.outcome == CULPRIT_BISECT_RESULT_FOUND)) {
         culprit_bisect_result trees;
         char culprit[41];
-        if (opts->calltree_build)
-            o.build = opts->calltree_build;
+        if (opts->calltree_build && !culprit_bisect__counted_trees(&o))
+            o.build = opts->calltree_build; /* counted trees need no instrumented build */
         o.threshold = opts->bisect.threshold;
         memcpy(culprit, bisect ? inv->result.culprit : inv->bad, 41);
         o.bad = culprit;

@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include "bisect_internal.h"
+#include "culprit/calltree.h"
 #include "culprit/core.h"
 #include "culprit/detect.h"
 #include "culprit/history.h"
@@ -43,9 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* The last bytes of a failing command's output, for the skip reason. */
-#define OUTPUT_TAIL 600
 
 typedef struct {
     const culprit_bisect_options *opts;
@@ -74,54 +72,6 @@ typedef struct {
     double last_cpu;
     int last_preempted, last_known;
 } probe;
-
-/*
- * Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir), in its own process
- * group. *elapsed_ns gets the wall time from start to exit, *cpu_ns (when not NULL)
- * its CPU time (culprit_process_result.cpu_ns). Returns 0 when it exited
- * 0; CULPRIT_ESKIP with the reason (exit status or signal, and the tail of its
- * output) as the last error otherwise.
- */
-static int run_command(double *elapsed_ns, double *cpu_ns, const char *command, const char *dir,
-                       double timeout_s, const char *const *env, const char *option)
-{
-    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
-    culprit_process_result r;
-    culprit_buf reason = CULPRIT_BUF_INIT;
-    const char *all_env[8] = {NULL};
-    char checkout[PATH_MAX + 32], *what = NULL;
-    size_t n = 0;
-    int error;
-
-    snprintf(checkout, sizeof(checkout), "CULPRIT_CHECKOUT=%s", dir);
-    all_env[n++] = checkout;
-    for (size_t i = 0; env && env[i] && n + 1 < sizeof(all_env) / sizeof(*all_env); i++)
-        all_env[n++] = env[i];
-    o.shell = command;
-    o.dir = dir;
-    o.env = all_env;
-    o.timeout_s = timeout_s;
-    o.output = CULPRIT_PROCESS_CAPTURE;
-    o.tail = OUTPUT_TAIL;
-    o.own_group = 1;
-    if ((error = culprit_process_run(&r, &o)) < 0)
-        return error;
-    *elapsed_ns = r.elapsed_ns;
-    if (cpu_ns)
-        *cpu_ns = r.cpu_ns;
-    if (!culprit_process_succeeded(&r)) {
-        if (asprintf(&what, "'%s'", command) < 0)
-            what = NULL;
-        culprit_process_describe(&reason, &r, what ? what : command, timeout_s);
-        free(what);
-        if (r.timed_out) /* which limit it was, and the option that raises it */
-            (void)culprit_buf_printf(&reason, " (raise %s)", option);
-        error = culprit_error_set(CULPRIT_ESKIP, "%s", culprit_buf_cstr(&reason));
-    }
-    culprit_buf_dispose(&reason);
-    culprit_process_result_dispose(&r);
-    return error;
-}
 
 static int measured(culprit_bisect__side side)
 {
@@ -225,24 +175,13 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     if (command) {
         *built = 1;
         if ((error = at_home(p, side)) < 0 ||
-            (error = run_command(&elapsed, NULL, command, culprit_vcs_checkout_path(*ck),
-                                 culprit_bisect__build_timeout(p->opts), NULL, "--build-timeout")) <
-                0)
+            (error = culprit_bisect__run_command(
+                 &elapsed, NULL, command, culprit_vcs_checkout_path(*ck),
+                 culprit_bisect__build_timeout(p->opts), NULL, "--build-timeout")) < 0)
             return error;
     }
     memcpy(p->built[slot].sha, sha, 41);
     return 0;
-}
-
-/* Removes the directory a test run wrote its results into, keeping the run's own
- * error (if any) as the last one. */
-static void remove_tree(const char *dir)
-{
-    culprit_error_state saved;
-
-    culprit_error_save(&saved);
-    (void)culprit_fs_remove_tree(dir);
-    culprit_error_restore(&saved);
 }
 
 /* The result of the perf test `test` ("suite.test" or "test") in one run, or NULL. */
@@ -446,10 +385,13 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     if ((error = at_home(p, side)) < 0)
         return error;
     path = culprit_vcs_checkout_path(p->ck[side]);
+    if (!o->run && o->metric && strcmp(o->metric, "instructions") == 0)
+        return culprit_bisect__count_command(value, o->command, path, o->timeout_s);
     if (!o->run) /* the wall time, or with --metric cpu_ns the CPU time */
-        return o->metric
-                   ? run_command(&elapsed, value, o->command, path, o->timeout_s, NULL, "--timeout")
-                   : run_command(value, NULL, o->command, path, o->timeout_s, NULL, "--timeout");
+        return o->metric ? culprit_bisect__run_command(&elapsed, value, o->command, path,
+                                                       o->timeout_s, NULL, "--timeout")
+                         : culprit_bisect__run_command(value, NULL, o->command, path, o->timeout_s,
+                                                       NULL, "--timeout");
     {
         culprit_buf made = CULPRIT_BUF_INIT;
         error = culprit_fs_make_temp(&made, NULL, "bisect-run", 1);
@@ -470,7 +412,8 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     }
     env[nenv] = env_filter;
     p->last_known = 0;
-    if ((error = run_command(&elapsed, NULL, o->run, path, o->timeout_s, env, "--timeout")) < 0 ||
+    if ((error = culprit_bisect__run_command(&elapsed, NULL, o->run, path, o->timeout_s, env,
+                                             "--timeout")) < 0 ||
         (error = culprit_history_open(&h, dir, 0)) < 0 ||
         (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
         goto cleanup;
@@ -479,7 +422,7 @@ cleanup:
     free(env_filter);
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);
-    remove_tree(dir);
+    culprit_bisect__remove_tree(dir);
     return error;
 }
 

@@ -37,11 +37,12 @@ int culprit_bisect_options_check(const culprit_bisect_options *opts)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection needs good, bad, and either a command to time or "
                                  "a run command with the test it measures");
-    if (opts->metric && !opts->run && strcmp(opts->metric, CULPRIT_BISECT__CPU_METRIC) != 0)
+    if (opts->metric && !opts->run && strcmp(opts->metric, CULPRIT_BISECT__CPU_METRIC) != 0 &&
+        strcmp(opts->metric, "instructions") != 0)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "a bisection of the metric '%s' needs a run command and a test: "
                                  "a command's run is timed, by its wall time or its CPU time "
-                                 "('" CULPRIT_BISECT__CPU_METRIC "'), not counted",
+                                 "('" CULPRIT_BISECT__CPU_METRIC "'), or counted ('instructions')",
                                  opts->metric);
     if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
         opts->min_runs == 1 || !(opts->timeout_s > 0) || !(opts->build_timeout_s >= 0))

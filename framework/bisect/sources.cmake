@@ -3,6 +3,7 @@
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
   ${CMAKE_CURRENT_LIST_DIR}/plan.c
   ${CMAKE_CURRENT_LIST_DIR}/session.c ${CMAKE_CURRENT_LIST_DIR}/probe.c
+  ${CMAKE_CURRENT_LIST_DIR}/command.c
   ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/search.c
   ${CMAKE_CURRENT_LIST_DIR}/scan.c ${CMAKE_CURRENT_LIST_DIR}/result.c
   ${CMAKE_CURRENT_LIST_DIR}/confirm.c ${CMAKE_CURRENT_LIST_DIR}/explain.c)

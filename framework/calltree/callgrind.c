@@ -69,7 +69,7 @@ typedef struct {
     size_t cur, callee;                   /* graph functions; NONE: none */
     double call_count;                    /* the pending calls= line, -1: none */
     double summary, totals;
-    int has_summary, seen_events;
+    int has_summary, has_totals, seen_events;
 } parser;
 
 static int fail(parser *p, const char *what)
@@ -253,7 +253,7 @@ static int header_line(parser *p, const char *key, const char *value)
         if (key[0] == 's')
             p->summary = v, p->has_summary = 1;
         else
-            p->totals += v;
+            p->totals += v, p->has_totals = 1;
     } else if (strcmp(key, "cmd") == 0 && p->tree && !p->tree->command && *value) {
         if (!(p->tree->command = culprit_strdup(value)) ||
             !(p->tree->binary = culprit_strdup(value)))
@@ -481,6 +481,10 @@ static int parse(parser *p, char *text)
     }
     if (error == 0 && p->line > 0 && p->call_count >= 0)
         error = fail(p, "the file ends after a 'calls=' line");
+    if (error == 0 && !p->tree && !p->has_summary && !p->has_totals)
+        error = culprit_error_set(CULPRIT_EINVALID,
+                                  "%s: no instruction count in it (no 'summary:' or 'totals:')",
+                                  p->name);
     if (error == 0 && !p->seen_events && !p->has_summary)
         error = culprit_error_set(CULPRIT_EINVALID, "%s: no 'events:' line: not callgrind output",
                                   p->name);

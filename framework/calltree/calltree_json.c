@@ -188,6 +188,9 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
     json_object_set_new(o, "root", string(d->options.root));
     json_object_set_new(o, "root_calls", json_integer((json_int_t)d->root_calls));
     json_object_set_new(o, "regression_ns", number(d->regression_ns));
+    /* What the "_ns" fields hold: instructions for trees counted by callgrind. */
+    json_object_set_new(o, "cost",
+                        json_string(d->test && d->test->instructions ? "instructions" : "ns"));
     json_object_set_new(o, "nodes_compared", json_integer((json_int_t)(d->npairs - 1)));
     json_object_set_new(o, "correlated", json_boolean(d->correlated));
     json_object_set_new(o, "smaller_suspects", json_integer((json_int_t)d->nsmaller));

@@ -107,25 +107,42 @@ cleanup:
     return error;
 }
 
-static int read_dumps(culprit_calltree *tree, const char *dir, const char *const *argv)
+int culprit_calltree_read_callgrind_dir(culprit_calltree *tree, double *total, const char *dir)
 {
     char **paths = NULL;
     size_t n = 0;
     int error;
 
+    if (total)
+        *total = 0;
     if ((error = dumps(&paths, &n, dir)) == 0 && n == 0)
-        error = culprit_error_set(CULPRIT_ENOTFOUND,
-                                  "'%s' under callgrind wrote no profile (did it start?)", argv[0]);
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "no callgrind dump ('cg.*') in '%s'", dir);
     for (size_t i = 0; error == 0 && i < n; i++) {
         culprit_buf text = CULPRIT_BUF_INIT;
+        double t = 0;
         if ((error = culprit_fs_read_file(&text, paths[i])) == 0)
-            error = culprit_calltree_add_callgrind(tree, NULL, culprit_buf_cstr(&text), text.size,
+            error = culprit_calltree_add_callgrind(tree, &t, culprit_buf_cstr(&text), text.size,
                                                    culprit_fs_base_name(paths[i]));
+        if (total)
+            *total += t;
         culprit_buf_dispose(&text);
     }
     for (size_t i = 0; i < n; i++)
         free(paths[i]);
     free(paths);
+    return error;
+}
+
+static int read_dumps(culprit_calltree *tree, const char *dir, const char *const *argv)
+{
+    int error = culprit_calltree_read_callgrind_dir(tree, NULL, dir);
+
+    if (error == CULPRIT_ENOTFOUND)
+        error =
+            culprit_error_set(CULPRIT_ENOTFOUND,
+                              "'%s' under callgrind wrote no profile: it did not start (not found, "
+                              "or not a program valgrind can run)",
+                              argv[0]);
     return error;
 }
 

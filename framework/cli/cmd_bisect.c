@@ -50,7 +50,8 @@ typedef struct {
                         "of each side per step instead of the test's time;\n"                      \
                         "with --command: cpu_ns judges the command's CPU time (user +\n"           \
                         "system, with the children it waits for) instead of its wall\n"            \
-                        "time, for an oversubscribed machine"),                                    \
+                        "time, for an oversubscribed machine; instructions counts\n"               \
+                        "the command's instructions under callgrind"),                             \
             CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold), CLI_OPT_TIMEOUT(o),                    \
             CULPRIT_OPT("--all", 0, CULPRIT_OPT_FLAG, &(o)->all, NULL,                             \
                         "find every commit that made it slower, not only one"),                    \

@@ -115,11 +115,9 @@ static void put_lines(culprit_buf *b, const culprit_calltree_mark *m)
     }
 }
 
-/* Whether the diff's costs are instructions (callgrind), not ns: set per diff. */
-static int counted;
-
 /* A cost: a duration ("1.2 ms"), or instructions ("1.20 M instr"). */
-static void put_cost(culprit_buf *b, double x)
+/* counted: the costs are instructions (callgrind), not ns. */
+static void put_cost(culprit_buf *b, int counted, double x)
 {
     static const char *const si[] = {"", " k", " M", " G", " T"};
     size_t k = 0;
@@ -134,21 +132,21 @@ static void put_cost(culprit_buf *b, double x)
 }
 
 /* A signed cost: "+1.2 ms", "-185.2 us", "+1.20 M instr". */
-static void put_signed(culprit_buf *b, double ns)
+static void put_signed(culprit_buf *b, int counted, double ns)
 {
     culprit_buf_puts(b, ns < 0 ? "-" : "+");
-    put_cost(b, fabs(ns));
+    put_cost(b, counted, fabs(ns));
 }
 
 /* An amount of the diff's time: per call of the root when it has one. */
 static void put_amount(culprit_buf *b, const culprit_calltree_diff *d, double ns)
 {
     if (d->root_calls > 0) {
-        put_signed(b, ns / (double)d->root_calls);
+        put_signed(b, d->test->instructions, ns / (double)d->root_calls);
         culprit_buf_puts(b, " per call of ");
         culprit_buf_put_text(b, d->options.root);
     } else {
-        put_signed(b, ns);
+        put_signed(b, d->test->instructions, ns);
     }
 }
 
@@ -190,12 +188,12 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
     culprit_buf_puts(b, " ");
     if (p->verdict == CULPRIT_CALLTREE_ADDED) {
         culprit_buf_puts(b, "new: ");
-        put_cost(b, p->test_mean);
+        put_cost(b, d->test->instructions, p->test_mean);
         culprit_buf_puts(b, " per call");
     } else {
-        put_cost(b, p->base_mean);
+        put_cost(b, d->test->instructions, p->base_mean);
         culprit_buf_puts(b, " -> ");
-        put_cost(b, p->test_mean);
+        put_cost(b, d->test->instructions, p->test_mean);
         culprit_buf_puts(b, " per call, ");
         put_percent(b, p->change);
         if (p->tested) {
@@ -205,13 +203,14 @@ static void put_node(culprit_buf *b, const culprit_calltree_diff *d, size_t pair
             put_percent(b, p->change_high);
             culprit_buf_puts(b, ")");
         } else {
-            culprit_buf_puts(b, counted ? " (exact counts)" : " (untested: one call)");
+            culprit_buf_puts(b,
+                             d->test->instructions ? " (exact counts)" : " (untested: one call)");
         }
     }
     culprit_buf_printf(b, ", %llu calls", (unsigned long long)p->test_calls);
     if (d->root_calls == 0) {
         culprit_buf_puts(b, ", ");
-        put_signed(b, p->total_delta);
+        put_signed(b, d->test->instructions, p->total_delta);
         culprit_buf_puts(b, " in total");
     }
     if (p->shape_changed)
@@ -356,7 +355,6 @@ int cli_calltree_diff(int argc, char **argv)
             goto cleanup;
     if ((error = culprit_calltree_diff_trees(&diff, trees[0], trees[1], &opts)) < 0)
         goto cleanup;
-    counted = trees[1]->instructions;
     if (rev) {
         if ((error = culprit_vcs_open(&repo, repo_dir ? repo_dir : ".")) < 0 ||
             (error = culprit_vcs_resolve(sha, repo, rev)) < 0 ||

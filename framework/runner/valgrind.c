@@ -18,6 +18,7 @@
  */
 #include "runner_internal.h"
 
+#include "culprit/calltree.h"
 #include "culprit/core.h"
 #include "culprit/history.h"
 #include "culprit/stats.h"
@@ -53,22 +54,11 @@ static int valgrind_version(char *out, size_t size)
     return error;
 }
 
-/* The instructions of one callgrind dump: its "summary:" (or "totals:") line. */
+/* The instructions of one callgrind dump: its "summary:" (or "totals:") line, read
+ * by calltree's reader of callgrind's format (one reader in culprit). */
 static int read_dump(double *out, const char *path)
 {
-    culprit_buf text = CULPRIT_BUF_INIT;
-    const char *line;
-    int error;
-
-    if ((error = culprit_fs_read_file(&text, path)) < 0)
-        return error;
-    if (!(line = strstr(culprit_buf_cstr(&text), "\nsummary: ")) &&
-        !(line = strstr(culprit_buf_cstr(&text), "\ntotals: ")))
-        error = culprit_error_set(CULPRIT_EINVALID, "%s: no instruction count in it", path);
-    else
-        *out = strtod(strchr(line, ':') + 1, NULL);
-    culprit_buf_dispose(&text);
-    return error;
+    return culprit_calltree_read_callgrind(NULL, out, path);
 }
 
 /* Replaces the test's "instructions" series by the counts of dumps first.. of `out`

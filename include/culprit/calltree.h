@@ -229,6 +229,14 @@ int culprit_calltree_add_callgrind(culprit_calltree *tree, double *total, const 
  */
 int culprit_calltree_read_callgrind(culprit_calltree **out, double *total, const char *path);
 
+/**
+ * Adds every callgrind dump of directory `dir` (files "cg.*", one per process of a
+ * run with --callgrind-out-file=DIR/cg.%p, in name order) to `tree` (NULL: totals
+ * only); `*total` (may be NULL) receives the sum of their totals. CULPRIT_ENOTFOUND
+ * when there is none.
+ */
+int culprit_calltree_read_callgrind_dir(culprit_calltree *tree, double *total, const char *dir);
+
 /* --------------------------------------------------------------- analysis --- */
 
 /* ---- folded stacks ---- */

@@ -712,10 +712,12 @@ static void test_counted_metric(void **state)
     assert_int_equal(sc->error, 0);
     assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_NO_REGRESSION);
     assert_int_equal(sc->r.runs, 2);
-    /* A count needs a perf test's runs, not a command's run time. */
+    /* A count other than instructions needs a perf test's runs, not a command's run
+     * (a command's instructions are counted under callgrind: e2e.bisect_cpu). */
     sc->opts.run = NULL;
     sc->opts.test = NULL;
     sc->opts.command = "true";
+    sc->opts.metric = "cycles";
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
     culprit_bisect_result_dispose(&sc->r); /* the session starts from an empty result */

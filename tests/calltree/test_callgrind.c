@@ -131,6 +131,10 @@ static void the_total_alone_reads_the_header(void **state)
     assert_int_equal(
         culprit_calltree_add_callgrind(NULL, &total, totals_only, strlen(totals_only), "t"), 0);
     assert_true(total == 5);
+    assert_int_equal(
+        culprit_calltree_add_callgrind(NULL, &total, "events: Ir\nfn=a\n1 5\n", 17, "t"),
+        CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "no instruction count"));
 }
 
 static void bad_input_is_named_with_its_line(void **state)

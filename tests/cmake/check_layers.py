@@ -47,9 +47,10 @@ MODULES = [
     # history: the shared ref beside the directory, one source (history/source.c)
     ("history", ["core", "stats", "vcs"]),
     ("detect", ["core", "stats", "history"]),
-    # trace: a weak reference (culprit_trace_reset), set only in instrumented binaries
-    ("runner", ["core", "measure", "history", "vcs", "detect", "trace"]),
     ("calltree", ["core", "stats", "vcs"]),
+    # trace: a weak reference (culprit_trace_reset), set only in instrumented binaries;
+    # calltree: the one reader of callgrind's dumps (instruction counts)
+    ("runner", ["core", "measure", "history", "vcs", "detect", "calltree", "trace"]),
     ("bisect", ["core", "vcs", "history", "detect", "calltree"]),
     ("report", ["core", "history", "detect", "bisect", "calltree"]),
     ("cli", ["core", "stats", "measure", "history", "vcs", "detect", "runner", "calltree",

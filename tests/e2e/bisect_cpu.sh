@@ -4,8 +4,8 @@
 # CPU work and may sleep: r3 adds a 50 ms sleep (wall time only, no CPU work), r5
 # makes the CPU work 10x. By wall time the first slower commit is r3; by CPU time it
 # is r5, and the sleep commit is not blamed. Also: the JSON and the progress lines
-# say which series was judged, and --metric with --command and another name is a
-# usage error naming cpu_ns.
+# say which series was judged; --metric instructions counts the command under
+# callgrind and names r5 too; another name is a usage error naming cpu_ns.
 # usage: bisect_cpu.sh CULPRIT
 set -euo pipefail
 culprit=$1
@@ -72,10 +72,20 @@ bisect wall
 grep -q '^  "metric": null,' "$work/wall.json" || fail "no \"metric\": null in the JSON"
 if grep -q '(cpu_ns)' "$work/wall.err"; then fail "a wall-time bisection says cpu_ns"; fi
 
+# By instructions (counted under callgrind): the CPU commit r5 too, the sleep counts
+# nothing; one run per side, every step deterministic.
+if command -v valgrind > /dev/null; then
+  bisect count --metric instructions
+  [ "$(culprit_of count)" = "$(git -C "$repo" rev-parse r5)" ] ||
+    fail "--metric instructions named $(culprit_of count), expected r5: $(cat "$work/count.json")"
+  grep -q '^  "metric": "instructions",' "$work/count.json" ||
+    fail "no \"metric\": \"instructions\" in the JSON"
+fi
+
 # Any other metric with --command: a usage error naming what is allowed.
 status=0
 (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --command ./prog \
-    --metric instructions) > /dev/null 2> "$work/usage.err" || status=$?
-[ "$status" = 2 ] || fail "--metric instructions with --command exited $status, not 2"
+    --metric cycles) > /dev/null 2> "$work/usage.err" || status=$?
+[ "$status" = 2 ] || fail "--metric cycles with --command exited $status, not 2"
 grep -q 'cpu_ns' "$work/usage.err" || fail "the usage error does not name cpu_ns: $(cat "$work/usage.err")"
 echo "ok: cpu_ns named r5, wall time r3"
