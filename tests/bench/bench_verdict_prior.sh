@@ -30,6 +30,11 @@ trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
 
 repo=$work/repo
+if [ -n "${RUNS_FROM:-}" ]; then
+  # Re-judge the runs of an earlier bench (its repo and runs_* directories, kept
+  # with KEEP=1) instead of recording new ones.
+  cp -r "$RUNS_FROM"/repo "$RUNS_FROM"/runs_* "$work/"
+else
 git init -q "$repo"
 cat > "$work/perf.c" <<'CEOF'
 #include <culprit/culprit.h>
@@ -93,6 +98,7 @@ for _ in $(seq "$runs"); do
   for e in r0 aa x3 x10 p10; do record "young_$e" "$e" "$work/runs_$e"; done
 done
 echo "load after recording: $(uptime)"
+fi
 
 # judge MODE EFFECT BASEFILE NOWFILE: "flagged confirmed evidence change limit"
 judge() {
@@ -119,7 +125,7 @@ mapfile -t bases < <(ls "$work/runs_r0"/*.xml | sort)
 printf '%-5s %-8s %7s %9s %10s %14s %12s\n' effect mode trials flagged confirmed median_change median_limit
 for e in aa x3 x10 p10; do
   mapfile -t nows < <(ls "$work/runs_$e"/*.xml | sort)
-  for m in pooled default; do
+  for m in ${MODES:-pooled default}; do
     t=0 f=0 c=0 changes="" limits=""
     for j in "${!nows[@]}"; do
       # A/A: the base runs of this round and the AA_BACK before it (earlier runs,
