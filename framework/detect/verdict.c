@@ -173,7 +173,7 @@ static void put_pooled(culprit_buf *b, const culprit_verdict *v)
                            "; unconfirmed: fewer than %d earlier runs on this machine and "
                            "build, and ",
                            CULPRIT_DETECT_NOISE_MIN_RUNS);
-    culprit_buf_printf(b, "the lower bound %+.1f%% is %s %g x the spread (beyond %+.1f%%; spread ",
+    culprit_buf_printf(b, "the lower bound %+.1f%% is %s %g x the spread (limit %+.1f%%; spread ",
                        100 * v->change_low,
                        v->evidence == CULPRIT_EVIDENCE_POOLED ? "beyond" : "within",
                        CULPRIT_DETECT_SPREAD_FACTOR, 100 * v->spread_limit);

@@ -220,7 +220,8 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
                                        p->evidence != CULPRIT_EVIDENCE_HISTORY
                                    ? p->evidence == CULPRIT_EVIDENCE_UNCONFIRMED ? " (unconfirmed)"
                                      : p->evidence == CULPRIT_EVIDENCE_PAIRED    ? " (paired runs)"
-                                                                                 : " (counted)"
+                                     : p->evidence == CULPRIT_EVIDENCE_POOLED ? " (pooled spread)"
+                                                                              : " (counted)"
                                    : "");
             culprit_report__put_md_code(out, r->series[i].test, 1);
             culprit_buf_puts(out, " | ");

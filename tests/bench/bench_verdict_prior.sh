@@ -10,8 +10,8 @@
 # time (pool, base, A/A, x3, x10, +10%, pool, ...), so a drift of the load touches
 # every effect alike. Then each trial judges one run of an effect against one
 # earlier base run, as a CI job with a one-run history would, re-judging the runs
-# already recorded (cheap, so the A/A trials are many: every base run with every
-# later A/A run):
+# already recorded (cheap, so the A/A trials are many: each A/A run with the base
+# runs of its round and of the AA_BACK rounds before):
 #   pooled   the history holds the pool's runs too: the machine's pooled spread
 #            judges the young test's minor;
 #   default  the history holds the two runs alone: the default spread (25%) judges;
@@ -19,15 +19,22 @@
 # significant change would raise; unconfirmed ones fail no job) and how many a
 # confirmed one (what fails `--fail-on minor`).
 # usage: bench_verdict_prior.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | RUNS]
-#   RUNS: recorded runs per effect (default 20; A/A trials are about RUNS^2 / 2)
+#   RUNS: recorded runs per effect (default 20; A/A trials about RUNS x (AA_BACK + 1),
+#   AA_BACK=5 by default: 105 at 20 runs)
 set -euo pipefail
 culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-20}
 if [ "$mode" = --quick ]; then runs=3; else runs=$mode; fi
+aa_back=${AA_BACK:-5}
 work=$(mktemp -d /tmp/culprit-bench-prior-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
 
 repo=$work/repo
+if [ -n "${RUNS_FROM:-}" ]; then
+  # Re-judge the runs of an earlier bench (its repo and runs_* directories, kept
+  # with KEEP=1) instead of recording new ones.
+  cp -r "$RUNS_FROM"/repo "$RUNS_FROM"/runs_* "$work/"
+else
 git init -q "$repo"
 cat > "$work/perf.c" <<'CEOF'
 #include <culprit/culprit.h>
@@ -91,6 +98,7 @@ for _ in $(seq "$runs"); do
   for e in r0 aa x3 x10 p10; do record "young_$e" "$e" "$work/runs_$e"; done
 done
 echo "load after recording: $(uptime)"
+fi
 
 # judge MODE EFFECT BASEFILE NOWFILE: "flagged confirmed evidence change limit"
 judge() {
@@ -117,12 +125,12 @@ mapfile -t bases < <(ls "$work/runs_r0"/*.xml | sort)
 printf '%-5s %-8s %7s %9s %10s %14s %12s\n' effect mode trials flagged confirmed median_change median_limit
 for e in aa x3 x10 p10; do
   mapfile -t nows < <(ls "$work/runs_$e"/*.xml | sort)
-  for m in pooled default; do
+  for m in ${MODES:-pooled default}; do
     t=0 f=0 c=0 changes="" limits=""
     for j in "${!nows[@]}"; do
-      # A/A: every base run recorded before this one; effects: the base run of the
-      # same round (recorded just before).
-      if [ "$e" = aa ]; then first=0; else first=$j; fi
+      # A/A: the base runs of this round and the AA_BACK before it (earlier runs,
+      # under other loads); effects: the base run of the same round.
+      if [ "$e" = aa ]; then first=$((j > aa_back ? j - aa_back : 0)); else first=$j; fi
       for ((i = first; i <= j; i++)); do
         read -r fl co _ ch li < <(judge "$m" "$e" "${bases[$i]}" "${nows[$j]}")
         t=$((t + 1)) f=$((f + fl)) c=$((c + co))

@@ -201,7 +201,7 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     history h;
     (void)state;
 
-    /* runs 20% apart (log +-0.1): +50% is within 3x the spread */
+    /* runs 20% apart (log +-0.1): +50% is within 7x the spread */
     check_young(&r, &h, 3, 8, 0.1, 1e6, 1.5);
     const culprit_verdict *v = find(&r, "s.young");
     assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
@@ -209,7 +209,7 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     assert_false(culprit_verdict_confirmed(v));
     assert_true(v->change_low < v->spread_limit);
     assert_non_null(strstr(v->message, "unconfirmed"));
-    assert_non_null(strstr(v->message, "within 3 x the spread"));
+    assert_non_null(strstr(v->message, "within 7 x the spread"));
     assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
     culprit_check_result_dispose(&r);
     history_dispose(&h);
@@ -222,8 +222,8 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     history_dispose(&h);
 }
 
-/* No test with enough runs: the default (50%) decides, beyond exp(3 x 0.5 x sqrt 2)
- * = x8.3. */
+/* No test with enough runs: the default (25%) decides, beyond exp(7 x 0.25 x sqrt 2)
+ * = x11.9. */
 static void without_other_tests_the_default_decides(void **state)
 {
     culprit_check_result r;
@@ -235,7 +235,7 @@ static void without_other_tests_the_default_decides(void **state)
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
     assert_int_equal(v->spread.tests, 0);
     assert_true(v->spread.upper == CULPRIT_DETECT_SPREAD_DEFAULT);
-    assert_true(fabs(v->spread_limit - expm1(3 * 0.5 * sqrt(2))) < 1e-12);
+    assert_true(fabs(v->spread_limit - expm1(7 * 0.25 * sqrt(2))) < 1e-12);
     assert_non_null(strstr(v->message, "the default"));
     culprit_check_result_dispose(&r);
     history_dispose(&h);
