@@ -5,7 +5,8 @@ own listing of the build directory (ctest --show-only=json-v1).
 
 - No test of culprit's own suite is RUN_SERIAL (it would leave a core idle while it
   runs); only the perf tests that culprit_discover_tests() registers are. The tests
-  that measure time share the resource lock "culprit_timing" instead.
+  that measure time share the resource lock "culprit_timing" instead (unless the
+  build asks for them alone: -DCULPRIT_TEST_TIMING_ALONE=ON).
 - The costliest tests start first on a fresh clone (no timings yet): the sanitizer
   build, then the chain of "culprit_timing" tests, before every other test.
 - fuzz.bounded shares CULPRIT_FUZZ_CI_SECONDS among its fuzzers: the seconds it
@@ -91,15 +92,18 @@ def main():
     ctest, build_dir, source_dir = sys.argv[1:]
     tests = tests_of(ctest, build_dir)
     errors = []
-    check_serial(tests, errors)
-    check_order(tests, errors)
+    alone = cache_value(build_dir, "CULPRIT_TEST_TIMING_ALONE") in ("ON", "TRUE", "1")
+    if not alone:
+        check_serial(tests, errors)
+        check_order(tests, errors)
     check_fuzz(tests, build_dir, source_dir, errors)
     for e in errors:
         print("cmake_schedule: " + e, file=sys.stderr)
     if errors:
         sys.exit(1)
-    print("cmake_schedule: %d tests; serial only the perf tests; costliest first; "
-          "fuzz within budget" % len(tests))
+    print("cmake_schedule: %d tests; %s; fuzz within budget"
+          % (len(tests), "the timing tests alone (CULPRIT_TEST_TIMING_ALONE)" if alone
+             else "serial only the perf tests; costliest first"))
 
 
 if __name__ == "__main__":
