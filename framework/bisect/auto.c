@@ -86,7 +86,7 @@ int culprit_bisect_auto_range(char good[41], char bad[41], culprit_vcs *repo,
         (error = culprit_vcs_first_parents(&fp, &n, repo, head, AUTO_DEPTH)) < 0)
         goto cleanup;
     if (!(shas = calloc(n ? n : 1, sizeof(*shas)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)

@@ -69,7 +69,7 @@ static int read_steps(culprit_bisect_result *r, const json_t *array, const char 
     int error;
 
     if (!(r->steps = calloc(len ? len : 1, sizeof(*r->steps))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++) {
         const json_t *j = json_array_get(array, i);
         culprit_bisect_step *s = &r->steps[i];
@@ -103,7 +103,7 @@ static int read_culprits(culprit_bisect_result *r, const json_t *array)
     int error;
 
     if (!(r->culprits = calloc(len ? len : 1, sizeof(*r->culprits))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++) {
         const json_t *j = json_array_get(array, i);
         culprit_bisect_culprit *c = &r->culprits[i];
@@ -123,7 +123,7 @@ static int read_range(culprit_bisect_result *r, const json_t *array)
     size_t len = json_is_array(array) ? json_array_size(array) : 0;
 
     if (!(r->range = calloc(len ? len : 1, sizeof(*r->range))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++) {
         const json_t *v = json_array_get(array, i);
         if (json_is_string(v))

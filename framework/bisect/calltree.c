@@ -138,7 +138,7 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
         if (!(out->calltree_error = culprit_strdup(culprit_error_last())))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         culprit_error_clear();
     }
     return 0;

@@ -488,7 +488,7 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     r.cx[1] = calloc(max_runs, sizeof(double));
     r.cdx = calloc(max_runs, sizeof(double));
     if (!r.x[0] || !r.x[1] || !r.dx || !r.cx[0] || !r.cx[1] || !r.cdx)
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
     else if (culprit_bisect__counted(s->opts))
         error = decide_counted(&r, step);
     else

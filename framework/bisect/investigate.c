@@ -191,12 +191,12 @@ static int name_function(culprit_investigation *inv)
         f = culprit_calltree_diff_function(d, a.pair);
     if (a.kind != CULPRIT_CALLTREE_ANSWER_NONE &&
         !(inv->answer = culprit_strdup(culprit_buf_cstr(&text))))
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
     if (error == 0 && f && f->name) {
         inv->line = f->line_low;
         if (!(inv->function = culprit_strdup(f->name)) ||
             (f->file && !(inv->file = culprit_strdup(f->file))))
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
     }
 cleanup:
     culprit_buf_dispose(&text);
@@ -262,7 +262,7 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
         inv->status =
             expired ? CULPRIT_INVESTIGATION_NOT_INVESTIGATED : CULPRIT_INVESTIGATION_FAILED;
         if (!(inv->error = culprit_strdup(culprit_error_last())))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         culprit_error_clear();
         return 0;
     }
@@ -299,7 +299,7 @@ static int regressions(pick **out, size_t *n, const culprit_check_result *check)
 {
     *n = 0;
     if (!(*out = calloc(check->n ? check->n : 1, sizeof(**out))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < check->n; i++) {
         culprit_verdict_kind counts = culprit_check_counts_as(check, i);
         culprit_verdict_kind time = check->verdicts[i].kind;
@@ -349,10 +349,10 @@ static int add_to_range(culprit_investigation **invs, size_t *n, const pick *p,
                 p->change / 2 < STEP_THRESHOLD_MAX ? p->change / 2 : STEP_THRESHOLD_MAX;
     }
     if (!(tests = realloc(inv->tests, (inv->ntests + 1) * sizeof(*tests))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     inv->tests = tests;
     if (!(tests[inv->ntests] = culprit_strdup(check->verdicts[p->test].test)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     inv->ntests++;
     return 0;
 }
@@ -399,7 +399,7 @@ int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
     if (npicks == 0)
         goto cleanup;
     if (!(invs = calloc(npicks, sizeof(*invs)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t k = 0; k < npicks; k++)

@@ -236,7 +236,7 @@ static int keep_fingerprint(probe *p, const culprit_run *run, const culprit_test
         (run->flags && !(fp->flags = culprit_strdup(run->flags))) ||
         (t->metric && !(ft->metric = culprit_strdup(t->metric))) ||
         (t->counted_by && !(ft->counted_by = culprit_strdup(t->counted_by)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     p->fp = fp;
@@ -407,7 +407,7 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
         env[nenv++] = env_metric;
     if (p->filter && asprintf(&env_filter, "CULPRIT_FILTER=%s", p->filter) < 0) {
         env_filter = NULL;
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     env[nenv] = env_filter;
@@ -489,7 +489,7 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
 
     memset(out, 0, sizeof(*out));
     if (!p)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     p->opts = opts;
     if (opts->run && opts->history_dir) {
         /* A store that does not exist yet is created only when runs are recorded. */

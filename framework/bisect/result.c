@@ -19,7 +19,7 @@ int culprit_bisect__add_step(culprit_bisect_step **out, culprit_bisect__session 
     culprit_vcs_commit info;
 
     if (!steps)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     r->steps = steps;
     *out = &steps[r->nsteps++];
     memset(*out, 0, sizeof(**out));
@@ -41,7 +41,7 @@ int culprit_bisect__add_culprit(culprit_bisect__session *s, const char *sha,
     culprit_bisect_culprit *c = realloc(r->culprits, (r->nculprits + 1) * sizeof(*c));
 
     if (!c)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     r->culprits = c;
     c = &c[r->nculprits++];
     memset(c, 0, sizeof(*c));

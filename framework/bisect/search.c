@@ -139,7 +139,7 @@ static int range_open(range *rg, culprit_bisect__session *s, const char *good, c
     rg->parents = calloc(n ? n : 1, sizeof(*rg->parents));
     if (!rg->nparents || !rg->parents) {
         range_dispose(rg);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     for (size_t i = 0; i < n; i++) {
         rg->nparents[i] = rg->dag.nodes[i].nparents;
@@ -196,7 +196,7 @@ static int settle_range(culprit_bisect__session *s, const range *rg, const culpr
     }
     free(r->range);
     if (!(r->range = calloc(n ? n : 1, sizeof(*r->range)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)

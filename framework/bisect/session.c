@@ -159,7 +159,7 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
     /* The culprit stands: what went wrong with its call trees is reported beside it. */
     if (error < 0 && !out->calltree_error) {
         if (!(out->calltree_error = culprit_strdup(culprit_error_last())))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         culprit_error_clear();
     }
     return 0;

@@ -409,7 +409,7 @@ static int build(parser *p)
     int error = 0;
 
     if (!total || !onpath)
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
     for (size_t g = 0; error == 0 && g < p->ng; g++) {
         total[g] = total_of(p, g);
         for (size_t i = 0; i < p->g[g].narcs; i++)
@@ -502,7 +502,7 @@ int culprit_calltree_add_callgrind(culprit_calltree *tree, double *total, const 
     p.name = name ? name : "callgrind output";
     p.tree = tree;
     if (!copy)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     memcpy(copy, text, len);
     copy[len] = '\0';
     if ((error = parse(&p, copy)) == 0 && tree) {

@@ -199,7 +199,7 @@ static int read_ranges(culprit_calltree_view_node *n, const json_t *ranges)
     if (!len)
         return 0;
     if (!(n->changed_lines = calloc(len, sizeof(*n->changed_lines))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++) {
         const json_t *r = json_array_get(ranges, i);
         double lo = NAN, hi = NAN;
@@ -386,7 +386,7 @@ static int read_suspect_texts(culprit_calltree_view *c, const json_t *suspects)
     if (!len)
         return 0;
     if (!(c->suspects = calloc(len, sizeof(char *))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++) {
         char *text;
         if ((error = suspect_text(&text, json_array_get(suspects, i))) < 0)
@@ -445,7 +445,7 @@ int culprit_calltree__view_read(culprit_calltree_view **out, const json_t *doc, 
 
     *out = NULL;
     if (!(t.tree = calloc(1, sizeof(*t.tree))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((error = string_of(&t.tree->base, doc, base_keys)) < 0 ||
         (error = string_of(&t.tree->test, doc, test_keys)) < 0 ||
         (error = string(&t.tree->commit, doc, "commit")) < 0 ||
@@ -550,7 +550,7 @@ int culprit_calltree_overweight_table_from_json(culprit_calltree_overweight_tabl
     len = json_array_size(list);
     if (!(table = calloc(1, sizeof(*table))) ||
         !(table->rows = calloc(len ? len : 1, sizeof(*table->rows)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < len; i++) {

@@ -77,7 +77,7 @@ static int run_once(const char *const *argv, const culprit_calltree_record_optio
         (error = culprit_buf_puts(&vars, "CULPRIT_TRACE_DIR=")) < 0)
         goto cleanup;
     if (!(env = calloc(nextra + 5, sizeof(*env)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < nextra; i++)
@@ -254,7 +254,7 @@ static int sample_baseline(char **report, const culprit_calltree_record_options 
     if ((error = culprit_buf_printf(&data, "%s/perf.data", dir)) < 0)
         return error;
     if (!(argv = calloc(nhead + n + 1, sizeof(*argv)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     head[8] = data.ptr;
@@ -415,7 +415,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     nlevels = opts->max_levels && opts->max_levels < depth ? opts->max_levels : depth;
     if (!(rc.cpu_ns = calloc(nlevels, sizeof(double))) ||
         !(rc.ntimed = calloc(nlevels, sizeof(double)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 1; i < s->nnodes; i++) {
@@ -432,7 +432,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     command_line(&cmd, argv);
     free(s->command);
     if (!(s->command = culprit_buf_detach(&cmd))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     /* The profile names functions: after symbolization. */

@@ -64,7 +64,7 @@ static int run_counted(const char *const *argv, const culprit_calltree_record_op
     if ((error = culprit_buf_printf(&out_opt, "--callgrind-out-file=%s/cg.%%p", dir)) < 0)
         goto cleanup;
     if (!(vargv = calloc(n + 8, sizeof(*vargv))) || !(env = calloc(nextra + 3, sizeof(*env)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     vargv[k++] = "valgrind";

@@ -70,7 +70,7 @@ int cli_opt_append(const culprit_opt *opt, const char *value)
     const char **grown = realloc(list->items, (list->n + 1) * sizeof(*list->items));
 
     if (!grown)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     list->items = grown;
     list->items[list->n++] = value;
     return 0;

@@ -196,7 +196,7 @@ static int print_tree(const culprit_calltree *t, size_t max_depth)
     size_t *stack = malloc(t->nnodes * sizeof(*stack)), n = 0;
 
     if (!stack)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     stack[n++] = 0;
     while (n > 0) {
         size_t i = stack[--n];

@@ -135,7 +135,7 @@ static int apply(culprit_assignments *assignments, const change *c, test_set *se
             return culprit_error_set(CULPRIT_EINVALID, "--set: '%s' is not SUITE.TEST=CATEGORY",
                                      c->value);
         if (!(key = strndup(c->value, (size_t)(eq - c->value))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         to = eq + 1;
         if (!culprit_categories_find(cats, to)) {
             error = unknown_category(cats, to);
@@ -157,7 +157,7 @@ static int apply(culprit_assignments *assignments, const change *c, test_set *se
     }
     from = culprit_assignments_get(assignments, key);
     if (!(record = json_object()) || json_array_append_new(changes, record) < 0) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     json_object_set_new(record, "test", json_string(key));
@@ -422,7 +422,7 @@ int cli_categories(int argc, char **argv)
     cats = culprit_project_categories(env.project);
     if (!(file = culprit_fs_join(env.settings.history_dir, "categories.json")) ||
         !(done = json_array())) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if ((error = culprit_assignments_load(&assignments, file)) < 0)

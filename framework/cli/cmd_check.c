@@ -310,7 +310,7 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
                   ? culprit_strdup(a->investigate.results_dir)
                   : culprit_fs_join(workdir ? workdir : ".", ".culprit/results");
     if (!results)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     error = cli_investigate_write_results(results, iv->items, iv->n);
     free(results);
     return error;
@@ -346,7 +346,7 @@ static int write_junit(const check_args *a, const culprit_check_result *result, 
     int error;
 
     if (iv->n && !notes)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     error = cli_write_junit_notes(a->judge.junit, result, "culprit.check", sha, a->judge.fail_on,
                                   (const char *const *)notes);
     for (size_t i = 0; notes && i < result->n; i++)
@@ -487,7 +487,7 @@ int cli_check(int argc, char **argv)
         error = print_json(&a, &result, sha, a.baseline_rev ? base_sha : NULL, exit_code, &iv);
     goto cleanup;
 oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = CULPRIT_ERROR_NOMEM();
 cleanup:
     if (error < 0) {
         cli_error(NULL);

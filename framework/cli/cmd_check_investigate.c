@@ -118,7 +118,7 @@ static int write_doc(const char *dir, const char *name, const culprit_buf *doc)
     int error;
 
     if (!path)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     error = culprit_fs_write_atomic(path, doc->ptr ? doc->ptr : "", doc->size, 0);
     free(path);
     return error;

@@ -192,7 +192,7 @@ static int queue_run(pending *p, culprit_vcs *repo, const char *dir, const char 
         goto cleanup;
     p->files[p->n] = (culprit_vcs_file){culprit_buf_detach(&path), NULL, 0, culprit_strdup(oid)};
     if (!p->files[p->n++].oid) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if (sha[0] && ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits,
@@ -242,7 +242,7 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
         goto cleanup;
     *local = nnames;
     if (!(known = shared_names(&shared))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if ((error = culprit_vcs_blobs_begin(&p.blobs, repo)) < 0)
@@ -305,7 +305,7 @@ static char *assignments_file(const char *dir)
     char *path = culprit_fs_join(dir, "categories.json");
 
     if (!path)
-        culprit_error_set(CULPRIT_ERROR, "out of memory");
+        CULPRIT_ERROR_NOMEM();
     return path;
 }
 
@@ -329,7 +329,7 @@ static int push_assignments(culprit_vcs *repo, const char *dir)
     }
     count = culprit_assignments_count(a);
     if (count == 0 || !(files = calloc(count, sizeof(*files)))) {
-        error = count == 0 ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = count == 0 ? 0 : CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < count && error == 0; i++) {

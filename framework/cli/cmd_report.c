@@ -102,7 +102,7 @@ static int load_results(culprit_report *report, const report_args *a, const char
             continue;
         }
         if (!(path = culprit_fs_join(results_dir, result_names[i])))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         if (stat(path, &st) == 0)
             error = loaders[i](report, path);
         free(path);
@@ -138,7 +138,7 @@ static int build(culprit_report *report, culprit_history_runs *runs, const repor
     results = a->results_dir ? culprit_strdup(a->results_dir)
                              : culprit_fs_join(workdir ? workdir : ".", ".culprit/results");
     if (!results)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((error = load_results(report, a, results)) == 0)
         error = culprit_report_add_sources(report, env->repo);
     free(results);
@@ -159,7 +159,7 @@ static int write_output(const report_args *a, const culprit_buf *text, const cul
     }
     dir = a->out_dir ? culprit_strdup(a->out_dir) : culprit_fs_join(workdir, ".culprit/report");
     if (!dir || !(path = culprit_fs_join(dir, names[a->format]))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if ((error = culprit_fs_mkdir_p(dir)) < 0 ||

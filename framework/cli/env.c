@@ -93,9 +93,9 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2])
     build = culprit_project_command(env.project, CULPRIT_PROJECT_BUILD);
     run = culprit_project_command(env.project, CULPRIT_PROJECT_RUN);
     if (!o->build && build && !(o->build = owned[0] = culprit_strdup(build)))
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
     if (!o->run && !o->command && run && !(o->run = owned[1] = culprit_strdup(run)))
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
     cli_env_dispose(&env);
     return error;
 }

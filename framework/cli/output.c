@@ -476,7 +476,7 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
     if (kind != CULPRIT_VERDICT_MAJOR && culprit_check_counters_flagged(result, i))
         verdict = "minor";
     if (!(message = junit_message(result, i)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((error = culprit_str_set(&t->verdict, verdict)) < 0 ||
         (error = culprit_str_set(&t->verdict_message, message)) < 0)
         goto cleanup;

@@ -71,10 +71,10 @@ int culprit_assignments_load(culprit_assignments **out, const char *path)
 
     *out = NULL;
     if (!a)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((error = read_map(&a->map, path)) < 0 || !(a->removed = json_object())) {
         culprit_assignments_free(a);
-        return error < 0 ? error : culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return error < 0 ? error : CULPRIT_ERROR_NOMEM();
     }
     *out = a;
     return 0;

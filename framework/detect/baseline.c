@@ -76,7 +76,7 @@ int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect
         pool = 1;
     if (!(results = calloc(pool, sizeof(*results))) || !(from = calloc(pool, sizeof(*from)))) {
         free(results);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     for (size_t c = 0; c < ncommits && n < pool; c++) {
         const culprit_run *run = NULL;
@@ -166,7 +166,7 @@ int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline 
     if (!base->runs || base->n == 0)
         return 0;
     if (!(out->base_runs = calloc(base->n, sizeof(*out->base_runs))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < base->n; i++) {
         const culprit_run *run = base->runs[i];
         const culprit_test_result *t = base->results[i];
@@ -223,7 +223,7 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
     total = malloc(window * sizeof(*total));
     within = malloc(window * sizeof(*within));
     if (!mean || !se2 || !total || !within) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     /* Newest first: runs are sorted by time, so walk back from the end. */

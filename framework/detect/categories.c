@@ -26,7 +26,7 @@ int culprit_categories__new(culprit_categories **out, size_t n)
     *out = NULL;
     if (!c || !(c->items = calloc(n ? n : 1, sizeof(*c->items)))) {
         free(c);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     c->n = n;
     *out = c;

@@ -83,7 +83,7 @@ oom:
     for (k = 0; k < n; k++)
         free(e[k].key);
     free(e);
-    return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return CULPRIT_ERROR_NOMEM();
 }
 
 static int result_alloc(culprit_check_result *out, size_t n)
@@ -94,7 +94,7 @@ static int result_alloc(culprit_check_result *out, size_t n)
     out->now_runs = calloc(n ? n : 1, sizeof(*out->now_runs));
     if (!out->verdicts || !out->now || !out->now_runs) {
         culprit_check_result_dispose(out);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     return 0;
 }
@@ -150,7 +150,7 @@ static int commits_for_dirty(const char ***out, const char *commit, const char *
                              size_t nbases)
 {
     if (!(*out = malloc((nbases + 1) * sizeof(**out))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     (*out)[0] = commit;
     for (size_t i = 0; i < nbases; i++)
         (*out)[i + 1] = bases[i];

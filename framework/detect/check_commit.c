@@ -77,7 +77,7 @@ static int judge_along(culprit_check_result *result, culprit_history_runs *runs,
     if (o->read_all)
         return judge(result, runs, src, NULL, 0, o);
     if (!(commits = malloc((nbases + 1) * sizeof(*commits))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     commits[0] = o->commit;
     memcpy(commits + 1, o->bases, nbases * sizeof(*commits));
     while (more && error == 0) {
@@ -102,7 +102,7 @@ static int rejudge(culprit_check_result *result, culprit_history_runs *runs,
     int error = 0;
 
     if (!keys)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n && error == 0; i++) {
         if (!culprit_check_flagged(result, i))
             continue;

@@ -139,7 +139,7 @@ static int judge_rules(culprit_rules_verdict *out, const culprit_history_runs *r
                                              opts->rules.history, opts->detect.allow_mixed)) < 0)
         return error;
     if (!(hist = calloc(base.n ? base.n : 1, sizeof(*hist)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < base.n; i++)
@@ -166,10 +166,10 @@ int culprit_detect__judge_counters(culprit_check_result *result, const culprit_h
 
     if ((opts->detectors & CULPRIT_DETECTOR_CLUSTERS) &&
         !(result->clusters = calloc(n ? n : 1, sizeof(*result->clusters))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((opts->detectors & CULPRIT_DETECTOR_RULES) &&
         !(result->rules = calloc(n ? n : 1, sizeof(*result->rules))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n; i++) {
         const culprit_test_result *now = result->now[i];
         const culprit_run *run = result->now_runs[i];

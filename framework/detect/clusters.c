@@ -104,10 +104,10 @@ static int push_name(char ***list, size_t *n, const char *name)
 {
     char **grown = realloc(*list, (*n + 1) * sizeof(char *));
     if (!grown)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     *list = grown;
     if (!(grown[*n] = culprit_strdup(name)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     (*n)++;
     return 0;
 }
@@ -127,7 +127,7 @@ static int most_redundant(size_t *which, double *r2, const work *w)
 
     *r2 = -INFINITY;
     if (!others)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t c = 0; c < w->k; c++) {
         culprit_ols fit;
         size_t p = 0;
@@ -274,7 +274,7 @@ static int model_cluster(culprit_counter_cluster *out, const work *w, const size
     out->flagged = out->error > out->threshold;
     goto cleanup;
 oom:
-    error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+    error = CULPRIT_ERROR_NOMEM();
 cleanup:
     culprit_ols_dispose(&fit);
     free(x_old);
@@ -323,14 +323,14 @@ static int set_message(culprit_clusters_verdict *v)
     }
     free(v->message);
     v->message = culprit_buf_detach(&msg);
-    return v->message ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return v->message ? 0 : CULPRIT_ERROR_NOMEM();
 }
 
 static int not_judged(culprit_clusters_verdict *v, const char *why)
 {
     v->judged = 0;
     if (!(v->message = culprit_strdup(why)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     return 0;
 }
 
@@ -345,7 +345,7 @@ static int shared_counters(culprit_clusters_verdict *out, work *w, const culprit
         !(w->old = calloc(old->ncounters + 1, sizeof(double *))) ||
         !(w->now = calloc(old->ncounters + 1, sizeof(double *))) ||
         !(w->both = calloc(old->ncounters + 1, sizeof(double *))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t c = 0; c < old->ncounters; c++) {
         int j = culprit_counter_table_find(now, old->names[c]);
         if (j < 0)
@@ -356,7 +356,7 @@ static int shared_counters(culprit_clusters_verdict *out, work *w, const culprit
             continue;
         }
         if (!(w->both[w->k] = malloc((old->n + now->n) * sizeof(double))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         memcpy(w->both[w->k], old->values[c], old->n * sizeof(double));
         memcpy(w->both[w->k] + old->n, now->values[j], now->n * sizeof(double));
         w->names[w->k] = old->names[c];
@@ -381,7 +381,7 @@ static int drop_redundant(culprit_clusters_verdict *out, work *w,
             break;
         double *grown = realloc(out->redundant_r2, (out->nredundant + 1) * sizeof(double));
         if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         out->redundant_r2 = grown;
         grown[out->nredundant] = r2;
         if ((error = push_name(&out->redundant, &out->nredundant, w->names[which])) < 0)
@@ -403,7 +403,7 @@ static int model_clusters(culprit_clusters_verdict *out, const work *w,
     memset(&tree, 0, sizeof(tree));
     if (!(dist = malloc(w->k * w->k * sizeof(double))) ||
         !(labels = calloc(w->k, sizeof(size_t))) || !(members = calloc(w->k, sizeof(size_t)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     culprit_stats_pearson_distances(dist, (const double *const *)w->both, w->k,
@@ -412,7 +412,7 @@ static int model_clusters(culprit_clusters_verdict *out, const work *w,
         (error = culprit_stats_cluster_ch_cut(labels, &nk, &tree, dist)) < 0)
         goto cleanup;
     if (!(out->clusters = calloc(nk, sizeof(*out->clusters)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     /* Steps 4 and 5, per cluster. */
@@ -507,13 +507,13 @@ static int aa_note(char ***names, double **errors, size_t *count, const char *na
             return 0;
         }
     if (!(grown_names = realloc(*names, (*count + 1) * sizeof(char *))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     *names = grown_names;
     if (!(grown = realloc(*errors, (*count + 1) * sizeof(double))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     *errors = grown;
     if (!(grown_names[*count] = culprit_strdup(name)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     grown[(*count)++] = e;
     return 0;
 }

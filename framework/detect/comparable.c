@@ -142,7 +142,7 @@ int culprit_detect__index_runs(culprit_detect__index *out, const culprit_history
     if (!out->n)
         return 0;
     if (!(out->runs = malloc(out->n * sizeof(*out->runs))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     memcpy(out->runs, runs->runs, out->n * sizeof(*out->runs));
     qsort(out->runs, out->n, sizeof(*out->runs), by_commit);
     return 0;

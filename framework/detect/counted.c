@@ -71,7 +71,7 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
     if (!seen || !res) {
         free(seen);
         free(res);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     /* Newest first: runs are sorted by time, so walk back from the end. The run
      * judged counts too: runs before it at its own commit are its A/A partners. */

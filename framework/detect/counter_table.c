@@ -84,7 +84,7 @@ static int table_alloc(culprit_counter_table *out, size_t ncounters, size_t n)
     return 0;
 oom:
     culprit_counter_table_dispose(out);
-    return culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return CULPRIT_ERROR_NOMEM();
 }
 
 int culprit_counter_table_init(culprit_counter_table *out, const char *const *names,
@@ -97,7 +97,7 @@ int culprit_counter_table_init(culprit_counter_table *out, const char *const *na
     for (size_t c = 0; c < ncounters; c++) {
         if (!(out->names[c] = culprit_strdup(names[c]))) {
             culprit_counter_table_dispose(out);
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         }
         memcpy(out->values[c], values[c], n * sizeof(double));
     }
@@ -151,7 +151,7 @@ int culprit_counter_table_from_results(culprit_counter_table *out,
     if (!first)
         return table_alloc(out, 0, 0);
     if (!(names = calloc(first->nseries ? first->nseries : 1, sizeof(*names))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t s = 0; s < first->nseries; s++) {
         int everywhere = 1;
         for (size_t r = 0; r < nresults && everywhere; r++)
@@ -164,7 +164,7 @@ int culprit_counter_table_from_results(culprit_counter_table *out,
     for (size_t c = 0; c < nnames; c++)
         if (!(out->names[c] = culprit_strdup(names[c]))) {
             culprit_counter_table_dispose(out);
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
     for (size_t r = 0; r < nresults; r++) {

@@ -65,11 +65,11 @@ static int add_result(culprit_strmap *map, series **s, size_t *ns, size_t *cap,
     int error = 0;
 
     if (culprit_buf_printf(&key, "%s.%s", run->suite, t->name) < 0)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if (!culprit_strmap_get(map, key.ptr, &k)) {
         if (culprit_array_grow(s, cap, *ns, sizeof(**s), 64) < 0 ||
             culprit_strmap_put(map, key.ptr, *ns, NULL) < 0) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
         k = (*ns)++;

@@ -43,7 +43,7 @@ int culprit_project_default(culprit_project **out)
 
     *out = NULL;
     if (!p)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if ((error = culprit_categories_default(&p->categories)) < 0) {
         free(p);
         return error;
@@ -212,7 +212,7 @@ static int parse_commands(culprit_project *p, json_t *root, const char *text, si
                                      i == CULPRIT_PROJECT_CALLTREE_BUILD ? "calltree-build"
                                                                          : command_keys[i]);
         if (!(p->commands[i] = culprit_strdup(cmd)))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
     }
     return 0;
 }
@@ -230,9 +230,7 @@ static int parse_fail_on(culprit_project *p, json_t *root, const char *text, siz
         return 0;
     for (size_t i = 0; s && i < sizeof(values) / sizeof(values[0]); i++)
         if (strcmp(s, values[i]) == 0)
-            return (p->fail_on = culprit_strdup(s))
-                       ? 0
-                       : culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return (p->fail_on = culprit_strdup(s)) ? 0 : CULPRIT_ERROR_NOMEM();
     return culprit_error_set(CULPRIT_EINVALID,
                              "%s:%u: \"fail_on\" must be \"major\", \"minor\", \"none\" or "
                              "\"uncompared\" (as culprit check --fail-on takes)",
@@ -270,7 +268,7 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
         goto cleanup;
     }
     if (!(p = calloc(1, sizeof(*p)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     json_object_foreach(root, key, value)

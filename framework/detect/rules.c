@@ -328,7 +328,7 @@ static int message_of(culprit_rules_verdict *v, const culprit_rules_options *opt
             culprit_buf_printf(&b, "; below severity %.2f", opts->min_severity);
     }
     v->message = culprit_buf_detach(&b);
-    return v->message ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return v->message ? 0 : CULPRIT_ERROR_NOMEM();
 }
 
 /* The working data of one culprit_detect_rules() call. */
@@ -366,10 +366,10 @@ static int common_counters(rules_work *w, const culprit_counter_table *history,
     size_t nhistory = w->nhistory;
     if (!(w->names = calloc(now->ncounters + 1, sizeof(char *))) ||
         !(w->where = calloc(nhistory + 1, sizeof(int *))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t h = 0; h <= nhistory; h++)
         if (!(w->where[h] = calloc(now->ncounters + 1, sizeof(int))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
     for (size_t c = 0; c < now->ncounters; c++) {
         int everywhere = 1, varies = 0;
         for (size_t h = 0; h < nhistory && everywhere; h++) {
@@ -402,7 +402,7 @@ static int discretize(rules_work *w, const culprit_counter_table *history,
         !(w->median = malloc(k * sizeof(double))) || !(w->sd = malloc(k * sizeof(double))) ||
         !(w->hist_levels = malloc(k * nhw)) || !(w->new_levels = malloc(k * nnw)) ||
         !(w->marked = calloc(k * nnw, 1)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t c = 0; c < k; c++) {
         size_t at = 0;
         culprit_welford wf = {0};
@@ -474,14 +474,14 @@ static int judge_rule(culprit_rules_verdict *out, rules_work *w, const culprit_r
     }
     culprit_flagged_counter *fc = flagged_counter(out, w->names[c]);
     if (!fc)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     culprit_violated_rule vr = {NULL, rule->confidence, conf_n, change};
     fc->nviolated++;
     /* Keep the KEEP_RULES largest changes: insert, sort, drop the smallest. */
     if (fc->nrules == KEEP_RULES && !(change > fc->rules[KEEP_RULES - 1].change))
         return 0;
     if (!(vr.text = rule_text(rule, w->names)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if (fc->nrules == KEEP_RULES)
         free(fc->rules[--fc->nrules].text);
     fc->rules[fc->nrules++] = vr;
@@ -541,7 +541,7 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
                            "now (at least %zu and %zu)",
                            w.nhw, nhistory, w.nnw, 2 * opts->min_windows, opts->min_windows);
         if (!(out->message = culprit_buf_detach(&why)))
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if ((error = discretize(&w, history, now, window)) < 0 ||

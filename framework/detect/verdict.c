@@ -306,7 +306,7 @@ int culprit_detect_apply_paired(culprit_verdict *v, const culprit_paired_confirm
             v->kind = CULPRIT_VERDICT_UNCHANGED;
     }
     if (!(message = compose_message(v, confidence)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     free(v->message);
     v->message = message;
     return 0;
@@ -535,7 +535,7 @@ int culprit_detect_adjust(culprit_verdict *verdicts, size_t n, const culprit_det
     q = malloc(n * sizeof(*q));
     index = malloc(n * sizeof(*index));
     if (!p || !q || !index) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < n; i++)

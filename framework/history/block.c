@@ -285,7 +285,7 @@ static int set_field(block_reader *r, const struct field *f, const char *value, 
     case FIELD_STRING: {
         char *copy = malloc((size_t)(eol - value) + 1);
         if (!copy)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         memcpy(copy, value, (size_t)(eol - value));
         copy[eol - value] = '\0';
         free(*(char **)base);
@@ -364,7 +364,7 @@ static int parse_samples(block_reader *r)
         if (s->n > (size_t)(eol - p) / 2)
             return bad_line(r, "fewer values than the series announces", line, eol);
         if (s->n && !(s->values = malloc(s->n * sizeof(double))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         while (p < eol) {
             const char *tok = ++p, *sp;
             sp = memchr(tok, ' ', (size_t)(eol - tok));

@@ -170,7 +170,7 @@ int culprit_history_compact(culprit_history_compact_stats *out, culprit_history 
     for (size_t i = 0; i < nnames; i++) {
         char *path = culprit_fs_join(culprit_history_dir(history), names[i]);
         if (!path) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
         error = compact_file(out, path, m, nm, opts);

@@ -93,7 +93,7 @@ int culprit_history__pack_series(culprit_buf *out, const double *v, size_t n)
         return 0;
     /* A varint of a 54-bit zigzag value takes at most 8 bytes. */
     if (!(bytes = malloc(n * 8 + 16)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n;) {
         int64_t x = (int64_t)ldexp(v[i], s), d = x - prev;
         if (d == 0 && i > 0) {

@@ -504,7 +504,7 @@ static int parse(reader *r, const char *data, size_t len, const culprit_history_
     sax.serror = on_xml_error;
     xmlInitParser();
     if (!(r->ctxt = xmlCreatePushParserCtxt(&sax, r, NULL, 0, r->name)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD: entities are never expanded or fetched.
      * No XML_PARSE_HUGE either: libxml2's limits on names, depth and entities stay. */
     xmlCtxtUseOptions(r->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);

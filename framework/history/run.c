@@ -31,7 +31,7 @@ int culprit_run_new(culprit_run **out)
 
     *out = NULL;
     if (!(run = calloc(1, sizeof(*run))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     *out = run;
     return 0;
 }
@@ -152,7 +152,7 @@ int culprit_test_result_add_series(culprit_test_result *test, const char *name,
      * memory per test read, and more time than it saved). */
     if (k == 0 || (k >= 4 && (k & (k - 1)) == 0)) {
         if (!(series = realloc(test->series, (k ? 2 * k : 4) * sizeof(*series))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         test->series = series;
     }
     series = test->series;
@@ -165,7 +165,7 @@ int culprit_test_result_add_series(culprit_test_result *test, const char *name,
     if (!absent && values && n) {
         if (n > SIZE_MAX / sizeof(double) || !(s->values = malloc(n * sizeof(double)))) {
             free(s->name);
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         }
         memcpy(s->values, values, n * sizeof(double));
     }

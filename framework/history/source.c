@@ -81,7 +81,7 @@ int culprit_history_source_open(culprit_history_source **out, const char *dir, c
                                  "history source: a directory and CULPRIT_HISTORY_FROM_* needed");
     if (!(src = calloc(1, sizeof(*src))) || !(src->dir = culprit_strdup(dir))) {
         free(src);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     src->repo = repo;
     src->from = repo ? from : (from & CULPRIT_HISTORY_FROM_DIR);
@@ -192,7 +192,7 @@ static int load_shared_sorted(culprit_history_runs *out, const culprit_history_s
 
     if (query->ncommits) {
         if (!(commits = malloc(query->ncommits * sizeof(*commits))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         memcpy(commits, query->commits, query->ncommits * sizeof(*commits));
         qsort(commits, query->ncommits, sizeof(*commits), compare_commits);
         sorted.commits = commits;

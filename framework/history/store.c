@@ -40,7 +40,7 @@ int culprit_history_open(culprit_history **out, const char *dir, int create)
         return culprit_error_set_os("history directory '%s' is not writable", dir);
     if (!(history = calloc(1, sizeof(*history))) || !(history->dir = culprit_strdup(dir))) {
         free(history);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     *out = history;
     return 0;
@@ -164,7 +164,7 @@ int culprit_history_store(culprit_history *history, const culprit_run *run, char
             goto cleanup;
         free(path);
         if (!(path = culprit_fs_join(history->dir, name.ptr))) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
         error = culprit_history_write_file(&named, path, 1);
@@ -318,7 +318,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
         q = *query;
     if (q.ncommits) { /* sorted, for a binary search per file */
         if (!(sorted = malloc(q.ncommits * sizeof(*sorted))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         memcpy(sorted, q.commits, q.ncommits * sizeof(*sorted));
         qsort(sorted, q.ncommits, sizeof(*sorted), compare_names);
         q.commits = sorted;
@@ -333,7 +333,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
 
         free(path);
         if (!(path = culprit_fs_join(history->dir, names[i]))) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
         error = culprit_history__load_file(&run, path, &q);
@@ -408,7 +408,7 @@ int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data
         return 0; /* filtered out by the query */
     if (!(grown = realloc(runs->runs, (runs->nruns + 1) * sizeof(*grown)))) {
         culprit_run_free(run);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     runs->runs = grown;
     runs->runs[runs->nruns++] = run;
@@ -437,7 +437,7 @@ int culprit_history_runs_finish(culprit_history_runs *runs)
     if (runs->nruns < 2)
         return 0;
     if (!(all = malloc(runs->nruns * sizeof(*all))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < runs->nruns; i++)
         all[i] = (loaded_run){runs->runs[i], i};
     qsort(all, runs->nruns, sizeof(*all), compare_ids);

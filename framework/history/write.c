@@ -271,7 +271,7 @@ int culprit_history_format_runs(culprit_buf *out, const culprit_run *const *runs
     xmlInitParser();
     if (!(ob = xmlOutputBufferCreateIO(write_to_buf, NULL, out, NULL)) ||
         !(wr.w = xmlNewTextWriter(ob))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     ob = NULL; /* owned by the writer now */

@@ -115,7 +115,7 @@ int culprit_counters_open(culprit_counters **out)
     *out = NULL;
     c = calloc(1, sizeof(*c));
     if (!c)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     c->io_fd = open("/proc/self/io", O_RDONLY | O_CLOEXEC);
     /* Reading /proc/self/io can be denied even when the open succeeds. */
     if (c->io_fd >= 0 && read_io(c->io_fd, &r, &w) < 0) {

@@ -382,7 +382,7 @@ static int load_loop(loop *l)
     culprit_welford_init(&w);
     culprit_welford_init(&s->calls);
     if (!(kept = malloc(s->capacity * sizeof(*kept))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if (l->counters)
         culprit_counters_read(l->counters, before);
     c0 = cpu->now_ns(cpu->payload);
@@ -416,7 +416,7 @@ static int load_loop(loop *l)
         if (s->n == s->capacity) {
             culprit_welford *grown = realloc(kept, 2 * s->capacity * sizeof(*kept));
             if (!grown) {
-                error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+                error = CULPRIT_ERROR_NOMEM();
                 goto cleanup;
             }
             kept = grown;
@@ -482,7 +482,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     l.preemptions = opts->preemptions;
 
     if (!(s = calloc(1, sizeof(*s))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     /* Set before any callback runs: a longjmp out of the body leaves it to the caller. */
     *out = l.s = s;
     l.start_ns = l.clock->now_ns(l.clock->payload);
@@ -492,7 +492,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     for (i = 0; l.counters && i < CULPRIT_COUNTER__COUNT; i++) {
         if (culprit_counters_available(l.counters, i) &&
             !(s->counters[i] = malloc(sizeof(double)))) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
     }

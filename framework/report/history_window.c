@@ -23,7 +23,7 @@ static int window_commits(culprit_report_commit **out, culprit_vcs *repo, char (
 
     *out = c;
     if (!c)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n && error == 0; i++) {
         culprit_vcs_commit info;
         memcpy(c[i].sha, shas[i], 41);
@@ -63,7 +63,7 @@ int culprit_report_add_history_window(culprit_report *report, culprit_vcs *repo,
         goto cleanup;
     window = limit < nshas ? limit : nshas;
     if (!(chain = calloc(nshas, sizeof(*chain)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 0; i < nshas; i++)
@@ -114,7 +114,7 @@ static int read_more(culprit_history_runs *runs, const char *const *chain, size_
     if (more.nruns &&
         !(grown = realloc(runs->runs, (runs->nruns + more.nruns) * sizeof(*runs->runs)))) {
         culprit_history_runs_dispose(&more);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     } else if (more.nruns) {
         runs->runs = grown;
         memcpy(runs->runs + runs->nruns, more.runs, more.nruns * sizeof(*more.runs));
@@ -155,7 +155,7 @@ static int judge_window(culprit_check_result *results, int *more, const culprit_
 
     *more = 0;
     if (!(view.runs = malloc((runs->nruns ? runs->nruns : 1) * sizeof(*view.runs))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t k = window; k-- > 0 && !*more;) {
         view_at(&view, runs, at, k);
         error =
@@ -192,7 +192,7 @@ static int chain_of(char (**shas)[41], size_t *nshas, const char ***chain, culpr
         return error;
     if (!(*chain = calloc(*nshas ? *nshas : 1, sizeof(**chain))) ||
         culprit_strmap_reserve(at, *nshas) < 0)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < *nshas; i++) {
         (*chain)[i] = (*shas)[i];
         if (culprit_strmap_put(at, (*shas)[i], i, NULL) < 0)
@@ -219,7 +219,7 @@ int culprit_report_add_history_read(culprit_report *report, culprit_history_runs
         goto cleanup;
     window = limit < nshas ? limit : nshas;
     if (!(results = calloc(window ? window : 1, sizeof(*results)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     want = window + read_first(opts) < nshas ? window + read_first(opts) : nshas;

@@ -30,7 +30,7 @@ static int index_tree(tree_index *t, const culprit_calltree_view *c)
     fill = calloc(n + 2, sizeof(size_t));
     if (!t->first || !t->order || !t->open || !fill) {
         free(fill);
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     /* Counting sort by parent (top nodes under the virtual index n). */
     for (size_t i = 0; i < n; i++)

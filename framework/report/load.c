@@ -28,7 +28,7 @@ int culprit_report_load_bisect(culprit_report *report, const char *path)
     int error;
 
     if (!b)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     /* A document named with --calltree, or found in the results directory, takes the
      * place of the analysis bisect --calltree embeds. */
     if ((error = named(

@@ -18,7 +18,7 @@ int culprit_report_new(culprit_report **out)
     culprit_report *r = calloc(1, sizeof(*r));
 
     *out = r;
-    return r ? 0 : culprit_error_set(CULPRIT_ERROR, "out of memory");
+    return r ? 0 : CULPRIT_ERROR_NOMEM();
 }
 
 static void series_dispose(culprit_report_series *s)
@@ -76,7 +76,7 @@ int culprit_report_set_categories(culprit_report *report, const culprit_categori
     culprit_report_category *items = calloc(categories->n ? categories->n : 1, sizeof(*items));
 
     if (!items)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < categories->n; i++) {
         items[i].low_ns = categories->items[i].low_ns;
         items[i].high_ns = categories->items[i].high_ns;
@@ -195,7 +195,7 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
 static int copy_commits(culprit_report *r, const culprit_report_commit *commits, size_t n)
 {
     if (!(r->commits = calloc(n ? n : 1, sizeof(*r->commits))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     r->ncommits = n;
     /* Stored oldest first: the order of the plot's x axis. */
     for (size_t i = 0; i < n; i++) {
@@ -317,7 +317,7 @@ int culprit_report_set_source(culprit_report *report, size_t node, const char *s
     n = &report->calltree->nodes[node];
     /* Where each line starts (1-based line k at starts[k - 1]). */
     if (!(starts = malloc((len + 1) * sizeof(*starts))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < len; i++)
         if (i == 0 || source[i - 1] == '\n')
             starts[nlines++] = source + i;

@@ -103,7 +103,7 @@ int culprit_runner__judge_history(culprit_run *run, const culprit_runner_history
         nparents < 2)
         goto cleanup;
     if (!(bases = calloc(nparents, sizeof(*bases)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (size_t i = 1; i < nparents; i++)

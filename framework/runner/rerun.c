@@ -218,7 +218,7 @@ int culprit_runner_trusted_binary(char **resolved, const char *hint, const char 
     /* The names from the run, escaped for the message (they may hold any byte). */
     if (!real || culprit_buf_put_text(&shown, hint ? hint : "") < 0 ||
         culprit_buf_put_text(&name, test) < 0) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     n = real_trees(real, trees, ntrees);

@@ -83,7 +83,7 @@ static int machine_class(runner *r, culprit_run *run)
     char derived[512];
 
     if (!run->machine)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     if (!name || !*name)
         name = culprit_run_machine_class(derived, sizeof(derived), run);
     if (strpbrk(name, "\r\n"))

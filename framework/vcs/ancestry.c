@@ -49,7 +49,7 @@ static int remember(file_list *l, const git_oid *oid)
         size_t cap = l->aseen ? 2 * l->aseen : 64;
         git_oid *old = l->seen, *grown = calloc(cap, sizeof(*grown));
         if (!grown)
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         l->seen = grown;
         l->aseen = cap;
         l->nseen = 0;

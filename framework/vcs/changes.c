@@ -60,7 +60,7 @@ static int fill_file(culprit_vcs_file_change *file, git_diff *diff, size_t idx)
     file->binary = (delta->flags & GIT_DIFF_FLAG_BINARY) != 0;
     nhunks = file->binary ? 0 : git_patch_num_hunks(patch);
     if (nhunks > 0 && !(file->ranges = calloc(nhunks, sizeof(*file->ranges)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (h = 0; h < nhunks; h++) {
@@ -136,7 +136,7 @@ int culprit_vcs_changes(culprit_vcs_changeset *out, culprit_vcs *repo, const cha
 
     n = git_diff_num_deltas(diff);
     if (n > 0 && !(out->files = calloc(n, sizeof(*out->files)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (i = 0; i < n; i++) {

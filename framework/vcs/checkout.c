@@ -165,7 +165,7 @@ static int write_blob(culprit_vcs_checkout *co, const char *rel, const git_oid *
     int error = 0, fd = -1;
 
     if (!(full = culprit_fs_join(co->path, rel)) || !(tmp = malloc(strlen(full) + 16))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if (git_blob_lookup(&blob, co->repo->git, id) < 0) {
@@ -185,7 +185,7 @@ static int write_blob(culprit_vcs_checkout *co, const char *rel, const git_oid *
     if (mode == GIT_FILEMODE_LINK) {
         char *target = strndup(data, len);
         if (!target) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
         if (symlink(target, tmp) < 0)
@@ -264,7 +264,7 @@ static int write_tree_entry(const char *root, const git_tree_entry *entry, void 
     if (mode == GIT_FILEMODE_TREE)
         return 0;
     if (!(rel = malloc(strlen(root) + strlen(git_tree_entry_name(entry)) + 1))) {
-        p->error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        p->error = CULPRIT_ERROR_NOMEM();
         return -1;
     }
     sprintf(rel, "%s%s", root, git_tree_entry_name(entry));
@@ -355,7 +355,7 @@ static int new_checkout(culprit_vcs_checkout **out, culprit_vcs *repo,
     if ((error = check_outside(repo, real_parent)) < 0)
         return error;
     if (!(co = calloc(1, sizeof(*co))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     co->repo = repo;
     co->slot = -1;
     co->allow_submodules = opts->allow_submodules;

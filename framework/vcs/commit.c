@@ -108,7 +108,7 @@ char *culprit_vcs__subject(const char *message)
            (message[len - 1] == '\r' || message[len - 1] == ' ' || message[len - 1] == '\t'))
         len--;
     if (!(subject = strndup(message, len)))
-        culprit_error_set(CULPRIT_ERROR, "out of memory");
+        CULPRIT_ERROR_NOMEM();
     return subject;
 }
 

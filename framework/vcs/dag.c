@@ -69,7 +69,7 @@ static int link_parents(culprit_vcs_dag_node *node, const git_commit *commit,
     oid_index key, *hit;
 
     if (count > 0 && !(node->parents = calloc(count, sizeof(*node->parents))))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (k = 0; k < count; k++) {
         git_oid_cpy(&key.oid, git_commit_parent_id(commit, k));
         hit = bsearch(&key, sorted, n, sizeof(*sorted), compare_oid_index);
@@ -173,7 +173,7 @@ int culprit_vcs_dag_between(culprit_vcs_dag *out, culprit_vcs *repo, const char 
     }
 
     if (!(out->nodes = calloc(n, sizeof(*out->nodes))) || !(sorted = malloc(n * sizeof(*sorted)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     out->n = n;

@@ -50,7 +50,7 @@ static int chain_push(char (**shas)[41], size_t *n, size_t *alloc, size_t max, c
         if (max && grown > max)
             grown = max;
         if (!(bigger = realloc(*shas, grown * sizeof(**shas))))
-            return culprit_error_set(CULPRIT_ERROR, "out of memory");
+            return CULPRIT_ERROR_NOMEM();
         *shas = bigger;
         *alloc = grown;
     }

@@ -83,7 +83,7 @@ int culprit_vcs_blobs_begin(culprit_vcs_blobs **out, culprit_vcs *repo)
 
     *out = NULL;
     if (!w)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     w->repo = repo;
     w->fd = -1;
     if (git_repository_odb(&w->odb, repo->git) < 0 ||
@@ -153,7 +153,7 @@ static int append_blob(culprit_vcs_blobs *w, const git_oid *oid, const char *dat
     e->crc =
         (uint32_t)crc32(crc32(0, header, (uInt)nheader), (const Bytef *)w->scratch.ptr, (uInt)zlen);
     if (!(e->hex = malloc(GIT_OID_HEXSZ + 1)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     git_oid_tostr(e->hex, GIT_OID_HEXSZ + 1, oid);
     w->n++;
     if ((error = culprit_strmap_put(&w->seen, e->hex, w->n - 1, NULL)) < 0 ||

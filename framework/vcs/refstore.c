@@ -249,7 +249,7 @@ static int new_updates(git_tree_update **out, size_t *n_out, culprit_vcs *repo, 
     *out = u;
     *n_out = 0;
     if (!u)
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n; i++) {
         if (git_tree_entry_bypath(&entry, tree, files[i].path) == 0) {
             git_tree_entry_free(entry); /* append-only: a name is never written twice */
@@ -426,7 +426,7 @@ static int files_added(culprit_vcs_ref_files *out, git_repository *git, git_tree
             break;
         e = &out->entries[out->n];
         if (!(e->path = culprit_strdup(d->new_file.path))) {
-            error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+            error = CULPRIT_ERROR_NOMEM();
             break;
         }
         git_oid_tostr(e->oid, sizeof(e->oid), &d->new_file.id);

@@ -36,7 +36,7 @@ int culprit_vcs_open(culprit_vcs **out, const char *path)
     git_libgit2_init();
     if (!(repo = calloc(1, sizeof(*repo)))) {
         git_libgit2_shutdown();
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     }
     /* Flags 0: search upwards but stop at file-system boundaries, as git does by
      * default, and ignore GIT_DIR and friends: the path given is what counts. */

@@ -126,7 +126,7 @@ int culprit_vcs_near_refs(char ***names_out, size_t *n_out, culprit_vcs *repo, c
         return culprit_error_set(CULPRIT_EINVALID, "no revision to find near matches of");
     s.len = name_part(rev);
     if (!(s.base = strndup(rev, s.len)))
-        return culprit_error_set(CULPRIT_ERROR, "out of memory");
+        return CULPRIT_ERROR_NOMEM();
     s.full = strncmp(rev, "refs/", 5) == 0;
     if (s.len > 0) {
         rc = git_reference_foreach_name(repo->git, consider_ref, &s);
@@ -141,7 +141,7 @@ int culprit_vcs_near_refs(char ***names_out, size_t *n_out, culprit_vcs *repo, c
         qsort(s.items, s.n, sizeof(*s.items), by_distance_then_name);
 
     if (!(names = calloc(s.n + 1, sizeof(*names)))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     for (i = 0; i < s.n && (max == 0 || n < max); i++) {
@@ -197,7 +197,7 @@ static int unknown_revision(culprit_vcs *repo, const char *rev)
     int error, rc;
 
     if (!(base = strndup(rev, len))) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     if ((strcmp(base, "HEAD") == 0 || strcmp(base, "@") == 0 || len == 0) &&
@@ -230,7 +230,7 @@ static int unknown_revision(culprit_vcs *repo, const char *rev)
     if (rc >= 0)
         rc = culprit_buf_puts(&msg, shallow);
     if (rc < 0) {
-        error = culprit_error_set(CULPRIT_ERROR, "out of memory");
+        error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
     error = culprit_error_set(CULPRIT_ENOTFOUND, "%s", culprit_buf_cstr(&msg));
