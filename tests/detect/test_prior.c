@@ -78,7 +78,7 @@ static void check_young(culprit_check_result *r, history *h, size_t nother, size
 {
     culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
     const char *bases[MAX_RUNS];
-    char name[16];
+    char name[32];
 
     memset(h, 0, sizeof(*h));
     for (size_t i = 0; i < k + 1; i++) {
