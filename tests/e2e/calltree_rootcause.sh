@@ -2,8 +2,9 @@
 # End to end: the root-cause cases (tests/e2e/rootcause, docs/calltree.md) through
 # `culprit bisect --calltree`: each history has one commit that causes a slowdown
 # (case a about 2x, the others 5x or more), and the function that causes it must be
-# suspect 1 of the call-tree diff and its one answer (the function the commit changed), with no suspect
-# explaining less than 5% of the regression listed and no share above 100%.
+# suspect 1 of the call-tree diff and its one answer (the function the commit
+# changed), with no suspect explaining less than 5% of the regression listed and no
+# share above 100%.
 #   a  a new slow helper under existing callers          validate_key
 #   b  call counts change upstream, a leaf much slower   hash_word
 #   c  a slower function called once per run             sort_routes
