@@ -22,9 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* One test's runs, newest first: their number, the log of the last mean seen, and
- * the sum of squared successive differences. */
+/* One test's runs, newest first: its "suite.test" key (the map borrows it), their
+ * number, the log of the last mean seen, and the sum of squared successive
+ * differences. */
 typedef struct {
+    char *key;
     size_t k;
     double last;
     double sum_d2;
@@ -67,13 +69,19 @@ static int add_result(culprit_strmap *map, series **s, size_t *ns, size_t *cap,
     if (culprit_buf_printf(&key, "%s.%s", run->suite, t->name) < 0)
         return CULPRIT_ERROR_NOMEM();
     if (!culprit_strmap_get(map, key.ptr, &k)) {
-        if (culprit_array_grow(s, cap, *ns, sizeof(**s), 64) < 0 ||
-            culprit_strmap_put(map, key.ptr, *ns, NULL) < 0) {
+        if (culprit_array_grow(s, cap, *ns, sizeof(**s), 64) < 0) {
             error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
-        k = (*ns)++;
+        k = *ns;
         memset(&(*s)[k], 0, sizeof(**s));
+        if (!((*s)[k].key = culprit_buf_detach(&key)) ||
+            culprit_strmap_put(map, (*s)[k].key, k, NULL) < 0) {
+            free((*s)[k].key);
+            error = CULPRIT_ERROR_NOMEM();
+            goto cleanup;
+        }
+        (*ns)++;
     }
     if ((*s)[k].k >= window)
         goto cleanup;
@@ -141,6 +149,8 @@ int culprit_detect_run_spread(culprit_run_spread *out, const culprit_history_run
     if (error == 0)
         pool(out, s, ns, confidence);
     culprit_strmap_dispose(&map);
+    for (size_t i = 0; i < ns; i++)
+        free(s[i].key);
     free(s);
     return error;
 }
