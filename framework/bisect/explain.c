@@ -30,7 +30,10 @@ double culprit_bisect__share(double change, double total)
 {
     if (!(total > 0) || !(change > -1) || !isfinite(change) || !isfinite(total))
         return NAN;
-    return log1p(change) / log1p(total);
+    /* A culprit measured slower than the whole range (the two were measured apart,
+     * and noise moves both) explains all of it, not more: capped at 1, as the call
+     * tree's shares are. */
+    return fmin(log1p(change) / log1p(total), 1.0);
 }
 
 /* A step that measured `sha` against `good` and decided (bad, or good beyond doubt),

@@ -482,6 +482,17 @@ static size_t plain_builds(scenario *sc, size_t at, double change)
  * step 3/0 is the check of that range), above it 11 (82%). Nothing else is reported,
  * in at most 1.5x the builds of two plain bisections. A single regression explains the whole range:
  * nothing more is searched. */
+/* Shares on the log scale: a 2x and a 25x commit explain 18% and 82% of 50x; a
+ * culprit measured slower than its whole range explains all of it, not more. */
+static void test_share_is_bounded(void **state)
+{
+    (void)state;
+    assert_float_equal(culprit_bisect__share(1.0, 49.0), log(2) / log(50), 1e-12);
+    assert_float_equal(culprit_bisect__share(24.0, 49.0), log(25) / log(50), 1e-12);
+    assert_float_equal(culprit_bisect__share(4.5, 4.0), 1.0, 0);
+    assert_true(isnan(culprit_bisect__share(1.0, 0.0)));
+}
+
 static void test_explain_whole_change(void **state)
 {
     scenario *sc = *state;
@@ -988,6 +999,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_all_only_slower_than_parent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_all_noisy_good_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_whole_change, setup, teardown),
+        cmocka_unit_test(test_share_is_bounded),
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),
