@@ -23,7 +23,7 @@
 #   AA_BACK=5 by default: 105 at 20 runs)
 set -euo pipefail
 culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-20}
-if [ "$mode" = --quick ]; then runs=3; else runs=$mode; fi
+if [ "$mode" = --quick ]; then runs=2; else runs=$mode; fi
 aa_back=${AA_BACK:-5}
 work=$(mktemp -d /tmp/culprit-bench-prior-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
