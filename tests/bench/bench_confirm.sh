@@ -29,7 +29,11 @@
 # usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [AA_TRIALS]]
 set -euo pipefail
 culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-40}
-if [ "$mode" = --quick ]; then trials=1 aa=1; else trials=$mode aa=${5:-$((2 * mode))}; fi
+# --quick (ctest): one trial per effect, at most 10 pairs per confirmation (figures
+# only: every step runs once).
+confirm_opts=()
+if [ "$mode" = --quick ]; then trials=1 aa=1 confirm_opts=(--max-runs 10)
+else trials=$mode aa=${5:-$((2 * mode))}; fi
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
@@ -167,7 +171,7 @@ for t in $(seq "$most"); do
     start=$(date +%s.%N)
     (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
       --test bench.work_1ms --confirm --build "$build" --run './perf --quiet' \
-      > "$work/p.json" 2> "$work/p.err") || true
+      "${confirm_opts[@]}" > "$work/p.json" 2> "$work/p.err") || true
     rule=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['tests'][0].get('paired') or {}; print(p.get('judged'), p.get('preempted_runs'), p.get('out_of_time'))" "$work/p.json" 2>/dev/null || echo "- - -")
     s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))")
     secs[$e]+=" $s"
