@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End to end: `culprit bisect --command --metric cpu_ns` judges the command's CPU
 # time, not its wall time. A generated repository r1..r6 of a program that does some
-# CPU work and may sleep: r3 adds a 50 ms sleep (wall time only, no CPU work), r5
+# CPU work and may sleep: r3 adds a 150 ms sleep (wall time only, no CPU work), r5
 # makes the CPU work 10x. By wall time the first slower commit is r3; by CPU time it
 # is r5, and the sleep commit is not blamed. Also: the JSON and the progress lines
 # say which series was judged; --metric instructions counts the command under
@@ -36,7 +36,10 @@ int main(void)
 }
 CEOF
 # r1..r6: (work in millions of iterations, sleep in ms)
-set -- "3 0" "3 0" "3 50" "3 50" "30 50" "30 50"
+# The sleep is 150 ms, not 50: beside two CPU hogs at load 15 every run waits ~200 ms
+# for a core, and the 30M loop takes ~250 ms of wall time; a 50 ms sleep was lost in
+# that (r5 named by wall time, twice), 150 ms is not.
+set -- "3 0" "3 0" "3 150" "3 150" "30 150" "30 150"
 r=0
 for spec in "$@"; do
   r=$((r + 1))
