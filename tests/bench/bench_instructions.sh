@@ -20,8 +20,10 @@
 set -euo pipefail
 culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-50}
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
-runs=10 tries=5 trials=$mode; [ "$mode" = --quick ] && runs=2 tries=1 trials=1
-sizes="5000 1000000"; [ "${5:-}" = --no-cost ] && sizes=
+# --quick (ctest; figures only): the ~5 us body's cost, 2 counted runs, 1 trial.
+runs=10 tries=5 trials=$mode sizes="5000 1000000"
+[ "$mode" = --quick ] && runs=2 tries=1 trials=1 sizes=5000
+[ "${5:-}" = --no-cost ] && sizes=
 work=$(mktemp -d /tmp/culprit-bench-instructions-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
