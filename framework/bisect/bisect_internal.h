@@ -14,7 +14,8 @@
  *   search.c      range bisection, confirmation against the parent, searching
  *                 again, --paths;
  *   scan.c        the commit-by-commit scans: --all and slow decay;
- *   session.c     the entry point: options, the ends, the result;
+ *   measurement.c the options' one validator, which every entry point calls;
+ *   session.c     the entry point: the ends, the result;
  *   calltree.c    the call-tree step, in the checkouts the session built.
  *
  * Errors travel one way only: a return code and the thread-local error. A side
@@ -74,9 +75,9 @@ typedef struct culprit_bisect__probe {
     int (*cpu_of_last)(void *payload, double *cpu_ns, int *preempted);
 } culprit_bisect__probe;
 
-/* The real probe: checkouts under opts->checkout_parent, opts->build and
- * opts->command (or opts->run and opts->test, with opts->history_dir). Loads the
- * history store once. The caller releases it with probe->dispose(probe->payload). */
+/* The real probe: checkouts under opts->measure.checkout_parent, opts->measure.build and
+ * opts->command.line (or opts->perf.run and opts->perf.test, with opts->perf.history_dir). Loads
+ * the history store once. The caller releases it with probe->dispose(probe->payload). */
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts);
 
 /*
@@ -120,7 +121,7 @@ typedef struct {
 /*
  * The bisection with a given probe: what culprit_bisect_session() does with the
  * real one. The repository queries (the DAG, first parents, commit details,
- * changed files) use opts->repository; every build and run goes through `probe`,
+ * changed files) use opts->measure.repository; every build and run goes through `probe`,
  * which is disposed of on every path (probe->dispose, when not NULL).
  */
 int culprit_bisect__session_with_probe(culprit_bisect_result *out,
@@ -132,12 +133,21 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
                                         const culprit_bisect_options *opts,
                                         const culprit_bisect__probe *probe);
 
-/* The timeout of a build: opts->build_timeout_s, or CULPRIT_BISECT_BUILD_TIMEOUT. */
+/* The timeout of a build: opts->measure.build_timeout_s, or CULPRIT_BISECT_BUILD_TIMEOUT. */
 double culprit_bisect__build_timeout(const culprit_bisect_options *opts);
 
-/* Tells opts->phase (when set) that a phase starts: printf-style. */
+/* Tells opts->measure.phase (when set) that a phase starts: printf-style. */
 void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* culprit_bisect_options_check() of a template whose ends and perf test are set per
+ * use (a confirmation's, an investigation's): `test` stands for the test, or NULL for
+ * a template that may measure a command. */
+int culprit_bisect__check_template(const culprit_bisect_options *tmpl, const char *test);
+
+/* The metric `opts` judges, whichever way it measures: command.metric with a
+ * command, perf.metric with a perf test; NULL for time. */
+const char *culprit_bisect__metric(const culprit_bisect_options *opts);
 
 /* The metric a bisection of a command may judge instead of its wall time. */
 #define CULPRIT_BISECT__CPU_METRIC "cpu_ns"

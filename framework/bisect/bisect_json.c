@@ -13,7 +13,7 @@
 
 static json_t *number(double x)
 {
-    return isfinite(x) ? json_real(x) : json_null();
+    return culprit_calltree__json_double(x);
 }
 
 /* Subjects, authors, test names and errors are data: escaped as calltree's are. */

@@ -47,7 +47,8 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
     /* As the bisection runs it: /bin/sh in the checkout, $CULPRIT_CHECKOUT naming it;
      * a test binary must not fail on its own verdicts. */
     const char *env[] = {env_dir, "CULPRIT_FAIL_ON=none", NULL, NULL};
-    const char *argv[] = {"/bin/sh", "-c", opts->run ? opts->run : opts->command, NULL};
+    const char *argv[] = {"/bin/sh", "-c", opts->perf.run ? opts->perf.run : opts->command.line,
+                          NULL};
     /* The recorder runs the baseline where it runs the command: the baseline moves to
      * the plain checkout itself, and $CULPRIT_CHECKOUT names that one. */
     const char *baseline[] = {"/bin/sh",
@@ -104,12 +105,12 @@ static int record(culprit_calltree **out, const culprit_bisect_options *opts, co
 static int diff(culprit_bisect_result *out, const culprit_bisect_options *opts)
 {
     culprit_calltree_diff_options d = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
-    const char *dot = opts->run && opts->test ? strrchr(opts->test, '.') : NULL;
+    const char *dot = opts->perf.run && opts->perf.test ? strrchr(opts->perf.test, '.') : NULL;
     int error;
 
-    d.confidence = opts->confidence;
-    d.threshold = opts->threshold;
-    d.root = opts->run && opts->test ? (dot ? dot + 1 : opts->test) : NULL;
+    d.confidence = opts->measure.confidence;
+    d.threshold = opts->measure.threshold;
+    d.root = opts->perf.run && opts->perf.test ? (dot ? dot + 1 : opts->perf.test) : NULL;
     error = culprit_calltree_diff_trees(&out->calltree, out->parent_tree, out->culprit_tree, &d);
     if (error == CULPRIT_ENOTFOUND && d.root) {
         culprit_error_clear();
@@ -146,7 +147,9 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
 
 int culprit_bisect__counted_trees(const culprit_bisect_options *opts)
 {
-    return opts->metric && strcmp(opts->metric, "instructions") == 0;
+    const char *metric = culprit_bisect__metric(opts);
+
+    return metric && strcmp(metric, "instructions") == 0;
 }
 
 int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const char *dir,

@@ -13,7 +13,7 @@
  * are taken, up to max_runs (Pinpoint-style adaptive sampling); still undecided, it
  * counts as good, and the step says so.
  *
- * A counted metric (opts->metric: instructions under Valgrind) needs none of that:
+ * A counted metric (culprit_bisect__metric(): instructions under Valgrind) needs none of that:
  * one run of each side, no warm-up (a count does not depend on a warm machine), and
  * detect's deterministic rule on the two counts (decide_counted()).
  */
@@ -281,8 +281,8 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
     step->runs = r->n[C] < r->n[G] ? r->n[C] : r->n[G];
     step->reused = r->s->result->reused - reused;
     step->paired = 0;
-    step->verdict = culprit_detect_counted_change(step->change, r->s->opts->count_threshold) ==
-                            CULPRIT_VERDICT_MINOR
+    step->verdict = culprit_detect_counted_change(
+                        step->change, r->s->opts->measure.count_threshold) == CULPRIT_VERDICT_MINOR
                         ? CULPRIT_BISECT_BAD
                         : CULPRIT_BISECT_GOOD;
     return 0;
@@ -320,7 +320,7 @@ static double conclusive_confidence(double confidence)
 static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confidence, int *decided)
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
-    double threshold = r->s->opts->threshold;
+    double threshold = r->s->opts->measure.threshold;
     /* A confirmation's rule: CPU time when a run was preempted and every run told it. */
     int cpu = r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
     int error;
@@ -350,7 +350,8 @@ static int tell_pair(runs *r)
     memset(&so_far, 0, sizeof(so_far));
     so_far.change = so_far.change_low = so_far.change_high = NAN;
     so_far.runs = so_far.paired = r->np;
-    if (r->np >= 2 && (error = judge_at(r, &so_far, 1, r->s->opts->confidence, &decided)) < 0)
+    if (r->np >= 2 &&
+        (error = judge_at(r, &so_far, 1, r->s->opts->measure.confidence, &decided)) < 0)
         return error;
     r->s->on_pair(r->s->on_pair_payload, &so_far);
     return 0;
@@ -365,7 +366,7 @@ static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired)
 
     if (step->verdict != CULPRIT_BISECT_BAD)
         return 0;
-    if ((error = judge_at(r, &strict, paired, conclusive_confidence(r->s->opts->confidence),
+    if ((error = judge_at(r, &strict, paired, conclusive_confidence(r->s->opts->measure.confidence),
                           &decided)) < 0)
         return error;
     step->conclusive = strict.verdict == CULPRIT_BISECT_BAD;
@@ -377,28 +378,29 @@ void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, 
     char line[256];
     va_list ap;
 
-    if (!opts || !opts->phase)
+    if (!opts || !opts->measure.phase)
         return;
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    opts->phase(line, opts->payload);
+    opts->measure.phase(line, opts->measure.payload);
 }
 
 double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
 {
-    return opts->build_timeout_s > 0 ? opts->build_timeout_s : CULPRIT_BISECT_BUILD_TIMEOUT;
+    return opts->measure.build_timeout_s > 0 ? opts->measure.build_timeout_s
+                                             : CULPRIT_BISECT_BUILD_TIMEOUT;
 }
 
 size_t culprit_bisect__min_runs(const culprit_bisect_options *opts)
 {
-    return opts->min_runs ? opts->min_runs : CULPRIT_BISECT_MIN_RUNS;
+    return opts->measure.min_runs ? opts->measure.min_runs : CULPRIT_BISECT_MIN_RUNS;
 }
 
 size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
 {
     size_t min = culprit_bisect__min_runs(opts);
-    return opts->max_runs > min ? opts->max_runs : min;
+    return opts->measure.max_runs > min ? opts->measure.max_runs : min;
 }
 
 /*
@@ -410,7 +412,7 @@ size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
 static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_runs)
 {
     const culprit_bisect_options *o = r->s->opts;
-    double alpha = 1 - o->confidence;
+    double alpha = 1 - o->measure.confidence;
     size_t min = culprit_bisect__min_runs(o), target = min, reused = r->s->result->reused, look = 0;
     int error, paired, decided = 0, warm[2] = {0, 0};
 
@@ -418,7 +420,7 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
         return error;
     paired = r->s->result->reused == reused;
     for (;;) {
-        int early = !o->min_runs && look < EARLY_LOOKS && EARLY_N[look] < min;
+        int early = !o->measure.min_runs && look < EARLY_LOOKS && EARLY_N[look] < min;
         double confidence =
             early ? 1 - EARLY_SHARE * alpha : 1 - (1 - EARLY_SHARE * EARLY_LOOKS) * alpha;
         if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0)
@@ -462,12 +464,13 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
 
 int culprit_bisect__counted(const culprit_bisect_options *opts)
 {
-    size_t n = opts->metric ? strlen(opts->metric) : 0;
+    const char *metric = culprit_bisect__metric(opts);
+    size_t n = metric ? strlen(metric) : 0;
 
     /* A perf test's counted series (a time series ending in _ns is timed), or a
      * command's instructions counted under callgrind. */
-    return n && ((opts->run && !(n > 3 && strcmp(opts->metric + n - 3, "_ns") == 0)) ||
-                 strcmp(opts->metric, "instructions") == 0);
+    return n && ((opts->perf.run && !(n > 3 && strcmp(metric + n - 3, "_ns") == 0)) ||
+                 strcmp(metric, "instructions") == 0);
 }
 
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
@@ -532,7 +535,7 @@ int culprit_bisect__check_pair(culprit_bisect__session *s, const char *good, con
     *slower = step->verdict == CULPRIT_BISECT_BAD;
     if (step_out)
         *step_out = step;
-    if (s->opts->progress)
-        s->opts->progress(step, s->result->nsteps - 1, 0, s->opts->payload);
+    if (s->opts->measure.progress)
+        s->opts->measure.progress(step, s->result->nsteps - 1, 0, s->opts->measure.payload);
     return 0;
 }

@@ -48,7 +48,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         s.on_pair = rules->on_pair;
         s.on_pair_payload = rules->on_pair_payload;
     }
-    if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(result.good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(result.bad, s.repo, opts->bad)) < 0)
         goto cleanup;
@@ -183,7 +184,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     t.p.change = t.p.change_low = t.p.change_high = NAN;
     pair.good = good;
     pair.bad = commit;
-    pair.test = v->test;
+    pair.perf.test = v->test;
     rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
     rules.on_pair_payload = &t;
     tell(&t, CULPRIT_CONFIRM_START);
@@ -222,7 +223,6 @@ int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_his
                                  const char *commit, const char *const *bases, size_t nbases,
                                  const culprit_confirm_options *o)
 {
-    culprit_bisect_options pair;
     char good[41];
     int error;
 
@@ -234,10 +234,8 @@ int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_his
     if (!(o->budget_s >= 0) || !(o->confidence > 0 && o->confidence < 1))
         return culprit_error_set(CULPRIT_EINVALID,
                                  "confirm options out of range (budget >= 0, confidence in (0,1))");
-    pair = o->pair; /* the template, checked once with the ends and test it lacks */
-    pair.good = pair.bad = commit;
-    pair.test = pair.run ? "test" : NULL;
-    if ((error = culprit_bisect_options_check(&pair)) < 0)
+    /* the template, checked once with the ends and test it lacks */
+    if ((error = culprit_bisect__check_template(&o->pair, o->pair.perf.run ? "test" : NULL)) < 0)
         return error;
     for (size_t i = 0; i < result->n; i++) {
         if (!selected(result, i, o->which))

@@ -217,16 +217,16 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
 
     o.good = inv->good;
     o.bad = inv->bad;
-    o.test = inv->tests[0];
-    o.threshold = inv->threshold;
+    o.perf.test = inv->tests[0];
+    o.measure.threshold = inv->threshold;
     o.all = 0;
     /* The call trees are recorded apart, with the options' own threshold: the top of
      * a perf test's tree (main, the harness) is slower by less than the test. */
     o.calltree = 0;
-    if (deadline > 0 && left < o.timeout_s)
-        o.timeout_s = left > 1 ? left : 1;
+    if (deadline > 0 && left < o.measure.timeout_s)
+        o.measure.timeout_s = left > 1 ? left : 1;
     if (deadline > 0 && left < culprit_bisect__build_timeout(&o))
-        o.build_timeout_s = left > 1 ? left : 1;
+        o.measure.build_timeout_s = left > 1 ? left : 1;
     if (deadline > 0 && left <= 0) {
         expired = 1;
         error = culprit_error_set(CULPRIT_ERROR,
@@ -243,8 +243,8 @@ static int investigate(culprit_investigation *inv, const culprit_investigate_opt
         culprit_bisect_result trees;
         char culprit[41];
         if (opts->calltree_build && !culprit_bisect__counted_trees(&o))
-            o.build = opts->calltree_build; /* counted trees need no instrumented build */
-        o.threshold = opts->bisect.threshold;
+            o.measure.build = opts->calltree_build; /* counted trees need no instrumented build */
+        o.measure.threshold = opts->bisect.measure.threshold;
         memcpy(culprit, bisect ? inv->result.culprit : inv->bad, 41);
         o.bad = culprit;
         if ((error = run_session(&trees, &o, 1, deadline, opts->budget_s, &expired)) == 0) {
@@ -343,7 +343,7 @@ static int add_to_range(culprit_investigation **invs, size_t *n, const pick *p,
         snprintf(inv->good, sizeof(inv->good), "%s", good);
         snprintf(inv->bad, sizeof(inv->bad), "%s", run->commit);
         inv->change = p->change;
-        inv->threshold = opts->bisect.threshold;
+        inv->threshold = opts->bisect.measure.threshold;
         if (p->change / 2 > inv->threshold)
             inv->threshold =
                 p->change / 2 < STEP_THRESHOLD_MAX ? p->change / 2 : STEP_THRESHOLD_MAX;
@@ -392,6 +392,9 @@ int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
                                  "investigate options: version %u is not %d, "
                                  "or the budget is negative",
                                  opts ? opts->version : 0, CULPRIT_INVESTIGATE_OPTIONS_VERSION);
+    /* Each session bisects a perf test: the template, checked once with what it lacks. */
+    if ((error = culprit_bisect__check_template(&opts->bisect, "test")) < 0)
+        return error;
     if (opts->budget_s > 0)
         deadline = culprit_time_now_s() + opts->budget_s;
     if ((error = regressions(&picks, &npicks, check)) < 0)
@@ -405,7 +408,8 @@ int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
     for (size_t k = 0; k < npicks; k++)
         if ((error = add_to_range(&invs, &n, &picks[k], check, runs, bases, nbases, opts)) < 0)
             goto cleanup;
-    if (culprit_vcs_open(&repo, opts->bisect.repository ? opts->bisect.repository : ".") < 0)
+    if (culprit_vcs_open(&repo, opts->bisect.measure.repository ? opts->bisect.measure.repository
+                                                                : ".") < 0)
         culprit_error_clear(); /* each session says why it cannot open it */
     for (size_t k = 0; k < n; k++) {
         invs[k].ncommits = range_size(repo, invs[k].good, invs[k].bad);

@@ -18,7 +18,7 @@
  * session that detection would compare with the session's own (detect's one rule,
  * culprit_detect_comparable: the machine class, the build, the metric counted the
  * same way) are reused as samples, and runs this session makes are recorded
- * (opts->record).
+ * (opts->perf.record).
  *
  * Each --run measurement goes through a history directory of its own: the run
  * command is a separate process (a test binary the user builds, started by a shell
@@ -112,10 +112,11 @@ static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side sid
     int error, seeded = 0;
 
     culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
-    o.parent_dir = p->opts->checkout_parent;
+    o.parent_dir = p->opts->measure.checkout_parent;
     for (int i = 0; from && i < CULPRIT_BISECT__NSIDES; i++)
         seeded |= p->built[i].ck == from && p->built[i].sha[0];
-    if (!measured(side) || !p->opts->build || (p->opts->calltree && !p->opts->calltree_build))
+    if (!measured(side) || !p->opts->measure.build ||
+        (p->opts->calltree && !p->opts->calltree_build))
         seeded = 0;
     if (!seeded)
         return culprit_vcs_checkout_create(&p->ck[side], repo, sha, &o);
@@ -140,7 +141,7 @@ static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side sid
 }
 
 /* Puts `sha` into the side's checkout (created on first use) and builds it: with
- * opts->build, or on a call-tree side with opts->calltree_build when given. */
+ * opts->measure.build, or on a call-tree side with opts->calltree_build when given. */
 static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
                  int *built)
 {
@@ -149,7 +150,7 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     /* The call-tree sides are built with the instrumented build command. */
     const char *command = side >= CULPRIT_BISECT__CT_CANDIDATE && p->opts->calltree_build
                               ? p->opts->calltree_build
-                              : p->opts->build;
+                              : p->opts->measure.build;
     double elapsed;
     int error, slot = -1;
 
@@ -214,8 +215,8 @@ static double run_value(const culprit_test_result *t, const culprit_bisect_optio
  * and a counted one was counted by a tool. */
 static int counts(const culprit_test_result *t, const culprit_bisect_options *o)
 {
-    return !o->metric || (t->metric && strcmp(t->metric, o->metric) == 0 &&
-                          (t->counted_by || !culprit_bisect__counted(o)));
+    return !o->perf.metric || (t->metric && strcmp(t->metric, o->perf.metric) == 0 &&
+                               (t->counted_by || !culprit_bisect__counted(o)));
 }
 
 /* Keeps what past runs must share with the session's runs to stand in for them: the
@@ -246,10 +247,10 @@ cleanup:
     return error;
 }
 
-/* Stores a run of this session in history (opts->record). */
+/* Stores a run of this session in history (opts->perf.record). */
 static int record_run(probe *p, const culprit_run *run)
 {
-    if (!p->history || !p->opts->record)
+    if (!p->history || !p->opts->perf.record)
         return 0;
     return culprit_history_store(p->history, run, NULL);
 }
@@ -281,7 +282,7 @@ static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t c
         return;
     for (size_t r = p->past.nruns; r-- > 0 && *n < cap;) {
         const culprit_run *run = p->past.runs[r];
-        const culprit_test_result *t = test_in_run(run, p->opts->test);
+        const culprit_test_result *t = test_in_run(run, p->opts->perf.test);
         if (culprit_bisect__reusable(p->fp, &p->fp->tests[0], run, t, sha))
             x[(*n)++] = run_value(t, p->opts);
     }
@@ -298,10 +299,10 @@ static int keep_cpu(probe *p, culprit_run *run, const culprit_test_result *t)
     int error;
 
     p->last_known = 0;
-    if (p->opts->metric)
+    if (p->opts->perf.metric)
         return 0;
     p->last_preempted = t->preempted > 0;
-    if ((error = culprit_detect_select_metric(run, "cpu_ns", p->opts->confidence)) < 0) {
+    if ((error = culprit_detect_select_metric(run, "cpu_ns", p->opts->measure.confidence)) < 0) {
         culprit_error_clear(); /* no CPU series recorded: not known */
         return 0;
     }
@@ -332,7 +333,7 @@ static int read_test(probe *p, culprit_history_runs *runs, double *value)
     int error;
 
     for (size_t r = 0; r < runs->nruns; r++) {
-        const culprit_test_result *x = test_in_run(runs->runs[r], o->test);
+        const culprit_test_result *x = test_in_run(runs->runs[r], o->perf.test);
         if (x) {
             t = x;
             t_run = runs->runs[r];
@@ -341,15 +342,16 @@ static int read_test(probe *p, culprit_history_runs *runs, double *value)
             return error;
     }
     if (!t || !culprit_test_result_measured(t))
-        return culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->run,
-                                 t ? "ran but did not pass" : "did not measure", o->test);
+        return culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->perf.run,
+                                 t ? "ran but did not pass" : "did not measure", o->perf.test);
     if (!counts(t, o))
         return culprit_error_set(
             CULPRIT_ERROR,
             "'%s' measured test '%s' for '%s'%s, not %s '%s': a bisection of a metric needs "
             "the runner to %s",
-            o->run, o->test, t->metric ? t->metric : "wall_ns", t->counted_by ? "" : " natively",
-            culprit_bisect__counted(o) ? "counted" : "for", o->metric,
+            o->perf.run, o->perf.test, t->metric ? t->metric : "wall_ns",
+            t->counted_by ? "" : " natively", culprit_bisect__counted(o) ? "counted" : "for",
+            o->perf.metric,
             culprit_bisect__counted(o) ? "count it (run under Valgrind: install valgrind)"
                                        : "read $CULPRIT_METRIC (a test binary of culprit's)");
     if ((error = keep_fingerprint(p, t_run, t)) < 0)
@@ -385,13 +387,14 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     if ((error = at_home(p, side)) < 0)
         return error;
     path = culprit_vcs_checkout_path(p->ck[side]);
-    if (!o->run && o->metric && strcmp(o->metric, "instructions") == 0)
-        return culprit_bisect__count_command(value, o->command, path, o->timeout_s);
-    if (!o->run) /* the wall time, or with --metric cpu_ns the CPU time */
-        return o->metric ? culprit_bisect__run_command(&elapsed, value, o->command, path,
-                                                       o->timeout_s, NULL, "--timeout")
-                         : culprit_bisect__run_command(value, NULL, o->command, path, o->timeout_s,
-                                                       NULL, "--timeout");
+    if (!o->perf.run && o->command.metric && strcmp(o->command.metric, "instructions") == 0)
+        return culprit_bisect__count_command(value, o->command.line, path, o->measure.timeout_s);
+    if (!o->perf.run) /* the wall time, or with --metric cpu_ns the CPU time */
+        return o->command.metric
+                   ? culprit_bisect__run_command(&elapsed, value, o->command.line, path,
+                                                 o->measure.timeout_s, NULL, "--timeout")
+                   : culprit_bisect__run_command(value, NULL, o->command.line, path,
+                                                 o->measure.timeout_s, NULL, "--timeout");
     {
         culprit_buf made = CULPRIT_BUF_INIT;
         error = culprit_fs_make_temp(&made, NULL, "bisect-run", 1);
@@ -402,8 +405,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     }
     snprintf(env_dir, sizeof(env_dir), "CULPRIT_HISTORY_DIR=%s", dir);
     snprintf(env_commit, sizeof(env_commit), "CULPRIT_COMMIT=%s", sha);
-    snprintf(env_metric, sizeof(env_metric), "CULPRIT_METRIC=%s", o->metric ? o->metric : "");
-    if (o->metric)
+    snprintf(env_metric, sizeof(env_metric), "CULPRIT_METRIC=%s",
+             o->perf.metric ? o->perf.metric : "");
+    if (o->perf.metric)
         env[nenv++] = env_metric;
     if (p->filter && asprintf(&env_filter, "CULPRIT_FILTER=%s", p->filter) < 0) {
         env_filter = NULL;
@@ -412,8 +416,8 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     }
     env[nenv] = env_filter;
     p->last_known = 0;
-    if ((error = culprit_bisect__run_command(&elapsed, NULL, o->run, path, o->timeout_s, env,
-                                             "--timeout")) < 0 ||
+    if ((error = culprit_bisect__run_command(&elapsed, NULL, o->perf.run, path,
+                                             o->measure.timeout_s, env, "--timeout")) < 0 ||
         (error = culprit_history_open(&h, dir, 0)) < 0 ||
         (error = culprit_history_load(&runs, h, &q, NULL, NULL)) < 0)
         goto cleanup;
@@ -466,11 +470,11 @@ static int load_past(probe *p, const culprit_bisect_options *opts)
     culprit_history_source *src = NULL;
     int error;
 
-    if (culprit_vcs_open(&repo, opts->repository ? opts->repository : ".") < 0) {
+    if (culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".") < 0) {
         repo = NULL; /* the directory alone */
         culprit_error_clear();
     }
-    if ((error = culprit_history_source_open(&src, opts->history_dir, repo,
+    if ((error = culprit_history_source_open(&src, opts->perf.history_dir, repo,
                                              CULPRIT_HISTORY_FROM_BOTH)) == 0 &&
         (error = culprit_history_source_load(&p->past, src, NULL, NULL, NULL)) ==
             CULPRIT_ENOTFOUND) {
@@ -491,11 +495,12 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
     if (!p)
         return CULPRIT_ERROR_NOMEM();
     p->opts = opts;
-    if (opts->run && opts->history_dir) {
+    if (opts->perf.run && opts->perf.history_dir) {
         /* A store that does not exist yet is created only when runs are recorded. */
         struct stat st;
-        if (((opts->record || stat(opts->history_dir, &st) == 0) &&
-             (error = culprit_history_open(&p->history, opts->history_dir, opts->record)) < 0) ||
+        if (((opts->perf.record || stat(opts->perf.history_dir, &st) == 0) &&
+             (error = culprit_history_open(&p->history, opts->perf.history_dir,
+                                           opts->perf.record)) < 0) ||
             (error = load_past(p, opts)) < 0) {
             dispose(p);
             return error;

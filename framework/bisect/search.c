@@ -97,7 +97,7 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
     }
     /* A step searches for the range's slowdown: one that is surely less than half of
      * it is futile to pursue (comparison.c; docs/bisect.md, "Stopping early"). */
-    s->futile_below = s->effect / 2 > s->opts->threshold ? s->effect / 2 : 0;
+    s->futile_below = s->effect / 2 > s->opts->measure.threshold ? s->effect / 2 : 0;
     error = culprit_bisect__compare(s, step, good, sha, culprit_bisect__max_runs(s->opts), &failed);
     s->futile_below = 0;
     if (error == CULPRIT_ESKIP && failed == CULPRIT_BISECT__GOOD) /* measured before */
@@ -111,9 +111,9 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
         memcpy(good, sha, 41);
         s->probe->swap(s->probe->payload);
     }
-    if (s->opts->progress)
-        s->opts->progress(step, s->result->nsteps - 1, culprit_bisect_ncandidates(b),
-                          s->opts->payload);
+    if (s->opts->measure.progress)
+        s->opts->measure.progress(step, s->result->nsteps - 1, culprit_bisect_ncandidates(b),
+                                  s->opts->measure.payload);
     return 0;
 }
 

@@ -1,6 +1,6 @@
 /*
  * A bisection session on a real repository (Heger et al. 2013, section 4.1): the
- * entry point. It checks the options, opens the repository and the range, checks
+ * entry point. It checks the options (measurement.c), opens the repository and the range, checks
  * that the bad end is slower than the good end, hands the rest to the search
  * (search.c, scan.c), and adds the call trees of the culprit (calltree.c).
  *
@@ -16,41 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version)
-{
-    static const culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
-
-    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
-                                     CULPRIT_BISECT_OPTIONS_VERSION, "bisect");
-}
-
-int culprit_bisect_options_check(const culprit_bisect_options *opts)
-{
-    if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "bisect options version %u is not %d (initialize them with "
-                                 "CULPRIT_BISECT_OPTIONS_INIT or culprit_bisect_options_init())",
-                                 opts->version, CULPRIT_BISECT_OPTIONS_VERSION);
-    if (!opts || !opts->good || !opts->bad || (!opts->command == !opts->run) ||
-        (!opts->run != !opts->test))
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "a bisection needs good, bad, and either a command to time or "
-                                 "a run command with the test it measures");
-    if (opts->metric && !opts->run && strcmp(opts->metric, CULPRIT_BISECT__CPU_METRIC) != 0 &&
-        strcmp(opts->metric, "instructions") != 0)
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "a bisection of the metric '%s' needs a run command and a test: "
-                                 "a command's run is timed, by its wall time or its CPU time "
-                                 "('" CULPRIT_BISECT__CPU_METRIC "'), or counted ('instructions')",
-                                 opts->metric);
-    if (!(opts->count_threshold >= 0) || !(opts->confidence > 0 && opts->confidence < 1) ||
-        opts->min_runs == 1 || !(opts->timeout_s > 0) || !(opts->build_timeout_s >= 0))
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "bisection options out of range (confidence in (0,1), "
-                                 "min_runs 0 or at least 2, timeout > 0, build timeout >= 0)");
-    return 0;
-}
 
 /* The sides the call trees are recorded on: checkouts of their own when they have
  * a build command of their own, else the measured ones. */
@@ -106,7 +71,7 @@ static int plain_builds(culprit_bisect__session *s, const char *parent, const ch
     int error;
 
     plain[0] = plain[1] = NULL;
-    if (!s->opts->calltree_build || s->opts->run || !p->dir ||
+    if (!s->opts->calltree_build || s->opts->perf.run || !p->dir ||
         culprit_bisect__counted_trees(s->opts))
         return 0;
     if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, parent)) < 0 ||
@@ -268,8 +233,10 @@ int culprit_bisect__session_with_probe(culprit_bisect_result *out,
         goto cleanup;
     s.opts = opts;
     s.probe = probe;
-    snprintf(out->metric, sizeof(out->metric), "%s", opts->metric ? opts->metric : "");
-    if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
+    snprintf(out->metric, sizeof(out->metric), "%s",
+             culprit_bisect__metric(opts) ? culprit_bisect__metric(opts) : "");
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = open_range(&s)) < 0)
         goto cleanup;
     if (opts->calltree && (error = calltree_preflight(&s)) < 0)
@@ -325,7 +292,8 @@ int culprit_bisect__calltree_with_probe(culprit_bisect_result *out,
         goto cleanup;
     s.opts = opts;
     s.probe = probe;
-    if ((error = culprit_vcs_open(&s.repo, opts->repository ? opts->repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(culprit, s.repo, opts->bad)) < 0)
         goto cleanup;
     memcpy(out->bad, culprit, 41);

@@ -134,4 +134,8 @@ int culprit_calltree__reconcile(culprit_calltree *tree);
  * (not this program), and the tree is left alone. Returns 0 or CULPRIT_ERROR. */
 int culprit_calltree__apply_samples(culprit_calltree *tree, const char *report, int *applied);
 
+/* Adds `src`'s node statistics into `dst` (times: NaN plus x is x), the helper
+ * readers and mergers share. */
+void culprit_calltree__node_add(culprit_calltree_node *dst, const culprit_calltree_node *src);
+
 #endif

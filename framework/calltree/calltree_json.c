@@ -13,7 +13,7 @@
 /* The format number every culprit JSON document carries (docs/cli.md). */
 #define JSON_FORMAT 1
 
-static json_t *number(double x)
+json_t *culprit_calltree__json_double(double x)
 {
     return isfinite(x) ? json_real(x) : json_null();
 }
@@ -108,18 +108,18 @@ static json_t *node_json(const culprit_calltree_diff *d, size_t k, const culprit
     json_object_set_new(o, "calls_changed", json_integer((json_int_t)p->calls_changed));
     json_object_set_new(o, "base_calls", json_integer((json_int_t)p->base_calls));
     json_object_set_new(o, "test_calls", json_integer((json_int_t)p->test_calls));
-    json_object_set_new(o, "base_mean_ns", number(p->base_mean));
-    json_object_set_new(o, "test_mean_ns", number(p->test_mean));
-    json_object_set_new(o, "diff_ns", number(p->diff));
-    json_object_set_new(o, "diff_low_ns", number(p->diff_low));
-    json_object_set_new(o, "diff_high_ns", number(p->diff_high));
-    json_object_set_new(o, "change", number(p->change));
-    json_object_set_new(o, "change_low", number(p->change_low));
-    json_object_set_new(o, "change_high", number(p->change_high));
-    json_object_set_new(o, "p", number(p->p));
-    json_object_set_new(o, "total_delta_ns", number(p->total_delta));
-    json_object_set_new(o, "own_ns", number(p->own_ns));
-    json_object_set_new(o, "share", number(p->share));
+    json_object_set_new(o, "base_mean_ns", culprit_calltree__json_double(p->base_mean));
+    json_object_set_new(o, "test_mean_ns", culprit_calltree__json_double(p->test_mean));
+    json_object_set_new(o, "diff_ns", culprit_calltree__json_double(p->diff));
+    json_object_set_new(o, "diff_low_ns", culprit_calltree__json_double(p->diff_low));
+    json_object_set_new(o, "diff_high_ns", culprit_calltree__json_double(p->diff_high));
+    json_object_set_new(o, "change", culprit_calltree__json_double(p->change));
+    json_object_set_new(o, "change_low", culprit_calltree__json_double(p->change_low));
+    json_object_set_new(o, "change_high", culprit_calltree__json_double(p->change_high));
+    json_object_set_new(o, "p", culprit_calltree__json_double(p->p));
+    json_object_set_new(o, "total_delta_ns", culprit_calltree__json_double(p->total_delta));
+    json_object_set_new(o, "own_ns", culprit_calltree__json_double(p->own_ns));
+    json_object_set_new(o, "share", culprit_calltree__json_double(p->share));
     json_object_set_new(o, "callees_added", callees_json(d, k, CULPRIT_CALLTREE_CALLEES_ADDED));
     json_object_set_new(o, "callees_removed", callees_json(d, k, CULPRIT_CALLTREE_CALLEES_REMOVED));
     json_object_set_new(o, "callees_other_counts",
@@ -160,8 +160,8 @@ static json_t *answer_json(const culprit_calltree_diff *d)
     o = json_object();
     json_object_set_new(o, "kind", json_string(culprit_calltree_answer_kind_name(a.kind)));
     json_object_set_new(o, "function", function_json(d, a.pair));
-    json_object_set_new(o, "share", number(a.share));
-    json_object_set_new(o, "explained_ns", number(a.explained_ns));
+    json_object_set_new(o, "share", culprit_calltree__json_double(a.share));
+    json_object_set_new(o, "explained_ns", culprit_calltree__json_double(a.explained_ns));
     json_object_set_new(o, "where", function_json(d, a.where));
     json_object_set_new(o, "changed", function_json(d, a.changed));
     json_object_set_new(o, "changed_functions", json_integer((json_int_t)a.nchanged));
@@ -187,14 +187,14 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
     json_object_set_new(o, "min_share", json_real(d->options.min_share));
     json_object_set_new(o, "root", string(d->options.root));
     json_object_set_new(o, "root_calls", json_integer((json_int_t)d->root_calls));
-    json_object_set_new(o, "regression_ns", number(d->regression_ns));
+    json_object_set_new(o, "regression_ns", culprit_calltree__json_double(d->regression_ns));
     /* What the "_ns" fields hold: instructions for trees counted by callgrind. */
     json_object_set_new(o, "cost",
                         json_string(d->test && d->test->instructions ? "instructions" : "ns"));
     json_object_set_new(o, "nodes_compared", json_integer((json_int_t)(d->npairs - 1)));
     json_object_set_new(o, "correlated", json_boolean(d->correlated));
     json_object_set_new(o, "smaller_suspects", json_integer((json_int_t)d->nsmaller));
-    json_object_set_new(o, "smaller_ns", number(d->smaller_ns));
+    json_object_set_new(o, "smaller_ns", culprit_calltree__json_double(d->smaller_ns));
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
         culprit_buf path = CULPRIT_BUF_INIT;
@@ -204,8 +204,10 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
         json_object_set_new(js, "kind", json_string(culprit_calltree_suspect_kind_name(s->kind)));
         json_object_set_new(js, "path_text", string(culprit_buf_cstr(&path)));
         json_object_set_new(js, "changed", d->correlated ? json_boolean(s->changed) : json_null());
-        json_object_set_new(js, "own_ns", number(d->pairs[s->path[s->npath - 1]].own_ns));
-        json_object_set_new(js, "share", number(d->pairs[s->path[s->npath - 1]].share));
+        json_object_set_new(js, "own_ns",
+                            culprit_calltree__json_double(d->pairs[s->path[s->npath - 1]].own_ns));
+        json_object_set_new(js, "share",
+                            culprit_calltree__json_double(d->pairs[s->path[s->npath - 1]].share));
         for (size_t k = 0; k < s->npath; k++)
             json_array_append_new(nodes, node_json(d, s->path[k], s->marks ? &s->marks[k] : NULL));
         json_object_set_new(js, "path", nodes);
@@ -261,12 +263,13 @@ static json_t *rows_json(const culprit_calltree_overweight_round *round)
         json_t *o = json_object();
         json_object_set_new(o, "function", string(row->name));
         json_object_set_new(o, "file", string(row->file));
-        json_object_set_new(o, "base", number(row->base));
-        json_object_set_new(o, "test", number(row->test));
-        json_object_set_new(o, "delta", number(row->delta));
-        json_object_set_new(o, "expected", number(row->expected));
-        json_object_set_new(o, "overweight", number(row->overweight));
-        json_object_set_new(o, "responsibility", number(row->responsibility));
+        json_object_set_new(o, "base", culprit_calltree__json_double(row->base));
+        json_object_set_new(o, "test", culprit_calltree__json_double(row->test));
+        json_object_set_new(o, "delta", culprit_calltree__json_double(row->delta));
+        json_object_set_new(o, "expected", culprit_calltree__json_double(row->expected));
+        json_object_set_new(o, "overweight", culprit_calltree__json_double(row->overweight));
+        json_object_set_new(o, "responsibility",
+                            culprit_calltree__json_double(row->responsibility));
         json_array_append_new(a, o);
     }
     return a;
@@ -282,9 +285,9 @@ static json_t *rounds_json(const culprit_calltree_overweight *ow)
         json_t *jr = json_object();
         json_object_set_new(jr, "round", json_integer((json_int_t)r));
         json_object_set_new(jr, "dropped", json_deep_copy(dropped));
-        json_object_set_new(jr, "base_total", number(round->base_total));
-        json_object_set_new(jr, "test_total", number(round->test_total));
-        json_object_set_new(jr, "delta_total", number(round->delta_total));
+        json_object_set_new(jr, "base_total", culprit_calltree__json_double(round->base_total));
+        json_object_set_new(jr, "test_total", culprit_calltree__json_double(round->test_total));
+        json_object_set_new(jr, "delta_total", culprit_calltree__json_double(round->delta_total));
         json_object_set_new(jr, "pivot",
                             round->pivot == CULPRIT_CALLTREE_NONE
                                 ? json_null()

@@ -23,6 +23,9 @@
  */
 json_t *culprit_calltree__diff_json(const culprit_calltree_diff *diff);
 
+/* A JSON number of `x`, or null for NaN and the infinities (JSON has neither). NULL
+ * only when out of memory. */
+json_t *culprit_calltree__json_double(double x);
 /* A JSON string of `s` (a name, a subject: data), or null for NULL: a byte that is not
  * UTF-8 as \xNN (culprit_text_utf8()), since jansson refuses it and the key went
  * missing. NULL only when out of memory. */

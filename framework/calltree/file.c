@@ -164,7 +164,7 @@ static double add_time(double a, double b)
     return isnan(a) ? b : isnan(b) ? a : a + b;
 }
 
-void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src)
+void culprit_calltree__node_add(culprit_calltree_node *dst, const culprit_calltree_node *src)
 {
     dst->calls += src->calls;
     dst->samples += src->samples;
@@ -474,7 +474,7 @@ static int read_node(reader *r, culprit_calltree *tree, body *b, size_t i)
         node->exclusive_ns = stats.exclusive_ns;
         node->samples = stats.samples;
     } else { /* a path identical to an earlier one (two copies of a function) */
-        culprit_calltree_node_add(&tree->nodes[b->nmap[i]], &stats);
+        culprit_calltree__node_add(&tree->nodes[b->nmap[i]], &stats);
     }
     return 0;
 }

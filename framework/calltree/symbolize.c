@@ -12,6 +12,7 @@
  * survives stripping), DWARF the file and lines, with separate debug files found
  * the elfutils way (.gnu_debuglink, build-id under /usr/lib/debug).
  */
+#include "calltree_internal.h"
 #include "culprit/calltree.h"
 
 #include <elfutils/libdw.h>
@@ -415,7 +416,7 @@ static int remerge(culprit_calltree *tree)
             m->exclusive_ns = n->exclusive_ns;
             m->samples = n->samples;
         } else {
-            culprit_calltree_node_add(&t->nodes[nmap[i]], n);
+            culprit_calltree__node_add(&t->nodes[nmap[i]], n);
         }
     }
     /* The tree keeps its header; the rebuilt one gives its functions and nodes. */

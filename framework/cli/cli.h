@@ -102,20 +102,20 @@ void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
  * built, how many runs a comparison takes and how long a build or run may take,
  * into a culprit_bisect_options `o`. */
 #define CLI_OPT_BUILD(o)                                                                           \
-    CULPRIT_OPT("--build", 0, CULPRIT_OPT_STRING, &(o)->build, "CMD",                              \
+    CULPRIT_OPT("--build", 0, CULPRIT_OPT_STRING, &(o)->measure.build, "CMD",                      \
                 "builds a checkout (a failing build skips the commit)")
 #define CLI_OPT_RUNS(o)                                                                            \
-    CULPRIT_OPT("--min-runs", 0, CULPRIT_OPT_UINT, &(o)->min_runs, "N",                            \
+    CULPRIT_OPT("--min-runs", 0, CULPRIT_OPT_UINT, &(o)->measure.min_runs, "N",                    \
                 "runs of each commit per comparison, in pairs (default 10)", .min = 2),            \
-        CULPRIT_OPT("--max-runs", 0, CULPRIT_OPT_UINT, &(o)->max_runs, "N",                        \
+        CULPRIT_OPT("--max-runs", 0, CULPRIT_OPT_UINT, &(o)->measure.max_runs, "N",                \
                     "more runs, up to N, when a comparison cannot tell (default 30)", .min = 2)
 #define CLI_OPT_TIMEOUT(o)                                                                         \
-    CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->timeout_s, "SECONDS",                    \
+    CULPRIT_OPT("--timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->measure.timeout_s, "SECONDS",            \
                 "kill a run after this long (default 600)", .max = 1e7,                            \
                 .flags = CULPRIT_OPT_ABOVE_MIN,                                                    \
                 .what = "a number of seconds above 0 (up to 1e7)"),                                \
-        CULPRIT_OPT("--build-timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->build_timeout_s, "SECONDS",    \
-                    "kill a build after this long (default 3600)", .max = 1e7,                     \
+        CULPRIT_OPT("--build-timeout", 0, CULPRIT_OPT_DOUBLE, &(o)->measure.build_timeout_s,       \
+                    "SECONDS", "kill a build after this long (default 3600)", .max = 1e7,          \
                     .flags = CULPRIT_OPT_ABOVE_MIN,                                                \
                     .what = "a number of seconds above 0 (up to 1e7)")
 

@@ -19,6 +19,7 @@
 typedef struct {
     int json, help, automatic, no_history;
     const char *history_dir;
+    const char *metric; /* the measured way's: command.metric or perf.metric */
     cli_strings paths;
 } bisect_args;
 
@@ -31,28 +32,29 @@ typedef struct {
             CULPRIT_OPT("--bad", 0, CULPRIT_OPT_STRING, &(o)->bad, "REV",                          \
                         "a revision known to be slow (descendant of good)"),                       \
             CLI_OPT_BUILD(o),                                                                      \
-            CULPRIT_OPT("--command", 0, CULPRIT_OPT_STRING, &(o)->command, "CMD",                  \
+            CULPRIT_OPT("--command", 0, CULPRIT_OPT_STRING, &(o)->command.line, "CMD",             \
                         "the command whose run time is bisected"),                                 \
-            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(o)->run, "CMD",                          \
+            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(o)->perf.run, "CMD",                     \
                         "or: runs a culprit test binary (it gets $CULPRIT_HISTORY_DIR,\n"          \
                         "$CULPRIT_COMMIT and CULPRIT_FAIL_ON=none) ..."),                          \
-            CULPRIT_OPT("--test", 0, CULPRIT_OPT_STRING, &(o)->test, "NAME",                       \
+            CULPRIT_OPT("--test", 0, CULPRIT_OPT_STRING, &(o)->perf.test, "NAME",                  \
                         "... and the perf test (SUITE.TEST or TEST) whose mean is\n"               \
                         "bisected, as the test binary measured it"),                               \
             CLI_OPT_RUNS(o),                                                                       \
-            CLI_OPT_THRESHOLD(&(o)->threshold,                                                     \
+            CLI_OPT_THRESHOLD(&(o)->measure.threshold,                                             \
                               "smallest slowdown that makes a commit bad (default 2)"),            \
-            CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
-            CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(o)->metric, "NAME",                   \
+            CLI_OPT_CONFIDENCE(&(o)->measure.confidence,                                           \
+                               "of each step's decision (default 0.99)"),                          \
+            CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(a)->metric, "NAME",                   \
                         "with --run/--test: bisect this series of the test\n"                      \
-                        "($CULPRIT_METRIC): cpu_ns its CPU time, judged as time is;\n"            \
-                        "a counted one (instructions, under Valgrind) with one run\n"             \
+                        "($CULPRIT_METRIC): cpu_ns its CPU time, judged as time is;\n"             \
+                        "a counted one (instructions, under Valgrind) with one run\n"              \
                         "of each side per step instead of the test's time;\n"                      \
                         "with --command: cpu_ns judges the command's CPU time (user +\n"           \
                         "system, with the children it waits for) instead of its wall\n"            \
                         "time, for an oversubscribed machine; instructions counts\n"               \
                         "the command's instructions under callgrind"),                             \
-            CLI_OPT_COUNT_THRESHOLD(&(o)->count_threshold), CLI_OPT_TIMEOUT(o),                    \
+            CLI_OPT_COUNT_THRESHOLD(&(o)->measure.count_threshold), CLI_OPT_TIMEOUT(o),            \
             CULPRIT_OPT("--all", 0, CULPRIT_OPT_FLAG, &(o)->all, NULL,                             \
                         "find every commit that made it slower, not only one"),                    \
             CULPRIT_OPT("--auto", 0, CULPRIT_OPT_FLAG, &(a)->automatic, NULL,                      \
@@ -206,8 +208,8 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
                     : "the runtime's estimate: too few calls to measure");
     else if (r->parent_tree)
         fprintf(out, "times not corrected for the instrumentation (%s)\n",
-                o->run ? "a perf test's plain build repeats its body another number of times"
-                       : "no plain build of the same commits: --calltree-build gives one");
+                o->perf.run ? "a perf test's plain build repeats its body another number of times"
+                            : "no plain build of the same commits: --calltree-build gives one");
     cli_print_calltree_diff(out, &r->calltree);
     fprintf(out, "%zu suspect%s among %zu functions compared\n", r->calltree.nsuspects,
             r->calltree.nsuspects == 1 ? "" : "s", r->calltree.npairs ? r->calltree.npairs - 1 : 0);
@@ -342,13 +344,13 @@ typedef struct {
 static int settle_options(culprit_bisect_options *o, bisect_request *q)
 {
     if (q->automatic) {
-        if (o->good || o->bad || !o->test) {
+        if (o->good || o->bad || !o->perf.test) {
             culprit_error_set(CULPRIT_EINVALID,
                               "bisect: --auto takes good and bad from the history of --test; "
                               "give --test, not --good or --bad");
             return cli_usage_error("bisect");
         }
-        if (auto_range(q->good, q->bad, o->test, q->history_dir) < 0) {
+        if (auto_range(q->good, q->bad, o->perf.test, q->history_dir) < 0) {
             cli_error(NULL);
             return CLI_EXIT_ERROR;
         }
@@ -375,13 +377,13 @@ static int print_result(const culprit_bisect_result *r, const culprit_bisect_opt
 
     if (json) {
         culprit_buf doc = CULPRIT_BUF_INIT;
-        if (culprit_bisect_result_to_json(&doc, r, o->test, o->calltree) < 0 ||
+        if (culprit_bisect_result_to_json(&doc, r, o->perf.test, o->calltree) < 0 ||
             cli_print_document(&doc) < 0)
             status = CLI_EXIT_ERROR;
         culprit_buf_dispose(&doc);
     }
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
-    print_text(json ? stderr : stdout, r, o->confidence);
+    print_text(json ? stderr : stdout, r, o->measure.confidence);
     if (o->calltree && (r->outcome == CULPRIT_BISECT_RESULT_FOUND || r->nculprits))
         print_calltree(json ? stderr : stdout, r, o);
     return status;
@@ -400,21 +402,21 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
      * recorded only into a store named explicitly: the default one lives in the
      * working tree, which a bisection leaves as it found it. */
     memset(&env, 0, sizeof(env));
-    if (o->run && !q->no_history) {
+    if (o->perf.run && !q->no_history) {
         if (cli_env_open(&env, NULL, q->history_dir, 0) < 0) {
             cli_error(NULL);
             return CLI_EXIT_ERROR;
         }
-        o->history_dir = env.settings.history_dir;
-        o->record = q->history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+        o->perf.history_dir = env.settings.history_dir;
+        o->perf.record = q->history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
     }
     o->paths = paths;
     o->npaths = npaths;
-    p.confidence = o->confidence;
-    p.series = o->run ? NULL : o->metric;
-    o->progress = cli_bisect_step_line;
-    o->phase = cli_bisect_phase_line;
-    o->payload = &p;
+    p.confidence = o->measure.confidence;
+    p.series = o->command.metric;
+    o->measure.progress = cli_bisect_step_line;
+    o->measure.phase = cli_bisect_phase_line;
+    o->measure.payload = &p;
     cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, o);
@@ -439,7 +441,7 @@ static int usage_error(const char **paths)
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
-    bisect_args a = {0, 0, 0, 0, NULL, {NULL, 0}};
+    bisect_args a = {0, 0, 0, 0, NULL, NULL, {NULL, 0}};
     const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
     culprit_opt_parser parser;
     int kind, status;
@@ -464,8 +466,12 @@ int cli_bisect(int argc, char **argv)
         if (cli_project_commands(&o, owned) < 0) {
             cli_error(NULL);
             status = CLI_EXIT_ERROR;
-        } else if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
-            status = run_session(&o, a.paths.items, a.paths.n, &q);
+        } else {
+            /* --metric names the series of the way measured (a perf test's or a command's) */
+            *(o.perf.run ? &o.perf.metric : &o.command.metric) = a.metric;
+            if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+                status = run_session(&o, a.paths.items, a.paths.n, &q);
+        }
         free(owned[0]);
         free(owned[1]);
     }

@@ -71,7 +71,7 @@ typedef struct {
                         "(instrumented, e.g. CC=culprit-cc) while --build makes the\n"             \
                         "plain build; default: \"calltree_build\" of culprit.json"),               \
             CLI_OPT_BUILD(&(a)->pair),                                                             \
-            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(a)->pair.run, "CMD",                     \
+            CULPRIT_OPT("--run", 0, CULPRIT_OPT_STRING, &(a)->pair.perf.run, "CMD",                \
                         "with --confirm or --investigate: runs the test binary in a\n"             \
                         "checkout (as for culprit bisect: $CULPRIT_CHECKOUT,\n"                    \
                         "$CULPRIT_HISTORY_DIR); default: \"run\" of culprit.json"),                \
@@ -120,7 +120,7 @@ static int parse(check_args *a, int argc, char **argv, int *help)
         if (kind == CULPRIT_OPT_POSITIONAL)
             return culprit_error_set(CULPRIT_EINVALID, "check: unexpected argument '%s'", p.value);
     }
-    if ((a->pair.build || a->pair.run) && !a->confirm && !a->investigate.enabled)
+    if ((a->pair.measure.build || a->pair.perf.run) && !a->confirm && !a->investigate.enabled)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check: --build and --run go with --confirm or --investigate");
     if (a->confirm_budget_given && !a->confirm && !a->investigate.enabled)
@@ -235,8 +235,8 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
             culprit_buf_puts(&line, "too few pairs to judge");
         if (p->event == CULPRIT_CONFIRM_PAIR)
             culprit_buf_puts(&line, p->cpu ? " on CPU time" : "");
-        else if (o->pair.metric)
-            culprit_buf_printf(&line, "; judged on %s (--metric)", o->pair.metric);
+        else if (o->pair.perf.metric)
+            culprit_buf_printf(&line, "; judged on %s (--metric)", o->pair.perf.metric);
         else if (p->result->cpu)
             culprit_buf_printf(&line, "; judged on CPU time: %zu of %zu runs were preempted",
                                p->result->preempted, 2 * p->result->runs);
@@ -265,7 +265,7 @@ static int confirm_paired(culprit_check_result *result, const culprit_history_ru
     culprit_confirm_options o = CULPRIT_CONFIRM_OPTIONS_INIT;
 
     o.pair = a->pair;
-    o.pair.metric = a->judge.check.metric; /* the series the check judged */
+    o.pair.perf.metric = a->judge.check.metric; /* the series the check judged */
     o.which = which;
     o.budget_s = a->confirm_budget_s;
     o.confidence = a->judge.check.detect.confidence;
@@ -296,7 +296,7 @@ static int investigate(investigations *iv, const check_args *a, const cli_env *e
 
     culprit_bisect_options pair = a->pair;
 
-    pair.metric = a->judge.check.metric; /* the series the check judged is bisected */
+    pair.perf.metric = a->judge.check.metric; /* the series the check judged is bisected */
     /* An unconfirmed minor is confirmed by pairs first: only confirmed ones are
      * bisected (docs/investigate.md). */
     if ((error = confirm_paired(result, runs, sha, bases, nbases, a, CULPRIT_CONFIRM_UNCONFIRMED)) <
@@ -427,7 +427,7 @@ int cli_check(int argc, char **argv)
     trees[1] = a.build_dir;
     rerun.dir = env.settings.history_dir;
     rerun.sha = sha;
-    if (a.confirm && a.pair.build && !a.pair.run) {
+    if (a.confirm && a.pair.measure.build && !a.pair.perf.run) {
         error = culprit_error_set(CULPRIT_EINVALID,
                                   "check: --confirm --build needs --run (the command running "
                                   "the test binary), or \"run\" in culprit.json");
@@ -458,7 +458,7 @@ int cli_check(int argc, char **argv)
     o.bases = bases;
     o.nbases = nbases;
     o.read_all = a.baseline_rev || culprit_vcs_is_shallow(env.repo);
-    if (a.confirm && !a.pair.run) {
+    if (a.confirm && !a.pair.perf.run) {
         o.rerun = confirm_one;
         o.unconfirmed = say_unconfirmed;
         o.payload = &rerun;
@@ -468,7 +468,7 @@ int cli_check(int argc, char **argv)
         cli_note_shallow(env.repo, sha, &runs);
     if (error < 0)
         goto cleanup;
-    if (a.confirm && a.pair.run &&
+    if (a.confirm && a.pair.perf.run &&
         (error = confirm_paired(&result, &runs, sha, bases, nbases, &a, CULPRIT_CONFIRM_WANTED)) <
             0)
         goto cleanup;

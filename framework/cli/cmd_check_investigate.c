@@ -46,17 +46,17 @@ int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, 
     const char *trees = culprit_project_command(env->project, CULPRIT_PROJECT_CALLTREE_BUILD);
 
     /* The command line first, then culprit.json. */
-    inv->build_given = pair->build != NULL;
-    inv->run_given = pair->run != NULL;
-    if (!pair->build)
-        pair->build = build;
-    if (!pair->run)
-        pair->run = run;
+    inv->build_given = pair->measure.build != NULL;
+    inv->run_given = pair->perf.run != NULL;
+    if (!pair->measure.build)
+        pair->measure.build = build;
+    if (!pair->perf.run)
+        pair->perf.run = run;
     if (!inv->calltree_build) /* --calltree-build first */
         inv->calltree_build = trees;
     if (!inv->enabled)
         return 0;
-    if (!pair->run)
+    if (!pair->perf.run)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check --investigate needs the command that runs the test "
                                  "binary in a checkout: --run CMD, or \"run\" in %s",
@@ -64,8 +64,8 @@ int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, 
                                                             : "culprit.json");
     /* As culprit bisect: the history's runs are reused; the investigation's own are
      * recorded only into a store named explicitly (the default lives in the tree). */
-    pair->history_dir = env->settings.history_dir;
-    pair->record = history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+    pair->perf.history_dir = env->settings.history_dir;
+    pair->perf.record = history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
     return 0;
 }
 
@@ -98,11 +98,11 @@ int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_invest
     o.calltree_build = inv->calltree_build;
     o.budget_s = inv->budget_s;
     /* A line per bisection step and per phase, a heartbeat between them (CI logs). */
-    p.confidence = pair->confidence;
+    p.confidence = pair->measure.confidence;
     p.series = NULL;
-    o.bisect.progress = cli_bisect_step_line;
-    o.bisect.phase = cli_bisect_phase_line;
-    o.bisect.payload = &p;
+    o.bisect.measure.progress = cli_bisect_step_line;
+    o.bisect.measure.phase = cli_bisect_phase_line;
+    o.bisect.measure.payload = &p;
     cli_progress_start(&p.bar, "investigating");
     error = culprit_bisect_investigate(out, n, result, runs, bases, nbases, &o);
     cli_progress_stop(&p.bar);
@@ -205,13 +205,13 @@ void cli_investigate_continue(culprit_buf *out, const cli_investigate *inv,
         culprit_buf_puts(out, " --project ");
         put_quoted(out, judge->project_file);
     }
-    if (inv->build_given && pair->build) {
+    if (inv->build_given && pair->measure.build) {
         culprit_buf_puts(out, " --build ");
-        put_quoted(out, pair->build);
+        put_quoted(out, pair->measure.build);
     }
-    if (inv->run_given && pair->run) {
+    if (inv->run_given && pair->perf.run) {
         culprit_buf_puts(out, " --run ");
-        put_quoted(out, pair->run);
+        put_quoted(out, pair->perf.run);
     }
 }
 

@@ -92,9 +92,9 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2])
         return error;
     build = culprit_project_command(env.project, CULPRIT_PROJECT_BUILD);
     run = culprit_project_command(env.project, CULPRIT_PROJECT_RUN);
-    if (!o->build && build && !(o->build = owned[0] = culprit_strdup(build)))
+    if (!o->measure.build && build && !(o->measure.build = owned[0] = culprit_strdup(build)))
         error = CULPRIT_ERROR_NOMEM();
-    if (!o->run && !o->command && run && !(o->run = owned[1] = culprit_strdup(run)))
+    if (!o->perf.run && !o->command.line && run && !(o->perf.run = owned[1] = culprit_strdup(run)))
         error = CULPRIT_ERROR_NOMEM();
     cli_env_dispose(&env);
     return error;

@@ -5,6 +5,7 @@
  * finite as null) and the JUnit file, written by the history module so it is the
  * same schema-valid format the test binaries write.
  */
+#include "../calltree/calltree_json.h"
 #include "cli.h"
 
 #include <math.h>
@@ -178,19 +179,14 @@ json_t *cli_json_document(const char *command)
 
 json_t *cli_json_number(double x)
 {
-    return isfinite(x) ? json_real(x) : json_null();
+    return culprit_calltree__json_double(x);
 }
 
 /* JSON carries UTF-8 only (jansson refuses the rest, and the key went missing): a
  * byte that is not is written as "\xNN" (core's culprit_text_utf8()). */
 json_t *cli_json_string(const char *s)
 {
-    culprit_buf scratch = CULPRIT_BUF_INIT;
-    const char *safe = s ? culprit_text_utf8(s, &scratch, 0) : NULL;
-    json_t *j = safe ? json_string(safe) : json_null();
-
-    culprit_buf_dispose(&scratch);
-    return j;
+    return culprit_calltree__json_text(s);
 }
 
 json_t *cli_json_counts(const culprit_check_result *result)

@@ -122,4 +122,25 @@ int culprit_history__list_files(char ***out, size_t *count, const char *dir);
 /* Reports the file `path` skipped for the last error through `warn` (NULL: stderr). */
 void culprit_history__warn_skipped(culprit_history_warn_fn warn, void *payload, const char *path);
 
+/*
+ * A second source of runs beside the directory (the shared history in a git ref,
+ * culprit_history_source): parses the run file `data` (named `name` in warnings)
+ * with the filters of `query` (NULL: all; its `commits`, when given, sorted in strcmp
+ * order: culprit_history_load() sorts a copy of its own, a caller adding many files
+ * sorts once) and appends it to `runs`. A file that cannot be read is reported
+ * through `warn` (NULL: stderr), counted in runs->nskipped and skipped: 0. Call
+ * culprit_history__runs_finish() once all are added. Errors: CULPRIT_ERROR (out of
+ * memory). Internal since issue 24: a user reads both sources through
+ * culprit_history_source_load().
+ */
+int culprit_history__runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
+                                     const char *name, const culprit_history_query *query,
+                                     culprit_history_warn_fn warn, void *payload);
+
+/*
+ * After runs from several sources: keeps one run per id (the one added first, so
+ * load the local directory first) and sorts as culprit_history_load() does.
+ */
+int culprit_history__runs_finish(culprit_history_runs *runs);
+
 #endif

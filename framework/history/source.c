@@ -166,13 +166,13 @@ static int load_shared(culprit_history_runs *out, const culprit_history_source *
             error = 0;
             continue;
         }
-        error = culprit_history_runs_add_memory(out, data.ptr ? data.ptr : "", data.size,
-                                                culprit_buf_cstr(&name), query, warn, payload);
+        error = culprit_history__runs_add_memory(out, data.ptr ? data.ptr : "", data.size,
+                                                 culprit_buf_cstr(&name), query, warn, payload);
     }
     culprit_buf_dispose(&data);
     culprit_buf_dispose(&name);
     culprit_vcs_ref_files_dispose(&files);
-    return error < 0 ? error : culprit_history_runs_finish(out);
+    return error < 0 ? error : culprit_history__runs_finish(out);
 }
 
 static int compare_commits(const void *a, const void *b)

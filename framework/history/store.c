@@ -358,7 +358,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
     }
     culprit_history_runs_sort(out);
     if (nreports) /* a report repeats runs that have their own files: one of each */
-        error = culprit_history_runs_finish(out);
+        error = culprit_history__runs_finish(out);
 cleanup:
     free(path);
     free(sorted);
@@ -388,9 +388,9 @@ void culprit_history_runs_dispose(culprit_history_runs *runs)
 
 /* ---------------------------------------------------- a second source --- */
 
-int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
-                                    const char *name, const culprit_history_query *query,
-                                    culprit_history_warn_fn warn, void *payload)
+int culprit_history__runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
+                                     const char *name, const culprit_history_query *query,
+                                     culprit_history_warn_fn warn, void *payload)
 {
     culprit_history_query all = {0};
     culprit_run *run = NULL, **grown;
@@ -427,7 +427,7 @@ static int compare_ids(const void *a, const void *b)
     return c ? c : (x->order < y->order ? -1 : x->order > y->order);
 }
 
-int culprit_history_runs_finish(culprit_history_runs *runs)
+int culprit_history__runs_finish(culprit_history_runs *runs)
 {
     loaded_run *all;
     size_t k = 0;

@@ -5,6 +5,7 @@
  * Numbers that do not exist (no baseline, the slowest category's infinite limit)
  * are null; 12 significant digits, as every culprit document.
  */
+#include "../calltree/calltree_json.h"
 #include "render.h"
 
 #include <jansson.h>
@@ -14,7 +15,7 @@
 
 static json_t *num(double x)
 {
-    return isfinite(x) ? json_real(x) : json_null();
+    return culprit_calltree__json_double(x);
 }
 
 static json_t *str(const char *s)

@@ -3,27 +3,22 @@
  * fields; they are stable: new fields may be added, none renamed or removed).
  * Built with jansson: no hand-written JSON anywhere in culprit.
  */
+#include "../calltree/calltree_json.h"
 #include "runner_internal.h"
 
 #include <jansson.h>
 #include <math.h>
 
-/* JSON has no infinity or NaN: they become null. */
+/* JSON has no infinity or NaN: they become null (the library's one writer of them). */
 static json_t *number(double v)
 {
-    return isfinite(v) ? json_real(v) : json_null();
+    return culprit_calltree__json_double(v);
 }
 
-/* JSON carries UTF-8 only (jansson refuses the rest, and the key went missing): a
- * byte that is not is written as "\xNN" (core's culprit_text_utf8()). */
+/* JSON carries UTF-8 only: a byte that is not is written as "\xNN". */
 static json_t *string_or_null(const char *s)
 {
-    culprit_buf scratch = CULPRIT_BUF_INIT;
-    const char *safe = s ? culprit_text_utf8(s, &scratch, 0) : NULL;
-    json_t *j = safe ? json_string(safe) : json_null();
-
-    culprit_buf_dispose(&scratch);
-    return j;
+    return culprit_calltree__json_text(s);
 }
 
 /* The mean of a recorded series (samples loaded), NaN when absent. */

@@ -213,101 +213,141 @@ int culprit_bisect_check(const culprit_bisect *bisect);
 struct culprit_bisect_step;
 
 /**
+ * What every measurement of one commit against another shares, whatever is
+ * measured: a bisection's steps, a paired confirmation (culprit_bisect_confirm(),
+ * culprit_bisect_confirm_check()) and an investigation's sessions. Each side is
+ * built in a temporary checkout outside the user's working tree and measured against
+ * the other with the runs of the two interleaved (so drift of the machine touches
+ * both alike), and the change is judged with its interval.
+ */
+typedef struct {
+    const char *repository; /**< a path inside the repository; NULL: "." */
+    const char *build;      /**< shell command building a checkout (its directory is the
+                                 working directory and $CULPRIT_CHECKOUT); NULL: none */
+    /** Kill a build (`build`, culprit_bisect_options.calltree_build) after this long, in
+     * seconds: a build of a large project on a loaded machine takes far longer than a
+     * run. 0: the default, CULPRIT_BISECT_BUILD_TIMEOUT. */
+    double build_timeout_s;
+    const char *checkout_parent; /**< where temporary checkouts go; NULL: the process's
+                                      temporary directory in $TMPDIR (culprit_fs_temp_dir()) */
+    double confidence;           /**< of each decision (0.99) */
+    double threshold;            /**< smallest relative slowdown that makes a commit bad (0.02) */
+    double count_threshold;      /**< a counted metric ("instructions"): smallest relative change
+                                      of the count that is bad (0.005) */
+    unsigned int min_runs;       /**< runs of each per decision, in pairs; 0 (the default):
+                                      CULPRIT_BISECT_MIN_RUNS, and a step far beyond the noise
+                                      may stop before them (the sequential rule's early looks at
+                                      4 and 6 pairs, docs/bisect.md "Stopping early"); a number
+                                      (at least 2): that minimum is kept, no early stop */
+    unsigned int max_runs;       /**< when undecided, more runs up to this many (30); below the
+                                      minimum (min_runs or its default) the minimum is taken */
+    double timeout_s;            /**< kill a run after this long (600) */
+    /** Called after each measured step (NULL: silent). */
+    void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
+                     void *payload);
+    /** Called when a phase of the session starts (NULL: silent), with a line saying what
+     * it does ("searching the rest of the range...", "call trees: building..."), and
+     * `payload`. */
+    void (*phase)(const char *what, void *payload);
+    void *payload;
+} culprit_bisect_measurement;
+
+/**
+ * What is measured, first way: a command's whole run (the way hyperfine times
+ * commands), by its wall time, its CPU time or its instructions.
+ */
+typedef struct {
+    const char *line; /**< shell command whose run is measured, in the checkout */
+    /** NULL: its wall time. "cpu_ns": its CPU time (user + system of its main process and
+     * the descendants it waited for: culprit_process_result.cpu_ns), judged as wall time
+     * is (warm-up, paired runs, the interval): CPU time is not deterministic, but it does
+     * not see the scheduling delays of an oversubscribed machine. "instructions": its
+     * instructions and those of every process it starts, counted under callgrind, one
+     * run of each side per step, judged by detect's deterministic rule at
+     * count_threshold. Nothing else. */
+    const char *metric;
+} culprit_bisect_command;
+
+/**
+ * What is measured, second way: a culprit perf test, run by a command that runs a
+ * culprit test binary. Its runs already in history are reused and its new runs can be
+ * recorded there.
+ */
+typedef struct {
+    const char *run;  /**< shell command running a culprit test binary in the checkout (it gets
+                           CULPRIT_HISTORY_DIR, CULPRIT_COMMIT, CULPRIT_FAIL_ON=none) */
+    const char *test; /**< the perf test measured, "suite.test" or "test" */
+    /** The series of the test bisected instead of its time: a time series of its own
+     * ("cpu_ns", judged as time is) or a metric counted by a tool ("instructions":
+     * counted under Valgrind, one run of each side per step without a warm-up, judged by
+     * detect's deterministic rule, culprit_detect_counted_change, at count_threshold).
+     * The run command gets CULPRIT_METRIC=NAME in its environment. NULL: its time. */
+    const char *metric;
+    const char *history_dir; /**< a history store whose runs of the test at a commit (clean
+                                  tree, this machine, the same compiler and flags as this
+                                  session's runs) are reused as samples; NULL: none */
+    int record;              /**< also record this session's runs into history_dir */
+} culprit_bisect_perf_test;
+
+/**
  * One bisection on a real repository: build each commit chosen by the algorithm
- * above in a temporary checkout outside the user's working tree, measure it
- * against the good end with the runs of the two interleaved (so drift of the
- * machine touches both alike), decide with Welch's interval, and go on until the
+ * above, measure it against the good end (`measure`), decide, and go on until the
  * first bad commit is found. The user's working tree, index, HEAD and refs are
  * never touched.
  *
- * What is measured: a command's whole run time (`command`, the way hyperfine times
- * commands), or a culprit perf test (`run` + `test`), whose runs already in history
- * are reused and whose new runs can be recorded there (`history_dir`, `record`).
+ * What is measured is one of two: a command (`command.line`) or a perf test
+ * (`perf.run` and `perf.test`); each way has its own options, and what the two share
+ * is `measure`. The rest are the search's. culprit_bisect_confirm() and
+ * culprit_bisect_investigate() take the same struct, and use good, bad, `measure` and
+ * the way measured (culprit_bisect_options_check() says which fields each needs).
  */
 typedef struct {
     unsigned int version;
-    const char *repository;    /**< a path inside the repository; NULL: "." */
-    const char *good;          /**< revision known to be fast */
-    const char *bad;           /**< revision known to be slow */
-    const char *build;         /**< shell command building a checkout (its directory is the
-                                    working directory and $CULPRIT_CHECKOUT); NULL: none */
-    const char *command;       /**< shell command whose run time is measured, in the checkout */
-    const char *run;           /**< or: shell command running a culprit test binary in the checkout
-                                    (it gets CULPRIT_HISTORY_DIR, CULPRIT_COMMIT, CULPRIT_FAIL_ON=none) */
-    const char *test;          /**< with run: the perf test measured, "suite.test" or "test" */
-    double confidence;         /**< of each decision (0.99) */
-    double threshold;          /**< smallest relative slowdown that makes a commit bad (0.02) */
-    unsigned int min_runs;     /**< runs of each per decision, in pairs; 0 (the default):
-                                    CULPRIT_BISECT_MIN_RUNS, and a step far beyond the noise
-                                    may stop before them (the sequential rule's early looks at
-                                    4 and 6 pairs, docs/bisect.md "Stopping early"); a number
-                                    (at least 2): that minimum is kept, no early stop */
-    unsigned int max_runs;     /**< when undecided, more runs up to this many (30); below the
-                                    minimum (min_runs or its default) the minimum is taken */
+    const char *good; /**< revision known to be fast */
+    const char *bad;  /**< revision known to be slow */
+    culprit_bisect_measurement measure;
+    culprit_bisect_command command; /**< either this ... */
+    culprit_bisect_perf_test perf;  /**< ... or this */
+    /* The search's: */
     unsigned int max_failures; /**< stop after this many commits failed to build or run (5) */
-    double timeout_s;          /**< kill a run after this long (600) */
     int all;                   /**< find every commit that made it slower, not only one */
     const char *const *paths;  /**< relevance (Vogel 2017, 4.4.4): commits touching none of
                                     these paths (directories or globs) are not built */
     size_t npaths;
-    const char *checkout_parent; /**< where temporary checkouts go; NULL: the process's
-                                      temporary directory in $TMPDIR (culprit_fs_temp_dir()) */
-    const char *history_dir;     /**< with run/test: a history store whose runs of the test at a
-                                      commit (clean tree, this machine, the same compiler and
-                                      flags as this session's runs) are reused as samples;
-                                      NULL: none */
-    int record;                  /**< also record this session's runs into history_dir */
-    /** Called after each step (NULL: silent). */
-    void (*progress)(const struct culprit_bisect_step *step, size_t index, size_t estimate,
-                     void *payload);
-    void *payload;
     /** After a culprit is found: record the call trees of the culprit and its first
      * parent in their checkouts (the command, or the run command, of a binary built
      * with culprit_instrument) and diff them with change correlation against the
      * culprit (Heger et al. 2013, sections 4.2-4.3), at `confidence` and `threshold`. */
     int calltree;
-    /** With run/test: the series bisected instead of the test's time, a metric counted by
-     * a tool (`--metric instructions`: counted under Valgrind). The run command gets
-     * CULPRIT_METRIC=NAME in its environment; each step runs each side once, without a
-     * warm-up, and judges the counts by detect's deterministic rule
-     * (culprit_detect_counted_change) at count_threshold. NULL: time.
-     * With command: only "cpu_ns", the command's CPU time (user + system of its main
-     * process and the descendants it waited for: culprit_process_result.cpu_ns) instead
-     * of its wall time, judged as wall time is (warm-up, paired runs, the interval):
-     * CPU time is not deterministic, but it does not see the scheduling delays of an
-     * oversubscribed machine. */
-    const char *metric;
-    double count_threshold; /**< smallest relative change of the count that is bad (0.005) */
     /** With calltree: the shell command building a checkout for call trees (instrumented,
-     * e.g. with CC=culprit-cc), when `build` makes a plain build. The bisection then
-     * measures `build`'s binaries and records the trees in two checkouts of their own
-     * built with this one. NULL: the trees are recorded from `build`'s binaries. Either
-     * way, before bisecting, the good end's build for call trees must record a tree, or
-     * the session stops at once with the fix (CULPRIT_ERROR). */
+     * e.g. with CC=culprit-cc), when measure.build makes a plain build. The bisection then
+     * measures measure.build's binaries and records the trees in two checkouts of their
+     * own built with this one. NULL: the trees are recorded from measure.build's binaries.
+     * Either way, before bisecting, the good end's build for call trees must record a
+     * tree, or the session stops at once with the fix (CULPRIT_ERROR). */
     const char *calltree_build;
-    /** Kill a build (`build`, `calltree_build`) after this long, in seconds: a build of a
-     * large project on a loaded machine takes far longer than a run. 0: the default,
-     * CULPRIT_BISECT_BUILD_TIMEOUT. */
-    double build_timeout_s;
-    /** Called when a phase of the session starts (NULL: silent), with a line saying what
-     * it does ("searching the rest of the range...", "call trees: building..."), and
-     * `payload`. */
-    void (*phase)(const char *what, void *payload);
 } culprit_bisect_options;
 
-/** The build timeout when culprit_bisect_options.build_timeout_s is 0: an hour. */
+/** The build timeout when culprit_bisect_measurement.build_timeout_s is 0: an hour. */
 #define CULPRIT_BISECT_BUILD_TIMEOUT 3600
 
 /** The runs of each per decision when min_runs is 0. */
 #define CULPRIT_BISECT_MIN_RUNS 10
 
-#define CULPRIT_BISECT_OPTIONS_VERSION 2
+/** The defaults of a measurement (inside CULPRIT_BISECT_OPTIONS_INIT). */
+#define CULPRIT_BISECT_MEASUREMENT_INIT                                                            \
+    {                                                                                              \
+        .build_timeout_s = CULPRIT_BISECT_BUILD_TIMEOUT, .confidence = 0.99, .threshold = 0.02,    \
+        .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD, .min_runs = 0, .max_runs = 30,          \
+        .timeout_s = 600                                                                           \
+    }
+
+/* 3: the options split into measure, command, perf and the search's (0.1.0 had 2). */
+#define CULPRIT_BISECT_OPTIONS_VERSION 3
 #define CULPRIT_BISECT_OPTIONS_INIT                                                                \
     {                                                                                              \
-        .version = CULPRIT_BISECT_OPTIONS_VERSION, .confidence = 0.99, .threshold = 0.02,          \
-        .min_runs = 0, .max_runs = 30, .max_failures = 5, .timeout_s = 600,                        \
-        .count_threshold = CULPRIT_DETECT_COUNT_THRESHOLD,                                         \
-        .build_timeout_s = CULPRIT_BISECT_BUILD_TIMEOUT                                            \
+        .version = CULPRIT_BISECT_OPTIONS_VERSION, .measure = CULPRIT_BISECT_MEASUREMENT_INIT,     \
+        .max_failures = 5                                                                          \
     }
 
 /**
@@ -318,13 +358,16 @@ typedef struct {
 int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version);
 
 /**
- * The one check of a bisection's options, which culprit_bisect_session(),
- * culprit_bisect_confirm() and culprit_bisect_calltree_session() make themselves
- * and a tool may make before it starts anything: the version; good and bad; a
- * command, or else a run command with its test (a test needs a run command); a
- * metric other than "cpu_ns" only with a run and a test; confidence in (0, 1),
- * min_runs 0 or at least 2, timeout and count_threshold in range. 0, or
- * CULPRIT_EINVALID with a message naming the option.
+ * The one check of a bisection's options, which every entry point makes itself
+ * (culprit_bisect_session(), culprit_bisect_calltree_session(),
+ * culprit_bisect_confirm(), culprit_bisect_confirm_check(),
+ * culprit_bisect_investigate()) and a tool may make before it starts anything: the
+ * version; good and bad; one way measured: a command (command.line), or else a perf
+ * test (perf.run with perf.test; a test needs a run command), not both; a command's
+ * metric only "cpu_ns" or "instructions", and a perf test's options (perf.*) only
+ * with a run command; `measure` in range (confidence in (0, 1), min_runs 0 or at
+ * least 2, timeouts and count_threshold). 0, or CULPRIT_EINVALID with a message
+ * naming the option.
  */
 int culprit_bisect_options_check(const culprit_bisect_options *opts);
 
@@ -344,7 +387,7 @@ typedef struct {
     size_t pairs;                           /**< pairs judged (0: Welch over the sides, some from
                                                  history; or the deterministic rule) */
     size_t builds;                          /**< commits built */
-    int deterministic;                      /**< judged on counts (opts->metric) */
+    int deterministic;                      /**< judged on counts (an "instructions" metric) */
     int cpu;          /**< judged on each run's CPU time: a run had preempted samples */
     size_t preempted; /**< runs (both sides) with preempted samples */
     int out_of_time;  /**< the time budget stopped it: the figures are those so far */
@@ -388,10 +431,10 @@ typedef enum {
 
 typedef struct {
     unsigned int version;
-    /** The template of each confirmation: repository, build, run (or command), the
-     * runs (max_runs: the pairs budget), timeout, confidence, threshold, history_dir,
-     * checkout_parent, metric (the series the check judged). good, bad and test are
-     * set per test. */
+    /** The template of each confirmation: `measure` (max_runs: the pairs budget) and the
+     * way measured, a perf test (perf.run, perf.history_dir, perf.metric: the series the
+     * check judged) or a command. good, bad and perf.test are set per test; the search's
+     * fields are not used. */
     culprit_bisect_options pair;
     culprit_confirm_which which;
     double budget_s;   /**< per test: no pair starts after this long (its builds included);
@@ -404,7 +447,7 @@ typedef struct {
 
 /** The default time budget of one test's paired confirmation, in seconds. */
 #define CULPRIT_CONFIRM_BUDGET_S        60
-#define CULPRIT_CONFIRM_OPTIONS_VERSION 1
+#define CULPRIT_CONFIRM_OPTIONS_VERSION 2
 #define CULPRIT_CONFIRM_OPTIONS_INIT                                                               \
     {                                                                                              \
         .version = CULPRIT_CONFIRM_OPTIONS_VERSION, .pair = CULPRIT_BISECT_OPTIONS_INIT,           \
@@ -455,8 +498,8 @@ typedef struct culprit_bisect_step {
     size_t paired;     /**< run pairs (good end, then candidate) the change was judged on, their
                             differences inside Tukey's severe fences; 0: Welch over the two
                             sides (some samples came from history) */
-    int deterministic; /**< judged on counts (opts->metric) by the deterministic rule: one
-                            run per side, no warm-up, no interval (change_low == change_high) */
+    int deterministic; /**< judged on counts (an "instructions" metric) by the deterministic rule:
+                          one run per side, no warm-up, no interval (change_low == change_high) */
     int conclusive;    /**< bad at confidence 1 - (1 - confidence)^2 too: as strong as this
                             step and an independent confirmation of it together (a culprit
                             found by such a step against its parent is not measured again) */
@@ -493,7 +536,8 @@ typedef struct {
     char *subject, *author, *date;          /**< of the culprit */
     double change, change_low, change_high; /**< the culprit's step against its good end */
     char good[41], bad[41];                 /**< the resolved ends */
-    char metric[32]; /**< the series judged: opts->metric ("cpu_ns", "instructions"), or ""
+    char metric[32]; /**< the series judged: command.metric or perf.metric ("cpu_ns",
+                          "instructions"), or ""
                           for time (the command's wall time, the test's measured time) */
     size_t ncommits; /**< commits between them (the DAG) */
     size_t nsteps;
@@ -526,7 +570,7 @@ typedef struct {
                                  outcome stands either way */
     int calltree_corrected; /**< 1: both trees were recorded with the plain build of the
                                  same commit as their baseline (opts->calltree_build with
-                                 opts->command: the bisection's own --build checkouts), so
+                                 opts->command.line: the bisection's own --build checkouts), so
                                  their times are corrected for the instrumentation
                                  (culprit_calltree_record_options.baseline); 0: not */
 } culprit_bisect_result;
@@ -551,9 +595,9 @@ void culprit_bisect_result_dispose(culprit_bisect_result *result);
 /**
  * The call-tree step alone, for a commit already known to be the culprit (a check
  * judged it against its first parent, the only commit between them): `opts->bad`
- * and its first parent are built in temporary checkouts with `opts->build`, their
- * call trees recorded with `opts->run` (or `opts->command`), diffed at
- * `opts->confidence` and `opts->threshold` and correlated with the commit's
+ * and its first parent are built in temporary checkouts with `opts->measure.build`, their
+ * call trees recorded with `opts->perf.run` (or `opts->command.line`), diffed at
+ * `opts->measure.confidence` and `opts->measure.threshold` and correlated with the commit's
  * changes. `opts->good` and `opts->calltree` are ignored. The result reads as a
  * bisection's that found the commit: outcome FOUND, `culprit` and `bad` the
  * commit, `good` and `parent` its parent, ncommits 1, no steps, the change
@@ -607,17 +651,17 @@ typedef struct {
 
 typedef struct {
     unsigned int version;
-    /** The template of every session: repository, build, run (the test is set per
-     * investigation), history_dir and record, runs, timeout, confidence, metric,
-     * checkout_parent, progress. good, bad, test, calltree and all are set here. */
+    /** The template of every session: `measure` and the perf test (perf.test is set per
+     * investigation: perf.run, history_dir and record, metric). good, bad, perf.test,
+     * calltree and all are set here. */
     culprit_bisect_options bisect;
     const char *calltree_build; /**< the instrumented build whose call trees are recorded
                                      (the culprit and its parent built again with it);
-                                     NULL: bisect.build (then it must be instrumented) */
+                                     NULL: bisect.measure.build (then it must be instrumented) */
     double budget_s;            /**< wall-time budget of all of them; 0: none */
 } culprit_investigate_options;
 
-#define CULPRIT_INVESTIGATE_OPTIONS_VERSION 1
+#define CULPRIT_INVESTIGATE_OPTIONS_VERSION 2
 #define CULPRIT_INVESTIGATE_OPTIONS_INIT                                                           \
     {                                                                                              \
         CULPRIT_INVESTIGATE_OPTIONS_VERSION, CULPRIT_BISECT_OPTIONS_INIT, NULL, 1800               \
@@ -635,7 +679,7 @@ int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned
  * share one investigation, majors first, then by the size of the change. A range of
  * more than one commit is bisected (culprit_bisect_session() with opts->bisect, the
  * test bisected the worst of the group, a step bad when slower by at least half the
- * change the check saw, and never less than opts->bisect.threshold), then the call
+ * change the check saw, and never less than opts->bisect.measure.threshold), then the call
  * trees of the culprit and its parent are diffed; a range of one commit goes
  * straight to the call trees (culprit_bisect_calltree_session()).
  *

@@ -196,11 +196,6 @@ int culprit_calltree_function_is_raw(const culprit_calltree *tree, size_t f);
  */
 int culprit_calltree_symbolize(culprit_calltree *tree, size_t *nmissing);
 
-/**
- * Adds `src`'s node statistics into `dst` (times: NaN plus x is x), the helper
- * readers and mergers share.
- */
-void culprit_calltree_node_add(culprit_calltree_node *dst, const culprit_calltree_node *src);
 /* ---- callgrind ---- */
 
 /**

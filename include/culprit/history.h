@@ -271,35 +271,15 @@ void culprit_history_runs_dispose(culprit_history_runs *runs);
 int culprit_history_read_report(culprit_history_runs *out, const char *path, unsigned int flags);
 
 /**
- * A second source of runs beside the directory (the shared history in a git ref,
- * docs/history-format.md): parses the run file `data` (named `name` in warnings)
- * with the filters of `query` (NULL: all; its `commits`, when given, sorted in strcmp
- * order: culprit_history_load() sorts a copy of its own, a caller adding many files
- * sorts once) and appends it to `runs`. A file that cannot be read is reported
- * through `warn` (NULL: stderr), counted in runs->nskipped and skipped: 0. Call
- * culprit_history_runs_finish() once all are added. Errors: CULPRIT_ERROR (out of
- * memory).
- */
-/**
  * 0 when the run file named `name` (its base name) is of a commit `query` does not
  * want, judged from the name alone ("<stamp>_<commit12>_<host>_...", as generated
  * names are): such a file need not be read. 1 otherwise, also for names of another
- * shape. `query->commits` sorted as for culprit_history_runs_add_memory().
+ * shape. `query->commits` sorted in strcmp order.
  */
 int culprit_history_query_wants_name(const culprit_history_query *query, const char *name);
 
-int culprit_history_runs_add_memory(culprit_history_runs *runs, const char *data, size_t len,
-                                    const char *name, const culprit_history_query *query,
-                                    culprit_history_warn_fn warn, void *payload);
-
 /** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
 void culprit_history_runs_sort(culprit_history_runs *runs);
-
-/**
- * After runs from several sources: keeps one run per id (the one added first, so
- * load the local directory first) and sorts as culprit_history_load() does.
- */
-int culprit_history_runs_finish(culprit_history_runs *runs);
 
 /* ------------------------------------------------------- the history source --- */
 

@@ -267,14 +267,14 @@ static void run_session(scenario *sc, int good, int bad)
     memset(sc->f.on, 0, sizeof(sc->f.on));
     memset(sc->f.calls, 0, sizeof(sc->f.calls));
     sc->steps[0] = sc->culprits[0] = '\0';
-    sc->opts.repository = r->dir;
+    sc->opts.measure.repository = r->dir;
     sc->opts.good = r->sha[good];
     sc->opts.bad = r->sha[bad];
-    if (sc->opts.metric) { /* a count is bisected with a perf test's runs */
-        sc->opts.run = "planted";
-        sc->opts.test = "s.t";
+    if (sc->opts.perf.metric) { /* a count is bisected with a perf test's runs */
+        sc->opts.perf.run = "planted";
+        sc->opts.perf.test = "s.t";
     } else
-        sc->opts.command = "planted";
+        sc->opts.command.line = "planted";
     sc->error = culprit_bisect__session_with_probe(&sc->r, &sc->opts, &p);
     for (size_t i = 0; i < sc->r.nsteps; i++) {
         const culprit_bisect_step *s = &sc->r.steps[i];
@@ -617,7 +617,7 @@ static void test_futility(void **state)
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, 6);
     /* Without the early looks, at the first regular one. */
-    sc->opts.min_runs = CULPRIT_BISECT_MIN_RUNS; /* given: kept */
+    sc->opts.measure.min_runs = CULPRIT_BISECT_MIN_RUNS; /* given: kept */
     run_session(sc, 0, 4);
     expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, CULPRIT_BISECT_MIN_RUNS);
@@ -686,7 +686,7 @@ static void test_counted_metric(void **state)
 
     linear(sc, 9, 4, 0.01);
     sc->f.exact = 1;
-    sc->opts.metric = "instructions";
+    sc->opts.perf.metric = "instructions";
     run_session(sc, 0, 8);
     expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
     assert_string_equal(sc->f.runs, "C8 G0 C4 G0 C2 G0 C3 G2 C4 G3");
@@ -725,10 +725,11 @@ static void test_counted_metric(void **state)
     assert_int_equal(sc->r.runs, 2);
     /* A count other than instructions needs a perf test's runs, not a command's run
      * (a command's instructions are counted under callgrind: e2e.bisect_cpu). */
-    sc->opts.run = NULL;
-    sc->opts.test = NULL;
-    sc->opts.command = "true";
-    sc->opts.metric = "cycles";
+    sc->opts.perf.run = NULL;
+    sc->opts.perf.test = NULL;
+    sc->opts.perf.metric = NULL;
+    sc->opts.command.line = "true";
+    sc->opts.command.metric = "cycles";
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
     culprit_bisect_result_dispose(&sc->r); /* the session starts from an empty result */
@@ -747,10 +748,10 @@ static void confirm_of(scenario *sc, int good, int bad, culprit_bisect_confirmat
 
     sc->f.repo = &sc->repo;
     memset(sc->f.on, 0, sizeof(sc->f.on));
-    sc->opts.repository = sc->repo.dir;
+    sc->opts.measure.repository = sc->repo.dir;
     sc->opts.good = sc->repo.sha[good];
     sc->opts.bad = sc->repo.sha[bad];
-    sc->opts.command = "planted";
+    sc->opts.command.line = "planted";
     assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p, NULL), 0);
 }
 
@@ -768,10 +769,10 @@ static void test_confirm(void **state)
     assert_int_equal(c.builds, 2);
     confirm_of(sc, 0, 1, &c);
     assert_int_equal(c.slower, 0);
-    assert_true(c.change_high < sc->opts.threshold);
+    assert_true(c.change_high < sc->opts.measure.threshold);
     confirm_of(sc, 0, 3, &c);
     assert_int_equal(c.slower, -1);
-    assert_int_equal(c.runs, sc->opts.max_runs);
+    assert_int_equal(c.runs, sc->opts.measure.max_runs);
 }
 
 /* A confirmation's rules (culprit_bisect_confirm_check): CPU time is judged when a
@@ -793,10 +794,10 @@ static void confirm_rules(scenario *sc, const culprit_bisect__confirm_rules *rul
 
     sc->f.repo = &sc->repo;
     memset(sc->f.on, 0, sizeof(sc->f.on));
-    sc->opts.repository = sc->repo.dir;
+    sc->opts.measure.repository = sc->repo.dir;
     sc->opts.good = sc->repo.sha[0];
     sc->opts.bad = sc->repo.sha[1];
-    sc->opts.command = "planted";
+    sc->opts.command.line = "planted";
     assert_int_equal(culprit_bisect__confirm_with_probe(c, &sc->opts, &p, rules), 0);
 }
 
@@ -844,16 +845,17 @@ static void test_time_metric_not_counted(void **state)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
     (void)state;
-    o.run = "./t";
-    o.metric = "cpu_ns";
+    o.perf.run = "./t";
+    o.perf.metric = "cpu_ns";
     assert_int_equal(culprit_bisect__counted(&o), 0);
-    o.metric = "user_ns";
+    o.perf.metric = "user_ns";
     assert_int_equal(culprit_bisect__counted(&o), 0);
-    o.metric = "instructions";
+    o.perf.metric = "instructions";
     assert_int_equal(culprit_bisect__counted(&o), 1);
-    o.run = NULL;
-    o.command = "true";
-    o.metric = "cpu_ns";
+    o.perf.run = NULL;
+    o.perf.metric = NULL;
+    o.command.line = "true";
+    o.command.metric = "cpu_ns";
     assert_int_equal(culprit_bisect__counted(&o), 0);
 }
 
@@ -867,21 +869,35 @@ static void test_options_policy(void **state)
 
     linear(sc, 4, 2, 0.10);
     sc->f.mean[3] = 100 * 1.0195; /* undecided: runs to the maximum */
-    sc->opts.min_runs = 12;
-    sc->opts.max_runs = 4;
+    sc->opts.measure.min_runs = 12;
+    sc->opts.measure.max_runs = 4;
     confirm_of(sc, 0, 3, &c);
     assert_int_equal(c.slower, -1);
     assert_int_equal(c.runs, 12);
     confirm_of(sc, 0, 2, &c); /* far beyond the noise, yet no early look: 12 pairs */
     assert_int_equal(c.slower, 1);
     assert_int_equal(c.pairs, 12);
-    sc->opts.min_runs = 1;
+    sc->opts.measure.min_runs = 1;
     assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "min_runs"));
-    sc->opts.min_runs = 0;
+    sc->opts.measure.min_runs = 0;
     assert_int_equal(culprit_bisect_options_check(&sc->opts), 0);
-    sc->opts.test = "s.t"; /* with a command */
+    sc->opts.perf.test = "s.t"; /* with a command */
     assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+    /* each way measured has its own metric: a perf test's series needs its run command,
+     * a command's metric is not a perf test's */
+    sc->opts.perf.test = NULL;
+    sc->opts.perf.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "perf.run"));
+    sc->opts.perf.metric = NULL;
+    sc->opts.command.metric = "cpu_ns";
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), 0);
+    sc->opts.perf.run = "./t";
+    sc->opts.perf.test = "s.t";
+    sc->opts.command.line = NULL;
+    assert_int_equal(culprit_bisect_options_check(&sc->opts), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "perf.metric"));
 }
 
 /* One comparability rule: the probe's reuse of past runs and detection's choice of a
@@ -978,13 +994,13 @@ static void test_options_version(void **state)
     culprit_bisect_options opts;
 
     assert_int_equal(sc->opts.version, CULPRIT_BISECT_OPTIONS_VERSION);
-    assert_int_equal(sc->opts.min_runs, 0); /* CULPRIT_BISECT_MIN_RUNS, early looks */
-    assert_int_equal(sc->opts.max_runs, 30);
+    assert_int_equal(sc->opts.measure.min_runs, 0); /* CULPRIT_BISECT_MIN_RUNS, early looks */
+    assert_int_equal(sc->opts.measure.max_runs, 30);
     assert_int_equal(culprit_bisect_options_init(&opts, 99), CULPRIT_EINVALID);
     sc->opts.version = 99;
     sc->opts.good = "HEAD~1";
     sc->opts.bad = "HEAD";
-    sc->opts.command = "true";
+    sc->opts.command.line = "true";
     assert_int_equal(culprit_bisect_session(&sc->r, &sc->opts), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "version 99"));
 }

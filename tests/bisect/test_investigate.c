@@ -126,9 +126,9 @@ static culprit_investigate_options options(double budget_s)
 {
     culprit_investigate_options o;
     assert_int_equal(culprit_investigate_options_init(&o, CULPRIT_INVESTIGATE_OPTIONS_VERSION), 0);
-    o.bisect.repository = repo;
-    o.bisect.build = "exit 3";
-    o.bisect.run = "true";
+    o.bisect.measure.repository = repo;
+    o.bisect.measure.build = "exit 3";
+    o.bisect.perf.run = "true";
     o.budget_s = budget_s;
     return o;
 }
@@ -218,8 +218,21 @@ static void options_are_checked(void **state)
     assert_null(inv);
     assert_int_equal(n, 0);
     assert_int_equal(culprit_investigate_options_init(&o, 99), CULPRIT_EINVALID);
+    /* the bisection's template, by the one validator, before anything runs: one run is
+     * no minimum; a command is not a perf test */
+    o = options(0);
+    o.bisect.measure.min_runs = 1;
+    assert_int_equal(culprit_bisect_investigate(&inv, &n, &s.check, &s.runs, s.bases, 3, &o),
+                     CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "min_runs"));
+    o = options(0);
+    o.bisect.perf.run = NULL;
+    o.bisect.command.line = "true";
+    assert_int_equal(culprit_bisect_investigate(&inv, &n, &s.check, &s.runs, s.bases, 3, &o),
+                     CULPRIT_EINVALID);
+    assert_null(inv);
     /* the call-tree session needs the commit and a run command with its test */
-    b.repository = repo;
+    b.measure.repository = repo;
     assert_int_equal(culprit_bisect_calltree_session(&r, &b), CULPRIT_EINVALID);
     assert_null(culprit_investigation_status_name((culprit_investigation_status)9));
     scenario_dispose(&s);

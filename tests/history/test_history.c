@@ -829,24 +829,24 @@ static void a_second_source_is_deduplicated_by_run_id(void **state)
     culprit_str_set(&b->timestamp, "2026-11-21T00:00:00Z");
     assert_int_equal(culprit_history_format(&doc_a, a), 0);
     assert_int_equal(culprit_history_format(&doc_b, b), 0);
-    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", NULL,
-                                                     collect_warning, &w),
+    assert_int_equal(culprit_history__runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", NULL,
+                                                      collect_warning, &w),
                      0);
     culprit_str_set(&runs.runs[0]->host, "loaded first");
-    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_b.ptr, doc_b.size, "b", NULL,
-                                                     collect_warning, &w),
+    assert_int_equal(culprit_history__runs_add_memory(&runs, doc_b.ptr, doc_b.size, "b", NULL,
+                                                      collect_warning, &w),
                      0);
-    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a again", NULL,
-                                                     collect_warning, &w),
+    assert_int_equal(culprit_history__runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a again", NULL,
+                                                      collect_warning, &w),
                      0);
-    assert_int_equal(culprit_history_runs_add_memory(&runs, "<testsuites>", 12, "ref:bad.xml", NULL,
-                                                     collect_warning, &w),
+    assert_int_equal(culprit_history__runs_add_memory(&runs, "<testsuites>", 12, "ref:bad.xml",
+                                                      NULL, collect_warning, &w),
                      0);
     assert_int_equal(w.count, 1);
     assert_non_null(strstr(w.last, "ref:bad.xml"));
     assert_int_equal(runs.nskipped, 1);
     assert_int_equal(runs.nruns, 3);
-    assert_int_equal(culprit_history_runs_finish(&runs), 0);
+    assert_int_equal(culprit_history__runs_finish(&runs), 0);
     assert_int_equal(runs.nruns, 2);
     assert_string_equal(runs.runs[0]->id, b->id); /* older first */
     assert_string_equal(runs.runs[1]->id, a->id);
@@ -855,8 +855,8 @@ static void a_second_source_is_deduplicated_by_run_id(void **state)
 
     /* Filters as for the directory: another commit is not added at all. */
     query.commit = "ffff";
-    assert_int_equal(culprit_history_runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", &query,
-                                                     collect_warning, &w),
+    assert_int_equal(culprit_history__runs_add_memory(&runs, doc_a.ptr, doc_a.size, "a", &query,
+                                                      collect_warning, &w),
                      0);
     assert_int_equal(runs.nruns, 0);
     culprit_history_runs_dispose(&runs);

@@ -1,0 +1,95 @@
+/*
+ * A bisection's options (culprit_bisect_options): their defaults and their one
+ * validator, which every entry point (the session, the call-tree session, a
+ * confirmation, a check's paired confirmation, an investigation) calls, and which
+ * part of them says what a measurement judges. What every measurement shares is
+ * `measure`; the way measured is a command (`command`) or a perf test (`perf`); the
+ * rest are the search's (docs/bisect.md, "Options").
+ */
+#include "bisect_internal.h"
+#include "culprit/core.h"
+
+#include <stddef.h>
+#include <string.h>
+
+int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version)
+{
+    static const culprit_bisect_options defaults = CULPRIT_BISECT_OPTIONS_INIT;
+
+    return culprit_options_init_from(opts, &defaults, sizeof(defaults), version,
+                                     CULPRIT_BISECT_OPTIONS_VERSION, "bisect");
+}
+
+/* The way measured: a command, or else a perf test (a run command with its test). */
+static int check_way(const culprit_bisect_options *opts)
+{
+    const culprit_bisect_command *c = &opts->command;
+    const culprit_bisect_perf_test *t = &opts->perf;
+
+    if (!c->line == !t->run || !t->run != !t->test)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a bisection needs good, bad, and either a command to time or "
+                                 "a run command with the test it measures");
+    if (c->metric && strcmp(c->metric, CULPRIT_BISECT__CPU_METRIC) != 0 &&
+        strcmp(c->metric, "instructions") != 0)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a bisection of the metric '%s' needs a run command and a test: "
+                                 "a command's run is timed, by its wall time or its CPU time "
+                                 "('" CULPRIT_BISECT__CPU_METRIC "'), or counted ('instructions')",
+                                 c->metric);
+    if (!t->run && (t->metric || t->history_dir || t->record))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a perf test's options (perf.metric, perf.history_dir, "
+                                 "perf.record) need its run command (perf.run)");
+    if (t->run && c->metric)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "command.metric is a command's: a perf test's series is "
+                                 "perf.metric");
+    return 0;
+}
+
+/* What every measurement shares, in range. */
+static int check_measurement(const culprit_bisect_measurement *m)
+{
+    if (!(m->count_threshold >= 0) || !(m->confidence > 0 && m->confidence < 1) ||
+        m->min_runs == 1 || !(m->timeout_s > 0) || !(m->build_timeout_s >= 0))
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "bisection options out of range (confidence in (0,1), "
+                                 "min_runs 0 or at least 2, timeout > 0, build timeout >= 0)");
+    return 0;
+}
+
+int culprit_bisect_options_check(const culprit_bisect_options *opts)
+{
+    int error;
+
+    if (opts && opts->version != CULPRIT_BISECT_OPTIONS_VERSION)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "bisect options version %u is not %d (initialize them with "
+                                 "CULPRIT_BISECT_OPTIONS_INIT or culprit_bisect_options_init())",
+                                 opts->version, CULPRIT_BISECT_OPTIONS_VERSION);
+    if (!opts || !opts->good || !opts->bad)
+        return culprit_error_set(CULPRIT_EINVALID,
+                                 "a bisection needs good, bad, and either a command to time or "
+                                 "a run command with the test it measures");
+    if ((error = check_way(opts)) < 0 || (error = check_measurement(&opts->measure)) < 0)
+        return error;
+    return 0;
+}
+
+int culprit_bisect__check_template(const culprit_bisect_options *tmpl, const char *test)
+{
+    culprit_bisect_options o;
+
+    if (!tmpl)
+        return culprit_bisect_options_check(NULL);
+    o = *tmpl;
+    o.good = o.bad = "HEAD"; /* set per use: any revision passes */
+    o.perf.test = test;
+    return culprit_bisect_options_check(&o);
+}
+
+const char *culprit_bisect__metric(const culprit_bisect_options *opts)
+{
+    return opts->perf.run ? opts->perf.metric : opts->command.metric;
+}
