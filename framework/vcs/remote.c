@@ -201,6 +201,21 @@ static int holds_last_fetch(culprit_vcs *repo, const char *remote)
     return holds;
 }
 
+/* After a push: the remote's ref is what we pushed, as `git push` records it in a
+ * remote-tracking ref, so that the next push can go first (best effort: a push that
+ * finds it missing fetches first). */
+static void record_pushed(culprit_vcs *repo, const char *remote)
+{
+    git_reference *ref = NULL;
+    git_oid oid;
+    char tracking[256];
+
+    tracking_ref(tracking, remote);
+    if (git_reference_name_to_id(&oid, repo->git, CULPRIT_VCS_HISTORY_REF) == 0)
+        (void)git_reference_create(&ref, repo->git, tracking, &oid, 1, "culprit: pushed");
+    git_reference_free(ref);
+}
+
 int culprit_vcs_history_push(culprit_vcs_push_result *out, culprit_vcs *repo, const char *remote)
 {
     culprit_process_result res = {0};
@@ -229,8 +244,10 @@ int culprit_vcs_history_push(culprit_vcs_push_result *out, culprit_vcs *repo, co
         culprit_process_result_dispose(&res);
         if ((error = run_git(&res, repo, args, 6)) < 0)
             return error;
-        if (culprit_process_succeeded(&res))
+        if (culprit_process_succeeded(&res)) {
+            record_pushed(repo, remote);
             goto cleanup;
+        }
         if (!lost_race(&res, spec)) {
             /* Nothing a next round could change: the remote's message, at once. */
             error = git_failed(&res, "`git push` of the shared history (refused, not retried)");

@@ -331,7 +331,7 @@ static void a_push_holding_the_last_fetch_does_not_fetch_again(void **state)
 {
     culprit_vcs *vcs = open_at(repo);
     culprit_vcs_push_result res;
-    char trace[PATH_MAX + 32], *traced, *names;
+    char trace[PATH_MAX + 32], fresh[PATH_MAX + 32], *traced, *names;
     (void)state;
 
     assert_int_equal(culprit_vcs_history_push(&res, vcs, "origin"), 0);
@@ -352,6 +352,26 @@ static void a_push_holding_the_last_fetch_does_not_fetch_again(void **state)
     assert_non_null(strstr(names, "runs/jj/first.xml"));
     free(names);
     run("rm -f '%s'", trace);
+
+    /* A remote without the ref: the first push fetches nothing, and records what it
+     * pushed as the remote's, so that the next push goes first too. */
+    snprintf(fresh, sizeof(fresh), "%s-fresh.git", remote);
+    run("git init -q --bare '%s'", fresh);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, fresh), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
+                                         &(culprit_vcs_file){"runs/kk/second.xml", "s", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    setenv("GIT_TRACE", trace, 1);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, fresh), 0);
+    unsetenv("GIT_TRACE");
+    traced = all_output_of("cat '%s'", trace);
+    assert_null(strstr(traced, "git fetch"));
+    free(traced);
+    names = all_output_of("git --git-dir='%s' ls-tree -r --name-only " REF, fresh);
+    assert_non_null(strstr(names, "runs/kk/second.xml"));
+    free(names);
+    run("rm -rf '%s' '%s'", trace, fresh);
     culprit_vcs_free(vcs);
 }
 
