@@ -15,9 +15,11 @@
  * its pid was taken. The temporary files of atomic writes, which must stay beside
  * their target for the rename, carry the same owner tag
  * (<target>.tmp.<host>-<pid>.<start>-XXXXXX) and are swept by the next writer
- * (culprit_fs_remove_stale()).
+ * (culprit_fs_remove_stale()). The tag and the test of a leftover's owner are in
+ * framework/owner/owner.h, which the trace runtime's writer uses too.
  */
 #include "culprit/core.h"
+#include "../owner/owner.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -34,46 +36,6 @@
 
 /* ------------------------------------------------------------------ owners --- */
 
-static void host_name(char *out, size_t size)
-{
-    if (gethostname(out, size) < 0 || !out[0])
-        snprintf(out, size, "localhost");
-    out[size - 1] = '\0';
-    for (char *p = out; *p; p++)
-        if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-')
-            *p = '_';
-}
-
-/*
- * The start time of process `pid`: 0 with *out set, ENOENT when /proc has no such
- * process (or no /proc), -1 when it cannot be read. The command name (field 2) is in
- * parentheses and may hold spaces and parentheses: fields are counted after the last
- * ')'.
- */
-static int process_start(unsigned long long *out, long pid)
-{
-    char path[64], text[1024], *p;
-    ssize_t n;
-    int fd, field;
-
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-        return errno == ENOENT ? ENOENT : -1;
-    n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0)
-        return -1;
-    text[n] = '\0';
-    if (!(p = strrchr(text, ')')))
-        return -1;
-    for (field = 2; field < 22 && p; field++) /* p is at the space before field+1 */
-        p = strchr(p + 1, ' ');
-    if (!p)
-        return -1;
-    *out = strtoull(p + 1, NULL, 10);
-    return 0;
-}
-
 /* Our own start time (0: unknown), read once per process (a fork reads its own). */
 static unsigned long long own_start(void)
 {
@@ -81,72 +43,19 @@ static unsigned long long own_start(void)
     static unsigned long long start;
 
     if (read_by != getpid()) {
-        if (process_start(&start, (long)getpid()) != 0)
+        if (culprit_owner__start(&start, (long)getpid()) != 0)
             start = 0;
         read_by = getpid();
     }
     return start;
 }
 
-/*
- * 1 while the process named by `pid` and `start` (0: a name without one, from an
- * older culprit) runs; 0 once it has ended: no such process, or its pid now belongs
- * to a process that started at another time. Unsure (another user's process hidden
- * by /proc's hidepid, an unreadable entry) counts as running.
- */
-static int owner_alive(long pid, unsigned long long start)
-{
-    unsigned long long now;
-    int got = process_start(&now, pid);
-
-    if (got == 0)
-        return start == 0 || now == start;
-    if (got == ENOENT)
-        return !(kill((pid_t)pid, 0) < 0 && errno == ESRCH);
-    return 1;
-}
-
 int culprit_fs_owner_tag(culprit_buf *out)
 {
-    char host[256];
+    char tag[320];
 
-    host_name(host, sizeof(host));
-    return culprit_buf_printf(out, "%s-%ld.%llu-", host, (long)getpid(), own_start());
-}
-
-/* The digits ending just before rest[end]: their start, or `end` when none. */
-static size_t digits_before(const char *rest, size_t end)
-{
-    while (end > 0 && isdigit((unsigned char)rest[end - 1]))
-        end--;
-    return end;
-}
-
-/*
- * The owner of a leftover named <host>-<pid>.<start>-XXXXXX (or, from an older
- * culprit, <host>-<pid>-XXXXXX: *start 0) after its marker, when the host is ours:
- * 1 with *pid and *start set; 0 when the name is not of that shape or another host's.
- */
-static int leftover_owner(const char *rest, const char *host, long *pid, unsigned long long *start)
-{
-    size_t len = strlen(rest), end, at;
-
-    if (len < 10 || rest[len - 7] != '-')
-        return 0;
-    end = len - 7;
-    if ((at = digits_before(rest, end)) == end)
-        return 0;
-    *start = 0;
-    if (at > 0 && rest[at - 1] == '.') {
-        *start = strtoull(rest + at, NULL, 10);
-        end = at - 1;
-        if ((at = digits_before(rest, end)) == end)
-            return 0;
-    }
-    if (at < 2 || rest[at - 1] != '-' || strlen(host) != at - 1 || strncmp(rest, host, at - 1))
-        return 0;
-    *pid = strtol(rest + at, NULL, 10);
-    return *pid > 0;
+    culprit_owner__tag(tag, sizeof(tag), own_start());
+    return culprit_buf_puts(out, tag);
 }
 
 /* ---------------------------------------------------------------- leftovers --- */
@@ -161,21 +70,16 @@ static size_t remove_stale_of(const char *dir, const char *const *markers, size_
     struct dirent *e;
     DIR *d;
 
-    host_name(host, sizeof(host));
+    culprit_owner__host(host, sizeof(host));
     if (!(d = opendir(dir)))
         return 0;
     culprit_error_save(&saved); /* best effort: the caller's error stays */
     while ((e = readdir(d))) {
         culprit_buf path = CULPRIT_BUF_INIT;
-        unsigned long long start = 0;
-        long pid = 0;
         struct stat st;
         int stale = 0;
-        for (size_t m = 0; m < nmarkers && !stale; m++) {
-            const char *at = strstr(e->d_name, markers[m]);
-            stale = at && leftover_owner(at + strlen(markers[m]), host, &pid, &start) &&
-                    !owner_alive(pid, start);
-        }
+        for (size_t m = 0; m < nmarkers && !stale; m++)
+            stale = culprit_owner__stale(e->d_name, markers[m], host);
         /* Another user's leftover is theirs to remove (and a sticky /tmp refuses). */
         if (stale && culprit_buf_printf(&path, "%s/%s", dir, e->d_name) == 0 &&
             lstat(path.ptr, &st) == 0 && st.st_uid == geteuid() &&

@@ -11,13 +11,16 @@
 #define _GNU_SOURCE
 #include "trace_dump.h"
 #include "trace_internal.h"
+#include "../owner/owner.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <link.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -454,6 +457,71 @@ static void write_nodes(FILE *f, const tree *t, size_t nout, double scale)
     fputs("end\n", f);
 }
 
+/*
+ * The temp-file rule (docs/security.md, "Temporary files") in the runtime, which
+ * cannot call libculprit: the file is written as <path>.tmp.<host>-<pid>.<start>-
+ * XXXXXX beside it and renamed over it, and before that the leftovers of writers that
+ * have ended (a traced run killed while writing) are removed from the directory,
+ * as the history's atomic writer does (framework/owner/owner.h decides whose they are).
+ * Only our own regular files: another user's are theirs, and a directory is never ours.
+ */
+static void remove_stale(const char *path) NOINSTR;
+static void remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : NULL;
+    char host[256], entry[4096];
+    struct dirent *e;
+    struct stat st;
+    DIR *d;
+
+    if ((slash && !dir) || !(d = opendir(dir ? dir : "."))) {
+        free(dir);
+        return;
+    }
+    culprit_owner__host(host, sizeof(host));
+    while ((e = readdir(d)))
+        if (culprit_owner__stale(e->d_name, ".tmp.", host) &&
+            snprintf(entry, sizeof(entry), "%s/%s", dir ? dir : ".", e->d_name) <
+                (int)sizeof(entry) &&
+            lstat(entry, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+            unlink(entry);
+    closedir(d);
+    free(dir);
+}
+
+/* Creates <path>.tmp.<tag>XXXXXX: a stream on it with *tmp its name, or NULL. */
+static FILE *open_temp(const char *path, char **tmp) NOINSTR;
+static FILE *open_temp(const char *path, char **tmp)
+{
+    char tag[320];
+    unsigned long long start = 0;
+    int len, fd;
+    FILE *f;
+
+    if (culprit_owner__start(&start, (long)getpid()) != 0)
+        start = 0;
+    culprit_owner__tag(tag, sizeof(tag), start);
+    len = snprintf(NULL, 0, "%s.tmp.%sXXXXXX", path, tag);
+    if (!(*tmp = malloc((size_t)len + 1)))
+        return NULL;
+    snprintf(*tmp, (size_t)len + 1, "%s.tmp.%sXXXXXX", path, tag);
+    if ((fd = mkstemp(*tmp)) < 0) {
+        free(*tmp);
+        *tmp = NULL;
+        return NULL;
+    }
+    /* mkstemp makes it 0600; the tree is read by the user's other tools, as fopen's. */
+    {
+        mode_t mask = umask(0);
+        umask(mask);
+        fchmod(fd, 0666 & ~mask);
+    }
+    if (!(f = fdopen(fd, "w")))
+        close(fd);
+    return f;
+}
+
 int trace__write(const char *path)
 {
     const trace_config *c = &trace__config;
@@ -466,7 +534,6 @@ int trace__write(const char *path)
     char *tmp = NULL;
     FILE *f = NULL;
     int error = -1, saved_errno = 0;
-    ssize_t len;
 
     if (merge(&t, &nthreads) < 0)
         goto cleanup;
@@ -474,11 +541,8 @@ int trace__write(const char *path)
     if (number_nodes(&t, &fns, &nfns, &nout) < 0)
         goto cleanup;
 
-    len = snprintf(NULL, 0, "%s.tmp.%ld", path, (long)getpid());
-    if (!(tmp = malloc((size_t)len + 1)))
-        goto cleanup;
-    snprintf(tmp, (size_t)len + 1, "%s.tmp.%ld", path, (long)getpid());
-    if (!(f = fopen(tmp, "w")))
+    remove_stale(path);
+    if (!(f = open_temp(path, &tmp)))
         goto cleanup;
     write_header(f, &objs, nthreads, scale, trace__thread_cpu_ns() - cpu0);
     write_functions(f, fns, nfns, &objs);

@@ -10,15 +10,18 @@
 #      BIG_COMMANDS only (default: all; each holds every run it reads in memory, about
 #      1.4 KB per test-run summaries-only, so history and report at full size need
 #      about 6 GB, check about 4.6 GB);
-#   C. `culprit history push` of SYNC runs (100 tests x 30 samples each) into a bare
-#      remote, `pull` of them into a fresh clone, and push of 1 new run into a ref of
-#      SYNC runs (each stopped after PUSH_TIMEOUT seconds, default 900, and said so);
+#   C. `culprit history push` of SYNC runs (SYNC_TESTS tests, default 100, x 30 samples
+#      each) into a bare remote, `pull` of them into a fresh clone, and push of 1 new run
+#      into a ref of SYNC runs (each stopped after PUSH_TIMEOUT seconds, default 900, and
+#      said so);
 #   D. linearity: `compare` of two run files and `check` of a commit, at N and 4N
 #      tests; the CPU time (user+sys, which holds under load where wall time does not)
 #      may grow at most 8x (quadratic work grew 12-18x: issue 23).
 # For each command: exit status, wall time, CPU time (user+sys) and peak RSS
 # (/usr/bin/time), and the machine's load before and after; the store's bytes per
-# test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D.
+# test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D;
+# A_COMMANDS (default: all) the commands of A, as BIG_COMMANDS those of B. Each part
+# prints the load before it ("beside two CPU hogs": run it in the measuring slot).
 # usage: bench_scale.sh [--quick] CULPRIT SCALE_GENERATOR SYNC_GENERATOR
 #   SCALE_GENERATOR: bench_history_scale, SYNC_GENERATOR: bench_history_gen
 #   --quick: A 30 x 50, B 2 x 1,000, 10 runs synced, D at 10,000 and 40,000 tests
@@ -39,6 +42,8 @@ else
   tests_b=${TESTS_B:-100000} sync=${SYNC:-1000} lin=${LIN:-25000}
 fi
 big_commands=${BIG_COMMANDS:-check history-30 history report compare junit}
+a_commands=${A_COMMANDS:-check history-30 history report compare junit}
+sync_tests=${SYNC_TESTS:-100}
 push_timeout=${PUSH_TIMEOUT:-900}
 parts=" ${PARTS:-a b sync linear} "
 sampled=20 reps=200
@@ -91,7 +96,7 @@ reading() { # reading COMMITS TESTS "COMMANDS"
   local bytes files newest older
   bytes=$(du -sb "$hist" | cut -f1)
   echo "$commits commits x $tests tests: store $((bytes / 1024 / 1024)) MB," \
-    "$((bytes / (commits * tests))) bytes per test-run"
+    "$((bytes / (commits * tests))) bytes per test-run; load: $(uptime)"
   files=$(ls "$hist"/*.xml)
   newest=$(tail -1 <<< "$files") older=$(tail -2 <<< "$files" | head -1)
   for c in $commands; do
@@ -113,22 +118,21 @@ reading() { # reading COMMITS TESTS "COMMANDS"
 }
 
 echo "load before: $(uptime)"
-[[ $parts != *" a "* ]] ||
-  reading "$commits_a" "$tests_a" "check history-30 history report compare junit"
+[[ $parts != *" a "* ]] || reading "$commits_a" "$tests_a" "$a_commands"
 [[ $parts != *" b "* ]] || reading "$commits_b" "$tests_b" "$big_commands"
 
 # C. push and pull through a bare remote.
 [[ $parts != *" sync "* ]] || {
-echo "sync: $sync new runs of 100 tests x 30 samples"
+echo "sync: $sync new runs of $sync_tests tests x 30 samples; load: $(uptime)"
 make_repo "$work/project" 2
 git clone -q --bare "$work/project" "$work/remote.git"
 git clone -q "file://$work/remote.git" "$work/pusher"
 git clone -q "file://$work/remote.git" "$work/puller"
-"$gen" dir 0 "$sync" 100 30 "$work/pusher/.culprit/history" > /dev/null
+"$gen" dir 0 "$sync" "$sync_tests" 30 "$work/pusher/.culprit/history" > /dev/null
 measure "history push of $sync runs" "$work/pusher" timeout "$push_timeout" "$culprit" \
   history push origin
 measure "history pull of $sync runs" "$work/puller" "$culprit" history pull origin
-"$gen" dir "$sync" 1 100 30 "$work/pusher/.culprit/history" > /dev/null
+"$gen" dir "$sync" 1 "$sync_tests" 30 "$work/pusher/.culprit/history" > /dev/null
 measure "history push of 1 run into $sync" "$work/pusher" timeout "$push_timeout" "$culprit" \
   history push origin
 }
@@ -142,7 +146,7 @@ linear() { # linear LABEL CPU_N CPU_4N
   awk -v r="$ratio" 'BEGIN { exit !(r <= 8) }' || fail "$1 is not linear in the tests (x$ratio)"
 }
 [[ $parts != *" linear "* ]] || {
-echo "linearity (4x the tests):"
+echo "linearity (4x the tests); load: $(uptime)"
 cpus=()
 for n in "$lin" $((4 * lin)); do
   mkdir "$work/lin$n"

@@ -39,8 +39,11 @@ import sys
 # the modules use today, no more: a new dependency is a decision, made here and in
 # docs/architecture.md together.
 MODULES = [
-    ("trace", []),  # libc only: linked into instrumented programs, uses no module
-    ("core", []),
+    # owner: the temp-file rule's owner tag, libc only and header-only (framework/owner/
+    # owner.h), shared by core's temporary files and the trace runtime's writer
+    ("owner", []),
+    ("trace", ["owner"]),  # libc only: linked into instrumented programs
+    ("core", ["owner"]),
     ("stats", ["core"]),
     ("measure", ["core", "stats"]),
     ("vcs", ["core"]),
@@ -68,6 +71,9 @@ SHARED_INTERNAL = {
     # jansson's json_t: the --json writers' and readers' helpers, used by the
     # bisection's document (it embeds the call-tree diff) as well as calltree's own
     "framework/calltree/calltree_json.h",
+    # libc-only static inline functions, the one copy of the temp-file rule's owner tag
+    # that the trace runtime (which cannot link libculprit) and core both compile in
+    "framework/owner/owner.h",
 }
 # Functions that decide a verdict, a comparison or a statistic. The tool may not call
 # them: it calls the library's entry points (culprit_check_commit, culprit_detect_check,

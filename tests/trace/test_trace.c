@@ -9,7 +9,9 @@
 #include "culprit/calltree.h"
 #include "support/tmpdir.h"
 
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +231,60 @@ static void exit_writes_the_tree_with_open_frames_closed(void **state)
                 t->nodes[find(t, "main", "in_exit", "inner", NULL)].inclusive_ns);
     assert_true(t->nodes[find(t, "main", NULL)].inclusive_ns > 0);
     culprit_calltree_free(t);
+}
+
+/* Makes the temporary file a writer of `out` in this process would: 0, or -1. */
+static int make_leftover(culprit_buf *name, const char *out)
+{
+    int fd;
+
+    if (culprit_buf_printf(name, "%s.tmp.", out) < 0 || culprit_fs_owner_tag(name) < 0 ||
+        culprit_buf_puts(name, "XXXXXX") < 0 || (fd = mkstemp(name->ptr)) < 0)
+        return -1;
+    close(fd);
+    return 0;
+}
+
+/* A traced run killed while writing its tree leaves <out>.tmp.<host>-<pid>.<start>-*
+ * (the temp-file rule, docs/security.md): the next run writing beside it removes it,
+ * and leaves a live process's and another host's alone. */
+static void a_killed_writers_temporary_file_is_removed_by_the_next_run(void **state)
+{
+    char *out = path_in_dir("killed.calltree"), dead[1024] = "", other[1024];
+    culprit_buf live = CULPRIT_BUF_INIT;
+    int fds[2], status, fd;
+    pid_t pid;
+    (void)state;
+
+    assert_int_equal(pipe(fds), 0);
+    assert_true((pid = fork()) >= 0);
+    if (pid == 0) { /* the writer, killed before its rename */
+        culprit_buf name = CULPRIT_BUF_INIT;
+        if (make_leftover(&name, out) < 0 ||
+            write(fds[1], name.ptr, name.size + 1) != (ssize_t)name.size + 1)
+            _exit(1);
+        raise(SIGKILL);
+    }
+    close(fds[1]);
+    assert_true(read(fds[0], dead, sizeof(dead) - 1) > 0);
+    close(fds[0]);
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    assert_int_equal(access(dead, F_OK), 0);
+    assert_int_equal(make_leftover(&live, out), 0);
+    snprintf(other, sizeof(other), "%s.tmp.another-host-%ld.1-abcdef", out, (long)pid);
+    assert_true((fd = open(other, O_CREAT | O_WRONLY, 0600)) >= 0);
+    close(fd);
+
+    assert_int_equal(run(FIXTURE, out, "full", "1", "exit", NULL), 0);
+    assert_int_equal(access(out, F_OK), 0);
+    assert_int_equal(access(dead, F_OK), -1);
+    assert_int_equal(access(live.ptr, F_OK), 0);
+    assert_int_equal(access(other, F_OK), 0);
+    unlink(live.ptr);
+    unlink(other);
+    unlink(out);
+    culprit_buf_dispose(&live);
 }
 
 static void structure_mode_keeps_counts_only(void **state)
@@ -598,6 +654,7 @@ int main(void)
         cmocka_unit_test(a_deep_recursion_is_one_node_per_depth),
         cmocka_unit_test(a_longjmp_closes_the_frames_it_leaves),
         cmocka_unit_test(exit_writes_the_tree_with_open_frames_closed),
+        cmocka_unit_test(a_killed_writers_temporary_file_is_removed_by_the_next_run),
         cmocka_unit_test(structure_mode_keeps_counts_only),
         cmocka_unit_test(level_mode_times_only_its_depth),
         cmocka_unit_test(full_mode_times_every_call),

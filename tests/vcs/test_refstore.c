@@ -324,6 +324,57 @@ static void a_declining_hook_stops_the_push_at_once(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A push whose ref holds what its last fetch brought (no other job pushed since) goes
+ * first, without a `git fetch` of its own (issue 23: a fetch's processes were most of a
+ * 1-run push's wall time); the remote gets the run all the same. */
+static void a_push_holding_the_last_fetch_does_not_fetch_again(void **state)
+{
+    culprit_vcs *vcs = open_at(repo);
+    culprit_vcs_push_result res;
+    char trace[PATH_MAX + 32], fresh[PATH_MAX + 32], *traced, *names;
+    (void)state;
+
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, "origin"), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
+                                         &(culprit_vcs_file){"runs/jj/first.xml", "f", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    snprintf(trace, sizeof(trace), "%s/git.trace", remote);
+    setenv("GIT_TRACE", trace, 1);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, "origin"), 0);
+    unsetenv("GIT_TRACE");
+    assert_int_equal(res.attempts, 1);
+    traced = all_output_of("cat '%s'", trace);
+    assert_null(strstr(traced, "git fetch"));
+    assert_non_null(strstr(traced, "git push"));
+    free(traced);
+    names = all_output_of("git --git-dir='%s' ls-tree -r --name-only " REF, remote);
+    assert_non_null(strstr(names, "runs/jj/first.xml"));
+    free(names);
+    run("rm -f '%s'", trace);
+
+    /* A remote without the ref: the first push fetches nothing, and records what it
+     * pushed as the remote's, so that the next push goes first too. */
+    snprintf(fresh, sizeof(fresh), "%s-fresh.git", remote);
+    run("git init -q --bare '%s'", fresh);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, fresh), 0);
+    assert_int_equal(culprit_vcs_ref_add(NULL, vcs, REF,
+                                         &(culprit_vcs_file){"runs/kk/second.xml", "s", 1, NULL}, 1,
+                                         NULL),
+                     0);
+    setenv("GIT_TRACE", trace, 1);
+    assert_int_equal(culprit_vcs_history_push(&res, vcs, fresh), 0);
+    unsetenv("GIT_TRACE");
+    traced = all_output_of("cat '%s'", trace);
+    assert_null(strstr(traced, "git fetch"));
+    free(traced);
+    names = all_output_of("git --git-dir='%s' ls-tree -r --name-only " REF, fresh);
+    assert_non_null(strstr(names, "runs/kk/second.xml"));
+    free(names);
+    run("rm -rf '%s' '%s'", trace, fresh);
+    culprit_vcs_free(vcs);
+}
+
 static void a_depth_1_clone_walks_through_recorded_ancestry(void **state)
 {
     culprit_vcs *vcs = open_at(repo), *clone;
@@ -437,6 +488,7 @@ int main(void)
         cmocka_unit_test(a_declining_hook_stops_the_push_at_once),
         cmocka_unit_test(a_depth_1_clone_walks_through_recorded_ancestry),
         cmocka_unit_test(hostile_records_stop_the_walk),
+        cmocka_unit_test(a_push_holding_the_last_fetch_does_not_fetch_again),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
