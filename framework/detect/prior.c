@@ -48,7 +48,10 @@ double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t base
 {
     double k = baseline_runs ? (double)baseline_runs : 1;
 
-    return expm1(CULPRIT_DETECT_SPREAD_FACTOR * spread->upper * sqrt(1 + 1 / k));
+    double upper =
+        spread->upper > CULPRIT_DETECT_SPREAD_MIN ? spread->upper : CULPRIT_DETECT_SPREAD_MIN;
+
+    return expm1(CULPRIT_DETECT_SPREAD_FACTOR * upper * sqrt(1 + 1 / k));
 }
 
 double culprit_detect__floor(const culprit_test_result *t)

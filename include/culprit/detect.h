@@ -323,6 +323,13 @@ typedef struct culprit_run_spread {
  * itself moves with the load (docs/detection.md). */
 #define CULPRIT_DETECT_SPREAD_FACTOR 7.0
 
+/** The least spread the limit assumes, whatever the pool says (a limit of x2.44 for one
+ * earlier run): a pool of calm minutes says nothing of the next busy ones. Beside two
+ * CPU hogs, floors of unchanged code moved +34% while the pool's floors had moved at
+ * most 1.4% in the minutes before, and A/A floors moved up to x2.33 in slow phases
+ * (docs/detection.md). */
+#define CULPRIT_DETECT_SPREAD_MIN 0.09
+
 /** Sets `out` to the default: sd and upper CULPRIT_DETECT_SPREAD_DEFAULT, nothing pooled. */
 void culprit_detect_spread_default(culprit_run_spread *out);
 
@@ -345,7 +352,8 @@ int culprit_detect_run_spread(culprit_run_spread *out, const culprit_history_run
 /**
  * The smallest relative change of the floor (now/base - 1) that confirms a minor
  * regression of a young test against `baseline_runs` earlier runs:
- * exp(CULPRIT_DETECT_SPREAD_FACTOR * upper * sqrt(1 + 1/baseline_runs)) - 1 (the run
+ * exp(CULPRIT_DETECT_SPREAD_FACTOR * max(upper, CULPRIT_DETECT_SPREAD_MIN) *
+ * sqrt(1 + 1/baseline_runs)) - 1 (the run
  * now and the baseline's floor each carry a run offset).
  */
 double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t baseline_runs);

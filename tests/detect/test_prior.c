@@ -213,8 +213,15 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
     culprit_check_result_dispose(&r);
     history_dispose(&h);
-    /* runs 0.2% apart: the same +50% is far beyond them */
+    /* runs 0.2% apart: the same +50% is still within the least spread assumed (9%,
+     * limit +144%), a 3x change is beyond */
     check_young(&r, &h, 3, 8, 0.001, 1e6, 1.5);
+    v = find(&r, "s.young");
+    assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
+    assert_true(fabs(v->spread_limit - expm1(7 * 0.09 * sqrt(2))) < 1e-12);
+    culprit_check_result_dispose(&r);
+    history_dispose(&h);
+    check_young(&r, &h, 3, 8, 0.001, 1e6, 3.0);
     v = find(&r, "s.young");
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
     assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
