@@ -313,11 +313,12 @@ static json_t *json_spread(const culprit_verdict *v)
 
     if (isnan(v->spread_limit))
         return json_null();
-    return json_pack("{s:o, s:o, s:o, s:I, s:I, s:b, s:f, s:o}", "sd", cli_json_number(s->sd),
+    return json_pack("{s:o, s:o, s:o, s:I, s:I, s:b, s:f, s:o, s:o}", "sd", cli_json_number(s->sd),
                      "upper", cli_json_number(s->upper), "df", cli_json_number(s->df), "tests",
                      (json_int_t)s->tests, "runs", (json_int_t)s->runs, "default", s->tests == 0,
                      "factor", CULPRIT_DETECT_SPREAD_FACTOR, "limit",
-                     cli_json_number(v->spread_limit));
+                     cli_json_number(v->spread_limit), "floor_change",
+                     cli_json_number(v->floor_change));
 }
 
 /* Every run a verdict compared with, in full. */

@@ -61,6 +61,11 @@ typedef struct {
     culprit_run_spread spread;
 } culprit_detect__spread_cache;
 
+/* A result's floor: the fastest sample it judged (the judged summary's minimum, else
+ * the plain one's); NAN when it has fewer than 2 samples or no positive minimum. What
+ * the pooled rule judges (prior.c). */
+double culprit_detect__floor(const culprit_test_result *t);
+
 /* culprit_detect_run_spread() through `cache` (zeroed before its first use). */
 int culprit_detect__spread_cached(culprit_detect__spread_cache *cache,
                                   const culprit_history_runs *runs, const culprit_run *now_run,

@@ -8,10 +8,16 @@
  * has its own history. A change whose lower bound lies far beyond the upper bound
  * of that spread is not something a run of unchanged code does; one within it is.
  *
- * The spread is that of the log of a run's mean (relative: a 1 us test and a 1 s
- * test pool on one scale), estimated per test from successive differences, so a
- * past step change in one test's history moves one difference instead of every
- * deviation from a mean, and pooled with the degrees of freedom each test brings.
+ * The spread is that of the log of a run's floor, its fastest judged sample
+ * (relative: a 1 us test and a 1 s test pool on one scale), estimated per test from
+ * successive differences, so a past step change in one test's history moves one
+ * difference instead of every deviation from a mean, and pooled with the degrees of
+ * freedom each test brings. The floor, not the mean: on a loaded machine the mean of
+ * a run moves with the load (measured beside two CPU hogs: a ~0.4 ms test's run mean
+ * 389 to 673 us, in CPU time too), while the fastest of its samples, taken over the
+ * half second an adaptive run lasts, stays within a few percent (353 to 374 us):
+ * slowness on a shared machine only adds (Chen and Revels 2016, the estimator Julia's
+ * BenchmarkTools judges by). Docs/detection.md, "Borrowing strength across tests".
  */
 #include "culprit/core.h"
 #include "culprit/detect.h"
@@ -42,18 +48,26 @@ double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t base
 {
     double k = baseline_runs ? (double)baseline_runs : 1;
 
-    return expm1(CULPRIT_DETECT_SPREAD_FACTOR * spread->upper * sqrt(1 + 1 / k));
+    double upper =
+        spread->upper > CULPRIT_DETECT_SPREAD_MIN ? spread->upper : CULPRIT_DETECT_SPREAD_MIN;
+
+    return expm1(CULPRIT_DETECT_SPREAD_FACTOR * upper * sqrt(1 + 1 / k));
+}
+
+double culprit_detect__floor(const culprit_test_result *t)
+{
+    const culprit_summary *s = t->judged.n >= 2 ? &t->judged : &t->summary;
+
+    return s->n >= 2 && s->min > 0 && isfinite(s->min) ? s->min : NAN;
 }
 
 /* 1 when result t of `run` may tell the spread for `now`. */
 static int usable(const culprit_run *run, const culprit_test_result *t,
                   const culprit_test_result *now)
 {
-    const culprit_summary *s = t->judged.n >= 2 ? &t->judged : &t->summary;
-
     return culprit_test_result_measured(t) && !t->counted_by &&
            strcmp(t->metric ? t->metric : "wall_ns", now->metric ? now->metric : "wall_ns") == 0 &&
-           s->n >= 2 && s->mean > 0 && isfinite(s->mean) && run->suite;
+           !isnan(culprit_detect__floor(t)) && run->suite;
 }
 
 /* Adds result t (of a run older than the ones seen) to its test's series. */
@@ -61,8 +75,7 @@ static int add_result(culprit_strmap *map, series **s, size_t *ns, size_t *cap,
                       const culprit_run *run, const culprit_test_result *t, size_t window)
 {
     culprit_buf key = CULPRIT_BUF_INIT;
-    const culprit_summary *sum = t->judged.n >= 2 ? &t->judged : &t->summary;
-    double x = log(sum->mean);
+    double x = log(culprit_detect__floor(t));
     size_t k;
     int error = 0;
 

@@ -173,8 +173,11 @@ static void put_pooled(culprit_buf *b, const culprit_verdict *v)
                            "; unconfirmed: fewer than %d earlier runs on this machine and "
                            "build, and ",
                            CULPRIT_DETECT_NOISE_MIN_RUNS);
-    culprit_buf_printf(b, "the lower bound %+.1f%% is %s %g x the spread (limit %+.1f%%; spread ",
-                       100 * v->change_low,
+    if (isnan(v->floor_change))
+        culprit_buf_printf(b, "the lower bound %+.1f%%", 100 * v->change_low);
+    else
+        culprit_buf_printf(b, "the floor (fastest sample) moved %+.1f%%", 100 * v->floor_change);
+    culprit_buf_printf(b, ", %s %g x the spread (limit %+.1f%%; spread ",
                        v->evidence == CULPRIT_EVIDENCE_POOLED ? "beyond" : "within",
                        CULPRIT_DETECT_SPREAD_FACTOR, 100 * v->spread_limit);
     if (s->tests)
@@ -336,19 +339,29 @@ static size_t more_samples_needed(double half_rel, double change, double thresho
 }
 
 /*
- * A young test's minor (no noise model of its own): confirmed when the lower bound
- * of the change lies beyond CULPRIT_DETECT_SPREAD_FACTOR times the upper bound of the
- * machine's pooled run-to-run spread (or the default), else unconfirmed.
+ * A young test's minor (no noise model of its own, significant on the means):
+ * confirmed when its floor moved beyond CULPRIT_DETECT_SPREAD_FACTOR times the upper
+ * bound of the machine's pooled run-to-run spread of floors (or the default), else
+ * unconfirmed. The floor now against the geometric mean of the baseline runs'
+ * floors; a result without a floor (fewer than 2 samples) is judged by the change's
+ * lower bound, as before floors.
  */
-static void judge_by_spread(culprit_verdict *out, const culprit_baseline *base)
+static void judge_by_spread(culprit_verdict *out, const culprit_test_result *now,
+                            const culprit_baseline *base)
 {
+    double log_base = 0, moved;
+
     if (base->spread)
         out->spread = *base->spread;
     else
         culprit_detect_spread_default(&out->spread);
     out->spread_limit = culprit_detect_spread_limit(&out->spread, base->n);
-    out->evidence = out->change_low > out->spread_limit ? CULPRIT_EVIDENCE_POOLED
-                                                        : CULPRIT_EVIDENCE_UNCONFIRMED;
+    for (size_t i = 0; i < base->n; i++)
+        log_base += log(culprit_detect__floor(base->results[i])) / (double)base->n;
+    out->floor_change = culprit_detect__floor(now) / exp(log_base) - 1;
+    moved = isnan(out->floor_change) ? out->change_low : out->floor_change;
+    out->evidence =
+        moved > out->spread_limit ? CULPRIT_EVIDENCE_POOLED : CULPRIT_EVIDENCE_UNCONFIRMED;
 }
 
 /*
@@ -356,9 +369,9 @@ static void judge_by_spread(culprit_verdict *out, const culprit_baseline *base)
  * relative change, then the verdict it supports (a major verdict already set
  * stands; the interval is still reported).
  */
-static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *base,
-                                 const culprit_welford *wb, const culprit_welford *wn,
-                                 const culprit_detect_options *opts)
+static int compare_with_baseline(culprit_verdict *out, const culprit_test_result *now,
+                                 const culprit_baseline *base, const culprit_welford *wb,
+                                 const culprit_welford *wn, const culprit_detect_options *opts)
 {
     culprit_welch welch;
     double extra;
@@ -397,7 +410,7 @@ static int compare_with_baseline(culprit_verdict *out, const culprit_baseline *b
          * repetitions of two runs, and a shared machine's run-to-run offsets raised
          * false minors in young histories (+9% on a docs-only commit). */
         if (!(base->between_df > 0))
-            judge_by_spread(out, base);
+            judge_by_spread(out, now, base);
         break;
     case CULPRIT_STATS_CHANGE_FASTER:
         out->kind = CULPRIT_VERDICT_IMPROVEMENT;
@@ -434,7 +447,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         return error;
     out->now_mean = out->now_low = out->now_high = NAN;
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
-    out->p = out->q = out->between_sd = out->spread_limit = NAN;
+    out->p = out->q = out->between_sd = out->spread_limit = out->floor_change = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
     if (culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name) <
             0 ||
@@ -502,7 +515,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         goto done;
     }
 
-    if ((error = compare_with_baseline(out, base, &wb, &wn, opts)) < 0)
+    if ((error = compare_with_baseline(out, now, base, &wb, &wn, opts)) < 0)
         goto cleanup;
 done:
     if (!(out->message = compose_message(out, opts->confidence)))

@@ -298,11 +298,13 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
  * The relative run-to-run spread of a machine class, pooled over tests
  * (docs/detection.md, "Borrowing strength across tests"): how far the mean of one
  * run of unchanged code lands from the next, as the standard deviation of the log of
- * a run's mean, estimated from every test with enough runs there. What judges a
+ * a run's floor (its fastest judged sample: on a loaded machine a run's mean moves
+ * with the load, its floor far less), estimated from every test with enough runs
+ * there. What judges a
  * minor regression of a test too young for its own noise model.
  */
 typedef struct culprit_run_spread {
-    double sd;    /**< the estimate (0.05: a run's mean moves about 5%); the default when
+    double sd;    /**< the estimate (0.05: a run's floor moves about 5%); the default when
                        no test has enough runs */
     double upper; /**< its upper confidence bound at the check's confidence (chi-square
                        with df degrees of freedom); the default when no test has enough */
@@ -311,15 +313,22 @@ typedef struct culprit_run_spread {
     size_t runs;  /**< their runs */
 } culprit_run_spread;
 
-/** The spread assumed before any test has enough runs: a run's mean 25% off (one sd of
+/** The spread assumed before any test has enough runs: a run's floor 25% off (one sd of
  * its log); with the factor, a limit of x11.9 for one earlier run (docs/detection.md). */
 #define CULPRIT_DETECT_SPREAD_DEFAULT 0.25
-/** How far beyond the spread's upper bound a change's lower bound must lie to be
- * confirmed by one earlier run: 7 sds of the difference of two runs
- * (Vysochanskij-Petunin: at most 0.9% of any unimodal distribution lies beyond 7 sds
- * on one side). At 3 and 5, 5 and 3 of 105 A/A pairs at load 16 were confirmed: the
- * pooled spread itself moves with the load (docs/detection.md). */
+/** How far beyond the spread's upper bound a young test's floor must move to be
+ * confirmed by one earlier run (with the minor significant on the means): 7 sds of the difference
+ * of two runs (Vysochanskij-Petunin: at most 0.9% of any unimodal distribution lies beyond 7 sds on
+ * one side). At 3 and 5, 5 and 3 of 105 A/A pairs at load 16 were confirmed: the pooled spread
+ * itself moves with the load (docs/detection.md). */
 #define CULPRIT_DETECT_SPREAD_FACTOR 7.0
+
+/** The least spread the limit assumes, whatever the pool says (a limit of x2.44 for one
+ * earlier run): a pool of calm minutes says nothing of the next busy ones. Beside two
+ * CPU hogs, floors of unchanged code moved +34% while the pool's floors had moved at
+ * most 1.4% in the minutes before, and A/A floors moved up to x2.33 in slow phases
+ * (docs/detection.md). */
+#define CULPRIT_DETECT_SPREAD_MIN 0.09
 
 /** Sets `out` to the default: sd and upper CULPRIT_DETECT_SPREAD_DEFAULT, nothing pooled. */
 void culprit_detect_spread_default(culprit_run_spread *out);
@@ -329,7 +338,7 @@ void culprit_detect_spread_default(culprit_run_spread *out);
  * clean runs before `now_run` in time on the same machine class, compiler and flags,
  * every test measured for the same metric (not counted by a tool) with at least
  * CULPRIT_DETECT_NOISE_MIN_RUNS runs among its newest `window`: the mean square of
- * successive differences of the logs of its run means, halved, pooled over tests
+ * successive differences of the logs of its runs' floors, halved, pooled over tests
  * (a past step change moves one difference, not all), with Satterthwaite's degrees
  * of freedom, 2 M^2 / sum(3 m_i - 1) for m_i differences of test i and M their sum;
  * the upper bound from the chi-square distribution at `confidence`. Without such a
@@ -341,10 +350,11 @@ int culprit_detect_run_spread(culprit_run_spread *out, const culprit_history_run
                               size_t window, double confidence);
 
 /**
- * The smallest relative change (now/base - 1) whose lower bound confirms a minor
+ * The smallest relative change of the floor (now/base - 1) that confirms a minor
  * regression of a young test against `baseline_runs` earlier runs:
- * exp(CULPRIT_DETECT_SPREAD_FACTOR * upper * sqrt(1 + 1/baseline_runs)) - 1 (the run
- * now and the baseline's mean each carry a run offset).
+ * exp(CULPRIT_DETECT_SPREAD_FACTOR * max(upper, CULPRIT_DETECT_SPREAD_MIN) *
+ * sqrt(1 + 1/baseline_runs)) - 1 (the run
+ * now and the baseline's floor each carry a run offset).
  */
 double culprit_detect_spread_limit(const culprit_run_spread *spread, size_t baseline_runs);
 
@@ -462,10 +472,13 @@ typedef struct {
     culprit_paired_confirmation paired; /**< when evidence is CULPRIT_EVIDENCE_PAIRED */
     int dirty; /**< the run judged was measured on a dirty tree (its message says so) */
     culprit_run_spread spread; /**< a minor of a young test: the spread that judged it */
-    double spread_limit;       /**< ... the change its lower bound had to pass (NAN: the
+    double spread_limit;       /**< ... the change its floor had to pass (NAN: the
                                     pooled rule did not judge) */
     size_t nbase_runs;         /**< the runs compared with (base_runs), newest first */
     culprit_verdict_run *base_runs;
+    double floor_change; /**< a minor the pooled rule judged: the relative change of the
+                              floor (fastest judged sample) now against the geometric mean
+                              of the baseline runs' floors; NAN otherwise */
 } culprit_verdict;
 
 /**

@@ -213,8 +213,15 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
     culprit_check_result_dispose(&r);
     history_dispose(&h);
-    /* runs 0.2% apart: the same +50% is far beyond them */
+    /* runs 0.2% apart: the same +50% is still within the least spread assumed (9%,
+     * limit +144%), a 3x change is beyond */
     check_young(&r, &h, 3, 8, 0.001, 1e6, 1.5);
+    v = find(&r, "s.young");
+    assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
+    assert_true(fabs(v->spread_limit - expm1(7 * 0.09 * sqrt(2))) < 1e-12);
+    culprit_check_result_dispose(&r);
+    history_dispose(&h);
+    check_young(&r, &h, 3, 8, 0.001, 1e6, 3.0);
     v = find(&r, "s.young");
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
     assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
@@ -244,6 +251,80 @@ static void without_other_tests_the_default_decides(void **state)
     assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
     assert_non_null(strstr(v->message, "the default"));
+    culprit_check_result_dispose(&r);
+    history_dispose(&h);
+}
+
+/*
+ * 3 other tests x 8 runs whose means alternate by exp(+-mean_step) while their floors
+ * (fastest samples, 90% of the mean at rest) alternate by exp(+-floor_step), as on a
+ * loaded machine where a run's mean moves with the load and its floor does not; then
+ * "young" once before (mean 1 ms, floor 0.9 ms) and now, its mean and floor by the
+ * factors given. Checks the last commit against the one before it.
+ */
+static void check_floors(culprit_check_result *r, history *h, double mean_step, double floor_step,
+                         double mean_factor, double floor_factor)
+{
+    culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
+    const char *bases[MAX_RUNS];
+    char name[32];
+    size_t k = 8;
+
+    memset(h, 0, sizeof(*h));
+    for (size_t i = 0; i < k + 1; i++) {
+        culprit_run *run = new_run(h, "m");
+        for (size_t t = 0; t < 3 && i < k; t++) {
+            snprintf(name, sizeof(name), "other%zu", t);
+            add(run, name, 1e6 * (t + 1) * exp(i % 2 ? mean_step : -mean_step))->summary.min =
+                0.9e6 * (t + 1) * exp(i % 2 ? floor_step : -floor_step);
+        }
+        if (i + 2 == k + 1)
+            add(run, "young", 1e6)->summary.min = 0.9e6;
+        if (i == k)
+            add(run, "young", 1e6 * mean_factor)->summary.min = 0.9e6 * floor_factor;
+    }
+    for (size_t i = 0; i < k; i++)
+        bases[i] = h->commits[k - 1 - i];
+    assert_int_equal(culprit_detect_check(r, &h->all, h->commits[k], bases, k, &o), 0);
+}
+
+/* The rule judges floors: runs whose means wander +-35% (as beside two CPU hogs)
+ * while their floors stay within 1% confirm a 3x slowdown of the floor; judged on the
+ * means' spread, 7 x its upper bound would ask for more than x20. */
+static void a_3x_floor_is_confirmed_where_means_wander(void **state)
+{
+    culprit_check_result r;
+    history h;
+    (void)state;
+
+    check_floors(&r, &h, 0.3, 0.005, 3.0, 3.0);
+    const culprit_verdict *v = find(&r, "s.young");
+    assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
+    assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
+    assert_true(fabs(v->floor_change - 2.0) < 1e-9);
+    assert_true(v->spread.sd < 0.01);
+    assert_true(v->floor_change > v->spread_limit);
+    assert_non_null(strstr(v->message, "the floor (fastest sample) moved +200.0%, beyond 7 x"));
+    culprit_check_result_dispose(&r);
+    history_dispose(&h);
+}
+
+/* A mean 3x higher whose floor did not move (the run was slowed, not the code) stays
+ * unconfirmed, however quiet the machine's other tests are. */
+static void a_mean_up_with_its_floor_unchanged_stays_unconfirmed(void **state)
+{
+    culprit_check_result r;
+    history h;
+    (void)state;
+
+    check_floors(&r, &h, 0.005, 0.005, 3.0, 1.0);
+    const culprit_verdict *v = find(&r, "s.young");
+    assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
+    assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
+    assert_true(fabs(v->floor_change) < 1e-9);
+    assert_non_null(strstr(v->message, "the floor (fastest sample) moved "));
+    assert_non_null(strstr(v->message, "%, within 7 x the spread"));
+    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
     culprit_check_result_dispose(&r);
     history_dispose(&h);
 }
@@ -297,6 +378,8 @@ int main(void)
         cmocka_unit_test(one_earlier_run_and_16x_is_a_confirmed_minor),
         cmocka_unit_test(a_change_within_the_pooled_spread_stays_unconfirmed),
         cmocka_unit_test(without_other_tests_the_default_decides),
+        cmocka_unit_test(a_3x_floor_is_confirmed_where_means_wander),
+        cmocka_unit_test(a_mean_up_with_its_floor_unchanged_stays_unconfirmed),
         cmocka_unit_test(a_dirty_run_is_no_baseline_unless_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
