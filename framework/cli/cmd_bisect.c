@@ -20,6 +20,7 @@ typedef struct {
     int json, help, automatic, no_history;
     const char *history_dir;
     cli_strings paths;
+    cli_bisect_fanout_args fanout;
 } bisect_args;
 
 /* The options of culprit bisect, their values going into the session's options `o`
@@ -45,8 +46,8 @@ typedef struct {
             CLI_OPT_CONFIDENCE(&(o)->confidence, "of each step's decision (default 0.99)"),        \
             CULPRIT_OPT("--metric", 0, CULPRIT_OPT_STRING, &(o)->metric, "NAME",                   \
                         "with --run/--test: bisect this series of the test\n"                      \
-                        "($CULPRIT_METRIC): cpu_ns its CPU time, judged as time is;\n"            \
-                        "a counted one (instructions, under Valgrind) with one run\n"             \
+                        "($CULPRIT_METRIC): cpu_ns its CPU time, judged as time is;\n"             \
+                        "a counted one (instructions, under Valgrind) with one run\n"              \
                         "of each side per step instead of the test's time;\n"                      \
                         "with --command: cpu_ns judges the command's CPU time (user +\n"           \
                         "system, with the children it waits for) instead of its wall\n"            \
@@ -80,7 +81,7 @@ typedef struct {
                         "plain build the bisection measures"),                                     \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
                         "print the result as JSON on stdout (the text on stderr)"),                \
-            CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
+            CLI_OPT_BISECT_FANOUT(&(a)->fanout), CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW     \
     }
 
 static void usage(FILE *out)
@@ -97,6 +98,8 @@ static void usage(FILE *out)
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
               "                      [--confidence C] [--instructions-threshold PERCENT]\n"
               "                      [--timeout SECONDS] [--build-timeout SECONDS]\n"
+              "                      [--plan K | --probe COMMIT | --jobs K [--rounds N]]\n"
+              "                      [--remote REMOTE]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -410,11 +413,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     }
     o->paths = paths;
     o->npaths = npaths;
-    p.confidence = o->confidence;
-    p.series = o->run ? NULL : o->metric;
-    o->progress = cli_bisect_step_line;
-    o->phase = cli_bisect_phase_line;
-    o->payload = &p;
+    cli_bisect_progress_attach(o, &p);
     cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, o);
@@ -439,7 +438,7 @@ static int usage_error(const char **paths)
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
-    bisect_args a = {0, 0, 0, 0, NULL, {NULL, 0}};
+    bisect_args a = {0, 0, 0, 0, NULL, {NULL, 0}, {0, 0, 0, NULL, NULL}};
     const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
     culprit_opt_parser parser;
     int kind, status;
@@ -464,7 +463,13 @@ int cli_bisect(int argc, char **argv)
         if (cli_project_commands(&o, owned) < 0) {
             cli_error(NULL);
             status = CLI_EXIT_ERROR;
-        } else if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+        } else if ((status = settle_options(&o, &q)) == CLI_EXIT_OK &&
+                   cli_bisect_fanout_wanted(&a.fanout)) {
+            o.paths = a.paths.items;
+            o.npaths = a.paths.n;
+            status =
+                cli_bisect_fanout(&o, &a.fanout, q.history_dir, q.json, print_result, argc, argv);
+        } else if (status == CLI_EXIT_OK)
             status = run_session(&o, a.paths.items, a.paths.n, &q);
         free(owned[0]);
         free(owned[1]);
