@@ -32,12 +32,23 @@ int cli_bisect_fanout_wanted(const cli_bisect_fanout_args *f)
     return f->plan || f->probe || f->jobs;
 }
 
-/* `culprit history pull|push REMOTE --history DIR`, as the user would type it. */
+/* `culprit history pull|push REMOTE --history DIR`, as the user would type it; what
+ * it prints goes to stderr (stdout is the plan's). */
 static int sync_history(const char *verb, const char *remote, const char *dir)
 {
     char *argv[] = {(char *)verb, (char *)remote, "--history", (char *)dir, NULL};
+    int saved, status;
 
-    return cli_history_sync(4, argv) == CLI_EXIT_OK ? 0 : CULPRIT_ERROR;
+    fflush(stdout);
+    if ((saved = dup(STDOUT_FILENO)) < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        cli_error("cannot redirect the output of history %s: %s", verb, strerror(errno));
+        return CULPRIT_ERROR;
+    }
+    status = cli_history_sync(4, argv);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    return status == CLI_EXIT_OK ? 0 : CULPRIT_ERROR;
 }
 
 static const char *verdict_word(culprit_bisect_verdict v)
