@@ -15,7 +15,10 @@
  *                 again, --paths;
  *   scan.c        the commit-by-commit scans: --all and slow decay;
  *   session.c     the entry point: options, the ends, the result;
- *   calltree.c    the call-tree step, in the checkouts the session built.
+ *   calltree.c    the call-tree step, in the checkouts the session built;
+ *   fanout.c      the fanned-out bisection: records in history replayed into
+ *                 rounds, one probe paired and recorded (uses the range, the
+ *                 relevance and the confirmation above).
  *
  * Errors travel one way only: a return code and the thread-local error. A side
  * that cannot be built or measured is CULPRIT_ESKIP; which side it was is an
