@@ -36,6 +36,19 @@ args=(bisect --good r1 --bad r16 --command 'sleep $(cat delay)' --min-runs 5 --m
 heads() { for c in 1 2 3 4; do git -C "$work/runner$c" rev-parse HEAD; git -C "$work/runner$c" status --porcelain; done; }
 before=$(heads)
 
+# Bad input: exit 2 with the option named, nothing recorded.
+bad_input() { # EXPECTED-WORDS ARGS...
+  local want=$1 rc=0; shift
+  (cd "$work/runner1" && env -u CULPRIT_HISTORY_DIR "$culprit" "$@" > /dev/null 2> "$work/bad.err") || rc=$?
+  [ "$rc" = 2 ] || fail "exit $rc, not 2, for: $*"
+  grep -q -- "$want" "$work/bad.err" || { cat "$work/bad.err" >&2; fail "no '$want' in the message for: $*"; }
+}
+bad_input "exclude each other" "${args[@]}" --plan 3 --probe r5 --history "$work/h1"
+bad_input "--history DIR" "${args[@]}" --probe r5
+bad_input "--plan" "${args[@]}" --plan 0
+bad_input "nothing recorded" "${args[@]}" --probe no-such-rev --history "$work/hbad"
+[ ! -e "$work/hbad" ] || [ -z "$(ls "$work/hbad")" ] || fail "a probe of a bad revision recorded something"
+
 plan() { # prints the plan's JSON (runner 1)
   (cd "$work/runner1" && "$culprit" "${args[@]}" --plan 3 --history "$work/h1" --json \
     2>> "$work/plan.log") || { cat "$work/plan.log" >&2; fail "--plan failed"; }
