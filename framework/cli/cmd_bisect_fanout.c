@@ -175,9 +175,17 @@ static int plan_or_finish(culprit_bisect_options *o, const culprit_fanout_state 
         cli_error(NULL);
         return CLI_EXIT_ERROR;
     }
-    if (json)
+    if (r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION)
+        fprintf(stderr,
+                "culprit bisect: the probes' answer %.12s is NOT confirmed: it is no slower than "
+                "its parent on this runner, so a probe misjudged a commit (more --max-runs, or "
+                "a higher --threshold for a noisy machine, may decide)\n",
+                st->culprit);
+    if (json) {
         status = print_plan_json(st, &r, o) < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
-    else
+        if (status == CLI_EXIT_OK && r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION)
+            status = CLI_EXIT_REGRESSION;
+    } else
         status = print_result(&r, o, 0);
     culprit_bisect_result_dispose(&r);
     return status;
