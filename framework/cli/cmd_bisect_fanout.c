@@ -64,7 +64,7 @@ static void print_record(const culprit_fanout_record *r, double confidence)
         fprintf(stderr, "%+.1f%% (%g%% CI %+.1f%% to %+.1f%%) ", 100 * r->change, 100 * confidence,
                 100 * r->change_low, 100 * r->change_high);
     fprintf(stderr, "%s on %s%s\n", r->note ? r->note : "", r->host ? r->host : "?",
-            r->used ? "" : " (not used: decided by another result)");
+            r->used ? "" : " (not used: an older record, or no candidate)");
 }
 
 /* The state's records and the next round, as text on stderr (progress) and the plan

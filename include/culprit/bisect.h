@@ -760,9 +760,11 @@ typedef struct {
     size_t round;                           /**< the round it was planned in */
     double change, change_low, change_high; /**< against the good end (NAN: skip) */
     size_t pairs;                           /**< pairs judged (0: counted, or Welch) */
-    int used;                               /**< 0: an earlier result made it unnecessary */
-    char *host;                             /**< the runner it ran on */
-    char *note;                             /**< why it is a skip, or how it was judged */
+    int used;   /**< 1: replayed on the search (the newest record of a commit of the range);
+                     0: not (an older record of the commit, another range, a commit that is no
+                     candidate: an irrelevant one with paths) */
+    char *host; /**< the runner it ran on */
+    char *note; /**< why it is a skip, or how it was judged */
 } culprit_fanout_record;
 
 /** Where a fanned-out bisection stands (culprit_bisect_fanout_state()). */
