@@ -31,8 +31,8 @@ for c in 1 2 3 4; do git clone -q -b main "$work/remote.git" "$work/runner$c" 2>
 want=$(git -C "$work/seed" rev-parse r11)
 
 # The bisection, the same on every runner.
-args=(bisect --good r1 --bad r16 --command 'sleep $(cat delay)' --min-runs 5 --max-runs 10 --threshold 100
-      --remote origin)
+base=(bisect --good r1 --bad r16 --command 'sleep $(cat delay)' --min-runs 5 --max-runs 10 --threshold 100)
+args=("${base[@]}" --remote origin)
 heads() { for c in 1 2 3 4; do git -C "$work/runner$c" rev-parse HEAD; git -C "$work/runner$c" status --porcelain; done; }
 before=$(heads)
 
@@ -64,7 +64,11 @@ for round in 1 2 3 4 5 6; do
   pids=()
   for i in "${!commits[@]}"; do
     c=$(( i % 3 + 1 ))
-    (cd "$work/runner$c" && exec "$culprit" "${args[@]}" --probe "${commits[$i]}" \
+    # The probe interrupted below pulls and pushes nothing, so that the kill cannot
+    # land inside a git operation on the runner's repository (the same bisection:
+    # --remote is no part of it).
+    a=("${args[@]}"); [ "$round" = 1 ] && [ "$i" = 2 ] && a=("${base[@]}")
+    (cd "$work/runner$c" && exec "$culprit" "${a[@]}" --probe "${commits[$i]}" \
       --history "$work/h$c" >> "$work/probe$c.log" 2>&1) &
     pids+=($!)
   done
