@@ -16,7 +16,10 @@
  *   scan.c        the commit-by-commit scans: --all and slow decay;
  *   measurement.c the options' one validator, which every entry point calls;
  *   session.c     the entry point: the ends, the result;
- *   calltree.c    the call-tree step, in the checkouts the session built.
+ *   calltree.c    the call-tree step, in the checkouts the session built;
+ *   fanout.c      the fanned-out bisection: records in history replayed into
+ *                 rounds, one probe paired and recorded (uses the range, the
+ *                 relevance and the confirmation above).
  *
  * Errors travel one way only: a return code and the thread-local error. A side
  * that cannot be built or measured is CULPRIT_ESKIP; which side it was is an
@@ -181,6 +184,8 @@ typedef struct {
     double deadline;
     void (*on_pair)(void *payload, const culprit_bisect_step *so_far);
     void *on_pair_payload;
+    culprit_bisect__side *failed; /* optional: on CULPRIT_ERROR for a side that cannot be
+                                     built or run, which side it was */
 } culprit_bisect__confirm_rules;
 
 /* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path;
@@ -229,6 +234,23 @@ const culprit_bisect_step *culprit_bisect__step_of(const culprit_bisect_result *
 void culprit_bisect__describe(culprit_bisect__session *s, const char *sha);
 
 /* ---- the searches (search.c, scan.c) ---- */
+
+/* The commits between one good and one bad end (bad last), as the algorithm's DAG. */
+typedef struct {
+    culprit_vcs_dag dag;
+    culprit_bisect_dag view;
+    size_t *nparents;
+    const size_t **parents;
+} culprit_bisect__range;
+
+/* Opens (good, bad] of s->repo as a range (search.c); dispose it. */
+int culprit_bisect__range_open(culprit_bisect__range *rg, culprit_bisect__session *s,
+                               const char *good, const char *bad);
+void culprit_bisect__range_dispose(culprit_bisect__range *rg);
+
+/* Does `sha` touch one of s->opts->paths (a path, a directory prefix, or a glob)?
+ * Without paths everything is relevant (search.c). */
+int culprit_bisect__relevant(culprit_bisect__session *s, const char *sha, int *out);
 
 /*
  * One culprit in (good, bad] of the result, whose bad end is slower (search.c):

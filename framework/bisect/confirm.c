@@ -57,6 +57,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
              culprit_bisect__check_pair(&s, result.good, result.bad, culprit_bisect__max_runs(opts),
                                         &slower, &step, &failed)) < 0) {
         if (error == CULPRIT_ESKIP) { /* say which side could not be built or run */
+            if (rules && rules->failed)
+                *rules->failed = failed;
             culprit_error_prefix(failed == CULPRIT_BISECT__GOOD ? "the baseline "
                                                                 : "the commit judged ");
             error = culprit_error_recode(CULPRIT_ERROR);
@@ -169,7 +171,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     culprit_verdict *v = &result->verdicts[i];
     culprit_bisect_options pair = o->pair;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL};
     culprit_bisect__probe probe;
     culprit_paired_confirmation p;
     one_test t;

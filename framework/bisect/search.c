@@ -20,22 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The commits between one good and one bad end, as the algorithm's DAG. */
-typedef struct {
-    culprit_vcs_dag dag;
-    culprit_bisect_dag view;
-    size_t *nparents;
-    const size_t **parents;
-} range;
-
 /* How many times a culprit not slower than its parent sends the search into the range
  * below or above it (search_again): a bound, so that a machine too noisy to decide
  * anything still ends. */
 #define BACKTRACK_MAX 2
 
-/* Does `sha` touch one of the relevant paths (a path, a directory prefix, or a
- * glob)? Without paths everything is relevant. */
-static int relevant(culprit_bisect__session *s, const char *sha, int *out)
+int culprit_bisect__relevant(culprit_bisect__session *s, const char *sha, int *out)
 {
     culprit_vcs_changeset cs;
     int error;
@@ -74,8 +64,8 @@ static int count_failure(culprit_bisect__session *s, const culprit_bisect_step *
 
 /* One bisection step on DAG node `index` against the good end `good`: build,
  * compare, mark. A candidate found good becomes the good end (`good` updated). */
-static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *b, size_t index,
-                   char good[41])
+static int step_on(culprit_bisect__session *s, const culprit_bisect__range *rg, culprit_bisect *b,
+                   size_t index, char good[41])
 {
     const char *sha = rg->dag.nodes[index].sha;
     culprit_bisect__side failed = CULPRIT_BISECT__CANDIDATE;
@@ -86,7 +76,7 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
         return error;
     if (index + 1 < rg->dag.n) { /* the bad end is measured whatever it touches */
         int is_relevant;
-        if ((error = relevant(s, sha, &is_relevant)) < 0)
+        if ((error = culprit_bisect__relevant(s, sha, &is_relevant)) < 0)
             return error;
         if (!is_relevant) {
             step->verdict = CULPRIT_BISECT_SKIP;
@@ -117,7 +107,7 @@ static int step_on(culprit_bisect__session *s, const range *rg, culprit_bisect *
     return 0;
 }
 
-static void range_dispose(range *rg)
+void culprit_bisect__range_dispose(culprit_bisect__range *rg)
 {
     free(rg->nparents);
     free((void *)rg->parents);
@@ -125,7 +115,8 @@ static void range_dispose(range *rg)
     memset(rg, 0, sizeof(*rg));
 }
 
-static int range_open(range *rg, culprit_bisect__session *s, const char *good, const char *bad)
+int culprit_bisect__range_open(culprit_bisect__range *rg, culprit_bisect__session *s,
+                               const char *good, const char *bad)
 {
     const char *goods[1] = {good};
     size_t n;
@@ -138,7 +129,7 @@ static int range_open(range *rg, culprit_bisect__session *s, const char *good, c
     rg->nparents = calloc(n ? n : 1, sizeof(*rg->nparents));
     rg->parents = calloc(n ? n : 1, sizeof(*rg->parents));
     if (!rg->nparents || !rg->parents) {
-        range_dispose(rg);
+        culprit_bisect__range_dispose(rg);
         return CULPRIT_ERROR_NOMEM();
     }
     for (size_t i = 0; i < n; i++) {
@@ -168,8 +159,8 @@ static int check_pair_patient(culprit_bisect__session *s, const char *good, cons
  * leave a range whose one relevant commit is the answer (confirmed against its
  * parent by the caller, *found 1); else the range is recorded in the result.
  */
-static int settle_range(culprit_bisect__session *s, const range *rg, const culprit_bisect *b,
-                        char culprit[41], int *found)
+static int settle_range(culprit_bisect__session *s, const culprit_bisect__range *rg,
+                        const culprit_bisect *b, char culprit[41], int *found)
 {
     culprit_bisect_result *r = s->result;
     size_t *ids = NULL, n = 0;
@@ -181,7 +172,7 @@ static int settle_range(culprit_bisect__session *s, const range *rg, const culpr
         size_t relevant_at = SIZE_MAX, nrelevant = 0;
         for (size_t i = 0; i < n; i++) {
             int is_relevant;
-            if ((error = relevant(s, rg->dag.nodes[ids[i]].sha, &is_relevant)) < 0)
+            if ((error = culprit_bisect__relevant(s, rg->dag.nodes[ids[i]].sha, &is_relevant)) < 0)
                 goto cleanup;
             if (is_relevant) {
                 relevant_at = ids[i];
@@ -211,12 +202,12 @@ int culprit_bisect__bisect_range(culprit_bisect__session *s, const char *good, c
                                  char culprit[41], int *found)
 {
     culprit_bisect *b = NULL;
-    range rg;
+    culprit_bisect__range rg;
     char good_end[41]; /* the good end the next step measures against */
     int error;
 
     *found = 0;
-    if ((error = range_open(&rg, s, good, bad)) < 0)
+    if ((error = culprit_bisect__range_open(&rg, s, good, bad)) < 0)
         return error;
     /* The good end is built when a step first needs a run of it. */
     memcpy(good_end, good, 41);
@@ -240,7 +231,7 @@ int culprit_bisect__bisect_range(culprit_bisect__session *s, const char *good, c
     }
 cleanup:
     culprit_bisect_free(b);
-    range_dispose(&rg);
+    culprit_bisect__range_dispose(&rg);
     return error;
 }
 

@@ -437,6 +437,45 @@ void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t 
                           void *payload);
 void cli_bisect_phase_line(const char *what, void *payload);
 
+/* culprit bisect fanned out (cmd_bisect_fanout.c): --plan K, --probe COMMIT, --jobs K
+ * and --remote, a struct of their own beside the bisection's options. */
+typedef struct {
+    unsigned int plan, jobs, rounds;
+    const char *probe, *remote;
+} cli_bisect_fanout_args;
+
+#define CLI_OPT_BISECT_FANOUT(f)                                                                   \
+    CULPRIT_OPT("--plan", 0, CULPRIT_OPT_UINT, &(f)->plan, "K",                                    \
+                "fan out: print the next round of K commits to probe at once\n"                    \
+                "(as JSON a CI matrix reads with --json), or the result\n"                         \
+                "once the probes recorded in history decide it",                                   \
+                .min = 1, .max = 1000),                                                            \
+        CULPRIT_OPT("--probe", 0, CULPRIT_OPT_STRING, &(f)->probe, "COMMIT",                       \
+                    "fan out: measure COMMIT against the good end on this\n"                       \
+                    "runner (paired) and record the verdict in history"),                          \
+        CULPRIT_OPT("--jobs", 0, CULPRIT_OPT_UINT, &(f)->jobs, "K",                                \
+                    "fan out locally: rounds of K probe processes at once,\n"                      \
+                    "each in checkouts of its own, until the result",                              \
+                    .min = 1, .max = 1000),                                                        \
+        CULPRIT_OPT("--rounds", 0, CULPRIT_OPT_UINT, &(f)->rounds, "N",                            \
+                    "with --jobs: stop after N rounds (0, the default: none)"),                    \
+        CULPRIT_OPT("--remote", 0, CULPRIT_OPT_STRING, &(f)->remote, "REMOTE",                     \
+                    "fan out through the shared history of REMOTE: pull it\n"                      \
+                    "before planning, push each probe's record to it")
+
+/* A bisection's progress lines (cli_bisect_step_line, cli_bisect_phase_line) into `p`. */
+void cli_bisect_progress_attach(culprit_bisect_options *o, cli_bisect_progress *p);
+/* 1 when the command line asks for a fanned-out bisection. */
+int cli_bisect_fanout_wanted(const cli_bisect_fanout_args *f);
+/* The fanned-out bisection with the session's options `o` (checked), the history
+ * directory given (may be NULL) and --json; `print_result` prints a result as culprit
+ * bisect does; argc/argv: bisect's own, for the probe processes of --jobs. */
+int cli_bisect_fanout(culprit_bisect_options *o, const cli_bisect_fanout_args *f,
+                      const char *history_dir, int json,
+                      int (*print_result)(const culprit_bisect_result *r,
+                                          const culprit_bisect_options *o, int json),
+                      int argc, char **argv);
+
 /* ------------------------------------------------------------- subcommands --- */
 
 int cli_check(int argc, char **argv);

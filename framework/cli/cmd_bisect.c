@@ -21,6 +21,7 @@ typedef struct {
     const char *history_dir;
     const char *metric; /* the measured way's: command.metric or perf.metric */
     cli_strings paths;
+    cli_bisect_fanout_args fanout;
 } bisect_args;
 
 /* The options of culprit bisect, their values going into the session's options `o`
@@ -82,7 +83,7 @@ typedef struct {
                         "plain build the bisection measures"),                                     \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(a)->json, NULL,                           \
                         "print the result as JSON on stdout (the text on stderr)"),                \
-            CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW                                          \
+            CLI_OPT_BISECT_FANOUT(&(a)->fanout), CLI_OPT_HELP(&(a)->help), CULPRIT_OPT_END_ROW     \
     }
 
 static void usage(FILE *out)
@@ -99,6 +100,8 @@ static void usage(FILE *out)
               "                      [--min-runs N] [--max-runs N] [--threshold PERCENT]\n"
               "                      [--confidence C] [--instructions-threshold PERCENT]\n"
               "                      [--timeout SECONDS] [--build-timeout SECONDS]\n"
+              "                      [--plan K | --probe COMMIT | --jobs K [--rounds N]]\n"
+              "                      [--remote REMOTE]\n"
               "Finds the first commit between good and bad that made CMD significantly slower.\n"
               "Each commit is checked out in a temporary directory outside the working tree,\n"
               "built with CMD's --build command there, and timed against the good end with the\n"
@@ -412,11 +415,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     }
     o->paths = paths;
     o->npaths = npaths;
-    p.confidence = o->measure.confidence;
-    p.series = o->command.metric;
-    o->measure.progress = cli_bisect_step_line;
-    o->measure.phase = cli_bisect_phase_line;
-    o->measure.payload = &p;
+    cli_bisect_progress_attach(o, &p);
     cli_clean_up_on_signals();
     cli_progress_start(&p.bar, "bisecting: timing the bad end against the good end");
     error = culprit_bisect_session(&r, o);
@@ -441,7 +440,7 @@ static int usage_error(const char **paths)
 int cli_bisect(int argc, char **argv)
 {
     culprit_bisect_options o = CULPRIT_BISECT_OPTIONS_INIT;
-    bisect_args a = {0, 0, 0, 0, NULL, NULL, {NULL, 0}};
+    bisect_args a = {0, 0, 0, 0, NULL, NULL, {NULL, 0}, {0, 0, 0, NULL, NULL}};
     const culprit_opt options[] = BISECT_OPTIONS(&o, &a);
     culprit_opt_parser parser;
     int kind, status;
@@ -469,7 +468,13 @@ int cli_bisect(int argc, char **argv)
         } else {
             /* --metric names the series of the way measured (a perf test's or a command's) */
             *(o.perf.run ? &o.perf.metric : &o.command.metric) = a.metric;
-            if ((status = settle_options(&o, &q)) == CLI_EXIT_OK)
+            if ((status = settle_options(&o, &q)) == CLI_EXIT_OK &&
+                cli_bisect_fanout_wanted(&a.fanout)) {
+                o.paths = a.paths.items;
+                o.npaths = a.paths.n;
+                status = cli_bisect_fanout(&o, &a.fanout, q.history_dir, q.json, print_result,
+                                           argc, argv);
+            } else if (status == CLI_EXIT_OK)
                 status = run_session(&o, a.paths.items, a.paths.n, &q);
         }
         free(owned[0]);

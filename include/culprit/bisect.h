@@ -766,6 +766,107 @@ const char *culprit_bisect_verdict_name(culprit_bisect_verdict verdict);
 int culprit_bisect_result_from_json(culprit_bisect_result *out, char **test,
                                     culprit_calltree_view **calltree, const char *path);
 
+/* ------------------------------------------------ fan-out over many runners --- */
+
+/**
+ * A bisection fanned out over many runners (docs/bisect.md, "Fanning out"): rounds
+ * of `k` probes at once, each probe a separate job (a CI matrix entry) that builds
+ * and measures one commit against the good end on its own runner, paired, and
+ * records its verdict into history as a run of the suite CULPRIT_FANOUT_SUITE; the
+ * shared history (refs/culprit/history) carries the records between runners. Each
+ * state is computed from the records alone, so a planner that died loses nothing and
+ * a probe that recorded nothing (interrupted, its reference side failed) is planned
+ * again.
+ */
+typedef struct {
+    unsigned int version;
+    size_t k; /**< probes per round (at least 1) */
+    /** The history source the records are read from (the directory and the shared
+     * ref); borrowed. */
+    const culprit_history_source *history;
+    /** Where a probe writes its record (created when missing). */
+    const char *record_dir;
+} culprit_fanout_options;
+
+#define CULPRIT_FANOUT_OPTIONS_VERSION 1
+#define CULPRIT_FANOUT_OPTIONS_INIT                                                                \
+    {                                                                                              \
+        .version = CULPRIT_FANOUT_OPTIONS_VERSION, .k = 1                                          \
+    }
+
+/** The suite of the probes' records in history. */
+#define CULPRIT_FANOUT_SUITE "culprit-bisect"
+
+/** One probe's record, as read back. */
+typedef struct {
+    char sha[41];
+    culprit_bisect_verdict verdict;
+    size_t round;                           /**< the round it was planned in */
+    double change, change_low, change_high; /**< against the good end (NAN: skip) */
+    size_t pairs;                           /**< pairs judged (0: counted, or Welch) */
+    int used;   /**< 1: replayed on the search (the newest record of a commit of the range);
+                     0: not (an older record of the commit, another range, a commit that is no
+                     candidate: an irrelevant one with paths) */
+    char *host; /**< the runner it ran on */
+    char *note; /**< why it is a skip, or how it was judged */
+} culprit_fanout_record;
+
+/** Where a fanned-out bisection stands (culprit_bisect_fanout_state()). */
+typedef struct {
+    culprit_bisect_status status;
+    size_t round;     /**< the round `plan` is (1 + the last round recorded) */
+    char (*plan)[41]; /**< RUNNING: the next round's commits (at most k) */
+    size_t nplan;
+    char culprit[41];  /**< FOUND: the first bad commit */
+    char (*range)[41]; /**< AMBIGUOUS: the commits that may be it */
+    size_t nrange;
+    char good[41], bad[41];         /**< the ends, resolved */
+    size_t ncommits;                /**< commits in (good, bad] */
+    size_t ncandidates;             /**< still possible */
+    size_t nirrelevant;             /**< with paths: commits touching none, never planned */
+    char key[17];                   /**< the bisection's records are the test "fanout-KEY" */
+    culprit_fanout_record *records; /**< the records of this bisection, oldest first */
+    size_t nrecords;
+} culprit_fanout_state;
+
+/**
+ * Reads the records of the bisection `opts` describes (good, bad, build, command or
+ * run/test, metric, threshold, paths: another of them is another bisection) and
+ * replays them on the range: the next round of fo->k commits (culprit_bisect_plan)
+ * or the answer. Records of commits outside the range are ignored; a commit
+ * recorded twice counts by its newest record. Dispose with
+ * culprit_fanout_state_dispose(). Errors: the range's (unknown revisions), the
+ * history source's; a missing history is no error (nothing recorded yet).
+ */
+int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_options *opts,
+                                const culprit_fanout_options *fo);
+void culprit_fanout_state_dispose(culprit_fanout_state *state);
+
+/**
+ * One probe: `commit` measured against opts->good in temporary checkouts (the
+ * working tree untouched), as one step of a bisection, both sides on this runner
+ * (paired; with a counted metric, a count of either side may come from history,
+ * since counts agree across runners), and its record written into fo->record_dir:
+ * bad, good (also when undecided, as a sequential step counts it), or skip when the
+ * commit itself does not build or run. When the good end cannot be built or
+ * measured, or anything else fails, nothing is recorded (the commit is planned
+ * again) and the error is returned. `*out` gets the record (dispose with
+ * culprit_fanout_record_dispose()).
+ */
+int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect_options *opts,
+                                const culprit_fanout_options *fo, const char *commit);
+void culprit_fanout_record_dispose(culprit_fanout_record *record);
+
+/**
+ * The end of a fanned-out bisection that found `state->culprit`: the normal
+ * bisection's last steps on this runner, with opts' options (--calltree included):
+ * the culprit against its first parent (the confirmation), its share, its call
+ * trees. `out` as culprit_bisect_session() fills it, with the whole range's ends and
+ * size.
+ */
+int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisect_options *opts,
+                                 const culprit_fanout_state *state);
+
 #ifdef __cplusplus
 }
 #endif

@@ -806,7 +806,7 @@ static void test_confirm_rules(void **state)
     scenario *sc = *state;
     culprit_bisect_confirmation c;
     size_t told = 0;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told, NULL};
 
     linear(sc, 2, 1, 0.10);
     sc->f.wall_noise = 0.5; /* the time cannot tell +10% in 30 pairs; CPU time can */
