@@ -262,7 +262,8 @@ static double mean_of(const double *x, size_t n)
 /*
  * A step on counts: samples in history count first, then one run of each side that
  * has none; the relative change of the mean counts is judged by detect's rule
- * (culprit_detect_counted_change), bad when it is a regression there.
+ * (culprit_detect_counted_change), bad when it is a regression there, and then
+ * conclusive.
  */
 static int decide_counted(runs *r, culprit_bisect_step *step)
 {
@@ -285,6 +286,9 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
                             CULPRIT_VERDICT_MINOR
                         ? CULPRIT_BISECT_BAD
                         : CULPRIT_BISECT_GOOD;
+    /* A count is exact: the same pair counted again gives the same counts, so a bad
+     * step is as strong as any confirmation of it (search.c skips that). */
+    step->conclusive = step->verdict == CULPRIT_BISECT_BAD;
     return 0;
 }
 

@@ -204,6 +204,8 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
                 r->parent_tree->fitted && r->culprit_tree->fitted
                     ? "measured against them"
                     : "the runtime's estimate: too few calls to measure");
+    else if (r->parent_tree && r->parent_tree->instructions)
+        fprintf(out, "instructions counted by callgrind (exact: nothing to correct)\n");
     else if (r->parent_tree)
         fprintf(out, "times not corrected for the instrumentation (%s)\n",
                 o->run ? "a perf test's plain build repeats its body another number of times"
