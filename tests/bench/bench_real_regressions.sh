@@ -115,7 +115,7 @@ echo "\$(git rev-parse --short HEAD) \$n" >> $work/git-steps
 EOF
   chmod +x "$work/step.sh"
   : > "$work/git-steps"
-  (cd "$clone" && git bisect start -q "$bad" "$good" > /dev/null && git bisect run "$work/step.sh" > "$work/git.log" 2>&1)
+  (cd "$clone" && git bisect start "$bad" "$good" > /dev/null && git bisect run "$work/step.sh" > "$work/git.log" 2>&1)
   local named
   named=$(awk '/is the first bad commit/ { print $1; exit }' "$work/git.log")
   echo "$1 git bisect run: $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s wall; names ${named:0:12}; $(($(wc -l < "$work/git-steps") + 2)) builds and counted runs (the ends included)"
