@@ -166,7 +166,7 @@ void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t 
     cli_progress_print(&p->bar, text);
     /* The bar: steps done against steps done plus the ones about left. */
     if (candidates == 0)
-        cli_progress_status(&p->bar, NAN, "bisecting: choosing the first step");
+        cli_progress_status(&p->bar, NAN, "bisecting: the bad end is slower; building and measuring step 1");
     else
         cli_progress_status(&p->bar, (double)(index + 1) / (double)(index + 1 + left),
                             "bisecting: step %zu done, about %zu left", index, left);
