@@ -259,10 +259,31 @@ static double mean_of(const double *x, size_t n)
     return sum / (double)n;
 }
 
+/* A side's count from an earlier step of the session that counted the same commit: a
+ * count is exact, so counting the commit again (a build and a run under callgrind)
+ * would give the same figure. */
+static void reuse_counted(runs *r, const culprit_bisect_step *step)
+{
+    const culprit_bisect_result *res = r->s->result;
+
+    for (int side = 0; side < 2; side++)
+        for (size_t i = 0; i < res->nsteps && !r->n[side]; i++) {
+            const culprit_bisect_step *e = &res->steps[i];
+            if (e == step || !e->deterministic || e->verdict == CULPRIT_BISECT_SKIP)
+                continue;
+            if (!strcmp(e->sha, r->sha[side]))
+                r->x[side][r->n[side]++] = e->mean_ns;
+            else if (!strcmp(e->good, r->sha[side]))
+                r->x[side][r->n[side]++] = e->good_mean_ns;
+        }
+}
+
 /*
- * A step on counts: samples in history count first, then one run of each side that
+ * A step on counts: samples in history count first, then a count of the commit from an earlier
+ * step of the session (reuse_counted), then one run of each side that
  * has none; the relative change of the mean counts is judged by detect's rule
- * (culprit_detect_counted_change), bad when it is a regression there.
+ * (culprit_detect_counted_change), bad when it is a regression there, and then
+ * conclusive.
  */
 static int decide_counted(runs *r, culprit_bisect_step *step)
 {
@@ -270,8 +291,10 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
     size_t reused = r->s->result->reused;
     int error;
 
-    if ((error = reuse_history(r, 1)) < 0 ||
-        (!r->n[C] && (error = run_side(r, C, r->x[C], &r->n[C])) < 0) ||
+    if ((error = reuse_history(r, 1)) < 0)
+        return error;
+    reuse_counted(r, step);
+    if ((!r->n[C] && (error = run_side(r, C, r->x[C], &r->n[C])) < 0) ||
         (!r->n[G] && (error = run_side(r, G, r->x[G], &r->n[G])) < 0))
         return error;
     step->deterministic = 1;
@@ -285,6 +308,9 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
                         step->change, r->s->opts->measure.count_threshold) == CULPRIT_VERDICT_MINOR
                         ? CULPRIT_BISECT_BAD
                         : CULPRIT_BISECT_GOOD;
+    /* A count is exact: the same pair counted again gives the same counts, so a bad
+     * step is as strong as any confirmation of it (search.c skips that). */
+    step->conclusive = step->verdict == CULPRIT_BISECT_BAD;
     return 0;
 }
 

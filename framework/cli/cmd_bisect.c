@@ -171,7 +171,7 @@ void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t 
     cli_progress_print(&p->bar, text);
     /* The bar: steps done against steps done plus the ones about left. */
     if (candidates == 0)
-        cli_progress_status(&p->bar, NAN, "bisecting: choosing the first step");
+        cli_progress_status(&p->bar, NAN, "bisecting: the bad end is slower; building and measuring step 1");
     else
         cli_progress_status(&p->bar, (double)(index + 1) / (double)(index + 1 + left),
                             "bisecting: step %zu done, about %zu left", index, left);
@@ -209,6 +209,8 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
                 r->parent_tree->fitted && r->culprit_tree->fitted
                     ? "measured against them"
                     : "the runtime's estimate: too few calls to measure");
+    else if (r->parent_tree && r->parent_tree->instructions)
+        fprintf(out, "instructions counted by callgrind (exact: nothing to correct)\n");
     else if (r->parent_tree)
         fprintf(out, "times not corrected for the instrumentation (%s)\n",
                 o->perf.run ? "a perf test's plain build repeats its body another number of times"

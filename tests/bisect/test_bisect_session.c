@@ -677,6 +677,30 @@ static void test_too_many_skips(void **state)
                  5);
 }
 
+/* Bisects (0, 8] of 9 commits by instructions, +1% from commit `at` on. */
+static void counted_session(scenario *sc, size_t at)
+{
+    linear(sc, 9, at, 0.01);
+    sc->f.exact = 1;
+    sc->opts.perf.metric = "instructions";
+    run_session(sc, 0, 8);
+}
+
+/* A counted step that marked the culprit bad against its parent is conclusive: a
+ * count is exact (two runs of one build give the same count), so the culprit is not
+ * measured against its parent again (on cmark, issue 26, that was two more callgrind
+ * runs of the slow commit, a minute at load 17). */
+static void test_counted_confirmed_by_its_step(void **state)
+{
+    scenario *sc = *state;
+
+    counted_session(sc, 3);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    assert_string_equal(sc->f.runs, "C8 G0 C4 C2 C3");
+    assert_true(sc->r.steps[3].conclusive);
+    assert_false(sc->r.steps[2].conclusive); /* a good step is never conclusive */
+}
+
 /* --metric instructions: counts, one run of each side per step, no warm-up, judged
  * by detect's deterministic rule; +1% is found, an A/A range is no regression. */
 static void test_counted_metric(void **state)
@@ -684,13 +708,11 @@ static void test_counted_metric(void **state)
     scenario *sc = *state;
     const culprit_bisect_step *s;
 
-    linear(sc, 9, 4, 0.01);
-    sc->f.exact = 1;
-    sc->opts.perf.metric = "instructions";
-    run_session(sc, 0, 8);
+    counted_session(sc, 4);
     expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
-    assert_string_equal(sc->f.runs, "C8 G0 C4 G0 C2 G0 C3 G2 C4 G3");
-    assert_int_equal(sc->r.runs, 10);
+    /* Each commit counted once: a later step takes its count from the earlier one. */
+    assert_string_equal(sc->f.runs, "C8 G0 C4 C2 C3");
+    assert_int_equal(sc->r.runs, 5);
     for (size_t i = 0; i < sc->r.nsteps; i++) {
         s = &sc->r.steps[i];
         assert_int_equal(s->runs, 1);
@@ -1026,6 +1048,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_too_many_skips, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options_version, setup, teardown),
         cmocka_unit_test_setup_teardown(test_counted_metric, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_counted_confirmed_by_its_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test(test_time_metric_not_counted),

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# bench_real_regressions: `culprit bisect --metric instructions --calltree` on real
+# regressions of public C libraries, each known from the project's own issue or fix
+# (issue 26), as a new user runs it (docs/bisect.md, docs/calltree.md): a perf command
+# kept outside the library's history, built against each checkout ($CULPRIT_CHECKOUT).
+#
+#   cmark  commonmark/cmark, issue #457 ("This regressed in commit 4470ff33", fixed by
+#          6a5126a8): "a" followed by 10,000 "<!--" takes quadratic time. The range is
+#          0.30.2..b1d961c8 (21 commits, the parent of the fix's first parent). Expected:
+#          4470ff33, answer _scan_html_comment or handle_pointy_brace (both changed by
+#          it: the regenerated scanner scans to the end of the input at every "<!--",
+#          and the caller that calls it).
+#   zlib   madler/zlib, issue #820 (compression 1.5% slower from 1.2.11 to 1.2.13;
+#          the maintainer: "due to a bug fix (5c44459c) that now writes two bytes into
+#          a table, instead of one 16-bit write"): level-1 deflate of 2 MB of generated
+#          text. Range 5c44459c~10..8ba2cdb (14 commits). Expected: 5c44459c, answer
+#          deflate_fast (where the changed _tr_tally macros expand) or compress_block
+#          (changed to read the new symbol buffer).
+#
+# usage: bench_real_regressions.sh CULPRIT [cmark] [zlib]   (default: both)
+# The repositories are not fetched: clone them once and name their parent directory:
+#   git clone https://github.com/commonmark/cmark "$CULPRIT_BENCH_SRC/cmark"
+#   git clone https://github.com/madler/zlib "$CULPRIT_BENCH_SRC/zlib"
+# A case whose clone is absent (or lacks the commits) is skipped; with none left, or
+# CULPRIT_BENCH_SRC unset, the script exits 77 (ctest: skipped; ctest fetches
+# nothing). Without valgrind: 77.
+# GIT=1 also runs `git bisect run` on the same range, as a user who knows Valgrind
+# would: each end built and counted (`valgrind --tool=callgrind`, its "I refs"), the
+# threshold at their geometric mean, then a script that builds (125 if that fails)
+# and says bad above it; its wall time includes all of that. AA=1 records the
+# culprit's instruction tree twice and diffs it with itself (issue 26: no suspect).
+# Prints wall times, steps, builds, runs, answers and `uptime` before and after each.
+# Exits 1 when culprit names a wrong commit or a function the commit did not change.
+set -euo pipefail
+culprit=$(realpath "$1"); shift
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(cmark zlib)
+src=${CULPRIT_BENCH_SRC:-}
+[ -n "$src" ] || { echo "CULPRIT_BENCH_SRC not set (see the usage above): skipped"; exit 77; }
+command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+work=$(mktemp -d /tmp/culprit-bench-real-XXXXXX)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+git() { command git -c user.name=bench -c user.email=bench@example.org -c advice.detachedHead=false "$@"; }
+now() { date +%s.%N; }
+ran=0 failed=0
+
+perf_zlib() { # the deflate program, kept outside zlib's history
+  cat > "$1" << 'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "zlib.h"
+int main(void)
+{
+    static const char *words[] = {"the ", "quick ", "brown ", "fox ", "jumps ", "over ",
+                                  "lazy ", "dog ", "zlib ", "deflate ", "\n"};
+    size_t n = 2u << 20, i;
+    unsigned char *in = malloc(n), *out;
+    unsigned long seed = 12345, outn = compressBound(n);
+    for (i = 0; i < n;) {
+        seed = seed * 1103515245u + 12345u;
+        const char *w = words[(seed >> 16) % 11];
+        size_t l = strlen(w);
+        if (i + l > n) l = n - i;
+        memcpy(in + i, w, l);
+        i += l;
+        if ((seed >> 8) % 7 == 0 && i < n) in[i++] = (unsigned char)('A' + (seed >> 20) % 26);
+    }
+    out = malloc(outn);
+    if (compress2(out, &outn, in, n, 1) != Z_OK) return 1;
+    printf("%lu\n", outn);
+    return 0;
+}
+EOF
+}
+
+setup() { # setup CASE: sets repo good bad expect answers build cmd
+  case $1 in
+    cmark)
+      repo=$src/cmark good=0.30.2 bad=b1d961c8 expect=4470ff33
+      answers="_scan_html_comment handle_pointy_brace"
+      python3 -c 'print("a" + "<!--" * 10000)' > "$work/cmark.md"
+      build="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF -DCMARK_SHARED=OFF >/dev/null && cmake --build build --target cmark_exe -j2 >/dev/null"
+      cmd="build/src/cmark $work/cmark.md >/dev/null" ;;
+    zlib)
+      repo=$src/zlib good=5c44459c~10 bad=8ba2cdb expect=5c44459c
+      answers="deflate_fast compress_block"
+      perf_zlib "$work/zdeflate.c"
+      build="cc -O2 -g -I. -o perf $work/zdeflate.c adler32.c crc32.c deflate.c inflate.c inffast.c inftrees.c trees.c zutil.c compress.c uncompr.c"
+      cmd="./perf >/dev/null" ;;
+    *) echo "bench_real_regressions: unknown case $1" >&2; exit 2 ;;
+  esac
+}
+
+count() { # count DIR: the instructions of the command in DIR (callgrind's I refs)
+  (cd "$1" && valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
+    sh -c "$cmd" 2>&1 | awk '/I *refs:/ { gsub(",", "", $NF); n += $NF } END { print n }')
+}
+
+git_bisect() { # the same range with git bisect run on counts (GIT=1)
+  local clone=$work/$1-git t0 cg cb thr
+  git clone -q "$repo" "$clone"
+  t0=$(now)
+  (cd "$clone" && git checkout -q "$good" && sh -c "$build") > /dev/null
+  cg=$(count "$clone")
+  (cd "$clone" && git checkout -q "$bad" && sh -c "$build") > /dev/null
+  cb=$(count "$clone")
+  thr=$(awk -v a="$cg" -v b="$cb" 'BEGIN { printf "%.0f", sqrt(a * b) }')
+  cat > "$work/step.sh" << EOF
+#!/bin/sh
+sh -c '$build' > /dev/null 2>&1 || exit 125
+n=\$(valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null sh -c '$cmd' 2>&1 | awk '/I *refs:/ { gsub(",", "", \$NF); n += \$NF } END { print n }')
+echo "\$(git rev-parse --short HEAD) \$n" >> $work/git-steps
+[ "\$n" -le $thr ]
+EOF
+  chmod +x "$work/step.sh"
+  : > "$work/git-steps"
+  (cd "$clone" && git bisect start "$bad" "$good" > /dev/null && git bisect run "$work/step.sh" > "$work/git.log" 2>&1)
+  local named
+  named=$(awk '/is the first bad commit/ { print $1; exit }' "$work/git.log")
+  echo "$1 git bisect run: $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s wall; names ${named:0:12}; $(($(wc -l < "$work/git-steps") + 2)) builds and counted runs (the ends included)"
+}
+
+aa() { # the culprit's tree twice, diffed with itself (AA=1)
+  local d=$work/$1-aa
+  git clone -q "$repo" "$d"
+  (cd "$d" && git checkout -q "$expect" && sh -c "$build") > /dev/null
+  (cd "$d" && for k in 1 2; do
+     "$culprit" calltree record --metric instructions --quiet --out "$work/aa$k.calltree" \
+       sh -c "$cmd" > /dev/null
+   done)
+  "$culprit" calltree diff "$work/aa1.calltree" "$work/aa2.calltree" --json > "$work/aa.json"
+  echo "$1 A/A: $(jq '.suspects | length' "$work/aa.json") suspects among $(jq .nodes_compared "$work/aa.json") nodes compared; $(uptime)"
+  jq -e '.suspects | length == 0' "$work/aa.json" > /dev/null || failed=1
+}
+
+for c in "${cases[@]}"; do
+  setup "$c"
+  if [ ! -d "$repo" ] || ! command git -C "$repo" rev-parse -q --verify "$expect^{commit}" > /dev/null; then
+    echo "$c: no clone with $expect at $repo: skipped (see the usage above)"
+    continue
+  fi
+  ran=1
+  git clone -q "$repo" "$work/$c"
+  echo "$c: before: $(uptime)"
+  t0=$(now)
+  (cd "$work/$c" && "$culprit" bisect --good "$good" --bad "$bad" --build "$build" --command "$cmd" \
+     --metric instructions --calltree > "$work/$c.out" 2> "$work/$c.err") || true
+  wall=$(echo "$(now) - $t0" | bc)
+  echo "$c: after: $(uptime)"
+  cat "$work/$c.out"
+  named=$(awk '/is the first slow commit/ { print $3; exit }' "$work/$c.out")
+  answer=$(awk '$1 == "answer:" { print $2; exit }' "$work/$c.out")
+  changed=$(grep -c '^answer: .*, changed by the commit' "$work/$c.out" || true)
+  echo "$c culprit bisect: $(printf '%.1f' "$wall") s wall; names ${named:0:12} (expected $expect); answer ${answer:-none}"
+  if [[ $named != $(command git -C "$repo" rev-parse "$expect")* ]]; then
+    echo "FAIL $c: named ${named:-nothing}, not $expect"; cat "$work/$c.err"; failed=1
+  elif [ "$changed" != 1 ] || ! [[ " $answers " == *" $answer "* ]]; then
+    echo "FAIL $c: the answer is ${answer:-none}, not one of: $answers (changed by the commit)"; failed=1
+  fi
+  grep -q 'times not corrected' "$work/$c.out" && { echo "FAIL $c: a counted tree said 'times not corrected'"; failed=1; }
+  [ -z "${GIT:-}" ] || git_bisect "$c"
+  [ -z "${AA:-}" ] || aa "$c"
+done
+[ $ran = 1 ] || { echo "no repository found under $src: skipped"; exit 77; }
+exit $failed
