@@ -18,14 +18,7 @@ e2e_workdir bisect-fanout
 
 git init -q --bare "$work/remote.git"
 git clone -q "$work/remote.git" "$work/seed" 2> /dev/null
-for r in $(seq 1 16); do
-  d=0.05; [ "$r" -ge 11 ] && d=0.4
-  echo "$d" > "$work/seed/delay"
-  echo "r$r" > "$work/seed/notes.txt"
-  git -C "$work/seed" add -A
-  git -C "$work/seed" commit -q -m "r$r"
-  git -C "$work/seed" tag "r$r"
-done
+e2e_tagged_commits "$work/seed" 16 delay 11 0.05 0.4
 git -C "$work/seed" push -q origin HEAD:main --tags 2> /dev/null
 for c in 1 2 3 4; do git clone -q -b main "$work/remote.git" "$work/runner$c" 2> /dev/null; done
 want=$(git -C "$work/seed" rev-parse r11)

@@ -15,14 +15,7 @@ command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exi
 e2e_workdir bisect-fanout-instructions
 
 git init -q "$work/repo"
-for r in $(seq 1 8); do
-  n=5000; [ "$r" -ge 6 ] && n=6000
-  echo "$n" > "$work/repo/n"
-  echo "r$r" > "$work/repo/notes.txt"
-  git -C "$work/repo" add -A
-  git -C "$work/repo" commit -q -m "r$r"
-  git -C "$work/repo" tag "r$r"
-done
+e2e_tagged_commits "$work/repo" 8 n 6 5000 6000
 want=$(git -C "$work/repo" rev-parse r6)
 (cd "$work/repo" && "$culprit" bisect --good r1 --bad r8 --metric instructions --jobs 3 \
   --command 'awk -v n=$(cat n) "BEGIN { for (i = 0; i < n; i++) s += i }"' \

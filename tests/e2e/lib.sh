@@ -2,10 +2,25 @@
 #   e2e_workdir NAME  a new directory /tmp/culprit-NAME-XXXXXX in $work, removed when
 #                     the script exits (kept when KEEP is set, to look at after a failure);
 #   fail MESSAGE      says FAIL: MESSAGE on stderr and exits 1;
-#   git               git with an identity of its own, whatever the machine's config.
+#   git               git with an identity of its own, whatever the machine's config;
+#   e2e_tagged_commits REPO N FILE SLOW_FROM FAST SLOW
+#                     N commits r1..rN in REPO, each tagged, writing FAST to FILE
+#                     before commit SLOW_FROM and SLOW from it on (and "rK" to
+#                     notes.txt, so every commit changes something).
 e2e_workdir() {
   work=$(mktemp -d "/tmp/culprit-$1-XXXXXX")
   trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+e2e_tagged_commits() {
+  local repo=$1 n=$2 file=$3 from=$4 fast=$5 slow=$6 r v
+  for r in $(seq 1 "$n"); do
+    v=$fast; [ "$r" -ge "$from" ] && v=$slow
+    echo "$v" > "$repo/$file"
+    echo "r$r" > "$repo/notes.txt"
+    git -C "$repo" add -A
+    git -C "$repo" commit -q -m "r$r"
+    git -C "$repo" tag "r$r"
+  done
+}
