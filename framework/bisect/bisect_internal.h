@@ -73,8 +73,9 @@ typedef struct culprit_bisect__probe {
     void (*dispose)(void *payload);
     void *payload;
     /* Optional (NULL: unknown). What the last measure() of a perf test also saw: its
-     * CPU time (ns, judged as the time is) and whether any of its samples were
-     * preempted (the runner's count). 0, or CULPRIT_ENOTFOUND when not known. */
+     * CPU floor (ns: the fastest judged sample's CPU time of the measuring thread)
+     * and whether any of its samples were preempted (the runner's count). 0, or
+     * CULPRIT_ENOTFOUND when not known. */
     int (*cpu_of_last)(void *payload, double *cpu_ns, int *preempted);
 } culprit_bisect__probe;
 
@@ -112,7 +113,8 @@ typedef struct {
      * none. */
     double effect, futile_below;
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
-     * time instead when any run of the step had preempted samples; stop taking pairs
+     * floors by the sign test instead (comparison.c, sign.c) when any run of the step
+     * had preempted samples; stop taking pairs
      * at `deadline` (culprit_time_now_s(); 0 none), judging the pairs so far; after
      * each pair, `on_pair` with the step's figures so far (NAN before two pairs). */
     int cpu_if_preempted;
@@ -194,6 +196,27 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
                                        const culprit_bisect__confirm_rules *rules);
+
+/* The sign test's interval of the median of the n differences d (sign.c): *low and
+ * *high are order statistics that each miss the median with probability at most
+ * `tail` (one-sided; -INFINITY and INFINITY when n is too small for that tail). */
+int culprit_bisect__sign_interval(double *median, double *low, double *high, const double *d,
+                                  size_t n, double tail);
+
+/*
+ * A confirmation's rule where runs were preempted (sign.c; docs/detection.md, "Paired
+ * confirmation"): each run's CPU floor (good[ng], cand[nc]), the pairs' differences of
+ * floors d[np] judged by the sign test, which a slow phase of the machine moves by
+ * one pair's vote, never more. The change is the median difference over the good
+ * end's median floor; each bound misses with probability at most (1 - confidence) /
+ * (the regular looks of opts: min_runs, doubling up to max_runs), so that over all
+ * the looks a commit that is not slower is called slower at most 1 - confidence of
+ * the time (Bonferroni). The early looks' stricter confidence cannot be reached on
+ * a handful of pairs: the bounds are then infinite (undecided).
+ */
+int culprit_bisect__judge_floors(culprit_bisect_step *step, const culprit_bisect_options *o,
+                                 const double *good, size_t ng, const double *cand, size_t nc,
+                                 const double *d, size_t np, double confidence);
 
 /* Builds `sha` on `side` through the probe, counting the build in the result. */
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha);

@@ -59,7 +59,7 @@ typedef struct {
     size_t n[2], np;
     culprit_bisect__side failed;
     char *reason; /* the probe's message when the candidate failed */
-    /* With s->cpu_if_preempted: each kept run's CPU time (cn[side] of them known, in
+    /* With s->cpu_if_preempted: each kept run's CPU floor (cn[side] of them known, in
      * step with x while every run tells it), the pairs' differences of it, and the
      * runs with preempted samples. out_of_time: the deadline stopped the pairs. */
     double *cx[2], *cdx;
@@ -347,12 +347,19 @@ static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confi
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
     double threshold = r->s->opts->measure.threshold;
-    /* A confirmation's rule: CPU time when a run was preempted and every run told it. */
-    int cpu = r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
+    /* A confirmation's rule: CPU floors when a run was preempted and every run told its
+     * floor, in pairs; below FENCE_MIN_N pairs, where fences cannot be set, by the
+     * sign test (sign.c), from then on as times are (the mean inside the fences). */
+    int cpu = paired && r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
     int error;
 
-    if ((error = judge(step, cpu ? r->cx[G] : r->x[G], r->n[G], cpu ? r->cx[C] : r->x[C], r->n[C],
-                       paired ? (cpu ? r->cdx : r->dx) : NULL, r->np, confidence)) < 0)
+    if ((error = cpu && r->np < FENCE_MIN_N
+                     ? culprit_bisect__judge_floors(step, r->s->opts, r->cx[G], r->cn[G], r->cx[C],
+                                                    r->cn[C], r->cdx, r->np, confidence)
+                 : cpu
+                     ? judge(step, r->cx[G], r->n[G], r->cx[C], r->n[C], r->cdx, r->np, confidence)
+                     : judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
+                             confidence)) < 0)
         return error;
     step->cpu = cpu;
     step->preempted = r->npreempted;

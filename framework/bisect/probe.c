@@ -290,7 +290,7 @@ static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t c
 
 /*
  * What a run of the test also tells (cpu_of_last): with time judged (no --metric),
- * its CPU time judged as the time is (the cpu_ns series inside the severe fences:
+ * its CPU floor (the fastest sample of the cpu_ns series inside the severe fences:
  * culprit_detect_select_metric) and whether samples were preempted. `run` is
  * changed (the selected series); the caller reads nothing else of it after.
  */
@@ -306,7 +306,7 @@ static int keep_cpu(probe *p, culprit_run *run, const culprit_test_result *t)
         culprit_error_clear(); /* no CPU series recorded: not known */
         return 0;
     }
-    p->last_cpu = t->judged.n >= 2 ? t->judged.mean : t->summary.mean;
+    p->last_cpu = t->judged.n >= 1 ? t->judged.min : t->summary.min;
     p->last_known = isfinite(p->last_cpu) && p->last_cpu > 0;
     return 0;
 }

@@ -5,7 +5,8 @@ target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
   ${CMAKE_CURRENT_LIST_DIR}/session.c ${CMAKE_CURRENT_LIST_DIR}/measurement.c
   ${CMAKE_CURRENT_LIST_DIR}/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/command.c
-  ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/search.c
+  ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/sign.c
+  ${CMAKE_CURRENT_LIST_DIR}/search.c
   ${CMAKE_CURRENT_LIST_DIR}/scan.c ${CMAKE_CURRENT_LIST_DIR}/result.c
   ${CMAKE_CURRENT_LIST_DIR}/confirm.c ${CMAKE_CURRENT_LIST_DIR}/explain.c)
 # check --investigate: the regressed tests' ranges bisected within a budget.

@@ -231,14 +231,18 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         if (isfinite(p->change_low))
             culprit_buf_printf(&line, "%+.1f%% (CI %+.1f%% to %+.1f%%)", 100 * p->change,
                                100 * p->change_low, 100 * p->change_high);
+        else if (isfinite(p->change)) /* the sign test's bounds need more pairs */
+            culprit_buf_printf(&line, "%+.1f%% (too few pairs for an interval)", 100 * p->change);
         else
             culprit_buf_puts(&line, "too few pairs to judge");
         if (p->event == CULPRIT_CONFIRM_PAIR)
-            culprit_buf_puts(&line, p->cpu ? " on CPU time" : "");
+            culprit_buf_puts(&line, p->cpu ? " on CPU floors" : "");
         else if (o->pair.perf.metric)
             culprit_buf_printf(&line, "; judged on %s (--metric)", o->pair.perf.metric);
         else if (p->result->cpu)
-            culprit_buf_printf(&line, "; judged on CPU time: %zu of %zu runs were preempted",
+            culprit_buf_printf(&line,
+                               "; judged on CPU time, each run's floor (fastest sample), by the "
+                               "sign test below 20 pairs: %zu of %zu runs were preempted",
                                p->result->preempted, 2 * p->result->runs);
         else
             culprit_buf_puts(&line, "; judged on time: no run was preempted");

@@ -133,6 +133,9 @@ typedef struct {
     double wall_noise;
     int preempted;
     double last_cpu;
+    /* Every slow_every-th run (0 none) falls in a slow phase of the machine: its time
+     * and its CPU time, the fastest sample included, 1.8 times longer. */
+    int slow_every;
 } fake;
 
 static const double noise[11] = {0.9, -0.4, 0.1, -1.0, 0.6, 0.3, -0.7, 1.0, -0.2, 0.5, -0.8};
@@ -174,6 +177,8 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
     assert_string_equal(f->on[side], sha); /* built on that side before it runs */
     if (k < f->burst_runs[c])
         rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
+    if (f->slow_every && f->ncalls % (size_t)f->slow_every == 0)
+        rel += 0.8;
     f->last_cpu = f->mean[c] * (1 + rel);
     *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
     if (len + 8 < sizeof(f->runs))
@@ -861,6 +866,51 @@ static void test_confirm_rules(void **state)
     assert_true(isnan(c.change));
 }
 
+/* Beside two CPU hogs whole runs fall in slow phases (1.8x, the floor included):
+ * below 20 pairs (no fences yet) preempted confirmations judge the pairs' CPU floors
+ * by the sign test, where such a run costs one pair's vote. Two slow runs of the
+ * candidate in 10 pairs of +10%: a t interval cannot tell at the first look; the
+ * sign test confirms there. An unchanged commit is not slower. */
+static void test_confirm_slow_phases(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL};
+
+    linear(sc, 2, 1, 0.10);
+    sc->f.slow_every = 8; /* runs 8, 16, ...: the candidate's, first in odd pairs */
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.cpu, 1);
+    assert_int_equal(c.slower, 1);
+    assert_int_equal(c.pairs, 10);
+    assert_true(c.change > 0.09 && c.change < 0.11);
+    assert_true(c.change_low > 0);
+    linear(sc, 2, 1, 0.0);
+    confirm_rules(sc, &rules, &c);
+    assert_int_not_equal(c.slower, 1);
+}
+
+/* The sign test's interval: order statistics by the exact binomial tail. */
+static void test_sign_interval(void **state)
+{
+    double d[20], m, lo, hi;
+    (void)state;
+
+    for (int i = 0; i < 20; i++)
+        d[i] = 20 - i; /* 1..20, unsorted */
+    /* n = 20: P(X <= 3) = 0.0013, P(X <= 4) = 0.0059 */
+    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 20, 0.005), 0);
+    assert_true(m == 10.5 && lo == 4 && hi == 17);
+    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 20, 0.006), 0);
+    assert_true(lo == 5 && hi == 16);
+    /* n = 10: P(X = 0) = 1/1024; a smaller tail cannot be reached */
+    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 10, 0.001), 0);
+    assert_true(lo == 11 && hi == 20);
+    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 10, 0.0009), 0);
+    assert_true(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+}
+
 /* A perf test's series of nanoseconds (--metric cpu_ns) is a time, judged in pairs; a
  * count (instructions) by the deterministic rule; a command's cpu_ns is a time too. */
 static void test_time_metric_not_counted(void **state)
@@ -1051,6 +1101,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_counted_confirmed_by_its_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
+        cmocka_unit_test(test_sign_interval),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
         cmocka_unit_test(test_reuse_agrees_with_detection),
