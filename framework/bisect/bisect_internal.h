@@ -209,14 +209,14 @@ int culprit_bisect__sign_interval(double *median, double *low, double *high, con
  * floors d[np] judged by the sign test, which a slow phase of the machine moves by
  * one pair's vote, never more. The change is the median difference over the good
  * end's median floor; each bound misses with probability at most (1 - confidence) /
- * (the regular looks of opts: min_runs, doubling up to max_runs), so that over all
+ * looks (the step's regular looks: min_runs, doubling up to max_runs), so that over all
  * the looks a commit that is not slower is called slower at most 1 - confidence of
  * the time (Bonferroni). The early looks' stricter confidence cannot be reached on
  * a handful of pairs: the bounds are then infinite (undecided).
  */
-int culprit_bisect__judge_floors(culprit_bisect_step *step, const culprit_bisect_options *o,
-                                 const double *good, size_t ng, const double *cand, size_t nc,
-                                 const double *d, size_t np, double confidence);
+int culprit_bisect__judge_floors(culprit_bisect_step *step, size_t looks, const double *good,
+                                 size_t ng, const double *cand, size_t nc, const double *d,
+                                 size_t np, double confidence);
 
 /* Builds `sha` on `side` through the probe, counting the build in the result. */
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha);

@@ -339,6 +339,18 @@ static double conclusive_confidence(double confidence)
     return 1 - (1 - confidence) * (1 - confidence);
 }
 
+/* The regular looks of a step (min_runs, doubling, up to max_runs). */
+static size_t regular_looks(const culprit_bisect_options *o)
+{
+    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o), looks = 1;
+
+    while (n < max) {
+        n = n * 2 < max ? n * 2 : max;
+        looks++;
+    }
+    return looks;
+}
+
 /* Judges the runs so far at `confidence` into `step` and says whether it is decided:
  * bad (significantly slower, and by more than the threshold: stats' rule, as
  * verdicts and the call-tree diff judge) or good (a slowdown beyond the threshold
@@ -353,13 +365,13 @@ static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confi
     int cpu = paired && r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
     int error;
 
-    if ((error = cpu && r->np < FENCE_MIN_N
-                     ? culprit_bisect__judge_floors(step, r->s->opts, r->cx[G], r->cn[G], r->cx[C],
-                                                    r->cn[C], r->cdx, r->np, confidence)
-                 : cpu
-                     ? judge(step, r->cx[G], r->n[G], r->cx[C], r->n[C], r->cdx, r->np, confidence)
-                     : judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
-                             confidence)) < 0)
+    if ((error =
+             cpu && r->np < FENCE_MIN_N
+                 ? culprit_bisect__judge_floors(step, regular_looks(r->s->opts), r->cx[G], r->cn[G],
+                                                r->cx[C], r->cn[C], r->cdx, r->np, confidence)
+             : cpu ? judge(step, r->cx[G], r->n[G], r->cx[C], r->n[C], r->cdx, r->np, confidence)
+                   : judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
+                           confidence)) < 0)
         return error;
     step->cpu = cpu;
     step->preempted = r->npreempted;

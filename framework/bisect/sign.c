@@ -57,23 +57,11 @@ int culprit_bisect__sign_interval(double *median, double *low, double *high, con
     return 0;
 }
 
-/* The regular looks of a step (min_runs, doubling, up to max_runs). */
-static size_t regular_looks(const culprit_bisect_options *o)
+int culprit_bisect__judge_floors(culprit_bisect_step *step, size_t looks, const double *good,
+                                 size_t ng, const double *cand, size_t nc, const double *d,
+                                 size_t np, double confidence)
 {
-    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o), looks = 1;
-
-    while (n < max) {
-        n = n * 2 < max ? n * 2 : max;
-        looks++;
-    }
-    return looks;
-}
-
-int culprit_bisect__judge_floors(culprit_bisect_step *step, const culprit_bisect_options *o,
-                                 const double *good, size_t ng, const double *cand, size_t nc,
-                                 const double *d, size_t np, double confidence)
-{
-    double tail = (1 - confidence) / (double)regular_looks(o), g, c, lo, hi, m;
+    double tail = (1 - confidence) / (double)(looks ? looks : 1), g, c, lo, hi, m;
     int error;
 
     if ((error = culprit_bisect__sign_interval(&g, &lo, &hi, good, ng, 0.5)) < 0 ||
