@@ -4,8 +4,9 @@
 # slowdown of a ~1 ms test from none, where one run per commit cannot?
 # The binary holds three tests (the judged one and two others of ~1 ms that do not
 # change), as a real test binary does: the pairs run the judged test alone
-# ($CULPRIT_FILTER), stop at the budget (60 s, --max-runs 30 pairs) and judge CPU
-# time when runs were preempted (docs/detection.md, "Paired confirmation").
+# ($CULPRIT_FILTER), stop at the budget (60 s, --max-runs 30 pairs) and, when runs
+# were preempted, judge each run's CPU floor (its fastest sample's CPU time), by the
+# sign test below 20 pairs (docs/detection.md, "Paired confirmation").
 # Goals (issue 25, at load >= 8): +10% confirmed >= 95%, +5% >= 80%, A/A <= 1%,
 # median time per confirmation <= 20 s. The load is printed with every trial.
 #

@@ -110,7 +110,10 @@ echo "load after recording: $(uptime)"
 if [ -n "${RECORD_ONLY:-}" ]; then echo "recorded in $work"; exit 0; fi
 fi
 
-# judge MODE EFFECT BASEFILE NOWFILE: "flagged confirmed evidence change limit"
+# judge MODE EFFECT BASEFILE NOWFILE: "flagged confirmed evidence change limit
+# by_mean": by_mean 1 when the mean rule would confirm the flagged minor (the lower
+# bound of the means' change beyond the same limit the floor has to pass), to
+# replay "confirmed when either rule confirms" on the same runs.
 judge() {
   local h=$work/h
   rm -rf "$h" && mkdir -p "$h"
@@ -123,33 +126,38 @@ import json, sys
 try:
     t = json.load(open(sys.argv[1]))["tests"][0]
 except Exception:
-    print("0 0 error nan nan"); sys.exit()
+    print("0 0 error nan nan 0"); sys.exit()
 flagged = t["verdict"] in ("minor", "major")
 s = t.get("run_spread") or {}
+limit, low = s.get("limit"), t.get("change_low")
+by_mean = flagged and limit is not None and low is not None and low > limit
 print(int(flagged), int(flagged and t["confirmed"]), t["evidence"], t["change"],
-      s.get("limit", float("nan")))
+      s.get("limit", float("nan")), int(by_mean))
 PY
 }
 
 mapfile -t bases < <(ls "$work/runs_r0"/*.xml | sort)
-printf '%-5s %-8s %7s %9s %10s %14s %12s\n' effect mode trials flagged confirmed median_change median_limit
+printf '%-5s %-8s %7s %9s %10s %8s %7s %14s %12s\n' effect mode trials flagged confirmed by_mean either \
+  median_change median_limit
 for e in aa x3 x10 p10; do
   mapfile -t nows < <(ls "$work/runs_$e"/*.xml | sort)
   for m in ${MODES:-pooled default}; do
-    t=0 f=0 c=0 changes="" limits=""
+    t=0 f=0 c=0 bm=0 ei=0 changes="" limits=""
     for j in "${!nows[@]}"; do
       # A/A: the base runs of this round and the AA_BACK before it (earlier runs,
       # under other loads); effects: the base run of the same round.
       if [ "$e" = aa ]; then first=$((j > aa_back ? j - aa_back : 0)); else first=$j; fi
       for ((i = first; i <= j; i++)); do
-        read -r fl co _ ch li < <(judge "$m" "$e" "${bases[$i]}" "${nows[$j]}")
-        t=$((t + 1)) f=$((f + fl)) c=$((c + co))
+        read -r fl co _ ch li me < <(judge "$m" "$e" "${bases[$i]}" "${nows[$j]}")
+        t=$((t + 1)) f=$((f + fl)) c=$((c + co)) bm=$((bm + me))
+        ei=$((ei + (co || me ? 1 : 0)))
         changes+=" $ch" limits+=" $li"
       done
     done
     med=$(python3 -c "import sys,math; v=sorted(float(x) for x in sys.argv[1:] if x not in ('nan','None')); print('%+.1f%%' % (100*v[len(v)//2]) if v else '-')" $changes)
     lim=$(python3 -c "import sys,math; v=sorted(float(x) for x in sys.argv[1:] if x not in ('nan','None')); print('%+.1f%%' % (100*v[len(v)//2]) if v else '-')" $limits)
-    printf '%-5s %-8s %7d %9d %10d %14s %12s\n' "$e" "$m" "$t" "$f" "$c" "$med" "$lim"
+    printf '%-5s %-8s %7d %9d %10d %8d %7d %14s %12s\n' "$e" "$m" "$t" "$f" "$c" "$bm" "$ei" "$med" \
+      "$lim"
   done
 done
 # What the last +10% trial says with the pool (its message names the spread).
