@@ -469,10 +469,12 @@ int culprit_confirm_options_init(culprit_confirm_options *opts, unsigned int ver
  *   - it stops at a budget: max_runs pairs, or opts->budget_s seconds, whichever comes
  *     first, and the verdict then rests on the pairs so far (still unknown when they
  *     cannot tell);
- *   - it judges each run's CPU time (the test's cpu_ns) instead of its time when any
- *     run of the two sides had preempted samples (the runner counts them): on a
- *     loaded machine the wall time of a run carries the waits of the scheduler, its
- *     CPU time does not. The result (and the verdict's `paired`) says which.
+ *   - it judges each run's CPU floor (the CPU time of its fastest sample, the test's
+ *     cpu_ns) instead of its time when any run of the two sides had preempted
+ *     samples (the runner counts them), by the sign test below 20 pairs: on a loaded
+ *     machine the wall time of a run carries the waits of the scheduler, and whole
+ *     runs fall in slow phases that a pair's vote absorbs. The result (and the
+ *     verdict's `paired`) says which.
  *
  * The verdict is then judged again by the pairs (culprit_detect_apply_paired()). A
  * test that cannot be confirmed (a side does not build or run) keeps its verdict,
@@ -504,7 +506,7 @@ typedef struct culprit_bisect_step {
                             step and an independent confirmation of it together (a culprit
                             found by such a step against its parent is not measured again) */
     /* A paired confirmation's (culprit_bisect_confirm_check); 0 in a bisection: */
-    int cpu;          /**< judged on each run's CPU time (the test's cpu_ns), not its time:
+    int cpu;          /**< judged on each run's CPU floor (the test's cpu_ns), not its time:
                            some run of the step had preempted samples */
     size_t preempted; /**< runs of the step (both sides) with preempted samples */
     int out_of_time;  /**< the time budget ended the step: the figures are those so far */
