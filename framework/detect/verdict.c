@@ -155,7 +155,7 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
                            100 * c->change_low, 100 * c->change_high);
     /* The confirmation's rule, when it is not the plain one (time, pairs to the end). */
     if (c->cpu)
-        culprit_buf_printf(b, ", on CPU time (%zu run%s preempted)", c->preempted,
+        culprit_buf_printf(b, ", on CPU floors (%zu run%s preempted)", c->preempted,
                            c->preempted == 1 ? "" : "s");
     if (c->out_of_time)
         culprit_buf_puts(b, ", stopped by the time budget");
