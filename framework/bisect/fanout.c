@@ -40,7 +40,8 @@ static void key_of(char out[17], const culprit_bisect_options *o, const char *go
     uint64_t h = 14695981039346656037ULL;
 
     h = fnv(fnv(fnv(h, good), bad), o->measure.build);
-    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test), culprit_bisect__metric(o));
+    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test),
+            culprit_bisect__metric(o));
     snprintf(num, sizeof(num), "%.6g %.6g", o->measure.threshold, o->measure.count_threshold);
     h = fnv(h, num);
     for (size_t i = 0; i < o->npaths; i++)
@@ -250,7 +251,8 @@ int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_
                                  "(CULPRIT_FANOUT_OPTIONS_INIT), at least one probe per round "
                                  "and a history source");
     s.opts = opts;
-    if ((error = culprit_vcs_open(&s.repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(out->bad, s.repo, opts->bad)) < 0 ||
         (error = culprit_bisect__range_open(&rg, &s, out->good, out->bad)) < 0)
@@ -289,9 +291,7 @@ static char *note_of(const culprit_bisect_confirmation *c, const char *good)
     return error < 0 ? NULL : culprit_buf_detach(&b);
 }
 
-/* Writes the record `r` (of the bisection `key`) as a run into `dir`; r->host is
- * set to this host. */
-static int write_record(culprit_fanout_record *r, const char *key, const char *dir)
+int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *key, const char *dir)
 {
     static const char *const words[] = {"good", "bad", "skip"};
     culprit_history *h = NULL;
@@ -386,11 +386,12 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
     if ((error = culprit_bisect_fanout_state(&st, opts, fo)) < 0)
         return error;
     out->round = st.round;
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->sha, repo, commit)) < 0)
         goto cleanup;
     if ((error = measure(out, opts, st.good, out->sha)) < 0 ||
-        (error = write_record(out, st.key, fo->record_dir)) < 0)
+        (error = culprit_bisect__fanout_record_write(out, st.key, fo->record_dir)) < 0)
         goto cleanup;
 cleanup:
     culprit_vcs_free(repo);
@@ -410,7 +411,8 @@ int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisec
     int error;
 
     memset(out, 0, sizeof(*out));
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_first_parents(&fp, &k, repo, state->culprit, 2)) < 0)
         goto cleanup;
     if (k < 2) {
