@@ -401,6 +401,63 @@ cleanup:
     return error;
 }
 
+/* The probe `r` as a step of round r->round (its subject read from `repo`). */
+static int probe_step(culprit_bisect_step *st, const culprit_fanout_record *r, const char *good,
+                      culprit_vcs *repo)
+{
+    culprit_vcs_commit c;
+
+    memset(st, 0, sizeof(*st));
+    memcpy(st->sha, r->sha, 41);
+    memcpy(st->good, good, 41);
+    st->verdict = r->verdict;
+    st->round = r->round;
+    st->good_mean_ns = st->mean_ns = NAN;
+    st->change = r->change;
+    st->change_low = r->change_low;
+    st->change_high = r->change_high;
+    st->runs = st->paired = r->pairs;
+    if (culprit_vcs_commit_info(&c, repo, r->sha) == 0) {
+        st->subject = c.subject;
+        c.subject = NULL;
+        culprit_vcs_commit_dispose(&c);
+    } else
+        culprit_error_clear();
+    if (r->verdict == CULPRIT_BISECT_SKIP && r->note &&
+        !(st->skip_reason = culprit_strdup(r->note)))
+        return CULPRIT_ERROR_NOMEM();
+    return 0;
+}
+
+/* The probes the search rested on (the records replayed), round by round, ahead of
+ * the last steps in out->steps: the report's bisection table shows every round. */
+static int prepend_rounds(culprit_bisect_result *out, const culprit_fanout_state *state,
+                          culprit_vcs *repo)
+{
+    size_t n = 0, at = 0, last = 0;
+    culprit_bisect_step *steps;
+    int error = 0;
+
+    for (size_t i = 0; i < state->nrecords; i++)
+        if (state->records[i].used) {
+            n++;
+            last = state->records[i].round > last ? state->records[i].round : last;
+        }
+    if (!n)
+        return 0;
+    if (!(steps = calloc(n + out->nsteps, sizeof(*steps))))
+        return CULPRIT_ERROR_NOMEM();
+    for (size_t round = 1; round <= last; round++) /* by round, each round's in record order */
+        for (size_t i = 0; error == 0 && i < state->nrecords; i++)
+            if (state->records[i].used && state->records[i].round == round)
+                error = probe_step(&steps[at++], &state->records[i], state->good, repo);
+    memcpy(steps + at, out->steps, out->nsteps * sizeof(*steps));
+    free(out->steps);
+    out->steps = steps;
+    out->nsteps += at;
+    return error;
+}
+
 int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisect_options *opts,
                                  const culprit_fanout_state *state)
 {
@@ -430,6 +487,7 @@ int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisec
     memcpy(out->bad, state->bad, 41);
     out->ncommits = state->ncommits;
     out->nirrelevant += state->nirrelevant;
+    error = prepend_rounds(out, state, repo);
 cleanup:
     free(fp);
     culprit_vcs_free(repo);
