@@ -358,4 +358,9 @@ int culprit_bisect__calltree_check(const culprit_bisect_options *opts, const cha
  * an instrumented build (calltree.c). */
 int culprit_bisect__counted_trees(const culprit_bisect_options *opts);
 
+/* Writes the fan-out record `r` of the bisection `key` as a run of
+ * CULPRIT_FANOUT_SUITE into the history directory `dir` (fanout.c; the tests plant
+ * records with it); r->host is set to this host when unset. */
+int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *key, const char *dir);
+
 #endif

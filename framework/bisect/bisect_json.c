@@ -42,6 +42,8 @@ static json_t *step_json(const culprit_bisect_step *s)
     /* Only on a counted bisection: documents of timed ones stay as they were. */
     if (s->deterministic)
         json_object_set_new(o, "deterministic", json_true());
+    if (s->round) /* only a fanned-out bisection's probes */
+        json_object_set_new(o, "round", json_integer((json_int_t)s->round));
     return o;
 }
 

@@ -92,6 +92,7 @@ static int read_steps(culprit_bisect_result *r, const json_t *array, const char 
         s->paired = count(j, "paired");
         s->undecided = json_is_true(json_object_get(j, "undecided"));
         s->deterministic = json_is_true(json_object_get(j, "deterministic"));
+        s->round = count(j, "round");
     }
     return 0;
 }

@@ -40,7 +40,8 @@ static void key_of(char out[17], const culprit_bisect_options *o, const char *go
     uint64_t h = 14695981039346656037ULL;
 
     h = fnv(fnv(fnv(h, good), bad), o->measure.build);
-    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test), culprit_bisect__metric(o));
+    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test),
+            culprit_bisect__metric(o));
     snprintf(num, sizeof(num), "%.6g %.6g", o->measure.threshold, o->measure.count_threshold);
     h = fnv(h, num);
     for (size_t i = 0; i < o->npaths; i++)
@@ -250,7 +251,8 @@ int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_
                                  "(CULPRIT_FANOUT_OPTIONS_INIT), at least one probe per round "
                                  "and a history source");
     s.opts = opts;
-    if ((error = culprit_vcs_open(&s.repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(out->bad, s.repo, opts->bad)) < 0 ||
         (error = culprit_bisect__range_open(&rg, &s, out->good, out->bad)) < 0)
@@ -289,9 +291,7 @@ static char *note_of(const culprit_bisect_confirmation *c, const char *good)
     return error < 0 ? NULL : culprit_buf_detach(&b);
 }
 
-/* Writes the record `r` (of the bisection `key`) as a run into `dir`; r->host is
- * set to this host. */
-static int write_record(culprit_fanout_record *r, const char *key, const char *dir)
+int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *key, const char *dir)
 {
     static const char *const words[] = {"good", "bad", "skip"};
     culprit_history *h = NULL;
@@ -386,17 +386,75 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
     if ((error = culprit_bisect_fanout_state(&st, opts, fo)) < 0)
         return error;
     out->round = st.round;
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->sha, repo, commit)) < 0)
         goto cleanup;
     if ((error = measure(out, opts, st.good, out->sha)) < 0 ||
-        (error = write_record(out, st.key, fo->record_dir)) < 0)
+        (error = culprit_bisect__fanout_record_write(out, st.key, fo->record_dir)) < 0)
         goto cleanup;
 cleanup:
     culprit_vcs_free(repo);
     culprit_fanout_state_dispose(&st);
     if (error < 0)
         culprit_fanout_record_dispose(out);
+    return error;
+}
+
+/* The probe `r` as a step of round r->round (its subject read from `repo`). */
+static int probe_step(culprit_bisect_step *st, const culprit_fanout_record *r, const char *good,
+                      culprit_vcs *repo)
+{
+    culprit_vcs_commit c;
+
+    memset(st, 0, sizeof(*st));
+    memcpy(st->sha, r->sha, 41);
+    memcpy(st->good, good, 41);
+    st->verdict = r->verdict;
+    st->round = r->round;
+    st->good_mean_ns = st->mean_ns = NAN;
+    st->change = r->change;
+    st->change_low = r->change_low;
+    st->change_high = r->change_high;
+    st->runs = st->paired = r->pairs;
+    if (culprit_vcs_commit_info(&c, repo, r->sha) == 0) {
+        st->subject = c.subject;
+        c.subject = NULL;
+        culprit_vcs_commit_dispose(&c);
+    } else
+        culprit_error_clear();
+    if (r->verdict == CULPRIT_BISECT_SKIP && r->note &&
+        !(st->skip_reason = culprit_strdup(r->note)))
+        return CULPRIT_ERROR_NOMEM();
+    return 0;
+}
+
+/* The probes the search rested on (the records replayed), round by round, ahead of
+ * the last steps in out->steps: the report's bisection table shows every round. */
+static int prepend_rounds(culprit_bisect_result *out, const culprit_fanout_state *state,
+                          culprit_vcs *repo)
+{
+    size_t n = 0, at = 0, last = 0;
+    culprit_bisect_step *steps;
+    int error = 0;
+
+    for (size_t i = 0; i < state->nrecords; i++)
+        if (state->records[i].used) {
+            n++;
+            last = state->records[i].round > last ? state->records[i].round : last;
+        }
+    if (!n)
+        return 0;
+    if (!(steps = calloc(n + out->nsteps, sizeof(*steps))))
+        return CULPRIT_ERROR_NOMEM();
+    for (size_t round = 1; round <= last; round++) /* by round, each round's in record order */
+        for (size_t i = 0; error == 0 && i < state->nrecords; i++)
+            if (state->records[i].used && state->records[i].round == round)
+                error = probe_step(&steps[at++], &state->records[i], state->good, repo);
+    memcpy(steps + at, out->steps, out->nsteps * sizeof(*steps));
+    free(out->steps);
+    out->steps = steps;
+    out->nsteps += at;
     return error;
 }
 
@@ -410,7 +468,8 @@ int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisec
     int error;
 
     memset(out, 0, sizeof(*out));
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_first_parents(&fp, &k, repo, state->culprit, 2)) < 0)
         goto cleanup;
     if (k < 2) {
@@ -428,6 +487,7 @@ int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisec
     memcpy(out->bad, state->bad, 41);
     out->ncommits = state->ncommits;
     out->nirrelevant += state->nirrelevant;
+    error = prepend_rounds(out, state, repo);
 cleanup:
     free(fp);
     culprit_vcs_free(repo);

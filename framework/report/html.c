@@ -329,7 +329,7 @@ static void tests(culprit_buf *out, const culprit_report *r)
 static void bisection(culprit_buf *out, const culprit_bisect_result *b)
 {
     char sha[13], good[13], bad[13];
-    size_t skipped = 0;
+    size_t skipped = 0, rounds = 0;
 
     culprit_buf_puts(out, "<section id=\"bisection\">\n<h2>Bisection</h2>\n<div class=\"card\">\n");
     if (b->culprit[0]) {
@@ -362,30 +362,44 @@ static void bisection(culprit_buf *out, const culprit_bisect_result *b)
                 culprit_buf_puts(out, "</p>\n");
         }
     }
-    for (size_t i = 0; i < b->nsteps; i++)
+    for (size_t i = 0; i < b->nsteps; i++) {
         skipped += b->steps[i].verdict == CULPRIT_BISECT_SKIP;
+        rounds = b->steps[i].round > rounds ? b->steps[i].round : rounds;
+    }
     culprit_buf_printf(out,
                        "<p class=\"muted\">%zu steps, %zu builds, %zu runs, %zu skipped, among "
                        "%zu commits from <code>%s</code> (good) to <code>%s</code> (bad)</p>\n",
                        b->nsteps, b->builds, b->runs, skipped, b->ncommits,
                        culprit_report__short(good, b->good), culprit_report__short(bad, b->bad));
+    if (rounds)
+        culprit_buf_printf(out,
+                           "<p class=\"muted\">Fanned out: %zu round%s of probes, each on its own "
+                           "runner against the good end (the builds and runs above are this "
+                           "runner's last steps)</p>\n",
+                           rounds, rounds == 1 ? "" : "s");
     culprit_buf_puts(out, "</div>\n");
     if (!b->nsteps) {
         culprit_buf_puts(out, "</section>\n");
         return;
     }
-    culprit_buf_puts(out,
-                     "<table id=\"steps\"><thead><tr><th class=\"num\">step</th><th>commit</th>"
-                     "<th>subject</th><th>verdict</th><th class=\"num\">good end</th>"
-                     "<th class=\"num\">commit</th><th class=\"num\">change</th>"
-                     "<th class=\"num\">runs</th></tr></thead><tbody>\n");
+    culprit_buf_puts(out, "<table id=\"steps\"><thead><tr><th class=\"num\">step</th>");
+    if (rounds)
+        culprit_buf_puts(out, "<th class=\"num\">round</th>");
+    culprit_buf_puts(out, "<th>commit</th>"
+                          "<th>subject</th><th>verdict</th><th class=\"num\">good end</th>"
+                          "<th class=\"num\">commit</th><th class=\"num\">change</th>"
+                          "<th class=\"num\">runs</th></tr></thead><tbody>\n");
     for (size_t i = 0; i < b->nsteps; i++) {
         const culprit_bisect_step *s = &b->steps[i];
         /* The class and the word are the verdict's: v-good, v-bad, v-skip. */
         const char *v = culprit_bisect_verdict_name(s->verdict);
-        culprit_buf_printf(out, "<tr><td class=\"num\">%s", i ? "" : "check");
-        if (i)
-            culprit_buf_printf(out, "%zu", i);
+        culprit_buf_printf(out, "<tr><td class=\"num\">%s", i || rounds ? "" : "check");
+        if (i || rounds) /* fanned out, the first step is a probe, not the ends' check */
+            culprit_buf_printf(out, "%zu", rounds ? i + 1 : i);
+        if (rounds && s->round)
+            culprit_buf_printf(out, "</td><td class=\"num\">%zu", s->round);
+        else if (rounds)
+            culprit_buf_puts(out, "</td><td class=\"num\">last");
         culprit_buf_printf(out, "</td><td><code>%s</code></td><td>",
                            culprit_report__short(sha, s->sha));
         h(out, s->subject);

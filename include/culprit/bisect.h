@@ -510,6 +510,9 @@ typedef struct culprit_bisect_step {
                            some run of the step had preempted samples */
     size_t preempted; /**< runs of the step (both sides) with preempted samples */
     int out_of_time;  /**< the time budget ended the step: the figures are those so far */
+    /** Fanned out (culprit_bisect_fanout_finish()): the round of probes the step was
+     * measured in, each probe on its runner (1, 2, ...); 0: a step of this process. */
+    size_t round;
 } culprit_bisect_step;
 
 typedef enum {

@@ -86,6 +86,11 @@ done
 got=$(jq -r .result.culprit "$work/plan.json")
 [ "$got" = "$want" ] || { cat "$work/plan.log" >&2; fail "culprit $got, not r11 $want"; }
 jq -e '.result.confirmed == true' "$work/plan.json" > /dev/null || fail "the culprit is not confirmed"
+# The result's steps begin with the probes it rested on, round by round (the report's
+# bisection table shows them), then the last steps on this runner (no round).
+jq -e '[.result.steps[] | .round // 0] | (.[0] == 1) and (. == (map(select(. > 0)) + map(select(. == 0))))
+       and (map(select(. > 0)) == (map(select(. > 0)) | sort)) and (.[-1] == 0)' "$work/plan.json" > /dev/null ||
+  { jq .result.steps "$work/plan.json" >&2; fail "the result's steps do not give the rounds in order"; }
 # No record lost: every probe that ended well is in the shared ref of the remote.
 shared=$(git -C "$work/remote.git" ls-tree -r --name-only refs/culprit/history | grep -c '^runs/')
 [ "$shared" -eq "$probes" ] || fail "$probes probes recorded, $shared records in the shared ref"

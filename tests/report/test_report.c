@@ -287,6 +287,39 @@ static void report_reads_the_call_tree_inside_the_bisect_document(void **state)
     json_decref(bisect);
 }
 
+/* A fanned-out bisection (bisect --plan/--jobs): each step measured by a probe
+ * carries its round, and the page's bisection table shows the rounds. */
+static void report_html_shows_the_rounds_of_a_fanned_out_bisection(void **state)
+{
+    repo_fixture *repo = *state;
+    char dir[600], path[700];
+    json_t *bisect, *steps;
+    cli_result r;
+    char *html;
+
+    snprintf(dir, sizeof(dir), "%s/fanned", repo->dir);
+    put_data(repo, "bisect.json", dir);
+    snprintf(path, sizeof(path), "%s/bisect.json", dir);
+    assert_non_null(bisect = json_load_file(path, 0, NULL));
+    assert_non_null(steps = json_object_get(bisect, "steps"));
+    assert_true(json_array_size(steps) >= 2);
+    json_object_set_new(json_array_get(steps, 0), "round", json_integer(1));
+    json_object_set_new(json_array_get(steps, 1), "round", json_integer(2));
+    assert_int_equal(json_dump_file(bisect, path, 0), 0);
+    json_decref(bisect);
+    r = run_culprit(repo->dir, NULL, "report --results fanned --out fanned/page");
+    assert_int_equal(r.status, 0);
+    cli_result_dispose(&r);
+    snprintf(path, sizeof(path), "%s/fanned/page/index.html", repo->dir);
+    assert_non_null(html = read_text(path));
+    assert_contains(html, "Fanned out: 2 rounds of probes");
+    assert_contains(html, "<th class=\"num\">step</th><th class=\"num\">round</th><th>commit</th>");
+    assert_contains(html, "<tr><td class=\"num\">1</td><td class=\"num\">1</td><td><code>");
+    assert_contains(html, "<tr><td class=\"num\">2</td><td class=\"num\">2</td><td><code>");
+    assert_contains(html, "<td class=\"num\">last</td>");
+    free(html);
+}
+
 /* The call trees' one answer is the document's "answer" (culprit_calltree_diff_answer()
  * chose it): text, Markdown, HTML and JSON all give it, never a function of their own
  * choosing (the Markdown summary once named the first changed suspect node). */
@@ -436,6 +469,7 @@ int main(void)
         cmocka_unit_test(report_bad_inputs_fail_naming_them),
         cmocka_unit_test(report_markdown_names_stay_in_their_code_span),
         cmocka_unit_test(report_html_escapes_control_bytes_in_names),
+        cmocka_unit_test(report_html_shows_the_rounds_of_a_fanned_out_bisection),
     };
     return cmocka_run_group_tests(tests, setup, fixture_teardown);
 }

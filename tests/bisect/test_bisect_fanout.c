@@ -1,0 +1,301 @@
+/*
+ * Tests of the fanned-out bisection's planning (framework/bisect/fanout.c) with
+ * synthetic state: a tiny repository (bisect_repo.h) gives the commits, and the
+ * probes' records are planted in a history directory as a probe writes them
+ * (culprit_bisect__fanout_record_write), with the verdict a planted culprit implies
+ * (bad: the culprit is an ancestor of the commit, or the commit itself). Nothing is
+ * built or run. Each test drives culprit_bisect_fanout_state() round after round as
+ * the CI recipe and --jobs do: plan, record, plan again.
+ */
+#include "support/test.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bisect/bisect_internal.h"
+#include "bisect_repo.h"
+#include "culprit/core.h"
+#include "support/tmpdir.h"
+
+typedef struct {
+    repo_fixture repo;
+    spec specs[MAXC];
+    culprit_bisect_options opts;
+    char hist[PATH_MAX + 32];
+    int nhist;
+    culprit_history_source *src;
+} world;
+
+static int setup(void **state)
+{
+    world *w = calloc(1, sizeof(*w));
+
+    assert_non_null(w);
+    assert_int_equal(culprit_bisect_options_init(&w->opts, CULPRIT_BISECT_OPTIONS_VERSION), 0);
+    w->opts.command.line = "true";
+    *state = w;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    world *w = *state;
+
+    culprit_history_source_free(w->src);
+    if (w->repo.n)
+        repo_remove(&w->repo);
+    free(w);
+    return 0;
+}
+
+static void make(world *w, size_t n)
+{
+    repo_make(&w->repo, w->specs, n);
+    w->opts.measure.repository = w->repo.dir;
+    w->opts.good = w->repo.sha[0];
+    w->opts.bad = w->repo.sha[n - 1];
+}
+
+/* A linear history 0..n-1, every commit writing `path`. */
+static void linear(world *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        w->specs[i] = (spec){(int)i - 1, -1, "src/a.c"};
+    make(w, n);
+}
+
+/* A fresh history directory: a new bisection's records (nothing recorded yet). */
+static void fresh_history(world *w)
+{
+    culprit_history_source_free(w->src);
+    snprintf(w->hist, sizeof(w->hist), "%s/history-%d", w->repo.dir, w->nhist++);
+    assert_int_equal(culprit_history_source_open(&w->src, w->hist, NULL, CULPRIT_HISTORY_FROM_DIR),
+                     0);
+}
+
+static int index_of(const world *w, const char *sha)
+{
+    for (size_t i = 0; i < w->repo.n; i++)
+        if (strcmp(w->repo.sha[i], sha) == 0)
+            return (int)i;
+    fail_msg("%s is no commit of the fixture", sha);
+    return -1;
+}
+
+/* Is `a` an ancestor of `c`, or `c` itself? */
+static int reaches(const world *w, int c, int a)
+{
+    if (c < 0)
+        return 0;
+    return c == a || reaches(w, w->specs[c].p0, a) || reaches(w, w->specs[c].p1, a);
+}
+
+static void state_of(world *w, size_t k, culprit_fanout_state *st)
+{
+    culprit_fanout_options fo = CULPRIT_FANOUT_OPTIONS_INIT;
+
+    fo.k = k;
+    fo.history = w->src;
+    fo.record_dir = w->hist;
+    assert_int_equal(culprit_bisect_fanout_state(st, &w->opts, &fo), 0);
+}
+
+/* Plants the record of commit `c` in the round `st` planned, as a probe writes it. */
+static void record(world *w, const culprit_fanout_state *st, int c, culprit_bisect_verdict v)
+{
+    culprit_fanout_record r;
+
+    memset(&r, 0, sizeof(r));
+    memcpy(r.sha, w->repo.sha[c], 41);
+    r.verdict = v;
+    r.round = st->round;
+    r.change = v == CULPRIT_BISECT_BAD ? 0.5 : v == CULPRIT_BISECT_GOOD ? 0.0 : NAN;
+    r.change_low = r.change_high = r.change;
+    r.pairs = 3;
+    assert_int_equal(culprit_bisect__fanout_record_write(&r, st->key, w->hist), 0);
+    culprit_fanout_record_dispose(&r);
+}
+
+/* Rounds of k probes until the records decide, the culprit `culprit` planted;
+ * `trace` gets each round's plan ("1 2 3|4 5|" by index); the rounds taken. Fails
+ * when a plan names a commit twice, one already recorded, or one `skip` forbids. */
+static size_t drive(world *w, size_t k, int culprit, const int *skip, char *trace, size_t size)
+{
+    culprit_fanout_state st;
+    unsigned char recorded[MAXC] = {0};
+    size_t rounds = 0, used = 0;
+
+    fresh_history(w);
+    if (trace)
+        trace[0] = '\0';
+    for (;;) {
+        state_of(w, k, &st);
+        assert_int_equal(st.round, rounds + 1);
+        if (st.status != CULPRIT_BISECT_RUNNING)
+            break;
+        assert_true(st.nplan >= 1 && st.nplan <= k);
+        for (size_t i = 0; i < st.nplan; i++) {
+            int c = index_of(w, st.plan[i]);
+            assert_false(recorded[c]);
+            assert_false(skip && skip[c]);
+            recorded[c] = 1;
+            if (trace)
+                used += (size_t)snprintf(trace + used, size - used, "%s%d", i ? " " : "", c);
+            record(w, &st, c, reaches(w, c, culprit) ? CULPRIT_BISECT_BAD : CULPRIT_BISECT_GOOD);
+        }
+        if (trace)
+            used += (size_t)snprintf(trace + used, size - used, "|");
+        culprit_fanout_state_dispose(&st);
+        rounds++;
+        assert_true(rounds < 40);
+    }
+    assert_int_equal(st.status, CULPRIT_BISECT_FOUND);
+    assert_string_equal(st.culprit, w->repo.sha[culprit]);
+    culprit_fanout_state_dispose(&st);
+    return rounds;
+}
+
+static size_t ceil_log(size_t n, size_t base)
+{
+    size_t r = 0;
+
+    for (size_t p = 1; p < n; p *= base)
+        r++;
+    return r;
+}
+
+/* A (k+1)-ary split: k probes cut (good, bad] into k + 1 near-equal parts, and every
+ * culprit is found in ceil(log_(k+1) N) rounds (test_bisect.c checks the split
+ * itself over 1,024 commits). */
+static void test_split_linear(void **state)
+{
+    world *w = *state;
+    char trace[512];
+
+    linear(w, 41); /* 40 commits in (0, 40] */
+    drive(w, 3, 25, NULL, trace, sizeof(trace));
+    assert_string_equal(trace, "10 20 30|22 25 27|23 24|");
+    drive(w, 1, 25, NULL, trace, sizeof(trace));
+    assert_string_equal(trace, "20|30|25|22|23|24|");
+    for (size_t k = 1; k <= 7; k = 2 * k + 1) /* 1, 3, 7; each record is fsync'd */
+        for (int c = 1; c <= 40; c += 13)
+            assert_true(drive(w, k, c, NULL, NULL, 0) <= ceil_log(40, k + 1));
+}
+
+/* Merge-aware: a side branch merged back; every culprit, on either side, is found,
+ * and a plan never names a commit whose verdict the records already imply. */
+static void test_merge_aware(void **state)
+{
+    static const spec specs[] = {{-1, -1, "src/a.c"}, {0, -1, "src/a.c"}, {1, -1, "src/b.c"},
+                                 {1, -1, "src/c.c"},  {3, -1, "src/c.c"}, {2, -1, "src/b.c"},
+                                 {4, -1, "src/c.c"},  {5, 6, "src/b.c"},  {7, -1, "src/a.c"},
+                                 {8, -1, "src/a.c"},  {6, -1, "src/c.c"}, {9, 10, "src/a.c"},
+                                 {11, -1, "src/a.c"}};
+    world *w = *state;
+    char trace[512];
+
+    memcpy(w->specs, specs, sizeof(specs));
+    make(w, sizeof(specs) / sizeof(specs[0]));
+    drive(w, 2, 4, NULL, trace, sizeof(trace));
+    assert_string_equal(trace, "6 8|1 3|4|");
+    for (int c = 1; c <= 12; c++)
+        assert_true(drive(w, 2, c, NULL, NULL, 0) <= ceil_log(12, 3) + 1);
+}
+
+/* --paths-aware: commits touching none of the paths are never planned, and are
+ * counted; the culprit is a relevant commit. */
+static void test_paths_aware(void **state)
+{
+    const char *paths[] = {"src"};
+    world *w = *state;
+    int docs[MAXC] = {0};
+    char trace[512];
+    culprit_fanout_state st;
+
+    for (size_t i = 0; i < 25; i++) {
+        docs[i] = i % 3 == 1 && i < 24; /* the bad end is measured whatever it touches */
+        w->specs[i] = (spec){(int)i - 1, -1, i % 3 == 1 ? "docs/x.md" : "src/a.c"};
+    }
+    make(w, 25);
+    w->opts.paths = paths;
+    w->opts.npaths = 1;
+    fresh_history(w);
+    state_of(w, 3, &st);
+    assert_int_equal(st.nirrelevant, 8);
+    culprit_fanout_state_dispose(&st);
+    drive(w, 3, 12, docs, trace, sizeof(trace));
+    assert_string_equal(trace, "6 12 18|8 9 11|");
+    for (int c = 2; c <= 24; c += 3) /* relevant commits only */
+        if (!docs[c])
+            drive(w, 3, c, docs, NULL, 0);
+}
+
+/* A probe that recorded nothing (interrupted, its good end failed) is planned again,
+ * never guessed: the candidates are what the records alone leave. Records of another
+ * bisection (another threshold: another key) do not count, and a skipped commit is
+ * not planned again. */
+static void test_interrupted_replanned(void **state)
+{
+    world *w = *state;
+    culprit_fanout_state st, again;
+    int a, b, c;
+
+    linear(w, 41);
+    fresh_history(w);
+    state_of(w, 1, &st); /* round 1, one probe: interrupted */
+    state_of(w, 1, &again);
+    assert_int_equal(again.round, 1);
+    assert_int_equal(again.nplan, 1);
+    assert_string_equal(again.plan[0], st.plan[0]);
+    culprit_fanout_state_dispose(&again);
+    culprit_fanout_state_dispose(&st);
+
+    state_of(w, 3, &st); /* round 1, three probes: the middle one interrupted */
+    a = index_of(w, st.plan[0]), b = index_of(w, st.plan[1]), c = index_of(w, st.plan[2]);
+    record(w, &st, a, CULPRIT_BISECT_GOOD);
+    record(w, &st, c, CULPRIT_BISECT_BAD);
+    culprit_fanout_state_dispose(&st);
+    state_of(w, 3, &st);
+    assert_int_equal(st.status, CULPRIT_BISECT_RUNNING);
+    assert_int_equal(st.round, 2);
+    assert_int_equal(st.nrecords, 2);
+    assert_int_equal(st.ncandidates, (size_t)(c - a)); /* (a, c]: b decided nothing */
+    int planned_b = 0;
+    for (size_t i = 0; i < st.nplan; i++)
+        planned_b |= index_of(w, st.plan[i]) == b;
+    assert_true(planned_b);
+
+    /* b skipped (it does not build): never planned again */
+    record(w, &st, b, CULPRIT_BISECT_SKIP);
+    culprit_fanout_state_dispose(&st);
+    state_of(w, 3, &st);
+    for (size_t i = 0; i < st.nplan; i++)
+        assert_int_not_equal(index_of(w, st.plan[i]), b);
+    culprit_fanout_state_dispose(&st);
+
+    w->opts.measure.threshold = 0.5; /* another bisection: none of these records */
+    state_of(w, 3, &st);
+    assert_int_equal(st.nrecords, 0);
+    assert_int_equal(st.round, 1);
+    assert_int_equal(st.ncandidates, 40);
+    culprit_fanout_state_dispose(&st);
+}
+
+int main(void)
+{
+    /* Every record is fsync'd (core/fs.c): on tmpfs that costs nothing, so the test
+     * stays quick on a loaded disk. */
+    if (access("/dev/shm", W_OK | X_OK) == 0)
+        setenv("TMPDIR", "/dev/shm", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_split_linear, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_merge_aware, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paths_aware, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_interrupted_replanned, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
