@@ -14,10 +14,6 @@
 # for a core whatever it sleeps, which left 18 -> 30 ms at +17%, under the threshold.
 # Only the drift experiment (e8) keeps a 12 ms regression: its pairs cancel the wait
 # as they cancel the drift.
-# The programs sleep, so a bisection leaves the CPU idle most of its time: the 5x
-# experiments run as three concurrent groups (each with its own $TMPDIR and output
-# files), then the experiments that judge small differences (the drift's 12 ms, the
-# slow decay's 6% steps, no regression at all) run alone, after them.
 # usage: bisect_fib.sh CULPRIT
 set -euo pipefail
 culprit=$1
@@ -29,9 +25,12 @@ e2e_workdir bisect-e2e
 mkdir "$work/tmp"
 export TMPDIR=$work/tmp
 
-# fib_main FILE: the program, which sleeps n ms (n from fib.conf).
-fib_main() {
-  cat > "$1" <<'CEOF'
+# make_repo DIR N1 N2 N3 N4 N5 N6 [BROKEN_REVISION]: r1..r6 with those n.
+make_repo() {
+  local dir=$1; shift
+  local broken=${7:-0}
+  git init -q "$dir"
+  cat > "$dir/main.c" <<'CEOF'
 #include <stdio.h>
 #include <time.h>
 int main(void)
@@ -46,14 +45,6 @@ int main(void)
     return 0;
 }
 CEOF
-}
-
-# make_repo DIR N1 N2 N3 N4 N5 N6 [BROKEN_REVISION]: r1..r6 with those n.
-make_repo() {
-  local dir=$1; shift
-  local broken=${7:-0}
-  git init -q "$dir"
-  fib_main "$dir/main.c"
   for r in 1 2 3 4 5 6; do
     printf 'n = %s\n' "${!r}" > "$dir/fib.conf"
     if [ "$r" = "$broken" ]; then echo "this does not compile" >> "$dir/main.c"; fi
@@ -77,28 +68,54 @@ bisect() {
   before=$(fingerprint "$dir")
   (cd "$dir" && "$culprit" bisect --threshold "${threshold:-20}" --good r1 --bad r6 \
       --build 'cc -O2 -o fibprog main.c' --command ./fibprog --json ${bisect_args:-} \
-      > "$dir.json" 2> "$dir.err") ||
-    fail "bisect in $dir exited $?: $(cat "$dir.err")"
+      > "$work/out.json" 2> "$work/err.log") ||
+    fail "bisect in $dir exited $?: $(cat "$work/err.log")"
   after=$(fingerprint "$dir")
   [ "$before" = "$after" ] || fail "the user's repository $dir changed"
-  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$dir.json")
+  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/out.json")
   for want in "$@"; do
     [ "$got" = "$(git -C "$dir" rev-parse "$want")" ] && return 0
   done
-  fail "bisect in $dir named ${got:-nothing}, expected $*: $(cat "$dir.json")"
+  fail "bisect in $dir named ${got:-nothing}, expected $*: $(cat "$work/out.json")"
 }
+
+# Experiment 1: a simple regression at r5.
+make_repo "$work/e1" 18 18 18 18 90 90
+echo "n = 40  # a dirty working tree: never used, never touched" > "$work/e1/fib.conf"
+echo untracked > "$work/e1/notes.txt"
+(cd "$work/e1" && git stash -q && echo "n = 41" > fib.conf)
+bisect "$work/e1" r5
+# A clear culprit is confirmed against its own parent (not only with --paths).
+grep -q '"confirmed": true' "$work/out.json" || fail "culprit r5 not confirmed: $(cat "$work/out.json")"
+left=$(ls -A "$TMPDIR")
+[ -z "$left" ] || fail "temporary files were left in \$TMPDIR: $left"
+
+# Experiment 2: an improvement at r3, then a regression at r4.
+make_repo "$work/e2" 24 24 18 120 120 120
+bisect "$work/e2" r4
+
+# Experiment 3: a regression at r4, then a (partial) improvement at r5.
+make_repo "$work/e3" 18 18 18 100 90 90
+bisect "$work/e3" r4
+
+# Experiment 4: oscillation, regressions at r3 and r5 (r4 fast again): one of them,
+# and with --all both (the paper's section 6, limitation 3).
+make_repo "$work/e4" 18 18 90 18 90 90
+bisect "$work/e4" r3 r5
 
 # bisect_all DIR REVISION...: --all names exactly these commits.
 bisect_all() {
   local dir=$1; shift
   (cd "$dir" && "$culprit" bisect --all --threshold 20 --good r1 --bad r6 --build 'cc -O2 -o fibprog main.c' \
-      --command ./fibprog --json > "$dir.all.json" 2> "$dir.err") ||
-    fail "bisect --all in $dir exited $?: $(cat "$dir.err")"
+      --command ./fibprog --json > "$work/all.json" 2> "$work/err.log") ||
+    fail "bisect --all in $dir exited $?: $(cat "$work/err.log")"
   local got want
-  got=$(sed -n '/"culprits"/,/]/s/^ *"commit": "\([0-9a-f]*\)".*/\1/p' "$dir.all.json" | sort)
+  got=$(sed -n '/"culprits"/,/]/s/^ *"commit": "\([0-9a-f]*\)".*/\1/p' "$work/all.json" | sort)
   want=$(for r in "$@"; do git -C "$dir" rev-parse "$r"; done | sort)
-  [ "$got" = "$want" ] || fail "bisect --all in $dir: got [$got], expected $*: $(cat "$dir.all.json")"
+  [ "$got" = "$want" ] || fail "bisect --all in $dir: got [$got], expected $*: $(cat "$work/all.json")"
 }
+bisect_all "$work/e4" r3 r5
+bisect_all "$work/e1" r5
 
 # Three experiments plant what noise does, with a program that counts its own runs:
 # fib.conf says n, where the count is kept, that the first `first` runs take `ms`
@@ -150,135 +167,25 @@ counted_repo() {
   done
 }
 
+# A step misjudged by noise: r4 is the regression, but its first 11 runs (the warm-up
+# run and the 10 of a step, exactly 10 with --min-runs 10 --max-runs 10) are fast, so
+# the search judges it good and ends on a later commit. That commit is no slower than
+# its parent; the parent is slower than the good end, so the search goes back below it
+# and names r4, confirmed. Without it, the answer would be a slow decay or wrong.
+counted_repo "$work/e7" 4 0 4 11 18
+bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e7" r4
+grep -q '"backtracks": [1-9]' "$work/out.json" || fail "r4 found without going back: $(cat "$work/out.json")"
+grep -q '"confirmed": true' "$work/out.json" || fail "r4 after going back not confirmed: $(cat "$work/out.json")"
 
-# The 5x experiments, in three groups run at once (their programs sleep; each group
-# has its own $TMPDIR, and each bisection its own output files).
-group_a() {
-  # Experiment 1: a simple regression at r5.
-  make_repo "$work/e1" 18 18 18 18 90 90
-  echo "n = 40  # a dirty working tree: never used, never touched" > "$work/e1/fib.conf"
-  echo untracked > "$work/e1/notes.txt"
-  (cd "$work/e1" && git stash -q && echo "n = 41" > fib.conf)
-  bisect "$work/e1" r5
-  # A clear culprit is confirmed against its own parent (not only with --paths).
-  grep -q '"confirmed": true' "$work/e1.json" || fail "culprit r5 not confirmed: $(cat "$work/e1.json")"
-  left=$(ls -A "$TMPDIR")
-  [ -z "$left" ] || fail "temporary files were left in \$TMPDIR: $left"
+# The other error: the regression is r5, but r3 (the first commit the search tries)
+# is slow in its first 11 runs, so it is judged bad and the search ends at r3, which
+# its own runs then show no slower than its parent. The bad end is slower than r3, so
+# the search goes on above it and names r5, confirmed.
+counted_repo "$work/e9" 5 0 3 11 90
+bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e9" r5
+grep -q '"backtracks": [1-9]' "$work/out.json" || fail "r5 found without searching again: $(cat "$work/out.json")"
+grep -q '"confirmed": true' "$work/out.json" || fail "r5 after searching again not confirmed: $(cat "$work/out.json")"
 
-  # Experiment 2: an improvement at r3, then a regression at r4.
-  make_repo "$work/e2" 24 24 18 120 120 120
-  bisect "$work/e2" r4
-
-  # Experiment 3: a regression at r4, then a (partial) improvement at r5.
-  make_repo "$work/e3" 18 18 18 100 90 90
-  bisect "$work/e3" r4
-  bisect_all "$work/e1" r5
-}
-
-group_b() {
-  # Experiment 4: oscillation, regressions at r3 and r5 (r4 fast again): one of them,
-  # and with --all both (the paper's section 6, limitation 3).
-  make_repo "$work/e4" 18 18 90 18 90 90
-  bisect "$work/e4" r3 r5
-  bisect_all "$work/e4" r3 r5
-
-  # An unbuildable commit (r3) is skipped; the culprit is still found.
-  make_repo "$work/e5" 18 18 18 18 90 90 3
-  bisect "$work/e5" r5
-  # r2..r6 give r3 and r4 the top weight (2); the lower index, r3, is tried and skipped.
-  grep -q '"verdict": "skip"' "$work/e5.json" || fail "the broken r3 was not skipped: $(cat "$work/e5.json")"
-  grep -q '"skip_reason": ".*exited with status' "$work/e5.json" || fail "no skip reason"
-
-  # A merge DAG: the regression (s2) is on a side branch merged into main after an
-  # unrelated mainline commit; bisecting from the fork point to the merge finds s2.
-  merge=$work/merge
-  make_repo "$merge" 18 18 18 18 18 18
-  git -C "$merge" checkout -q -b side r6
-  printf 'n = 18\n# s1\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s1
-  printf 'n = 90\n# s2\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s2; git -C "$merge" tag s2
-  printf 'n = 90\n# s3\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s3
-  git -C "$merge" checkout -q -
-  echo "mainline" > "$merge/MAIN.txt"; git -C "$merge" add MAIN.txt; git -C "$merge" commit -qm m1
-  git -C "$merge" merge -q --no-ff -m "merge side" side
-  (cd "$merge" && "$culprit" bisect --threshold 20 --good r6 --bad HEAD --build 'cc -O2 -o fibprog main.c' \
-      --command ./fibprog --json > "$work/merge.json" 2> "$merge.err") ||
-    fail "bisect on a merge DAG exited $?: $(cat "$merge.err")"
-  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/merge.json")
-  [ "$got" = "$(git -C "$merge" rev-parse s2)" ] || fail "merge DAG: named ${got:-nothing}, expected s2: $(cat "$work/merge.json")"
-}
-
-group_c() {
-  # Relevance skipping (--paths): 12 commits, every other one touching only docs/; the
-  # regression is in a relevant one (r9). Fewer builds than without --paths, the culprit
-  # confirmed against its parent. Then a regression hidden in a docs-only commit (the
-  # assumption broken on purpose) is reported as not confirmed.
-  rel=$work/rel
-  git init -q "$rel"
-  fib_main "$rel/main.c"
-  mkdir "$rel/docs"
-  for r in $(seq 1 12); do
-    if [ $((r % 2)) = 0 ]; then echo "note $r" >> "$rel/docs/notes.txt"
-    else n=18; [ "$r" -ge 9 ] && n=90; printf 'n = %s\n' "$n" > "$rel/fib.conf"; echo "# r$r" >> "$rel/fib.conf"; fi
-    git -C "$rel" add -A; git -C "$rel" commit -q -m "r$r"; git -C "$rel" tag "r$r"
-  done
-  paths_run() { # paths_run OUT [--paths ...]
-    local out=$1; shift
-    (cd "$rel" && "$culprit" bisect --threshold 20 --good r1 --bad r12 \
-        --build 'cc -O2 -o fibprog main.c' --command ./fibprog --json "$@" > "$out" 2> "$rel.err") ||
-      fail "bisect $* exited $?: $(cat "$rel.err")"
-  }
-  paths_run "$work/plain.json"
-  paths_run "$work/paths.json" --paths main.c --paths fib.conf
-  for f in plain paths; do
-    got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/$f.json")
-    [ "$got" = "$(git -C "$rel" rev-parse r9)" ] || fail "--paths ($f) named ${got:-nothing}: $(cat "$work/$f.json")"
-  done
-  builds() { sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$1"; }
-  [ "$(builds "$work/paths.json")" -lt "$(builds "$work/plain.json")" ] ||
-    fail "--paths did not save builds: $(builds "$work/paths.json") vs $(builds "$work/plain.json")"
-  grep -q '"confirmed": true' "$work/paths.json" || fail "--paths culprit not confirmed: $(cat "$work/paths.json")"
-  grep -q '"irrelevant": [1-9]' "$work/paths.json" || fail "no commit skipped as irrelevant"
-  paths_run "$work/wrong.json" --paths docs
-  grep -q '"confirmed": false' "$work/wrong.json" ||
-    fail "a culprit found through wrong --paths was not flagged unconfirmed: $(cat "$work/wrong.json")"
-
-  # A step misjudged by noise: r4 is the regression, but its first 11 runs (the warm-up
-  # run and the 10 of a step, exactly 10 with --min-runs 10 --max-runs 10) are fast, so
-  # the search judges it good and ends on a later commit. That commit is no slower than
-  # its parent; the parent is slower than the good end, so the search goes back below it
-  # and names r4, confirmed. Without it, the answer would be a slow decay or wrong.
-  counted_repo "$work/e7" 4 0 4 11 18
-  bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e7" r4
-  grep -q '"backtracks": [1-9]' "$work/e7.json" || fail "r4 found without going back: $(cat "$work/e7.json")"
-  grep -q '"confirmed": true' "$work/e7.json" || fail "r4 after going back not confirmed: $(cat "$work/e7.json")"
-
-  # The other error: the regression is r5, but r3 (the first commit the search tries)
-  # is slow in its first 11 runs, so it is judged bad and the search ends at r3, which
-  # its own runs then show no slower than its parent. The bad end is slower than r3, so
-  # the search goes on above it and names r5, confirmed.
-  counted_repo "$work/e9" 5 0 3 11 90
-  bisect_args="--min-runs 10 --max-runs 10" bisect "$work/e9" r5
-  grep -q '"backtracks": [1-9]' "$work/e9.json" || fail "r5 found without searching again: $(cat "$work/e9.json")"
-  grep -q '"confirmed": true' "$work/e9.json" || fail "r5 after searching again not confirmed: $(cat "$work/e9.json")"
-}
-
-pids=()
-for group in group_a group_b group_c; do
-  mkdir "$work/tmp-$group"
-  (export TMPDIR=$work/tmp-$group; "$group") > "$work/$group.log" 2>&1 &
-  pids+=("$!")
-done
-# Every group is waited for (none is left running when the script ends), then judged.
-failed=
-i=0
-for group in group_a group_b group_c; do
-  wait "${pids[$i]}" || failed="$failed$group: $(cat "$work/$group.log")"$'\n'
-  i=$((i + 1))
-done
-[ -z "$failed" ] || fail "$failed"
-echo "e2e bisect: the 5x experiments in $SECONDS s"
-
-# What judges small differences runs alone, after the groups.
 # A drifting machine: every run is slowed by a drift that changes from one pair of runs
 # to the next (0 to 140 ms) and dwarfs the 12 ms regression at r4 (+17% of an average
 # run; a 5% threshold). culprit runs the good end and the candidate back to back and
@@ -287,7 +194,65 @@ echo "e2e bisect: the 5x experiments in $SECONDS s"
 # end: no regression found).
 slow=30 counted_repo "$work/e8" 4 20
 threshold=5 bisect "$work/e8" r4
-grep -q '"paired": [1-9]' "$work/e8.json" || fail "no step judged on pairs: $(cat "$work/e8.json")"
+grep -q '"paired": [1-9]' "$work/out.json" || fail "no step judged on pairs: $(cat "$work/out.json")"
+
+# An unbuildable commit (r3) is skipped; the culprit is still found.
+make_repo "$work/e5" 18 18 18 18 90 90 3
+bisect "$work/e5" r5
+# r2..r6 give r3 and r4 the top weight (2); the lower index, r3, is tried and skipped.
+grep -q '"verdict": "skip"' "$work/out.json" || fail "the broken r3 was not skipped: $(cat "$work/out.json")"
+grep -q '"skip_reason": ".*exited with status' "$work/out.json" || fail "no skip reason"
+
+# A merge DAG: the regression (s2) is on a side branch merged into main after an
+# unrelated mainline commit; bisecting from the fork point to the merge finds s2.
+merge=$work/merge
+make_repo "$merge" 18 18 18 18 18 18
+git -C "$merge" checkout -q -b side r6
+printf 'n = 18\n# s1\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s1
+printf 'n = 90\n# s2\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s2; git -C "$merge" tag s2
+printf 'n = 90\n# s3\n' > "$merge/fib.conf"; git -C "$merge" commit -qam s3
+git -C "$merge" checkout -q -
+echo "mainline" > "$merge/MAIN.txt"; git -C "$merge" add MAIN.txt; git -C "$merge" commit -qm m1
+git -C "$merge" merge -q --no-ff -m "merge side" side
+(cd "$merge" && "$culprit" bisect --threshold 20 --good r6 --bad HEAD --build 'cc -O2 -o fibprog main.c' \
+    --command ./fibprog --json > "$work/merge.json" 2> "$work/err.log") ||
+  fail "bisect on a merge DAG exited $?: $(cat "$work/err.log")"
+got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/merge.json")
+[ "$got" = "$(git -C "$merge" rev-parse s2)" ] || fail "merge DAG: named ${got:-nothing}, expected s2: $(cat "$work/merge.json")"
+
+# Relevance skipping (--paths): 12 commits, every other one touching only docs/; the
+# regression is in a relevant one (r9). Fewer builds than without --paths, the culprit
+# confirmed against its parent. Then a regression hidden in a docs-only commit (the
+# assumption broken on purpose) is reported as not confirmed.
+rel=$work/rel
+git init -q "$rel"
+cp "$work/e1/main.c" "$rel/main.c" 2>/dev/null || git -C "$work/e1" show r1:main.c > "$rel/main.c"
+mkdir "$rel/docs"
+for r in $(seq 1 12); do
+  if [ $((r % 2)) = 0 ]; then echo "note $r" >> "$rel/docs/notes.txt"
+  else n=18; [ "$r" -ge 9 ] && n=90; printf 'n = %s\n' "$n" > "$rel/fib.conf"; echo "# r$r" >> "$rel/fib.conf"; fi
+  git -C "$rel" add -A; git -C "$rel" commit -q -m "r$r"; git -C "$rel" tag "r$r"
+done
+paths_run() { # paths_run OUT [--paths ...]
+  local out=$1; shift
+  (cd "$rel" && "$culprit" bisect --threshold 20 --good r1 --bad r12 \
+      --build 'cc -O2 -o fibprog main.c' --command ./fibprog --json "$@" > "$out" 2> "$work/err.log") ||
+    fail "bisect $* exited $?: $(cat "$work/err.log")"
+}
+paths_run "$work/plain.json"
+paths_run "$work/paths.json" --paths main.c --paths fib.conf
+for f in plain paths; do
+  got=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/$f.json")
+  [ "$got" = "$(git -C "$rel" rev-parse r9)" ] || fail "--paths ($f) named ${got:-nothing}: $(cat "$work/$f.json")"
+done
+builds() { sed -n 's/^  "builds": \([0-9]*\).*/\1/p' "$1"; }
+[ "$(builds "$work/paths.json")" -lt "$(builds "$work/plain.json")" ] ||
+  fail "--paths did not save builds: $(builds "$work/paths.json") vs $(builds "$work/plain.json")"
+grep -q '"confirmed": true' "$work/paths.json" || fail "--paths culprit not confirmed: $(cat "$work/paths.json")"
+grep -q '"irrelevant": [1-9]' "$work/paths.json" || fail "no commit skipped as irrelevant"
+paths_run "$work/wrong.json" --paths docs
+grep -q '"confirmed": false' "$work/wrong.json" ||
+  fail "a culprit found through wrong --paths was not flagged unconfirmed: $(cat "$work/wrong.json")"
 
 # Slow decay: 8 commits, each about 6% slower than the one before, about +60% overall;
 # no single commit is beyond the 20% threshold, so no culprit may be named: the
@@ -317,8 +282,8 @@ for r in $(seq 1 9); do
   iters=$((iters * 106 / 100))
 done
 (cd "$decay" && "$culprit" bisect --threshold 20 --good r1 --bad r9 --build 'cc -O1 -o spin spin.c' \
-    --command ./spin --json > "$work/decay.json" 2> "$decay.err") ||
-  fail "slow decay bisect exited $?: $(cat "$decay.err")"
+    --command ./spin --json > "$work/decay.json" 2> "$work/err.log") ||
+  fail "slow decay bisect exited $?: $(cat "$work/err.log")"
 grep -q '"outcome": "slow-decay"' "$work/decay.json" || fail "no slow decay reported: $(cat "$work/decay.json")"
 grep -q '"culprit": null' "$work/decay.json" || fail "a single culprit was named in a slow decay"
 [ "$(sed -n '/"culprits"/,/]/p' "$work/decay.json" | grep -c '"commit"')" -eq 8 ] ||
