@@ -11,6 +11,9 @@ own listing of the build directory (ctest --show-only=json-v1).
   build, then the chain of "culprit_timing" tests, before every other test.
 - fuzz.bounded shares CULPRIT_FUZZ_CI_SECONDS among its fuzzers: the seconds it
   gives each one, times their number, stay within the budget.
+- A test that builds a tree of its own (ctest --build-and-test: the sanitized build,
+  the fuzzers), two jobs at a time, says so (PROCESSORS 2): `.ci/run` runs one ctest
+  job more than cores, counting it as two.
 
 Run from ctest (cmake_schedule, label unit) or by hand:
 python3 tests/cmake/check_schedule.py CTEST BUILD_DIR SOURCE_DIR
@@ -86,6 +89,13 @@ def check_fuzz(tests, build_dir, source_dir, errors):
                       "CULPRIT_FUZZ_CI_SECONDS=%d" % (count, seconds, budget))
 
 
+def check_processors(tests, errors):
+    for name, (props, command) in sorted(tests.items()):
+        if "--build-and-test" in command and int(props.get("PROCESSORS", 1)) < 2:
+            errors.append("%s builds a tree of its own (--build-and-test) but is not "
+                          "PROCESSORS 2" % name)
+
+
 def main():
     if len(sys.argv) != 4:
         sys.exit("usage: check_schedule.py CTEST BUILD_DIR SOURCE_DIR")
@@ -97,11 +107,12 @@ def main():
         check_serial(tests, errors)
         check_order(tests, errors)
     check_fuzz(tests, build_dir, source_dir, errors)
+    check_processors(tests, errors)
     for e in errors:
         print("cmake_schedule: " + e, file=sys.stderr)
     if errors:
         sys.exit(1)
-    print("cmake_schedule: %d tests; %s; fuzz within budget"
+    print("cmake_schedule: %d tests; %s; fuzz within budget; nested builds PROCESSORS 2"
           % (len(tests), "the timing tests alone (CULPRIT_TEST_TIMING_ALONE)" if alone
              else "serial only the perf tests; costliest first"))
 

@@ -109,7 +109,11 @@ if(MODE STREQUAL "examples")
 elseif(MODE STREQUAL "installed")
   configure_and_build("${src}" "${bin}" "-DCMAKE_PREFIX_PATH=${PREFIX}")
 elseif(MODE STREQUAL "subdir")
-  configure_and_build("${src}" "${bin}" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}")
+  # A Debug build (-O0) of the consumer and of culprit inside it: what is tested is
+  # the subproject's wiring, and unoptimized the compiler's CPU time is about a third
+  # less (31.8 s user against 47.0 s, at load 17).
+  configure_and_build("${src}" "${bin}" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}"
+                      -DCMAKE_BUILD_TYPE=Debug)
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")
 endif()
