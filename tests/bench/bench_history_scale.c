@@ -7,7 +7,9 @@
  *       COMMITS, each with TESTS tests; the newest SAMPLED commits keep REPS raw
  *       samples per series, older ones their summaries only (what `culprit history
  *       prune --keep-samples SAMPLED` leaves). test_000 is 30% slower at the newest
- *       commit, a minor regression check must find.
+ *       commit, a minor regression check must find. Each kind of file is drawn and
+ *       formatted for 4 commits; the others are copies of these with their own
+ *       commit, timestamp and id (the newest is drawn afresh).
  *   bench_history_scale size TESTS REPS
  *       the bytes per test-run of one run file: samples as text (every file before
  *       packing), packed, and summaries only (pruned).
@@ -16,6 +18,7 @@
  * history-format.md): batch means of nanoseconds (k/2^s), user/sys times in 500 ns
  * steps, counters mostly constant, cycles and instructions absent.
  */
+#define _GNU_SOURCE /* memmem */
 #include "culprit/history.h"
 #include "culprit/stats.h"
 
@@ -113,14 +116,10 @@ static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int
     culprit_test_result_add_series(r, "instructions", NULL, 0, 1);
 }
 
-static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t reps, int keep,
-                             int newest)
+static void make_header(culprit_run *run, const char *commit, size_t i)
 {
-    culprit_run *run;
     char stamp[64];
 
-    if (culprit_run_new(&run) < 0)
-        abort();
     snprintf(stamp, sizeof(stamp), "2026-01-%02zuT%02zu:%02zu:%02zu.000000Z", 1 + i / 86400,
              i / 3600 % 24, i / 60 % 60, i % 60);
     culprit_str_set(&run->suite, "bench_suite");
@@ -132,28 +131,133 @@ static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t 
     culprit_str_set(&run->machine_class, "ci-large");
     culprit_str_set(&run->compiler, "gcc 12.2.0");
     culprit_str_set(&run->flags, "-O2 -g");
+}
+
+static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t reps, int keep,
+                             int newest)
+{
+    culprit_run *run;
+
+    if (culprit_run_new(&run) < 0)
+        abort();
+    make_header(run, commit, i);
     for (size_t t = 0; t < tests; t++)
         add_test(run, t, reps, newest && t == 0 ? 1.3 : 1.0, keep);
     return run;
 }
 
+/* A run file's document and its id (fixed width: its pid and random part are this
+ * process's). */
+static int format_run(culprit_buf *doc, char **id, culprit_run *run)
+{
+    int error;
+
+    if ((error = culprit_history_run_id(id, run)) < 0 ||
+        (error = culprit_str_set(&run->id, *id)) < 0)
+        return error;
+    return culprit_history_format(doc, run);
+}
+
+static int write_doc(const char *dir, const char *id, const char *head, size_t nhead,
+                     const char *rest, size_t nrest)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/%s.xml", dir, id);
+    if (!(f = fopen(path, "wb")) || fwrite(head, 1, nhead, f) != nhead ||
+        fwrite(rest, 1, nrest, f) != nrest || fclose(f) != 0)
+        return culprit_error_set(CULPRIT_EIO, "cannot write %s", path);
+    return 0;
+}
+
 static int write_run(const char *dir, culprit_run *run)
 {
     culprit_buf doc = CULPRIT_BUF_INIT;
-    char *id = NULL, path[4096];
-    FILE *f;
+    char *id = NULL;
     int error;
 
-    if ((error = culprit_history_run_id(&id, run)) < 0 ||
-        (error = culprit_str_set(&run->id, id)) < 0 ||
-        (error = culprit_history_format(&doc, run)) < 0)
-        goto cleanup;
-    snprintf(path, sizeof(path), "%s/%s.xml", dir, id);
-    if (!(f = fopen(path, "wb")) || fwrite(doc.ptr, 1, doc.size, f) != doc.size || fclose(f) != 0)
-        error = culprit_error_set(CULPRIT_EIO, "cannot write %s", path);
-cleanup:
+    if ((error = format_run(&doc, &id, run)) >= 0)
+        error = write_doc(dir, id, doc.ptr, doc.size, "", 0);
     free(id);
     culprit_buf_dispose(&doc);
+    return error;
+}
+
+/* One of VARIANTS documents formatted once per kind (samples kept or summaries only),
+ * written again for each commit with its commit, timestamp and id put in place in the
+ * header (the same widths): formatting 1,000 or 100,000 tests per commit made the
+ * generator, not the commands, the bottleneck of the benchmark (issue 23). */
+#define VARIANTS 4
+
+typedef struct {
+    culprit_buf doc;
+    char *id, *commit, *stamp;
+    size_t head; /* the header: up to the first <testcase */
+} variant;
+
+static void variant_dispose(variant *v)
+{
+    culprit_buf_dispose(&v->doc);
+    free(v->id);
+    free(v->commit);
+    free(v->stamp);
+}
+
+static int variant_make(variant *v, const char *commit, size_t i, size_t tests, size_t reps,
+                        int keep)
+{
+    culprit_run *run = make_run(commit, i, tests, reps, keep, 0);
+    const char *tc;
+    int error;
+
+    memset(v, 0, sizeof(*v));
+    if ((error = format_run(&v->doc, &v->id, run)) >= 0 &&
+        (!(v->commit = culprit_strdup(run->commit)) ||
+         !(v->stamp = culprit_strdup(run->timestamp))))
+        error = CULPRIT_ERROR;
+    tc = error < 0 ? NULL : strstr(v->doc.ptr, "<testcase");
+    v->head = tc ? (size_t)(tc - v->doc.ptr) : v->doc.size;
+    culprit_run_free(run);
+    return error;
+}
+
+/* Replaces every `from` in buf[0, n) by `to` (the same length). */
+static void replace_all(char *buf, size_t n, const char *from, const char *to)
+{
+    size_t len = strlen(from);
+    char *p = buf;
+
+    while ((p = memmem(p, n - (size_t)(p - buf), from, len))) {
+        memcpy(p, to, len);
+        p += len;
+    }
+}
+
+/* The variant's document as the run of commit i (the header patched). */
+static int write_variant(const char *dir, const variant *v, const char *commit, size_t i)
+{
+    culprit_run *run;
+    char *id = NULL, *head = NULL;
+    int error = CULPRIT_ERROR;
+
+    if (culprit_run_new(&run) < 0)
+        abort();
+    make_header(run, commit, i);
+    if (culprit_history_run_id(&id, run) < 0 || strlen(id) != strlen(v->id) ||
+        strlen(run->timestamp) != strlen(v->stamp) || !(head = malloc(v->head)))
+        goto cleanup;
+    memcpy(head, v->doc.ptr, v->head);
+    replace_all(head, v->head, v->id, id);
+    replace_all(head, v->head, v->stamp, run->timestamp);
+    replace_all(head, v->head, v->commit, commit);
+    error = write_doc(dir, id, head, v->head, v->doc.ptr + v->head, v->doc.size - v->head);
+cleanup:
+    if (error < 0 && !culprit_error_last_code())
+        culprit_error_set(CULPRIT_ERROR, "cannot patch the run of %s", commit);
+    free(head);
+    free(id);
+    culprit_run_free(run);
     return error;
 }
 
@@ -163,6 +267,8 @@ static int generate(const char *dir, const char *list, size_t tests, size_t samp
     char line[128], (*commits)[41] = NULL;
     size_t n = 0, cap = 0;
     culprit_history *h = NULL;
+    variant kinds[2][VARIANTS]; /* [keep][variant] */
+    int error = 0;
 
     if (!f || culprit_history_open(&h, dir, 1) < 0) {
         fprintf(stderr, "bench_history_scale: cannot open %s or %s\n", list, dir);
@@ -174,14 +280,26 @@ static int generate(const char *dir, const char *list, size_t tests, size_t samp
         snprintf(commits[n++], 41, "%.40s", line);
     }
     fclose(f);
-    for (size_t i = 0; i < n; i++) {
-        culprit_run *run = make_run(commits[i], i, tests, reps, i + sampled >= n, i + 1 == n);
-        /* The store's name and document, without its fsync per file: a generator. */
-        if (write_run(dir, run) < 0) {
-            fprintf(stderr, "bench_history_scale: %s\n", culprit_error_last());
-            return 1;
+    memset(kinds, 0, sizeof(kinds));
+    for (size_t i = 0; i < n && error >= 0; i++) {
+        int keep = i + sampled >= n;
+        variant *v = &kinds[keep][i % VARIANTS];
+        if (i + 1 == n) { /* the newest: test_000 30% slower, drawn afresh */
+            culprit_run *run = make_run(commits[i], i, tests, reps, keep, 1);
+            error = write_run(dir, run);
+            culprit_run_free(run);
+        } else if (v->doc.size ||
+                   (error = variant_make(v, commits[i], i, tests, reps, keep)) >= 0) {
+            /* The store's name and document, without its fsync per file: a generator. */
+            error = write_variant(dir, v, commits[i], i);
         }
-        culprit_run_free(run);
+    }
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; i < VARIANTS; i++)
+            variant_dispose(&kinds[k][i]);
+    if (error < 0) {
+        fprintf(stderr, "bench_history_scale: %s\n", culprit_error_last());
+        return 1;
     }
     printf("generated %zu run files x %zu tests (%zu test-runs), samples kept for the newest "
            "%zu\n",

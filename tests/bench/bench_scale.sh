@@ -22,6 +22,10 @@
 # test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D;
 # A_COMMANDS (default: all) the commands of A, as BIG_COMMANDS those of B. Each part
 # prints the load before it ("beside two CPU hogs": run it in the measuring slot).
+# STORES=DIR keeps the generated repositories and stores of A and B in DIR and reuses
+# them on the next run; GENERATE_ONLY=1 only generates them there (generate outside
+# the measuring slot, niced, then measure inside it: a store of 100 x 100,000 is
+# about 15 GB).
 # usage: bench_scale.sh [--quick] CULPRIT SCALE_GENERATOR SYNC_GENERATOR
 #   SCALE_GENERATOR: bench_history_scale, SYNC_GENERATOR: bench_history_gen
 #   --quick: A 30 x 50, B 2 x 1,000, 10 runs synced, D at 10,000 and 40,000 tests
@@ -89,10 +93,16 @@ measure() {
 
 # The reading commands on a history of COMMITS x TESTS (those named in $2).
 reading() { # reading COMMITS TESTS "COMMANDS"
-  local commits=$1 tests=$2 commands=$3 repo=$work/repo-$1x$2 hist=$work/hist-$1x$2
-  make_repo "$repo" "$commits"
-  nice -n 10 "$scalegen" gen "$hist" "$repo.commits" "$tests" \
-    $((sampled < commits ? sampled : commits)) "$reps" > /dev/null
+  local commits=$1 tests=$2 commands=$3 stores=${STORES:-$work}
+  local repo=$stores/repo-$1x$2 hist=$stores/hist-$1x$2
+  if [ ! -e "$hist.done" ]; then
+    rm -rf "$repo" "$repo.commits" "$hist"
+    make_repo "$repo" "$commits"
+    nice -n 10 "$scalegen" gen "$hist" "$repo.commits" "$tests" \
+      $((sampled < commits ? sampled : commits)) "$reps" > /dev/null
+    touch "$hist.done"
+  fi
+  [ "${GENERATE_ONLY:-0}" = 0 ] || { echo "generated $hist"; return 0; }
   local bytes files newest older
   bytes=$(du -sb "$hist" | cut -f1)
   echo "$commits commits x $tests tests: store $((bytes / 1024 / 1024)) MB," \
@@ -114,7 +124,7 @@ reading() { # reading COMMITS TESTS "COMMANDS"
         --output "$work/junit.xml" ;;
     esac
   done
-  rm -rf "$hist"
+  [ -n "${STORES:-}" ] || rm -rf "$hist"
 }
 
 echo "load before: $(uptime)"
