@@ -63,9 +63,9 @@ static void summary_only(culprit_test_result *r, const char *const *names, doubl
                                      0,
                                      0};
     for (size_t k = 0; k < 11; k++)
-        culprit_test_result_add_series(r, names[k], NULL, 0, 0);
-    culprit_test_result_add_series(r, "cycles", NULL, 0, 1);
-    culprit_test_result_add_series(r, "instructions", NULL, 0, 1);
+        culprit_history_test_result_add_series(r, names[k], NULL, 0, 0);
+    culprit_history_test_result_add_series(r, "cycles", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "instructions", NULL, 0, 1);
 }
 
 static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int keep)
@@ -78,7 +78,7 @@ static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int
     unsigned int batch = 1u << (t % 3);
     char name[32];
 
-    if (culprit_run_add_test(&r, run) < 0)
+    if (culprit_history_run_add_test(&r, run) < 0)
         abort();
     snprintf(name, sizeof(name), "test_%03zu", t);
     culprit_str_set(&r->name, name);
@@ -109,11 +109,11 @@ static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int
     culprit_stats_outliers(&r->outliers, v[0], reps);
     r->judged = r->summary;
     for (size_t k = 0; k < 11; k++) {
-        culprit_test_result_add_series(r, names[k], keep ? v[k] : NULL, keep ? reps : 0, 0);
+        culprit_history_test_result_add_series(r, names[k], keep ? v[k] : NULL, keep ? reps : 0, 0);
         free(v[k]);
     }
-    culprit_test_result_add_series(r, "cycles", NULL, 0, 1);
-    culprit_test_result_add_series(r, "instructions", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "cycles", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "instructions", NULL, 0, 1);
 }
 
 static void make_header(culprit_run *run, const char *commit, size_t i)
@@ -138,7 +138,7 @@ static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t 
 {
     culprit_run *run;
 
-    if (culprit_run_new(&run) < 0)
+    if (culprit_history_run_new(&run) < 0)
         abort();
     make_header(run, commit, i);
     for (size_t t = 0; t < tests; t++)
@@ -218,7 +218,7 @@ static int variant_make(variant *v, const char *commit, size_t i, size_t tests, 
         error = CULPRIT_ERROR;
     tc = error < 0 ? NULL : strstr(v->doc.ptr, "<testcase");
     v->head = tc ? (size_t)(tc - v->doc.ptr) : v->doc.size;
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return error;
 }
 
@@ -241,7 +241,7 @@ static int write_variant(const char *dir, const variant *v, const char *commit, 
     char *id = NULL, *head = NULL;
     int error = CULPRIT_ERROR;
 
-    if (culprit_run_new(&run) < 0)
+    if (culprit_history_run_new(&run) < 0)
         abort();
     make_header(run, commit, i);
     if (culprit_history_run_id(&id, run) < 0 || strlen(id) != strlen(v->id) ||
@@ -257,7 +257,7 @@ cleanup:
         culprit_error_set(CULPRIT_ERROR, "cannot patch the run of %s", commit);
     free(head);
     free(id);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return error;
 }
 
@@ -287,7 +287,7 @@ static int generate(const char *dir, const char *list, size_t tests, size_t samp
         if (i + 1 == n) { /* the newest: test_000 30% slower, drawn afresh */
             culprit_run *run = make_run(commits[i], i, tests, reps, keep, 1);
             error = write_run(dir, run);
-            culprit_run_free(run);
+            culprit_history_run_free(run);
         } else if (v->doc.size ||
                    (error = variant_make(v, commits[i], i, tests, reps, keep)) >= 0) {
             /* The store's name and document, without its fsync per file: a generator. */
@@ -336,8 +336,8 @@ static int sizes(size_t tests, size_t reps)
            "(%.1fx smaller), summaries only %zu\n",
            tests, reps, text / tests, packed / tests, (double)text / (double)packed,
            summaries / tests);
-    culprit_run_free(full);
-    culprit_run_free(pruned);
+    culprit_history_run_free(full);
+    culprit_history_run_free(pruned);
     return 0;
 }
 

@@ -117,7 +117,7 @@ static void record(world *w, const culprit_fanout_state *st, int c, culprit_bise
     r.change_low = r.change_high = r.change;
     r.pairs = 3;
     assert_int_equal(culprit_bisect__fanout_record_write(&r, st->key, w->hist), 0);
-    culprit_fanout_record_dispose(&r);
+    culprit_bisect_fanout_record_dispose(&r);
 }
 
 /* Rounds of k probes until the records decide, the culprit `culprit` planted;
@@ -149,13 +149,13 @@ static size_t drive(world *w, size_t k, int culprit, const int *skip, char *trac
         }
         if (trace)
             used += (size_t)snprintf(trace + used, size - used, "|");
-        culprit_fanout_state_dispose(&st);
+        culprit_bisect_fanout_state_dispose(&st);
         rounds++;
         assert_true(rounds < 40);
     }
     assert_int_equal(st.status, CULPRIT_BISECT_FOUND);
     assert_string_equal(st.culprit, w->repo.sha[culprit]);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     return rounds;
 }
 
@@ -226,7 +226,7 @@ static void test_paths_aware(void **state)
     fresh_history(w);
     state_of(w, 3, &st);
     assert_int_equal(st.nirrelevant, 8);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     drive(w, 3, 12, docs, trace, sizeof(trace));
     assert_string_equal(trace, "6 12 18|8 9 11|");
     for (int c = 2; c <= 24; c += 3) /* relevant commits only */
@@ -251,14 +251,14 @@ static void test_interrupted_replanned(void **state)
     assert_int_equal(again.round, 1);
     assert_int_equal(again.nplan, 1);
     assert_string_equal(again.plan[0], st.plan[0]);
-    culprit_fanout_state_dispose(&again);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&again);
+    culprit_bisect_fanout_state_dispose(&st);
 
     state_of(w, 3, &st); /* round 1, three probes: the middle one interrupted */
     a = index_of(w, st.plan[0]), b = index_of(w, st.plan[1]), c = index_of(w, st.plan[2]);
     record(w, &st, a, CULPRIT_BISECT_GOOD);
     record(w, &st, c, CULPRIT_BISECT_BAD);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     state_of(w, 3, &st);
     assert_int_equal(st.status, CULPRIT_BISECT_RUNNING);
     assert_int_equal(st.round, 2);
@@ -271,18 +271,18 @@ static void test_interrupted_replanned(void **state)
 
     /* b skipped (it does not build): never planned again */
     record(w, &st, b, CULPRIT_BISECT_SKIP);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     state_of(w, 3, &st);
     for (size_t i = 0; i < st.nplan; i++)
         assert_int_not_equal(index_of(w, st.plan[i]), b);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
 
     w->opts.measure.threshold = 0.5; /* another bisection: none of these records */
     state_of(w, 3, &st);
     assert_int_equal(st.nrecords, 0);
     assert_int_equal(st.round, 1);
     assert_int_equal(st.ncandidates, 40);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
 }
 
 int main(void)

@@ -76,7 +76,7 @@ SHARED_INTERNAL = {
     "framework/owner/owner.h",
 }
 # Functions that decide a verdict, a comparison or a statistic. The tool may not call
-# them: it calls the library's entry points (culprit_check_commit, culprit_detect_check,
+# them: it calls the library's entry points (culprit_detect_check_commit, culprit_detect_check,
 # culprit_detect_compare_runs, culprit_bisect_confirm, ...), which do. A prefix
 # ending in "_" names a whole family.
 DECIDING = [
@@ -86,7 +86,7 @@ DECIDING = [
     "culprit_detect_select_metric", "culprit_detect_run_noise",
     "culprit_detect_count_spread", "culprit_detect_counted_change",
     "culprit_detect_counted_value", "culprit_detect_count_threshold",
-    "culprit_detect_comparable", "culprit_rules_level", "culprit_rules_mine",
+    "culprit_detect_comparable", "culprit_detect_rules_level", "culprit_detect_rules_mine",
     "culprit_stats_judge_change",
 ]
 # The mutable state at file scope in framework/, each with its reason: process-wide

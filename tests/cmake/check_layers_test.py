@@ -14,7 +14,7 @@ import check_layers  # noqa: E402
 
 CLEAN = {
     "include/culprit/stats.h": "int culprit_stats_welch(int);\n",
-    "include/culprit/detect.h": '#include "stats.h"\nint culprit_check_commit(int);\n',
+    "include/culprit/detect.h": '#include "stats.h"\nint culprit_detect_check_commit(int);\n',
     "framework/stats/welch.c": "#include <culprit/stats.h>\n\nint culprit_stats_welch(int x)\n{\n"
                                "    return x;\n}\n",
     "framework/detect/check.c": "#include <culprit/detect.h>\n\n"
@@ -24,13 +24,13 @@ CLEAN = {
                                 "static const char *const names[] = {\"a\"};\n"
                                 "struct later;\n"
                                 "static int helper(int x);\n\n"
-                                "int culprit_check_commit(int x)\n{\n"
+                                "int culprit_detect_check_commit(int x)\n{\n"
                                 "    static int local_ok;\n"
                                 "    return culprit_stats_welch(x) + helper(local_ok);\n}\n\n"
                                 "static int helper(int x)\n{\n    return x + (int)sizeof(table)"
                                 " + (int)sizeof(names);\n}\n",
     "framework/cli/main.c": "#include <culprit/detect.h>\n\nint main(void)\n{\n"
-                            "    return culprit_check_commit(1);\n}\n",
+                            "    return culprit_detect_check_commit(1);\n}\n",
 }
 PLANTED = {
     "framework/cli/main.c": "#include <culprit/detect.h>\n\nint main(void)\n{\n"
