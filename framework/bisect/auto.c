@@ -37,7 +37,7 @@ static int judge_at(culprit_verdict_kind *out, const culprit_history_runs *runs,
     if (error < 0)
         return error;
     *out = r.n ? r.verdicts[0].kind : CULPRIT_VERDICT_NOT_RUN;
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     return 0;
 }
 

@@ -207,8 +207,8 @@ static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const d
     if ((error = judged_runs(&g, xg, ng, confidence)) < 0 ||
         (error = judged_runs(&c, xc, nc, confidence)) < 0)
         return error;
-    culprit_welford_from_summary(&wg, &g);
-    culprit_welford_from_summary(&wc, &c);
+    culprit_stats_welford_from_summary(&wg, &g);
+    culprit_stats_welford_from_summary(&wc, &c);
     step->good_mean_ns = wg.mean;
     step->mean_ns = wc.mean;
     if (dx && np >= 2) {

@@ -100,7 +100,7 @@ int culprit_bisect_confirm(culprit_bisect_confirmation *out, const culprit_bisec
     return culprit_bisect__confirm_with_probe(out, opts, &probe, NULL);
 }
 
-int culprit_confirm_options_init(culprit_confirm_options *opts, unsigned int version)
+int culprit_bisect_confirm_options_init(culprit_confirm_options *opts, unsigned int version)
 {
     static const culprit_confirm_options defaults = CULPRIT_CONFIRM_OPTIONS_INIT;
 
@@ -141,9 +141,9 @@ static int selected(const culprit_check_result *result, size_t i, culprit_confir
     const culprit_verdict *v = &result->verdicts[i];
 
     if (which == CULPRIT_CONFIRM_UNCONFIRMED)
-        return culprit_check_flagged(result, i) && v->kind == CULPRIT_VERDICT_MINOR &&
-               !culprit_verdict_confirmed(v);
-    return culprit_detect_wants_pairs(v, culprit_check_flagged(result, i));
+        return culprit_detect_check_flagged(result, i) && v->kind == CULPRIT_VERDICT_MINOR &&
+               !culprit_detect_verdict_confirmed(v);
+    return culprit_detect_wants_pairs(v, culprit_detect_check_flagged(result, i));
 }
 
 /* The baseline commit of test i: the newest earlier run the check could compare
@@ -160,7 +160,7 @@ static int baseline_commit(char good[41], const culprit_check_result *result, si
                                              nbases, 1, allow_mixed)) == 0 &&
         b.n > 0)
         snprintf(good, 41, "%s", b.runs[0]->commit);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     return error == CULPRIT_ERROR ? error : 0;
 }
 

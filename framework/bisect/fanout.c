@@ -40,7 +40,8 @@ static void key_of(char out[17], const culprit_bisect_options *o, const char *go
     uint64_t h = 14695981039346656037ULL;
 
     h = fnv(fnv(fnv(h, good), bad), o->measure.build);
-    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test), culprit_bisect__metric(o));
+    h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test),
+            culprit_bisect__metric(o));
     snprintf(num, sizeof(num), "%.6g %.6g", o->measure.threshold, o->measure.count_threshold);
     h = fnv(h, num);
     for (size_t i = 0; i < o->npaths; i++)
@@ -48,7 +49,7 @@ static void key_of(char out[17], const culprit_bisect_options *o, const char *go
     snprintf(out, 17, "%016llx", (unsigned long long)h);
 }
 
-void culprit_fanout_record_dispose(culprit_fanout_record *record)
+void culprit_bisect_fanout_record_dispose(culprit_fanout_record *record)
 {
     if (!record)
         return;
@@ -57,14 +58,14 @@ void culprit_fanout_record_dispose(culprit_fanout_record *record)
     memset(record, 0, sizeof(*record));
 }
 
-void culprit_fanout_state_dispose(culprit_fanout_state *state)
+void culprit_bisect_fanout_state_dispose(culprit_fanout_state *state)
 {
     if (!state)
         return;
     free(state->plan);
     free(state->range);
     for (size_t i = 0; i < state->nrecords; i++)
-        culprit_fanout_record_dispose(&state->records[i]);
+        culprit_bisect_fanout_record_dispose(&state->records[i]);
     free(state->records);
     memset(state, 0, sizeof(*state));
 }
@@ -89,7 +90,7 @@ static int parse_record(culprit_fanout_record *r, const culprit_run *run,
     memcpy(r->sha, run->commit, 41);
     if ((run->host && !(r->host = culprit_strdup(run->host))) ||
         (t->verdict_message && !(r->note = culprit_strdup(t->verdict_message)))) {
-        culprit_fanout_record_dispose(r);
+        culprit_bisect_fanout_record_dispose(r);
         return CULPRIT_ERROR_NOMEM();
     }
     return 0;
@@ -111,7 +112,7 @@ static int load_records(culprit_fanout_state *out, const culprit_history_source 
         return 0;
     }
     for (size_t i = 0; error == 0 && i < runs.nruns; i++) {
-        const culprit_test_result *t = culprit_run_find_test(runs.runs[i], name);
+        const culprit_test_result *t = culprit_history_run_find_test(runs.runs[i], name);
         int skip;
         if (!t)
             continue;
@@ -250,7 +251,8 @@ int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_
                                  "(CULPRIT_FANOUT_OPTIONS_INIT), at least one probe per round "
                                  "and a history source");
     s.opts = opts;
-    if ((error = culprit_vcs_open(&s.repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->good, s.repo, opts->good)) < 0 ||
         (error = culprit_vcs_resolve(out->bad, s.repo, opts->bad)) < 0 ||
         (error = culprit_bisect__range_open(&rg, &s, out->good, out->bad)) < 0)
@@ -267,7 +269,7 @@ cleanup:
     culprit_bisect__range_dispose(&rg);
     culprit_vcs_free(s.repo);
     if (error < 0)
-        culprit_fanout_state_dispose(out);
+        culprit_bisect_fanout_state_dispose(out);
     return error;
 }
 
@@ -309,7 +311,8 @@ static int write_record(culprit_fanout_record *r, const char *key, const char *d
     snprintf(name, sizeof(name), "fanout-%s", key);
     snprintf(msg, sizeof(msg), "round=%zu change=%.17g low=%.17g high=%.17g pairs=%zu", r->round,
              r->change, r->change_low, r->change_high, r->pairs);
-    if ((error = culprit_run_new(&run)) < 0 || (error = culprit_run_add_test(&t, run)) < 0)
+    if ((error = culprit_history_run_new(&run)) < 0 ||
+        (error = culprit_history_run_add_test(&t, run)) < 0)
         goto cleanup;
     t->status = CULPRIT_STATUS_SKIPPED;
     if (!(run->suite = culprit_strdup(CULPRIT_FANOUT_SUITE)) ||
@@ -328,7 +331,7 @@ static int write_record(culprit_fanout_record *r, const char *key, const char *d
         error = CULPRIT_ERROR_NOMEM();
 cleanup:
     culprit_history_free(h);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return error;
 }
 
@@ -386,7 +389,8 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
     if ((error = culprit_bisect_fanout_state(&st, opts, fo)) < 0)
         return error;
     out->round = st.round;
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->sha, repo, commit)) < 0)
         goto cleanup;
     if ((error = measure(out, opts, st.good, out->sha)) < 0 ||
@@ -394,9 +398,9 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
         goto cleanup;
 cleanup:
     culprit_vcs_free(repo);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     if (error < 0)
-        culprit_fanout_record_dispose(out);
+        culprit_bisect_fanout_record_dispose(out);
     return error;
 }
 
@@ -410,7 +414,8 @@ int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisec
     int error;
 
     memset(out, 0, sizeof(*out));
-    if ((error = culprit_vcs_open(&repo, opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+    if ((error = culprit_vcs_open(&repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_first_parents(&fp, &k, repo, state->culprit, 2)) < 0)
         goto cleanup;
     if (k < 2) {

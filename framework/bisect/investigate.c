@@ -27,7 +27,7 @@
 /* The largest step threshold taken from the check's change: twice as slow. */
 #define STEP_THRESHOLD_MAX 1.0
 
-int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned int version)
+int culprit_bisect_investigate_options_init(culprit_investigate_options *opts, unsigned int version)
 {
     static const culprit_investigate_options defaults = CULPRIT_INVESTIGATE_OPTIONS_INIT;
 
@@ -35,7 +35,7 @@ int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned
                                      CULPRIT_INVESTIGATE_OPTIONS_VERSION, "investigate");
 }
 
-const char *culprit_investigation_status_name(culprit_investigation_status status)
+const char *culprit_bisect_investigation_status_name(culprit_investigation_status status)
 {
     static const char *const names[] = {"found", "unresolved", "failed", "not-investigated"};
 
@@ -301,7 +301,7 @@ static int regressions(pick **out, size_t *n, const culprit_check_result *check)
     if (!(*out = calloc(check->n ? check->n : 1, sizeof(**out))))
         return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < check->n; i++) {
-        culprit_verdict_kind counts = culprit_check_counts_as(check, i);
+        culprit_verdict_kind counts = culprit_detect_check_counts_as(check, i);
         culprit_verdict_kind time = check->verdicts[i].kind;
         /* A counter detector's flag alone has no time regression to bisect. */
         if ((counts != CULPRIT_VERDICT_MAJOR && counts != CULPRIT_VERDICT_MINOR) ||
@@ -328,12 +328,12 @@ static int add_to_range(culprit_investigation **invs, size_t *n, const pick *p,
     if (culprit_detect_baseline(&b, runs, run->suite, check->now[p->test]->name, bases, nbases, 1) <
             0 ||
         b.n == 0) {
-        culprit_baseline_dispose(&b);
+        culprit_detect_baseline_dispose(&b);
         culprit_error_clear();
         return 0; /* no baseline: nothing to bisect from */
     }
     snprintf(good, sizeof(good), "%s", b.runs[0]->commit);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     for (size_t k = 0; k < *n && !inv; k++)
         if (strcmp((*invs)[k].good, good) == 0 && strcmp((*invs)[k].bad, run->commit) == 0)
             inv = &(*invs)[k];
@@ -422,7 +422,7 @@ cleanup:
     if (error < 0) {
         culprit_error_state saved;
         culprit_error_save(&saved);
-        culprit_investigations_free(invs, n);
+        culprit_bisect_investigations_free(invs, n);
         culprit_error_restore(&saved);
         return error;
     }
@@ -431,7 +431,7 @@ cleanup:
     return 0;
 }
 
-void culprit_investigations_free(culprit_investigation *investigations, size_t n)
+void culprit_bisect_investigations_free(culprit_investigation *investigations, size_t n)
 {
     for (size_t k = 0; investigations && k < n; k++) {
         culprit_investigation *inv = &investigations[k];
@@ -447,8 +447,9 @@ void culprit_investigations_free(culprit_investigation *investigations, size_t n
     free(investigations);
 }
 
-const culprit_investigation *culprit_investigation_of(const culprit_investigation *investigations,
-                                                      size_t n, const char *test)
+const culprit_investigation *
+culprit_bisect_investigation_of(const culprit_investigation *investigations, size_t n,
+                                const char *test)
 {
     for (size_t k = 0; investigations && k < n; k++)
         for (size_t t = 0; t < investigations[k].ntests; t++)

@@ -229,7 +229,8 @@ static int keep_fingerprint(probe *p, const culprit_run *run, const culprit_test
 
     if (p->fp)
         return 0;
-    if ((error = culprit_run_new(&fp)) < 0 || (error = culprit_run_add_test(&ft, fp)) < 0)
+    if ((error = culprit_history_run_new(&fp)) < 0 ||
+        (error = culprit_history_run_add_test(&ft, fp)) < 0)
         goto cleanup;
     if ((run->machine && !(fp->machine = culprit_strdup(run->machine))) ||
         (run->machine_class && !(fp->machine_class = culprit_strdup(run->machine_class))) ||
@@ -243,7 +244,7 @@ static int keep_fingerprint(probe *p, const culprit_run *run, const culprit_test
     p->fp = fp;
     fp = NULL;
 cleanup:
-    culprit_run_free(fp);
+    culprit_history_run_free(fp);
     return error;
 }
 
@@ -259,7 +260,7 @@ int culprit_bisect__reusable(const culprit_run *fp, const culprit_test_result *f
                              const culprit_run *past, const culprit_test_result *t, const char *sha)
 {
     return t && !past->dirty && past->commit && strcmp(past->commit, sha) == 0 &&
-           culprit_test_result_measured(t) &&
+           culprit_history_test_result_measured(t) &&
            culprit_detect_comparable(NULL, fp, fp_test, past, t, 0) == 1;
 }
 
@@ -341,7 +342,7 @@ static int read_test(probe *p, culprit_history_runs *runs, double *value)
         if ((error = record_run(p, runs->runs[r])) < 0)
             return error;
     }
-    if (!t || !culprit_test_result_measured(t))
+    if (!t || !culprit_history_test_result_measured(t))
         return culprit_error_set(CULPRIT_ESKIP, "'%s' %s test '%s'", o->perf.run,
                                  t ? "ran but did not pass" : "did not measure", o->perf.test);
     if (!counts(t, o))
@@ -456,7 +457,7 @@ static void dispose(void *payload)
     culprit_history_free(p->history);
     free(p->home);
     free(p->filter);
-    culprit_run_free(p->fp);
+    culprit_history_run_free(p->fp);
     culprit_history_runs_dispose(&p->past);
     free(p);
 }

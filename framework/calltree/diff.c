@@ -146,7 +146,7 @@ static int per_call(culprit_welford *w, const culprit_calltree_node *n)
     double mean, m2;
     uint64_t samples = n->samples ? n->samples : n->calls;
 
-    culprit_welford_init(w);
+    culprit_stats_welford_init(w);
     if (n->calls == 0 || !isfinite(n->inclusive_ns))
         return 0;
     mean = n->inclusive_ns / (double)n->calls;

@@ -96,7 +96,7 @@ void cli_judge_init(cli_judge *judge)
 
 void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
 {
-    const char *f = project ? culprit_project_fail_on(project) : NULL;
+    const char *f = project ? culprit_detect_project_fail_on(project) : NULL;
 
     for (int i = 0; f && !judge->fail_on_given && cli_fail_on_choices[i]; i++)
         if (strcmp(f, cli_fail_on_choices[i]) == 0)
@@ -108,7 +108,7 @@ int cli_set_detector(const culprit_opt *opt, const char *value)
     culprit_check_options *check = opt->target;
 
     /* The parser puts "--detector: " in front of the detector module's message. */
-    return culprit_detector_parse(&check->detectors, value);
+    return culprit_detect_detector_parse(&check->detectors, value);
 }
 
 int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
@@ -133,7 +133,7 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
  * summaries. */
 int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on)
 {
-    culprit_verdict_kind worst = culprit_check_worst(result);
+    culprit_verdict_kind worst = culprit_detect_check_worst(result);
 
     if (fail_on == CLI_FAIL_ON_NONE)
         return CLI_EXIT_OK;
@@ -153,6 +153,6 @@ size_t cli_compared(const culprit_check_result *result)
     size_t n = 0;
 
     for (size_t i = 0; i < result->n; i++)
-        n += culprit_verdict_compared(&result->verdicts[i]);
+        n += culprit_detect_verdict_compared(&result->verdicts[i]);
     return n;
 }

@@ -217,7 +217,7 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
         CULPRIT_OPT("--rules-history", 0, CULPRIT_OPT_SIZE, &(check)->rules.history, "K",          \
                     "earlier runs the rules are mined from (default 10)", .min = 1)
 
-/* The number of verdicts compared with a baseline (culprit_verdict_compared). */
+/* The number of verdicts compared with a baseline (culprit_detect_verdict_compared). */
 size_t cli_compared(const culprit_check_result *result);
 
 /* The exit code a check gives under `fail_on`: 1 for a regression (or, under

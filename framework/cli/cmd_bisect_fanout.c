@@ -211,7 +211,7 @@ static int probe(culprit_bisect_options *o, const culprit_fanout_options *fo,
     fprintf(stdout, "culprit bisect --probe: recorded\n");
     r.used = 1;
     print_record(&r, o->measure.confidence);
-    culprit_fanout_record_dispose(&r);
+    culprit_bisect_fanout_record_dispose(&r);
     if (f->remote && sync_history("push", f->remote, fo->record_dir) < 0)
         return CLI_EXIT_ERROR;
     return CLI_EXIT_OK;
@@ -320,14 +320,14 @@ static int jobs(culprit_bisect_options *o, const culprit_fanout_options *fo,
                     "culprit: error: bisect --jobs: every probe of round %zu failed; "
                     "stopping (the probes' messages say why)\n",
                     st.round);
-            culprit_fanout_state_dispose(&st);
+            culprit_bisect_fanout_state_dispose(&st);
             return CLI_EXIT_ERROR;
         }
         rounds++;
-        culprit_fanout_state_dispose(&st);
+        culprit_bisect_fanout_state_dispose(&st);
     }
     status = plan_or_finish(o, &st, json, print_result);
-    culprit_fanout_state_dispose(&st);
+    culprit_bisect_fanout_state_dispose(&st);
     return status;
 }
 
@@ -371,7 +371,7 @@ int cli_bisect_fanout(culprit_bisect_options *o, const cli_bisect_fanout_args *f
         status = CLI_EXIT_ERROR;
     else {
         status = plan_or_finish(o, &st, json, print_result);
-        culprit_fanout_state_dispose(&st);
+        culprit_bisect_fanout_state_dispose(&st);
     }
     cli_env_dispose(&env);
     return status;

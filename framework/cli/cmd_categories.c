@@ -137,7 +137,7 @@ static int apply(culprit_assignments *assignments, const change *c, test_set *se
         if (!(key = strndup(c->value, (size_t)(eq - c->value))))
             return CULPRIT_ERROR_NOMEM();
         to = eq + 1;
-        if (!culprit_categories_find(cats, to)) {
+        if (!culprit_detect_categories_find(cats, to)) {
             error = unknown_category(cats, to);
             goto cleanup;
         }
@@ -152,10 +152,10 @@ static int apply(culprit_assignments *assignments, const change *c, test_set *se
                                           "--accept: %s has no passing measurement", key);
                 goto cleanup;
             }
-            to = culprit_categories_classify(cats, info->measured->summary.mean)->name;
+            to = culprit_detect_categories_classify(cats, info->measured->summary.mean)->name;
         }
     }
-    from = culprit_assignments_get(assignments, key);
+    from = culprit_detect_assignments_get(assignments, key);
     if (!(record = json_object()) || json_array_append_new(changes, record) < 0) {
         error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
@@ -164,9 +164,9 @@ static int apply(culprit_assignments *assignments, const change *c, test_set *se
     json_object_set_new(record, "from", cli_json_string(from));
     json_object_set_new(record, "to", cli_json_string(to));
     if (to)
-        error = culprit_assignments_set(assignments, key, to);
+        error = culprit_detect_assignments_set(assignments, key, to);
     else
-        error = culprit_assignments_unset(assignments, key);
+        error = culprit_detect_assignments_unset(assignments, key);
     /* An assignment does not override a category chosen in the test or the project. */
     if (error == 0 && !info)
         for (size_t i = 0; i < set->n && !info; i++)
@@ -202,7 +202,8 @@ static void put_range(culprit_buf *b, double low, double high)
 static void range_of(double *low, double *high, const culprit_categories *cats,
                      const culprit_test_result *t)
 {
-    const culprit_category *c = t->category ? culprit_categories_find(cats, t->category) : NULL;
+    const culprit_category *c =
+        t->category ? culprit_detect_categories_find(cats, t->category) : NULL;
 
     *low = c ? c->low_ns : t->category_low_ns;
     *high = c ? c->high_ns : t->category_high_ns;
@@ -210,9 +211,10 @@ static void range_of(double *low, double *high, const culprit_categories *cats,
 
 static int not_fastest(const culprit_categories *cats, const culprit_test_result *t)
 {
-    const culprit_category *c = t->category ? culprit_categories_find(cats, t->category) : NULL;
+    const culprit_category *c =
+        t->category ? culprit_detect_categories_find(cats, t->category) : NULL;
 
-    return c && !culprit_categories_is_fastest(cats, c);
+    return c && !culprit_detect_categories_is_fastest(cats, c);
 }
 
 static int print_json(const test_set *set, const culprit_categories *cats,
@@ -255,7 +257,7 @@ static int print_json(const test_set *set, const culprit_categories *cats,
         json_object_set_new(j, "fastest", json_boolean(t->category && !not_fastest(cats, t)));
         json_object_set_new(
             j, "assigned",
-            cli_json_string(culprit_assignments_get(assignments, set->items[i].key)));
+            cli_json_string(culprit_detect_assignments_get(assignments, set->items[i].key)));
     }
     return cli_json_print(doc);
 }
@@ -287,7 +289,7 @@ static void print_text(FILE *out, const test_set *set, const culprit_categories 
             "LATEST MEAN");
     for (i = 0; i < set->n; i++) {
         const culprit_test_result *t = set->items[i].newest;
-        const char *assigned = culprit_assignments_get(assignments, set->items[i].key);
+        const char *assigned = culprit_detect_assignments_get(assignments, set->items[i].key);
         double low, high;
         int mark = not_fastest(cats, t);
         marked += mark;
@@ -419,13 +421,13 @@ int cli_categories(int argc, char **argv)
     if ((error = cli_env_open(&env, project_file, history_dir, 0)) < 0 ||
         (error = cli_load_history(&runs, &env)) < 0 || (error = collect(&set, &runs)) < 0)
         goto cleanup;
-    cats = culprit_project_categories(env.project);
+    cats = culprit_detect_project_categories(env.project);
     if (!(file = culprit_fs_join(env.settings.history_dir, "categories.json")) ||
         !(done = json_array())) {
         error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
-    if ((error = culprit_assignments_load(&assignments, file)) < 0)
+    if ((error = culprit_detect_assignments_load(&assignments, file)) < 0)
         goto cleanup;
     for (size_t i = 0; i < nchanges; i++)
         if ((error = apply(assignments, &changes[i], &set, &runs, cats, env.settings.history_dir,
@@ -437,7 +439,8 @@ int cli_categories(int argc, char **argv)
             (error = apply(assignments, &c, &set, &runs, cats, env.settings.history_dir, done)) < 0)
             goto cleanup;
     }
-    if ((nchanges || accept_all) && (error = culprit_assignments_save(assignments, file)) < 0)
+    if ((nchanges || accept_all) &&
+        (error = culprit_detect_assignments_save(assignments, file)) < 0)
         goto cleanup;
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
     print_text(json ? stderr : stdout, &set, cats, assignments, done);
@@ -454,7 +457,7 @@ cleanup:
     free(set.items);
     free(changes);
     free(file);
-    culprit_assignments_free(assignments);
+    culprit_detect_assignments_free(assignments);
     culprit_history_runs_dispose(&runs);
     cli_env_dispose(&env);
     return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;

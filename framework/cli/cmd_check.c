@@ -2,7 +2,7 @@
  * `culprit check`: judges every test measured at a commit against its baseline
  * (the newest earlier data on the commit's first-parent history, a named commit,
  * or the pooled last K commits) and exits 1 on a regression according to
- * --fail-on. The check is culprit_check_commit() (reading, metric selection,
+ * --fail-on. The check is culprit_detect_check_commit() (reading, metric selection,
  * judging, re-judging after a re-run); this file parses the options, resolves the
  * revisions, gives the re-run hook of --confirm (one trusted re-run against
  * history) or applies the paired runs of --confirm --build --run, optionally
@@ -150,7 +150,7 @@ typedef struct {
 } rerun_context;
 
 /*
- * culprit_check_commit()'s re-run hook: re-runs flagged test i once, so that the
+ * culprit_detect_check_commit()'s re-run hook: re-runs flagged test i once, so that the
  * library judges again with the re-run as the newest run at the commit. The binary
  * a run recorded is only a hint: it is re-run only when it resolves to a test
  * binary of a trusted build tree that lists the test (culprit_runner_trusted_binary,
@@ -196,7 +196,7 @@ static void say_unconfirmed(void *payload, const culprit_verdict *v)
 {
     (void)payload;
     fprintf(stderr, "culprit: %s: not confirmed by the re-run (%s now)\n", v->test,
-            culprit_verdict_name(v->kind));
+            culprit_detect_verdict_name(v->kind));
 }
 
 /* A paired confirmation's progress and answer, on stderr; `payload` the options. */
@@ -327,7 +327,7 @@ static char **junit_notes(const culprit_check_result *result, const investigatio
 
     for (size_t i = 0; notes && i < result->n; i++) {
         const culprit_investigation *one =
-            culprit_investigation_of(iv->items, iv->n, result->verdicts[i].test);
+            culprit_bisect_investigation_of(iv->items, iv->n, result->verdicts[i].test);
         if (!one)
             continue;
         culprit_buf_clear(&b);
@@ -463,7 +463,7 @@ int cli_check(int argc, char **argv)
         o.unconfirmed = say_unconfirmed;
         o.payload = &rerun;
     }
-    error = culprit_check_commit(&result, &runs, env.history, &o);
+    error = culprit_detect_check_commit(&result, &runs, env.history, &o);
     if (o.read_all && !a.baseline_rev && runs.nruns)
         cli_note_shallow(env.repo, sha, &runs);
     if (error < 0)
@@ -493,8 +493,8 @@ cleanup:
         cli_error(NULL);
         exit_code = CLI_EXIT_ERROR;
     }
-    culprit_investigations_free(iv.items, iv.n);
-    culprit_check_result_dispose(&result);
+    culprit_bisect_investigations_free(iv.items, iv.n);
+    culprit_detect_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
     free(bases);
     free(parents);

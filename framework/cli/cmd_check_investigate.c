@@ -41,9 +41,10 @@ int cli_set_budget(const culprit_opt *opt, const char *value)
 int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env,
                             const char *history_dir)
 {
-    const char *build = culprit_project_command(env->project, CULPRIT_PROJECT_BUILD);
-    const char *run = culprit_project_command(env->project, CULPRIT_PROJECT_RUN);
-    const char *trees = culprit_project_command(env->project, CULPRIT_PROJECT_CALLTREE_BUILD);
+    const char *build = culprit_detect_project_command(env->project, CULPRIT_PROJECT_BUILD);
+    const char *run = culprit_detect_project_command(env->project, CULPRIT_PROJECT_RUN);
+    const char *trees =
+        culprit_detect_project_command(env->project, CULPRIT_PROJECT_CALLTREE_BUILD);
 
     /* The command line first, then culprit.json. */
     inv->build_given = pair->measure.build != NULL;
@@ -79,7 +80,7 @@ int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_invest
     int error;
 
     for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict_kind k = culprit_check_counts_as(result, i);
+        culprit_verdict_kind k = culprit_detect_check_counts_as(result, i);
         flagged += k == CULPRIT_VERDICT_MAJOR || k == CULPRIT_VERDICT_MINOR;
     }
     if (flagged && inv->budget_s > 0)
@@ -304,7 +305,7 @@ json_t *cli_json_investigations(const culprit_investigation *invs, size_t n,
         for (size_t t = 0; tests && t < one->ntests; t++)
             json_array_append_new(tests, json_string(one->tests[t]));
         json_object_set_new(o, "status",
-                            json_string(culprit_investigation_status_name(one->status)));
+                            json_string(culprit_bisect_investigation_status_name(one->status)));
         json_object_set_new(o, "tests", tests ? tests : json_null());
         json_object_set_new(o, "good", json_string(one->good));
         json_object_set_new(o, "bad", json_string(one->bad));

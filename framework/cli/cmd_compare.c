@@ -123,7 +123,7 @@ static int merged_test(culprit_test_result **out, culprit_run *merged, merged_ke
         return error;
     }
     keys->keys[keys->n++] = culprit_buf_detach(&key);
-    return culprit_run_add_test(out, merged);
+    return culprit_history_run_add_test(out, merged);
 }
 
 static void merged_keys_dispose(merged_keys *keys)
@@ -144,7 +144,7 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
     int error;
 
     *out = NULL;
-    if ((error = culprit_run_new(&merged)) < 0)
+    if ((error = culprit_history_run_new(&merged)) < 0)
         return error;
     for (size_t r = 0; r < runs->nruns; r++) {
         const culprit_run *run = runs->runs[r];
@@ -175,7 +175,7 @@ static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const
     merged = NULL;
 cleanup:
     merged_keys_dispose(&keys);
-    culprit_run_free(merged);
+    culprit_history_run_free(merged);
     return error;
 }
 
@@ -309,10 +309,10 @@ cleanup:
         cli_error(NULL);
         exit_code = CLI_EXIT_ERROR;
     }
-    culprit_check_result_dispose(&result);
+    culprit_detect_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
-    culprit_run_free(sides[0].run);
-    culprit_run_free(sides[1].run);
+    culprit_history_run_free(sides[0].run);
+    culprit_history_run_free(sides[1].run);
     cli_env_dispose(&env);
     return exit_code;
 }

@@ -69,7 +69,8 @@ static int print_json(const culprit_report *r, size_t limit, int allow_dirty)
                 json_object_set_new(j, "ci_low_ns", cli_json_number(p->low_ns));
                 json_object_set_new(j, "ci_high_ns", cli_json_number(p->high_ns));
                 json_object_set_new(j, "n", json_integer((json_int_t)p->n));
-                json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
+                json_object_set_new(j, "verdict",
+                                    json_string(culprit_detect_verdict_name(p->verdict)));
                 json_object_set_new(j, "change", cli_json_number(p->change));
                 json_object_set_new(j, "dirty", json_boolean(p->dirty));
                 json_object_set_new(j, "baseline_eligible", json_boolean(!p->dirty || allow_dirty));

@@ -154,7 +154,7 @@ static int run_commit(char sha[41], char shard[3], culprit_vcs *repo, const char
         memcpy(sha, run->commit, 41);
         memcpy(shard, sha, 2);
     }
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return 0;
 }
 
@@ -320,14 +320,14 @@ static int push_assignments(culprit_vcs *repo, const char *dir)
     size_t n = 0, count;
     int error = path ? 0 : CULPRIT_ERROR;
 
-    if (error < 0 || (error = culprit_assignments_load(&a, path)) < 0) {
+    if (error < 0 || (error = culprit_detect_assignments_load(&a, path)) < 0) {
         if (path)
             fprintf(stderr, "culprit: warning: category assignments not pushed: %s\n",
                     culprit_error_last());
         error = path ? 0 : error;
         goto cleanup;
     }
-    count = culprit_assignments_count(a);
+    count = culprit_detect_assignments_count(a);
     if (count == 0 || !(files = calloc(count, sizeof(*files)))) {
         error = count == 0 ? 0 : CULPRIT_ERROR_NOMEM();
         goto cleanup;
@@ -336,9 +336,9 @@ static int push_assignments(culprit_vcs *repo, const char *dir)
         culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
         const char *key, *category;
 
-        if ((error = culprit_assignments_entry(a, i, &key, &category)) == 0 &&
+        if ((error = culprit_detect_assignments_entry(a, i, &key, &category)) == 0 &&
             (error = culprit_buf_puts(&name, "categories/")) == 0 &&
-            (error = culprit_assignments_encode(&name, &content, key, category)) == 0) {
+            (error = culprit_detect_assignments_encode(&name, &content, key, category)) == 0) {
             files[n].len = content.size;
             files[n].data = culprit_buf_detach(&content);
             files[n++].path = culprit_buf_detach(&name);
@@ -354,7 +354,7 @@ static int push_assignments(culprit_vcs *repo, const char *dir)
                                     "culprit: add category assignments");
 cleanup:
     culprit_vcs_files_free(files, n);
-    culprit_assignments_free(a);
+    culprit_detect_assignments_free(a);
     free(path);
     return error;
 }
@@ -380,22 +380,23 @@ static int refused_assignment(culprit_buf *why, const char *name, const culprit_
                    ? CULPRIT_ERROR
                    : 0;
     /* The file decoded alone, into an empty set (a missing file loads as one). */
-    if (error < 0 || (error = culprit_assignments_load(&scratch, "")) < 0)
+    if (error < 0 || (error = culprit_detect_assignments_load(&scratch, "")) < 0)
         return error;
-    if (culprit_assignments_decode(scratch, name, data->ptr ? data->ptr : "", data->size) < 0)
+    if (culprit_detect_assignments_decode(scratch, name, data->ptr ? data->ptr : "", data->size) <
+        0)
         /* the message starts with the name */
         error = culprit_buf_puts(why, "categories/") < 0 ||
                         culprit_buf_put_text(why, culprit_error_last()) < 0
                     ? CULPRIT_ERROR
                     : 0;
-    else if ((error = culprit_assignments_entry(scratch, 0, &key, &category)) == 0 &&
-             !culprit_categories_find(categories, category) &&
+    else if ((error = culprit_detect_assignments_entry(scratch, 0, &key, &category)) == 0 &&
+             !culprit_detect_categories_find(categories, category) &&
              (culprit_buf_puts(why, "categories/") < 0 || culprit_buf_put_text(why, name) < 0 ||
               culprit_buf_puts(why, ": category \"") < 0 ||
               culprit_buf_put_text(why, category) < 0 ||
               culprit_buf_puts(why, "\" is not defined by the project (culprit.json)") < 0))
         error = CULPRIT_ERROR;
-    culprit_assignments_free(scratch);
+    culprit_detect_assignments_free(scratch);
     return error;
 }
 
@@ -418,7 +419,7 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
         (error = culprit_vcs_ref_list(&shared, repo, CULPRIT_VCS_HISTORY_REF, "categories")) < 0 ||
         shared.n == 0)
         goto cleanup;
-    if ((error = culprit_assignments_load(&local, path)) < 0) {
+    if ((error = culprit_detect_assignments_load(&local, path)) < 0) {
         fprintf(stderr, "culprit: warning: category assignments not pulled: %s\n",
                 culprit_error_last());
         error = 0;
@@ -434,14 +435,15 @@ static int pull_assignments(size_t *adopted, culprit_vcs *repo, const char *dir,
             fprintf(stderr, "culprit: warning: %s: %s; skipped\n", CULPRIT_VCS_HISTORY_REF,
                     culprit_buf_cstr(&why));
         else if (error == 0)
-            error = culprit_assignments_decode(local, name, data.ptr ? data.ptr : "", data.size);
+            error =
+                culprit_detect_assignments_decode(local, name, data.ptr ? data.ptr : "", data.size);
     }
     if (error == 0 && (error = culprit_fs_mkdir_p(dir)) == 0)
-        error = culprit_assignments_adopt(adopted, path, local);
+        error = culprit_detect_assignments_adopt(adopted, path, local);
 cleanup:
     culprit_buf_dispose(&data);
     culprit_buf_dispose(&why);
-    culprit_assignments_free(local);
+    culprit_detect_assignments_free(local);
     culprit_vcs_ref_files_dispose(&shared);
     free(path);
     return error;
@@ -538,7 +540,7 @@ int cli_history_sync(int argc, char **argv)
         error = push(env.repo, remote ? remote : "origin", env.settings.history_dir);
     else
         error = pull(env.repo, remote ? remote : "origin", env.settings.history_dir,
-                     culprit_project_categories(env.project));
+                     culprit_detect_project_categories(env.project));
     if (error < 0)
         cli_error(NULL);
     cli_env_dispose(&env);

@@ -58,7 +58,7 @@ static int add_path(run_list *runs, const char *path)
         return error;
     if ((error = culprit_array_grow(&runs->items, &runs->alloc, runs->n, sizeof(*runs->items), 0)) <
         0) {
-        culprit_run_free(run);
+        culprit_history_run_free(run);
         return error;
     }
     runs->items[runs->n++] = run;
@@ -117,7 +117,7 @@ int cli_junit(int argc, char **argv)
     }
 done:
     for (size_t i = 0; i < runs.n; i++)
-        culprit_run_free(runs.items[i]);
+        culprit_history_run_free(runs.items[i]);
     free(runs.items);
     culprit_buf_dispose(&doc);
     return error;

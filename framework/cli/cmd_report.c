@@ -122,10 +122,10 @@ static int build(culprit_report *report, culprit_history_runs *runs, const repor
     char *results = NULL;
     int error;
 
-    if ((error = culprit_report_set_categories(report, culprit_project_categories(env->project))) <
-            0 ||
+    if ((error = culprit_report_set_categories(
+             report, culprit_detect_project_categories(env->project))) < 0 ||
         (error = cli_load_history_window(report, runs, env, a->rev, a->limit, &judge->check,
-                                         culprit_check_load_flags(&judge->check))) < 0)
+                                         culprit_detect_check_load_flags(&judge->check))) < 0)
         return error;
     if (a->title)
         error = culprit_report_set_title(report, a->title);

@@ -1,6 +1,6 @@
 /*
  * Where a subcommand finds its inputs: the repository of the current directory,
- * the project file and history directory (resolved by culprit_settings_resolve(),
+ * the project file and history directory (resolved by culprit_runner_settings_resolve(),
  * exactly as the test binaries resolve them, so the tool reads where the tests
  * wrote), and the runs of the store. Plus the test-name check with its "did you
  * mean" and the copy of a result the JUnit and compare paths build runs from.
@@ -22,9 +22,9 @@ int cli_env_open(cli_env *env, const char *project_file, const char *history_dir
             return error;
         culprit_error_clear();
     }
-    error = culprit_settings_resolve(&env->settings, &env->project,
-                                     env->repo ? culprit_vcs_workdir(env->repo) : NULL,
-                                     project_file, history_dir);
+    error = culprit_runner_settings_resolve(&env->settings, &env->project,
+                                            env->repo ? culprit_vcs_workdir(env->repo) : NULL,
+                                            project_file, history_dir);
     if (error < 0) {
         culprit_vcs_free(env->repo);
         env->repo = NULL;
@@ -43,8 +43,8 @@ void cli_env_dispose(cli_env *env)
         return;
     culprit_history_source_free(env->history);
     culprit_vcs_free(env->repo);
-    culprit_settings_dispose(&env->settings);
-    culprit_project_free(env->project);
+    culprit_runner_settings_dispose(&env->settings);
+    culprit_detect_project_free(env->project);
     memset(env, 0, sizeof(*env));
 }
 
@@ -90,8 +90,8 @@ int cli_project_commands(culprit_bisect_options *o, char *owned[2])
     owned[0] = owned[1] = NULL;
     if ((error = cli_env_open(&env, NULL, NULL, 0)) < 0)
         return error;
-    build = culprit_project_command(env.project, CULPRIT_PROJECT_BUILD);
-    run = culprit_project_command(env.project, CULPRIT_PROJECT_RUN);
+    build = culprit_detect_project_command(env.project, CULPRIT_PROJECT_BUILD);
+    run = culprit_detect_project_command(env.project, CULPRIT_PROJECT_RUN);
     if (!o->measure.build && build && !(o->measure.build = owned[0] = culprit_strdup(build)))
         error = CULPRIT_ERROR_NOMEM();
     if (!o->perf.run && !o->command.line && run && !(o->perf.run = owned[1] = culprit_strdup(run)))
@@ -177,7 +177,7 @@ int cli_copy_test(culprit_test_result *dst, const culprit_test_result *src, cons
 {
     int error;
 
-    if ((error = culprit_test_result_copy_summary(dst, src)) < 0)
+    if ((error = culprit_history_test_result_copy_summary(dst, src)) < 0)
         return error;
     return src->classname ? 0 : culprit_str_set(&dst->classname, suite);
 }

@@ -158,7 +158,7 @@ void cli_put_counts(culprit_buf *out, const culprit_check_result *result)
                            kind == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
                            : kind == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
                            : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
-                                                                 : culprit_verdict_name(kind));
+                                                             : culprit_detect_verdict_name(kind));
     }
     if (result->n && cli_compared(result) == 0)
         culprit_buf_puts(out, "; nothing compared (no comparable baseline)");
@@ -194,7 +194,7 @@ json_t *cli_json_counts(const culprit_check_result *result)
     json_t *counts = json_object();
 
     for (size_t k = 0; counts && k < NKINDS; k++)
-        json_object_set_new(counts, culprit_verdict_name(count_order[k]),
+        json_object_set_new(counts, culprit_detect_verdict_name(count_order[k]),
                             json_integer((json_int_t)count_of(result, count_order[k])));
     return counts;
 }
@@ -350,7 +350,7 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
             return NULL;
         }
         json_object_set_new(t, "test", cli_json_string(v->test));
-        json_object_set_new(t, "verdict", json_string(culprit_verdict_name(v->kind)));
+        json_object_set_new(t, "verdict", json_string(culprit_detect_verdict_name(v->kind)));
         json_object_set_new(t, "message", cli_json_string(v->message));
         json_object_set_new(t, "now_mean_ns", cli_json_number(v->now_mean));
         json_object_set_new(t, "now_low_ns", cli_json_number(v->now_low));
@@ -372,10 +372,10 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
         json_object_set_new(t, "between_sd_ns", cli_json_number(v->between_sd));
         json_object_set_new(t, "runs_vary", json_boolean(v->runs_vary));
         json_object_set_new(t, "mismatch", cli_json_string(v->mismatch));
-        json_object_set_new(t, "compared", json_boolean(culprit_verdict_compared(v)));
+        json_object_set_new(t, "compared", json_boolean(culprit_detect_verdict_compared(v)));
         json_object_set_new(t, "dirty", json_boolean(v->dirty));
-        json_object_set_new(t, "evidence", json_string(culprit_evidence_name(v->evidence)));
-        json_object_set_new(t, "confirmed", json_boolean(culprit_verdict_confirmed(v)));
+        json_object_set_new(t, "evidence", json_string(culprit_detect_evidence_name(v->evidence)));
+        json_object_set_new(t, "confirmed", json_boolean(culprit_detect_verdict_confirmed(v)));
         json_object_set_new(t, "run_spread", json_spread(v));
         json_object_set_new(t, "paired", json_paired(&v->paired));
         if (result->clusters)
@@ -394,7 +394,7 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fa
 
     for (unsigned int d = CULPRIT_DETECTOR_TIME; detectors && d <= CULPRIT_DETECTOR_RULES; d <<= 1)
         if (set & d)
-            json_array_append_new(detectors, json_string(culprit_detector_name(d)));
+            json_array_append_new(detectors, json_string(culprit_detect_detector_name(d)));
     json_object_set_new(doc, "detectors", detectors);
     json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(fail_on)));
     json_object_set_new(doc, "exit_code", json_integer(exit_code));
@@ -459,18 +459,18 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
     const char *verdict;
     int failing, error;
 
-    if ((error = culprit_run_add_test(&t, run)) < 0 ||
+    if ((error = culprit_history_run_add_test(&t, run)) < 0 ||
         (error = cli_copy_test(t, now, from->suite)) < 0)
         return error;
     /* As the exit code: a counter detector's flag is a minor regression (the time
      * stayed, a counter moved); an unconfirmed minor fails nothing. */
-    failing = culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MAJOR ||
-              (culprit_check_counts_as(result, i) == CULPRIT_VERDICT_MINOR &&
+    failing = culprit_detect_check_counts_as(result, i) == CULPRIT_VERDICT_MAJOR ||
+              (culprit_detect_check_counts_as(result, i) == CULPRIT_VERDICT_MINOR &&
                (fail_on == CLI_FAIL_ON_MINOR || fail_on == CLI_FAIL_ON_UNCOMPARED));
     if (fail_on == CLI_FAIL_ON_NONE)
         failing = 0;
-    verdict = culprit_verdict_name(v->kind);
-    if (kind != CULPRIT_VERDICT_MAJOR && culprit_check_counters_flagged(result, i))
+    verdict = culprit_detect_verdict_name(v->kind);
+    if (kind != CULPRIT_VERDICT_MAJOR && culprit_detect_check_counters_flagged(result, i))
         verdict = "minor";
     if (!(message = junit_message(result, i)))
         return CULPRIT_ERROR_NOMEM();
@@ -520,7 +520,7 @@ int cli_write_junit_notes(const char *path, const culprit_check_result *result, 
     struct tm tm;
     int error;
 
-    if ((error = culprit_run_new(&run)) < 0)
+    if ((error = culprit_history_run_new(&run)) < 0)
         return error;
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     if ((error = culprit_str_set(&run->suite, suite)) < 0 ||
@@ -539,6 +539,6 @@ int cli_write_junit_notes(const char *path, const culprit_check_result *result, 
             goto cleanup;
     error = culprit_history_write_file(run, path, 0);
 cleanup:
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return error;
 }

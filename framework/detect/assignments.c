@@ -64,7 +64,7 @@ static int read_map(json_t **out, const char *path)
     return 0;
 }
 
-int culprit_assignments_load(culprit_assignments **out, const char *path)
+int culprit_detect_assignments_load(culprit_assignments **out, const char *path)
 {
     culprit_assignments *a = calloc(1, sizeof(*a));
     int error;
@@ -73,14 +73,14 @@ int culprit_assignments_load(culprit_assignments **out, const char *path)
     if (!a)
         return CULPRIT_ERROR_NOMEM();
     if ((error = read_map(&a->map, path)) < 0 || !(a->removed = json_object())) {
-        culprit_assignments_free(a);
+        culprit_detect_assignments_free(a);
         return error < 0 ? error : CULPRIT_ERROR_NOMEM();
     }
     *out = a;
     return 0;
 }
 
-void culprit_assignments_free(culprit_assignments *assignments)
+void culprit_detect_assignments_free(culprit_assignments *assignments)
 {
     if (!assignments)
         return;
@@ -96,7 +96,7 @@ void culprit_assignments_free(culprit_assignments *assignments)
  * commands (names read back from history) meet on one key, and an assignment is
  * never refused for its name.
  */
-const char *culprit_assignments_get(const culprit_assignments *assignments, const char *key)
+const char *culprit_detect_assignments_get(const culprit_assignments *assignments, const char *key)
 {
     culprit_buf scratch = CULPRIT_BUF_INIT;
     const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
@@ -106,7 +106,8 @@ const char *culprit_assignments_get(const culprit_assignments *assignments, cons
     return category;
 }
 
-int culprit_assignments_set(culprit_assignments *assignments, const char *key, const char *category)
+int culprit_detect_assignments_set(culprit_assignments *assignments, const char *key,
+                                   const char *category)
 {
     culprit_buf scratch = CULPRIT_BUF_INIT;
     const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
@@ -125,7 +126,7 @@ int culprit_assignments_set(culprit_assignments *assignments, const char *key, c
     return error;
 }
 
-int culprit_assignments_unset(culprit_assignments *assignments, const char *key)
+int culprit_detect_assignments_unset(culprit_assignments *assignments, const char *key)
 {
     culprit_buf scratch = CULPRIT_BUF_INIT;
     const char *k = culprit_text_utf8(key, &scratch, CULPRIT_TEXT_XML);
@@ -138,13 +139,13 @@ int culprit_assignments_unset(culprit_assignments *assignments, const char *key)
     return k ? 0 : CULPRIT_ERROR;
 }
 
-size_t culprit_assignments_count(const culprit_assignments *assignments)
+size_t culprit_detect_assignments_count(const culprit_assignments *assignments)
 {
     return json_object_size(assignments->map);
 }
 
-int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, const char **key,
-                              const char **category)
+int culprit_detect_assignments_entry(const culprit_assignments *assignments, size_t i,
+                                     const char **key, const char **category)
 {
     const char *k;
     json_t *v;
@@ -212,7 +213,7 @@ cleanup:
     return error;
 }
 
-int culprit_assignments_save(culprit_assignments *assignments, const char *path)
+int culprit_detect_assignments_save(culprit_assignments *assignments, const char *path)
 {
     size_t taken;
 
@@ -220,7 +221,8 @@ int culprit_assignments_save(culprit_assignments *assignments, const char *path)
     return merge_and_write(&taken, path, assignments->map, assignments->removed, 1);
 }
 
-int culprit_assignments_adopt(size_t *added, const char *path, const culprit_assignments *from)
+int culprit_detect_assignments_adopt(size_t *added, const char *path,
+                                     const culprit_assignments *from)
 {
     size_t dummy;
 
@@ -230,20 +232,20 @@ int culprit_assignments_adopt(size_t *added, const char *path, const culprit_ass
 /* ------------------------------------------- in the shared history's ref --- */
 
 /* A category name read from elsewhere: one a project file may define
- * (culprit_category_name_check(): names come from the project file, where any
+ * (culprit_detect_category_name_check(): names come from the project file, where any
  * string is one). */
 static int valid_category(const char *s, size_t len)
 {
     culprit_buf name = CULPRIT_BUF_INIT;
     int ok = len > 0 && !memchr(s, '\0', len) && culprit_buf_put(&name, s, len) == 0 &&
-             culprit_category_name_check(name.ptr) == 0;
+             culprit_detect_category_name_check(name.ptr) == 0;
 
     culprit_buf_dispose(&name);
     return ok;
 }
 
-int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
-                               const char *category)
+int culprit_detect_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
+                                      const char *category)
 {
     int error = 0;
 
@@ -266,8 +268,8 @@ static int hex_digit(char c)
                                   : -1;
 }
 
-int culprit_assignments_decode(culprit_assignments *into, const char *name, const char *data,
-                               size_t len)
+int culprit_detect_assignments_decode(culprit_assignments *into, const char *name, const char *data,
+                                      size_t len)
 {
     culprit_buf key = CULPRIT_BUF_INIT, category = CULPRIT_BUF_INIT, again = CULPRIT_BUF_INIT;
     int error = 0;
@@ -296,8 +298,8 @@ int culprit_assignments_decode(culprit_assignments *into, const char *name, cons
         error =
             culprit_error_set(CULPRIT_EINVALID, "%s: not a category name (one line of text)", name);
     else if (error >= 0 && (error = culprit_buf_put(&category, data, len)) >= 0 &&
-             !culprit_assignments_get(into, key.ptr))
-        error = culprit_assignments_set(into, key.ptr, category.ptr);
+             !culprit_detect_assignments_get(into, key.ptr))
+        error = culprit_detect_assignments_set(into, key.ptr, category.ptr);
     culprit_buf_dispose(&key);
     culprit_buf_dispose(&category);
     culprit_buf_dispose(&again);

@@ -40,7 +40,8 @@ static const culprit_test_result *newest_at(const culprit_run **run_out, char **
         char *reason = NULL;
         if ((suite && (!run->suite || strcmp(run->suite, suite) != 0)) || run == now_run)
             continue;
-        if (!(t = culprit_run_find_test(run, test)) || !culprit_test_result_measured(t))
+        if (!(t = culprit_history_run_find_test(run, test)) ||
+            !culprit_history_test_result_measured(t))
             continue;
         if (now_run && !(allow & CULPRIT_DETECT__ALLOW_MIXED) &&
             culprit_detect_comparable(why && !*why ? &reason : NULL, now_run, now, run, t, flags) !=
@@ -102,7 +103,7 @@ int culprit_detect__baseline_indexed(culprit_baseline *out, const culprit_detect
     else
         free(why);
     if (n && !out->label) {
-        culprit_baseline_dispose(out);
+        culprit_detect_baseline_dispose(out);
         return CULPRIT_ERROR;
     }
     return 0;
@@ -142,7 +143,7 @@ int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *r
     return error;
 }
 
-void culprit_baseline_dispose(culprit_baseline *baseline)
+void culprit_detect_baseline_dispose(culprit_baseline *baseline)
 {
     if (!baseline)
         return;
@@ -174,7 +175,7 @@ int culprit_detect__name_base_runs(culprit_verdict *out, const culprit_baseline 
         culprit_verdict_run *r = &out->base_runs[out->nbase_runs++];
         if (!run)
             continue;
-        culprit_run_machine_class(machine, sizeof(machine), run);
+        culprit_history_run_machine_class(machine, sizeof(machine), run);
         r->mean = s->mean;
         r->n = s->n;
         r->dirty = run->dirty;
@@ -236,7 +237,8 @@ int culprit_detect_run_noise(double *var, double *df, const culprit_history_runs
                    now_run->timestamp ? now_run->timestamp : "") >= 0 ||
             !culprit_detect__same_build(run, now_run))
             continue;
-        if (!(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t))
+        if (!(t = culprit_history_run_find_test(run, now->name)) ||
+            !culprit_history_test_result_measured(t))
             continue;
         s = t->judged.n >= 2 ? &t->judged : &t->summary;
         if (s->n < 2 || !isfinite(s->mean) || !isfinite(s->sd))

@@ -33,7 +33,7 @@ int culprit_categories__new(culprit_categories **out, size_t n)
     return 0;
 }
 
-int culprit_categories_default(culprit_categories **out)
+int culprit_detect_categories_default(culprit_categories **out)
 {
     size_t n = sizeof(default_categories) / sizeof(default_categories[0]);
     int error;
@@ -44,7 +44,7 @@ int culprit_categories_default(culprit_categories **out)
         (*out)->items[i].low_ns = i ? default_categories[i - 1].high_ns : 0;
         (*out)->items[i].high_ns = default_categories[i].high_ns;
         if (!((*out)->items[i].name = culprit_strdup(default_categories[i].name))) {
-            culprit_categories_free(*out);
+            culprit_detect_categories_free(*out);
             *out = NULL;
             return CULPRIT_ERROR;
         }
@@ -52,7 +52,7 @@ int culprit_categories_default(culprit_categories **out)
     return 0;
 }
 
-void culprit_categories_free(culprit_categories *categories)
+void culprit_detect_categories_free(culprit_categories *categories)
 {
     if (!categories)
         return;
@@ -62,8 +62,8 @@ void culprit_categories_free(culprit_categories *categories)
     free(categories);
 }
 
-const culprit_category *culprit_categories_find(const culprit_categories *categories,
-                                                const char *name)
+const culprit_category *culprit_detect_categories_find(const culprit_categories *categories,
+                                                       const char *name)
 {
     for (size_t i = 0; name && i < categories->n; i++)
         if (strcmp(categories->items[i].name, name) == 0)
@@ -71,7 +71,8 @@ const culprit_category *culprit_categories_find(const culprit_categories *catego
     return NULL;
 }
 
-const culprit_category *culprit_categories_classify(const culprit_categories *categories, double ns)
+const culprit_category *culprit_detect_categories_classify(const culprit_categories *categories,
+                                                           double ns)
 {
     for (size_t i = 0; i < categories->n; i++)
         if (ns < categories->items[i].high_ns)
@@ -79,12 +80,13 @@ const culprit_category *culprit_categories_classify(const culprit_categories *ca
     return categories->n ? &categories->items[categories->n - 1] : NULL;
 }
 
-int culprit_categories_is_fastest(const culprit_categories *categories, const culprit_category *c)
+int culprit_detect_categories_is_fastest(const culprit_categories *categories,
+                                         const culprit_category *c)
 {
     return categories->n && c == &categories->items[0];
 }
 
-int culprit_category_name_check(const char *name)
+int culprit_detect_category_name_check(const char *name)
 {
     culprit_buf shown = CULPRIT_BUF_INIT;
     size_t len = strlen(name), k;
@@ -115,7 +117,7 @@ int culprit_category_name_check(const char *name)
 
 #define DURATION_MAX_NS (86400.0 * 1e9)
 
-int culprit_parse_duration_ns(double *out, const char *text)
+int culprit_detect_parse_duration_ns(double *out, const char *text)
 {
     static const struct {
         const char *unit;

@@ -93,13 +93,13 @@ static int result_alloc(culprit_check_result *out, size_t n)
     out->now = calloc(n ? n : 1, sizeof(*out->now));
     out->now_runs = calloc(n ? n : 1, sizeof(*out->now_runs));
     if (!out->verdicts || !out->now || !out->now_runs) {
-        culprit_check_result_dispose(out);
+        culprit_detect_check_result_dispose(out);
         return CULPRIT_ERROR_NOMEM();
     }
     return 0;
 }
 
-int culprit_check_options_init(culprit_check_options *opts, unsigned int version)
+int culprit_detect_check_options_init(culprit_check_options *opts, unsigned int version)
 {
     static const culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
 
@@ -117,7 +117,7 @@ static int options_valid(const culprit_check_options *opts)
     if (opts->version != CULPRIT_CHECK_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "check options version %u is not %d (use "
-                                 "CULPRIT_CHECK_OPTIONS_INIT or culprit_check_options_init)",
+                                 "CULPRIT_CHECK_OPTIONS_INIT or culprit_detect_check_options_init)",
                                  opts->version, CULPRIT_CHECK_OPTIONS_VERSION);
     if (opts->detect.version != CULPRIT_DETECT_OPTIONS_VERSION)
         return culprit_error_set(CULPRIT_EINVALID, "detect options version %u is not %d",
@@ -183,7 +183,7 @@ static int judge_young(culprit_verdict *v, culprit_detect__spread_cache *cache,
     if ((error = culprit_detect__spread_cached(cache, runs, run, test, opts->noise_window,
                                                opts->detect.confidence)) < 0)
         return error;
-    culprit_verdict_dispose(v);
+    culprit_detect_verdict_dispose(v);
     base->spread = &cache->spread;
     return culprit_detect_judge(v, run, test, base, &opts->detect);
 }
@@ -235,7 +235,7 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
                                                  opts->noise_window)) < 0)
             goto cleanup;
         error = judge_young(&out->verdicts[i], &spread, runs, e[i].run, e[i].test, &base, opts);
-        culprit_baseline_dispose(&base);
+        culprit_detect_baseline_dispose(&base);
         if (error < 0)
             goto cleanup;
         out->now[i] = e[i].test;
@@ -254,7 +254,7 @@ cleanup:
     free((void *)dirty_commits);
     culprit_detect__index_dispose(&index);
     if (error < 0)
-        culprit_check_result_dispose(out);
+        culprit_detect_check_result_dispose(out);
     return error;
 }
 
@@ -284,8 +284,8 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
         culprit_buf_dispose(&key);
         if (!wanted)
             continue;
-        if ((before = culprit_run_find_test(a, now->name)) &&
-            culprit_test_result_measured(before)) {
+        if ((before = culprit_history_run_find_test(a, now->name)) &&
+            culprit_history_test_result_measured(before)) {
             results[0] = before;
             base.n = 1;
         }
@@ -309,12 +309,13 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
         goto fail;
     return 0;
 fail:
-    culprit_check_result_dispose(out);
+    culprit_detect_check_result_dispose(out);
     return error;
 }
 
-int culprit_check_wants_more(const culprit_check_result *result, size_t i,
-                             const culprit_history_runs *runs, const culprit_check_options *opts)
+int culprit_detect_check_wants_more(const culprit_check_result *result, size_t i,
+                                    const culprit_history_runs *runs,
+                                    const culprit_check_options *opts)
 {
     culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
     const culprit_run *now_run = result->now_runs[i];
@@ -334,23 +335,24 @@ int culprit_check_wants_more(const culprit_check_result *result, size_t i,
         const culprit_test_result *t;
         if (run != now_run && run->suite && now_run->suite &&
             strcmp(run->suite, now_run->suite) == 0 &&
-            (t = culprit_run_find_test(run, now->name)) && culprit_test_result_measured(t) &&
+            (t = culprit_history_run_find_test(run, now->name)) &&
+            culprit_history_test_result_measured(t) &&
             culprit_detect_comparable(NULL, now_run, now, run, t, 0) == 1)
             found++;
     }
     return found < need;
 }
 
-void culprit_check_result_dispose(culprit_check_result *result)
+void culprit_detect_check_result_dispose(culprit_check_result *result)
 {
     if (!result)
         return;
     for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict_dispose(&result->verdicts[i]);
+        culprit_detect_verdict_dispose(&result->verdicts[i]);
         if (result->clusters)
-            culprit_clusters_verdict_dispose(&result->clusters[i]);
+            culprit_detect_clusters_verdict_dispose(&result->clusters[i]);
         if (result->rules)
-            culprit_rules_verdict_dispose(&result->rules[i]);
+            culprit_detect_rules_verdict_dispose(&result->rules[i]);
     }
     free(result->clusters);
     free(result->rules);
@@ -360,22 +362,22 @@ void culprit_check_result_dispose(culprit_check_result *result)
     memset(result, 0, sizeof(*result));
 }
 
-int culprit_check_counters_flagged(const culprit_check_result *result, size_t i)
+int culprit_detect_check_counters_flagged(const culprit_check_result *result, size_t i)
 {
     return (result->clusters && result->clusters[i].flagged) ||
            (result->rules && result->rules[i].flagged);
 }
 
-int culprit_check_flagged(const culprit_check_result *result, size_t i)
+int culprit_detect_check_flagged(const culprit_check_result *result, size_t i)
 {
     culprit_verdict_kind kind = result->verdicts[i].kind;
     int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
 
     return (time && (kind == CULPRIT_VERDICT_MAJOR || kind == CULPRIT_VERDICT_MINOR)) ||
-           culprit_check_counters_flagged(result, i);
+           culprit_detect_check_counters_flagged(result, i);
 }
 
-int culprit_verdict_confirmed(const culprit_verdict *v)
+int culprit_detect_verdict_confirmed(const culprit_verdict *v)
 {
     if (v->kind != CULPRIT_VERDICT_MINOR)
         return 1;
@@ -383,28 +385,28 @@ int culprit_verdict_confirmed(const culprit_verdict *v)
            !(v->evidence == CULPRIT_EVIDENCE_PAIRED && v->paired.slower != 1);
 }
 
-culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result, size_t i)
+culprit_verdict_kind culprit_detect_check_counts_as(const culprit_check_result *result, size_t i)
 {
     const culprit_verdict *v = &result->verdicts[i];
     int time = !result->detectors || (result->detectors & CULPRIT_DETECTOR_TIME);
     culprit_verdict_kind k = time ? v->kind : CULPRIT_VERDICT_UNCHANGED;
 
-    if (!culprit_check_flagged(result, i)) /* the one meaning of flagged */
+    if (!culprit_detect_check_flagged(result, i)) /* the one meaning of flagged */
         return CULPRIT_VERDICT_UNCHANGED;
     if (k == CULPRIT_VERDICT_MAJOR)
         return k;
-    if ((k == CULPRIT_VERDICT_MINOR && culprit_verdict_confirmed(v)) ||
-        culprit_check_counters_flagged(result, i))
+    if ((k == CULPRIT_VERDICT_MINOR && culprit_detect_verdict_confirmed(v)) ||
+        culprit_detect_check_counters_flagged(result, i))
         return CULPRIT_VERDICT_MINOR;
     return CULPRIT_VERDICT_UNCHANGED;
 }
 
-culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
+culprit_verdict_kind culprit_detect_check_worst(const culprit_check_result *result)
 {
     culprit_verdict_kind worst = CULPRIT_VERDICT_UNCHANGED;
 
     for (size_t i = 0; i < result->n; i++) {
-        culprit_verdict_kind k = culprit_check_counts_as(result, i);
+        culprit_verdict_kind k = culprit_detect_check_counts_as(result, i);
         if (k == CULPRIT_VERDICT_MAJOR)
             return k;
         if (k == CULPRIT_VERDICT_MINOR)
@@ -413,7 +415,7 @@ culprit_verdict_kind culprit_check_worst(const culprit_check_result *result)
     return worst;
 }
 
-int culprit_verdict_compared(const culprit_verdict *v)
+int culprit_detect_verdict_compared(const culprit_verdict *v)
 {
     switch (v->kind) {
     case CULPRIT_VERDICT_NO_BASELINE:

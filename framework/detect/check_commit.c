@@ -1,10 +1,10 @@
 /*
- * culprit_check_commit(): a whole `culprit check` of one commit through the library
+ * culprit_detect_check_commit(): a whole `culprit check` of one commit through the library
  * alone. It reads the history source incrementally (the commit and its newest
  * CHECK_FIRST first-parent ancestors, CHECK_GROWTH times more while a test may lack
- * its baseline or its noise history: culprit_check_wants_more()), selects the
+ * its baseline or its noise history: culprit_detect_check_wants_more()), selects the
  * judged metric in every run it read, judges (culprit_detect_check()), and with a
- * re-run hook re-judges the flagged tests (culprit_check_flagged()) after their
+ * re-run hook re-judges the flagged tests (culprit_detect_check_flagged()) after their
  * re-runs. The tool (framework/cli/cmd_check.c) parses options and prints.
  */
 #include "culprit/detect.h"
@@ -17,7 +17,7 @@
 #define CHECK_FIRST  32
 #define CHECK_GROWTH 8
 
-unsigned int culprit_check_load_flags(const culprit_check_options *opts)
+unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts)
 {
     return (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)) ||
                    opts->metric /* its summaries are recomputed from the series */
@@ -25,11 +25,11 @@ unsigned int culprit_check_load_flags(const culprit_check_options *opts)
                : 0;
 }
 
-int culprit_check_load(culprit_history_runs *out, const culprit_history_source *src,
-                       const culprit_check_options *opts, const char *const *commits,
-                       size_t ncommits, culprit_history_warn_fn warn, void *payload)
+int culprit_detect_check_load(culprit_history_runs *out, const culprit_history_source *src,
+                              const culprit_check_options *opts, const char *const *commits,
+                              size_t ncommits, culprit_history_warn_fn warn, void *payload)
 {
-    culprit_history_query query = {.flags = culprit_check_load_flags(opts)};
+    culprit_history_query query = {.flags = culprit_detect_check_load_flags(opts)};
     int error;
 
     query.commits = commits;
@@ -53,9 +53,9 @@ static int judge(culprit_check_result *result, culprit_history_runs *runs,
     const culprit_check_options *opts = o->check;
     int error;
 
-    culprit_check_result_dispose(result);
+    culprit_detect_check_result_dispose(result);
     culprit_history_runs_dispose(runs);
-    if ((error = culprit_check_load(runs, src, opts, commits, n, o->warn, o->payload)) < 0)
+    if ((error = culprit_detect_check_load(runs, src, opts, commits, n, o->warn, o->payload)) < 0)
         return error;
     if (opts->test && (error = culprit_history_require_test(runs, opts->test,
                                                             culprit_history_source_dir(src))) < 0) {
@@ -85,7 +85,7 @@ static int judge_along(culprit_check_result *result, culprit_history_runs *runs,
         if ((error = judge(result, runs, src, commits, k + 1, o)) < 0)
             break;
         for (size_t i = 0; k < nbases && !more && i < result->n; i++)
-            more = culprit_check_wants_more(result, i, runs, o->check);
+            more = culprit_detect_check_wants_more(result, i, runs, o->check);
         k = k * CHECK_GROWTH < nbases ? k * CHECK_GROWTH : nbases;
     }
     free(commits);
@@ -104,7 +104,7 @@ static int rejudge(culprit_check_result *result, culprit_history_runs *runs,
     if (!keys)
         return CULPRIT_ERROR_NOMEM();
     for (size_t i = 0; i < n && error == 0; i++) {
-        if (!culprit_check_flagged(result, i))
+        if (!culprit_detect_check_flagged(result, i))
             continue;
         if (!(keys[i] = culprit_strdup(result->verdicts[i].test)))
             error = CULPRIT_ERROR;
@@ -117,7 +117,7 @@ static int rejudge(culprit_check_result *result, culprit_history_runs *runs,
     for (size_t i = 0; i < result->n; i++)
         for (size_t k = 0; k < n; k++)
             if (keys[k] && strcmp(keys[k], result->verdicts[i].test) == 0 &&
-                !culprit_check_flagged(result, i) && o->unconfirmed)
+                !culprit_detect_check_flagged(result, i) && o->unconfirmed)
                 o->unconfirmed(o->payload, &result->verdicts[i]);
 cleanup:
     for (size_t i = 0; i < n; i++)
@@ -126,17 +126,18 @@ cleanup:
     return error < 0 ? error : 0;
 }
 
-int culprit_check_commit(culprit_check_result *result, culprit_history_runs *runs,
-                         const culprit_history_source *src, const culprit_check_commit_options *o)
+int culprit_detect_check_commit(culprit_check_result *result, culprit_history_runs *runs,
+                                const culprit_history_source *src,
+                                const culprit_check_commit_options *o)
 {
     int error;
 
     memset(result, 0, sizeof(*result));
     memset(runs, 0, sizeof(*runs));
     if (!o || o->version != CULPRIT_CHECK_COMMIT_OPTIONS_VERSION || !o->check || !o->commit)
-        return culprit_error_set(CULPRIT_EINVALID,
-                                 "culprit_check_commit: options of another version, or without "
-                                 "the check's options or the commit");
+        return culprit_error_set(
+            CULPRIT_EINVALID, "culprit_detect_check_commit: options of another version, or without "
+                              "the check's options or the commit");
     if ((error = judge_along(result, runs, src, o)) < 0 || !o->rerun)
         return error;
     return rejudge(result, runs, src, o);

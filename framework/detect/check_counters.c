@@ -27,7 +27,7 @@
 
 static int table_of(culprit_counter_table *out, const culprit_test_result *r)
 {
-    return culprit_counter_table_from_results(out, &r, 1);
+    return culprit_detect_counter_table_from_results(out, &r, 1);
 }
 
 /* The A/A errors per counter of test `now` (from `now_run`); *n == 0 without pairs. */
@@ -50,20 +50,22 @@ static int calibrate(char ***names, double **errors, size_t *n, size_t *npairs,
         if (!a->commit || strcmp(a->commit, "unknown") == 0 || a->dirty ||
             strcmp(a->suite ? a->suite : "", now_run->suite ? now_run->suite : "") != 0 ||
             !culprit_detect__same_build(a, now_run) ||
-            !(ta = culprit_run_find_test(a, now->name)) || !culprit_test_result_measured(ta))
+            !(ta = culprit_history_run_find_test(a, now->name)) ||
+            !culprit_history_test_result_measured(ta))
             continue;
         for (size_t j = i; j-- > 0;) {
             const culprit_run *b = runs->runs[j];
             const culprit_test_result *tb;
             if (!b->commit || strcmp(b->commit, a->commit) != 0 || b->dirty ||
                 strcmp(b->suite ? b->suite : "", a->suite ? a->suite : "") != 0 ||
-                !culprit_detect__same_build(a, b) || !(tb = culprit_run_find_test(b, now->name)) ||
-                !culprit_test_result_measured(tb))
+                !culprit_detect__same_build(a, b) ||
+                !(tb = culprit_history_run_find_test(b, now->name)) ||
+                !culprit_history_test_result_measured(tb))
                 continue;
             if ((error = table_of(&tables[2 * np], tb)) < 0)
                 goto cleanup;
             if ((error = table_of(&tables[2 * np + 1], ta)) < 0) {
-                culprit_counter_table_dispose(&tables[2 * np]);
+                culprit_detect_counter_table_dispose(&tables[2 * np]);
                 goto cleanup;
             }
             pairs[2 * np] = &tables[2 * np];
@@ -72,12 +74,13 @@ static int calibrate(char ***names, double **errors, size_t *n, size_t *npairs,
             break;
         }
     }
-    if (np > 0 && (error = culprit_clusters_aa_errors(names, errors, n, pairs, np, opts)) == 0 &&
+    if (np > 0 &&
+        (error = culprit_detect_clusters_aa_errors(names, errors, n, pairs, np, opts)) == 0 &&
         *n > 0)
         *npairs = np;
 cleanup:
     for (size_t i = 0; i < 2 * np; i++)
-        culprit_counter_table_dispose(&tables[i]);
+        culprit_detect_counter_table_dispose(&tables[i]);
     return error;
 }
 
@@ -99,7 +102,7 @@ static int judge_clusters(culprit_clusters_verdict *out, const culprit_history_r
     if ((error = culprit_detect_baseline_for(&base, runs, now_run, now, commits, ncommits,
                                              opts->pool, opts->detect.allow_mixed)) < 0)
         return error;
-    if ((error = culprit_counter_table_from_results(&old, base.results, base.n)) < 0 ||
+    if ((error = culprit_detect_counter_table_from_results(&old, base.results, base.n)) < 0 ||
         (error = table_of(&cur, now)) < 0)
         goto cleanup;
     /* An explicit threshold (aa_margin 0) is not calibrated. */
@@ -118,10 +121,10 @@ static int judge_clusters(culprit_clusters_verdict *out, const culprit_history_r
         out->message = culprit_strdup("counter clusters not judged: no baseline");
     }
 cleanup:
-    culprit_clusters_aa_dispose(aa_names, aa_errors, aa_n);
-    culprit_counter_table_dispose(&old);
-    culprit_counter_table_dispose(&cur);
-    culprit_baseline_dispose(&base);
+    culprit_detect_clusters_aa_dispose(aa_names, aa_errors, aa_n);
+    culprit_detect_counter_table_dispose(&old);
+    culprit_detect_counter_table_dispose(&cur);
+    culprit_detect_baseline_dispose(&base);
     return error;
 }
 
@@ -150,10 +153,10 @@ static int judge_rules(culprit_rules_verdict *out, const culprit_history_runs *r
         goto cleanup;
 cleanup:
     for (size_t i = 0; hist && i < base.n; i++)
-        culprit_counter_table_dispose(&hist[i]);
+        culprit_detect_counter_table_dispose(&hist[i]);
     free(hist);
-    culprit_counter_table_dispose(&cur);
-    culprit_baseline_dispose(&base);
+    culprit_detect_counter_table_dispose(&cur);
+    culprit_detect_baseline_dispose(&base);
     return error;
 }
 
@@ -173,7 +176,7 @@ int culprit_detect__judge_counters(culprit_check_result *result, const culprit_h
     for (size_t i = 0; i < n; i++) {
         const culprit_test_result *now = result->now[i];
         const culprit_run *run = result->now_runs[i];
-        int measured = culprit_test_result_measured(now);
+        int measured = culprit_history_test_result_measured(now);
         if (result->clusters) {
             if (!measured)
                 result->clusters[i].message = culprit_strdup("counter clusters not judged: "

@@ -33,7 +33,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int version)
+int culprit_detect_clusters_options_init(culprit_clusters_options *opts, unsigned int version)
 {
     static const culprit_clusters_options defaults = CULPRIT_CLUSTERS_OPTIONS_INIT;
 
@@ -41,7 +41,7 @@ int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int v
                                      CULPRIT_CLUSTERS_OPTIONS_VERSION, "clusters");
 }
 
-void culprit_clusters_verdict_dispose(culprit_clusters_verdict *v)
+void culprit_detect_clusters_verdict_dispose(culprit_clusters_verdict *v)
 {
     if (!v)
         return;
@@ -66,8 +66,8 @@ static double variance(const double *x, size_t n)
 {
     culprit_welford w = {0};
     for (size_t i = 0; i < n; i++)
-        culprit_welford_add(&w, x[i]);
-    return culprit_welford_variance(&w);
+        culprit_stats_welford_add(&w, x[i]);
+    return culprit_stats_welford_variance(&w);
 }
 
 /* The working set: counter k's old and new columns and their concatenation. */
@@ -146,7 +146,7 @@ static int most_redundant(size_t *which, double *r2, const work *w)
             *r2 = fit.r2;
             *which = c;
         }
-        culprit_ols_dispose(&fit);
+        culprit_stats_ols_dispose(&fit);
     }
     free(others);
     return error;
@@ -276,7 +276,7 @@ static int model_cluster(culprit_counter_cluster *out, const work *w, const size
 oom:
     error = CULPRIT_ERROR_NOMEM();
 cleanup:
-    culprit_ols_dispose(&fit);
+    culprit_stats_ols_dispose(&fit);
     free(x_old);
     free(x_new);
     return error;
@@ -347,7 +347,7 @@ static int shared_counters(culprit_clusters_verdict *out, work *w, const culprit
         !(w->both = calloc(old->ncounters + 1, sizeof(double *))))
         return CULPRIT_ERROR_NOMEM();
     for (size_t c = 0; c < old->ncounters; c++) {
-        int j = culprit_counter_table_find(now, old->names[c]);
+        int j = culprit_detect_counter_table_find(now, old->names[c]);
         if (j < 0)
             continue;
         if (variance(old->values[c], old->n) == 0 && variance(now->values[j], now->n) == 0) {
@@ -429,7 +429,7 @@ static int model_clusters(culprit_clusters_verdict *out, const work *w,
         out->calibrated |= out->clusters[l].calibrated;
     }
 cleanup:
-    culprit_dendrogram_dispose(&tree);
+    culprit_stats_dendrogram_dispose(&tree);
     free(dist);
     free(labels);
     free(members);
@@ -481,12 +481,12 @@ int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter
     error = set_message(out);
 cleanup:
     if (error < 0)
-        culprit_clusters_verdict_dispose(out);
+        culprit_detect_clusters_verdict_dispose(out);
     work_dispose(&w);
     return error;
 }
 
-void culprit_clusters_aa_dispose(char **names, double *errors, size_t n)
+void culprit_detect_clusters_aa_dispose(char **names, double *errors, size_t n)
 {
     for (size_t i = 0; names && i < n; i++)
         free(names[i]);
@@ -518,9 +518,9 @@ static int aa_note(char ***names, double **errors, size_t *count, const char *na
     return 0;
 }
 
-int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
-                               const culprit_counter_table *const *pairs, size_t npairs,
-                               const culprit_clusters_options *opts)
+int culprit_detect_clusters_aa_errors(char ***names, double **errors, size_t *n,
+                                      const culprit_counter_table *const *pairs, size_t npairs,
+                                      const culprit_clusters_options *opts)
 {
     culprit_clusters_options plain = CULPRIT_CLUSTERS_OPTIONS_INIT;
     int error = 0;
@@ -541,7 +541,7 @@ int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
         for (size_t c = 0; v.judged && c < v.nclusters && error == 0; c++)
             error = aa_note(names, errors, n, v.clusters[c].counters[0], v.clusters[c].error);
         for (size_t c = 0; v.judged && c < a->ncounters && error == 0; c++) {
-            int j = culprit_counter_table_find(b, a->names[c]), dependent = 0;
+            int j = culprit_detect_counter_table_find(b, a->names[c]), dependent = 0;
             for (size_t k = 0; k < v.nclusters; k++)
                 dependent |= strcmp(v.clusters[k].counters[0], a->names[c]) == 0;
             if (j < 0 || dependent)
@@ -549,10 +549,10 @@ int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
             error = aa_note(names, errors, n, a->names[c],
                             mean_error(a->values[c], a->n, b->values[j], b->n));
         }
-        culprit_clusters_verdict_dispose(&v);
+        culprit_detect_clusters_verdict_dispose(&v);
     }
     if (error < 0) {
-        culprit_clusters_aa_dispose(*names, *errors, *n);
+        culprit_detect_clusters_aa_dispose(*names, *errors, *n);
         *names = NULL;
         *errors = NULL;
         *n = 0;

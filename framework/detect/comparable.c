@@ -59,8 +59,8 @@ static char *why_not(const culprit_run *now_run, const culprit_test_result *now,
 {
     char a[512], b[512];
 
-    culprit_run_machine_class(a, sizeof(a), now_run);
-    culprit_run_machine_class(b, sizeof(b), base_run);
+    culprit_history_run_machine_class(a, sizeof(a), now_run);
+    culprit_history_run_machine_class(b, sizeof(b), base_run);
     if (strcmp(a, b) != 0)
         return differs("machine", a, b);
     if (strcmp(or_empty(now_run->compiler), or_empty(base_run->compiler)) != 0)

@@ -80,7 +80,8 @@ int culprit_detect_count_spread(double *spread, const culprit_history_runs *runs
         const culprit_test_result *t;
         if (run->dirty || !run->commit || !culprit_str_equal(run->suite, now_run->suite) ||
             !culprit_detect__same_build(run, now_run) ||
-            !(t = culprit_run_find_test(run, now->name)) || !culprit_test_result_measured(t) ||
+            !(t = culprit_history_run_find_test(run, now->name)) ||
+            !culprit_history_test_result_measured(t) ||
             !culprit_str_equal(t->counted_by, now->counted_by) ||
             !(culprit_detect_counted_value(t) > 0))
             continue;

@@ -20,7 +20,7 @@ static const struct {
                  {CULPRIT_DETECTOR_RULES, "rules"}};
 #define NDETECTORS (sizeof(detectors) / sizeof(detectors[0]))
 
-const char *culprit_detector_name(culprit_detector detector)
+const char *culprit_detect_detector_name(culprit_detector detector)
 {
     for (size_t i = 0; i < NDETECTORS; i++)
         if (detectors[i].detector == detector)
@@ -28,7 +28,7 @@ const char *culprit_detector_name(culprit_detector detector)
     return "?";
 }
 
-int culprit_detector_parse(unsigned int *out, const char *list)
+int culprit_detect_detector_parse(unsigned int *out, const char *list)
 {
     unsigned int set = 0;
     const char *p = list;
@@ -55,7 +55,7 @@ int culprit_detector_parse(unsigned int *out, const char *list)
     return 0;
 }
 
-void culprit_counter_table_dispose(culprit_counter_table *table)
+void culprit_detect_counter_table_dispose(culprit_counter_table *table)
 {
     if (!table)
         return;
@@ -83,12 +83,12 @@ static int table_alloc(culprit_counter_table *out, size_t ncounters, size_t n)
     out->ncounters = ncounters;
     return 0;
 oom:
-    culprit_counter_table_dispose(out);
+    culprit_detect_counter_table_dispose(out);
     return CULPRIT_ERROR_NOMEM();
 }
 
-int culprit_counter_table_init(culprit_counter_table *out, const char *const *names,
-                               const double *const *values, size_t ncounters, size_t n)
+int culprit_detect_counter_table_init(culprit_counter_table *out, const char *const *names,
+                                      const double *const *values, size_t ncounters, size_t n)
 {
     int error;
 
@@ -96,7 +96,7 @@ int culprit_counter_table_init(culprit_counter_table *out, const char *const *na
         return error;
     for (size_t c = 0; c < ncounters; c++) {
         if (!(out->names[c] = culprit_strdup(names[c]))) {
-            culprit_counter_table_dispose(out);
+            culprit_detect_counter_table_dispose(out);
             return CULPRIT_ERROR_NOMEM();
         }
         memcpy(out->values[c], values[c], n * sizeof(double));
@@ -104,7 +104,7 @@ int culprit_counter_table_init(culprit_counter_table *out, const char *const *na
     return 0;
 }
 
-int culprit_counter_table_find(const culprit_counter_table *table, const char *name)
+int culprit_detect_counter_table_find(const culprit_counter_table *table, const char *name)
 {
     for (size_t c = 0; c < table->ncounters; c++)
         if (strcmp(table->names[c], name) == 0)
@@ -124,7 +124,7 @@ static size_t rows_of(const culprit_test_result *r)
 /* A series usable as a counter column of `r`: present, loaded, finite, full length. */
 static const culprit_series *usable(const culprit_test_result *r, const char *name)
 {
-    const culprit_series *s = culprit_test_result_series(r, name);
+    const culprit_series *s = culprit_history_test_result_series(r, name);
 
     if (!s || s->absent || !s->values || s->n != rows_of(r) || s->n == 0)
         return NULL;
@@ -134,8 +134,9 @@ static const culprit_series *usable(const culprit_test_result *r, const char *na
     return s;
 }
 
-int culprit_counter_table_from_results(culprit_counter_table *out,
-                                       const culprit_test_result *const *results, size_t nresults)
+int culprit_detect_counter_table_from_results(culprit_counter_table *out,
+                                              const culprit_test_result *const *results,
+                                              size_t nresults)
 {
     const culprit_test_result *first = nresults ? results[0] : NULL;
     const char **names = NULL;
@@ -163,7 +164,7 @@ int culprit_counter_table_from_results(culprit_counter_table *out,
         goto cleanup;
     for (size_t c = 0; c < nnames; c++)
         if (!(out->names[c] = culprit_strdup(names[c]))) {
-            culprit_counter_table_dispose(out);
+            culprit_detect_counter_table_dispose(out);
             error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }

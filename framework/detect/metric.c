@@ -25,7 +25,7 @@ static int is_time(const char *metric)
 
 static int select_one(culprit_test_result *t, const char *metric, double confidence)
 {
-    const culprit_series *s = culprit_test_result_series(t, metric);
+    const culprit_series *s = culprit_history_test_result_series(t, metric);
     culprit_summary all, judged;
     culprit_outliers fences;
     int error;

@@ -65,7 +65,7 @@ double culprit_detect__floor(const culprit_test_result *t)
 static int usable(const culprit_run *run, const culprit_test_result *t,
                   const culprit_test_result *now)
 {
-    return culprit_test_result_measured(t) && !t->counted_by &&
+    return culprit_history_test_result_measured(t) && !t->counted_by &&
            strcmp(t->metric ? t->metric : "wall_ns", now->metric ? now->metric : "wall_ns") == 0 &&
            !isnan(culprit_detect__floor(t)) && run->suite;
 }

@@ -32,11 +32,11 @@ struct culprit_project {
     char *fail_on;                             /* "fail_on": what fails, or NULL */
 };
 
-/* The keys of the commands, in culprit_project_command's order. */
+/* The keys of the commands, in culprit_detect_project_command's order. */
 static const char *const command_keys[CULPRIT_PROJECT_NCOMMANDS] = {"build", "run",
                                                                     "calltree_build"};
 
-int culprit_project_default(culprit_project **out)
+int culprit_detect_project_default(culprit_project **out)
 {
     culprit_project *p = calloc(1, sizeof(*p));
     int error;
@@ -44,7 +44,7 @@ int culprit_project_default(culprit_project **out)
     *out = NULL;
     if (!p)
         return CULPRIT_ERROR_NOMEM();
-    if ((error = culprit_categories_default(&p->categories)) < 0) {
+    if ((error = culprit_detect_categories_default(&p->categories)) < 0) {
         free(p);
         return error;
     }
@@ -52,11 +52,11 @@ int culprit_project_default(culprit_project **out)
     return 0;
 }
 
-void culprit_project_free(culprit_project *project)
+void culprit_detect_project_free(culprit_project *project)
 {
     if (!project)
         return;
-    culprit_categories_free(project->categories);
+    culprit_detect_categories_free(project->categories);
     json_decref(project->tests);
     free(project->history);
     for (int i = 0; i < CULPRIT_PROJECT_NCOMMANDS; i++)
@@ -72,12 +72,12 @@ static int parse_below(double *out, json_t *below)
     char text[64];
 
     if (json_is_string(below))
-        return culprit_parse_duration_ns(out, json_string_value(below));
+        return culprit_detect_parse_duration_ns(out, json_string_value(below));
     if (!json_is_number(below))
         return culprit_error_set(CULPRIT_EINVALID, "%s: a duration such as \"1ms\" is needed",
                                  below ? "not a duration" : "missing");
     snprintf(text, sizeof(text), "%.17gns", json_number_value(below));
-    return culprit_parse_duration_ns(out, text);
+    return culprit_detect_parse_duration_ns(out, text);
 }
 
 static int parse_categories(culprit_categories **out, json_t *array, const char *path)
@@ -105,7 +105,7 @@ static int parse_categories(culprit_categories **out, json_t *array, const char 
         }
         /* Refused here, at load time, what a run could not record (issue 23: a line
          * break was accepted, then every run failed to record). */
-        if ((error = culprit_category_name_check(json_string_value(name))) < 0) {
+        if ((error = culprit_detect_category_name_check(json_string_value(name))) < 0) {
             culprit_error_prefix("%s: categories[%zu] \"name\": ", path, i);
             goto fail;
         }
@@ -145,7 +145,7 @@ static int parse_categories(culprit_categories **out, json_t *array, const char 
     }
     return 0;
 fail:
-    culprit_categories_free(*out);
+    culprit_detect_categories_free(*out);
     *out = NULL;
     return error;
 }
@@ -237,19 +237,20 @@ static int parse_fail_on(culprit_project *p, json_t *root, const char *text, siz
                              path, key_line(text, len, "fail_on"));
 }
 
-int culprit_project_load(culprit_project **out, const char *path)
+int culprit_detect_project_load(culprit_project **out, const char *path)
 {
     culprit_buf text = CULPRIT_BUF_INIT;
     int error;
 
     *out = NULL;
     if ((error = culprit_fs_read_file(&text, path)) == 0)
-        error = culprit_project_parse(out, text.ptr ? text.ptr : "", text.size, path);
+        error = culprit_detect_project_parse(out, text.ptr ? text.ptr : "", text.size, path);
     culprit_buf_dispose(&text);
     return error;
 }
 
-int culprit_project_parse(culprit_project **out, const char *text, size_t len, const char *path)
+int culprit_detect_project_parse(culprit_project **out, const char *text, size_t len,
+                                 const char *path)
 {
     culprit_project *p = NULL;
     json_t *root = NULL, *value;
@@ -285,7 +286,7 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
     if ((value = json_object_get(root, "categories")))
         error = parse_categories(&p->categories, value, path);
     else
-        error = culprit_categories_default(&p->categories);
+        error = culprit_detect_categories_default(&p->categories);
     if (error < 0)
         goto cleanup;
     if ((value = json_object_get(root, "tests"))) {
@@ -301,7 +302,7 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
         {
             json_t *cat = json_object_get(entry, "category");
             if (!json_is_string(cat) ||
-                !culprit_categories_find(p->categories, json_string_value(cat))) {
+                !culprit_detect_categories_find(p->categories, json_string_value(cat))) {
                 error = culprit_error_set(CULPRIT_EINVALID,
                                           "%s: tests.\"%s\".category must name one of the "
                                           "categories",
@@ -339,33 +340,33 @@ int culprit_project_parse(culprit_project **out, const char *text, size_t len, c
     *out = p;
     p = NULL;
 cleanup:
-    culprit_project_free(p);
+    culprit_detect_project_free(p);
     json_decref(root);
     return error;
 }
 
-const culprit_categories *culprit_project_categories(const culprit_project *project)
+const culprit_categories *culprit_detect_project_categories(const culprit_project *project)
 {
     return project->categories;
 }
 
-const char *culprit_project_test_category(const culprit_project *project, const char *key)
+const char *culprit_detect_project_test_category(const culprit_project *project, const char *key)
 {
     return json_string_value(json_object_get(json_object_get(project->tests, key), "category"));
 }
 
-const char *culprit_project_history_dir(const culprit_project *project)
+const char *culprit_detect_project_history_dir(const culprit_project *project)
 {
     return project->history;
 }
 
-const char *culprit_project_fail_on(const culprit_project *project)
+const char *culprit_detect_project_fail_on(const culprit_project *project)
 {
     return project->fail_on;
 }
 
-const char *culprit_project_command(const culprit_project *project,
-                                    culprit_project_command_kind which)
+const char *culprit_detect_project_command(const culprit_project *project,
+                                           culprit_project_command_kind which)
 {
     if (!project || (int)which < 0 || which >= CULPRIT_PROJECT_NCOMMANDS)
         return NULL;

@@ -35,7 +35,7 @@
 
 #define KEEP_RULES 10 /* violated rules kept per counter for the report */
 
-int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version)
+int culprit_detect_rules_options_init(culprit_rules_options *opts, unsigned int version)
 {
     static const culprit_rules_options defaults = CULPRIT_RULES_OPTIONS_INIT;
 
@@ -43,7 +43,7 @@ int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version
                                      CULPRIT_RULES_OPTIONS_VERSION, "rules");
 }
 
-const char *culprit_level_name(culprit_level level)
+const char *culprit_detect_level_name(culprit_level level)
 {
     switch (level) {
     case CULPRIT_LEVEL_LOW:
@@ -56,7 +56,7 @@ const char *culprit_level_name(culprit_level level)
     return "?";
 }
 
-culprit_level culprit_rules_level(double x, double median, double sd)
+culprit_level culprit_detect_rules_level(double x, double median, double sd)
 {
     if (x < median - sd)
         return CULPRIT_LEVEL_LOW;
@@ -65,7 +65,7 @@ culprit_level culprit_rules_level(double x, double median, double sd)
     return CULPRIT_LEVEL_MEDIUM;
 }
 
-double culprit_rules_confidence_change(double b, double n)
+double culprit_detect_rules_confidence_change(double b, double n)
 {
     double dot = b * n + (1 - b) * (1 - n);
     double norms = sqrt(b * b + (1 - b) * (1 - b)) * sqrt(n * n + (1 - n) * (1 - n));
@@ -139,8 +139,9 @@ static size_t find_set(const itemsets *s, size_t from, size_t to, const culprit_
     return (size_t)-1;
 }
 
-int culprit_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *levels, size_t ntrans,
-                       size_t k, double min_support, double min_confidence, size_t max_itemset)
+int culprit_detect_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *levels,
+                              size_t ntrans, size_t k, double min_support, double min_confidence,
+                              size_t max_itemset)
 {
     itemsets all = {NULL, 0, 0};
     culprit_rule *rules = NULL;
@@ -241,7 +242,7 @@ cleanup:
 
 /* ----------------------------------------------------------------- detector --- */
 
-void culprit_rules_verdict_dispose(culprit_rules_verdict *v)
+void culprit_detect_rules_verdict_dispose(culprit_rules_verdict *v)
 {
     if (!v)
         return;
@@ -288,9 +289,9 @@ static char *rule_text(const culprit_rule *r, const char *const *names)
     culprit_buf b = CULPRIT_BUF_INIT;
     for (size_t i = 0; i < r->npremise; i++)
         culprit_buf_printf(&b, "%s%s=%s", i ? ", " : "", names[r->premise[i].counter],
-                           culprit_level_name((culprit_level)r->premise[i].level));
+                           culprit_detect_level_name((culprit_level)r->premise[i].level));
     culprit_buf_printf(&b, " => %s=%s", names[r->consequent.counter],
-                       culprit_level_name((culprit_level)r->consequent.level));
+                       culprit_detect_level_name((culprit_level)r->consequent.level));
     return culprit_buf_detach(&b);
 }
 
@@ -373,8 +374,8 @@ static int common_counters(rules_work *w, const culprit_counter_table *history,
     for (size_t c = 0; c < now->ncounters; c++) {
         int everywhere = 1, varies = 0;
         for (size_t h = 0; h < nhistory && everywhere; h++) {
-            everywhere =
-                (w->where[h][w->k] = culprit_counter_table_find(&history[h], now->names[c])) >= 0;
+            everywhere = (w->where[h][w->k] =
+                              culprit_detect_counter_table_find(&history[h], now->names[c])) >= 0;
             varies |= everywhere && varies_within(&history[h], w->where[h][w->k]);
         }
         /* A level constant within every earlier run (max RSS) says which run a window
@@ -416,14 +417,14 @@ static int discretize(rules_work *w, const culprit_counter_table *history,
         qsort(w->scratch, nhw, sizeof(double), cmp_double);
         w->median[c] = culprit_stats_quantile_sorted(w->scratch, nhw, 0.5);
         for (size_t i = 0; i < nhw; i++)
-            culprit_welford_add(&wf, w->hist_vals[c * nhw + i]);
-        w->sd[c] = culprit_welford_sd(&wf);
+            culprit_stats_welford_add(&wf, w->hist_vals[c * nhw + i]);
+        w->sd[c] = culprit_stats_welford_sd(&wf);
         for (size_t i = 0; i < nhw; i++)
-            w->hist_levels[i * k + c] = (unsigned char)culprit_rules_level(
+            w->hist_levels[i * k + c] = (unsigned char)culprit_detect_rules_level(
                 w->hist_vals[c * nhw + i], w->median[c], w->sd[c]);
         for (size_t i = 0; i < nnw; i++)
-            w->new_levels[i * k + c] = (unsigned char)culprit_rules_level(w->new_vals[c * nnw + i],
-                                                                          w->median[c], w->sd[c]);
+            w->new_levels[i * k + c] = (unsigned char)culprit_detect_rules_level(
+                w->new_vals[c * nnw + i], w->median[c], w->sd[c]);
     }
     return 0;
 }
@@ -463,7 +464,7 @@ static int judge_rule(culprit_rules_verdict *out, rules_work *w, const culprit_r
     if (premise == 0)
         return 0;
     double conf_n = (double)both / (double)premise;
-    double change = culprit_rules_confidence_change(rule->confidence, conf_n);
+    double change = culprit_detect_rules_confidence_change(rule->confidence, conf_n);
     if (!(change > opts->threshold))
         return 0;
     size_t c = rule->consequent.counter;
@@ -545,8 +546,9 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
         goto cleanup;
     }
     if ((error = discretize(&w, history, now, window)) < 0 ||
-        (error = culprit_rules_mine(&rules, &nrules, w.hist_levels, w.nhw, w.k, opts->min_support,
-                                    opts->min_confidence, opts->max_itemset)) < 0)
+        (error = culprit_detect_rules_mine(&rules, &nrules, w.hist_levels, w.nhw, w.k,
+                                           opts->min_support, opts->min_confidence,
+                                           opts->max_itemset)) < 0)
         goto cleanup;
     out->nrules = nrules;
     out->judged = 1;
@@ -558,7 +560,7 @@ int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table
     error = message_of(out, opts);
 cleanup:
     if (error < 0)
-        culprit_rules_verdict_dispose(out);
+        culprit_detect_rules_verdict_dispose(out);
     rules_work_dispose(&w);
     free(rules);
     return error;

@@ -31,14 +31,14 @@
 static const char *const verdict_names[] = {"unchanged", "minor",       "major", "improvement",
                                             "undecided", "no-baseline", "mixed", "not-run"};
 
-const char *culprit_verdict_name(culprit_verdict_kind kind)
+const char *culprit_detect_verdict_name(culprit_verdict_kind kind)
 {
     if ((unsigned)kind >= sizeof(verdict_names) / sizeof(verdict_names[0]))
         return "unknown";
     return verdict_names[kind];
 }
 
-const char *culprit_evidence_name(culprit_evidence evidence)
+const char *culprit_detect_evidence_name(culprit_evidence evidence)
 {
     static const char *const names[] = {"history", "unconfirmed", "paired", "deterministic",
                                         "pooled"};
@@ -56,7 +56,7 @@ int culprit_detect_options_init(culprit_detect_options *opts, unsigned int versi
                                      CULPRIT_DETECT_OPTIONS_VERSION, "detect");
 }
 
-void culprit_verdict_dispose(culprit_verdict *v)
+void culprit_detect_verdict_dispose(culprit_verdict *v)
 {
     if (!v)
         return;
@@ -105,7 +105,7 @@ static const culprit_summary *judged_summary(const culprit_test_result *t)
 /* A test result's judged summary as the exact Welford state it came from. */
 static void welford_of(culprit_welford *w, const culprit_test_result *t)
 {
-    culprit_welford_from_summary(w, judged_summary(t));
+    culprit_stats_welford_from_summary(w, judged_summary(t));
 }
 
 static void put_change(culprit_buf *b, const culprit_verdict *v, double confidence)
@@ -456,7 +456,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
         goto oom;
     out->dirty = run->dirty;
 
-    if (!culprit_test_result_measured(now)) {
+    if (!culprit_history_test_result_measured(now)) {
         out->kind = CULPRIT_VERDICT_NOT_RUN;
         goto done;
     }
@@ -464,7 +464,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     if ((error = culprit_detect__judge_counted(out, run, now, base, opts)) != 0)
         goto cleanup;
     welford_of(&wn, now);
-    half = culprit_welford_ci_halfwidth(&wn, opts->confidence);
+    half = culprit_stats_welford_ci_halfwidth(&wn, opts->confidence);
     out->now_n = wn.n;
     out->set_aside = now->summary.n > wn.n ? now->summary.n - wn.n : 0;
     out->now_mean = wn.mean;
@@ -472,10 +472,10 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     out->now_high = wn.mean + half;
 
     if (base && base->n > 0) {
-        culprit_welford_init(&wb);
+        culprit_stats_welford_init(&wb);
         for (size_t i = 0; i < base->n; i++) {
             welford_of(&one, base->results[i]);
-            culprit_welford_merge(&wb, &one);
+            culprit_stats_welford_merge(&wb, &one);
         }
         out->base_n = wb.n;
         out->base_mean = wb.mean;
@@ -527,7 +527,7 @@ cleanup:
     /* On failure `out` holds nothing (its test name included), as on entry. */
     culprit_buf_dispose(&key);
     if (error < 0)
-        culprit_verdict_dispose(out);
+        culprit_detect_verdict_dispose(out);
     return error < 0 ? error : 0;
 }
 

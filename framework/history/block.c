@@ -326,7 +326,7 @@ static int parse_series_line(block_reader *r, const char *value, const char *eol
     absent = (eol - sp - 1 == 6 && !memcmp(sp + 1, "absent", 6));
     if (!absent && culprit_history__parse_uint(&n, sp + 1, eol, SIZE_MAX) < 0)
         return bad_line(r, "malformed series length", line, eol);
-    if (culprit_test_result_add_series(r->test, name, NULL, 0, absent) < 0)
+    if (culprit_history_test_result_add_series(r->test, name, NULL, 0, absent) < 0)
         return CULPRIT_ERROR;
     r->test->series[r->test->nseries - 1].n = (size_t)n;
     return 0;

@@ -132,7 +132,7 @@ static int compact_file(culprit_history_compact_stats *st, const char *path, con
     if (!opts->dry_run)
         error = culprit_fs_write_atomic(path, text.ptr, text.size, 0);
 cleanup:
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&old);
     culprit_buf_dispose(&text);
     return error;

@@ -44,7 +44,7 @@ double culprit_history__report_time(const culprit_test_result *t)
     if (t->summary.n > 0 && is_time_metric(t->metric ? t->metric : "wall_ns") &&
         isfinite(t->summary.mean))
         return t->summary.mean / 1e9;
-    wall = series_mean(culprit_test_result_series(t, "wall_ns"));
+    wall = series_mean(culprit_history_test_result_series(t, "wall_ns"));
     return isfinite(wall) ? wall / 1e9 : t->elapsed_s;
 }
 
@@ -74,7 +74,7 @@ static int put_padded(culprit_buf *out, const char *s, size_t width)
     return 0;
 }
 
-int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
+int culprit_history_test_result_line(culprit_buf *out, const culprit_test_result *t)
 {
     culprit_buf mean = CULPRIT_BUF_INIT, cpu_text = CULPRIT_BUF_INIT;
     int error;
@@ -95,7 +95,7 @@ int culprit_test_result_line(culprit_buf *out, const culprit_test_result *t)
                      : NAN;
     /* CPU time beside wall time: on an oversubscribed machine they part, and the gap
      * is time spent waiting for a core (docs/measure.md). */
-    double cpu = series_mean(culprit_test_result_series(t, "cpu_ns"));
+    double cpu = series_mean(culprit_history_test_result_series(t, "cpu_ns"));
     if ((error = put_value(&mean, t, t->summary.mean)) < 0)
         goto cleanup;
     /* With timed regions the two cover different code: the wall figure the regions,

@@ -66,7 +66,7 @@ int culprit_history__load_file(culprit_run **out, const char *path,
     if ((error = culprit_history__read(out, map, (size_t)st.st_size, path, query)) < 0)
         goto cleanup;
     if (*out && culprit_str_set(&(*out)->path, path) < 0) {
-        culprit_run_free(*out);
+        culprit_history_run_free(*out);
         *out = NULL;
         error = CULPRIT_ERROR;
     }

@@ -264,7 +264,7 @@ static void on_testcase(reader *r, const xmlChar **attrs, int nb)
             return;
         }
     }
-    if (culprit_run_add_test(&r->test, r->run) < 0) {
+    if (culprit_history_run_add_test(&r->test, r->run) < 0) {
         fail_last(r, CULPRIT_ERROR);
         return;
     }
@@ -542,7 +542,7 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
     r.query = query;
     if (len == 0)
         return culprit_error_set(CULPRIT_EINVALID, "%s: empty file", r.name);
-    if ((error = culprit_run_new(&r.run)) < 0)
+    if ((error = culprit_history_run_new(&r.run)) < 0)
         goto cleanup;
     if (!(query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) &&
         (skipped = culprit_history__skip_samples(&kept, data, len)) < 0) {
@@ -559,7 +559,7 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
         r.run = NULL;
     }
 cleanup:
-    culprit_run_free(r.run);
+    culprit_history_run_free(r.run);
     culprit_buf_dispose(&r.text);
     free(kept.items);
     return error;

@@ -45,7 +45,7 @@ static int add_run(culprit_history_runs *out, size_t *alloc, const char *data, s
         return error; /* !run: another suite, commit or test than the query's */
     if ((error = culprit_str_set(&run->path, path)) < 0 ||
         (error = culprit_array_grow(&out->runs, alloc, out->nruns, sizeof(*out->runs), 4)) < 0) {
-        culprit_run_free(run);
+        culprit_history_run_free(run);
         return error;
     }
     out->runs[out->nruns++] = run;
@@ -123,7 +123,7 @@ int culprit_history__read_report(culprit_history_runs *out, const char *path,
 cleanup:
     if (error < 0) { /* nothing kept (not runs_dispose: store.c calls this file) */
         for (size_t i = 0; i < out->nruns; i++)
-            culprit_run_free(out->runs[i]);
+            culprit_history_run_free(out->runs[i]);
         free(out->runs);
         memset(out, 0, sizeof(*out));
     }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
-const char *culprit_status_name(culprit_status status)
+const char *culprit_history_status_name(culprit_status status)
 {
     switch (status) {
     case CULPRIT_STATUS_PASS:
@@ -25,7 +25,7 @@ const char *culprit_status_name(culprit_status status)
     return "unknown";
 }
 
-int culprit_run_new(culprit_run **out)
+int culprit_history_run_new(culprit_run **out)
 {
     culprit_run *run;
 
@@ -63,7 +63,8 @@ static void test_result_dispose(culprit_test_result *test)
     free(test->series);
 }
 
-int culprit_test_result_copy_summary(culprit_test_result *dst, const culprit_test_result *src)
+int culprit_history_test_result_copy_summary(culprit_test_result *dst,
+                                             const culprit_test_result *src)
 {
     /* Every scalar by assignment (a field added later is copied too), then each owned
      * string replaced by a copy; the series are left out. */
@@ -101,7 +102,7 @@ static void index_free(test_index *index)
     free(index);
 }
 
-void culprit_run_free(culprit_run *run)
+void culprit_history_run_free(culprit_run *run)
 {
     if (!run)
         return;
@@ -124,7 +125,7 @@ void culprit_run_free(culprit_run *run)
     free(run);
 }
 
-int culprit_run_add_test(culprit_test_result **out, culprit_run *run)
+int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run)
 {
     culprit_test_result *test;
 
@@ -139,8 +140,8 @@ int culprit_run_add_test(culprit_test_result **out, culprit_run *run)
     return 0;
 }
 
-int culprit_test_result_add_series(culprit_test_result *test, const char *name,
-                                   const double *values, size_t n, int absent)
+int culprit_history_test_result_add_series(culprit_test_result *test, const char *name,
+                                           const double *values, size_t n, int absent)
 {
     culprit_series *series, *s;
     size_t k = test->nseries;
@@ -173,7 +174,8 @@ int culprit_test_result_add_series(culprit_test_result *test, const char *name,
     return 0;
 }
 
-const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name)
+const culprit_series *culprit_history_test_result_series(const culprit_test_result *test,
+                                                         const char *name)
 {
     for (size_t i = 0; i < test->nseries; i++)
         if (!strcmp(test->series[i].name, name))
@@ -213,7 +215,7 @@ fail:
     return NULL;
 }
 
-const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name)
+const culprit_test_result *culprit_history_run_find_test(const culprit_run *run, const char *name)
 {
     /* The index is a cache: building it does not change what the run holds. */
     test_index *index = run->ntests >= INDEX_MIN_TESTS ? index_of((culprit_run *)run) : NULL;
@@ -231,7 +233,7 @@ const culprit_test_result *culprit_run_find_test(const culprit_run *run, const c
     return NULL;
 }
 
-int culprit_test_result_measured(const culprit_test_result *test)
+int culprit_history_test_result_measured(const culprit_test_result *test)
 {
     if (test->summary.n == 0)
         return 0;
@@ -251,7 +253,7 @@ static void put_cut(char *buf, size_t size, size_t *at, const char *s, size_t n)
     buf[*at] = '\0';
 }
 
-const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run *run)
+const char *culprit_history_run_machine_class(char *buf, size_t size, const culprit_run *run)
 {
     const char *m = run->machine ? run->machine : "", *last, *sp1, *sp2;
     size_t at = 0;

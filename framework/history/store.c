@@ -352,7 +352,7 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
             continue;
         }
         if (run && (error = append_run(out, &alloc, run)) < 0) {
-            culprit_run_free(run);
+            culprit_history_run_free(run);
             goto cleanup;
         }
     }
@@ -381,7 +381,7 @@ void culprit_history_runs_dispose(culprit_history_runs *runs)
     if (!runs)
         return;
     for (size_t i = 0; i < runs->nruns; i++)
-        culprit_run_free(runs->runs[i]);
+        culprit_history_run_free(runs->runs[i]);
     free(runs->runs);
     memset(runs, 0, sizeof(*runs));
 }
@@ -407,7 +407,7 @@ int culprit_history__runs_add_memory(culprit_history_runs *runs, const char *dat
     if (!run)
         return 0; /* filtered out by the query */
     if (!(grown = realloc(runs->runs, (runs->nruns + 1) * sizeof(*grown)))) {
-        culprit_run_free(run);
+        culprit_history_run_free(run);
         return CULPRIT_ERROR_NOMEM();
     }
     runs->runs = grown;
@@ -444,7 +444,7 @@ int culprit_history__runs_finish(culprit_history_runs *runs)
     for (size_t i = 0; i < runs->nruns; i++) {
         culprit_run *r = all[i].run;
         if (k > 0 && r->id && runs->runs[k - 1]->id && !strcmp(runs->runs[k - 1]->id, r->id))
-            culprit_run_free(r);
+            culprit_history_run_free(r);
         else
             runs->runs[k++] = r;
     }

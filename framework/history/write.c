@@ -178,8 +178,9 @@ static int write_testcase(writer *wr, const culprit_run *run, const culprit_test
     culprit_buf_clear(samples);
     /* The report's <system-out> opens with the line the terminal showed; the reader
      * skips it (block.c). */
-    if ((flags & CULPRIT_HISTORY_REPORT) && ((error = culprit_test_result_line(head, test)) < 0 ||
-                                             (error = culprit_buf_puts(head, "\n")) < 0))
+    if ((flags & CULPRIT_HISTORY_REPORT) &&
+        ((error = culprit_history_test_result_line(head, test)) < 0 ||
+         (error = culprit_buf_puts(head, "\n")) < 0))
         return error;
     if ((error = culprit_history__block_format(head, samples, test)) < 0)
         return error;

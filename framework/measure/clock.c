@@ -22,22 +22,22 @@ static uint64_t read_posix_clock(clockid_t id)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t culprit_clock_monotonic_ns(void *payload)
+uint64_t culprit_measure_clock_monotonic_ns(void *payload)
 {
     (void)payload;
     return read_posix_clock(CLOCK_MONOTONIC);
 }
 
-uint64_t culprit_clock_cpu_ns(void *payload)
+uint64_t culprit_measure_clock_cpu_ns(void *payload)
 {
     (void)payload;
     return read_posix_clock(CLOCK_PROCESS_CPUTIME_ID);
 }
 
-const culprit_clock culprit_clock_monotonic = {culprit_clock_monotonic_ns, NULL};
-const culprit_clock culprit_clock_cpu = {culprit_clock_cpu_ns, NULL};
+const culprit_clock culprit_clock_monotonic = {culprit_measure_clock_monotonic_ns, NULL};
+const culprit_clock culprit_clock_cpu = {culprit_measure_clock_cpu_ns, NULL};
 
-double culprit_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds)
+double culprit_measure_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds)
 {
     double *diff, result;
     uint64_t t0, t1, best = UINT64_MAX;

@@ -6,7 +6,7 @@
  * Which of these exist depends on the machine: containers and virtual machines
  * often expose no hardware performance counters, perf_event_paranoid may forbid
  * them, and /proc may be missing. A missing source is not an error: the counter
- * is recorded as absent (NAN, culprit_counters_available() == 0), so a test
+ * is recorded as absent (NAN, culprit_measure_counters_available() == 0), so a test
  * measures the same way everywhere and the history says what was not measured.
  *
  * Reading happens outside the timed window of a sample, but it is still per
@@ -40,7 +40,7 @@ static const char *const counter_names[CULPRIT_COUNTER__COUNT] = {
     "nivcsw",  "read_bytes", "write_bytes", "instructions", "cycles",
 };
 
-const char *culprit_counter_name(culprit_counter_id id)
+const char *culprit_measure_counter_name(culprit_counter_id id)
 {
     if ((unsigned int)id >= CULPRIT_COUNTER__COUNT)
         return "unknown";
@@ -107,7 +107,7 @@ static int read_io(int fd, double *rchar, double *wchar)
     return 0;
 }
 
-int culprit_counters_open(culprit_counters **out)
+int culprit_measure_counters_open(culprit_counters **out)
 {
     culprit_counters *c;
     double r, w;
@@ -136,7 +136,7 @@ int culprit_counters_open(culprit_counters **out)
     return 0;
 }
 
-void culprit_counters_free(culprit_counters *counters)
+void culprit_measure_counters_free(culprit_counters *counters)
 {
     if (!counters)
         return;
@@ -148,7 +148,7 @@ void culprit_counters_free(culprit_counters *counters)
     free(counters);
 }
 
-int culprit_counters_available(const culprit_counters *counters, culprit_counter_id id)
+int culprit_measure_counters_available(const culprit_counters *counters, culprit_counter_id id)
 {
     switch (id) {
     case CULPRIT_COUNTER_READ_BYTES:
@@ -171,7 +171,8 @@ static double timeval_ns(struct timeval tv)
     return (double)tv.tv_sec * 1e9 + (double)tv.tv_usec * 1e3;
 }
 
-void culprit_counters_read(const culprit_counters *counters, double values[CULPRIT_COUNTER__COUNT])
+void culprit_measure_counters_read(const culprit_counters *counters,
+                                   double values[CULPRIT_COUNTER__COUNT])
 {
     struct rusage ru;
     int i;
@@ -212,7 +213,7 @@ static int counters_key_ok;
 
 static void counters_destroy(void *p)
 {
-    culprit_counters_free(p);
+    culprit_measure_counters_free(p);
 }
 
 static void counters_key_create(void)
@@ -234,11 +235,11 @@ int culprit_measure__thread_counters(culprit_counters **out)
     *out = NULL;
     pthread_once(&counters_once, counters_key_create);
     if (cached_counters.counters && cached_counters.pid != getpid()) {
-        culprit_counters_free(cached_counters.counters);
+        culprit_measure_counters_free(cached_counters.counters);
         cached_counters.counters = NULL;
     }
     if (!cached_counters.counters) {
-        if ((error = culprit_counters_open(&cached_counters.counters)) < 0)
+        if ((error = culprit_measure_counters_open(&cached_counters.counters)) < 0)
             return error;
         cached_counters.pid = getpid();
         if (counters_key_ok)

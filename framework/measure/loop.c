@@ -55,11 +55,11 @@ typedef struct {
 
 /* Static storage, not a pointer into the loop's stack frame: when a CMocka assertion
  * longjmps out of the body the frame is gone, and a region in a later, unmeasured
- * body must not write into it. culprit_samples_free() deactivates a state whose
+ * body must not write into it. culprit_measure_samples_free() deactivates a state whose
  * owner it frees; the next culprit_measure_run() replaces it. */
 static _Thread_local region_state region;
 
-void culprit_region_begin(void)
+void culprit_measure_region_begin(void)
 {
     if (!region.active)
         return;
@@ -67,7 +67,7 @@ void culprit_region_begin(void)
         region.start_ns = region.clock.now_ns(region.clock.payload);
 }
 
-void culprit_region_end(void)
+void culprit_measure_region_end(void)
 {
     uint64_t now;
     double t;
@@ -93,7 +93,7 @@ static void region_reset(void)
 
 /* ---- names and options -------------------------------------------------------- */
 
-const char *culprit_stop_reason_name(culprit_stop_reason reason)
+const char *culprit_measure_stop_reason_name(culprit_stop_reason reason)
 {
     switch (reason) {
     case CULPRIT_STOP_FIXED:
@@ -147,7 +147,7 @@ static int check_options(const culprit_measure_options *o, const culprit_measure
 
 /* ---- samples ------------------------------------------------------------------- */
 
-void culprit_samples_free(culprit_samples *samples)
+void culprit_measure_samples_free(culprit_samples *samples)
 {
     if (!samples)
         return;
@@ -248,7 +248,7 @@ static int precise_enough(loop *l, const culprit_welford *w)
         l->t_crit = culprit_stats_t_critical(l->opts->confidence, df);
         l->t_df = df;
     }
-    half = l->t_crit * culprit_welford_sd(w) / sqrt((double)w->n);
+    half = l->t_crit * culprit_stats_welford_sd(w) / sqrt((double)w->n);
     return half <= l->opts->target_ci * fabs(w->mean);
 }
 
@@ -293,7 +293,7 @@ static int sample_loop(loop *l, unsigned int k)
     unsigned int i;
     int rc = 0, error, j, preempted;
 
-    culprit_welford_init(&w);
+    culprit_stats_welford_init(&w);
     for (;;) {
         if (s->n == s->capacity &&
             (error = culprit_measure__samples_reserve(s, s->capacity * 2)) < 0)
@@ -301,7 +301,7 @@ static int sample_loop(loop *l, unsigned int k)
         if (l->setup && (rc = l->setup(payload)) != 0)
             return callback_failed(l, "setup", rc);
         if (l->counters)
-            culprit_counters_read(l->counters, before);
+            culprit_measure_counters_read(l->counters, before);
         if (src)
             p0 = src->count(src->payload);
         region_reset();
@@ -321,7 +321,7 @@ static int sample_loop(loop *l, unsigned int k)
         if (rc != 0)
             return callback_failed(l, "body", rc);
         if (l->counters)
-            culprit_counters_read(l->counters, after);
+            culprit_measure_counters_read(l->counters, after);
         /* Preempted: an involuntary context switch between the reads around the window. */
         preempted = src ? src->count(src->payload) != p0
                         : s->counters[CULPRIT_COUNTER_NIVCSW] &&
@@ -346,7 +346,7 @@ static int sample_loop(loop *l, unsigned int k)
         s->preempted_at[s->n] = (unsigned char)preempted;
         s->n++;
         if (!preempted || l->opts->keep_preempted)
-            culprit_welford_add(&w, s->wall_ns[s->n - 1]);
+            culprit_stats_welford_add(&w, s->wall_ns[s->n - 1]);
 
         /* The budget counts teardown too; without one, t1 is recent enough. */
         now = l->teardown ? clock->now_ns(clock->payload) : t1;
@@ -379,12 +379,12 @@ static int load_loop(loop *l)
 
     s->batch = 1;
     s->interval_s = interval_ns / 1e9;
-    culprit_welford_init(&w);
-    culprit_welford_init(&s->calls);
+    culprit_stats_welford_init(&w);
+    culprit_stats_welford_init(&s->calls);
     if (!(kept = malloc(s->capacity * sizeof(*kept))))
         return CULPRIT_ERROR_NOMEM();
     if (l->counters)
-        culprit_counters_read(l->counters, before);
+        culprit_measure_counters_read(l->counters, before);
     c0 = cpu->now_ns(cpu->payload);
     start = from = clock->now_ns(clock->payload);
     for (;;) {
@@ -405,10 +405,10 @@ static int load_loop(loop *l)
             goto cleanup;
         }
         if (region.count > 0) {
-            culprit_welford_add(&w, region.sum_ns);
+            culprit_stats_welford_add(&w, region.sum_ns);
             s->used_region = 1;
         } else {
-            culprit_welford_add(&w, positive((double)(t1 - t0) - s->timer_overhead_ns));
+            culprit_stats_welford_add(&w, positive((double)(t1 - t0) - s->timer_overhead_ns));
         }
         if ((double)(t1 - from) < interval_ns)
             continue;
@@ -425,7 +425,7 @@ static int load_loop(loop *l)
         }
         c1 = cpu->now_ns(cpu->payload);
         if (l->counters)
-            culprit_counters_read(l->counters, after);
+            culprit_measure_counters_read(l->counters, after);
         s->wall_ns[s->n] = w.mean;
         s->cpu_ns[s->n] = positive((double)(c1 - c0) - l->cpu_overhead_ns) / (double)w.n;
         for (int j = 0; j < CULPRIT_COUNTER__COUNT; j++)
@@ -435,7 +435,7 @@ static int load_loop(loop *l)
                                            : (after[j] - before[j]) / (double)w.n;
         s->preempted_at[s->n] = 0; /* an interval is long: preempted or not, kept */
         kept[s->n++] = w;
-        culprit_welford_init(&w);
+        culprit_stats_welford_init(&w);
         memcpy(before, after, sizeof(before));
         c0 = c1;
         from = t1;
@@ -445,7 +445,7 @@ static int load_loop(loop *l)
     s->stop = CULPRIT_STOP_DURATION;
     s->warmup_intervals = culprit_stats_mser(s->wall_ns, s->n);
     for (size_t i = s->warmup_intervals; i < s->n; i++)
-        culprit_welford_merge(&s->calls, &kept[i]);
+        culprit_stats_welford_merge(&s->calls, &kept[i]);
     for (size_t i = 0; i < s->warmup_intervals; i++)
         s->warmup += (unsigned int)kept[i].n;
     culprit_measure__samples_drop_front(s, s->warmup_intervals);
@@ -490,7 +490,7 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     if (opts->counters && (error = culprit_measure__thread_counters(&l.counters)) < 0)
         goto cleanup;
     for (i = 0; l.counters && i < CULPRIT_COUNTER__COUNT; i++) {
-        if (culprit_counters_available(l.counters, i) &&
+        if (culprit_measure_counters_available(l.counters, i) &&
             !(s->counters[i] = malloc(sizeof(double)))) {
             error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
@@ -502,8 +502,8 @@ int culprit_measure_run(culprit_samples **out, const culprit_measure_options *op
     if ((error = culprit_measure__samples_reserve(s, capacity)) < 0)
         goto cleanup;
 
-    s->timer_overhead_ns = culprit_clock_overhead_ns(l.clock, OVERHEAD_ROUNDS);
-    l.cpu_overhead_ns = culprit_clock_overhead_ns(l.cpu, OVERHEAD_ROUNDS);
+    s->timer_overhead_ns = culprit_measure_clock_overhead_ns(l.clock, OVERHEAD_ROUNDS);
+    l.cpu_overhead_ns = culprit_measure_clock_overhead_ns(l.cpu, OVERHEAD_ROUNDS);
 
     region.active = 1;
     region.owner = s;

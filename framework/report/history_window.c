@@ -144,7 +144,7 @@ static void view_at(culprit_history_runs *view, const culprit_history_runs *runs
  * Judges the window's commits, oldest first, each on its view of `runs`: results[k]
  * is the check of chain[k] (empty when it has no data). With commits left unread,
  * *more is set, and the judging stops, when a point may lack what they hold
- * (culprit_check_wants_more()).
+ * (culprit_detect_check_wants_more()).
  */
 static int judge_window(culprit_check_result *results, int *more, const culprit_history_runs *runs,
                         const culprit_strmap *at, const char *const *chain, size_t nchain,
@@ -168,7 +168,7 @@ static int judge_window(culprit_check_result *results, int *more, const culprit_
         if (error < 0)
             break;
         for (size_t i = 0; read < nchain && i < results[k].n && !*more; i++)
-            *more = culprit_check_wants_more(&results[k], i, &view, opts);
+            *more = culprit_detect_check_wants_more(&results[k], i, &view, opts);
     }
     free(view.runs);
     return error;
@@ -177,7 +177,7 @@ static int judge_window(culprit_check_result *results, int *more, const culprit_
 static void results_dispose(culprit_check_result *results, size_t n)
 {
     for (size_t k = 0; results && k < n; k++)
-        culprit_check_result_dispose(&results[k]);
+        culprit_detect_check_result_dispose(&results[k]);
 }
 
 /* The first-parent chain of `rev` (all of it, or all a shallow clone has). */

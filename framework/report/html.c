@@ -193,7 +193,7 @@ static void header(culprit_buf *out, const culprit_report *r)
                                : kinds[k] == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
                                : kinds[k] == CULPRIT_VERDICT_NOT_RUN
                                    ? "not run"
-                                   : culprit_verdict_name(kinds[k]));
+                                   : culprit_detect_verdict_name(kinds[k]));
     }
     /* Minors that fail no check, said apart: a hollow chip, as the plots draw them. */
     if (culprit_report__count_unconfirmed(r))

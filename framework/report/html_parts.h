@@ -22,7 +22,7 @@ static inline void duration(culprit_buf *out, double ns)
 /* The CSS class of a verdict: its name (v-major, tag major, ...). */
 static inline const char *kind_class(culprit_verdict_kind kind)
 {
-    return culprit_verdict_name(kind);
+    return culprit_detect_verdict_name(kind);
 }
 
 /* The legend under the tests' heading: what the marks of every plot mean. */

@@ -30,9 +30,10 @@ static json_t *series_json(const culprit_report *r, const culprit_report_series 
 
     json_object_set_new(t, "test", json_string(s->test));
     json_object_set_new(t, "verdict",
-                        now ? json_string(culprit_verdict_name(now->verdict)) : json_null());
+                        now ? json_string(culprit_detect_verdict_name(now->verdict)) : json_null());
     json_object_set_new(t, "evidence",
-                        now ? json_string(culprit_evidence_name(now->evidence)) : json_null());
+                        now ? json_string(culprit_detect_evidence_name(now->evidence))
+                            : json_null());
     json_object_set_new(t, "message", str(now ? now->message : NULL));
     json_object_set_new(t, "clusters", str(now ? now->clusters : NULL));
     json_object_set_new(t, "rules", str(now ? now->rules : NULL));
@@ -50,7 +51,7 @@ static json_t *series_json(const culprit_report *r, const culprit_report_series 
         json_object_set_new(j, "ci_low_ns", num(p->low_ns));
         json_object_set_new(j, "ci_high_ns", num(p->high_ns));
         json_object_set_new(j, "n", json_integer((json_int_t)p->n));
-        json_object_set_new(j, "verdict", json_string(culprit_verdict_name(p->verdict)));
+        json_object_set_new(j, "verdict", json_string(culprit_detect_verdict_name(p->verdict)));
         json_object_set_new(j, "change", num(p->change));
         json_object_set_new(j, "category", str(p->category));
         json_object_set_new(j, "category_high_ns", num(p->category_high_ns));
@@ -225,7 +226,7 @@ int culprit_report__render_json(culprit_buf *out, const culprit_report *r)
     json_object_set_new(doc, "commit", r->commit[0] ? json_string(r->commit) : json_null());
     json_object_set_new(doc, "commits", json_integer((json_int_t)r->ncommits));
     for (size_t k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-        json_object_set_new(counts, culprit_verdict_name(kinds[k]),
+        json_object_set_new(counts, culprit_detect_verdict_name(kinds[k]),
                             json_integer((json_int_t)culprit_report_count(r, kinds[k])));
     json_object_set_new(doc, "counts", counts);
     for (size_t i = 0; i < r->ncategories; i++)

@@ -26,7 +26,7 @@ static const char *count_word(culprit_verdict_kind kind)
     return kind == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
            : kind == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
            : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
-                                                 : culprit_verdict_name(kind);
+                                                 : culprit_detect_verdict_name(kind);
 }
 
 /* Tests were measured, yet none was compared with a baseline: "no regression" would

@@ -165,7 +165,7 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
     p->verdict = v->kind;
     p->evidence = v->evidence;
     p->dirty = v->dirty;
-    p->unconfirmed = v->kind == CULPRIT_VERDICT_MINOR && !culprit_verdict_confirmed(v);
+    p->unconfirmed = v->kind == CULPRIT_VERDICT_MINOR && !culprit_detect_verdict_confirmed(v);
     p->mean_ns = v->now_mean;
     p->low_ns = v->now_low;
     p->high_ns = v->now_high;
@@ -249,7 +249,7 @@ int culprit_report_add_history(culprit_report *report, const culprit_history_run
         if (error < 0)
             return error;
         error = culprit_report__add_points(report, &result, k);
-        culprit_check_result_dispose(&result);
+        culprit_detect_check_result_dispose(&result);
         if (error < 0)
             return error;
     }

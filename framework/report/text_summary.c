@@ -29,8 +29,9 @@ static void counts(culprit_buf *out, const culprit_report *r)
         culprit_buf_printf(out, "%s%zu %s", first ? ": " : ", ", n,
                            kinds[k] == CULPRIT_VERDICT_IMPROVEMENT   ? "faster"
                            : kinds[k] == CULPRIT_VERDICT_NO_BASELINE ? "no baseline"
-                           : kinds[k] == CULPRIT_VERDICT_NOT_RUN     ? "not run"
-                                                                 : culprit_verdict_name(kinds[k]));
+                           : kinds[k] == CULPRIT_VERDICT_NOT_RUN
+                               ? "not run"
+                               : culprit_detect_verdict_name(kinds[k]));
         first = 0;
     }
 }

@@ -142,7 +142,7 @@ static void trampoline(void **state)
 
 static const char *series_name(unsigned int i)
 {
-    return culprit_counter_name((culprit_counter_id)i);
+    return culprit_measure_counter_name((culprit_counter_id)i);
 }
 
 /* Turns the sampling loop's output into the result model. */
@@ -162,26 +162,26 @@ static int fill_result(culprit_test_result *r, const culprit_runner_job *job,
     if (s->stop == CULPRIT_STOP_DURATION) {
         r->load_calls = (size_t)s->calls.n;
         r->load_call_mean = s->calls.mean;
-        r->load_call_sd = culprit_welford_sd(&s->calls);
+        r->load_call_sd = culprit_stats_welford_sd(&s->calls);
         r->load_call_min = s->calls.min;
         r->load_call_max = s->calls.max;
         r->load_warmup_intervals = s->warmup_intervals;
         r->load_interval_s = s->interval_s;
     }
-    if ((error = culprit_str_set(&r->stop, culprit_stop_reason_name(s->stop))) < 0 ||
+    if ((error = culprit_str_set(&r->stop, culprit_measure_stop_reason_name(s->stop))) < 0 ||
         (error = culprit_str_set(&r->metric, metric)) < 0 ||
-        (error = culprit_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||
-        (error = culprit_test_result_add_series(r, "cpu_ns", s->cpu_ns, s->n, 0)) < 0)
+        (error = culprit_history_test_result_add_series(r, "wall_ns", s->wall_ns, s->n, 0)) < 0 ||
+        (error = culprit_history_test_result_add_series(r, "cpu_ns", s->cpu_ns, s->n, 0)) < 0)
         return error;
     for (unsigned int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
-        if ((error = culprit_test_result_add_series(r, series_name(i), s->counters[i],
-                                                    s->counters[i] ? s->n : 0,
-                                                    s->counters[i] == NULL)) < 0)
+        if ((error = culprit_history_test_result_add_series(r, series_name(i), s->counters[i],
+                                                            s->counters[i] ? s->n : 0,
+                                                            s->counters[i] == NULL)) < 0)
             return error;
     /* Counted in the parent from callgrind's dumps (valgrind.c): time stands in here. */
     if (strcmp(metric, "instructions") == 0 && current.counting)
         metric = "wall_ns";
-    if (!(m = culprit_test_result_series(r, metric)) || m->absent)
+    if (!(m = culprit_history_test_result_series(r, metric)) || m->absent)
         return culprit_error_set(CULPRIT_EINVALID,
                                  "test %s: metric '%s' is %s (use wall_ns, cpu_ns, user_ns, "
                                  "sys_ns, minflt, ... see docs/runner.md)",
@@ -229,7 +229,7 @@ static int run_here(culprit_test_result *r, const culprit_runner_job *job, int i
         r->status = CULPRIT_STATUS_ERROR;
         culprit_str_set(&r->message, culprit_error_last());
     }
-    culprit_samples_free(current.samples);
+    culprit_measure_samples_free(current.samples);
     current.samples = NULL;
     return failed || error < 0;
 }
@@ -301,7 +301,7 @@ static int hand_back(const culprit_runner_job *job, const char *path)
     culprit_test_result *r;
     int failed = 1;
 
-    if (culprit_run_new(&run) == 0 && culprit_run_add_test(&r, run) == 0 &&
+    if (culprit_history_run_new(&run) == 0 && culprit_history_run_add_test(&r, run) == 0 &&
         culprit_str_set(&r->name, job->test->name) == 0 &&
         culprit_str_set(&run->suite, job->suite) == 0) {
         failed = run_here(r, job, 1);
@@ -310,7 +310,7 @@ static int hand_back(const culprit_runner_job *job, const char *path)
             failed = 3;
         }
     }
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return failed;
 }
 

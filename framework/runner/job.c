@@ -20,7 +20,7 @@ int culprit_runner__adopt(culprit_test_result *r, const char *path)
     if ((error = culprit_history_read_file(&child_run, path, CULPRIT_HISTORY_LOAD_SAMPLES)) < 0)
         return error;
     if (child_run->ntests != 1) {
-        culprit_run_free(child_run);
+        culprit_history_run_free(child_run);
         return culprit_error_set(CULPRIT_EINVALID, "%s: not a one-test result", path);
     }
     /* Move the child's result into ours; the child run keeps nothing to free. */
@@ -31,7 +31,7 @@ int culprit_runner__adopt(culprit_test_result *r, const char *path)
     r->classname = classname;
     memset(&child_run->tests[0], 0, sizeof(child_run->tests[0]));
     child_run->ntests = 0;
-    culprit_run_free(child_run);
+    culprit_history_run_free(child_run);
     return 0;
 }
 

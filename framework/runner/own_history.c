@@ -1,14 +1,14 @@
 /*
  * A test binary compares each recorded test with its own history (docs/runner.md,
  * "History in the test output"). After the run is stored, every test that passed its
- * category is judged by the library's check of a commit, culprit_check_commit(): what
+ * category is judged by the library's check of a commit, culprit_detect_check_commit(): what
  * `culprit check --test suite.test` says at that moment (the same baseline, noise
  * model, evidence and rules; one implementation). It reads only a window of the
  * history: the runs of the commit and of its newest first-parent ancestors (the
  * check's own incremental reading, within the last RUNNER_WINDOW commits). A minor
  * regression prints a MINOR line with the check's figures (and a CTest label under
  * --ctest, so plain `ctest` lists it); under --fail-on minor a minor with the evidence
- * to fail (culprit_check_counts_as()) fails the test.
+ * to fail (culprit_detect_check_counts_as()) fails the test.
  */
 #include "runner_internal.h"
 
@@ -29,7 +29,8 @@ static int report_minor(culprit_test_result *t, const culprit_check_result *resu
     const culprit_verdict *v = &result->verdicts[0];
     const char *label = getenv("CULPRIT_CTEST_LABEL");
     culprit_buf text = CULPRIT_BUF_INIT;
-    int fails = hc->fail_minor && culprit_check_counts_as(result, 0) == CULPRIT_VERDICT_MINOR;
+    int fails =
+        hc->fail_minor && culprit_detect_check_counts_as(result, 0) == CULPRIT_VERDICT_MINOR;
     int error;
 
     if ((error = culprit_str_set(&t->verdict, "minor")) < 0 ||
@@ -38,9 +39,9 @@ static int report_minor(culprit_test_result *t, const culprit_check_result *resu
     culprit_buf_put_text(&text, v->message ? v->message : v->test);
     /* The check's verdict line (`culprit check` prints the same tag and message). */
     fprintf(hc->text, "%-11s %s%s\n", "MINOR", culprit_buf_cstr(&text),
-            fails                          ? ""
-            : culprit_verdict_confirmed(v) ? " (--fail-on minor fails it)"
-                                           : "");
+            fails                                 ? ""
+            : culprit_detect_verdict_confirmed(v) ? " (--fail-on minor fails it)"
+                                                  : "");
     if (hc->ctest && !(label && !strcmp(label, "0")))
         fprintf(hc->text, "<CTestLabel>MINOR %s</CTestLabel>\n", culprit_buf_cstr(&text));
     fflush(hc->text);
@@ -71,7 +72,7 @@ static int judge_one(culprit_test_result *t, const culprit_history_source *src, 
     o.bases = bases;
     o.nbases = nbases;
     o.read_all = shallow; /* as culprit check: a shallow clone's runs are all read */
-    if ((error = culprit_check_commit(&result, &runs, src, &o)) < 0) {
+    if ((error = culprit_detect_check_commit(&result, &runs, src, &o)) < 0) {
         fflush(stdout);
         fprintf(stderr, "culprit: warning: %s not compared with its history: ", key);
         culprit_runner__text_line(stderr, "", culprit_error_last());
@@ -79,7 +80,7 @@ static int judge_one(culprit_test_result *t, const culprit_history_source *src, 
     } else if (result.n == 1 && result.verdicts[0].kind == CULPRIT_VERDICT_MINOR) {
         error = report_minor(t, &result, hc, nfailed);
     }
-    culprit_check_result_dispose(&result);
+    culprit_detect_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
     return error;
 }

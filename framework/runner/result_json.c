@@ -24,7 +24,7 @@ static json_t *string_or_null(const char *s)
 /* The mean of a recorded series (samples loaded), NaN when absent. */
 static double series_mean(const culprit_test_result *t, const char *name)
 {
-    const culprit_series *s = culprit_test_result_series(t, name);
+    const culprit_series *s = culprit_history_test_result_series(t, name);
     double sum = 0;
 
     if (!s || s->absent || !s->values || s->n == 0)
@@ -53,7 +53,7 @@ static json_t *test_json(const culprit_test_result *t)
 
     json_object_set_new(o, "name", string_or_null(t->name ? t->name : ""));
     json_object_set_new(o, "classname", string_or_null(t->classname ? t->classname : ""));
-    json_object_set_new(o, "status", json_string(culprit_status_name(t->status)));
+    json_object_set_new(o, "status", json_string(culprit_history_status_name(t->status)));
     json_object_set_new(o, "message", string_or_null(t->message));
     json_object_set_new(o, "verdict", string_or_null(t->verdict));
     json_object_set_new(o, "category", string_or_null(t->category));

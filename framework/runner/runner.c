@@ -50,7 +50,7 @@ static void warn(runner *r, const char *fmt, ...)
 /* CPU model, core count, kernel and architecture: the machine part of the build and
  * machine fingerprint; runs on different machines are not silently compared. The
  * kernel release is recorded but is not part of the default machine class
- * (culprit_run_machine_class): an image update must not orphan a history. */
+ * (culprit_history_run_machine_class): an image update must not orphan a history. */
 static char *machine_fingerprint(void)
 {
     culprit_buf out = CULPRIT_BUF_INIT;
@@ -85,7 +85,7 @@ static int machine_class(runner *r, culprit_run *run)
     if (!run->machine)
         return CULPRIT_ERROR_NOMEM();
     if (!name || !*name)
-        name = culprit_run_machine_class(derived, sizeof(derived), run);
+        name = culprit_history_run_machine_class(derived, sizeof(derived), run);
     if (strpbrk(name, "\r\n"))
         return culprit_error_set(CULPRIT_EINVALID, "--machine '%s' contains a line break", name);
     return culprit_str_set(&run->machine_class, name);
@@ -157,7 +157,7 @@ cleanup:
  */
 static int assign_category(runner *r, culprit_test_result *t, const culprit_perf_test *decl)
 {
-    const culprit_categories *cats = culprit_project_categories(r->project);
+    const culprit_categories *cats = culprit_detect_project_categories(r->project);
     const culprit_category *c = NULL;
     const char *source = NULL;
     char key[512];
@@ -165,28 +165,30 @@ static int assign_category(runner *r, culprit_test_result *t, const culprit_perf
 
     snprintf(key, sizeof(key), "%s.%s", t->classname, t->name);
     if (decl->category) {
-        c = culprit_categories_find(cats, decl->category);
+        c = culprit_detect_categories_find(cats, decl->category);
         source = "explicit";
         if (!c)
             return culprit_error_set(CULPRIT_EINVALID,
                                      "test %s: unknown category '%s' (define it in culprit.json)",
                                      key, decl->category);
-    } else if (culprit_project_test_category(r->project, key)) {
-        c = culprit_categories_find(cats, culprit_project_test_category(r->project, key));
+    } else if (culprit_detect_project_test_category(r->project, key)) {
+        c = culprit_detect_categories_find(cats,
+                                           culprit_detect_project_test_category(r->project, key));
         source = "project";
-    } else if (r->assignments && culprit_assignments_get(r->assignments, key) &&
-               (c = culprit_categories_find(cats, culprit_assignments_get(r->assignments, key)))) {
+    } else if (r->assignments && culprit_detect_assignments_get(r->assignments, key) &&
+               (c = culprit_detect_categories_find(
+                    cats, culprit_detect_assignments_get(r->assignments, key)))) {
         source = "assigned";
     } else if (!r->opt.debug && t->status == CULPRIT_STATUS_PASS && t->summary.n > 0 && t->metric &&
                strstr(t->metric, "_ns")) {
-        c = culprit_categories_classify(cats, t->summary.mean);
+        c = culprit_detect_categories_classify(cats, t->summary.mean);
         source = "auto";
         if (r->assignments) {
-            if ((error = culprit_assignments_set(r->assignments, key, c->name)) < 0)
+            if ((error = culprit_detect_assignments_set(r->assignments, key, c->name)) < 0)
                 return error;
             r->assignments_changed = 1;
         }
-        if (!culprit_categories_is_fastest(cats, c))
+        if (!culprit_detect_categories_is_fastest(cats, c))
             warn(r,
                  "%s was assigned category '%s', not the fastest ('%s'); if that is intended, "
                  "nothing to do, otherwise make the test lighter or set its category",
@@ -214,7 +216,7 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
     int error;
 
     if (t->status != CULPRIT_STATUS_PASS || !t->category)
-        return culprit_str_set(&t->verdict, culprit_status_name(t->status));
+        return culprit_str_set(&t->verdict, culprit_history_status_name(t->status));
     if ((error = culprit_detect_judge(&v, run, t, NULL, NULL)) < 0)
         return error;
     if (v.kind == CULPRIT_VERDICT_MAJOR) {
@@ -227,7 +229,7 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
     } else {
         error = culprit_str_set(&t->verdict, "pass");
     }
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     return error;
 }
 
@@ -245,7 +247,7 @@ static void print_result(runner *r, const culprit_test_result *t)
     if (r->opt.ctest)
         culprit_runner__ctest_report(r->text, t);
     /* The same line opens the test's <system-out> in the JUnit report. */
-    if (culprit_test_result_line(&line, t) == 0)
+    if (culprit_history_test_result_line(&line, t) == 0)
         fprintf(r->text, "%s\n", culprit_buf_cstr(&line));
     culprit_buf_dispose(&line);
     if (t->status != CULPRIT_STATUS_PASS && t->output && *t->output)
@@ -314,9 +316,9 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
 static void runner_dispose(runner *r)
 {
     free(r->workdir);
-    culprit_project_free(r->project);
-    culprit_settings_dispose(&r->settings);
-    culprit_assignments_free(r->assignments);
+    culprit_detect_project_free(r->project);
+    culprit_runner_settings_dispose(&r->settings);
+    culprit_detect_assignments_free(r->assignments);
     free(r->assignments_path);
 }
 
@@ -358,13 +360,13 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
 
     if ((error = fill_context(r, run, suite, build)) < 0)
         return error;
-    if ((error = culprit_settings_resolve(&r->settings, &r->project, r->workdir, r->opt.project,
-                                          r->opt.history_dir)) < 0)
+    if ((error = culprit_runner_settings_resolve(&r->settings, &r->project, r->workdir,
+                                                 r->opt.project, r->opt.history_dir)) < 0)
         return error;
-    if (!r->opt.fail_on_set && culprit_project_fail_on(r->project)) {
+    if (!r->opt.fail_on_set && culprit_detect_project_fail_on(r->project)) {
         /* culprit.json's "fail_on" is check's: "uncompared" fails a minor here too (a
          * test binary's first run has no baseline and must not fail for it). */
-        const char *f = culprit_project_fail_on(r->project);
+        const char *f = culprit_detect_project_fail_on(r->project);
         r->opt.fail_on = !strcmp(f, "none")    ? RUNNER_FAIL_ON_NONE
                          : !strcmp(f, "major") ? RUNNER_FAIL_ON_MAJOR
                                                : RUNNER_FAIL_ON_MINOR;
@@ -381,7 +383,7 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
     if (!r->opt.no_history) {
         r->assignments_path = culprit_fs_join(r->settings.history_dir, "categories.json");
         if (r->assignments_path &&
-            culprit_assignments_load(&r->assignments, r->assignments_path) < 0) {
+            culprit_detect_assignments_load(&r->assignments, r->assignments_path) < 0) {
             warn(r, "%s; automatic categories are not persisted this run", culprit_error_last());
             r->assignments = NULL;
         }
@@ -403,7 +405,7 @@ static int run_selected(runner *r, culprit_run *run, const char *suite,
 
         if (!culprit_runner__selected(r->opt.filter, &tests[i]))
             continue;
-        if ((error = culprit_run_add_test(&t, run)) < 0 ||
+        if ((error = culprit_history_run_add_test(&t, run)) < 0 ||
             (error = culprit_runner__set_name(&t->name, tests[i].name)) < 0 ||
             (error = culprit_runner__set_name(&t->classname, suite)) < 0)
             return error;
@@ -439,7 +441,7 @@ static int record(runner *r, const culprit_run *run, char **history_file)
             culprit_runner__text_line(stderr, "", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
         } else if (r->assignments_changed &&
-                   culprit_assignments_save(r->assignments, r->assignments_path) < 0) {
+                   culprit_detect_assignments_save(r->assignments, r->assignments_path) < 0) {
             fprintf(stderr, "%s: ", r->program);
             culprit_runner__text_line(stderr, "error: ", culprit_error_last());
             exit_code = RUNNER_EXIT_USAGE;
@@ -537,7 +539,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
         return RUNNER_EXIT_USAGE;
     }
 
-    if ((error = culprit_run_new(&run)) < 0 || (error = prepare(&r, run, suite, build)) < 0)
+    if ((error = culprit_history_run_new(&run)) < 0 || (error = prepare(&r, run, suite, build)) < 0)
         goto fatal;
     if (!r.opt.quiet) {
         culprit_buf label = CULPRIT_BUF_INIT; /* the suite is data: escaped */
@@ -571,7 +573,7 @@ fatal:
     exit_code = RUNNER_EXIT_USAGE;
 cleanup:
     free(history_file);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     runner_dispose(&r);
     return exit_code;
 }

@@ -124,7 +124,7 @@ typedef struct {
 } culprit_runner_history_check;
 
 /* Judges each passed test of `run`, recorded already, against its history with
- * culprit_check_commit() (as `culprit check --test`); prints a MINOR line for a minor
+ * culprit_detect_check_commit() (as `culprit check --test`); prints a MINOR line for a minor
  * regression and, under fail_minor, fails a test whose minor counts as one
  * (`*nfailed` of them). A history that cannot be read is a warning. Negative only
  * for culprit's own errors (out of memory). */

@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-int culprit_settings_resolve(culprit_settings *out, culprit_project **project_out,
-                             const char *workdir, const char *project_file, const char *history_dir)
+int culprit_runner_settings_resolve(culprit_settings *out, culprit_project **project_out,
+                                    const char *workdir, const char *project_file,
+                                    const char *history_dir)
 {
     const char *env = getenv("CULPRIT_HISTORY_DIR");
     culprit_project *project = NULL;
@@ -20,17 +21,17 @@ int culprit_settings_resolve(culprit_settings *out, culprit_project **project_ou
     memset(out, 0, sizeof(*out));
     *project_out = NULL;
     if (project_file) {
-        if ((error = culprit_project_load(&project, project_file)) < 0)
+        if ((error = culprit_detect_project_load(&project, project_file)) < 0)
             return error;
         out->project_file = culprit_strdup(project_file);
     } else {
         if (!(found = culprit_fs_join(workdir ? workdir : ".", "culprit.json")))
             return CULPRIT_ERROR;
-        error = culprit_project_load(&project, found);
+        error = culprit_detect_project_load(&project, found);
         if (error == CULPRIT_ENOTFOUND) {
             free(found);
             found = NULL;
-            error = culprit_project_default(&project);
+            error = culprit_detect_project_default(&project);
         }
         if (error < 0) {
             free(found);
@@ -43,20 +44,20 @@ int culprit_settings_resolve(culprit_settings *out, culprit_project **project_ou
         out->history_dir = culprit_strdup(history_dir);
     else if (env && *env)
         out->history_dir = culprit_strdup(env);
-    else if (culprit_project_history_dir(project))
-        out->history_dir = culprit_strdup(culprit_project_history_dir(project));
+    else if (culprit_detect_project_history_dir(project))
+        out->history_dir = culprit_strdup(culprit_detect_project_history_dir(project));
     else
         out->history_dir = culprit_fs_join(workdir ? workdir : ".", ".culprit/history");
     if (!out->history_dir || (project_file && !out->project_file)) {
-        culprit_project_free(project);
-        culprit_settings_dispose(out);
+        culprit_detect_project_free(project);
+        culprit_runner_settings_dispose(out);
         return CULPRIT_ERROR;
     }
     *project_out = project;
     return 0;
 }
 
-void culprit_settings_dispose(culprit_settings *settings)
+void culprit_runner_settings_dispose(culprit_settings *settings)
 {
     if (!settings)
         return;

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void culprit_dendrogram_dispose(culprit_dendrogram *d)
+void culprit_stats_dendrogram_dispose(culprit_dendrogram *d)
 {
     if (!d)
         return;
@@ -101,7 +101,7 @@ int culprit_stats_cluster_average(culprit_dendrogram *out, const double *dist, s
     goto cleanup;
 oom:
     error = CULPRIT_ERROR_NOMEM();
-    culprit_dendrogram_dispose(out);
+    culprit_stats_dendrogram_dispose(out);
 cleanup:
     free(d);
     free(id);

@@ -68,8 +68,8 @@ int culprit_stats_welch_between(culprit_welch *out, const culprit_welford *a,
     nb = (double)b->n;
     /* Vogel 2017 §3.3: s_x = sqrt(s1^2/n1 + s2^2/n2), the standard error of the
      * difference of two independent means with unequal variances. */
-    va = culprit_welford_variance(a) / na;
-    vb = culprit_welford_variance(b) / nb;
+    va = culprit_stats_welford_variance(a) / na;
+    vb = culprit_stats_welford_variance(b) / nb;
     /* Kalibera & Jones 2013: a run's mean carries an offset of its own (the machine
      * was slower or faster for that whole run), which the spread within the run does
      * not show; its variance is added as a third component. */

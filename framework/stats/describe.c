@@ -115,15 +115,15 @@ int culprit_stats_summarize_within(culprit_summary *out, const double *x, size_t
     /* Welford over the sorted copy: the mean and sd stay exact for large, tightly
      * clustered values (see welford.c), which a two-pass sum would also manage but
      * this keeps one implementation of the arithmetic. */
-    culprit_welford_init(&w);
+    culprit_stats_welford_init(&w);
     for (i = 0; i < m; i++)
-        culprit_welford_add(&w, sorted[i]);
+        culprit_stats_welford_add(&w, sorted[i]);
     out->mean = w.mean;
-    out->sd = culprit_welford_sd(&w);
+    out->sd = culprit_stats_welford_sd(&w);
     out->median = culprit_stats_quantile_sorted(sorted, m, 0.5);
     out->min = sorted[0];
     out->max = sorted[m - 1];
-    half = culprit_welford_ci_halfwidth(&w, confidence);
+    half = culprit_stats_welford_ci_halfwidth(&w, confidence);
     out->ci_low = out->mean - half;
     out->ci_high = out->mean + half;
 

@@ -77,7 +77,7 @@ void culprit_stats_pearson_distances(double *out, const double *const *cols, siz
     }
 }
 
-void culprit_ols_dispose(culprit_ols *fit)
+void culprit_stats_ols_dispose(culprit_ols *fit)
 {
     if (!fit)
         return;
@@ -159,7 +159,7 @@ oom:
     error = CULPRIT_ERROR_NOMEM();
 cleanup:
     if (error < 0)
-        culprit_ols_dispose(out);
+        culprit_stats_ols_dispose(out);
     if (work)
         gsl_multifit_linear_free(work);
     gsl_matrix_free(design);

@@ -23,10 +23,10 @@ size_t culprit_stats_mser(const double *x, size_t n)
 
     if (n < 2)
         return 0;
-    culprit_welford_init(&suffix);
+    culprit_stats_welford_init(&suffix);
     /* Suffixes from the end: x_d..x_{n-1} for d = n-1 down to 0. */
     for (size_t d = n; d-- > 0;) {
-        culprit_welford_add(&suffix, x[d]);
+        culprit_stats_welford_add(&suffix, x[d]);
         if (d > n / 2)
             continue;
         double kept = (double)(n - d);

@@ -19,7 +19,7 @@
 
 #include <gsl/gsl_cdf.h>
 
-void culprit_welford_init(culprit_welford *w)
+void culprit_stats_welford_init(culprit_welford *w)
 {
     w->n = 0;
     w->mean = 0.0;
@@ -28,7 +28,7 @@ void culprit_welford_init(culprit_welford *w)
     w->max = -INFINITY;
 }
 
-void culprit_welford_add(culprit_welford *w, double x)
+void culprit_stats_welford_add(culprit_welford *w, double x)
 {
     double delta;
 
@@ -44,7 +44,7 @@ void culprit_welford_add(culprit_welford *w, double x)
     w->m2 += delta * (x - w->mean);
 }
 
-void culprit_welford_merge(culprit_welford *into, const culprit_welford *from)
+void culprit_stats_welford_merge(culprit_welford *into, const culprit_welford *from)
 {
     double na, nb, n, delta;
 
@@ -69,16 +69,16 @@ void culprit_welford_merge(culprit_welford *into, const culprit_welford *from)
         into->max = from->max;
 }
 
-double culprit_welford_variance(const culprit_welford *w)
+double culprit_stats_welford_variance(const culprit_welford *w)
 {
     if (w->n < 2)
         return 0.0;
     return w->m2 / (double)(w->n - 1);
 }
 
-double culprit_welford_sd(const culprit_welford *w)
+double culprit_stats_welford_sd(const culprit_welford *w)
 {
-    return sqrt(culprit_welford_variance(w));
+    return sqrt(culprit_stats_welford_variance(w));
 }
 
 double culprit_stats_t_critical(double confidence, double df)
@@ -104,11 +104,11 @@ double culprit_stats_t_critical(double confidence, double df)
     return memo[(next + 3) % 4].t;
 }
 
-double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence)
+double culprit_stats_welford_ci_halfwidth(const culprit_welford *w, double confidence)
 {
     if (w->n < 2)
         return INFINITY;
-    return culprit_stats_t_critical(confidence, (double)(w->n - 1)) * culprit_welford_sd(w) /
+    return culprit_stats_t_critical(confidence, (double)(w->n - 1)) * culprit_stats_welford_sd(w) /
            sqrt((double)w->n);
 }
 
@@ -121,9 +121,9 @@ double culprit_stats_var_upper(double var, double df, double confidence)
     return df * var / gsl_cdf_chisq_Pinv(1 - confidence, df);
 }
 
-void culprit_welford_from_summary(culprit_welford *w, const culprit_summary *s)
+void culprit_stats_welford_from_summary(culprit_welford *w, const culprit_summary *s)
 {
-    culprit_welford_init(w);
+    culprit_stats_welford_init(w);
     if (s->n == 0 || !isfinite(s->mean))
         return;
     w->n = s->n;

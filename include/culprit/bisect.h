@@ -26,6 +26,7 @@
 #include "culprit/history.h"
 
 #include <stddef.h>
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -455,7 +456,7 @@ typedef struct {
     }
 
 /** Sets `opts` to CULPRIT_CONFIRM_OPTIONS_INIT. CULPRIT_EINVALID for another version. */
-int culprit_confirm_options_init(culprit_confirm_options *opts, unsigned int version);
+int culprit_bisect_confirm_options_init(culprit_confirm_options *opts, unsigned int version);
 
 /**
  * The paired confirmation of a check (`culprit check --confirm --build --run`, and
@@ -619,7 +620,7 @@ typedef enum {
 } culprit_investigation_status;
 
 /** "found", "unresolved", "failed", "not-investigated"; NULL out of range. */
-const char *culprit_investigation_status_name(culprit_investigation_status status);
+const char *culprit_bisect_investigation_status_name(culprit_investigation_status status);
 
 /**
  * One investigation: the regressed tests of a check that share a range (the same
@@ -669,11 +670,12 @@ typedef struct {
 
 /** Sets `opts` to the defaults (a budget of 30 minutes). CULPRIT_EINVALID for another
  * version. */
-int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned int version);
+int culprit_bisect_investigate_options_init(culprit_investigate_options *opts,
+                                            unsigned int version);
 
 /**
  * `culprit check --investigate`: for each test of `check` that regressed (a major
- * verdict, or a minor one with the evidence to fail a job: culprit_check_counts_as()
+ * verdict, or a minor one with the evidence to fail a job: culprit_detect_check_counts_as()
  * and the time verdict agree), the range from its baseline commit (the newest earlier
  * data among `bases`, as `runs` hold them) to the commit judged. Tests sharing a range
  * share one investigation, majors first, then by the size of the change. A range of
@@ -687,7 +689,7 @@ int culprit_investigate_options_init(culprit_investigate_options *opts, unsigned
  * stopped by it between two builds or runs, is NOT_INVESTIGATED; each build or run is
  * given at most what is left (and at least a second). A failed investigation does
  * not stop the next. `*out` gets `*nout` investigations in order (NULL when none);
- * free with culprit_investigations_free(). Errors: bad options, out of memory.
+ * free with culprit_bisect_investigations_free(). Errors: bad options, out of memory.
  * Not thread-safe (runs processes, uses the bisection's Ctrl-C handling).
  */
 int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
@@ -696,11 +698,12 @@ int culprit_bisect_investigate(culprit_investigation **out, size_t *nout,
                                const culprit_investigate_options *opts);
 
 /** Frees `n` investigations and the array. NULL is a no-op. */
-void culprit_investigations_free(culprit_investigation *investigations, size_t n);
+void culprit_bisect_investigations_free(culprit_investigation *investigations, size_t n);
 
 /** The investigation test `test` ("suite.test") belongs to, or NULL. Borrowed. */
-const culprit_investigation *culprit_investigation_of(const culprit_investigation *investigations,
-                                                      size_t n, const char *test);
+const culprit_investigation *
+culprit_bisect_investigation_of(const culprit_investigation *investigations, size_t n,
+                                const char *test);
 
 /* ------------------------------------------- the range of --auto, the document --- */
 
@@ -835,12 +838,12 @@ typedef struct {
  * replays them on the range: the next round of fo->k commits (culprit_bisect_plan)
  * or the answer. Records of commits outside the range are ignored; a commit
  * recorded twice counts by its newest record. Dispose with
- * culprit_fanout_state_dispose(). Errors: the range's (unknown revisions), the
+ * culprit_bisect_fanout_state_dispose(). Errors: the range's (unknown revisions), the
  * history source's; a missing history is no error (nothing recorded yet).
  */
 int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_options *opts,
                                 const culprit_fanout_options *fo);
-void culprit_fanout_state_dispose(culprit_fanout_state *state);
+void culprit_bisect_fanout_state_dispose(culprit_fanout_state *state);
 
 /**
  * One probe: `commit` measured against opts->good in temporary checkouts (the
@@ -851,11 +854,11 @@ void culprit_fanout_state_dispose(culprit_fanout_state *state);
  * commit itself does not build or run. When the good end cannot be built or
  * measured, or anything else fails, nothing is recorded (the commit is planned
  * again) and the error is returned. `*out` gets the record (dispose with
- * culprit_fanout_record_dispose()).
+ * culprit_bisect_fanout_record_dispose()).
  */
 int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect_options *opts,
                                 const culprit_fanout_options *fo, const char *commit);
-void culprit_fanout_record_dispose(culprit_fanout_record *record);
+void culprit_bisect_fanout_record_dispose(culprit_fanout_record *record);
 
 /**
  * The end of a fanned-out bisection that found `state->culprit`: the normal

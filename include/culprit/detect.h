@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "culprit/history.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,22 +32,23 @@ typedef struct {
 } culprit_categories;
 
 /** The defaults: fast [0, 1 ms), medium [1 ms, 100 ms), slow [100 ms, inf). */
-int culprit_categories_default(culprit_categories **out);
-void culprit_categories_free(culprit_categories *categories);
+int culprit_detect_categories_default(culprit_categories **out);
+void culprit_detect_categories_free(culprit_categories *categories);
 /** The category called `name`, or NULL. Borrowed. */
-const culprit_category *culprit_categories_find(const culprit_categories *categories,
-                                                const char *name);
+const culprit_category *culprit_detect_categories_find(const culprit_categories *categories,
+                                                       const char *name);
 /** The category whose range holds `ns`. Never NULL for ns >= 0 (the set is contiguous). */
-const culprit_category *culprit_categories_classify(const culprit_categories *categories,
-                                                    double ns);
+const culprit_category *culprit_detect_categories_classify(const culprit_categories *categories,
+                                                           double ns);
 /** 1 when `c` is the fastest category of the set. */
-int culprit_categories_is_fastest(const culprit_categories *categories, const culprit_category *c);
+int culprit_detect_categories_is_fastest(const culprit_categories *categories,
+                                         const culprit_category *c);
 
 /**
  * Parses a duration such as "250us", "1ms", "1.5 s", "100000ns" or a bare number of
  * nanoseconds into ns, at most a day. CULPRIT_EINVALID for anything else.
  */
-int culprit_parse_duration_ns(double *out, const char *text);
+int culprit_detect_parse_duration_ns(double *out, const char *text);
 
 /** The longest category name, in bytes. */
 #define CULPRIT_CATEGORY_NAME_MAX 128
@@ -56,7 +58,7 @@ int culprit_parse_duration_ns(double *out, const char *text);
  * records it in its history and every terminal shows it. Else CULPRIT_EINVALID
  * with a message saying why, the name in it escaped (culprit_buf_put_text()).
  */
-int culprit_category_name_check(const char *name);
+int culprit_detect_category_name_check(const char *name);
 
 /**
  * The project file (culprit.json, checked into the user's repository; see
@@ -68,22 +70,23 @@ typedef struct culprit_project culprit_project;
  * Loads a project file. CULPRIT_ENOTFOUND when it does not exist; CULPRIT_EINVALID
  * with a message naming the file, the key and what is wrong.
  */
-int culprit_project_load(culprit_project **out, const char *path);
+int culprit_detect_project_load(culprit_project **out, const char *path);
 /** The same from `len` bytes of text; `path` names it in messages and anchors a
  * relative "history". */
-int culprit_project_parse(culprit_project **out, const char *text, size_t len, const char *path);
+int culprit_detect_project_parse(culprit_project **out, const char *text, size_t len,
+                                 const char *path);
 /** A project with the default categories and nothing else. */
-int culprit_project_default(culprit_project **out);
-void culprit_project_free(culprit_project *project);
+int culprit_detect_project_default(culprit_project **out);
+void culprit_detect_project_free(culprit_project *project);
 /** The categories (borrowed). */
-const culprit_categories *culprit_project_categories(const culprit_project *project);
+const culprit_categories *culprit_detect_project_categories(const culprit_project *project);
 /** The category the project file names for test key "suite.test", or NULL. */
-const char *culprit_project_test_category(const culprit_project *project, const char *key);
+const char *culprit_detect_project_test_category(const culprit_project *project, const char *key);
 /** The history directory the project file names (relative to the file), or NULL. */
-const char *culprit_project_history_dir(const culprit_project *project);
+const char *culprit_detect_project_history_dir(const culprit_project *project);
 /** The project file's "fail_on" ("major", "minor", "none" or "uncompared": the default
  * of --fail-on for `culprit check` and the test binaries), or NULL when not set. */
-const char *culprit_project_fail_on(const culprit_project *project);
+const char *culprit_detect_project_fail_on(const culprit_project *project);
 
 /** The commands a project file can hold for bisections and investigations. */
 typedef enum {
@@ -98,10 +101,10 @@ typedef enum {
  * The shell command the project file holds under the key of `which` (run in a
  * checkout with $CULPRIT_CHECKOUT, as culprit bisect runs --build and --run), or NULL
  * when it holds none. Borrowed from the project. A present key that is not a
- * non-empty string was refused by culprit_project_parse() with "file:line".
+ * non-empty string was refused by culprit_detect_project_parse() with "file:line".
  */
-const char *culprit_project_command(const culprit_project *project,
-                                    culprit_project_command_kind which);
+const char *culprit_detect_project_command(const culprit_project *project,
+                                           culprit_project_command_kind which);
 
 /**
  * Persisted automatic assignments: "suite.test" -> category, kept in
@@ -110,32 +113,33 @@ const char *culprit_project_command(const culprit_project *project,
 typedef struct culprit_assignments culprit_assignments;
 
 /** Loads assignments; a missing file gives an empty set. CULPRIT_EINVALID if corrupt. */
-int culprit_assignments_load(culprit_assignments **out, const char *path);
-void culprit_assignments_free(culprit_assignments *assignments);
+int culprit_detect_assignments_load(culprit_assignments **out, const char *path);
+void culprit_detect_assignments_free(culprit_assignments *assignments);
 /** The category assigned to `key`, or NULL. Borrowed. */
-const char *culprit_assignments_get(const culprit_assignments *assignments, const char *key);
+const char *culprit_detect_assignments_get(const culprit_assignments *assignments, const char *key);
 /** Assigns (or re-assigns) `key`. */
-int culprit_assignments_set(culprit_assignments *assignments, const char *key,
-                            const char *category);
+int culprit_detect_assignments_set(culprit_assignments *assignments, const char *key,
+                                   const char *category);
 /** Removes the assignment of `key`; 0 also when there was none. */
-int culprit_assignments_unset(culprit_assignments *assignments, const char *key);
+int culprit_detect_assignments_unset(culprit_assignments *assignments, const char *key);
 /** Number of assignments, and the i-th key/category (borrowed), for listing. */
-size_t culprit_assignments_count(const culprit_assignments *assignments);
-int culprit_assignments_entry(const culprit_assignments *assignments, size_t i, const char **key,
-                              const char **category);
+size_t culprit_detect_assignments_count(const culprit_assignments *assignments);
+int culprit_detect_assignments_entry(const culprit_assignments *assignments, size_t i,
+                                     const char **key, const char **category);
 /**
  * Saves atomically (temporary file and rename). Entries written by another process
  * since the load are kept: the file is re-read and merged just before writing.
  */
-int culprit_assignments_save(culprit_assignments *assignments, const char *path);
+int culprit_detect_assignments_save(culprit_assignments *assignments, const char *path);
 /**
  * Adds to the file at `path` the assignments of `from` it lacks, under the same lock
  * and atomically as a save; an assignment the file holds already wins (the first
  * one a test got stays its category). `*added` (may be NULL): how many were added;
- * none, no write. Errors as culprit_assignments_save() (a corrupt file is refused
+ * none, no write. Errors as culprit_detect_assignments_save() (a corrupt file is refused
  * and left untouched).
  */
-int culprit_assignments_adopt(size_t *added, const char *path, const culprit_assignments *from);
+int culprit_detect_assignments_adopt(size_t *added, const char *path,
+                                     const culprit_assignments *from);
 
 /**
  * How one assignment travels in the shared history (docs/categories.md): a file
@@ -143,17 +147,17 @@ int culprit_assignments_adopt(size_t *added, const char *path, const culprit_ass
  * written %XX), holding `content`, the category and a newline. Both are appended
  * to. CULPRIT_EINVALID when the key is empty or the category not one line of text.
  */
-int culprit_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
-                               const char *category);
+int culprit_detect_assignments_encode(culprit_buf *name, culprit_buf *content, const char *key,
+                                      const char *category);
 /**
- * Reads back a file of culprit_assignments_encode() (untrusted: from other
+ * Reads back a file of culprit_detect_assignments_encode() (untrusted: from other
  * machines) into `into`, unless `into` holds that test already (the first wins).
  * CULPRIT_EINVALID naming `name` when the name is not an encoded test name or the
  * content not a category name (1 to 128 bytes, no control characters), `into`
  * unchanged.
  */
-int culprit_assignments_decode(culprit_assignments *into, const char *name, const char *data,
-                               size_t len);
+int culprit_detect_assignments_decode(culprit_assignments *into, const char *name, const char *data,
+                                      size_t len);
 
 /* ------------------------------------------------------------- verdicts --- */
 
@@ -180,7 +184,7 @@ typedef enum {
 
 /** "unchanged", "minor", "major", "improvement", "undecided", "no-baseline", "mixed",
  * "not-run". */
-const char *culprit_verdict_name(culprit_verdict_kind kind);
+const char *culprit_detect_verdict_name(culprit_verdict_kind kind);
 
 typedef struct {
     unsigned int version;
@@ -239,7 +243,7 @@ typedef struct {
 /**
  * 1 when `base` (a result of `base_run`) may be the baseline of `now` (a result of
  * `now_run`), docs/detection.md "Comparable baselines": the same machine class
- * (culprit_run_machine_class()), compiler and build flags, the same metric counted the
+ * (culprit_history_run_machine_class()), compiler and build flags, the same metric counted the
  * same way (counted_by, the tool and its version), and a baseline measured on a
  * clean tree (unless `flags` has CULPRIT_COMPARABLE_ANY_TREE). `now` and `base` may
  * both be NULL: the run-level rules only. 0 when not, with *why (when `why` is not
@@ -255,7 +259,7 @@ int culprit_detect_comparable(char **why, const culprit_run *now_run,
  * (newest first: the first-parent history the caller got from vcs), the newest
  * passing run of the test at each commit, until `pool` commits with data were found
  * (pool <= 1: the newest one only; K: the pooled runs of the last K commits with
- * data). `out` borrows from `runs`; dispose with culprit_baseline_dispose(). A test
+ * data). `out` borrows from `runs`; dispose with culprit_detect_baseline_dispose(). A test
  * with no earlier data gives n == 0 (not an error).
  */
 int culprit_detect_baseline(culprit_baseline *out, const culprit_history_runs *runs,
@@ -275,7 +279,7 @@ int culprit_detect_baseline_for(culprit_baseline *out, const culprit_history_run
                                 const culprit_run *now_run, const culprit_test_result *now,
                                 const char *const *commits, size_t ncommits, size_t pool,
                                 int allow_mixed);
-void culprit_baseline_dispose(culprit_baseline *baseline);
+void culprit_detect_baseline_dispose(culprit_baseline *baseline);
 
 /** The fewest earlier runs culprit_detect_run_noise() estimates from; a minor
  * regression judged with fewer is unconfirmed (CULPRIT_EVIDENCE_UNCONFIRMED). */
@@ -422,7 +426,7 @@ typedef enum {
 } culprit_evidence;
 
 /** "history", "unconfirmed", "paired", "deterministic", "pooled". */
-const char *culprit_evidence_name(culprit_evidence evidence);
+const char *culprit_detect_evidence_name(culprit_evidence evidence);
 
 /** A paired A/B confirmation of a verdict (check --confirm --build --run). */
 typedef struct {
@@ -439,14 +443,14 @@ typedef struct {
 typedef struct {
     char *commit;    /**< 40 hex digits */
     char *id;        /**< the run id (the history file's name stem) */
-    char *machine;   /**< its machine class (culprit_run_machine_class()) */
+    char *machine;   /**< its machine class (culprit_history_run_machine_class()) */
     char *timestamp; /**< ISO 8601 UTC */
     double mean;     /**< the mean the verdict used (inside the severe fences) */
     size_t n;        /**< its samples */
     int dirty;       /**< measured on a dirty tree (only with allow_dirty) */
 } culprit_verdict_run;
 
-/** One verdict. Strings are owned; free with culprit_verdict_dispose(). */
+/** One verdict. Strings are owned; free with culprit_detect_verdict_dispose(). */
 typedef struct {
     culprit_verdict_kind kind;
     char *test;               /**< "suite.test" */
@@ -486,9 +490,9 @@ typedef struct {
  * (no-baseline), none comparable (mixed), or the test did not run; a major
  * regression without a baseline rests on its category alone, and is not.
  */
-int culprit_verdict_compared(const culprit_verdict *v);
+int culprit_detect_verdict_compared(const culprit_verdict *v);
 
-void culprit_verdict_dispose(culprit_verdict *verdict);
+void culprit_detect_verdict_dispose(culprit_verdict *verdict);
 
 /**
  * Judges `now` (a result of `run`, samples loaded) against `base` (NULL: no baseline;
@@ -554,13 +558,13 @@ typedef enum {
  * Parses a comma-separated list such as "time,clusters,rules" into a set.
  * CULPRIT_EINVALID naming the unknown word (with the known ones) or an empty list.
  */
-int culprit_detector_parse(unsigned int *out, const char *list);
+int culprit_detect_detector_parse(unsigned int *out, const char *list);
 /** "time", "clusters", "rules". */
-const char *culprit_detector_name(culprit_detector detector);
+const char *culprit_detect_detector_name(culprit_detector detector);
 
 /**
  * Observations of counters: `ncounters` named columns of `n` values each
- * (values[c][i] is counter c at observation i). Owned; culprit_counter_table_dispose().
+ * (values[c][i] is counter c at observation i). Owned; culprit_detect_counter_table_dispose().
  */
 typedef struct {
     size_t ncounters;
@@ -575,14 +579,15 @@ typedef struct {
  * observation (an absent or non-finite series is left out). n == 0 when a result has
  * no sample loaded. Returns 0 or CULPRIT_ERROR.
  */
-int culprit_counter_table_from_results(culprit_counter_table *out,
-                                       const culprit_test_result *const *results, size_t nresults);
+int culprit_detect_counter_table_from_results(culprit_counter_table *out,
+                                              const culprit_test_result *const *results,
+                                              size_t nresults);
 /** Builds a table from borrowed columns (copied). */
-int culprit_counter_table_init(culprit_counter_table *out, const char *const *names,
-                               const double *const *values, size_t ncounters, size_t n);
+int culprit_detect_counter_table_init(culprit_counter_table *out, const char *const *names,
+                                      const double *const *values, size_t ncounters, size_t n);
 /** Index of counter `name`, or -1. */
-int culprit_counter_table_find(const culprit_counter_table *table, const char *name);
-void culprit_counter_table_dispose(culprit_counter_table *table);
+int culprit_detect_counter_table_find(const culprit_counter_table *table, const char *name);
+void culprit_detect_counter_table_dispose(culprit_counter_table *table);
 
 /* --- counter clusters (Shang et al. 2015 §4) --- */
 
@@ -594,7 +599,7 @@ typedef struct {
     size_t min_observations; /**< fewer observations in a version: not judged (10) */
     double aa_margin;        /**< calibrated threshold = margin x the A/A error (2.0) */
     double aa_floor;         /**< ... and never below this (0.10) */
-    /* A/A calibration (culprit_clusters_aa_errors()), borrowed; aa_n == 0: none. A
+    /* A/A calibration (culprit_detect_clusters_aa_errors()), borrowed; aa_n == 0: none. A
      * cluster's threshold is max(aa_floor, aa_margin x the A/A error of its dependent
      * counter), or `threshold` when that counter has none. */
     size_t aa_n;
@@ -637,7 +642,7 @@ typedef struct {
     char *message; /**< one line for a developer */
 } culprit_clusters_verdict;
 
-int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int version);
+int culprit_detect_clusters_options_init(culprit_clusters_options *opts, unsigned int version);
 
 /**
  * The counter-cluster detector of Shang et al. 2015 §4 on the counters common to
@@ -651,11 +656,11 @@ int culprit_clusters_options_init(culprit_clusters_options *opts, unsigned int v
  * observed total), above the cluster's threshold flags it: opts->threshold, or the
  * A/A-calibrated one of its counters (opts->aa_*). Fewer than
  * min_observations in a version, or no counter left: judged = 0. Negative only for
- * allocation failure or bad options. Dispose with culprit_clusters_verdict_dispose().
+ * allocation failure or bad options. Dispose with culprit_detect_clusters_verdict_dispose().
  */
 int culprit_detect_clusters(culprit_clusters_verdict *out, const culprit_counter_table *old,
                             const culprit_counter_table *now, const culprit_clusters_options *opts);
-void culprit_clusters_verdict_dispose(culprit_clusters_verdict *verdict);
+void culprit_detect_clusters_verdict_dispose(culprit_clusters_verdict *verdict);
 
 /**
  * A/A calibration: runs culprit_detect_clusters() on `npairs` A/A pairs (pairs[2i],
@@ -663,13 +668,13 @@ void culprit_clusters_verdict_dispose(culprit_clusters_verdict *verdict);
  * prediction error seen for it: its model's error when it was a cluster's dependent
  * counter, else the error of predicting it by its old mean -- what noise alone does
  * to predictions of that counter. *names and *errors (*n entries, malloc'd, names too) are for
- * culprit_clusters_options.aa_*; free with culprit_clusters_aa_dispose(). *n == 0
+ * culprit_clusters_options.aa_*; free with culprit_detect_clusters_aa_dispose(). *n == 0
  * when no pair could be judged. Returns 0 or CULPRIT_ERROR.
  */
-int culprit_clusters_aa_errors(char ***names, double **errors, size_t *n,
-                               const culprit_counter_table *const *pairs, size_t npairs,
-                               const culprit_clusters_options *opts);
-void culprit_clusters_aa_dispose(char **names, double *errors, size_t n);
+int culprit_detect_clusters_aa_errors(char ***names, double **errors, size_t *n,
+                                      const culprit_counter_table *const *pairs, size_t npairs,
+                                      const culprit_clusters_options *opts);
+void culprit_detect_clusters_aa_dispose(char **names, double *errors, size_t n);
 
 /* --- association rules (Foo et al. 2010 §IV) --- */
 
@@ -693,7 +698,7 @@ typedef struct {
         CULPRIT_RULES_OPTIONS_VERSION, 1, 0.2, 0.8, 0.2, 3, 10, 5, 0.5                             \
     }
 
-int culprit_rules_options_init(culprit_rules_options *opts, unsigned int version);
+int culprit_detect_rules_options_init(culprit_rules_options *opts, unsigned int version);
 
 /** Discretization levels of Foo et al. 2010, Figure 5. */
 typedef enum {
@@ -703,15 +708,15 @@ typedef enum {
 } culprit_level;
 
 /** "low", "medium", "high". */
-const char *culprit_level_name(culprit_level level);
+const char *culprit_detect_level_name(culprit_level level);
 /** The level of x given the history's median and standard deviation (bounds inclusive). */
-culprit_level culprit_rules_level(double x, double median, double sd);
+culprit_level culprit_detect_rules_level(double x, double median, double sd);
 
 /**
  * Foo et al. 2010 eq. 1: 1 - cos(V_b, V_n) with V = (conf, 1 - conf); 0 when the
  * confidence did not change, 1 when it went from 1 to 0 or from 0 to 1.
  */
-double culprit_rules_confidence_change(double conf_base, double conf_new);
+double culprit_detect_rules_confidence_change(double conf_base, double conf_new);
 
 /** An item: counter `counter` at `level`. */
 typedef struct {
@@ -736,16 +741,16 @@ typedef struct {
  * frees) holds *nout rules, ordered by itemset then consequent. max_itemset is
  * clamped to 2..8. Returns 0 or CULPRIT_ERROR.
  */
-int culprit_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *levels, size_t ntrans,
-                       size_t ncounters, double min_support, double min_confidence,
-                       size_t max_itemset);
+int culprit_detect_rules_mine(culprit_rule **out, size_t *nout, const unsigned char *levels,
+                              size_t ntrans, size_t ncounters, double min_support,
+                              double min_confidence, size_t max_itemset);
 
 /** One violated rule of a flagged counter. */
 typedef struct {
     char *text;       /**< "cpu_ns=medium, wall_ns=medium => write_bytes=medium" */
     double conf_base; /**< confidence in the history */
     double conf_new;  /**< confidence in the new run */
-    double change;    /**< culprit_rules_confidence_change() */
+    double change;    /**< culprit_detect_rules_confidence_change() */
 } culprit_violated_rule;
 
 /** A counter in the consequent of a rule whose confidence changed too much. */
@@ -774,18 +779,18 @@ typedef struct {
  * The association-rule detector of Foo et al. 2010 §IV: windows of opts->window
  * observations of every counter common to the history and `now`, represented by
  * their medians; levels from the history's median and sd per counter (Figure 5);
- * rules mined from the history's windows (culprit_rules_mine); for each rule whose
+ * rules mined from the history's windows (culprit_detect_rules_mine); for each rule whose
  * premise occurs in the new run, the confidence change (eq. 1) above
  * opts->threshold flags its consequent counter; severity per counter (eq. 3).
  * A rule whose premise never occurs in the new run is not judged (its confidence is
  * undefined). A counter constant within every history run (a level such as
  * max_rss_kb) is left out. Negative only for allocation failure. Dispose with
- * culprit_rules_verdict_dispose().
+ * culprit_detect_rules_verdict_dispose().
  */
 int culprit_detect_rules(culprit_rules_verdict *out, const culprit_counter_table *history,
                          size_t nhistory, const culprit_counter_table *now,
                          const culprit_rules_options *opts);
-void culprit_rules_verdict_dispose(culprit_rules_verdict *verdict);
+void culprit_detect_rules_verdict_dispose(culprit_rules_verdict *verdict);
 
 /* ----------------------------------------------------------------- checks --- */
 
@@ -811,7 +816,7 @@ typedef struct {
     }
 
 /** Sets `opts` to the defaults. Returns 0, or CULPRIT_EINVALID for another version. */
-int culprit_check_options_init(culprit_check_options *opts, unsigned int version);
+int culprit_detect_check_options_init(culprit_check_options *opts, unsigned int version);
 
 /** The verdicts of one check, one per test, sorted by "suite.test". */
 typedef struct {
@@ -843,7 +848,7 @@ typedef struct {
  * CULPRIT_EINVALID (culprit_detect_select_metric() was not applied to the runs).
  * CULPRIT_EINVALID when opts, or one of the options it embeds, has another version
  * than this header's (set them with CULPRIT_CHECK_OPTIONS_INIT or
- * culprit_check_options_init()); opts NULL means the defaults.
+ * culprit_detect_check_options_init()); opts NULL means the defaults.
  */
 int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *runs,
                          const char *commit, const char *const *baseline_commits, size_t nbaseline,
@@ -854,7 +859,7 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
 int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
                                 const culprit_run *b, const culprit_check_options *opts);
 
-void culprit_check_result_dispose(culprit_check_result *result);
+void culprit_detect_check_result_dispose(culprit_check_result *result);
 
 /**
  * 1 when test i of `result`, a check of `runs` holding the runs of only the newest
@@ -866,11 +871,12 @@ void culprit_check_result_dispose(culprit_check_result *result);
  * and `culprit history` grow their reading by (docs/cli.md). Options as
  * culprit_detect_check().
  */
-int culprit_check_wants_more(const culprit_check_result *result, size_t i,
-                             const culprit_history_runs *runs, const culprit_check_options *opts);
+int culprit_detect_check_wants_more(const culprit_check_result *result, size_t i,
+                                    const culprit_history_runs *runs,
+                                    const culprit_check_options *opts);
 
 /** 1 when test i of the check is flagged by a counter detector (clusters or rules). */
-int culprit_check_counters_flagged(const culprit_check_result *result, size_t i);
+int culprit_detect_check_counters_flagged(const culprit_check_result *result, size_t i);
 
 /**
  * 1 when a verdict has the evidence to fail a CI job (docs/detection.md, "No alarm
@@ -878,7 +884,7 @@ int culprit_check_counters_flagged(const culprit_check_result *result, size_t i)
  * CULPRIT_EVIDENCE_UNCONFIRMED, or PAIRED with the pairs still unable to say
  * (paired.slower != 1).
  */
-int culprit_verdict_confirmed(const culprit_verdict *v);
+int culprit_detect_verdict_confirmed(const culprit_verdict *v);
 
 /**
  * What test i of a check counts as for --fail-on: MAJOR, MINOR (a confirmed minor
@@ -886,13 +892,13 @@ int culprit_verdict_confirmed(const culprit_verdict *v);
  * unconfirmed minor included). The time verdicts count only when
  * CULPRIT_DETECTOR_TIME judged (or no detector set is recorded).
  */
-culprit_verdict_kind culprit_check_counts_as(const culprit_check_result *result, size_t i);
+culprit_verdict_kind culprit_detect_check_counts_as(const culprit_check_result *result, size_t i);
 
 /**
- * The worst of culprit_check_counts_as() over the check's tests: major > minor >
+ * The worst of culprit_detect_check_counts_as() over the check's tests: major > minor >
  * unchanged. What --fail-on compares with.
  */
-culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
+culprit_verdict_kind culprit_detect_check_worst(const culprit_check_result *result);
 
 /* ------------------------------------------------------- a whole check --- */
 
@@ -900,23 +906,23 @@ culprit_verdict_kind culprit_check_worst(const culprit_check_result *result);
  * 1 when test i of a check is flagged, the one meaning of the word: a major or minor
  * time verdict (confirmed or not; only when CULPRIT_DETECTOR_TIME judged or no
  * detector set is recorded) or a counter detector's flag. What a confirmation
- * re-runs; culprit_check_counts_as() says what a flagged test counts as.
+ * re-runs; culprit_detect_check_counts_as() says what a flagged test counts as.
  */
-int culprit_check_flagged(const culprit_check_result *result, size_t i);
+int culprit_detect_check_flagged(const culprit_check_result *result, size_t i);
 
 /** The CULPRIT_HISTORY_LOAD_* flags a check with `opts` reads with: the samples when
  * a counter detector or opts->metric needs them. */
-unsigned int culprit_check_load_flags(const culprit_check_options *opts);
+unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts);
 
 /**
  * Loads from `src` the runs a check with `opts` judges: those of `commits` (all
- * when `ncommits` is 0) with culprit_check_load_flags(), and with opts->metric each
+ * when `ncommits` is 0) with culprit_detect_check_load_flags(), and with opts->metric each
  * result's summaries selected for that series (culprit_detect_select_metric()).
  * Errors as culprit_history_source_load().
  */
-int culprit_check_load(culprit_history_runs *out, const culprit_history_source *src,
-                       const culprit_check_options *opts, const char *const *commits,
-                       size_t ncommits, culprit_history_warn_fn warn, void *payload);
+int culprit_detect_check_load(culprit_history_runs *out, const culprit_history_source *src,
+                              const culprit_check_options *opts, const char *const *commits,
+                              size_t ncommits, culprit_history_warn_fn warn, void *payload);
 
 /** Re-runs test i of `result` once, recording the new run into the history (e.g.
  * culprit_runner_rerun() on a trusted binary): 1 when it re-ran, 0 when it did not
@@ -927,7 +933,7 @@ typedef void (*culprit_check_unconfirmed_fn)(void *payload, const culprit_verdic
 
 #define CULPRIT_CHECK_COMMIT_OPTIONS_VERSION 1
 
-/** What culprit_check_commit() judges and how. Zero it and set `version`. */
+/** What culprit_detect_check_commit() judges and how. Zero it and set `version`. */
 typedef struct {
     unsigned int version;
     const culprit_check_options *check; /**< the detectors, --test, --metric, --pool, ... */
@@ -938,7 +944,7 @@ typedef struct {
     int read_all; /**< read the whole store at once (an explicit baseline, or a shallow
                        clone whose runs beyond the boundary are counted); 0: the commit
                        and its newest 32 bases, then 8 times more while a test may lack
-                       history (culprit_check_wants_more()) */
+                       history (culprit_detect_check_wants_more()) */
     culprit_check_rerun_fn rerun;             /**< NULL: no confirmation; else each flagged test is
                                                    re-run and the whole store judged again */
     culprit_check_unconfirmed_fn unconfirmed; /**< NULL, or told of each unconfirmed test */
@@ -953,10 +959,11 @@ typedef struct {
  * the result's pointers borrow) are set on success; dispose both either way. With
  * o->check->test, CULPRIT_ENOTFOUND names a test the history lacks, with near
  * matches (culprit_history_require_test()). CULPRIT_EINVALID for options of another
- * version; other errors as culprit_check_load() and culprit_detect_check().
+ * version; other errors as culprit_detect_check_load() and culprit_detect_check().
  */
-int culprit_check_commit(culprit_check_result *result, culprit_history_runs *runs,
-                         const culprit_history_source *src, const culprit_check_commit_options *o);
+int culprit_detect_check_commit(culprit_check_result *result, culprit_history_runs *runs,
+                                const culprit_history_source *src,
+                                const culprit_check_commit_options *o);
 
 #ifdef __cplusplus
 }

@@ -15,6 +15,7 @@
 #include "culprit/core.h"
 #include "culprit/stats.h"
 #include "culprit/vcs.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,7 +32,7 @@ typedef enum {
 } culprit_status;
 
 /** "pass", "failure", "error", "skipped". */
-const char *culprit_status_name(culprit_status status);
+const char *culprit_history_status_name(culprit_status status);
 
 /** One named series of per-iteration values: "wall_ns", "cpu_ns", "minflt", ... */
 typedef struct {
@@ -111,9 +112,9 @@ typedef struct {
     char *machine_class; /**< the class of identical machines the run counts for: the name
                               given with the runner's --machine / $CULPRIT_MACHINE, else the
                               fingerprint without the kernel release (docs/detection.md);
-                              NULL: derived from `machine` (culprit_run_machine_class) */
-    void *test_index;    /**< private: culprit_run_find_test()'s index of the tests by name,
-                              built on the first search, freed by culprit_run_free() */
+                              NULL: derived from `machine` (culprit_history_run_machine_class) */
+    void *test_index;    /**< private: culprit_history_run_find_test()'s index of the tests by name,
+                              built on the first search, freed by culprit_history_run_free() */
 } culprit_run;
 
 /**
@@ -123,33 +124,35 @@ typedef struct {
  * x86_64"), so that files written before classes existed, and runs before and after a
  * kernel update, count for one machine. "" when the run records neither. Returns buf.
  */
-const char *culprit_run_machine_class(char *buf, size_t size, const culprit_run *run);
+const char *culprit_history_run_machine_class(char *buf, size_t size, const culprit_run *run);
 
-/** Creates an empty run. Caller frees with culprit_run_free(). */
-int culprit_run_new(culprit_run **out);
-void culprit_run_free(culprit_run *run);
+/** Creates an empty run. Caller frees with culprit_history_run_free(). */
+int culprit_history_run_new(culprit_run **out);
+void culprit_history_run_free(culprit_run *run);
 
 /** Appends a zeroed test result and returns it (borrowed from the run). */
-int culprit_run_add_test(culprit_test_result **out, culprit_run *run);
+int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run);
 
 /** Appends a copy of a series. values may be NULL with absent = 1. */
-int culprit_test_result_add_series(culprit_test_result *test, const char *name,
-                                   const double *values, size_t n, int absent);
+int culprit_history_test_result_add_series(culprit_test_result *test, const char *name,
+                                           const double *values, size_t n, int absent);
 
 /**
  * Copies `src` into the zeroed `dst` without its series: every summary, verdict and
  * string (deep copies, owned by dst). For documents that carry verdicts, not samples.
  */
-int culprit_test_result_copy_summary(culprit_test_result *dst, const culprit_test_result *src);
+int culprit_history_test_result_copy_summary(culprit_test_result *dst,
+                                             const culprit_test_result *src);
 
 /** The series called `name`, or NULL. Borrowed. */
-const culprit_series *culprit_test_result_series(const culprit_test_result *test, const char *name);
+const culprit_series *culprit_history_test_result_series(const culprit_test_result *test,
+                                                         const char *name);
 
 /**
  * 1 when the result has timings to judge: it passed, or it failed only because its
  * verdict is a major regression (the test itself ran to the end).
  */
-int culprit_test_result_measured(const culprit_test_result *test);
+int culprit_history_test_result_measured(const culprit_test_result *test);
 
 /**
  * Finds a test by name in a run (the first of that name), or NULL. Borrowed. In
@@ -157,7 +160,7 @@ int culprit_test_result_measured(const culprit_test_result *test);
  * when tests were added since), so the run must not be searched from two threads at
  * once, and a test's name must not change in place once the run has been searched.
  */
-const culprit_test_result *culprit_run_find_test(const culprit_run *run, const char *name);
+const culprit_test_result *culprit_history_run_find_test(const culprit_run *run, const char *name);
 
 /** Serializes a run as a JUnit XML document (libxml2's writer) into `out`. */
 int culprit_history_format(culprit_buf *out, const culprit_run *run);
@@ -186,7 +189,7 @@ int culprit_history_write_report(const culprit_run *const *runs, size_t nruns, c
  * Appends the one line the runner prints for a test ("[  PERF  ] name  fast  21.3 us
  * +-0.35%  (n=30, batch 1, fixed)", or "[ FAILED ] name message"), no newline.
  */
-int culprit_test_result_line(culprit_buf *out, const culprit_test_result *test);
+int culprit_history_test_result_line(culprit_buf *out, const culprit_test_result *test);
 
 /**
  * Writes the run to `path` atomically (temporary file and rename). With

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "culprit/stats.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,9 +23,9 @@ typedef struct culprit_clock {
 } culprit_clock;
 
 /** CLOCK_MONOTONIC in ns (payload unused). */
-uint64_t culprit_clock_monotonic_ns(void *payload);
+uint64_t culprit_measure_clock_monotonic_ns(void *payload);
 /** CLOCK_PROCESS_CPUTIME_ID in ns (payload unused). */
-uint64_t culprit_clock_cpu_ns(void *payload);
+uint64_t culprit_measure_clock_cpu_ns(void *payload);
 
 /** The two clocks above as culprit_clock values (the loop's defaults). */
 extern const culprit_clock culprit_clock_monotonic;
@@ -35,7 +36,7 @@ extern const culprit_clock culprit_clock_cpu;
  * difference between two back-to-back reads (what a timed empty region costs).
  * Thread-safe if the clock is.
  */
-double culprit_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds);
+double culprit_measure_clock_overhead_ns(const culprit_clock *clock, unsigned int rounds);
 
 /** The counters recorded per sample besides wall and CPU time. */
 typedef enum {
@@ -54,25 +55,26 @@ typedef enum {
 } culprit_counter_id;
 
 /** Stable series name of a counter, e.g. "user_ns", "minflt", "instructions". */
-const char *culprit_counter_name(culprit_counter_id id);
+const char *culprit_measure_counter_name(culprit_counter_id id);
 
 /** Open counter sources (the /proc/self/io descriptor, perf_event descriptors). */
 typedef struct culprit_counters culprit_counters;
 
 /**
  * Opens every counter source the kernel allows; never fails for a missing one.
- * The perf counters count the calling thread. Free with culprit_counters_free().
+ * The perf counters count the calling thread. Free with culprit_measure_counters_free().
  * Returns 0 or CULPRIT_ERROR when out of memory.
  */
-int culprit_counters_open(culprit_counters **out);
-void culprit_counters_free(culprit_counters *counters);
+int culprit_measure_counters_open(culprit_counters **out);
+void culprit_measure_counters_free(culprit_counters *counters);
 /**
  * 1 when the counter can be read on this machine, 0 when it is recorded as absent.
  * With `counters` NULL only the getrusage counters are available.
  */
-int culprit_counters_available(const culprit_counters *counters, culprit_counter_id id);
+int culprit_measure_counters_available(const culprit_counters *counters, culprit_counter_id id);
 /** Reads every counter's current absolute value; NAN where absent. NULL: getrusage only. */
-void culprit_counters_read(const culprit_counters *counters, double values[CULPRIT_COUNTER__COUNT]);
+void culprit_measure_counters_read(const culprit_counters *counters,
+                                   double values[CULPRIT_COUNTER__COUNT]);
 
 /**
  * A running count read before and after each sample (returns the count so far).
@@ -136,7 +138,7 @@ typedef enum {
 } culprit_stop_reason;
 
 /** "fixed", "precision", "budget", "max", "failed", "duration". */
-const char *culprit_stop_reason_name(culprit_stop_reason reason);
+const char *culprit_measure_stop_reason_name(culprit_stop_reason reason);
 
 /** What one measurement produced. Values are per iteration (divided by the batch). */
 typedef struct {
@@ -172,7 +174,7 @@ typedef struct {
  * every call of the rest without storing it. batch is 1, stop "duration"; the
  * repetition, precision and budget options do not apply. `*out` is set before the first callback
  * runs, so a caller whose callback never returns (a longjmp from a failed CMocka
- * assertion) still owns and frees it with culprit_samples_free(), which also ends
+ * assertion) still owns and frees it with culprit_measure_samples_free(), which also ends
  * the abandoned measurement's timed regions. NULL options mean the defaults.
  *
  * Warm-up repetitions run one iteration each (with setup and teardown); automatic
@@ -193,7 +195,7 @@ typedef struct {
 int culprit_measure_run(culprit_samples **out, const culprit_measure_options *opts,
                         const culprit_measure_callbacks *cb);
 /** Frees the samples and their arrays (each allocated with malloc). NULL is a no-op. */
-void culprit_samples_free(culprit_samples *samples);
+void culprit_measure_samples_free(culprit_samples *samples);
 
 /**
  * Timed regions: when the body calls these, a sample is the sum of its regions'
@@ -201,13 +203,13 @@ void culprit_samples_free(culprit_samples *samples);
  * time and counters still cover the whole body). Only the outermost region counts
  * when nested. Outside a measurement they do nothing. Thread-local.
  */
-void culprit_region_begin(void);
-void culprit_region_end(void);
+void culprit_measure_region_begin(void);
+void culprit_measure_region_end(void);
 
 /** Times only the statement or block that follows: `CULPRIT_REGION { work(); }`. */
 #define CULPRIT_REGION                                                                             \
-    for (int culprit__region_once = (culprit_region_begin(), 1); culprit__region_once;             \
-         culprit__region_once = (culprit_region_end(), 0))
+    for (int culprit__region_once = (culprit_measure_region_begin(), 1); culprit__region_once;     \
+         culprit__region_once = (culprit_measure_region_end(), 0))
 
 #ifdef __cplusplus
 }

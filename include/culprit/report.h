@@ -58,7 +58,7 @@ typedef struct {
     culprit_evidence evidence; /**< what the verdict rests on (unconfirmed, paired, ...) */
     int dirty;                 /**< measured on a dirty tree (uncommitted changes) */
     int unconfirmed;     /**< a minor regression that fails no `--fail-on` (too little history,
-                              or paired runs that could not tell: culprit_verdict_confirmed()) */
+                              or paired runs that could not tell: culprit_detect_verdict_confirmed()) */
     char *run_id;        /**< the run judged at this commit (what a later verdict names as
                               its baseline run); NULL unknown */
     double base_mean_ns; /**< the mean of the baseline it was compared with; NAN none */
@@ -227,7 +227,7 @@ typedef int (*culprit_report_load_fn)(culprit_history_runs *out, const char *con
  * first as many as the oldest point reads of a test measured at every commit
  * (noise_window + pool, or rules.history: 11 by default), then 8 times more while a
  * point may lack its baseline or the earlier runs its noise model and detectors read
- * (culprit_check_wants_more()), as `culprit check` grows. Each commit is judged as
+ * (culprit_detect_check_wants_more()), as `culprit check` grows. Each commit is judged as
  * `culprit check --commit C` judges it (culprit_detect_check() on the runs of C and
  * its first-parent ancestors that were read), so a window of 30 at the head of 10,000
  * measured commits reads 41 runs. `runs` receives what was read (the caller disposes of it, also on

@@ -7,6 +7,7 @@
 #define CULPRIT_RUNNER_H
 
 #include "culprit/detect.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,14 +25,14 @@ typedef struct {
  *   root; NULL: the current directory) when it exists, else the defaults;
  *   history: `history_dir`, else $CULPRIT_HISTORY_DIR, else the project file's
  *   "history", else <workdir>/.culprit/history.
- * `*project_out` receives the loaded project (free with culprit_project_free()).
+ * `*project_out` receives the loaded project (free with culprit_detect_project_free()).
  * CULPRIT_EINVALID for a malformed project file, CULPRIT_ENOTFOUND when an explicit
  * `project_file` does not exist.
  */
-int culprit_settings_resolve(culprit_settings *out, culprit_project **project_out,
-                             const char *workdir, const char *project_file,
-                             const char *history_dir);
-void culprit_settings_dispose(culprit_settings *settings);
+int culprit_runner_settings_resolve(culprit_settings *out, culprit_project **project_out,
+                                    const char *workdir, const char *project_file,
+                                    const char *history_dir);
+void culprit_runner_settings_dispose(culprit_settings *settings);
 
 /**
  * The binary a re-run of `test` may execute, from `hint`, the test binary a run

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,7 +28,7 @@ extern "C" {
 /**
  * Streaming mean and variance (Welford 1962), exact for millions of samples: no
  * sum of squares is ever formed, so there is no catastrophic cancellation.
- * Zero-initialize or call culprit_welford_init().
+ * Zero-initialize or call culprit_stats_welford_init().
  */
 typedef struct {
     uint64_t n;
@@ -37,19 +38,19 @@ typedef struct {
     double max;
 } culprit_welford;
 
-void culprit_welford_init(culprit_welford *w);
-void culprit_welford_add(culprit_welford *w, double x);
+void culprit_stats_welford_init(culprit_welford *w);
+void culprit_stats_welford_add(culprit_welford *w, double x);
 /** Combines two accumulators (Chan, Golub, LeVeque 1979 pairwise update). */
-void culprit_welford_merge(culprit_welford *into, const culprit_welford *from);
+void culprit_stats_welford_merge(culprit_welford *into, const culprit_welford *from);
 /** Sample variance (divisor n-1); 0 when n < 2. */
-double culprit_welford_variance(const culprit_welford *w);
-double culprit_welford_sd(const culprit_welford *w);
+double culprit_stats_welford_variance(const culprit_welford *w);
+double culprit_stats_welford_sd(const culprit_welford *w);
 /**
  * Half-width of the two-sided confidence interval of the mean at `confidence`
  * (e.g. 0.99): t_{1-(1-c)/2, n-1} * sd / sqrt(n), Student t from GSL.
  * Returns INFINITY when n < 2.
  */
-double culprit_welford_ci_halfwidth(const culprit_welford *w, double confidence);
+double culprit_stats_welford_ci_halfwidth(const culprit_welford *w, double confidence);
 
 /**
  * The upper one-sided confidence bound of a variance estimated as `var` with `df`
@@ -81,7 +82,7 @@ typedef struct {
  * the history keeps summaries, and comparisons need no raw samples. An empty or
  * non-finite summary gives an empty accumulator.
  */
-void culprit_welford_from_summary(culprit_welford *w, const culprit_summary *s);
+void culprit_stats_welford_from_summary(culprit_welford *w, const culprit_summary *s);
 
 /**
  * Summarizes `n` samples at `confidence`. NaN values are ignored (out->n counts the
@@ -343,7 +344,7 @@ typedef struct {
  * (counters differ by orders of magnitude), solved by GSL's SVD least squares
  * (gsl_multifit_linear, which tolerates collinear columns with the minimum-norm
  * solution), and transformed back. A regressor constant over the fit gets
- * coefficient 0 (the intercept absorbs it). Dispose with culprit_ols_dispose().
+ * coefficient 0 (the intercept absorbs it). Dispose with culprit_stats_ols_dispose().
  *
  * Returns 0; CULPRIT_EUNDECIDED when n < p + 2 (no residual degree of freedom:
  * R^2 would be 1 whatever the data); CULPRIT_EINVALID for a non-finite value;
@@ -353,7 +354,7 @@ int culprit_stats_ols(culprit_ols *out, const double *const *x, size_t p, const 
                       size_t n);
 /** The prediction of observation `i` of the columns `x` (same order as the fit). */
 double culprit_stats_ols_predict(const culprit_ols *fit, const double *const *x, size_t i);
-void culprit_ols_dispose(culprit_ols *fit);
+void culprit_stats_ols_dispose(culprit_ols *fit);
 
 /**
  * A dendrogram of agglomerative clustering, in the layout of scipy's linkage matrix:
@@ -375,11 +376,11 @@ typedef struct {
  * merge the closest pair, and set the distance of the merged cluster to any other
  * as the mean distance over all pairs of their items (Shang et al. 2015 §4.2.2).
  * Ties merge the pair with the smallest ids first. n >= 1. Dispose with
- * culprit_dendrogram_dispose(). Returns 0, CULPRIT_EINVALID (n == 0, a negative or
+ * culprit_stats_dendrogram_dispose(). Returns 0, CULPRIT_EINVALID (n == 0, a negative or
  * NaN distance) or CULPRIT_ERROR (out of memory). Thread-safe.
  */
 int culprit_stats_cluster_average(culprit_dendrogram *out, const double *dist, size_t n);
-void culprit_dendrogram_dispose(culprit_dendrogram *d);
+void culprit_stats_dendrogram_dispose(culprit_dendrogram *d);
 
 /**
  * Cuts the dendrogram into `k` clusters (1 <= k <= n) by undoing its last k - 1

@@ -89,7 +89,7 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
     }
     clusters->seconds += now_s() - t0;
     count_clusters(clusters, &cv, ab);
-    culprit_clusters_verdict_dispose(&cv);
+    culprit_detect_clusters_verdict_dispose(&cv);
 
     /* Calibrated on the A/A pair of the two newest earlier runs, as `culprit check`
      * does with two runs at one commit. */
@@ -100,7 +100,7 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
         double *errors;
         size_t n;
         t0 = now_s();
-        if (culprit_clusters_aa_errors(&names, &errors, &n, pair, 1, NULL) < 0) {
+        if (culprit_detect_clusters_aa_errors(&names, &errors, &n, pair, 1, NULL) < 0) {
             fprintf(stderr, "bench_counters: %s\n", culprit_error_last());
             exit(2);
         }
@@ -113,8 +113,8 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
         }
         calibrated->seconds += now_s() - t0;
         count_clusters(calibrated, &cv, ab);
-        culprit_clusters_verdict_dispose(&cv);
-        culprit_clusters_aa_dispose(names, errors, n);
+        culprit_detect_clusters_verdict_dispose(&cv);
+        culprit_detect_clusters_aa_dispose(names, errors, n);
     }
 
     t0 = now_s();
@@ -138,11 +138,11 @@ static void judge(tally *clusters, tally *calibrated, tally *rules, uint64_t see
     rules->cases++;
     rules->detected += hit;
     rules->aa_alarms += !ab && any;
-    culprit_rules_verdict_dispose(&rv);
+    culprit_detect_rules_verdict_dispose(&rv);
 
-    culprit_counter_table_dispose(&now);
+    culprit_detect_counter_table_dispose(&now);
     for (int h = 0; h < HISTORY; h++)
-        culprit_counter_table_dispose(&hist[h]);
+        culprit_detect_counter_table_dispose(&hist[h]);
 }
 
 static double ratio(size_t a, size_t b)

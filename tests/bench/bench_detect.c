@@ -451,23 +451,23 @@ static int plain_regression(int *out, int *compared, const culprit_history_runs 
     int rc;
 
     *out = *compared = 0;
-    if (!culprit_test_result_measured(now) || now->summary.n == 0)
+    if (!culprit_history_test_result_measured(now) || now->summary.n == 0)
         return 0;
     if (culprit_detect_baseline(&base, runs, run->suite, now->name, commits, 1, 1) < 0)
         return fail("baseline of %s: %s", now->name, culprit_error_last());
     if (base.n == 1) {
         const culprit_test_result *b = base.results[0];
-        culprit_welford_from_summary(&groups[0], judged ? judged_of(b) : &b->summary);
-        culprit_welford_from_summary(&groups[1], judged ? judged_of(now) : &now->summary);
+        culprit_stats_welford_from_summary(&groups[0], judged ? judged_of(b) : &b->summary);
+        culprit_stats_welford_from_summary(&groups[1], judged ? judged_of(now) : &now->summary);
         rc = culprit_stats_anova(&anova, groups, 2);
         if (rc < 0 && rc != CULPRIT_EUNDECIDED) {
-            culprit_baseline_dispose(&base);
+            culprit_detect_baseline_dispose(&base);
             return fail("anova of %s: %s", now->name, culprit_error_last());
         }
         *compared = 1;
         *out = rc == 0 && anova.p < PLAIN_ALPHA && groups[1].mean > groups[0].mean;
     }
-    culprit_baseline_dispose(&base);
+    culprit_detect_baseline_dispose(&base);
     return 0;
 }
 
@@ -500,7 +500,7 @@ static int judge(condition *c, const culprit_history_runs *runs, int ours, const
             for (int j = PLAIN; j <= PLAIN_JUDGED; j++) {
                 if (plain_regression(&alarm[j], &compared[j], runs, res.now_runs[i], res.now[i],
                                      base, j == PLAIN_JUDGED) < 0) {
-                    culprit_check_result_dispose(&res);
+                    culprit_detect_check_result_dispose(&res);
                     return -1;
                 }
                 c->t[j][g].judged += (size_t)compared[j];
@@ -508,17 +508,18 @@ static int judge(condition *c, const culprit_history_runs *runs, int ours, const
                 flagged[j] += g != CONTROLS && alarm[j];
             }
             if (g != CONTROLS && add_change(c, v->change) < 0) {
-                culprit_check_result_dispose(&res);
+                culprit_detect_check_result_dispose(&res);
                 return -1;
             }
         }
         if (verbose || (alarm[ours] && g == CONTROLS) || v->kind == CULPRIT_VERDICT_MAJOR)
             printf("    %-4s %s %-30s %-11s q %-8.2g %s\n", ours == OURS ? "" : "all", label,
-                   v->test, culprit_verdict_name(v->kind), v->q, v->message ? v->message : "");
+                   v->test, culprit_detect_verdict_name(v->kind), v->q,
+                   v->message ? v->message : "");
     }
     for (int j = 0; j < NJUDGES; j++)
         c->both[j] += flagged[j] == NTARGETS;
-    culprit_check_result_dispose(&res);
+    culprit_detect_check_result_dispose(&res);
     return 0;
 }
 
@@ -553,7 +554,7 @@ static void print_kinds(const tally *t)
 
     for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
         if (t->kinds[order[i]]) {
-            printf("%s%s %zu", sep, culprit_verdict_name(order[i]), t->kinds[order[i]]);
+            printf("%s%s %zu", sep, culprit_detect_verdict_name(order[i]), t->kinds[order[i]]);
             sep = ", ";
         }
 }
@@ -674,7 +675,7 @@ static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41
             double se2 = 0;
             size_t m = 0;
 
-            culprit_welford_init(&means);
+            culprit_stats_welford_init(&means);
             for (size_t i = 0; i < n; i++) {
                 const char *const at[1] = {commits[i]};
                 culprit_baseline b;
@@ -685,16 +686,16 @@ static int print_dispersion(const culprit_history_runs *runs, char (*commits)[41
                     const culprit_summary *x =
                         judged ? judged_of(b.results[0]) : &b.results[0]->summary;
                     if (x->n > 1) {
-                        culprit_welford_add(&means, x->mean);
+                        culprit_stats_welford_add(&means, x->mean);
                         se2 += x->sd * x->sd / (double)x->n;
                         m++;
                     }
                 }
-                culprit_baseline_dispose(&b);
+                culprit_detect_baseline_dispose(&b);
             }
             if (m > 1)
                 printf(" %s %.1f", first->tests[t].name,
-                       culprit_welford_sd(&means) / sqrt(se2 / (double)m));
+                       culprit_stats_welford_sd(&means) / sqrt(se2 / (double)m));
         }
     }
     printf("\n");

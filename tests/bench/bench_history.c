@@ -62,7 +62,7 @@ static culprit_run *make_run(size_t ntests, size_t nsamples)
     culprit_run *run;
     char name[64];
 
-    if (!wall || !cpu || !counter || culprit_run_new(&run) < 0)
+    if (!wall || !cpu || !counter || culprit_history_run_new(&run) < 0)
         abort();
     culprit_str_set(&run->suite, "bench_suite");
     culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
@@ -77,7 +77,7 @@ static culprit_run *make_run(size_t ntests, size_t nsamples)
         unsigned int batch = 1u << (t % 5);
         double base = 1000.0 * (double)(t + 1);
 
-        if (culprit_run_add_test(&r, run) < 0)
+        if (culprit_history_run_add_test(&r, run) < 0)
             abort();
         snprintf(name, sizeof(name), "test_%03zu", t);
         culprit_str_set(&r->name, name);
@@ -99,14 +99,14 @@ static culprit_run *make_run(size_t ntests, size_t nsamples)
         }
         culprit_stats_summarize(&r->summary, wall, nsamples, 0.99);
         culprit_stats_outliers(&r->outliers, wall, nsamples);
-        culprit_test_result_add_series(r, "wall_ns", wall, nsamples, 0);
-        culprit_test_result_add_series(r, "cpu_ns", cpu, nsamples, 0);
+        culprit_history_test_result_add_series(r, "wall_ns", wall, nsamples, 0);
+        culprit_history_test_result_add_series(r, "cpu_ns", cpu, nsamples, 0);
         for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
             int absent = c >= 7; /* cycles, instructions: no perf_event here */
             for (size_t i = 0; i < nsamples; i++)
                 counter[i] = (double)(next_random() % (c < 2 ? 100000 : 100));
-            culprit_test_result_add_series(r, counters[c], absent ? NULL : counter,
-                                           absent ? 0 : nsamples, absent);
+            culprit_history_test_result_add_series(r, counters[c], absent ? NULL : counter,
+                                                   absent ? 0 : nsamples, absent);
         }
     }
     free(wall);
@@ -183,7 +183,7 @@ int main(int argc, char **argv)
         }
         free(path);
     }
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     run = NULL;
     culprit_buf_dispose(&doc);
     t0 = now_s();
@@ -212,7 +212,7 @@ fail:
     fprintf(stderr, "bench_history: %s\n", culprit_error_last());
     failed = 1;
 cleanup:
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
     free(first);
     culprit_history_free(history);

@@ -35,7 +35,7 @@ static culprit_run *make_run(size_t k, size_t ntests, size_t nsamples, const cha
     culprit_run *run;
     uint64_t r = mix(k);
 
-    if (!wall || !cpu || culprit_run_new(&run) < 0)
+    if (!wall || !cpu || culprit_history_run_new(&run) < 0)
         abort();
     snprintf(commit, sizeof(commit), "%016llx%016llx%08llx", (unsigned long long)mix(k),
              (unsigned long long)mix(k + 1000000007ull), (unsigned long long)(mix(k) >> 32));
@@ -55,7 +55,7 @@ static culprit_run *make_run(size_t k, size_t ntests, size_t nsamples, const cha
     culprit_str_set(&run->flags, "-O2 -g");
     for (size_t t = 0; t < ntests; t++) {
         culprit_test_result *res;
-        if (culprit_run_add_test(&res, run) < 0)
+        if (culprit_history_run_add_test(&res, run) < 0)
             abort();
         snprintf(name, sizeof(name), "test_%03zu", t);
         culprit_str_set(&res->name, name);
@@ -74,8 +74,8 @@ static culprit_run *make_run(size_t k, size_t ntests, size_t nsamples, const cha
             cpu[i] = floor(wall[i] * 0.97);
         }
         culprit_stats_summarize(&res->summary, wall, nsamples, 0.99);
-        culprit_test_result_add_series(res, "wall_ns", wall, nsamples, 0);
-        culprit_test_result_add_series(res, "cpu_ns", cpu, nsamples, 0);
+        culprit_history_test_result_add_series(res, "wall_ns", wall, nsamples, 0);
+        culprit_history_test_result_add_series(res, "cpu_ns", cpu, nsamples, 0);
     }
     free(wall);
     free(cpu);
@@ -114,7 +114,7 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_history_gen: %s\n", culprit_error_last());
                 return 2;
             }
-            culprit_run_free(run);
+            culprit_history_run_free(run);
             continue;
         }
         if (culprit_history_format(&doc, run) < 0)
@@ -126,7 +126,7 @@ int main(int argc, char **argv)
             return 2;
         sprintf(paths[k], "runs/%.2s/%s.xml", run->commit, run->id);
         culprit_buf_dispose(&doc);
-        culprit_run_free(run);
+        culprit_history_run_free(run);
         if ((k + 1) % 100 == 0 || k + 1 == count) {
             char msg[64];
             int len = snprintf(msg, sizeof(msg), "culprit: add runs %zu..%zu\n",

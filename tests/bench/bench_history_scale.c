@@ -60,9 +60,9 @@ static void summary_only(culprit_test_result *r, const char *const *names, doubl
                                      0,
                                      0};
     for (size_t k = 0; k < 11; k++)
-        culprit_test_result_add_series(r, names[k], NULL, 0, 0);
-    culprit_test_result_add_series(r, "cycles", NULL, 0, 1);
-    culprit_test_result_add_series(r, "instructions", NULL, 0, 1);
+        culprit_history_test_result_add_series(r, names[k], NULL, 0, 0);
+    culprit_history_test_result_add_series(r, "cycles", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "instructions", NULL, 0, 1);
 }
 
 static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int keep)
@@ -75,7 +75,7 @@ static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int
     unsigned int batch = 1u << (t % 3);
     char name[32];
 
-    if (culprit_run_add_test(&r, run) < 0)
+    if (culprit_history_run_add_test(&r, run) < 0)
         abort();
     snprintf(name, sizeof(name), "test_%03zu", t);
     culprit_str_set(&r->name, name);
@@ -106,11 +106,11 @@ static void add_test(culprit_run *run, size_t t, size_t reps, double slower, int
     culprit_stats_outliers(&r->outliers, v[0], reps);
     r->judged = r->summary;
     for (size_t k = 0; k < 11; k++) {
-        culprit_test_result_add_series(r, names[k], keep ? v[k] : NULL, keep ? reps : 0, 0);
+        culprit_history_test_result_add_series(r, names[k], keep ? v[k] : NULL, keep ? reps : 0, 0);
         free(v[k]);
     }
-    culprit_test_result_add_series(r, "cycles", NULL, 0, 1);
-    culprit_test_result_add_series(r, "instructions", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "cycles", NULL, 0, 1);
+    culprit_history_test_result_add_series(r, "instructions", NULL, 0, 1);
 }
 
 static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t reps, int keep,
@@ -119,7 +119,7 @@ static culprit_run *make_run(const char *commit, size_t i, size_t tests, size_t 
     culprit_run *run;
     char stamp[64];
 
-    if (culprit_run_new(&run) < 0)
+    if (culprit_history_run_new(&run) < 0)
         abort();
     snprintf(stamp, sizeof(stamp), "2026-01-%02zuT%02zu:%02zu:%02zu.000000Z", 1 + i / 86400,
              i / 3600 % 24, i / 60 % 60, i % 60);
@@ -181,7 +181,7 @@ static int generate(const char *dir, const char *list, size_t tests, size_t samp
             fprintf(stderr, "bench_history_scale: %s\n", culprit_error_last());
             return 1;
         }
-        culprit_run_free(run);
+        culprit_history_run_free(run);
     }
     printf("generated %zu run files x %zu tests (%zu test-runs), samples kept for the newest "
            "%zu\n",
@@ -218,8 +218,8 @@ static int sizes(size_t tests, size_t reps)
            "(%.1fx smaller), summaries only %zu\n",
            tests, reps, text / tests, packed / tests, (double)text / (double)packed,
            summaries / tests);
-    culprit_run_free(full);
-    culprit_run_free(pruned);
+    culprit_history_run_free(full);
+    culprit_history_run_free(pruned);
     return 0;
 }
 

@@ -40,7 +40,7 @@ static int spin_body(void *payload)
 
 static double now_s(void)
 {
-    return (double)culprit_clock_monotonic_ns(NULL) / 1e9;
+    return (double)culprit_measure_clock_monotonic_ns(NULL) / 1e9;
 }
 
 /* Two clock_gettime(CLOCK_MONOTONIC) calls, as a harness timing every iteration
@@ -93,7 +93,7 @@ static int measure_overhead(overhead *out, int counters)
         goto cleanup;
     iterations = (double)s->warmup + (double)s->n * s->batch;
     for (size_t i = 0; i < s->n; i++) {
-        culprit_welford_add(&w, s->wall_ns[i]);
+        culprit_stats_welford_add(&w, s->wall_ns[i]);
         timed_ns += s->wall_ns[i] * s->batch + s->timer_overhead_ns;
     }
     out->per_iteration_ns = s->elapsed_s * 1e9 / iterations;
@@ -101,9 +101,9 @@ static int measure_overhead(overhead *out, int counters)
     out->per_sample_us = (s->elapsed_s * 1e9 - timed_ns) / (double)s->n / 1e3;
     out->n = s->n;
     out->batch = s->batch;
-    out->stop = culprit_stop_reason_name(s->stop);
+    out->stop = culprit_measure_stop_reason_name(s->stop);
 cleanup:
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     return error;
 }
 
@@ -172,7 +172,7 @@ int main(void)
     if (culprit_measure_run(&s, NULL, &cb) < 0 ||
         culprit_stats_summarize(&sum, s->wall_ns, s->n, 0.99) < 0) {
         fprintf(stderr, "bench_measure: %s\n", culprit_error_last());
-        culprit_samples_free(s);
+        culprit_measure_samples_free(s);
         return 1;
     }
     took = now_s() - t0;
@@ -180,9 +180,10 @@ int main(void)
     printf("  mean = %.1f us, sd = %.2f%% of the mean, batch = %u\n", sum.mean / 1e3,
            100.0 * sum.sd / sum.mean, s->batch);
     printf("  99%% CI half-width = %.3f%% of the mean, n = %zu samples, stop = %s\n",
-           100.0 * (sum.ci_high - sum.mean) / sum.mean, s->n, culprit_stop_reason_name(s->stop));
+           100.0 * (sum.ci_high - sum.mean) / sum.mean, s->n,
+           culprit_measure_stop_reason_name(s->stop));
     printf("  took %.3f s (loop elapsed %.3f s, warm-up iterations %u)\n", took, s->elapsed_s,
            s->warmup);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     return failed;
 }

@@ -46,13 +46,13 @@ static void fixture_init(fixture *f, const double *means, size_t n)
         if (isnan(means[k]))
             continue;
         snprintf(stamp, sizeof(stamp), "2026-01-0%zuT00:00:00.000000Z", k + 1);
-        assert_int_equal(culprit_run_new(&run), 0);
+        assert_int_equal(culprit_history_run_new(&run), 0);
         culprit_str_set(&run->suite, "s");
         culprit_str_set(&run->commit, f->shas[k]);
         culprit_str_set(&run->timestamp, stamp);
         culprit_str_set(&run->machine, "m");
         culprit_str_set(&run->compiler, "gcc 12");
-        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, run), 0);
         culprit_str_set(&t->name, "fib");
         culprit_str_set(&t->classname, "s");
         t->status = CULPRIT_STATUS_PASS;
@@ -68,7 +68,7 @@ static void fixture_init(fixture *f, const double *means, size_t n)
 static void fixture_dispose(fixture *f)
 {
     for (size_t i = 0; i < f->history.nruns; i++)
-        culprit_run_free(f->runs[i]);
+        culprit_history_run_free(f->runs[i]);
 }
 
 static int choose(fixture *f, char good[41], char bad[41])

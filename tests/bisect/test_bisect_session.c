@@ -937,8 +937,8 @@ static culprit_run *case_run(const reuse_case *c, culprit_test_result **t)
 {
     culprit_run *run = NULL;
 
-    assert_int_equal(culprit_run_new(&run), 0);
-    assert_int_equal(culprit_run_add_test(t, run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_add_test(t, run), 0);
     run->commit = strdup("1111111111111111111111111111111111111111");
     run->dirty = c->dirty;
     run->machine = c->machine ? strdup(c->machine) : NULL;
@@ -986,7 +986,7 @@ static void test_reuse_agrees_with_detection(void **state)
         if (reusable != cases[i].reusable || reusable != comparable)
             fail_msg("%s: reusable %d, comparable %d, expected %d", cases[i].what, reusable,
                      comparable, cases[i].reusable);
-        culprit_run_free(past);
+        culprit_history_run_free(past);
     }
     {
         /* counted the same way: reused, and not by another version of the tool */
@@ -1002,11 +1002,11 @@ static void test_reuse_agrees_with_detection(void **state)
             culprit_run *past = case_run(k ? &other : &counted, &t);
             assert_int_equal(culprit_bisect__reusable(cfp, ct, past, t, past->commit), !k);
             assert_int_equal(culprit_detect_comparable(NULL, cfp, ct, past, t, 0), !k);
-            culprit_run_free(past);
+            culprit_history_run_free(past);
         }
-        culprit_run_free(cfp);
+        culprit_history_run_free(cfp);
     }
-    culprit_run_free(fp);
+    culprit_history_run_free(fp);
 #undef M
 }
 

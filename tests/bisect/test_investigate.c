@@ -50,12 +50,12 @@ static int teardown(void **state)
 static culprit_run *run_at(int c, const char *const *names)
 {
     culprit_run *r;
-    assert_int_equal(culprit_run_new(&r), 0);
+    assert_int_equal(culprit_history_run_new(&r), 0);
     assert_int_equal(culprit_str_set(&r->commit, sha[c]), 0);
     assert_int_equal(culprit_str_set(&r->suite, "s"), 0);
     for (; *names; names++) {
         culprit_test_result *t;
-        assert_int_equal(culprit_run_add_test(&t, r), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, r), 0);
         assert_int_equal(culprit_str_set(&t->name, *names), 0);
         t->status = CULPRIT_STATUS_PASS;
         t->summary.n = 10;
@@ -118,14 +118,15 @@ static void scenario_make(scenario *s)
 
 static void scenario_dispose(scenario *s)
 {
-    culprit_check_result_dispose(&s->check);
+    culprit_detect_check_result_dispose(&s->check);
     culprit_history_runs_dispose(&s->runs);
 }
 
 static culprit_investigate_options options(double budget_s)
 {
     culprit_investigate_options o;
-    assert_int_equal(culprit_investigate_options_init(&o, CULPRIT_INVESTIGATE_OPTIONS_VERSION), 0);
+    assert_int_equal(
+        culprit_bisect_investigate_options_init(&o, CULPRIT_INVESTIGATE_OPTIONS_VERSION), 0);
     o.bisect.measure.repository = repo;
     o.bisect.measure.build = "exit 3";
     o.bisect.perf.run = "true";
@@ -172,10 +173,10 @@ static void regressions_grouped_by_range_and_failures_kept(void **state)
     assert_true(inv[1].result.change == 0.5);
     assert_non_null(inv[1].result.calltree_error);
     assert_non_null(strstr(inv[1].result.calltree_error, "building for the call trees"));
-    assert_true(culprit_investigation_of(inv, n, "s.b") == &inv[0]);
-    assert_null(culprit_investigation_of(inv, n, "s.c"));
-    assert_null(culprit_investigation_of(inv, n, "s.e"));
-    culprit_investigations_free(inv, n);
+    assert_true(culprit_bisect_investigation_of(inv, n, "s.b") == &inv[0]);
+    assert_null(culprit_bisect_investigation_of(inv, n, "s.c"));
+    assert_null(culprit_bisect_investigation_of(inv, n, "s.e"));
+    culprit_bisect_investigations_free(inv, n);
     scenario_dispose(&s);
 }
 
@@ -197,8 +198,9 @@ static void budget_spent_reports_every_range_not_investigated(void **state)
         assert_non_null(strstr(inv[k].error, "budget"));
         assert_int_equal(inv[k].result.builds, 0);
     }
-    assert_string_equal(culprit_investigation_status_name(inv[0].status), "not-investigated");
-    culprit_investigations_free(inv, n);
+    assert_string_equal(culprit_bisect_investigation_status_name(inv[0].status),
+                        "not-investigated");
+    culprit_bisect_investigations_free(inv, n);
     scenario_dispose(&s);
 }
 
@@ -217,7 +219,7 @@ static void options_are_checked(void **state)
                      CULPRIT_EINVALID);
     assert_null(inv);
     assert_int_equal(n, 0);
-    assert_int_equal(culprit_investigate_options_init(&o, 99), CULPRIT_EINVALID);
+    assert_int_equal(culprit_bisect_investigate_options_init(&o, 99), CULPRIT_EINVALID);
     /* the bisection's template, by the one validator, before anything runs: one run is
      * no minimum; a command is not a perf test */
     o = options(0);
@@ -234,7 +236,7 @@ static void options_are_checked(void **state)
     /* the call-tree session needs the commit and a run command with its test */
     b.measure.repository = repo;
     assert_int_equal(culprit_bisect_calltree_session(&r, &b), CULPRIT_EINVALID);
-    assert_null(culprit_investigation_status_name((culprit_investigation_status)9));
+    assert_null(culprit_bisect_investigation_status_name((culprit_investigation_status)9));
     scenario_dispose(&s);
 }
 

@@ -49,7 +49,8 @@ int main(int argc, char **argv)
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
     if (getenv("CULPRIT_FAKE_TIMESTAMP"))
         snprintf(stamp, sizeof(stamp), "%s", getenv("CULPRIT_FAKE_TIMESTAMP"));
-    if ((error = culprit_run_new(&run)) < 0 || (error = culprit_run_add_test(&t, run)) < 0)
+    if ((error = culprit_history_run_new(&run)) < 0 ||
+        (error = culprit_history_run_add_test(&t, run)) < 0)
         goto cleanup;
     culprit_str_set(&run->suite, "perf");
     culprit_str_set(&run->commit, commit);
@@ -74,6 +75,6 @@ cleanup:
     if (error < 0)
         fprintf(stderr, "fake_test_binary: %s\n", culprit_error_last());
     culprit_history_free(history);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     return error < 0 ? 2 : 0;
 }

@@ -50,10 +50,10 @@ static void compare_two_files(void **state)
     snprintf(b, sizeof(b), "%s/b.xml", repo->dir);
     run = fixture_run("files", repo->sha[1], "2024-01-01T00:00:00Z", NULL, before, 2);
     assert_int_equal(culprit_history_write_file(run, a, 0), 0);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     run = fixture_run("files", repo->sha[2], "2024-01-02T00:00:00Z", NULL, after, 2);
     assert_int_equal(culprit_history_write_file(run, b, 0), 0);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 
     r = run_culprit(repo->dir, NULL, "compare a.xml b.xml");
     assert_int_equal(r.status, 1);

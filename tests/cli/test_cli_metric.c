@@ -31,7 +31,7 @@ static void store_runs(const repo_fixture *repo)
         c->summary.mean = c->summary.median = c->judged.mean = c->judged.median = count;
         for (int i = 0; i < 30; i++)
             ins[i] = (k ? 2e5 : 1e5) + i;
-        assert_int_equal(culprit_test_result_add_series(t, "instructions", ins, 30, 0), 0);
+        assert_int_equal(culprit_history_test_result_add_series(t, "instructions", ins, 30, 0), 0);
         fixture_store(repo->history, run);
     }
 }

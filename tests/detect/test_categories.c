@@ -26,40 +26,41 @@ static void defaults_are_contiguous_fast_medium_slow(void **state)
 {
     culprit_categories *c;
     (void)state;
-    assert_int_equal(culprit_categories_default(&c), 0);
+    assert_int_equal(culprit_detect_categories_default(&c), 0);
     assert_int_equal(c->n, 3);
-    assert_string_equal(culprit_categories_classify(c, 0)->name, "fast");
-    assert_string_equal(culprit_categories_classify(c, 999999)->name, "fast");
+    assert_string_equal(culprit_detect_categories_classify(c, 0)->name, "fast");
+    assert_string_equal(culprit_detect_categories_classify(c, 999999)->name, "fast");
     /* the boundary belongs to the slower category: fast < 1 ms <= medium */
-    assert_string_equal(culprit_categories_classify(c, 1e6)->name, "medium");
-    assert_string_equal(culprit_categories_classify(c, 1e8)->name, "slow");
-    assert_string_equal(culprit_categories_classify(c, 1e15)->name, "slow");
-    assert_true(isinf(culprit_categories_find(c, "slow")->high_ns));
-    assert_true(culprit_categories_find(c, "medium")->low_ns == 1e6);
-    assert_true(culprit_categories_is_fastest(c, culprit_categories_find(c, "fast")));
-    assert_false(culprit_categories_is_fastest(c, culprit_categories_find(c, "slow")));
-    assert_null(culprit_categories_find(c, "warp"));
-    culprit_categories_free(c);
+    assert_string_equal(culprit_detect_categories_classify(c, 1e6)->name, "medium");
+    assert_string_equal(culprit_detect_categories_classify(c, 1e8)->name, "slow");
+    assert_string_equal(culprit_detect_categories_classify(c, 1e15)->name, "slow");
+    assert_true(isinf(culprit_detect_categories_find(c, "slow")->high_ns));
+    assert_true(culprit_detect_categories_find(c, "medium")->low_ns == 1e6);
+    assert_true(culprit_detect_categories_is_fastest(c, culprit_detect_categories_find(c, "fast")));
+    assert_false(
+        culprit_detect_categories_is_fastest(c, culprit_detect_categories_find(c, "slow")));
+    assert_null(culprit_detect_categories_find(c, "warp"));
+    culprit_detect_categories_free(c);
 }
 
 static void durations_parse_with_units(void **state)
 {
     double ns;
     (void)state;
-    assert_int_equal(culprit_parse_duration_ns(&ns, "250us"), 0);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "250us"), 0);
     assert_true(ns == 250e3);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "1.5 ms"), 0);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "1.5 ms"), 0);
     assert_true(ns == 1.5e6);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "2s"), 0);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "2s"), 0);
     assert_true(ns == 2e9);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "42"), 0);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "42"), 0);
     assert_true(ns == 42);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "3 weeks"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "3 weeks"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "weeks"));
-    assert_int_equal(culprit_parse_duration_ns(&ns, "-1ms"), CULPRIT_EINVALID);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "ms"), CULPRIT_EINVALID);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "86400s"), 0);
-    assert_int_equal(culprit_parse_duration_ns(&ns, "1e26s"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "-1ms"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "ms"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "86400s"), 0);
+    assert_int_equal(culprit_detect_parse_duration_ns(&ns, "1e26s"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "longer than a day"));
 }
 
@@ -72,18 +73,18 @@ static void project_file_overrides_categories_and_tests(void **state)
                                   " \"tests\": {\"s.t\": {\"category\": \"b\"}},"
                                   " \"history\": \"perf/history\"}");
     (void)state;
-    assert_int_equal(culprit_project_load(&p, path), 0);
-    const culprit_categories *c = culprit_project_categories(p);
+    assert_int_equal(culprit_detect_project_load(&p, path), 0);
+    const culprit_categories *c = culprit_detect_project_categories(p);
     assert_int_equal(c->n, 3);
-    assert_string_equal(culprit_categories_classify(c, 20e3)->name, "b");
-    assert_true(culprit_categories_find(c, "b")->high_ns == 5e6);
-    assert_string_equal(culprit_project_test_category(p, "s.t"), "b");
-    assert_null(culprit_project_test_category(p, "s.u"));
+    assert_string_equal(culprit_detect_categories_classify(c, 20e3)->name, "b");
+    assert_true(culprit_detect_categories_find(c, "b")->high_ns == 5e6);
+    assert_string_equal(culprit_detect_project_test_category(p, "s.t"), "b");
+    assert_null(culprit_detect_project_test_category(p, "s.u"));
     /* relative to the project file's directory */
     char *expect = culprit_fs_join(dir, "perf/history");
-    assert_string_equal(culprit_project_history_dir(p), expect);
+    assert_string_equal(culprit_detect_project_history_dir(p), expect);
     free(expect);
-    culprit_project_free(p);
+    culprit_detect_project_free(p);
     free(path);
 }
 
@@ -92,7 +93,7 @@ static void assert_project_refused(const char *text, const char *expect, size_t 
 {
     culprit_project *p = NULL;
     char *path = write_tmp("bad.json", text);
-    assert_int_equal(culprit_project_load(&p, path), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_project_load(&p, path), CULPRIT_EINVALID);
     assert_null(p);
     if (!strstr(culprit_error_last(), expect) || !strstr(culprit_error_last(), "bad.json"))
         fail_msg("case %zu: '%s' lacks '%s'", i, culprit_error_last(), expect);
@@ -147,7 +148,8 @@ static void bad_project_files_name_file_and_key(void **state)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
         assert_project_refused(cases[i].text, cases[i].expect, i);
     culprit_project *p = NULL;
-    assert_int_equal(culprit_project_load(&p, "/nonexistent/culprit.json"), CULPRIT_ENOTFOUND);
+    assert_int_equal(culprit_detect_project_load(&p, "/nonexistent/culprit.json"),
+                     CULPRIT_ENOTFOUND);
 }
 
 /* "build", "run", "calltree_build": read as written; absent ones are NULL. */
@@ -157,13 +159,13 @@ static void project_file_holds_the_bisection_commands(void **state)
     char *path = write_tmp("culprit.json", "{\"build\": \"make -C \\\"$CULPRIT_CHECKOUT\\\"\",\n"
                                            " \"run\": \"./perf --quiet\"}");
     (void)state;
-    assert_int_equal(culprit_project_load(&p, path), 0);
-    assert_string_equal(culprit_project_command(p, CULPRIT_PROJECT_BUILD),
+    assert_int_equal(culprit_detect_project_load(&p, path), 0);
+    assert_string_equal(culprit_detect_project_command(p, CULPRIT_PROJECT_BUILD),
                         "make -C \"$CULPRIT_CHECKOUT\"");
-    assert_string_equal(culprit_project_command(p, CULPRIT_PROJECT_RUN), "./perf --quiet");
-    assert_null(culprit_project_command(p, CULPRIT_PROJECT_CALLTREE_BUILD));
-    assert_null(culprit_project_command(p, CULPRIT_PROJECT_NCOMMANDS));
-    culprit_project_free(p);
+    assert_string_equal(culprit_detect_project_command(p, CULPRIT_PROJECT_RUN), "./perf --quiet");
+    assert_null(culprit_detect_project_command(p, CULPRIT_PROJECT_CALLTREE_BUILD));
+    assert_null(culprit_detect_project_command(p, CULPRIT_PROJECT_NCOMMANDS));
+    culprit_detect_project_free(p);
     free(path);
 }
 
@@ -192,13 +194,13 @@ static void project_file_holds_fail_on(void **state)
     culprit_project *p;
     char *path = write_tmp("culprit.json", "{\"fail_on\": \"minor\"}");
     (void)state;
-    assert_int_equal(culprit_project_load(&p, path), 0);
-    assert_string_equal(culprit_project_fail_on(p), "minor");
-    culprit_project_free(p);
+    assert_int_equal(culprit_detect_project_load(&p, path), 0);
+    assert_string_equal(culprit_detect_project_fail_on(p), "minor");
+    culprit_detect_project_free(p);
     free(path);
-    assert_int_equal(culprit_project_default(&p), 0);
-    assert_null(culprit_project_fail_on(p));
-    culprit_project_free(p);
+    assert_int_equal(culprit_detect_project_default(&p), 0);
+    assert_null(culprit_detect_project_fail_on(p));
+    culprit_detect_project_free(p);
     assert_project_refused("{\"run\": \"x\",\n \"fail_on\": \"minors\"}",
                            "bad.json:2: \"fail_on\" must be \"major\", \"minor\"", 0);
     assert_project_refused("{\"fail_on\": 1}", "\"fail_on\" must be", 1);
@@ -210,31 +212,31 @@ static void assignments_persist_and_merge_concurrent_writers(void **state)
     char *path = culprit_fs_join(dir, "categories.json");
     (void)state;
     unlink(path);
-    assert_int_equal(culprit_assignments_load(&a, path), 0); /* missing: empty */
-    assert_int_equal(culprit_assignments_count(a), 0);
-    assert_int_equal(culprit_assignments_load(&b, path), 0);
-    assert_int_equal(culprit_assignments_set(a, "s.x", "fast"), 0);
-    assert_int_equal(culprit_assignments_save(a, path), 0);
+    assert_int_equal(culprit_detect_assignments_load(&a, path), 0); /* missing: empty */
+    assert_int_equal(culprit_detect_assignments_count(a), 0);
+    assert_int_equal(culprit_detect_assignments_load(&b, path), 0);
+    assert_int_equal(culprit_detect_assignments_set(a, "s.x", "fast"), 0);
+    assert_int_equal(culprit_detect_assignments_save(a, path), 0);
     /* b loaded before a saved; its save keeps a's entry */
-    assert_int_equal(culprit_assignments_set(b, "s.y", "slow"), 0);
-    assert_int_equal(culprit_assignments_save(b, path), 0);
-    assert_int_equal(culprit_assignments_load(&c, path), 0);
-    assert_string_equal(culprit_assignments_get(c, "s.x"), "fast");
-    assert_string_equal(culprit_assignments_get(c, "s.y"), "slow");
-    assert_int_equal(culprit_assignments_count(c), 2);
+    assert_int_equal(culprit_detect_assignments_set(b, "s.y", "slow"), 0);
+    assert_int_equal(culprit_detect_assignments_save(b, path), 0);
+    assert_int_equal(culprit_detect_assignments_load(&c, path), 0);
+    assert_string_equal(culprit_detect_assignments_get(c, "s.x"), "fast");
+    assert_string_equal(culprit_detect_assignments_get(c, "s.y"), "slow");
+    assert_int_equal(culprit_detect_assignments_count(c), 2);
     /* an unset entry is not resurrected by the merge */
-    assert_int_equal(culprit_assignments_unset(c, "s.x"), 0);
-    assert_int_equal(culprit_assignments_save(c, path), 0);
-    culprit_assignments_free(c);
-    assert_int_equal(culprit_assignments_load(&c, path), 0);
-    assert_null(culprit_assignments_get(c, "s.x"));
-    culprit_assignments_free(a);
-    culprit_assignments_free(b);
-    culprit_assignments_free(c);
+    assert_int_equal(culprit_detect_assignments_unset(c, "s.x"), 0);
+    assert_int_equal(culprit_detect_assignments_save(c, path), 0);
+    culprit_detect_assignments_free(c);
+    assert_int_equal(culprit_detect_assignments_load(&c, path), 0);
+    assert_null(culprit_detect_assignments_get(c, "s.x"));
+    culprit_detect_assignments_free(a);
+    culprit_detect_assignments_free(b);
+    culprit_detect_assignments_free(c);
 
     /* a corrupt file is refused, not overwritten */
     assert_int_equal(culprit_fs_write_atomic(path, "{\"version\": 9}", 14, 0), 0);
-    assert_int_equal(culprit_assignments_load(&a, path), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_assignments_load(&a, path), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "categories.json"));
     free(path);
 }
@@ -262,38 +264,40 @@ static void shared_assignments_round_trip_and_refuse_bad_files(void **state)
     (void)state;
 
     unlink(path);
-    assert_int_equal(culprit_assignments_load(&a, path), 0);
+    assert_int_equal(culprit_detect_assignments_load(&a, path), 0);
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
         culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
-        assert_int_equal(culprit_assignments_encode(&name, &content, keys[i], "medium"), 0);
+        assert_int_equal(culprit_detect_assignments_encode(&name, &content, keys[i], "medium"), 0);
         assert_null(strchr(name.ptr, '/'));
         assert_true(name.ptr[0] != '.');
         assert_string_equal(content.ptr, "medium\n");
-        assert_int_equal(culprit_assignments_decode(a, name.ptr, content.ptr, content.size), 0);
-        assert_string_equal(culprit_assignments_get(a, keys[i]), "medium");
+        assert_int_equal(culprit_detect_assignments_decode(a, name.ptr, content.ptr, content.size),
+                         0);
+        assert_string_equal(culprit_detect_assignments_get(a, keys[i]), "medium");
         culprit_buf_dispose(&name);
         culprit_buf_dispose(&content);
     }
-    assert_int_equal(culprit_assignments_count(a), 4);
+    assert_int_equal(culprit_detect_assignments_count(a), 4);
     /* a test already assigned keeps its category */
-    assert_int_equal(culprit_assignments_decode(a, "fib_perf.fib_24", "slow\n", 5), 0);
-    assert_string_equal(culprit_assignments_get(a, "fib_perf.fib_24"), "medium");
+    assert_int_equal(culprit_detect_assignments_decode(a, "fib_perf.fib_24", "slow\n", 5), 0);
+    assert_string_equal(culprit_detect_assignments_get(a, "fib_perf.fib_24"), "medium");
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
         assert_int_equal(
-            culprit_assignments_decode(a, bad[i].name, bad[i].data, strlen(bad[i].data)),
+            culprit_detect_assignments_decode(a, bad[i].name, bad[i].data, strlen(bad[i].data)),
             CULPRIT_EINVALID);
         assert_non_null(strstr(culprit_error_last(), bad[i].expect));
     }
-    assert_int_equal(culprit_assignments_count(a), 4);
+    assert_int_equal(culprit_detect_assignments_count(a), 4);
     {
         culprit_buf name = CULPRIT_BUF_INIT, content = CULPRIT_BUF_INIT;
-        assert_int_equal(culprit_assignments_encode(&name, &content, "s.t", "fa\nst"),
+        assert_int_equal(culprit_detect_assignments_encode(&name, &content, "s.t", "fa\nst"),
                          CULPRIT_EINVALID);
-        assert_int_equal(culprit_assignments_encode(&name, &content, "", "fast"), CULPRIT_EINVALID);
+        assert_int_equal(culprit_detect_assignments_encode(&name, &content, "", "fast"),
+                         CULPRIT_EINVALID);
         culprit_buf_dispose(&name);
         culprit_buf_dispose(&content);
     }
-    culprit_assignments_free(a);
+    culprit_detect_assignments_free(a);
     free(path);
 }
 
@@ -306,36 +310,36 @@ static void adopt_adds_missing_assignments_and_keeps_the_files(void **state)
     (void)state;
 
     unlink(path);
-    assert_int_equal(culprit_assignments_load(&shared, path), 0);
-    assert_int_equal(culprit_assignments_set(shared, "s.x", "slow"), 0);
-    assert_int_equal(culprit_assignments_set(shared, "s.y", "fast"), 0);
+    assert_int_equal(culprit_detect_assignments_load(&shared, path), 0);
+    assert_int_equal(culprit_detect_assignments_set(shared, "s.x", "slow"), 0);
+    assert_int_equal(culprit_detect_assignments_set(shared, "s.y", "fast"), 0);
     /* into a missing file: both */
-    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(culprit_detect_assignments_adopt(&added, path, shared), 0);
     assert_int_equal(added, 2);
     /* the local file re-assigns s.x and adds s.z */
-    assert_int_equal(culprit_assignments_load(&local, path), 0);
-    assert_int_equal(culprit_assignments_set(local, "s.x", "medium"), 0);
-    assert_int_equal(culprit_assignments_set(local, "s.z", "fast"), 0);
-    assert_int_equal(culprit_assignments_save(local, path), 0);
+    assert_int_equal(culprit_detect_assignments_load(&local, path), 0);
+    assert_int_equal(culprit_detect_assignments_set(local, "s.x", "medium"), 0);
+    assert_int_equal(culprit_detect_assignments_set(local, "s.z", "fast"), 0);
+    assert_int_equal(culprit_detect_assignments_save(local, path), 0);
     /* adopting again: nothing new, the local s.x stays */
-    assert_int_equal(culprit_assignments_set(shared, "s.w", "medium"), 0);
-    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(culprit_detect_assignments_set(shared, "s.w", "medium"), 0);
+    assert_int_equal(culprit_detect_assignments_adopt(&added, path, shared), 0);
     assert_int_equal(added, 1);
-    assert_int_equal(culprit_assignments_adopt(&added, path, shared), 0);
+    assert_int_equal(culprit_detect_assignments_adopt(&added, path, shared), 0);
     assert_int_equal(added, 0);
-    assert_int_equal(culprit_assignments_load(&c, path), 0);
-    assert_int_equal(culprit_assignments_count(c), 4);
-    assert_string_equal(culprit_assignments_get(c, "s.x"), "medium");
-    assert_string_equal(culprit_assignments_get(c, "s.y"), "fast");
-    assert_string_equal(culprit_assignments_get(c, "s.z"), "fast");
-    assert_string_equal(culprit_assignments_get(c, "s.w"), "medium");
-    culprit_assignments_free(c);
+    assert_int_equal(culprit_detect_assignments_load(&c, path), 0);
+    assert_int_equal(culprit_detect_assignments_count(c), 4);
+    assert_string_equal(culprit_detect_assignments_get(c, "s.x"), "medium");
+    assert_string_equal(culprit_detect_assignments_get(c, "s.y"), "fast");
+    assert_string_equal(culprit_detect_assignments_get(c, "s.z"), "fast");
+    assert_string_equal(culprit_detect_assignments_get(c, "s.w"), "medium");
+    culprit_detect_assignments_free(c);
     /* a corrupt file is refused and left as it was */
     assert_int_equal(culprit_fs_write_atomic(path, "{\"version\": 9}", 14, 0), 0);
-    assert_int_equal(culprit_assignments_adopt(&added, path, shared), CULPRIT_EINVALID);
-    assert_int_equal(culprit_assignments_load(&c, path), CULPRIT_EINVALID);
-    culprit_assignments_free(local);
-    culprit_assignments_free(shared);
+    assert_int_equal(culprit_detect_assignments_adopt(&added, path, shared), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_assignments_load(&c, path), CULPRIT_EINVALID);
+    culprit_detect_assignments_free(local);
+    culprit_detect_assignments_free(shared);
     free(path);
 }
 
@@ -357,9 +361,9 @@ static void eight_concurrent_writers_keep_every_assignment(void **state)
                 culprit_assignments *a = NULL;
                 char key[32];
                 snprintf(key, sizeof(key), "suite%d.test", w);
-                _exit(culprit_assignments_load(&a, path) < 0 ||
-                      culprit_assignments_set(a, key, w % 2 ? "fast" : "slow") < 0 ||
-                      culprit_assignments_save(a, path) < 0);
+                _exit(culprit_detect_assignments_load(&a, path) < 0 ||
+                      culprit_detect_assignments_set(a, key, w % 2 ? "fast" : "slow") < 0 ||
+                      culprit_detect_assignments_save(a, path) < 0);
             }
         }
         for (int w = 0; w < 8; w++) {
@@ -367,9 +371,9 @@ static void eight_concurrent_writers_keep_every_assignment(void **state)
             assert_int_equal(waitpid(pids[w], &status, 0), pids[w]);
             assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         }
-        assert_int_equal(culprit_assignments_load(&all, path), 0);
-        assert_int_equal(culprit_assignments_count(all), 8);
-        culprit_assignments_free(all);
+        assert_int_equal(culprit_detect_assignments_load(&all, path), 0);
+        assert_int_equal(culprit_detect_assignments_count(all), 8);
+        culprit_detect_assignments_free(all);
     }
     free(path);
 }

@@ -1,5 +1,5 @@
 /*
- * culprit_check_commit() (framework/detect/check_commit.c): a whole check driven
+ * culprit_detect_check_commit() (framework/detect/check_commit.c): a whole check driven
  * through the library API alone gives the verdicts `culprit check` gives on the
  * same data. The data is the CLI tests' scenario (one test per verdict) split
  * between the two halves of the history: the baselines' runs only in the shared
@@ -101,11 +101,11 @@ static void library_check_equals_command(void **state)
     o.commit = repo->sha[3];
     o.bases = bases;
     o.nbases = nbases;
-    assert_int_equal(culprit_check_commit(&result, &runs, src, &o), 0);
+    assert_int_equal(culprit_detect_check_commit(&result, &runs, src, &o), 0);
     assert_int_equal(result.n, json_array_size(json_object_get(doc, "tests")));
     assert_true(result.n >= 8);
     for (size_t i = 0; i < result.n; i++)
-        assert_string_equal(culprit_verdict_name(result.verdicts[i].kind),
+        assert_string_equal(culprit_detect_verdict_name(result.verdicts[i].kind),
                             command_verdict(doc, result.verdicts[i].test));
     /* A verdict that needs the ref: the baselines are there alone. */
     for (size_t i = 0; i < result.n; i++)
@@ -114,30 +114,30 @@ static void library_check_equals_command(void **state)
 
     /* One meaning of flagged: a flagged test is what counts; unflagged never does. */
     for (size_t i = 0; i < result.n; i++)
-        if (!culprit_check_flagged(&result, i))
-            assert_int_equal(culprit_check_counts_as(&result, i), CULPRIT_VERDICT_UNCHANGED);
+        if (!culprit_detect_check_flagged(&result, i))
+            assert_int_equal(culprit_detect_check_counts_as(&result, i), CULPRIT_VERDICT_UNCHANGED);
 
     /* The re-run hook is called for every flagged test, not only the first that
      * re-ran; then the store is judged again, to the same verdicts. */
     {
         size_t flagged = 0, calls = 0;
         for (size_t i = 0; i < result.n; i++)
-            flagged += culprit_check_flagged(&result, i) != 0;
+            flagged += culprit_detect_check_flagged(&result, i) != 0;
         assert_true(flagged >= 2);
-        culprit_check_result_dispose(&result);
+        culprit_detect_check_result_dispose(&result);
         culprit_history_runs_dispose(&runs);
         o.rerun = count_rerun;
         o.payload = &calls;
-        assert_int_equal(culprit_check_commit(&result, &runs, src, &o), 0);
+        assert_int_equal(culprit_detect_check_commit(&result, &runs, src, &o), 0);
         assert_int_equal(calls, flagged);
         for (size_t i = 0; i < result.n; i++)
-            assert_string_equal(culprit_verdict_name(result.verdicts[i].kind),
+            assert_string_equal(culprit_detect_verdict_name(result.verdicts[i].kind),
                                 command_verdict(doc, result.verdicts[i].test));
     }
-    culprit_check_result_dispose(&result);
+    culprit_detect_check_result_dispose(&result);
     culprit_history_runs_dispose(&runs);
     o.version = 99;
-    assert_int_equal(culprit_check_commit(&result, &runs, src, &o), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_check_commit(&result, &runs, src, &o), CULPRIT_EINVALID);
     json_decref(doc);
     cli_result_dispose(&r);
     free(parents);

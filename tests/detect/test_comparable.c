@@ -20,7 +20,7 @@ static culprit_run *new_run(const char *commit, const char *stamp, const char *m
                             const char *flags)
 {
     culprit_run *run = NULL;
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "s");
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, stamp);
@@ -35,7 +35,7 @@ static culprit_run *new_run(const char *commit, const char *stamp, const char *m
 static culprit_test_result *add(culprit_run *run, double mean)
 {
     culprit_test_result *t = NULL;
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "x");
     culprit_str_set(&t->classname, "s");
     t->status = CULPRIT_STATUS_PASS;
@@ -53,13 +53,13 @@ static void machine_class_leaves_out_the_kernel_release(void **state)
     char ca[256], cb[256];
     (void)state;
 
-    assert_string_equal(culprit_run_machine_class(ca, sizeof(ca), a),
+    assert_string_equal(culprit_history_run_machine_class(ca, sizeof(ca), a),
                         "Intel Xeon; 2 cpus; Linux x86_64");
-    assert_string_equal(culprit_run_machine_class(cb, sizeof(cb), b), ca);
+    assert_string_equal(culprit_history_run_machine_class(cb, sizeof(cb), b), ca);
     assert_int_equal(culprit_detect_comparable(NULL, a, NULL, b, NULL, 0), 1);
     /* A named class wins over the fingerprint, on both sides. */
     culprit_str_set(&a->machine_class, "ci-large");
-    assert_string_equal(culprit_run_machine_class(ca, sizeof(ca), a), "ci-large");
+    assert_string_equal(culprit_history_run_machine_class(ca, sizeof(ca), a), "ci-large");
     assert_int_equal(culprit_detect_comparable(NULL, a, NULL, b, NULL, 0), 0);
     culprit_str_set(&b->machine, "AMD EPYC; 64 cpus; Linux 6.5.0 x86_64");
     culprit_str_set(&b->machine_class, "ci-large");
@@ -67,9 +67,9 @@ static void machine_class_leaves_out_the_kernel_release(void **state)
     /* A fingerprint not in the runner's shape is its own class, whole. */
     culprit_str_set(&b->machine_class, NULL);
     culprit_str_set(&b->machine, "my laptop");
-    assert_string_equal(culprit_run_machine_class(cb, sizeof(cb), b), "my laptop");
-    culprit_run_free(a);
-    culprit_run_free(b);
+    assert_string_equal(culprit_history_run_machine_class(cb, sizeof(cb), b), "my laptop");
+    culprit_history_run_free(a);
+    culprit_history_run_free(b);
 }
 
 static void each_rule_says_what_differs(void **state)
@@ -106,8 +106,8 @@ static void each_rule_says_what_differs(void **state)
     free(why);
     assert_int_equal(
         culprit_detect_comparable(NULL, now, tn, base, tb, CULPRIT_COMPARABLE_ANY_TREE), 1);
-    culprit_run_free(now);
-    culprit_run_free(base);
+    culprit_history_run_free(now);
+    culprit_history_run_free(base);
 }
 
 /* History c1 <- c2 <- c3: Release runs at c1, a Debug run at c2 (newer), Release and
@@ -134,26 +134,26 @@ static void release_is_judged_against_release_past_a_newer_debug_run(void **stat
     assert_int_equal(b.n, 1);
     assert_ptr_equal(b.runs[0], rel1);
     assert_null(b.incomparable);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     /* allow_mixed: the newest run, whatever its build (the old rule). */
     assert_int_equal(culprit_detect_baseline_for(&b, &runs, rel3, &rel3->tests[0], fp, 2, 1, 1), 0);
     assert_ptr_equal(b.runs[0], dbg2);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     /* A check at c3 judges the newest run there (Debug) against Debug: unchanged. */
     assert_int_equal(culprit_detect_check(&r, &runs, "c3", fp, 2, NULL), 0);
     assert_int_equal(r.n, 1);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);
     assert_string_equal(r.verdicts[0].baseline, "c2");
-    assert_true(culprit_verdict_compared(&r.verdicts[0]));
-    culprit_check_result_dispose(&r);
+    assert_true(culprit_detect_verdict_compared(&r.verdicts[0]));
+    culprit_detect_check_result_dispose(&r);
     /* Without the Debug run at c3, the Release run there is judged against c1. */
     runs.nruns = 3;
     assert_int_equal(culprit_detect_check(&r, &runs, "c3", fp, 2, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);
     assert_string_equal(r.verdicts[0].baseline, "c1");
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     for (size_t i = 0; i < 4; i++)
-        culprit_run_free(all[i]);
+        culprit_history_run_free(all[i]);
 }
 
 static void nothing_comparable_is_mixed_and_says_why(void **state)
@@ -170,19 +170,19 @@ static void nothing_comparable_is_mixed_and_says_why(void **state)
     add(now, 1000);
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 1, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MIXED);
-    assert_false(culprit_verdict_compared(&r.verdicts[0]));
+    assert_false(culprit_detect_verdict_compared(&r.verdicts[0]));
     assert_null(r.verdicts[0].baseline);
     assert_non_null(strstr(r.verdicts[0].message, "nothing compared: no comparable earlier run"));
     assert_non_null(strstr(r.verdicts[0].message, "build flags differs"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     /* No earlier run at all: no-baseline, not compared either. */
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 0, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_NO_BASELINE);
-    assert_false(culprit_verdict_compared(&r.verdicts[0]));
+    assert_false(culprit_detect_verdict_compared(&r.verdicts[0]));
     assert_non_null(strstr(r.verdicts[0].message, "nothing compared"));
-    culprit_check_result_dispose(&r);
-    culprit_run_free(old);
-    culprit_run_free(now);
+    culprit_detect_check_result_dispose(&r);
+    culprit_history_run_free(old);
+    culprit_history_run_free(now);
 }
 
 static void kernel_update_compares_as_before_with_or_without_a_named_class(void **state)
@@ -199,22 +199,22 @@ static void kernel_update_compares_as_before_with_or_without_a_named_class(void 
     add(after, 2000); /* 2x: a minor regression (no category) */
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 1, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MINOR);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     /* Named classes (--machine ci-runner): other hosts, other kernels, one machine. */
     culprit_str_set(&before->machine_class, "ci-runner");
     culprit_str_set(&after->machine_class, "ci-runner");
     culprit_str_set(&after->machine, "Intel Xeon; 4 cpus; Linux 6.9.1 x86_64");
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 1, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MINOR);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     /* Another class is not compared. */
     culprit_str_set(&after->machine_class, "ci-small");
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 1, NULL), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MIXED);
     assert_non_null(strstr(r.verdicts[0].mismatch, "'ci-small' now, 'ci-runner'"));
-    culprit_check_result_dispose(&r);
-    culprit_run_free(before);
-    culprit_run_free(after);
+    culprit_detect_check_result_dispose(&r);
+    culprit_history_run_free(before);
+    culprit_history_run_free(after);
 }
 
 static void dirty_runs_are_no_baseline_and_are_marked(void **state)
@@ -238,7 +238,7 @@ static void dirty_runs_are_no_baseline_and_are_marked(void **state)
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED); /* against clean1 */
     assert_false(r.verdicts[0].dirty);
     assert_null(strstr(r.verdicts[0].message, "dirty"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     /* A dirty run at c2 is compared with c2's clean run first, and says it is dirty. */
     runs.nruns = 4;
     assert_int_equal(culprit_detect_check(&r, &runs, "c2", fp, 1, NULL), 0);
@@ -246,9 +246,9 @@ static void dirty_runs_are_no_baseline_and_are_marked(void **state)
     assert_string_equal(r.verdicts[0].baseline, "c2");
     assert_true(r.verdicts[0].dirty);
     assert_non_null(strstr(r.verdicts[0].message, "dirty tree"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     for (size_t i = 0; i < 4; i++)
-        culprit_run_free(all[i]);
+        culprit_history_run_free(all[i]);
 }
 
 int main(void)

@@ -22,7 +22,7 @@
 static culprit_run *new_run(const char *commit, const char *stamp)
 {
     culprit_run *run = NULL;
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "s");
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, stamp);
@@ -37,7 +37,7 @@ static culprit_test_result *add(culprit_run *run, const char *name, double count
 {
     culprit_test_result *t = NULL;
     double x[3] = {count, count, count};
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, name);
     culprit_str_set(&t->classname, "s");
     culprit_str_set(&t->metric, tool ? "instructions" : "wall_ns");
@@ -88,14 +88,14 @@ static void counts_within_the_threshold_are_unchanged(void **state)
     assert_true(isnan(v.p)); /* no test: the false discovery control leaves it alone */
     assert_non_null(strstr(v.message, "101522512 instructions now"));
     assert_non_null(strstr(v.message, "unchanged (counted by valgrind-3.19.0; threshold 0.50%)"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     /* A/A: identical counts. */
     v = judge(now, t, now, t, 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
     assert_true(v.change == 0);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void one_percent_more_is_a_minor_regression_one_less_an_improvement(void **state)
@@ -113,9 +113,9 @@ static void one_percent_more_is_a_minor_regression_one_less_an_improvement(void 
     assert_string_equal(v.message, "s.slower: minor regression: 1010000 instructions now, 1000000 "
                                    "at abcdef123456: +1.00% (counted by valgrind-3.19.0; "
                                    "threshold 0.50%)");
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     v = expect(CULPRIT_VERDICT_IMPROVEMENT, now, faster, before, b);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     /* The check's false discovery control does not demote a counted verdict. */
     {
         culprit_verdict vs[2];
@@ -124,11 +124,11 @@ static void one_percent_more_is_a_minor_regression_one_less_an_improvement(void 
         assert_int_equal(culprit_detect_adjust(vs, 2, NULL), 0);
         assert_int_equal(vs[0].kind, CULPRIT_VERDICT_MINOR);
         assert_int_equal(vs[1].kind, CULPRIT_VERDICT_IMPROVEMENT);
-        culprit_verdict_dispose(&vs[0]);
-        culprit_verdict_dispose(&vs[1]);
+        culprit_detect_verdict_dispose(&vs[0]);
+        culprit_detect_verdict_dispose(&vs[1]);
     }
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void another_tool_version_or_a_native_baseline_is_mixed(void **state)
@@ -149,26 +149,26 @@ static void another_tool_version_or_a_native_baseline_is_mixed(void **state)
     assert_string_equal(v.mismatch, "counted by valgrind-3.19.0 now, by valgrind-3.22.0 in the "
                                     "baseline");
     assert_non_null(strstr(v.message, "nothing compared: counted by valgrind-3.19.0 now"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     v = judge(now, t, before, native, 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
     assert_string_equal(v.mismatch,
                         "counted by valgrind-3.19.0 now, measured natively (wall_ns) in the "
                         "baseline");
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     /* The other way round: a natively measured result against a counted baseline. */
     v = judge(before, native, now, t, 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
     assert_string_equal(v.mismatch, "measured natively (wall_ns) now, counted by valgrind-3.19.0 "
                                     "in the baseline");
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     /* --allow-mixed compares anyway. */
     o.allow_mixed = 1;
     assert_int_equal(culprit_detect_judge(&v, now, t, &b, &o), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void no_minimum_of_samples_and_no_major_on_a_count(void **state)
@@ -184,13 +184,13 @@ static void no_minimum_of_samples_and_no_major_on_a_count(void **state)
     v = judge(now, t, before, b, 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR); /* 3e6 "ns" is above 'fast': not major */
     assert_int_equal(v.now_n, 1);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     assert_int_equal(culprit_detect_judge(&v, now, t, NULL, NULL), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_NO_BASELINE);
     assert_int_equal(v.evidence, CULPRIT_EVIDENCE_DETERMINISTIC);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void a_noisy_aa_history_widens_the_threshold(void **state)
@@ -219,14 +219,14 @@ static void a_noisy_aa_history_widens_the_threshold(void **state)
     assert_int_equal(res.n, 1);
     assert_int_equal(res.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);
     assert_non_null(strstr(res.verdicts[0].message, "threshold 2.00%"));
-    culprit_check_result_dispose(&res);
+    culprit_detect_check_result_dispose(&res);
     /* Without the second run at c1 nothing widens it: +1.5% against c1 is minor. */
     r[2]->commit[1] = '9';
     assert_int_equal(culprit_detect_check(&res, &all, "c2", commits, 2, &o), 0);
     assert_int_equal(res.verdicts[0].kind, CULPRIT_VERDICT_MINOR);
-    culprit_check_result_dispose(&res);
+    culprit_detect_check_result_dispose(&res);
     for (int i = 0; i < 4; i++)
-        culprit_run_free(r[i]);
+        culprit_history_run_free(r[i]);
 }
 
 /* check --metric: the instructions series of natively timed runs, judged instead. */
@@ -243,11 +243,11 @@ static void check_metric_judges_another_series(void **state)
         double ins[6];
         for (int k = 0; k < 6; k++)
             ins[k] = (i ? 2e6 : 1e6) + k; /* instructions: doubled at c2 */
-        assert_int_equal(culprit_test_result_add_series(t, "instructions", ins, 6, 0), 0);
+        assert_int_equal(culprit_history_test_result_add_series(t, "instructions", ins, 6, 0), 0);
     }
     assert_int_equal(culprit_detect_check(&res, &all, "c2", commits, 1, NULL), 0);
     assert_int_equal(res.verdicts[0].kind, CULPRIT_VERDICT_UNDECIDED); /* 3 samples < 5 */
-    culprit_check_result_dispose(&res);
+    culprit_detect_check_result_dispose(&res);
     for (int i = 0; i < 2; i++)
         assert_int_equal(culprit_detect_select_metric(r[i], "instructions", 0.99), 0);
     assert_string_equal(r[1]->tests[0].metric, "instructions");
@@ -258,24 +258,24 @@ static void check_metric_judges_another_series(void **state)
     assert_int_equal(res.verdicts[0].kind, CULPRIT_VERDICT_MINOR);
     /* Judged statistically (not counted), on one earlier run: unconfirmed. */
     assert_int_equal(res.verdicts[0].evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
-    culprit_check_result_dispose(&res);
+    culprit_detect_check_result_dispose(&res);
     /* A counted result judged on its wall time loses its tool; a missing series
      * leaves nothing to judge. */
     culprit_test_result *c = add(r[0], "y", 1e6, VALGRIND);
     assert_int_equal(culprit_detect_select_metric(r[0], "wall_ns", 0.99), 0);
     assert_null(c->counted_by);
     assert_int_equal(c->summary.n, 0);
-    assert_false(culprit_test_result_measured(c));
+    assert_false(culprit_history_test_result_measured(c));
     /* Samples not loaded: an error that says so. */
     culprit_test_result *d = add(r[1], "z", 1e6, NULL);
     double cpu[3] = {1, 2, 3};
-    assert_int_equal(culprit_test_result_add_series(d, "cpu_ns", cpu, 3, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(d, "cpu_ns", cpu, 3, 0), 0);
     free(d->series[d->nseries - 1].values); /* as a summary-only load leaves it */
     d->series[d->nseries - 1].values = NULL;
     assert_int_equal(culprit_detect_select_metric(r[1], "cpu_ns", 0.99), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "not loaded"));
     for (int i = 0; i < 2; i++)
-        culprit_run_free(r[i]);
+        culprit_history_run_free(r[i]);
 }
 
 int main(void)

@@ -39,15 +39,15 @@ static void detector_names_parse(void **state)
 {
     unsigned int set = 0;
     (void)state;
-    assert_int_equal(culprit_detector_parse(&set, "time,clusters,rules"), 0);
+    assert_int_equal(culprit_detect_detector_parse(&set, "time,clusters,rules"), 0);
     assert_int_equal(set,
                      CULPRIT_DETECTOR_TIME | CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES);
-    assert_int_equal(culprit_detector_parse(&set, "rules"), 0);
+    assert_int_equal(culprit_detect_detector_parse(&set, "rules"), 0);
     assert_int_equal(set, CULPRIT_DETECTOR_RULES);
-    assert_int_equal(culprit_detector_parse(&set, "time,cluster"), CULPRIT_EINVALID);
+    assert_int_equal(culprit_detect_detector_parse(&set, "time,cluster"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "'cluster'"));
-    assert_int_equal(culprit_detector_parse(&set, ""), CULPRIT_EINVALID);
-    assert_string_equal(culprit_detector_name(CULPRIT_DETECTOR_CLUSTERS), "clusters");
+    assert_int_equal(culprit_detect_detector_parse(&set, ""), CULPRIT_EINVALID);
+    assert_string_equal(culprit_detect_detector_name(CULPRIT_DETECTOR_CLUSTERS), "clusters");
 }
 
 static void counter_table_keeps_series_present_everywhere(void **state)
@@ -58,25 +58,25 @@ static void counter_table_keeps_series_present_everywhere(void **state)
     const double w1[] = {1, 2, 3}, w2[] = {4, 5}, c1[] = {7, 8, 9}, c2[] = {10, 11};
     const double bad[] = {1, NAN};
     (void)state;
-    assert_int_equal(culprit_run_new(&run), 0);
-    assert_int_equal(culprit_run_add_test(&a, run), 0);
-    assert_int_equal(culprit_test_result_add_series(a, "wall_ns", w1, 3, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(a, "cpu_ns", c1, 3, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(a, "cycles", NULL, 0, 1), 0);
-    assert_int_equal(culprit_run_add_test(&b, run), 0);
-    assert_int_equal(culprit_test_result_add_series(b, "wall_ns", w2, 2, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(b, "cpu_ns", c2, 2, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(b, "minflt", bad, 2, 0), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_add_test(&a, run), 0);
+    assert_int_equal(culprit_history_test_result_add_series(a, "wall_ns", w1, 3, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(a, "cpu_ns", c1, 3, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(a, "cycles", NULL, 0, 1), 0);
+    assert_int_equal(culprit_history_run_add_test(&b, run), 0);
+    assert_int_equal(culprit_history_test_result_add_series(b, "wall_ns", w2, 2, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(b, "cpu_ns", c2, 2, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(b, "minflt", bad, 2, 0), 0);
     const culprit_test_result *both[2] = {&run->tests[0], &run->tests[1]};
-    assert_int_equal(culprit_counter_table_from_results(&t, both, 2), 0);
+    assert_int_equal(culprit_detect_counter_table_from_results(&t, both, 2), 0);
     /* Absent cycles and the minflt missing from a are left out; rows stacked. */
     assert_int_equal(t.ncounters, 2);
     assert_int_equal(t.n, 5);
     assert_string_equal(t.names[1], "cpu_ns");
     assert_near(t.values[1][3], 10, 0);
-    assert_int_equal(culprit_counter_table_find(&t, "cycles"), -1);
-    culprit_counter_table_dispose(&t);
-    culprit_run_free(run);
+    assert_int_equal(culprit_detect_counter_table_find(&t, "cycles"), -1);
+    culprit_detect_counter_table_dispose(&t);
+    culprit_history_run_free(run);
 }
 
 static void clusters_drop_constant_and_redundant_counters(void **state)
@@ -96,9 +96,9 @@ static void clusters_drop_constant_and_redundant_counters(void **state)
         c[i] = 7 + synth_normal(&r);
         steady[i] = i < 20 ? 1 : 2; /* constant in old, constant (other value) in new */
     }
-    assert_int_equal(culprit_counter_table_init(&old, names, cols, 6, 20), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&old, names, cols, 6, 20), 0);
     const double *later[] = {a + 20, b + 20, sum + 20, flat + 20, c + 20, steady + 20};
-    assert_int_equal(culprit_counter_table_init(&now, names, later, 6, 20), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&now, names, later, 6, 20), 0);
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, NULL), 0);
     assert_true(v.judged);
     /* §4.1: zero variance in both versions, whatever the level. */
@@ -111,9 +111,9 @@ static void clusters_drop_constant_and_redundant_counters(void **state)
     assert_near(v.redundant_r2[0], 1.0, 1e-9);
     assert_true(in_list(v.redundant, 1, "a") || in_list(v.redundant, 1, "b") ||
                 in_list(v.redundant, 1, "sum"));
-    culprit_clusters_verdict_dispose(&v);
-    culprit_counter_table_dispose(&old);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&old);
+    culprit_detect_counter_table_dispose(&now);
 }
 
 static void clusters_flag_the_shifted_io_group_only(void **state)
@@ -141,16 +141,16 @@ static void clusters_flag_the_shifted_io_group_only(void **state)
     /* Clusters are sorted by error: the regressed one first. */
     assert_ptr_equal(io, &v.clusters[0]);
     assert_non_null(strstr(v.message, "write_bytes"));
-    culprit_clusters_verdict_dispose(&v);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&now);
     /* A/A: another draw of the same code. */
     assert_int_equal(synth_table(&now, 60, 3, 1.0), 0);
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, NULL), 0);
     assert_true(v.judged);
     assert_false(v.flagged);
-    culprit_clusters_verdict_dispose(&v);
-    culprit_counter_table_dispose(&old);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&old);
+    culprit_detect_counter_table_dispose(&now);
 }
 
 /* A whole run slowed by the machine separates wall time from the old run as fully as
@@ -176,17 +176,17 @@ static void clusters_take_the_counter_that_moved_most_among_ties(void **state)
         old_v[2][i] = 100 + 3 * synth_normal(&r);
         new_v[2][i] = 100 + 3 * synth_normal(&r);
     }
-    assert_int_equal(culprit_counter_table_init(&old, names, old_c, 3, N), 0);
-    assert_int_equal(culprit_counter_table_init(&now, names, new_c, 3, N), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&old, names, old_c, 3, N), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&now, names, new_c, 3, N), 0);
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, NULL), 0);
     assert_true(v.judged);
     const culprit_counter_cluster *io = cluster_of(&v, "write_bytes");
     assert_non_null(io);
     assert_string_equal(io->counters[0], "write_bytes");
     assert_true(io->flagged);
-    culprit_clusters_verdict_dispose(&v);
-    culprit_counter_table_dispose(&old);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&old);
+    culprit_detect_counter_table_dispose(&now);
 }
 
 static void clusters_error_of_a_fit_on_the_old_version(void **state)
@@ -209,9 +209,9 @@ static void clusters_error_of_a_fit_on_the_old_version(void **state)
         noise[i] = 50 + synth_normal(&r);
         other[i] = noise[i] + 0.01 * synth_normal(&r);
     }
-    assert_int_equal(culprit_counter_table_init(&old, names, cols, 3, 15), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&old, names, cols, 3, 15), 0);
     const double *later[] = {y + 15, noise + 15, other + 15};
-    assert_int_equal(culprit_counter_table_init(&now, names, later, 3, 15), 0);
+    assert_int_equal(culprit_detect_counter_table_init(&now, names, later, 3, 15), 0);
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, NULL), 0);
     const culprit_counter_cluster *c = cluster_of(&v, "y");
     assert_non_null(c);
@@ -219,22 +219,23 @@ static void clusters_error_of_a_fit_on_the_old_version(void **state)
     assert_int_equal(c->ncounters, 1);
     assert_near(c->error, (150 - 1510.0 / 15) / 150, 1e-12);
     assert_true(c->flagged);
-    culprit_clusters_verdict_dispose(&v);
+    culprit_detect_clusters_verdict_dispose(&v);
     /* A threshold above the error does not flag. */
     culprit_clusters_options opts;
-    assert_int_equal(culprit_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION), 0);
+    assert_int_equal(culprit_detect_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION),
+                     0);
     opts.threshold = 0.33;
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, &opts), 0);
     assert_false(v.flagged);
-    culprit_clusters_verdict_dispose(&v);
+    culprit_detect_clusters_verdict_dispose(&v);
     /* Too few observations: not judged, and it says why. */
     opts.min_observations = 16;
     assert_int_equal(culprit_detect_clusters(&v, &old, &now, &opts), 0);
     assert_false(v.judged);
     assert_non_null(strstr(v.message, "15 observations"));
-    culprit_clusters_verdict_dispose(&v);
-    culprit_counter_table_dispose(&old);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&old);
+    culprit_detect_counter_table_dispose(&now);
 }
 
 static void clusters_aa_errors_calibrate_per_counter(void **state)
@@ -249,7 +250,7 @@ static void clusters_aa_errors_calibrate_per_counter(void **state)
     (void)state;
     for (int i = 0; i < 4; i++)
         assert_int_equal(synth_table(&t[i], 40, (uint64_t)(100 + i), 1.0), 0);
-    assert_int_equal(culprit_clusters_aa_errors(&names, &errors, &n, pairs, 2, NULL), 0);
+    assert_int_equal(culprit_detect_clusters_aa_errors(&names, &errors, &n, pairs, 2, NULL), 0);
     /* Every counter has an A/A error: its relative noise, a few percent; the
      * constant majflt none (its old mean predicts it exactly). */
     assert_int_equal(n, SYNTH_COUNTERS);
@@ -261,7 +262,8 @@ static void clusters_aa_errors_calibrate_per_counter(void **state)
     /* Calibrated: every cluster's threshold is max(10%, 2 x the A/A error of its
      * dependent counter), below the default 30%, so a 25% shift of write_bytes (error ~0.2,
      * missed at 30%) is caught. */
-    assert_int_equal(culprit_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION), 0);
+    assert_int_equal(culprit_detect_clusters_options_init(&opts, CULPRIT_CLUSTERS_OPTIONS_VERSION),
+                     0);
     opts.aa_n = n;
     opts.aa_counters = (const char *const *)names;
     opts.aa_errors = errors;
@@ -276,11 +278,11 @@ static void clusters_aa_errors_calibrate_per_counter(void **state)
     for (size_t i = 0; i < v.nclusters; i++)
         if (&v.clusters[i] != io)
             assert_false(v.clusters[i].flagged);
-    culprit_clusters_verdict_dispose(&v);
-    culprit_clusters_aa_dispose(names, errors, n);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_clusters_verdict_dispose(&v);
+    culprit_detect_clusters_aa_dispose(names, errors, n);
+    culprit_detect_counter_table_dispose(&now);
     for (int i = 0; i < 4; i++)
-        culprit_counter_table_dispose(&t[i]);
+        culprit_detect_counter_table_dispose(&t[i]);
 }
 
 /* ------------------------------------------------------------------ rules --- */
@@ -289,22 +291,22 @@ static void rules_levels_follow_foo_figure5(void **state)
 {
     (void)state;
     /* Foo's example: median 74, sd 14: medium spans 60..88. */
-    assert_int_equal(culprit_rules_level(59.9, 74, 14), CULPRIT_LEVEL_LOW);
-    assert_int_equal(culprit_rules_level(60, 74, 14), CULPRIT_LEVEL_MEDIUM);
-    assert_int_equal(culprit_rules_level(88, 74, 14), CULPRIT_LEVEL_MEDIUM);
-    assert_int_equal(culprit_rules_level(88.1, 74, 14), CULPRIT_LEVEL_HIGH);
-    assert_int_equal(culprit_rules_level(5, 5, 0), CULPRIT_LEVEL_MEDIUM);
-    assert_string_equal(culprit_level_name(CULPRIT_LEVEL_HIGH), "high");
+    assert_int_equal(culprit_detect_rules_level(59.9, 74, 14), CULPRIT_LEVEL_LOW);
+    assert_int_equal(culprit_detect_rules_level(60, 74, 14), CULPRIT_LEVEL_MEDIUM);
+    assert_int_equal(culprit_detect_rules_level(88, 74, 14), CULPRIT_LEVEL_MEDIUM);
+    assert_int_equal(culprit_detect_rules_level(88.1, 74, 14), CULPRIT_LEVEL_HIGH);
+    assert_int_equal(culprit_detect_rules_level(5, 5, 0), CULPRIT_LEVEL_MEDIUM);
+    assert_string_equal(culprit_detect_level_name(CULPRIT_LEVEL_HIGH), "high");
 }
 
 static void rules_confidence_change_is_cosine_distance(void **state)
 {
     (void)state;
     /* Python, eq. 1 by hand: 1 - (b n + (1-b)(1-n)) / (|V_b| |V_n|). */
-    assert_near(culprit_rules_confidence_change(0.9, 0.2), 0.6518134703963729, 1e-14);
-    assert_near(culprit_rules_confidence_change(0.95, 0.8), 0.01845101291904505, 1e-14);
-    assert_near(culprit_rules_confidence_change(1, 0), 1, 1e-15);
-    assert_near(culprit_rules_confidence_change(0.8, 0.8), 0, 1e-15);
+    assert_near(culprit_detect_rules_confidence_change(0.9, 0.2), 0.6518134703963729, 1e-14);
+    assert_near(culprit_detect_rules_confidence_change(0.95, 0.8), 0.01845101291904505, 1e-14);
+    assert_near(culprit_detect_rules_confidence_change(1, 0), 1, 1e-15);
+    assert_near(culprit_detect_rules_confidence_change(0.8, 0.8), 0, 1e-15);
 }
 
 static void rules_apriori_matches_brute_force(void **state)
@@ -319,7 +321,7 @@ static void rules_apriori_matches_brute_force(void **state)
     culprit_rule *rules;
     size_t n;
     (void)state;
-    assert_int_equal(culprit_rules_mine(&rules, &n, t, 10, 3, 0.3, 0.8, 3), 0);
+    assert_int_equal(culprit_detect_rules_mine(&rules, &n, t, 10, 3, 0.3, 0.8, 3), 0);
     assert_int_equal(n, 6);
     assert_int_equal(rules[0].npremise, 1);
     assert_int_equal(rules[0].premise[0].counter, 0);
@@ -335,7 +337,7 @@ static void rules_apriori_matches_brute_force(void **state)
     assert_near(rules[4].confidence, 6.0 / 7.0, 1e-15);
     free(rules);
     /* Itemsets capped at 2 items: the two 3-item rules go. */
-    assert_int_equal(culprit_rules_mine(&rules, &n, t, 10, 3, 0.3, 0.8, 2), 0);
+    assert_int_equal(culprit_detect_rules_mine(&rules, &n, t, 10, 3, 0.3, 0.8, 2), 0);
     assert_int_equal(n, 4);
     free(rules);
 }
@@ -352,7 +354,7 @@ static int levels_run(culprit_counter_table *out, size_t n, size_t b_high_from)
         b[i] = i >= b_high_from ? 14 : 10 + (i % 10 == 9 ? 1 : 0);
         c[i] = 10 + (i % 10 == 4 ? -1 : 0);
     }
-    return culprit_counter_table_init(out, names, cols, 3, n);
+    return culprit_detect_counter_table_init(out, names, cols, 3, n);
 }
 
 static void rules_detector_flags_the_changed_counter_with_its_severity(void **state)
@@ -385,23 +387,23 @@ static void rules_detector_flags_the_changed_counter_with_its_severity(void **st
     for (size_t i = 0; i < v.ncounters; i++)
         if (strcmp(v.counters[i].counter, "b") != 0)
             assert_true(v.counters[i].severity < v.counters[0].severity);
-    culprit_rules_verdict_dispose(&v);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_rules_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&now);
     /* A/A: the same habits, nothing flagged. */
     assert_int_equal(levels_run(&now, 20, 99), 0);
     assert_int_equal(culprit_detect_rules(&v, hist, 3, &now, NULL), 0);
     assert_true(v.judged);
     assert_int_equal(v.ncounters, 0);
     assert_false(v.flagged);
-    culprit_rules_verdict_dispose(&v);
+    culprit_detect_rules_verdict_dispose(&v);
     /* Too little history: not judged. */
     assert_int_equal(culprit_detect_rules(&v, hist, 0, &now, NULL), 0);
     assert_false(v.judged);
     assert_non_null(strstr(v.message, "not judged"));
-    culprit_rules_verdict_dispose(&v);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_rules_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&now);
     for (int h = 0; h < 3; h++)
-        culprit_counter_table_dispose(&hist[h]);
+        culprit_detect_counter_table_dispose(&hist[h]);
 }
 
 static void rules_windows_are_medians(void **state)
@@ -413,16 +415,16 @@ static void rules_windows_are_medians(void **state)
     for (int h = 0; h < 2; h++)
         assert_int_equal(levels_run(&hist[h], 60, 99), 0);
     assert_int_equal(levels_run(&now, 60, 99), 0);
-    assert_int_equal(culprit_rules_options_init(&opts, CULPRIT_RULES_OPTIONS_VERSION), 0);
+    assert_int_equal(culprit_detect_rules_options_init(&opts, CULPRIT_RULES_OPTIONS_VERSION), 0);
     opts.window = 5;
     assert_int_equal(culprit_detect_rules(&v, hist, 2, &now, &opts), 0);
     /* 60 observations in windows of 5: 12 per run. */
     assert_int_equal(v.history_windows, 24);
     assert_int_equal(v.new_windows, 12);
-    culprit_rules_verdict_dispose(&v);
-    culprit_counter_table_dispose(&now);
+    culprit_detect_rules_verdict_dispose(&v);
+    culprit_detect_counter_table_dispose(&now);
     for (int h = 0; h < 2; h++)
-        culprit_counter_table_dispose(&hist[h]);
+        culprit_detect_counter_table_dispose(&hist[h]);
 }
 
 /* ------------------------------------------------------------------ check --- */
@@ -434,13 +436,13 @@ static culprit_run *counter_run(const char *commit, const char *stamp, uint64_t 
     culprit_run *run;
     culprit_test_result *t;
 
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "io");
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, stamp);
     culprit_str_set(&run->machine, "m");
     run->dirty = dirty;
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "journal");
     culprit_str_set(&t->classname, "io");
     culprit_str_set(&t->metric, "wall_ns");
@@ -468,7 +470,7 @@ static void check_runs_the_counter_detectors_with_a_calibration(void **state)
     assert_null(r.clusters);
     assert_null(r.rules);
     assert_int_equal(r.detectors, CULPRIT_DETECTOR_TIME);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
 
     opts.detectors = CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES;
     assert_int_equal(culprit_detect_check(&r, &runs, "c", bases, 2, &opts), 0);
@@ -486,15 +488,15 @@ static void check_runs_the_counter_detectors_with_a_calibration(void **state)
     assert_int_equal(r.rules[0].history_runs, 2);
     assert_true(r.rules[0].flagged);
     assert_string_equal(r.rules[0].counters[0].counter, "write_bytes");
-    assert_true(culprit_check_counters_flagged(&r, 0));
+    assert_true(culprit_detect_check_counters_flagged(&r, 0));
     /* A counter flag is minor; without time in the set the time verdict does not
      * count, whatever it is. */
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_MINOR);
     r.verdicts[0].kind = CULPRIT_VERDICT_MAJOR;
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_MINOR);
     r.detectors |= CULPRIT_DETECTOR_TIME;
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MAJOR);
-    culprit_check_result_dispose(&r);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_MAJOR);
+    culprit_detect_check_result_dispose(&r);
 
     /* An explicit threshold turns the calibration off. */
     opts.detectors = CULPRIT_DETECTOR_CLUSTERS;
@@ -503,9 +505,9 @@ static void check_runs_the_counter_detectors_with_a_calibration(void **state)
     assert_false(r.clusters[0].calibrated);
     assert_int_equal(r.clusters[0].aa_pairs, 0);
     assert_null(r.rules);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     for (int i = 0; i < 5; i++)
-        culprit_run_free(all[i]);
+        culprit_history_run_free(all[i]);
 }
 
 int main(void)

@@ -27,7 +27,7 @@ static void test_check_options_init(void **state)
     culprit_check_options o, init = CULPRIT_CHECK_OPTIONS_INIT;
     (void)state;
     memset(&o, 0xff, sizeof(o));
-    assert_int_equal(culprit_check_options_init(&o, CULPRIT_CHECK_OPTIONS_VERSION), 0);
+    assert_int_equal(culprit_detect_check_options_init(&o, CULPRIT_CHECK_OPTIONS_VERSION), 0);
     assert_int_equal(o.version, CULPRIT_CHECK_OPTIONS_VERSION);
     assert_int_equal(o.detect.version, CULPRIT_DETECT_OPTIONS_VERSION);
     assert_int_equal(o.clusters.version, CULPRIT_CLUSTERS_OPTIONS_VERSION);
@@ -36,7 +36,7 @@ static void test_check_options_init(void **state)
     assert_int_equal(o.noise_window, init.noise_window);
     assert_int_equal(o.detectors, init.detectors);
     assert_null(o.test);
-    assert_refused(culprit_check_options_init(&o, CULPRIT_CHECK_OPTIONS_VERSION + 1),
+    assert_refused(culprit_detect_check_options_init(&o, CULPRIT_CHECK_OPTIONS_VERSION + 1),
                    "check options version 2");
 }
 
@@ -49,8 +49,8 @@ static void test_other_inits_refuse(void **state)
     culprit_calltree_overweight_options ow;
     (void)state;
     assert_refused(culprit_detect_options_init(&d, 0), "version 0");
-    assert_refused(culprit_clusters_options_init(&c, 0), "version 0");
-    assert_refused(culprit_rules_options_init(&r, 0), "version 0");
+    assert_refused(culprit_detect_clusters_options_init(&c, 0), "version 0");
+    assert_refused(culprit_detect_rules_options_init(&r, 0), "version 0");
     assert_refused(culprit_calltree_diff_options_init(&cd, 0), "version 0");
     assert_refused(culprit_calltree_overweight_options_init(&ow, 0), "version 0");
     /* The one body every _init shares (culprit_options_init_from): no struct, no copy. */
@@ -95,15 +95,15 @@ static void test_compare_runs_refuses_version(void **state)
     culprit_check_result result;
     culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
     (void)state;
-    assert_int_equal(culprit_run_new(&a), 0);
-    assert_int_equal(culprit_run_new(&b), 0);
+    assert_int_equal(culprit_history_run_new(&a), 0);
+    assert_int_equal(culprit_history_run_new(&b), 0);
     o.version = 0;
     assert_refused(culprit_detect_compare_runs(&result, a, b, &o), "check options version 0");
     o.version = CULPRIT_CHECK_OPTIONS_VERSION;
     assert_int_equal(culprit_detect_compare_runs(&result, a, b, &o), 0);
-    culprit_check_result_dispose(&result);
-    culprit_run_free(a);
-    culprit_run_free(b);
+    culprit_detect_check_result_dispose(&result);
+    culprit_history_run_free(a);
+    culprit_history_run_free(b);
 }
 
 /* The functions that take culprit_detect_options alone check its version too
@@ -118,7 +118,7 @@ static void test_detect_functions_refuse_version(void **state)
     double threshold = -1;
     (void)state;
     memset(&now, 0, sizeof(now));
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     d.version = 9;
     assert_refused(culprit_detect_judge(&v, run, &now, NULL, &d), "detect options version 9");
     assert_null(v.test);
@@ -128,7 +128,7 @@ static void test_detect_functions_refuse_version(void **state)
     d.version = CULPRIT_DETECT_OPTIONS_VERSION;
     assert_int_equal(culprit_detect_count_threshold(&threshold, &d, 0), 0);
     assert_true(threshold == d.count_threshold);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 }
 
 static void test_detectors_refuse_versions(void **state)

@@ -32,7 +32,7 @@ static culprit_run *new_run(history *h, const char *machine)
     snprintf(h->commits[i], sizeof(h->commits[i]), "c%02zu", i);
     snprintf(stamp, sizeof(stamp), "2026-01-01T00:%02zu:00.000000Z", i);
     snprintf(id, sizeof(id), "run%02zu", i);
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "s");
     culprit_str_set(&run->commit, h->commits[i]);
     culprit_str_set(&run->timestamp, stamp);
@@ -49,7 +49,7 @@ static culprit_run *new_run(history *h, const char *machine)
 static culprit_test_result *add(culprit_run *run, const char *name, double mean)
 {
     culprit_test_result *t = NULL;
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, name);
     culprit_str_set(&t->classname, "s");
     t->status = CULPRIT_STATUS_PASS;
@@ -64,7 +64,7 @@ static culprit_test_result *add(culprit_run *run, const char *name, double mean)
 static void history_dispose(history *h)
 {
     for (size_t i = 0; i < h->all.nruns; i++)
-        culprit_run_free(h->runs[i]);
+        culprit_history_run_free(h->runs[i]);
 }
 
 /*
@@ -118,7 +118,7 @@ static void pooled_spread_is_the_halved_mean_square_of_successive_differences(vo
     (void)state;
 
     check_young(&r, &h, 3, 6, 0.02, 1e6, 1.0);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     culprit_run *now = h.runs[h.all.nruns - 1];
     assert_int_equal(culprit_detect_run_spread(&s, &h.all, now, &now->tests[0], 10, 0.99), 0);
     assert_int_equal(s.tests, 3);
@@ -172,15 +172,15 @@ static void one_earlier_run_and_16x_is_a_confirmed_minor(void **state)
     const culprit_verdict *v = find(&r, "s.young");
     assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
-    assert_string_equal(culprit_evidence_name(v->evidence), "pooled");
-    assert_true(culprit_verdict_confirmed(v));
+    assert_string_equal(culprit_detect_evidence_name(v->evidence), "pooled");
+    assert_true(culprit_detect_verdict_confirmed(v));
     assert_int_equal(v->spread.tests, 3);
     assert_int_equal(v->spread.runs, 24);
     assert_true(v->change_low > v->spread_limit);
     assert_non_null(strstr(v->message, "confirmed by the pooled run-to-run spread"));
     assert_non_null(strstr(v->message, "pooled from 3 tests, 24 runs"));
     /* what --fail-on minor compares with */
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_MINOR);
     /* the run compared with, named */
     assert_int_equal(v->nbase_runs, 1);
     assert_string_equal(v->base_runs[0].commit, h.commits[7]);
@@ -189,7 +189,7 @@ static void one_earlier_run_and_16x_is_a_confirmed_minor(void **state)
     assert_non_null(v->base_runs[0].machine);
     assert_true(v->base_runs[0].mean == 1e6 && v->base_runs[0].n == 30);
     assert_non_null(strstr(v->message, "(run run07)"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 
@@ -206,12 +206,12 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     const culprit_verdict *v = find(&r, "s.young");
     assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
-    assert_false(culprit_verdict_confirmed(v));
+    assert_false(culprit_detect_verdict_confirmed(v));
     assert_true(v->change_low < v->spread_limit);
     assert_non_null(strstr(v->message, "unconfirmed"));
     assert_non_null(strstr(v->message, "within 7 x the spread"));
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
-    culprit_check_result_dispose(&r);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
     /* runs 0.2% apart: the same +50% is still within the least spread assumed (9%,
      * limit +144%), a 3x change is beyond */
@@ -219,13 +219,13 @@ static void a_change_within_the_pooled_spread_stays_unconfirmed(void **state)
     v = find(&r, "s.young");
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
     assert_true(fabs(v->spread_limit - expm1(7 * 0.09 * sqrt(2))) < 1e-12);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
     check_young(&r, &h, 3, 8, 0.001, 1e6, 3.0);
     v = find(&r, "s.young");
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_POOLED);
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_MINOR);
-    culprit_check_result_dispose(&r);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_MINOR);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 
@@ -244,14 +244,14 @@ static void without_other_tests_the_default_decides(void **state)
     assert_true(v->spread.upper == CULPRIT_DETECT_SPREAD_DEFAULT);
     assert_true(fabs(v->spread_limit - expm1(7 * 0.25 * sqrt(2))) < 1e-12);
     assert_non_null(strstr(v->message, "the default"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
     check_young(&r, &h, 0, 1, 0, 1e6, 5.0);
     v = find(&r, "s.young");
     assert_int_equal(v->kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v->evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
     assert_non_null(strstr(v->message, "the default"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 
@@ -305,7 +305,7 @@ static void a_3x_floor_is_confirmed_where_means_wander(void **state)
     assert_true(v->spread.sd < 0.01);
     assert_true(v->floor_change > v->spread_limit);
     assert_non_null(strstr(v->message, "the floor (fastest sample) moved +200.0%, beyond 7 x"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 
@@ -324,8 +324,8 @@ static void a_mean_up_with_its_floor_unchanged_stays_unconfirmed(void **state)
     assert_true(fabs(v->floor_change) < 1e-9);
     assert_non_null(strstr(v->message, "the floor (fastest sample) moved "));
     assert_non_null(strstr(v->message, "%, within 7 x the spread"));
-    assert_int_equal(culprit_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
-    culprit_check_result_dispose(&r);
+    assert_int_equal(culprit_detect_check_worst(&r), CULPRIT_VERDICT_UNCHANGED);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 
@@ -349,24 +349,24 @@ static void a_dirty_run_is_no_baseline_unless_asked(void **state)
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_UNCHANGED);
     assert_string_equal(r.verdicts[0].base_runs[0].id, "run00");
     assert_false(r.verdicts[0].base_runs[0].dirty);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     o.detect.allow_dirty = 1;
     assert_int_equal(culprit_detect_check(&r, &h.all, "c02", bases, 1, &o), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_IMPROVEMENT);
     assert_string_equal(r.verdicts[0].base_runs[0].id, "run01");
     assert_true(r.verdicts[0].base_runs[0].dirty);
     assert_non_null(strstr(r.verdicts[0].message, "(run run01, dirty tree)"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     /* two runs compared: the dirty one is no baseline either */
     o.detect.allow_dirty = 0;
     assert_int_equal(culprit_detect_compare_runs(&r, h.runs[1], h.runs[2], &o), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_MIXED);
     assert_non_null(strstr(r.verdicts[0].message, "--allow-dirty"));
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     o.detect.allow_dirty = 1;
     assert_int_equal(culprit_detect_compare_runs(&r, h.runs[1], h.runs[2], &o), 0);
     assert_int_equal(r.verdicts[0].kind, CULPRIT_VERDICT_IMPROVEMENT);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     history_dispose(&h);
 }
 

@@ -20,7 +20,7 @@
 static culprit_run *new_run(const char *commit, const char *stamp, const char *machine)
 {
     culprit_run *run = NULL;
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "s");
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, stamp);
@@ -34,7 +34,7 @@ static culprit_test_result *add(culprit_run *run, const char *name, size_t n, do
                                 double sd)
 {
     culprit_test_result *t = NULL;
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, name);
     culprit_str_set(&t->classname, "s");
     t->status = CULPRIT_STATUS_PASS;
@@ -74,14 +74,14 @@ static void major_needs_lower_bound_above_the_category_limit(void **state)
     set_category(t, "fast", 1e6);
     culprit_verdict v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
-    assert_string_equal(culprit_verdict_name(v.kind), "major");
+    assert_string_equal(culprit_detect_verdict_name(v.kind), "major");
     /* the message says test, now, limit, change and baseline without statistics */
     assert_non_null(strstr(v.message, "s.fib: major regression: 1.20 ms now"));
     assert_non_null(strstr(v.message, "above category 'fast' (< 1.00 ms)"));
     assert_non_null(strstr(v.message, "900.0 us at abcdef123456"));
     assert_non_null(strstr(v.message, "+33.3%"));
     assert_true(fabs(v.change - 1.0 / 3) < 1e-9);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* Hovering at the limit with noise: the mean is above, the lower bound is not. */
     t->summary.mean = 1.005e6;
@@ -90,7 +90,7 @@ static void major_needs_lower_bound_above_the_category_limit(void **state)
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_not_equal(v.kind, CULPRIT_VERDICT_MAJOR);
     assert_int_equal(v.kind, CULPRIT_VERDICT_NO_BASELINE);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* No history is needed for a major verdict. */
     t->summary.mean = 1.5e6;
@@ -98,9 +98,9 @@ static void major_needs_lower_bound_above_the_category_limit(void **state)
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
     assert_null(strstr(v.message, " at "));
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 /* One preempted repetition (100x) widens the interval of the mean below zero; the
@@ -114,15 +114,15 @@ static void extreme_samples_do_not_hide_a_major_regression(void **state)
     set_category(t, "instant", 1);
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_not_equal(v.kind, CULPRIT_VERDICT_MAJOR); /* no judged summary: undecidable */
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     t->judged = (culprit_summary){29, 30e3, 1e3, 30e3, 28e3, 33e3, 29.5e3, 30.5e3, 0.99};
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MAJOR);
     assert_int_equal(v.now_n, 29);
     assert_int_equal(v.set_aside, 1);
     assert_non_null(strstr(v.message, "1 extreme sample of 30 set aside"));
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
 }
 
 static void minor_improvement_and_threshold(void **state)
@@ -140,12 +140,12 @@ static void minor_improvement_and_threshold(void **state)
     assert_true(v.p < 1e-6);
     assert_non_null(strstr(v.message, "minor regression"));
     assert_non_null(strstr(v.message, "still in category 'fast'"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     t->summary.mean = 400e3; /* the mirror */
     v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* 1% slower, measured so precisely that it is significant: below the 2%
      * practical threshold, it does not alarm. */
@@ -155,16 +155,16 @@ static void minor_improvement_and_threshold(void **state)
     v = judge(now, t, before, b, NULL);
     assert_true(v.change_low > 0); /* significant */
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* the threshold is configurable: at 0.5% the same data is a minor regression */
     culprit_detect_options o = CULPRIT_DETECT_OPTIONS_INIT;
     o.threshold = 0.005;
     v = judge(now, t, before, b, &o);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void undecided_says_how_many_more_repetitions(void **state)
@@ -181,18 +181,18 @@ static void undecided_says_how_many_more_repetitions(void **state)
     assert_non_null(strstr(v.message, "more repetitions would decide"));
     /* with that many more samples on both sides, the interval is narrow enough */
     size_t more = v.more_samples;
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     b->summary.n = t->summary.n = 10 + more;
     v = judge(now, t, before, b, NULL);
     assert_int_not_equal(v.kind, CULPRIT_VERDICT_UNDECIDED);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* too few samples: undecided whatever the means */
     t->summary.n = 3;
     t->summary.mean = 900e3;
     v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNDECIDED);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* a tight A/A comparison is unchanged: the interval lies inside the threshold */
     b->summary.n = t->summary.n = 200;
@@ -202,9 +202,9 @@ static void undecided_says_how_many_more_repetitions(void **state)
     v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
     assert_non_null(strstr(v.message, "unchanged"));
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void mixed_fingerprints_are_not_compared_silently(void **state)
@@ -220,13 +220,13 @@ static void mixed_fingerprints_are_not_compared_silently(void **state)
     assert_non_null(strstr(v.mismatch, "machine differs"));
     assert_non_null(strstr(v.message, "box-a"));
     assert_non_null(strstr(v.message, "--allow-mixed"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     culprit_detect_options o = CULPRIT_DETECT_OPTIONS_INIT;
     o.allow_mixed = 1;
     v = judge(now, t, before, b, &o);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* build flags count too */
     culprit_str_set(&before->machine, "box-a");
@@ -234,9 +234,9 @@ static void mixed_fingerprints_are_not_compared_silently(void **state)
     v = judge(now, t, before, b, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MIXED);
     assert_non_null(strstr(v.mismatch, "build flags"));
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 static void failed_tests_and_missing_baselines(void **state)
@@ -249,12 +249,12 @@ static void failed_tests_and_missing_baselines(void **state)
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_NO_BASELINE);
     assert_non_null(strstr(v.message, "no earlier run"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     t->status = CULPRIT_STATUS_FAILURE;
     v = judge(now, t, NULL, NULL, NULL);
     assert_int_equal(v.kind, CULPRIT_VERDICT_NOT_RUN);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
 }
 
 static void baseline_is_newest_passing_run_on_first_parent_history(void **state)
@@ -282,7 +282,7 @@ static void baseline_is_newest_passing_run_on_first_parent_history(void **state)
     assert_int_equal(b.n, 1);
     assert_true(b.results[0]->summary.mean == 210); /* newest passing at c2; c9 ignored */
     assert_string_equal(b.label, "c2");
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
 
     /* pooled over the last 2 commits with data */
     assert_int_equal(culprit_detect_baseline(&b, &runs, "s", "x", fp, 2, 2), 0);
@@ -290,19 +290,20 @@ static void baseline_is_newest_passing_run_on_first_parent_history(void **state)
     assert_true(b.results[1]->summary.mean == 100);
     assert_non_null(strstr(b.label, "1 earlier"));
     culprit_verdict v;
-    assert_int_equal(culprit_detect_judge(&v, r2c, culprit_run_find_test(r2c, "y"), &b, NULL), 0);
-    culprit_verdict_dispose(&v);
-    culprit_baseline_dispose(&b);
+    assert_int_equal(
+        culprit_detect_judge(&v, r2c, culprit_history_run_find_test(r2c, "y"), &b, NULL), 0);
+    culprit_detect_verdict_dispose(&v);
+    culprit_detect_baseline_dispose(&b);
 
     /* a test never run before, or another suite: no baseline (n == 0), no error */
     assert_int_equal(culprit_detect_baseline(&b, &runs, "s", "y", fp + 1, 1, 1), 0);
     assert_int_equal(b.n, 0);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     assert_int_equal(culprit_detect_baseline(&b, &runs, "other", "x", fp, 2, 1), 0);
     assert_int_equal(b.n, 0);
-    culprit_baseline_dispose(&b);
+    culprit_detect_baseline_dispose(&b);
     for (size_t i = 0; i < 5; i++)
-        culprit_run_free(all[i]);
+        culprit_history_run_free(all[i]);
 }
 
 static void pooled_baseline_merges_summaries_exactly(void **state)
@@ -319,10 +320,10 @@ static void pooled_baseline_merges_summaries_exactly(void **state)
     assert_int_equal(v.base_n, 40);
     assert_true(fabs(v.base_mean - 103) < 1e-9);                       /* (10*100 + 30*104) / 40 */
     assert_non_null(strstr(v.message, "at c2 and 1 earlier commits")); /* not cut to 12 */
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(b1);
-    culprit_run_free(b2);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(b1);
+    culprit_history_run_free(b2);
 }
 
 /*
@@ -342,16 +343,16 @@ static size_t simulate(gsl_rng *rng, size_t ntests, size_t nslow, double slowdow
     for (size_t i = 0; i < ntests; i++) {
         culprit_welford wa, wb;
         double mean = 1e6 * (1 + (double)i / ntests);
-        culprit_welford_init(&wa);
-        culprit_welford_init(&wb);
+        culprit_stats_welford_init(&wa);
+        culprit_stats_welford_init(&wb);
         for (size_t k = 0; k < n; k++) {
-            culprit_welford_add(&wa, mean + gsl_ran_gaussian(rng, 0.03 * mean));
-            culprit_welford_add(&wb, mean * (i < nslow ? 1 + slowdown : 1) +
-                                         gsl_ran_gaussian(rng, 0.03 * mean));
+            culprit_stats_welford_add(&wa, mean + gsl_ran_gaussian(rng, 0.03 * mean));
+            culprit_stats_welford_add(&wb, mean * (i < nslow ? 1 + slowdown : 1) +
+                                               gsl_ran_gaussian(rng, 0.03 * mean));
         }
         snprintf(name, sizeof(name), "t%zu", i);
-        culprit_test_result *a = add(before, name, n, wa.mean, culprit_welford_sd(&wa));
-        culprit_test_result *b = add(now, name, n, wb.mean, culprit_welford_sd(&wb));
+        culprit_test_result *a = add(before, name, n, wa.mean, culprit_stats_welford_sd(&wa));
+        culprit_test_result *b = add(now, name, n, wb.mean, culprit_stats_welford_sd(&wb));
         v[i] = judge(now, b, before, a, NULL);
     }
     if (adjust)
@@ -364,11 +365,11 @@ static size_t simulate(gsl_rng *rng, size_t ntests, size_t nslow, double slowdow
             alarms += flagged;
         if (adjust)
             assert_true(isfinite(v[i].q) && v[i].q >= v[i].p);
-        culprit_verdict_dispose(&v[i]);
+        culprit_detect_verdict_dispose(&v[i]);
     }
     free(v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
     return alarms;
 }
 
@@ -421,7 +422,7 @@ static void adjust_demotes_what_fdr_does_not_support(void **state)
     assert_int_equal(v[1].kind, CULPRIT_VERDICT_MINOR);
     assert_true(v[1].q <= 100 * 1e-7 + 1e-12);
     for (size_t i = 0; i < 100; i++)
-        culprit_verdict_dispose(&v[i]);
+        culprit_detect_verdict_dispose(&v[i]);
 }
 
 /* A history of runs c1..c5 at the given means (n 30, sd 1000 ns), then c6 at `now`;
@@ -449,9 +450,9 @@ static culprit_verdict_kind check_after_history(const double *means, size_t k, d
     assert_int_equal(r.n, 1);
     kind = r.verdicts[0].kind;
     *message = strdup(r.verdicts[0].message);
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     for (size_t i = 0; i <= k; i++)
-        culprit_run_free(runs[i]);
+        culprit_history_run_free(runs[i]);
     return kind;
 }
 
@@ -498,8 +499,8 @@ static void runs_that_vary_from_run_to_run_do_not_alarm(void **state)
     assert_int_equal(culprit_detect_run_noise(&var, &df, &all, now, t, 3), 0);
     assert_true(var == 0 && df == 0); /* three runs are too few to tell */
     for (int i = 0; i < 4; i++)
-        culprit_run_free(runs[i]);
-    culprit_run_free(now);
+        culprit_history_run_free(runs[i]);
+    culprit_history_run_free(now);
 }
 
 /* check --confirm --build --run: which verdicts are paired, and what pairs make of
@@ -530,22 +531,22 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v.evidence, CULPRIT_EVIDENCE_PAIRED);
     assert_non_null(strstr(v.message, "20 paired runs"));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     /* Pairs that also say faster keep it faster; pairs that see no change make it
      * unchanged; pairs that cannot tell keep it as it was. */
     v = judge(now, t, before, b, NULL);
     assert_int_equal(culprit_detect_apply_paired(&v, &faster, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     v = judge(now, t, before, b, NULL);
     assert_int_equal(culprit_detect_apply_paired(&v, &same, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
     v = judge(now, t, before, b, NULL);
     assert_int_equal(culprit_detect_apply_paired(&v, &unknown, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
     assert_int_equal(v.paired.slower, -1);
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* With the noise model (enough earlier runs), an unchanged or faster verdict has
      * its evidence and is not paired; a flagged or undecided one always is. */
@@ -560,7 +561,7 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     /* A deterministic count never is. */
     v.evidence = CULPRIT_EVIDENCE_DETERMINISTIC;
     assert_false(culprit_detect_wants_pairs(&v, 1));
-    culprit_verdict_dispose(&v);
+    culprit_detect_verdict_dispose(&v);
 
     /* A minor the pairs refute becomes unchanged; an undecided one becomes what they
      * decide. */
@@ -569,9 +570,9 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(culprit_detect_apply_paired(&v, &same, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_UNCHANGED);
-    culprit_verdict_dispose(&v);
-    culprit_run_free(now);
-    culprit_run_free(before);
+    culprit_detect_verdict_dispose(&v);
+    culprit_history_run_free(now);
+    culprit_history_run_free(before);
 }
 
 int main(void)

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t m = 0; m < sizeof(modes) / sizeof(modes[0]); m++) {
         culprit_run *run = NULL;
         culprit_test_result *t;
-        if (culprit_run_new(&run) < 0 || culprit_run_add_test(&t, run) < 0)
+        if (culprit_history_run_new(&run) < 0 || culprit_history_run_add_test(&t, run) < 0)
             __builtin_trap();
         if (culprit_history__block_parse(t, (const char *)data, size, modes[m]) == 0) {
             for (size_t i = 0; i < t->nseries; i++)
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                    culprit_error_last_code() != CULPRIT_ERROR) {
             __builtin_trap();
         }
-        culprit_run_free(run);
+        culprit_history_run_free(run);
     }
     return 0;
 }

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 __builtin_trap();
         }
         culprit_buf_dispose(&out);
-        culprit_run_free(run);
+        culprit_history_run_free(run);
     }
     return 0;
 }

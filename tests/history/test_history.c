@@ -36,7 +36,7 @@ static culprit_run *make_run(void)
     culprit_test_result *t;
     double cpu[] = {10, 20, 30};
 
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->id, "20261122T130500Z_0123456789ab_host_1_beef");
     culprit_str_set(&run->suite, "suite <&> \"quoted\" 'x'");
     culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
@@ -49,7 +49,7 @@ static culprit_run *make_run(void)
     culprit_str_set(&run->flags, "-O2 -g -DX=\"a&b\"");
     culprit_str_set(&run->binary, "/build/tests/fib perf");
 
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "fib_30 <fast> & \"friends\"");
     culprit_str_set(&t->classname, "suite-a");
     t->status = CULPRIT_STATUS_PASS;
@@ -69,25 +69,26 @@ static culprit_run *make_run(void)
     t->judged = (culprit_summary){10, 1190.5, 2.25, 1190, 1185, 1196, 1188.25, 1192.75, 0.99};
     t->outliers =
         (culprit_outliers){1, 2, 1, -5, -0.5, 3.5, 5, (size_t)1 << 40, 2, 3, (size_t)1 << 53};
-    assert_int_equal(
-        culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", cpu, 3, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "l1d_misses", NULL, 0, 1), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "empty", NULL, 0, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", wall,
+                                                            sizeof(wall) / sizeof(wall[0]), 0),
+                     0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "cpu_ns", cpu, 3, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "l1d_misses", NULL, 0, 1), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "empty", NULL, 0, 0), 0);
 
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "fails");
     t->status = CULPRIT_STATUS_FAILURE;
     culprit_str_set(&t->message, "expected 1 < 2 && \"ok\"\nsecond line\ttab");
     culprit_str_set(&t->output, "stderr <b>bold</b> & ]]> end\r\nwindows line\n");
     culprit_str_set(&t->verdict, "major");
 
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "crashes");
     t->status = CULPRIT_STATUS_ERROR;
     culprit_str_set(&t->message, "SIGSEGV");
 
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, "skipped");
     t->status = CULPRIT_STATUS_SKIPPED;
     return run;
@@ -183,15 +184,15 @@ static void round_trip_keeps_every_field(void **state)
     /* Summaries only: the same, without values (and through the sample-skipping path). */
     assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
     assert_same_run(run, summaries, 0);
-    assert_int_equal(culprit_test_result_series(&summaries->tests[0], "wall_ns")->n,
+    assert_int_equal(culprit_history_test_result_series(&summaries->tests[0], "wall_ns")->n,
                      sizeof(wall) / sizeof(wall[0]));
-    assert_true(culprit_test_result_series(&summaries->tests[0], "l1d_misses")->absent);
-    assert_non_null(culprit_run_find_test(summaries, "crashes"));
-    assert_null(culprit_run_find_test(summaries, "nope"));
+    assert_true(culprit_history_test_result_series(&summaries->tests[0], "l1d_misses")->absent);
+    assert_non_null(culprit_history_run_find_test(summaries, "crashes"));
+    assert_null(culprit_history_run_find_test(summaries, "nope"));
 
-    culprit_run_free(run);
-    culprit_run_free(back);
-    culprit_run_free(summaries);
+    culprit_history_run_free(run);
+    culprit_history_run_free(back);
+    culprit_history_run_free(summaries);
     culprit_buf_dispose(&doc);
 }
 
@@ -222,8 +223,8 @@ static void load_test_fields_round_trip_and_stay_out_of_other_blocks(void **stat
     assert_int_equal(t->load_warmup_intervals, 6);
     assert_true(t->load_interval_s == 0.5);
     assert_int_equal(back->tests[1].load_calls, 0);
-    culprit_run_free(run);
-    culprit_run_free(back);
+    culprit_history_run_free(run);
+    culprit_history_run_free(back);
     culprit_buf_dispose(&doc);
 }
 
@@ -238,7 +239,7 @@ static void region_tests_say_what_each_figure_covers(void **state)
 
     assert_int_equal(culprit_history_format(&doc, run), 0);
     assert_null(strstr(doc.ptr, "\nregion "));
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_null(strstr(line.ptr, "whole body"));
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&line);
@@ -248,11 +249,11 @@ static void region_tests_say_what_each_figure_covers(void **state)
     assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "mem", 0), 0);
     assert_int_equal(back->tests[0].region, 1);
     assert_int_equal(back->tests[1].region, 0);
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_non_null(strstr(line.ptr, ", regions timed, cpu "));
     assert_non_null(strstr(line.ptr, " (whole body))"));
-    culprit_run_free(run);
-    culprit_run_free(back);
+    culprit_history_run_free(run);
+    culprit_history_run_free(back);
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&line);
 }
@@ -266,7 +267,7 @@ static void preempted_samples_round_trip_and_show_in_the_line(void **state)
     /* None preempted: no "preempted" line, nothing in the summary line. */
     assert_int_equal(culprit_history_format(&doc, run), 0);
     assert_null(strstr(doc.ptr, "preempted"));
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_null(strstr(line.ptr, "preempted"));
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&line);
@@ -277,14 +278,14 @@ static void preempted_samples_round_trip_and_show_in_the_line(void **state)
     assert_int_equal(back->tests[0].preempted, 17);
     assert_int_equal(back->tests[0].preempted_kept, 0);
     assert_int_equal(back->tests[1].preempted, 0);
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_non_null(strstr(line.ptr, ", 17 preempted left out)"));
     culprit_buf_dispose(&line);
     run->tests[0].preempted_kept = 1;
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_non_null(strstr(line.ptr, ", 17 preempted kept)"));
-    culprit_run_free(run);
-    culprit_run_free(back);
+    culprit_history_run_free(run);
+    culprit_history_run_free(back);
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&line);
 }
@@ -342,9 +343,9 @@ static void copy_summary_copies_everything_but_the_series(void **state)
     culprit_test_result *dst;
     const culprit_test_result *src = &run->tests[0];
     (void)state;
-    assert_int_equal(culprit_run_new(&copy), 0);
-    assert_int_equal(culprit_run_add_test(&dst, copy), 0);
-    assert_int_equal(culprit_test_result_copy_summary(dst, src), 0);
+    assert_int_equal(culprit_history_run_new(&copy), 0);
+    assert_int_equal(culprit_history_run_add_test(&dst, copy), 0);
+    assert_int_equal(culprit_history_test_result_copy_summary(dst, src), 0);
     assert_string_equal(dst->name, src->name);
     assert_ptr_not_equal(dst->name, src->name); /* owned copies */
     assert_string_equal(dst->verdict_message, src->verdict_message);
@@ -354,9 +355,9 @@ static void copy_summary_copies_everything_but_the_series(void **state)
     assert_int_equal(dst->batch, src->batch);
     assert_int_equal(dst->nseries, 0);
     assert_null(dst->series);
-    culprit_run_free(run); /* the copy does not depend on the original */
+    culprit_history_run_free(run); /* the copy does not depend on the original */
     assert_int_equal(dst->batch, 16);
-    culprit_run_free(copy);
+    culprit_history_run_free(copy);
 }
 
 /* The report form (--junit, culprit junit): the mean of one repetition as time, the
@@ -398,9 +399,9 @@ static void report_form_is_for_dashboards_and_still_readable(void **state)
     assert_int_equal(back->tests[0].summary.n, 12);
     assert_true(back->tests[0].elapsed_s == run->tests[0].elapsed_s);
     assert_int_equal(back->tests[0].series[0].n, sizeof(wall) / sizeof(wall[0]));
-    culprit_run_free(back);
-    culprit_run_free(run);
-    culprit_run_free(second);
+    culprit_history_run_free(back);
+    culprit_history_run_free(run);
+    culprit_history_run_free(second);
     culprit_buf_dispose(&text);
     free(path);
     test_tmpdir_remove(dir);
@@ -436,9 +437,9 @@ static void written_file_validates_against_junit_schema(void **state)
         assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
         assert_string_equal(back->path, path);
         assert_string_equal(back->tests[1].output, "esc \\x1b[31mred\\x1b[0m bad \\xff\\xfe end");
-        culprit_run_free(back);
+        culprit_history_run_free(back);
     }
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     assert_int_equal(test_tmpdir_remove(dir), 0);
     free(path);
     free(dir);
@@ -506,7 +507,7 @@ static void a_lying_samples_length_is_refused_by_both_reads(void **state)
     expect_invalid(bad.ptr, bad.size, 0, "lying length, summaries only");
     culprit_buf_dispose(&bad);
     culprit_buf_dispose(&doc);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 }
 
 static void corrupt_and_foreign_files_are_invalid(void **state)
@@ -559,7 +560,7 @@ static void corrupt_and_foreign_files_are_invalid(void **state)
                         "fewer values");
     expect_invalid_edit(&doc, "culprit-result 1", "culprit-result 9", 0, "block version");
 
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
 }
 
@@ -574,13 +575,13 @@ static void reader_without_skip_shape_still_reads(void **state)
     replace_once(&doc, "cpu_ns 10 20 30", "<![CDATA[cpu_ns 10 20 30]]>");
     assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "cdata", 0), 0);
     assert_same_run(run, back, 0);
-    culprit_run_free(back);
+    culprit_history_run_free(back);
     assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "cdata",
                                                  CULPRIT_HISTORY_LOAD_SAMPLES),
                      0);
     assert_same_run(run, back, 1);
-    culprit_run_free(back);
-    culprit_run_free(run);
+    culprit_history_run_free(back);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
 }
 
@@ -629,7 +630,7 @@ static void store_never_overwrites(void **state)
         assert_int_equal(culprit_history_read_file(&back, p2, 0), 0);
         assert_memory_equal(back->id, slash, strlen(back->id));
         assert_string_equal(slash + strlen(back->id), ".xml");
-        culprit_run_free(back);
+        culprit_history_run_free(back);
     }
 
     if (geteuid() != 0) {
@@ -648,7 +649,7 @@ static void store_never_overwrites(void **state)
 
     culprit_history_free(history);
     culprit_history_free(NULL);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     free(p1), free(p2), free(p3);
     assert_int_equal(test_tmpdir_remove(base), 0);
     free(dir);
@@ -691,7 +692,7 @@ static void eight_concurrent_writers_keep_every_run(void **state)
                 for (int r = 0; r < RUNS && !failed; r++)
                     failed = culprit_history_store(history, run, NULL) < 0;
                 culprit_history_free(history);
-                culprit_run_free(run);
+                culprit_history_run_free(run);
                 _exit(failed);
             }
         }
@@ -731,7 +732,7 @@ static void store_run(culprit_history *history, const char *suite, const char *c
     culprit_str_set(&run->timestamp, timestamp);
     culprit_str_set(&run->tests[3].name, test);
     assert_int_equal(culprit_history_store(history, run, NULL), 0);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 }
 
 static void load_skips_corrupt_files_and_filters(void **state)
@@ -862,8 +863,8 @@ static void a_second_source_is_deduplicated_by_run_id(void **state)
     culprit_history_runs_dispose(&runs);
     culprit_buf_dispose(&doc_a);
     culprit_buf_dispose(&doc_b);
-    culprit_run_free(a);
-    culprit_run_free(b);
+    culprit_history_run_free(a);
+    culprit_history_run_free(b);
 }
 
 static void files_of_any_size_read_back(void **state)
@@ -883,48 +884,49 @@ static void files_of_any_size_read_back(void **state)
     for (size_t i = 0; i < t->nseries; i++)
         free(t->series[i].name), free(t->series[i].values);
     t->nseries = 0;
-    assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, n, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "cpu_ns", x, n, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", x, n, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "cpu_ns", x, n, 0), 0);
     assert_int_equal(culprit_history_write_file(run, path, 0), 0);
     assert_int_equal(stat(path, &st), 0);
     assert_true(st.st_size > 40 * 1000 * 1000);
     if (culprit_history_read_file(&back, path, CULPRIT_HISTORY_LOAD_SAMPLES) < 0)
         fail_msg("%s", culprit_error_last());
-    assert_int_equal(culprit_test_result_series(&back->tests[0], "cpu_ns")->n, n);
-    assert_true(culprit_test_result_series(&back->tests[0], "cpu_ns")->values[n - 1] == x[n - 1]);
-    culprit_run_free(back);
+    assert_int_equal(culprit_history_test_result_series(&back->tests[0], "cpu_ns")->n, n);
+    assert_true(culprit_history_test_result_series(&back->tests[0], "cpu_ns")->values[n - 1] ==
+                x[n - 1]);
+    culprit_history_run_free(back);
     assert_int_equal(culprit_history_read_file(&back, path, 0), 0);
-    assert_int_equal(culprit_test_result_series(&back->tests[0], "wall_ns")->n, n);
-    culprit_run_free(back);
+    assert_int_equal(culprit_history_test_result_series(&back->tests[0], "wall_ns")->n, n);
+    culprit_history_run_free(back);
 
-    assert_int_equal(culprit_run_new(&wide), 0);
+    assert_int_equal(culprit_history_run_new(&wide), 0);
     culprit_str_set(&wide->suite, "wide");
     culprit_str_set(&wide->commit, "0123456789abcdef0123456789abcdef01234567");
     culprit_str_set(&wide->timestamp, "2026-11-22T13:05:00Z");
     for (size_t i = 0; i < 20000; i++) {
         char name[32];
-        assert_int_equal(culprit_run_add_test(&t, wide), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, wide), 0);
         snprintf(name, sizeof(name), "test_%05zu", i);
         culprit_str_set(&t->name, name);
         t->status = CULPRIT_STATUS_PASS;
-        assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, 100, 0), 0);
+        assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", x, 100, 0), 0);
     }
     assert_int_equal(culprit_history_format(&doc, wide), 0);
     assert_true(doc.size > 10 * 1000 * 1000);
     assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "wide", 0), 0);
     assert_int_equal(back->ntests, 20000);
-    culprit_run_free(back);
+    culprit_history_run_free(back);
 
     assert_int_equal(test_tmpdir_remove(dir), 0);
     culprit_buf_dispose(&doc);
-    culprit_run_free(wide);
-    culprit_run_free(run);
+    culprit_history_run_free(wide);
+    culprit_history_run_free(run);
     free(x);
     free(path);
     free(dir);
 }
 
-/* culprit_run_find_test() indexes a run of many tests: the first of two tests of
+/* culprit_history_run_find_test() indexes a run of many tests: the first of two tests of
  * one name is found, as a scan finds it; tests added after a search are found. */
 static void find_test_is_indexed_and_follows_added_tests(void **state)
 {
@@ -933,29 +935,29 @@ static void find_test_is_indexed_and_follows_added_tests(void **state)
     char name[32];
     (void)state;
 
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     for (size_t i = 0; i < 100; i++) {
-        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, run), 0);
         snprintf(name, sizeof(name), "t%zu", i % 50); /* each name twice */
         culprit_str_set(&t->name, name);
         t->elapsed_s = (double)i;
     }
-    assert_int_equal(culprit_run_add_test(&t, run), 0); /* a test without a name */
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0); /* a test without a name */
     for (size_t i = 0; i < 50; i++) {
         snprintf(name, sizeof(name), "t%zu", i);
-        assert_non_null(t = (culprit_test_result *)culprit_run_find_test(run, name));
+        assert_non_null(t = (culprit_test_result *)culprit_history_run_find_test(run, name));
         assert_true(t->elapsed_s == (double)i);
     }
-    assert_null(culprit_run_find_test(run, "t50"));
-    assert_null(culprit_run_find_test(run, ""));
+    assert_null(culprit_history_run_find_test(run, "t50"));
+    assert_null(culprit_history_run_find_test(run, ""));
     for (size_t i = 0; i < 200; i++) { /* the tests array moves as it grows */
-        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, run), 0);
         snprintf(name, sizeof(name), "late%zu", i);
         culprit_str_set(&t->name, name);
-        assert_ptr_equal(culprit_run_find_test(run, name), t);
+        assert_ptr_equal(culprit_history_run_find_test(run, name), t);
     }
-    assert_true(culprit_run_find_test(run, "t3")->elapsed_s == 3.0);
-    culprit_run_free(run);
+    assert_true(culprit_history_run_find_test(run, "t3")->elapsed_s == 3.0);
+    culprit_history_run_free(run);
 }
 
 /* Summaries-only reading skips the samples but pushes everything else to the parser:
@@ -972,8 +974,9 @@ static void summaries_only_read_keeps_long_text_between_blocks(void **state)
     t = &run->tests[1];
     assert_int_equal(culprit_str_set(&t->output, big.ptr), 0);
     t = &run->tests[2]; /* samples after the long text too */
-    assert_int_equal(
-        culprit_test_result_add_series(t, "wall_ns", wall, sizeof(wall) / sizeof(wall[0]), 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", wall,
+                                                            sizeof(wall) / sizeof(wall[0]), 0),
+                     0);
     assert_int_equal(culprit_history_format(&doc, run), 0);
     assert_int_equal(
         culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
@@ -981,9 +984,9 @@ static void summaries_only_read_keeps_long_text_between_blocks(void **state)
     assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
     assert_same_run(whole, summaries, 0);
     assert_string_equal(summaries->tests[1].output, big.ptr);
-    culprit_run_free(run);
-    culprit_run_free(whole);
-    culprit_run_free(summaries);
+    culprit_history_run_free(run);
+    culprit_history_run_free(whole);
+    culprit_history_run_free(summaries);
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&big);
 }
@@ -994,13 +997,14 @@ static void invalid_series_names_are_refused(void **state)
     culprit_buf doc = CULPRIT_BUF_INIT;
     (void)state;
 
-    assert_int_equal(culprit_test_result_add_series(&run->tests[1], "bad name", NULL, 0, 1), 0);
+    assert_int_equal(culprit_history_test_result_add_series(&run->tests[1], "bad name", NULL, 0, 1),
+                     0);
     assert_int_equal(culprit_history_format(&doc, run), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "bad name"));
     assert_int_equal(doc.size, 0);
-    assert_int_equal(culprit_test_result_add_series(&run->tests[1], "", NULL, 0, 1),
+    assert_int_equal(culprit_history_test_result_add_series(&run->tests[1], "", NULL, 0, 1),
                      CULPRIT_EINVALID);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
 }
 
@@ -1024,12 +1028,12 @@ static void names_with_line_breaks_and_broken_bytes_are_recorded(void **state)
     assert_string_equal(back->tests[1].name, "two\nlines\\x1b[31m\\xfe");
     assert_string_equal(back->tests[0].category, "fa\\x0ast");
     assert_string_equal(back->tests[0].verdict_message, "perf.two\\x0alines: 1 us now");
-    assert_int_equal(culprit_test_result_line(&line, &run->tests[0]), 0);
+    assert_int_equal(culprit_history_test_result_line(&line, &run->tests[0]), 0);
     assert_non_null(strstr(line.ptr, "two\\x0alines\\x1b[31m\\xff"));
     assert_non_null(strstr(line.ptr, "fa\\x0ast"));
     assert_null(strpbrk(line.ptr, "\n\x1b"));
-    culprit_run_free(run);
-    culprit_run_free(back);
+    culprit_history_run_free(run);
+    culprit_history_run_free(back);
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&line);
 }

@@ -20,7 +20,7 @@
 static culprit_run *run_with(const char *commit, const char *stamp)
 {
     culprit_run *run = NULL;
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, "s");
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, stamp);
@@ -35,21 +35,21 @@ static void add_test(culprit_run *run, const char *name, const double *x, size_t
     culprit_test_result *t = NULL;
     double *zeros = calloc(n, sizeof(*zeros));
     culprit_welford w;
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, name);
     culprit_str_set(&t->classname, "s");
     culprit_str_set(&t->metric, "wall_ns");
     t->status = CULPRIT_STATUS_PASS;
-    culprit_welford_init(&w);
+    culprit_stats_welford_init(&w);
     for (size_t i = 0; i < n; i++)
-        culprit_welford_add(&w, x[i]);
+        culprit_stats_welford_add(&w, x[i]);
     t->summary.n = n;
     t->summary.mean = w.mean;
-    t->summary.sd = sqrt(culprit_welford_variance(&w));
+    t->summary.sd = sqrt(culprit_stats_welford_variance(&w));
     zeros[n / 2] = 1;
-    assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, n, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "minflt", zeros, n, 0), 0);
-    assert_int_equal(culprit_test_result_add_series(t, "cycles", NULL, 0, 1), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", x, n, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "minflt", zeros, n, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "cycles", NULL, 0, 1), 0);
     free(zeros);
 }
 
@@ -87,14 +87,14 @@ static void packed_series_read_back_bit_for_bit(void **state)
             x[i] = i < 200 ? 42 : tricky[k][i % 4];
         add_test(run, "x", x, 300);
         back = round_trip(run, &doc);
-        s = culprit_test_result_series(&back->tests[0], "wall_ns");
+        s = culprit_history_test_result_series(&back->tests[0], "wall_ns");
         assert_int_equal(s->n, 300);
         assert_memory_equal(s->values, x, sizeof(x)); /* bit for bit, NaN included */
         assert_int_equal(strstr(doc.ptr, "wall_ns ~") != NULL, packable[k]);
         assert_non_null(strstr(doc.ptr, "minflt ~0 ")); /* zeros and one 1: packed */
         assert_non_null(strstr(doc.ptr, "cycles absent"));
-        culprit_run_free(back);
-        culprit_run_free(run);
+        culprit_history_run_free(back);
+        culprit_history_run_free(run);
     }
     culprit_buf_dispose(&doc);
 }
@@ -111,18 +111,18 @@ static void short_series_and_text_mode_stay_text(void **state)
     add_test(run, "few", x, 5);
     back = round_trip(run, &doc);
     assert_non_null(strstr(doc.ptr, "wall_ns 1000 1001 1002 1003 1004\n"));
-    culprit_run_free(back);
-    culprit_run_free(run);
+    culprit_history_run_free(back);
+    culprit_history_run_free(run);
     run = run_with("c", "t");
     add_test(run, "many", x, 300);
     setenv("CULPRIT_HISTORY_PACK", "0", 1);
     back = round_trip(run, &doc);
     unsetenv("CULPRIT_HISTORY_PACK");
     assert_null(strstr(doc.ptr, " ~"));
-    assert_memory_equal(culprit_test_result_series(&back->tests[0], "wall_ns")->values, x,
+    assert_memory_equal(culprit_history_test_result_series(&back->tests[0], "wall_ns")->values, x,
                         sizeof(x));
-    culprit_run_free(back);
-    culprit_run_free(run);
+    culprit_history_run_free(back);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
 }
 
@@ -158,7 +158,7 @@ static void expect_refused(const culprit_buf *doc, const char *from, const char 
     assert_non_null(strstr(culprit_error_last(), "packed samples"));
     /* A summaries-only read never decodes them. */
     assert_int_equal(culprit_history_read_memory(&run, bad.ptr, bad.size, "bad.xml", 0), 0);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&bad);
 }
 
@@ -187,7 +187,7 @@ static void malformed_packed_samples_are_refused(void **state)
         expect_refused(&doc, "wall_ns ~0 ", "wall_ns ~x ");
         expect_refused(&doc, "series wall_ns 16", "series wall_ns 9999999");
     }
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_buf_dispose(&doc);
 }
 
@@ -214,7 +214,7 @@ static verdicts check_at_c3(const char *dir)
         v.kind[i] = r.verdicts[i].kind;
         v.message[i] = strdup(r.verdicts[i].message);
     }
-    culprit_check_result_dispose(&r);
+    culprit_detect_check_result_dispose(&r);
     culprit_history_runs_dispose(&runs);
     culprit_history_free(h);
     return v;
@@ -273,7 +273,7 @@ static void compacting_and_pruning_keep_the_verdicts(void **state)
         assert_int_equal(culprit_history_store(h, run, &path), 0);
         snprintf(names[n++], sizeof(names[0]), "%s", strrchr(path, '/') + 1);
         free(path);
-        culprit_run_free(run);
+        culprit_history_run_free(run);
     }
     unsetenv("CULPRIT_HISTORY_PACK");
     /* A corrupt file is reported, left as it is, and does not stop the compaction. */
@@ -313,9 +313,11 @@ static void compacting_and_pruning_keep_the_verdicts(void **state)
         culprit_history_query q = {.flags = CULPRIT_HISTORY_LOAD_SAMPLES};
         assert_int_equal(culprit_history_load(&runs, h, &q, NULL, NULL), 0);
         assert_int_equal(runs.nruns, 5);
-        assert_int_equal(culprit_test_result_series(&runs.runs[0]->tests[0], "wall_ns")->n, 0);
+        assert_int_equal(culprit_history_test_result_series(&runs.runs[0]->tests[0], "wall_ns")->n,
+                         0);
         assert_int_equal(runs.runs[0]->tests[0].summary.n, 400); /* the summary stays */
-        assert_int_equal(culprit_test_result_series(&runs.runs[4]->tests[1], "wall_ns")->n, 400);
+        assert_int_equal(culprit_history_test_result_series(&runs.runs[4]->tests[1], "wall_ns")->n,
+                         400);
         culprit_history_runs_dispose(&runs);
     }
     for (size_t i = 0; i < 2; i++)
@@ -360,7 +362,7 @@ static void compact_removes_temporary_files_of_ended_writers_only(void **state)
     assert_int_not_equal(stat(dead_new, &sb), 0);
     assert_int_not_equal(stat(dead_old, &sb), 0);
     assert_int_equal(stat(live, &sb), 0);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     culprit_history_free(h);
     free(path);
     test_tmpdir_remove(dir);

@@ -20,11 +20,11 @@ static culprit_run *run_of(const char *suite, const char *test, double mean)
     culprit_test_result *t = NULL;
     double x[3] = {mean - 1, mean, mean + 1};
 
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, suite);
     culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
     culprit_str_set(&run->timestamp, "2026-11-27T02:00:00Z");
-    assert_int_equal(culprit_run_add_test(&t, run), 0);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
     culprit_str_set(&t->name, test);
     culprit_str_set(&t->classname, suite);
     culprit_str_set(&t->metric, "wall_ns");
@@ -32,7 +32,7 @@ static culprit_run *run_of(const char *suite, const char *test, double mean)
     t->summary.n = 3;
     t->summary.mean = mean;
     t->summary.sd = 1;
-    assert_int_equal(culprit_test_result_add_series(t, "wall_ns", x, 3, 0), 0);
+    assert_int_equal(culprit_history_test_result_add_series(t, "wall_ns", x, 3, 0), 0);
     return run;
 }
 
@@ -81,7 +81,7 @@ static void merged_report_gives_each_run(void **state)
     free(path);
     culprit_buf_dispose(&doc);
     for (size_t i = 0; i < 3; i++)
-        culprit_run_free(runs[i]);
+        culprit_history_run_free(runs[i]);
 }
 
 static void history_file_is_one_run(void **state)
@@ -110,7 +110,7 @@ static void history_file_is_one_run(void **state)
     free(path);
     assert_true(culprit_history_read_report(&back, "/nonexistent/report.xml", 0) < 0);
     culprit_buf_dispose(&doc);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 }
 
 /* A merged report in the history directory: its runs are loaded, once each beside the
@@ -154,7 +154,7 @@ static void store_reads_a_merged_report(void **state)
     free(path);
     culprit_buf_dispose(&doc);
     for (size_t i = 0; i < 3; i++)
-        culprit_run_free(runs[i]);
+        culprit_history_run_free(runs[i]);
 }
 
 int main(void)

@@ -189,11 +189,11 @@ static void options_init_and_names(void **state)
     assert_near(o.target_ci, 0.01, 0);
     assert_near(o.min_time_s, 0.5, 0);
     assert_int_equal(culprit_measure_options_init(&o, 99), CULPRIT_EINVALID);
-    assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_PRECISION), "precision");
-    assert_string_equal(culprit_stop_reason_name(CULPRIT_STOP_FAILED), "failed");
-    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER_MINFLT), "minflt");
-    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER_INSTRUCTIONS), "instructions");
-    assert_string_equal(culprit_counter_name(CULPRIT_COUNTER__COUNT), "unknown");
+    assert_string_equal(culprit_measure_stop_reason_name(CULPRIT_STOP_PRECISION), "precision");
+    assert_string_equal(culprit_measure_stop_reason_name(CULPRIT_STOP_FAILED), "failed");
+    assert_string_equal(culprit_measure_counter_name(CULPRIT_COUNTER_MINFLT), "minflt");
+    assert_string_equal(culprit_measure_counter_name(CULPRIT_COUNTER_INSTRUCTIONS), "instructions");
+    assert_string_equal(culprit_measure_counter_name(CULPRIT_COUNTER__COUNT), "unknown");
 }
 
 static void bad_options_are_rejected(void **state)
@@ -221,10 +221,10 @@ static void overhead_is_the_median_of_back_to_back_reads(void **state)
     sc.f.read_cost[0] = 10;
     sc.f.read_cost[1] = 10;
     sc.f.read_cost[2] = 700;
-    assert_near(culprit_clock_overhead_ns(&sc.wall, 99), 10.0, 0);
+    assert_near(culprit_measure_clock_overhead_ns(&sc.wall, 99), 10.0, 0);
     /* The real clocks: positive and finite, whatever their cost. */
-    assert_true(culprit_clock_overhead_ns(&culprit_clock_monotonic, 101) >= 0.0);
-    assert_true(culprit_clock_overhead_ns(&culprit_clock_cpu, 11) >= 0.0);
+    assert_true(culprit_measure_clock_overhead_ns(&culprit_clock_monotonic, 101) >= 0.0);
+    assert_true(culprit_measure_clock_overhead_ns(&culprit_clock_cpu, 11) >= 0.0);
 }
 
 static void warmup_is_excluded_and_count_is_fixed(void **state)
@@ -251,7 +251,7 @@ static void warmup_is_excluded_and_count_is_fixed(void **state)
     assert_false(s->used_region);
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++)
         assert_null(s->counters[i]); /* counters were off */
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void overhead_subtraction_clamps_at_zero(void **state)
@@ -271,10 +271,10 @@ static void overhead_subtraction_clamps_at_zero(void **state)
     s = run_ok(&sc, CULPRIT_STOP_FIXED);
     assert_near(s->timer_overhead_ns, 40.0, 0);
     for (size_t i = 0; i < s->n; i++)
-        culprit_welford_add(&w, s->wall_ns[i]);
+        culprit_stats_welford_add(&w, s->wall_ns[i]);
     assert_near(w.min, 0.0, 0);
     assert_true(w.max >= 0.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void automatic_batching_reports_per_iteration(void **state)
@@ -294,7 +294,7 @@ static void automatic_batching_reports_per_iteration(void **state)
     assert_int_equal(sc.calls, 1 + 1023 + 10 * 512);
     assert_all_samples(s->wall_ns, s->n, 300.0);
     assert_all_samples(s->cpu_ns, s->n, 300.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void fixed_batch_is_used_as_given(void **state)
@@ -310,7 +310,7 @@ static void fixed_batch_is_used_as_given(void **state)
     assert_int_equal(sc.calls, 1 + 4 * 8);
     /* (8 x 300 + 20 - 20) / 8 */
     assert_all_samples(s->wall_ns, s->n, 300.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void setup_and_teardown_are_untimed_and_force_batch_1(void **state)
@@ -333,7 +333,7 @@ static void setup_and_teardown_are_untimed_and_force_batch_1(void **state)
     assert_true(sc.saw_out); /* *out was set before setup first ran */
     assert_all_samples(s->wall_ns, s->n, 300.0);
     assert_all_samples(s->cpu_ns, s->n, 300.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void adaptive_stops_when_ci_reaches_target(void **state)
@@ -353,7 +353,7 @@ static void adaptive_stops_when_ci_reaches_target(void **state)
     assert_true(sum.ci_high - sum.mean <= 0.01 * sum.mean);
     assert_near(sum.mean, 1000.0, 15.0);
     assert_near(sum.sd, 50.0, 10.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void adaptive_never_stops_before_min_repetitions(void **state)
@@ -366,7 +366,7 @@ static void adaptive_never_stops_before_min_repetitions(void **state)
     sc.opts.batch = 1;
     s = run_ok(&sc, CULPRIT_STOP_PRECISION);
     assert_int_equal(s->n, 10);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void adaptive_stops_when_budget_is_spent(void **state)
@@ -382,7 +382,7 @@ static void adaptive_stops_when_budget_is_spent(void **state)
     assert_in_range(s->n, 980, 1000);
     assert_true(s->elapsed_s >= 0.01 && s->elapsed_s < 0.0101);
     assert_true(s->capacity >= s->n);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void adaptive_stops_at_max_repetitions(void **state)
@@ -394,7 +394,7 @@ static void adaptive_stops_at_max_repetitions(void **state)
     sc.opts.max_repetitions = 20;
     s = run_ok(&sc, CULPRIT_STOP_MAX);
     assert_int_equal(s->n, 20);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 /*
@@ -420,7 +420,7 @@ static double contended_run(uint64_t quiet_ns, double min_time_s, double budget_
     *stop = s->stop;
     /* CPU time never sees the wait. */
     assert_true(fabs(s->cpu_ns[s->n - 1] - 1e6) <= 20000.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     return sum.mean / 1e6;
 }
 
@@ -498,8 +498,8 @@ static void preempted_samples_do_not_decide_the_value(void **state)
     assert_near(q, 1.0, 0.01);
     assert_near(b, 1.5, 0.03);
     assert_true(busy->preempted_kept && busy->preempted > busy->n / 5);
-    culprit_samples_free(quiet);
-    culprit_samples_free(busy);
+    culprit_measure_samples_free(quiet);
+    culprit_measure_samples_free(busy);
     /* Leaving the preempted samples out (the default): the same value and the same
      * stop, whatever the phase; the samples left out are counted. */
     q = preempted_run(0, 0, 0, 0, &quiet, &sc);
@@ -513,8 +513,8 @@ static void preempted_samples_do_not_decide_the_value(void **state)
     assert_true(labs((long)(3 * busy->preempted) - (long)busy->n) <= 3);
     for (size_t i = 0; i < busy->n; i++)
         assert_true(busy->wall_ns[i] < 1.1e6 && !busy->preempted_at[i]);
-    culprit_samples_free(quiet);
-    culprit_samples_free(busy);
+    culprit_measure_samples_free(quiet);
+    culprit_measure_samples_free(busy);
 }
 
 static void preempted_samples_are_replaced_or_kept_and_said(void **state)
@@ -529,7 +529,7 @@ static void preempted_samples_are_replaced_or_kept_and_said(void **state)
     assert_true(s->preempted_kept);
     assert_near(v, 1.0 + 2.0 * 2 / 3, 0.05);
     assert_true(labs((long)(3 * s->preempted) - (long)(2 * s->n)) <= 3);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     /* A fixed count, one call in four preempted (calls 3, 7, ..., 27; the warm-up call is the
      * first): 20 unpreempted samples after 27 sample calls, the 7 preempted replaced. */
     v = preempted_run(4, 1, 0, 20, &s, &sc);
@@ -539,7 +539,7 @@ static void preempted_samples_are_replaced_or_kept_and_said(void **state)
     assert_int_equal(s->preempted, 7);
     assert_false(s->preempted_kept);
     assert_int_equal(sc.calls, 1 + 27);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     /* Two in three: 40 samples taken, 13 unpreempted; the first 20 are kept as
      * they are, 13 of them preempted, and the run says so. */
     v = preempted_run(3, 2, 0, 20, &s, &sc);
@@ -547,7 +547,7 @@ static void preempted_samples_are_replaced_or_kept_and_said(void **state)
     assert_true(s->preempted_kept);
     assert_int_equal(sc.calls, 1 + 40);
     assert_int_equal(s->preempted, 13);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void a_negative_min_time_is_rejected(void **state)
@@ -580,10 +580,10 @@ static int region_body(void *payload)
         spend(sc, 5);
     }
     spend(sc, 2000);
-    culprit_region_begin();
+    culprit_measure_region_begin();
     spend(sc, 70);
-    culprit_region_end();
-    culprit_region_end(); /* unbalanced end: ignored */
+    culprit_measure_region_end();
+    culprit_measure_region_end(); /* unbalanced end: ignored */
     return 0;
 }
 
@@ -603,12 +603,12 @@ static void regions_replace_the_body_time(void **state)
     assert_all_samples(s->wall_ns, s->n, 105.0);
     /* CPU time still covers the whole body. */
     assert_all_samples(s->cpu_ns, s->n, 3105.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 
     /* Outside a measurement regions do nothing: the clock is not even read. */
     wall = sc.f.wall;
-    culprit_region_begin();
-    culprit_region_end();
+    culprit_measure_region_begin();
+    culprit_measure_region_end();
     assert_true(sc.f.wall == wall);
 }
 
@@ -629,7 +629,7 @@ static void failing_body_stops_with_eskip(void **state)
     assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
     assert_int_equal(s->n, 4);
     assert_non_null(strstr(culprit_error_last(), "body returned 7"));
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 
     /* Failing during the batch calibration is a failure too. */
     scenario_init(&sc, 25, 100);
@@ -637,7 +637,7 @@ static void failing_body_stops_with_eskip(void **state)
     assert_int_equal(run(&sc, &s), CULPRIT_ESKIP);
     assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
     assert_int_equal(s->n, 0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void longjmp_out_of_the_body_leaves_out_to_the_caller(void **state)
@@ -658,11 +658,11 @@ static void longjmp_out_of_the_body_leaves_out_to_the_caller(void **state)
         fail_msg("the body should have jumped out");
     }
     assert_non_null(s);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     /* The abandoned measurement's regions ended with it. */
     wall = sc.f.wall;
-    culprit_region_begin();
-    culprit_region_end();
+    culprit_measure_region_begin();
+    culprit_measure_region_end();
     assert_true(sc.f.wall == wall);
 }
 
@@ -673,28 +673,28 @@ static void absent_counters_are_nan_never_an_error(void **state)
     culprit_counters *c = NULL;
     double v[CULPRIT_COUNTER__COUNT];
     (void)state;
-    assert_int_equal(culprit_counters_open(&c), 0);
+    assert_int_equal(culprit_measure_counters_open(&c), 0);
     assert_non_null(c);
-    culprit_counters_read(c, v);
+    culprit_measure_counters_read(c, v);
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++) {
-        int available = culprit_counters_available(c, i);
+        int available = culprit_measure_counters_available(c, i);
         assert_true(available == 0 || available == 1);
         /* Available counters read a number, absent ones NAN: never anything else. */
         assert_int_equal(isnan(v[i]) != 0, !available);
     }
     /* getrusage is always there. */
-    assert_true(culprit_counters_available(c, CULPRIT_COUNTER_USER_NS));
+    assert_true(culprit_measure_counters_available(c, CULPRIT_COUNTER_USER_NS));
     assert_true(v[CULPRIT_COUNTER_MAX_RSS_KB] > 0);
-    assert_false(culprit_counters_available(c, CULPRIT_COUNTER__COUNT));
-    culprit_counters_free(c);
-    culprit_counters_free(NULL);
+    assert_false(culprit_measure_counters_available(c, CULPRIT_COUNTER__COUNT));
+    culprit_measure_counters_free(c);
+    culprit_measure_counters_free(NULL);
 
     /* Without open sources only getrusage is read. */
-    culprit_counters_read(NULL, v);
+    culprit_measure_counters_read(NULL, v);
     assert_false(isnan(v[CULPRIT_COUNTER_MINFLT]));
     assert_true(isnan(v[CULPRIT_COUNTER_INSTRUCTIONS]));
-    assert_false(culprit_counters_available(NULL, CULPRIT_COUNTER_CYCLES));
-    assert_true(culprit_counters_available(NULL, CULPRIT_COUNTER_NVCSW));
+    assert_false(culprit_measure_counters_available(NULL, CULPRIT_COUNTER_CYCLES));
+    assert_true(culprit_measure_counters_available(NULL, CULPRIT_COUNTER_NVCSW));
 }
 
 static void samples_have_arrays_exactly_for_available_counters(void **state)
@@ -703,14 +703,14 @@ static void samples_have_arrays_exactly_for_available_counters(void **state)
     culprit_samples *s = NULL;
     culprit_counters *c = NULL;
     (void)state;
-    assert_int_equal(culprit_counters_open(&c), 0);
+    assert_int_equal(culprit_measure_counters_open(&c), 0);
     scenario_init(&sc, 25, 100);
     sc.opts.counters = 1;
     sc.opts.repetitions = 3;
     sc.opts.batch = 1;
     s = run_ok(&sc, CULPRIT_STOP_FIXED);
     for (int i = 0; i < CULPRIT_COUNTER__COUNT; i++) {
-        if (!culprit_counters_available(c, i)) {
+        if (!culprit_measure_counters_available(c, i)) {
             assert_null(s->counters[i]);
             continue;
         }
@@ -721,8 +721,8 @@ static void samples_have_arrays_exactly_for_available_counters(void **state)
     /* Deltas are never negative; max RSS is a level. */
     assert_true(s->counters[CULPRIT_COUNTER_MINFLT][0] >= 0);
     assert_true(s->counters[CULPRIT_COUNTER_MAX_RSS_KB][0] > 0);
-    culprit_samples_free(s);
-    culprit_counters_free(c);
+    culprit_measure_samples_free(s);
+    culprit_measure_counters_free(c);
 }
 
 static int spin(void *payload)
@@ -748,24 +748,24 @@ static void read_bytes_count_the_code_not_the_counter_reads(void **state)
     char path[] = "/tmp/culprit-io-XXXXXX", block[4096] = {0};
     int fd;
     (void)state;
-    assert_int_equal(culprit_counters_open(&c), 0);
-    if (!culprit_counters_available(c, CULPRIT_COUNTER_READ_BYTES)) {
-        culprit_counters_free(c);
+    assert_int_equal(culprit_measure_counters_open(&c), 0);
+    if (!culprit_measure_counters_available(c, CULPRIT_COUNTER_READ_BYTES)) {
+        culprit_measure_counters_free(c);
         skip();
     }
-    culprit_counters_read(c, a);
-    culprit_counters_read(c, b);
+    culprit_measure_counters_read(c, a);
+    culprit_measure_counters_read(c, b);
     assert_true(b[CULPRIT_COUNTER_READ_BYTES] - a[CULPRIT_COUNTER_READ_BYTES] == 0);
     assert_true((fd = mkstemp(path)) >= 0);
     assert_int_equal(write(fd, block, sizeof(block)), (int)sizeof(block));
-    culprit_counters_read(c, b);
+    culprit_measure_counters_read(c, b);
     assert_int_equal(pread(fd, block, sizeof(block), 0), (int)sizeof(block));
-    culprit_counters_read(c, d);
+    culprit_measure_counters_read(c, d);
     assert_true(d[CULPRIT_COUNTER_READ_BYTES] - b[CULPRIT_COUNTER_READ_BYTES] == 4096);
     assert_true(b[CULPRIT_COUNTER_WRITE_BYTES] - a[CULPRIT_COUNTER_WRITE_BYTES] == 4096);
     close(fd);
     unlink(path);
-    culprit_counters_free(c);
+    culprit_measure_counters_free(c);
 }
 
 static void real_clocks_produce_samples(void **state)
@@ -783,14 +783,14 @@ static void real_clocks_produce_samples(void **state)
     assert_true(s->batch >= 1);
     for (size_t i = 0; i < s->n; i++)
         assert_true(s->wall_ns[i] >= 0.0 && s->cpu_ns[i] >= 0.0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
     /* NULL options mean the defaults (adaptive, up to 5 s: a body that fails at
      * once keeps this test short). */
     cb.body = fail_at_once;
     assert_int_equal(culprit_measure_run(&s, NULL, &cb), CULPRIT_ESKIP);
     assert_int_equal(s->stop, CULPRIT_STOP_FAILED);
     assert_int_equal(s->n, 0);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 /* ---- load-test mode -------------------------------------------------------------- */
@@ -811,7 +811,7 @@ static void load_test_cuts_the_warm_up_and_samples_per_interval(void **state)
     sc.opts.interval_s = 0.01;
     assert_int_equal(run(&sc, &s), 0);
     assert_int_equal(s->stop, CULPRIT_STOP_DURATION);
-    assert_string_equal(culprit_stop_reason_name(s->stop), "duration");
+    assert_string_equal(culprit_measure_stop_reason_name(s->stop), "duration");
     assert_int_equal(s->batch, 1);
     assert_near(s->interval_s, 0.01, 1e-12);
     /* MSER drops exactly the intervals that hold slow calls: the 5 all-slow ones and
@@ -827,7 +827,7 @@ static void load_test_cuts_the_warm_up_and_samples_per_interval(void **state)
         assert_near(s->wall_ns[i], 10000, 0);
         assert_near(s->cpu_ns[i], 10000, 1e-9);
     }
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 /* Every call's cost, kept by the test (the library keeps none). */
@@ -872,13 +872,13 @@ static void load_test_statistics_are_exact_over_a_million_calls(void **state)
     for (size_t i = first; i < load_nlog; i++)
         ss += (load_log[i] - mean) * (load_log[i] - mean);
     assert_near(s->calls.mean, mean, 1e-9 * mean);
-    assert_near(culprit_welford_variance(&s->calls), ss / (double)(s->calls.n - 1),
+    assert_near(culprit_stats_welford_variance(&s->calls), ss / (double)(s->calls.n - 1),
                 1e-9 * ss / (double)s->calls.n);
     /* The uniform integers in [5000, 15000]: variance (10001^2 - 1) / 12 (by hand). */
-    assert_near(culprit_welford_sd(&s->calls), sqrt((10001.0 * 10001.0 - 1) / 12), 10);
-    culprit_welford_init(&w);
+    assert_near(culprit_stats_welford_sd(&s->calls), sqrt((10001.0 * 10001.0 - 1) / 12), 10);
+    culprit_stats_welford_init(&w);
     free(load_log);
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 static void load_test_rejects_an_interval_longer_than_the_duration(void **state)
@@ -891,7 +891,7 @@ static void load_test_rejects_an_interval_longer_than_the_duration(void **state)
     sc.opts.interval_s = 2.0;
     assert_int_equal(run(&sc, &s), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "interval"));
-    culprit_samples_free(s);
+    culprit_measure_samples_free(s);
 }
 
 int main(void)

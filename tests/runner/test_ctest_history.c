@@ -57,7 +57,7 @@ static void ctest_perf_run_writes_valid_readable_history(void **state)
         assert_int_equal(run->ntests, 1);
         assert_int_equal(run->tests[0].status, CULPRIT_STATUS_PASS);
         assert_non_null(run->tests[0].category);
-        const culprit_series *wall = culprit_test_result_series(&run->tests[0], "wall_ns");
+        const culprit_series *wall = culprit_history_test_result_series(&run->tests[0], "wall_ns");
         assert_non_null(wall);
         assert_int_equal(wall->n, run->tests[0].summary.n);
         assert_non_null(wall->values);

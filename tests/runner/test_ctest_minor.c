@@ -58,7 +58,7 @@ static void write_history(const char *path, char sha[7][41])
             10, m, s, m, m - 2 * s, m + 2 * s, m - 2.6 * s / 3.16, m + 2.6 * s / 3.16, 0.99};
         t->judged = t->summary;
         assert_int_equal(culprit_history_store(store, run, NULL), 0);
-        culprit_run_free(run);
+        culprit_history_run_free(run);
     }
     culprit_history_free(store);
 }
@@ -139,8 +139,7 @@ static void twice_as_slow_shows_minor_and_fails_only_when_asked(void **state)
     free(out);
     /* -V shows the verdict line as `culprit check` prints it. */
     assert_int_equal(run_ctest(&out, "CULPRIT_TEST_NAP_MS=40", "-V"), 0);
-    if (!strstr(out, "MINOR       napper.nap: minor regression: "))
-        {
+    if (!strstr(out, "MINOR       napper.nap: minor regression: ")) {
         fprintf(stderr, "%s", out);
         fail_msg("no verdict line under -V (above)");
     }

@@ -148,7 +148,7 @@ static void load_test_records_intervals_and_exact_call_statistics(void **state)
     assert_non_null(file = first_file(hist, ".xml"));
     assert_int_equal(culprit_history_read_file(&run, file, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
     free(file);
-    t = culprit_run_find_test(run, "load_spin");
+    t = culprit_history_run_find_test(run, "load_spin");
     assert_non_null(t);
     assert_string_equal(t->stop, "duration");
     assert_int_equal(t->batch, 1);
@@ -166,8 +166,8 @@ static void load_test_records_intervals_and_exact_call_statistics(void **state)
     assert_true(t->load_call_min <= t->load_call_mean && t->load_call_mean <= t->load_call_max);
     assert_true(t->load_call_sd >= 0);
     /* The counters are per-interval series of the same length. */
-    assert_int_equal(culprit_test_result_series(t, "write_bytes")->n, t->summary.n);
-    culprit_run_free(run);
+    assert_int_equal(culprit_history_test_result_series(t, "write_bytes")->n, t->summary.n);
+    culprit_history_run_free(run);
 
     /* --duration shortens it. */
     snprintf(args, sizeof(args), "--filter load_spin --duration 0.1 --no-history --json");
@@ -229,13 +229,13 @@ static void passing_run_writes_valid_history_junit_and_json(void **state)
     assert_true(schema_valid(junit));
     assert_int_equal(culprit_history_read_file(&run, file, CULPRIT_HISTORY_LOAD_SAMPLES), 0);
     assert_int_equal(run->ntests, 2);
-    const culprit_test_result *r = culprit_run_find_test(run, "busy_fast");
+    const culprit_test_result *r = culprit_history_run_find_test(run, "busy_fast");
     assert_non_null(r);
-    const culprit_series *wall = culprit_test_result_series(r, "wall_ns");
+    const culprit_series *wall = culprit_history_test_result_series(r, "wall_ns");
     assert_non_null(wall);
     assert_int_equal(wall->n, 30);
-    assert_non_null(culprit_test_result_series(r, "minflt"));
-    culprit_run_free(run);
+    assert_non_null(culprit_history_test_result_series(r, "minflt"));
+    culprit_history_run_free(run);
     free(file);
 
     /* The automatic category was persisted; the next run is judged against it. */
@@ -289,8 +289,10 @@ static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
     assert_int_equal(culprit_history_load(&runs, h, NULL, NULL, NULL), 0);
     assert_int_equal(runs.nruns, 1);
     assert_int_equal(runs.runs[0]->ntests, 9);
-    assert_int_equal(culprit_run_find_test(runs.runs[0], "crashes")->status, CULPRIT_STATUS_ERROR);
-    assert_int_equal(culprit_run_find_test(runs.runs[0], "busy_fast")->status, CULPRIT_STATUS_PASS);
+    assert_int_equal(culprit_history_run_find_test(runs.runs[0], "crashes")->status,
+                     CULPRIT_STATUS_ERROR);
+    assert_int_equal(culprit_history_run_find_test(runs.runs[0], "busy_fast")->status,
+                     CULPRIT_STATUS_PASS);
     char *file = first_file(hist, ".xml");
     assert_true(schema_valid(file));
     free(file);
@@ -344,7 +346,7 @@ static void records_commit_of_the_git_repository(void **state)
     assert_int_equal(system(args), 0);
     assert_int_equal(run_sample(w, cmd, NULL, "--filter busy_fast --repetitions 3"), 0);
     assert_non_null(strstr(w->out.ptr, "(dirty)"));
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     free(file);
 }
 
@@ -362,7 +364,7 @@ static char *recorded_commit(workspace *w, const char *env, const char *sub)
     file = first_file(dir, ".xml");
     assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
     commit = strdup(run->commit);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
     free(file);
     return commit;
 }

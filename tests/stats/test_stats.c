@@ -34,59 +34,59 @@ static void welford_matches_textbook_example(void **state)
     const double x[] = {2, 4, 4, 4, 5, 5, 7, 9};
     (void)state;
 
-    culprit_welford_init(&w);
-    assert_near(culprit_welford_variance(&w), 0.0, 0.0);
-    assert_true(isinf(culprit_welford_ci_halfwidth(&w, 0.99)));
+    culprit_stats_welford_init(&w);
+    assert_near(culprit_stats_welford_variance(&w), 0.0, 0.0);
+    assert_true(isinf(culprit_stats_welford_ci_halfwidth(&w, 0.99)));
     for (size_t i = 0; i < 8; i++)
-        culprit_welford_add(&w, x[i]);
+        culprit_stats_welford_add(&w, x[i]);
     /* The classic example (population sd 2): sum of squared deviations 32, so the
      * sample variance is 32/7 = 4.571428..., sd 2.138089935 (by hand). */
     assert_int_equal(w.n, 8);
     assert_near(w.mean, 5.0, 1e-15);
     assert_near(w.m2, 32.0, 1e-12);
-    assert_near(culprit_welford_variance(&w), 32.0 / 7.0, 1e-12);
-    assert_near(culprit_welford_sd(&w), 2.138089935, 1e-9);
+    assert_near(culprit_stats_welford_variance(&w), 32.0 / 7.0, 1e-12);
+    assert_near(culprit_stats_welford_sd(&w), 2.138089935, 1e-9);
     assert_near(w.min, 2.0, 0.0);
     assert_near(w.max, 9.0, 0.0);
     /* 95% half-width: t_{0.975,7} * sd / sqrt(8) = 2.364624 * 2.138089935 / 2.828427
      * = 1.787488 (computed by hand from the table value). */
-    assert_near(culprit_welford_ci_halfwidth(&w, 0.95), 1.787488, 1e-6);
+    assert_near(culprit_stats_welford_ci_halfwidth(&w, 0.95), 1.787488, 1e-6);
 }
 
 static void welford_zero_initialized_works(void **state)
 {
     culprit_welford w = {0};
     (void)state;
-    culprit_welford_add(&w, -3.0);
-    culprit_welford_add(&w, 5.0);
+    culprit_stats_welford_add(&w, -3.0);
+    culprit_stats_welford_add(&w, 5.0);
     assert_near(w.min, -3.0, 0.0);
     assert_near(w.max, 5.0, 0.0);
     assert_near(w.mean, 1.0, 0.0);
-    assert_near(culprit_welford_variance(&w), 32.0, 1e-12);
+    assert_near(culprit_stats_welford_variance(&w), 32.0, 1e-12);
 }
 
 static void welford_merge_equals_single_pass(void **state)
 {
     culprit_welford all, a, b, empty;
     (void)state;
-    culprit_welford_init(&all);
-    culprit_welford_init(&a);
-    culprit_welford_init(&b);
-    culprit_welford_init(&empty);
+    culprit_stats_welford_init(&all);
+    culprit_stats_welford_init(&a);
+    culprit_stats_welford_init(&b);
+    culprit_stats_welford_init(&empty);
     for (int i = 0; i < 1000; i++) {
         double x = 1000.0 + (double)((i * 7919) % 101) * 0.25;
-        culprit_welford_add(&all, x);
-        culprit_welford_add(i < 137 ? &a : &b, x);
+        culprit_stats_welford_add(&all, x);
+        culprit_stats_welford_add(i < 137 ? &a : &b, x);
     }
-    culprit_welford_merge(&a, &empty);
-    culprit_welford_merge(&a, &b);
+    culprit_stats_welford_merge(&a, &empty);
+    culprit_stats_welford_merge(&a, &b);
     assert_int_equal(a.n, all.n);
     assert_near(a.mean, all.mean, 1e-10);
     assert_near(a.m2 / all.m2, 1.0, 1e-12);
     assert_near(a.min, all.min, 0.0);
     assert_near(a.max, all.max, 0.0);
     /* Merging into an empty accumulator copies. */
-    culprit_welford_merge(&empty, &all);
+    culprit_stats_welford_merge(&empty, &all);
     assert_int_equal(empty.n, all.n);
     assert_near(empty.m2, all.m2, 0.0);
 }
@@ -108,7 +108,7 @@ static void welford_exact_for_ten_million_samples_near_1e9(void **state)
     uint32_t rng = 12345;
     (void)state;
 
-    culprit_welford_init(&w);
+    culprit_stats_welford_init(&w);
     for (uint64_t i = 0; i < n; i++) {
         /* Numerical Recipes' LCG; k uniform in [-3, 3] without structure. */
         rng = rng * 1664525u + 1013904223u;
@@ -116,7 +116,7 @@ static void welford_exact_for_ten_million_samples_near_1e9(void **state)
         double x = 1e9 + (double)k / 1024.0;
         sk += k;
         skk += k * k;
-        culprit_welford_add(&w, x);
+        culprit_stats_welford_add(&w, x);
         sum += x;
         sumsq += x * x;
     }
@@ -133,7 +133,7 @@ static void welford_exact_for_ten_million_samples_near_1e9(void **state)
      * observed 3e-5 relative, asserted 1e-4. The naive formula is not even in
      * the right order of magnitude. */
     assert_near(w.mean, 1e9 + (double)sk / (double)n / 1024.0, 1e-4);
-    assert_near(culprit_welford_variance(&w) / exact, 1.0, 1e-4);
+    assert_near(culprit_stats_welford_variance(&w) / exact, 1.0, 1e-4);
     assert_true(fabs(naive - exact) > exact);
 }
 
@@ -242,17 +242,18 @@ static void welford_from_summary_round_trips(void **state)
     culprit_summary s, empty = {0, NAN, NAN, NAN, NAN, NAN, NAN, NAN, 0.99};
     culprit_welford direct, back;
     (void)state;
-    culprit_welford_init(&direct);
+    culprit_stats_welford_init(&direct);
     for (size_t i = 0; i < 10; i++)
-        culprit_welford_add(&direct, x[i]);
+        culprit_stats_welford_add(&direct, x[i]);
     assert_int_equal(culprit_stats_summarize(&s, x, 10, 0.99), 0);
-    culprit_welford_from_summary(&back, &s);
+    culprit_stats_welford_from_summary(&back, &s);
     assert_int_equal(back.n, 10);
     assert_near(back.mean, direct.mean, 1e-12);
     assert_near(back.m2, direct.m2, 1e-9);
-    assert_near(culprit_welford_variance(&back), culprit_welford_variance(&direct), 1e-12);
+    assert_near(culprit_stats_welford_variance(&back), culprit_stats_welford_variance(&direct),
+                1e-12);
     assert_true(back.min == 1 && back.max == 9);
-    culprit_welford_from_summary(&back, &empty);
+    culprit_stats_welford_from_summary(&back, &empty);
     assert_int_equal(back.n, 0);
 }
 

@@ -63,7 +63,7 @@ static void ols_matches_numpy_lstsq(void **state)
     assert_near(fit.r2, 0.986667835697278, 1e-12);
     /* "ols predict at X=4, Z=5" */
     assert_near(culprit_stats_ols_predict(&fit, point, 0), 12.345076162475424, 1e-11);
-    culprit_ols_dispose(&fit);
+    culprit_stats_ols_dispose(&fit);
 }
 
 static void ols_handles_constant_and_collinear_columns(void **state)
@@ -85,14 +85,14 @@ static void ols_handles_constant_and_collinear_columns(void **state)
     assert_near(fit.coef[0] + 2 * fit.coef[1], 3.0, 1e-10);
     for (int i = 0; i < 8; i++)
         assert_near(culprit_stats_ols_predict(&fit, x, (size_t)i), y[i], 1e-10);
-    culprit_ols_dispose(&fit);
+    culprit_stats_ols_dispose(&fit);
     /* No residual degree of freedom: undecided. */
     assert_int_equal(culprit_stats_ols(&fit, x, 3, y, 4), CULPRIT_EUNDECIDED);
     /* An intercept-only fit is the mean; R^2 is 0. */
     assert_int_equal(culprit_stats_ols(&fit, NULL, 0, Y, 8), 0);
     assert_near(fit.intercept, 13.25, 1e-12); /* sum(Y) = 106.0, by hand */
     assert_near(fit.r2, 0, 1e-12);
-    culprit_ols_dispose(&fit);
+    culprit_stats_ols_dispose(&fit);
 }
 
 static const double D6[36] = {0.00, 0.10, 0.80, 0.85, 0.90, 0.40, 0.10, 0.00, 0.75,
@@ -114,7 +114,7 @@ static void average_linkage_matches_scipy(void **state)
         assert_int_equal(d.size[m], size[m]);
         assert_near(d.height[m], h[m], 1e-14);
     }
-    culprit_dendrogram_dispose(&d);
+    culprit_stats_dendrogram_dispose(&d);
     assert_int_equal(culprit_stats_cluster_average(&d, D6, 0), CULPRIT_EINVALID);
 }
 
@@ -136,7 +136,7 @@ static void cut_matches_scipy_fcluster(void **state)
     for (int i = 0; i < 6; i++)
         assert_int_equal(labels[i], 0);
     assert_int_equal(culprit_stats_cluster_cut(labels, &d, 7), CULPRIT_EINVALID);
-    culprit_dendrogram_dispose(&d);
+    culprit_stats_dendrogram_dispose(&d);
 }
 
 /* Euclidean distances of the 7 points of the reference script. */
@@ -175,20 +175,20 @@ static void ch_cut_picks_the_largest_index(void **state)
     assert_int_equal(k, 4);
     assert_memory_equal(labels, want, sizeof(want));
     assert_near(culprit_stats_calinski_harabasz(dist, 7, labels, 4), 73.49350649350649, 1e-9);
-    culprit_dendrogram_dispose(&d);
+    culprit_stats_dendrogram_dispose(&d);
     /* Two items: the index is undefined, each is its own cluster. */
     const double two[4] = {0, 0.1, 0.1, 0};
     assert_int_equal(culprit_stats_cluster_average(&d, two, 2), 0);
     assert_int_equal(culprit_stats_cluster_ch_cut(labels, &k, &d, two), 0);
     assert_int_equal(k, 2);
-    culprit_dendrogram_dispose(&d);
+    culprit_stats_dendrogram_dispose(&d);
     /* Identical items: no index is defined, one cluster. */
     const double same[9] = {0};
     assert_int_equal(culprit_stats_cluster_average(&d, same, 3), 0);
     assert_int_equal(culprit_stats_cluster_ch_cut(labels, &k, &d, same), 0);
     assert_int_equal(k, 1);
     assert_true(labels[0] == 0 && labels[1] == 0 && labels[2] == 0);
-    culprit_dendrogram_dispose(&d);
+    culprit_stats_dendrogram_dispose(&d);
 }
 
 static void mser_cuts_a_warm_up_transient(void **state)

@@ -64,9 +64,9 @@ static void fill_huge(double *ha, double *hb)
 static culprit_welford welford_of(const double *x, size_t n)
 {
     culprit_welford w;
-    culprit_welford_init(&w);
+    culprit_stats_welford_init(&w);
     for (size_t i = 0; i < n; i++)
-        culprit_welford_add(&w, x[i]);
+        culprit_stats_welford_add(&w, x[i]);
     return w;
 }
 

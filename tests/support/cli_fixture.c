@@ -72,7 +72,7 @@ culprit_run *fixture_run(const char *suite, const char *commit, const char *time
 {
     culprit_run *run;
 
-    assert_int_equal(culprit_run_new(&run), 0);
+    assert_int_equal(culprit_history_run_new(&run), 0);
     culprit_str_set(&run->suite, suite);
     culprit_str_set(&run->commit, commit);
     culprit_str_set(&run->timestamp, timestamp);
@@ -85,7 +85,7 @@ culprit_run *fixture_run(const char *suite, const char *commit, const char *time
         int fast = strcmp(s->category, "fast") == 0;
         culprit_test_result *t;
         double half;
-        assert_int_equal(culprit_run_add_test(&t, run), 0);
+        assert_int_equal(culprit_history_run_add_test(&t, run), 0);
         culprit_str_set(&t->name, s->name);
         culprit_str_set(&t->classname, suite);
         t->status = s->status;
@@ -126,7 +126,7 @@ void fixture_store(const char *history_dir, culprit_run *run)
     assert_int_equal(culprit_history_open(&history, history_dir, 1), 0);
     assert_int_equal(culprit_history_store(history, run, NULL), 0);
     culprit_history_free(history);
-    culprit_run_free(run);
+    culprit_history_run_free(run);
 }
 
 #define NT(a) (sizeof(a) / sizeof((a)[0]))

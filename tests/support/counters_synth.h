@@ -61,8 +61,8 @@ static inline int synth_table(culprit_counter_table *out, size_t n, uint64_t see
         cols[6][i] = 100 + 3 * synth_normal(&r);
         cols[7][i] = 0;
     }
-    error = culprit_counter_table_init(out, synth_names, (const double *const *)cols,
-                                       SYNTH_COUNTERS, n);
+    error = culprit_detect_counter_table_init(out, synth_names, (const double *const *)cols,
+                                              SYNTH_COUNTERS, n);
     for (int c = 0; c < SYNTH_COUNTERS; c++)
         free(cols[c]);
     return error;
@@ -81,10 +81,11 @@ static inline int synth_result(culprit_test_result *t, size_t n, uint64_t seed, 
     if ((error = synth_table(&table, n, seed, write_scale)) < 0)
         return error;
     for (size_t c = 0; c < table.ncounters && error == 0; c++)
-        error = culprit_test_result_add_series(t, table.names[c], table.values[c], table.n, 0);
+        error =
+            culprit_history_test_result_add_series(t, table.names[c], table.values[c], table.n, 0);
     if (error == 0)
         error = culprit_stats_summarize(&t->summary, table.values[0], table.n, 0.99);
-    culprit_counter_table_dispose(&table);
+    culprit_detect_counter_table_dispose(&table);
     return error;
 }
 
