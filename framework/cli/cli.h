@@ -366,9 +366,8 @@ int cli_set_budget(const culprit_opt *opt, const char *value);
 
 /* Completes `pair` (the paired options of check) from the project file where the
  * command line left --build or --run out; with --investigate, a run command is
- * required and the store is reused (recorded into when named, as bisect). */
-int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env,
-                            const char *history_dir);
+ * required and the store is reused (recorded into when the settings say so, as bisect). */
+int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env);
 
 /* culprit_bisect_investigate() with the command's options; says on stderr what it does. */
 int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_investigate *inv,
