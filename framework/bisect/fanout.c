@@ -24,20 +24,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* FNV-1a of a field with its terminating NUL, which keeps fields apart ("ab","c" is
+ * not "a","bc"); NULL hashes as "". */
 static uint64_t fnv(uint64_t h, const char *text)
 {
-    for (const char *c = text ? text : "";; c++) {
-        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-        if (!*c)
-            return h;
-    }
+    text = text ? text : "";
+    return culprit_str_hash(h, text, strlen(text) + 1);
 }
 
 /* What makes the bisection: another good end, command or threshold is another one. */
 static void key_of(char out[17], const culprit_bisect_options *o, const char *good, const char *bad)
 {
     char num[64];
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = CULPRIT_STR_HASH_INIT;
 
     h = fnv(fnv(fnv(h, good), bad), o->measure.build);
     h = fnv(fnv(fnv(fnv(h, o->command.line), o->perf.run), o->perf.test),

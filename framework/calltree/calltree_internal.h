@@ -25,9 +25,6 @@ int culprit_calltree__function_map(size_t **out, const culprit_calltree *from,
  * scan of the parent's children when not (tree.c). */
 size_t culprit_calltree__find_child(const culprit_calltree *tree, size_t parent, size_t function);
 
-/* FNV-1a of `n` bytes: the function tables' hash (match.c, folded.c). */
-uint64_t culprit_calltree__hash(const char *s, size_t n);
-
 /* The cost of each node's own code: exclusive_ns where finite, else inclusive
  * minus the children's inclusive (clamped at 0), else NaN. `out` has nnodes
  * entries. Returns the number of nodes below the root with a finite cost. */

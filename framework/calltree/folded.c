@@ -37,7 +37,7 @@ static int table_grow(name_table *t, const culprit_calltree *tree)
     }
     for (size_t f = 0; f < tree->nfunctions; f++) {
         const char *nm = tree->functions[f].name;
-        size_t s = (size_t)culprit_calltree__hash(nm, strlen(nm)) & (n - 1);
+        size_t s = (size_t)culprit_str_hash(CULPRIT_STR_HASH_INIT, nm, strlen(nm)) & (n - 1);
         while (names[s])
             s = (s + 1) & (n - 1);
         names[s] = tree->functions[f].name;
@@ -61,8 +61,8 @@ static int frame_function(size_t *out, name_table *t, culprit_calltree *tree, co
 
     if (2 * (tree->nfunctions + 1) > t->nslots && (error = table_grow(t, tree)) < 0)
         return error;
-    for (s = (size_t)culprit_calltree__hash(name, len) & (t->nslots - 1); t->names[s];
-         s = (s + 1) & (t->nslots - 1)) {
+    for (s = (size_t)culprit_str_hash(CULPRIT_STR_HASH_INIT, name, len) & (t->nslots - 1);
+         t->names[s]; s = (s + 1) & (t->nslots - 1)) {
         if (strncmp(t->names[s], name, len) == 0 && t->names[s][len] == '\0') {
             *out = t->index[s];
             return 0;

@@ -10,18 +10,9 @@
 #include <string.h>
 
 /* FNV-1a: short identifiers, no adversary; a good spread is all that is needed. */
-uint64_t culprit_calltree__hash(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
-
 static uint64_t hash_name(const char *s)
 {
-    return culprit_calltree__hash(s, strlen(s));
+    return culprit_str_hash(CULPRIT_STR_HASH_INIT, s, strlen(s));
 }
 
 static int same_file(const char *a, const char *b)

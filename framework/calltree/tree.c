@@ -59,14 +59,10 @@ static int same_file(const char *a, const char *b)
 /* FNV-1a over the identity: name, a separator no name holds, the file. */
 static size_t identity_hash(const char *name, const char *file)
 {
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = culprit_str_hash(CULPRIT_STR_HASH_INIT, name, strlen(name));
 
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    h = (h ^ 0xffu) * 1099511628211ull;
-    for (const char *p = file ? file : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
-    return (size_t)h;
+    h = culprit_str_hash(h, "\xff", 1);
+    return (size_t)culprit_str_hash(h, file ? file : "", file ? strlen(file) : 0);
 }
 
 /* The slot of the identity in the index: where it is, or the empty one to take. */

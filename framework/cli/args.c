@@ -78,29 +78,22 @@ int cli_opt_append(const culprit_opt *opt, const char *value)
 
 /* ----------------------------------------------------------- shared by judges --- */
 
-const char *const cli_fail_on_choices[] = {"major", "minor", "none", "uncompared", NULL};
-
-const char *cli_fail_on_name(cli_fail_on fail_on)
-{
-    return cli_fail_on_choices[fail_on];
-}
-
 void cli_judge_init(cli_judge *judge)
 {
     culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
 
     memset(judge, 0, sizeof(*judge));
     judge->check = defaults;
-    judge->fail_on = CLI_FAIL_ON_MAJOR;
+    judge->fail_on = CULPRIT_FAIL_ON_MAJOR;
 }
 
 void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
 {
     const char *f = project ? culprit_detect_project_fail_on(project) : NULL;
+    culprit_fail_on fail_on;
 
-    for (int i = 0; f && !judge->fail_on_given && cli_fail_on_choices[i]; i++)
-        if (strcmp(f, cli_fail_on_choices[i]) == 0)
-            judge->fail_on = i;
+    if (!judge->fail_on_given && culprit_detect_fail_on_parse(f, &fail_on) == 0)
+        judge->fail_on = fail_on;
 }
 
 int cli_set_detector(const culprit_opt *opt, const char *value)
@@ -131,21 +124,9 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
 
 /* The counter detectors and --metric read the raw series; the time verdicts only
  * summaries. */
-int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on)
+int cli_judge_exit_code(const culprit_check_result *result, culprit_fail_on fail_on)
 {
-    culprit_verdict_kind worst = culprit_detect_check_worst(result);
-
-    if (fail_on == CLI_FAIL_ON_NONE)
-        return CLI_EXIT_OK;
-    if (worst == CULPRIT_VERDICT_MAJOR)
-        return CLI_EXIT_REGRESSION;
-    if (fail_on == CLI_FAIL_ON_MAJOR)
-        return CLI_EXIT_OK;
-    if (worst == CULPRIT_VERDICT_MINOR)
-        return CLI_EXIT_REGRESSION;
-    if (fail_on == CLI_FAIL_ON_UNCOMPARED && result->n && cli_compared(result) == 0)
-        return CLI_EXIT_REGRESSION;
-    return CLI_EXIT_OK;
+    return culprit_detect_check_fails(result, fail_on) ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
 }
 
 size_t cli_compared(const culprit_check_result *result)

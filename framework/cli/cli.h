@@ -67,23 +67,10 @@ int cli_usage_error(const char *command);
 
 /* -------------------------------------------------------------------- judging --- */
 
-/* uncompared: a regression as minor does, and also a check that compared nothing
- * (docs/cli.md): for a gate that must not pass by having no baseline. */
-typedef enum {
-    CLI_FAIL_ON_MAJOR = 0,
-    CLI_FAIL_ON_MINOR,
-    CLI_FAIL_ON_NONE,
-    CLI_FAIL_ON_UNCOMPARED
-} cli_fail_on;
-
-const char *cli_fail_on_name(cli_fail_on fail_on);
-/* "major", "minor", "none", "uncompared": the values of --fail-on, in cli_fail_on's order. */
-extern const char *const cli_fail_on_choices[];
-
 /* The options check and compare share. */
 typedef struct {
     culprit_check_options check;
-    int fail_on;       /* a cli_fail_on */
+    int fail_on;       /* a culprit_fail_on */
     int fail_on_given; /* --fail-on was given (else culprit.json's "fail_on" applies) */
     int json;
     const char *junit;
@@ -177,7 +164,7 @@ void cli_judge_project_fail_on(cli_judge *judge, const culprit_project *project)
                 "minor one, nothing, or a regression or no test compared\n"                        \
                 "with a comparable baseline (uncompared); default:\n"                              \
                 "culprit.json's \"fail_on\", else major",                                          \
-                .choices = cli_fail_on_choices, .given = &(judge)->fail_on_given),                 \
+                .choices = culprit_detect_fail_on_names(), .given = &(judge)->fail_on_given),      \
         CLI_OPT_JSON(&(judge)->json),                                                              \
         CULPRIT_OPT("--junit", 0, CULPRIT_OPT_STRING, &(judge)->junit, "FILE",                     \
                     "also write the verdicts as a JUnit XML file"),                                \
@@ -222,7 +209,7 @@ size_t cli_compared(const culprit_check_result *result);
 
 /* The exit code a check gives under `fail_on`: 1 for a regression (or, under
  * uncompared, for a check of tests none of which was compared), else 0. */
-int cli_judge_exit_code(const culprit_check_result *result, cli_fail_on fail_on);
+int cli_judge_exit_code(const culprit_check_result *result, culprit_fail_on fail_on);
 
 /* ------------------------------------------------------------ repository, store --- */
 
@@ -335,7 +322,7 @@ json_t *cli_json_counts(const culprit_check_result *result);
 json_t *cli_json_verdicts(const culprit_check_result *result);
 /* Adds "detectors", "fail_on", "exit_code", "counts" and "tests" to a check or compare
  * document. */
-void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
+void cli_json_add_judged(json_t *doc, const culprit_check_result *result, culprit_fail_on fail_on,
                          int exit_code);
 /* Prints a document on stdout (indented, keys in insertion order) and frees it. */
 int cli_json_print(json_t *doc);
@@ -348,7 +335,7 @@ int cli_print_document(const culprit_buf *doc);
  * --fail-on minor) as a failure whose message is the verdict's line.
  */
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
-                    const char *commit, cli_fail_on fail_on);
+                    const char *commit, culprit_fail_on fail_on);
 
 /* ---------------------------------------------------- check --investigate --- */
 
@@ -366,9 +353,8 @@ int cli_set_budget(const culprit_opt *opt, const char *value);
 
 /* Completes `pair` (the paired options of check) from the project file where the
  * command line left --build or --run out; with --investigate, a run command is
- * required and the store is reused (recorded into when named, as bisect). */
-int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env,
-                            const char *history_dir);
+ * required and the store is reused (recorded into when the settings say so, as bisect). */
+int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env);
 
 /* culprit_bisect_investigate() with the command's options; says on stderr what it does. */
 int cli_investigate_run(culprit_investigation **out, size_t *n, const cli_investigate *inv,
@@ -396,7 +382,7 @@ json_t *cli_json_investigations(const culprit_investigation *invs, size_t n,
 /* cli_write_junit() with a line per test appended to a failure's message (`notes`:
  * result->n entries, NULL ones and a NULL array adding nothing). */
 int cli_write_junit_notes(const char *path, const culprit_check_result *result, const char *suite,
-                          const char *commit, cli_fail_on fail_on, const char *const *notes);
+                          const char *commit, culprit_fail_on fail_on, const char *const *notes);
 
 /* ----------------------------------------------------------------- progress --- */
 

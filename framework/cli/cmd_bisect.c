@@ -171,7 +171,8 @@ void cli_bisect_step_line(const culprit_bisect_step *step, size_t index, size_t 
     cli_progress_print(&p->bar, text);
     /* The bar: steps done against steps done plus the ones about left. */
     if (candidates == 0)
-        cli_progress_status(&p->bar, NAN, "bisecting: the bad end is slower; building and measuring step 1");
+        cli_progress_status(&p->bar, NAN,
+                            "bisecting: the bad end is slower; building and measuring step 1");
     else
         cli_progress_status(&p->bar, (double)(index + 1) / (double)(index + 1 + left),
                             "bisecting: step %zu done, about %zu left", index, left);
@@ -403,9 +404,8 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
     cli_env env;
     int error, status;
 
-    /* The store the test's runs are reused from (as culprit check finds it). Runs are
-     * recorded only into a store named explicitly: the default one lives in the
-     * working tree, which a bisection leaves as it found it. */
+    /* The store the test's runs are reused from (as culprit check finds it), and
+     * whether this session's runs are recorded there (culprit_settings). */
     memset(&env, 0, sizeof(env));
     if (o->perf.run && !q->no_history) {
         if (cli_env_open(&env, NULL, q->history_dir, 0) < 0) {
@@ -413,7 +413,7 @@ static int run_session(culprit_bisect_options *o, const char **paths, size_t npa
             return CLI_EXIT_ERROR;
         }
         o->perf.history_dir = env.settings.history_dir;
-        o->perf.record = q->history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+        o->perf.record = env.settings.record_sessions;
     }
     o->paths = paths;
     o->npaths = npaths;
@@ -474,8 +474,8 @@ int cli_bisect(int argc, char **argv)
                 cli_bisect_fanout_wanted(&a.fanout)) {
                 o.paths = a.paths.items;
                 o.npaths = a.paths.n;
-                status = cli_bisect_fanout(&o, &a.fanout, q.history_dir, q.json, print_result,
-                                           argc, argv);
+                status = cli_bisect_fanout(&o, &a.fanout, q.history_dir, q.json, print_result, argc,
+                                           argv);
             } else if (status == CLI_EXIT_OK)
                 status = run_session(&o, a.paths.items, a.paths.n, &q);
         }

@@ -423,7 +423,7 @@ int cli_check(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if ((error = cli_env_open(&env, a.judge.project_file, a.judge.history_dir, 1)) < 0 ||
-        (error = cli_investigate_prepare(&a.investigate, &a.pair, &env, a.judge.history_dir)) < 0 ||
+        (error = cli_investigate_prepare(&a.investigate, &a.pair, &env)) < 0 ||
         (error = culprit_vcs_resolve(sha, env.repo, a.commit_rev)) < 0)
         goto cleanup;
     cli_judge_project_fail_on(&a.judge, env.project);

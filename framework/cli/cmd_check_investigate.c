@@ -38,8 +38,7 @@ int cli_set_budget(const culprit_opt *opt, const char *value)
     return 0;
 }
 
-int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env,
-                            const char *history_dir)
+int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, const cli_env *env)
 {
     const char *build = culprit_detect_project_command(env->project, CULPRIT_PROJECT_BUILD);
     const char *run = culprit_detect_project_command(env->project, CULPRIT_PROJECT_RUN);
@@ -63,10 +62,10 @@ int cli_investigate_prepare(cli_investigate *inv, culprit_bisect_options *pair, 
                                  "binary in a checkout: --run CMD, or \"run\" in %s",
                                  env->settings.project_file ? env->settings.project_file
                                                             : "culprit.json");
-    /* As culprit bisect: the history's runs are reused; the investigation's own are
-     * recorded only into a store named explicitly (the default lives in the tree). */
+    /* As culprit bisect: the history's runs are reused; whether the investigation's
+     * own are recorded there is the settings' (culprit_settings.record_sessions). */
     pair->perf.history_dir = env->settings.history_dir;
-    pair->perf.record = history_dir != NULL || getenv("CULPRIT_HISTORY_DIR") != NULL;
+    pair->perf.record = env->settings.record_sessions;
     return 0;
 }
 

@@ -386,7 +386,7 @@ json_t *cli_json_verdicts(const culprit_check_result *result)
     return tests;
 }
 
-void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fail_on fail_on,
+void cli_json_add_judged(json_t *doc, const culprit_check_result *result, culprit_fail_on fail_on,
                          int exit_code)
 {
     json_t *detectors = json_array();
@@ -396,7 +396,7 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, cli_fa
         if (set & d)
             json_array_append_new(detectors, json_string(culprit_detect_detector_name(d)));
     json_object_set_new(doc, "detectors", detectors);
-    json_object_set_new(doc, "fail_on", json_string(cli_fail_on_name(fail_on)));
+    json_object_set_new(doc, "fail_on", json_string(culprit_detect_fail_on_names()[fail_on]));
     json_object_set_new(doc, "exit_code", json_integer(exit_code));
     json_object_set_new(doc, "counts", cli_json_counts(result));
     json_object_set_new(doc, "compared", json_integer((json_int_t)cli_compared(result)));
@@ -447,7 +447,7 @@ static char *junit_message(const culprit_check_result *result, size_t i)
 }
 
 static int junit_test(culprit_run *run, const culprit_check_result *result, size_t i,
-                      cli_fail_on fail_on, const char *note)
+                      culprit_fail_on fail_on, const char *note)
 {
     const culprit_verdict *v = &result->verdicts[i];
     const culprit_test_result *now = result->now[i];
@@ -464,11 +464,7 @@ static int junit_test(culprit_run *run, const culprit_check_result *result, size
         return error;
     /* As the exit code: a counter detector's flag is a minor regression (the time
      * stayed, a counter moved); an unconfirmed minor fails nothing. */
-    failing = culprit_detect_check_counts_as(result, i) == CULPRIT_VERDICT_MAJOR ||
-              (culprit_detect_check_counts_as(result, i) == CULPRIT_VERDICT_MINOR &&
-               (fail_on == CLI_FAIL_ON_MINOR || fail_on == CLI_FAIL_ON_UNCOMPARED));
-    if (fail_on == CLI_FAIL_ON_NONE)
-        failing = 0;
+    failing = culprit_detect_check_test_fails(result, i, fail_on);
     verdict = culprit_detect_verdict_name(v->kind);
     if (kind != CULPRIT_VERDICT_MAJOR && culprit_detect_check_counters_flagged(result, i))
         verdict = "minor";
@@ -505,13 +501,13 @@ cleanup:
 }
 
 int cli_write_junit(const char *path, const culprit_check_result *result, const char *suite,
-                    const char *commit, cli_fail_on fail_on)
+                    const char *commit, culprit_fail_on fail_on)
 {
     return cli_write_junit_notes(path, result, suite, commit, fail_on, NULL);
 }
 
 int cli_write_junit_notes(const char *path, const culprit_check_result *result, const char *suite,
-                          const char *commit, cli_fail_on fail_on, const char *const *notes)
+                          const char *commit, culprit_fail_on fail_on, const char *const *notes)
 {
     culprit_run *run = NULL;
     const culprit_run *first = result->n ? result->now_runs[0] : NULL;

@@ -3,7 +3,7 @@
  * function taking one makes, and the body of every culprit_<x>_options_init(),
  * written once as libgit2 writes GIT_INIT_STRUCTURE_FROM_TEMPLATE. Also the small
  * helpers several modules had each written for themselves: string equality with
- * NULL, a path's base name, the monotonic clock in seconds.
+ * NULL, the FNV-1a hash, a path's base name, the monotonic clock in seconds.
  */
 #include "culprit/core.h"
 
@@ -34,6 +34,15 @@ int culprit_options_init_from(void *opts, const void *defaults, size_t size, uns
 int culprit_str_equal(const char *a, const char *b)
 {
     return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+uint64_t culprit_str_hash(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 1099511628211ULL; /* the 64-bit FNV prime */
+    return h;
 }
 
 const char *culprit_fs_base_name(const char *path)

@@ -22,11 +22,7 @@ typedef struct {
  * chosen to collide: a collision costs a string comparison, never a wrong answer). */
 static uint64_t hash_of(const char *s)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    return culprit_str_hash(CULPRIT_STR_HASH_INIT, s, strlen(s));
 }
 
 /* The slot holding `key`, or the empty slot where it would go. */

@@ -140,11 +140,7 @@ static int plain_byte(unsigned char c, int first)
  * collision: the real name is always kept inside the file too). */
 static unsigned long long name_hash(const char *s)
 {
-    unsigned long long h = 14695981039346656037ULL;
-
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        h = (h ^ *p) * 1099511628211ULL;
-    return h;
+    return culprit_str_hash(CULPRIT_STR_HASH_INIT, s, strlen(s));
 }
 
 int culprit_fs_name(culprit_buf *out, const char *name, size_t max)

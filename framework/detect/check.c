@@ -428,3 +428,44 @@ int culprit_detect_verdict_compared(const culprit_verdict *v)
         return 1;
     }
 }
+
+static const char *const fail_on_names[] = {"major", "minor", "none", "uncompared", NULL};
+
+const char *const *culprit_detect_fail_on_names(void)
+{
+    return fail_on_names;
+}
+
+int culprit_detect_fail_on_parse(const char *name, culprit_fail_on *out)
+{
+    for (int i = 0; name && fail_on_names[i]; i++)
+        if (strcmp(name, fail_on_names[i]) == 0) {
+            *out = (culprit_fail_on)i;
+            return 0;
+        }
+    return -1;
+}
+
+int culprit_detect_check_test_fails(const culprit_check_result *result, size_t i,
+                                    culprit_fail_on fail_on)
+{
+    culprit_verdict_kind k = culprit_detect_check_counts_as(result, i);
+
+    if (fail_on == CULPRIT_FAIL_ON_NONE)
+        return 0;
+    return k == CULPRIT_VERDICT_MAJOR ||
+           (k == CULPRIT_VERDICT_MINOR &&
+            (fail_on == CULPRIT_FAIL_ON_MINOR || fail_on == CULPRIT_FAIL_ON_UNCOMPARED));
+}
+
+int culprit_detect_check_fails(const culprit_check_result *result, culprit_fail_on fail_on)
+{
+    size_t compared = 0;
+
+    for (size_t i = 0; i < result->n; i++) {
+        if (culprit_detect_check_test_fails(result, i, fail_on))
+            return 1;
+        compared += culprit_detect_verdict_compared(&result->verdicts[i]);
+    }
+    return fail_on == CULPRIT_FAIL_ON_UNCOMPARED && result->n && compared == 0;
+}

@@ -222,15 +222,14 @@ static int parse_commands(culprit_project *p, json_t *root, const char *text, si
 static int parse_fail_on(culprit_project *p, json_t *root, const char *text, size_t len,
                          const char *path)
 {
-    static const char *const values[] = {"major", "minor", "none", "uncompared"};
     json_t *value = json_object_get(root, "fail_on");
     const char *s = json_string_value(value);
+    culprit_fail_on fail_on;
 
     if (!value)
         return 0;
-    for (size_t i = 0; s && i < sizeof(values) / sizeof(values[0]); i++)
-        if (strcmp(s, values[i]) == 0)
-            return (p->fail_on = culprit_strdup(s)) ? 0 : CULPRIT_ERROR_NOMEM();
+    if (culprit_detect_fail_on_parse(s, &fail_on) == 0)
+        return (p->fail_on = culprit_strdup(s)) ? 0 : CULPRIT_ERROR_NOMEM();
     return culprit_error_set(CULPRIT_EINVALID,
                              "%s:%u: \"fail_on\" must be \"major\", \"minor\", \"none\" or "
                              "\"uncompared\" (as culprit check --fail-on takes)",

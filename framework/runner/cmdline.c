@@ -11,8 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* In runner_fail_on's order. */
-static const char *const fail_on_choices[] = {"major", "none", "minor", NULL};
+/* culprit_fail_on's first three names, in its order: "uncompared" is check's only (a test
+ * binary's first run has no baseline and must not fail for it). */
+static const char *const fail_on_choices[] = {"major", "minor", "none", NULL};
 
 /* The rows of a test binary's options, their values going into `o`. */
 #define RUNNER_NOPTS 28

@@ -47,7 +47,7 @@ void culprit_runner__debug_mode(culprit_runner_options *o, const char *program)
     o->no_history = 1;
     o->history_dir = NULL;
     o->fail_on_set = 1;
-    o->fail_on = RUNNER_FAIL_ON_NONE; /* a single timed call under a debugger judges nothing */
+    o->fail_on = CULPRIT_FAIL_ON_NONE; /* a single timed call under a debugger judges nothing */
     fflush(stdout);
     if (tracer > 0)
         fprintf(stderr, "%s: a debugger is attached (tracer pid %ld): ", program, tracer);

@@ -22,15 +22,14 @@
  * noise history); `culprit check` walks the whole chain. */
 #define RUNNER_WINDOW 256
 
-/* What one test's check found: its MINOR line, and the failure under fail_minor. */
+/* What one test's check found: its MINOR line, and the failure under hc->fail_on. */
 static int report_minor(culprit_test_result *t, const culprit_check_result *result,
                         const culprit_runner_history_check *hc, size_t *nfailed)
 {
     const culprit_verdict *v = &result->verdicts[0];
     const char *label = getenv("CULPRIT_CTEST_LABEL");
     culprit_buf text = CULPRIT_BUF_INIT;
-    int fails =
-        hc->fail_minor && culprit_detect_check_counts_as(result, 0) == CULPRIT_VERDICT_MINOR;
+    int fails = culprit_detect_check_test_fails(result, 0, hc->fail_on);
     int error;
 
     if ((error = culprit_str_set(&t->verdict, "minor")) < 0 ||

@@ -222,7 +222,7 @@ static int judge_category(runner *r, const culprit_run *run, culprit_test_result
     if (v.kind == CULPRIT_VERDICT_MAJOR) {
         if ((error = culprit_str_set(&t->verdict, "major")) == 0 &&
             (error = culprit_str_set(&t->verdict_message, v.message)) == 0 &&
-            r->opt.fail_on != RUNNER_FAIL_ON_NONE) {
+            r->opt.fail_on != CULPRIT_FAIL_ON_NONE) {
             t->status = CULPRIT_STATUS_FAILURE;
             error = culprit_str_set(&t->message, v.message);
         }
@@ -366,10 +366,9 @@ static int prepare(runner *r, culprit_run *run, const char *suite, const culprit
     if (!r->opt.fail_on_set && culprit_detect_project_fail_on(r->project)) {
         /* culprit.json's "fail_on" is check's: "uncompared" fails a minor here too (a
          * test binary's first run has no baseline and must not fail for it). */
-        const char *f = culprit_detect_project_fail_on(r->project);
-        r->opt.fail_on = !strcmp(f, "none")    ? RUNNER_FAIL_ON_NONE
-                         : !strcmp(f, "major") ? RUNNER_FAIL_ON_MAJOR
-                                               : RUNNER_FAIL_ON_MINOR;
+        culprit_fail_on f = CULPRIT_FAIL_ON_MAJOR;
+        culprit_detect_fail_on_parse(culprit_detect_project_fail_on(r->project), &f);
+        r->opt.fail_on = f == CULPRIT_FAIL_ON_UNCOMPARED ? CULPRIT_FAIL_ON_MINOR : (int)f;
     }
     if (!r->opt.no_history && !r->workdir && r->settings.history_dir[0] != '/') {
         /* Outside a repository a relative history lands under the current directory,
@@ -481,7 +480,7 @@ static int judge_history(runner *r, culprit_run *run, size_t *nfailed)
 {
     culprit_runner_history_check hc = {r->text, r->settings.history_dir,
                                        r->opt.repository ? r->opt.repository : r->workdir,
-                                       r->opt.fail_on == RUNNER_FAIL_ON_MINOR, r->opt.ctest};
+                                       (culprit_fail_on)r->opt.fail_on, r->opt.ctest};
     size_t n = 0;
     int error = culprit_runner__judge_history(run, &hc, &n);
 
@@ -554,7 +553,7 @@ int culprit_run_perf_tests(const char *group, const culprit_perf_test *tests, si
     if (record(&r, run, &history_file) != RUNNER_EXIT_OK)
         exit_code = RUNNER_EXIT_USAGE;
     /* --fail-on none (a bisection's probe, a sanitizer build) judges nothing more. */
-    if (history_file && r.opt.fail_on != RUNNER_FAIL_ON_NONE &&
+    if (history_file && r.opt.fail_on != CULPRIT_FAIL_ON_NONE &&
         (error = judge_history(&r, run, &nfailed)) < 0)
         goto fatal;
     if ((nfailed || nerrors) && exit_code == RUNNER_EXIT_OK)

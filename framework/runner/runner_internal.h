@@ -6,6 +6,7 @@
 #define CULPRIT_RUNNER_INTERNAL_H
 
 #include "culprit/culprit.h"
+#include "culprit/detect.h"
 #include "culprit/history.h"
 
 #include <stdbool.h>
@@ -17,7 +18,6 @@ enum { RUNNER_EXIT_OK = 0, RUNNER_EXIT_FAILED = 1, RUNNER_EXIT_USAGE = 2 };
 /** What fails a test (--fail-on), in the order of the option's choices: a test above
  * its category (major), nothing (none), or also a minor regression against its
  * history (minor). */
-typedef enum { RUNNER_FAIL_ON_MAJOR = 0, RUNNER_FAIL_ON_NONE, RUNNER_FAIL_ON_MINOR } runner_fail_on;
 
 typedef struct {
     int help, version, list, json, no_fork, no_history, verbose, quiet;
@@ -41,7 +41,7 @@ typedef struct {
     const char *machine; /* --machine: the class of identical runners this one counts for */
     const char *project;
     const char *repository; /* --repository: the git working tree of the code under test */
-    int fail_on;            /* --fail-on / $CULPRIT_FAIL_ON: a runner_fail_on */
+    int fail_on;            /* --fail-on / $CULPRIT_FAIL_ON: a culprit_fail_on */
     int fail_on_set;        /* given there (else culprit.json's "fail_on", else major) */
     const char *metric;     /* --metric / $CULPRIT_METRIC: judge this series of every test */
 } culprit_runner_options;
@@ -119,13 +119,14 @@ typedef struct {
     FILE *text;              /* where the MINOR lines go */
     const char *history_dir; /* the store the run was recorded in */
     const char *repository;  /* the git working tree (NULL: none, nothing compared) */
-    int fail_minor;          /* --fail-on minor */
+    culprit_fail_on fail_on; /* what fails (never NONE here: nothing is judged then) */
     int ctest;               /* --ctest: a CTest label too */
 } culprit_runner_history_check;
 
 /* Judges each passed test of `run`, recorded already, against its history with
  * culprit_detect_check_commit() (as `culprit check --test`); prints a MINOR line for a minor
- * regression and, under fail_minor, fails a test whose minor counts as one
+ * regression and fails a test that fails under fail_on
+ * (culprit_detect_check_test_fails(): a minor that counts, under MINOR)
  * (`*nfailed` of them). A history that cannot be read is a warning. Negative only
  * for culprit's own errors (out of memory). */
 int culprit_runner__judge_history(culprit_run *run, const culprit_runner_history_check *hc,

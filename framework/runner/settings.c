@@ -40,6 +40,7 @@ int culprit_runner_settings_resolve(culprit_settings *out, culprit_project **pro
         out->project_file = found;
     }
 
+    out->record_sessions = history_dir || (env && *env);
     if (history_dir)
         out->history_dir = culprit_strdup(history_dir);
     else if (env && *env)

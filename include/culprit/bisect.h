@@ -26,6 +26,7 @@
 #include "culprit/history.h"
 
 #include <stddef.h>
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {

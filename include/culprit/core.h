@@ -355,6 +355,19 @@ int culprit_str_set(char **dst, const char *src);
 /** Whether two strings are equal; NULL equals NULL and no string. */
 int culprit_str_equal(const char *a, const char *b);
 
+/** FNV-1a's 64-bit offset basis: the `h` to start culprit_str_hash() from. */
+#define CULPRIT_STR_HASH_INIT 14695981039346656037ULL
+
+/**
+ * FNV-1a, 64 bits (Fowler, Noll, Vo), of `n` bytes of `data`, continuing from `h`
+ * (CULPRIT_STR_HASH_INIT to start; the previous result to hash several fields as one).
+ * For names and keys with no adversary: a chosen collision is easy, so a caller must
+ * keep the real key and compare it. The one copy of the hash: names cut to length
+ * on disk, the string map, the call trees' function tables and the fan-out's record
+ * keys all use it, and the values it gives never change (files and records keep them).
+ */
+uint64_t culprit_str_hash(uint64_t h, const void *data, size_t n);
+
 /** The part of `path` after its last '/' (all of it when it has none); borrowed from `path`. */
 const char *culprit_fs_base_name(const char *path);
 

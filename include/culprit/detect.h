@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "culprit/history.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -898,6 +899,38 @@ culprit_verdict_kind culprit_detect_check_counts_as(const culprit_check_result *
  * unchanged. What --fail-on compares with.
  */
 culprit_verdict_kind culprit_detect_check_worst(const culprit_check_result *result);
+
+/**
+ * What fails a check: `culprit check --fail-on`, a test binary's --fail-on and
+ * culprit.json's "fail_on" (docs/cli.md), in the order of culprit_detect_fail_on_names().
+ */
+typedef enum {
+    CULPRIT_FAIL_ON_MAJOR = 0, /* a major regression (the default) */
+    CULPRIT_FAIL_ON_MINOR,     /* also a minor one that counts (culprit_detect_check_counts_as) */
+    CULPRIT_FAIL_ON_NONE,      /* nothing: the check only reports */
+    CULPRIT_FAIL_ON_UNCOMPARED /* as minor, and also a check that compared no test */
+} culprit_fail_on;
+
+/** "major", "minor", "none", "uncompared" and NULL: culprit_fail_on's names, in its order. */
+const char *const *culprit_detect_fail_on_names(void);
+
+/** `*out` for the name `name` (one of culprit_detect_fail_on_names()); -1 for any other. */
+int culprit_detect_fail_on_parse(const char *name, culprit_fail_on *out);
+
+/**
+ * 1 when test i of a check fails under `fail_on`: it counts as major
+ * (culprit_detect_check_counts_as()) and fail_on is not NONE, or it counts as minor and
+ * fail_on is MINOR or UNCOMPARED. An unconfirmed minor fails nothing.
+ */
+int culprit_detect_check_test_fails(const culprit_check_result *result, size_t i,
+                                    culprit_fail_on fail_on);
+
+/**
+ * 1 when the check fails under `fail_on` (the tool exits 1): one of its tests fails
+ * (culprit_detect_check_test_fails()), or fail_on is UNCOMPARED and the check had tests
+ * but compared none of them (culprit_detect_verdict_compared()).
+ */
+int culprit_detect_check_fails(const culprit_check_result *result, culprit_fail_on fail_on);
 
 /* ------------------------------------------------------- a whole check --- */
 

@@ -15,6 +15,7 @@
 #include "culprit/core.h"
 #include "culprit/stats.h"
 #include "culprit/vcs.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "culprit/stats.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {

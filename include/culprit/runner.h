@@ -7,6 +7,7 @@
 #define CULPRIT_RUNNER_H
 
 #include "culprit/detect.h"
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {
@@ -16,6 +17,12 @@ extern "C" {
 typedef struct {
     char *project_file; /**< the project file loaded; NULL when the defaults apply */
     char *history_dir;  /**< the history directory */
+    /** Whether a bisection's or an investigation's own runs are recorded into
+     * history_dir (culprit_bisect_perf_test.record): 1 when the directory was named
+     * (the `history_dir` argument or $CULPRIT_HISTORY_DIR), 0 when it is the project
+     * file's or the default, which live in the working tree that a bisection leaves as
+     * it found it. Their runs are reused from history_dir either way. */
+    int record_sessions;
 } culprit_settings;
 
 /**
@@ -23,7 +30,7 @@ typedef struct {
  *   project file: `project_file`, else culprit.json at `workdir` (the git working-tree
  *   root; NULL: the current directory) when it exists, else the defaults;
  *   history: `history_dir`, else $CULPRIT_HISTORY_DIR, else the project file's
- *   "history", else <workdir>/.culprit/history.
+ *   "history", else <workdir>/.culprit/history (`record_sessions` says which).
  * `*project_out` receives the loaded project (free with culprit_detect_project_free()).
  * CULPRIT_EINVALID for a malformed project file, CULPRIT_ENOTFOUND when an explicit
  * `project_file` does not exist.

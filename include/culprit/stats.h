@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "culprit/deprecated.h" /* the old names, until 0.2 */
 
 #ifdef __cplusplus
 extern "C" {

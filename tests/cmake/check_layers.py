@@ -16,7 +16,10 @@ file to a function defined in another, maps files to modules, and reports:
   (d) the tool (framework/cli/) calling a function that decides (DECIDING): the
       tool parses, calls the library's entry points and prints;
   (e) mutable state at file scope in framework/ that FILE_STATE does not list
-      with its reason.
+      with its reason;
+  (f) a public function whose prefix does not name its header: culprit_<header>_
+      in include/culprit/<header>.h, except the prefixes PREFIXES lists
+      (docs/conventions.md, "Names").
 
 Every finding is printed, so the whole list of what is left is visible at once;
 the exit status is 1 when there is any. Run from ctest (tests/cmake/CMakeLists.txt,
@@ -80,7 +83,7 @@ SHARED_INTERNAL = {
 # culprit_detect_compare_runs, culprit_bisect_confirm, ...), which do. A prefix
 # ending in "_" names a whole family.
 DECIDING = [
-    "culprit_stats_", "culprit_welford_",  # statistics: the library computes them
+    "culprit_stats_",  # statistics: the library computes them
     "culprit_detect_judge", "culprit_detect_baseline", "culprit_detect_baseline_for",
     "culprit_detect_wants_pairs", "culprit_detect_apply_paired", "culprit_detect_adjust",
     "culprit_detect_select_metric", "culprit_detect_run_noise",
@@ -89,6 +92,19 @@ DECIDING = [
     "culprit_detect_comparable", "culprit_detect_rules_level", "culprit_detect_rules_mine",
     "culprit_stats_judge_change",
 ]
+# Public headers whose functions do not all start culprit_<header>_, with the prefixes
+# they use instead (docs/conventions.md, "Names"): core.h is one header of small
+# sections, each named for its kind of thing as libgit2's buf.h, errors.h, ...;
+# culprit.h, the test author's header named after the library, has the runner's
+# entry point, named after CMocka's cmocka_run_group_tests.
+PREFIXES = {
+    "core.h": ("culprit_array_", "culprit_buf_", "culprit_color_", "culprit_edit_distance",
+               "culprit_error_", "culprit_fs_", "culprit_opt_", "culprit_options_",
+               "culprit_process_", "culprit_progress_", "culprit_str_", "culprit_strdup",
+               "culprit_strmap_", "culprit_suggest", "culprit_text_", "culprit_time_",
+               "culprit_utf8_"),
+    "culprit.h": ("culprit_run_",),
+}
 # The mutable state at file scope in framework/, each with its reason: process-wide
 # on purpose (signal handlers, one-time initialization, per-thread slots). Anything
 # else is an object the caller owns (docs/conventions.md, "Thread safety and state").
@@ -179,6 +195,9 @@ def strip_comments(text):
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 CALL = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
+# A public function's prototype: at column 0, not a typedef, static or extern.
+PROTOTYPE = re.compile(r"^(?!typedef\b|static\b|extern\b)[A-Za-z_][^;{}()#]*?\b(culprit_\w+)\s*\(",
+                       re.M)
 KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "_Alignof",
             "__attribute__", "typeof", "__typeof__", "_Static_assert", "alignof"}
 
@@ -391,6 +410,21 @@ def main():
                 problems.append(f"file state: {rel}:{line}: '{name}' is mutable state at "
                                 f"file scope: make it part of an object the caller owns, "
                                 f"or list it in FILE_STATE with its reason")
+
+    # (f) a public function's prefix names its header
+    for rel, text in sorted(files.items()):
+        parts = rel.split("/")
+        if len(parts) != 3 or parts[:2] != ["include", "culprit"] or \
+                not rel.endswith(".h") or parts[2] == "deprecated.h":
+            continue
+        header = parts[2]
+        prefixes = PREFIXES.get(header, ("culprit_" + header[:-2] + "_",))
+        for m in PROTOTYPE.finditer(strip_comments(text)):
+            if not m.group(1).startswith(prefixes):
+                line = text.count("\n", 0, m.start(1)) + 1
+                problems.append(f"prefix: {rel}:{line}: {m.group(1)}() does not start with "
+                                f"{' or '.join(prefixes)}: a public function's prefix "
+                                f"names its header")
 
     # (a) circles of calls between the .c files of one module
     same_module = {f: {g for g in out if module_of(g) == module_of(f)}

@@ -39,6 +39,9 @@ PLANTED = {
                                 "const char *last_name, *other = 0;\n"
                                 "static const char *pointer_to_const;\n\n"
                                 "int culprit_detect_cached(void)\n{\n    return calls++;\n}\n",
+    "include/culprit/stats.h": "int culprit_stats_welch(int);\n/* culprit_welch_old(x) */\n"
+                               "typedef int (*culprit_stats_fn)(int);\n"
+                               "const char *\nculprit_welford_name(int);\n",
 }
 
 
@@ -77,6 +80,10 @@ def main():
         expect(f"file state: framework/detect/cache.c:" in out and f"'{name}'" in out,
                f"file-scope state '{name}' is reported", out)
     expect(out.count("file state:") == 4, "only the four planted variables are reported", out)
+    expect("prefix: include/culprit/stats.h:5: culprit_welford_name() does not start with "
+           "culprit_stats_" in out, "a public function named for another header is reported",
+           out)
+    expect(out.count("prefix:") == 1, "only the planted prototype is reported", out)
     print("check_layers_test: the check finds what was planted, and only that")
     return 0
 

@@ -53,6 +53,19 @@ static void str_set_replaces_copies_and_clears(void **state)
     assert_null(s);
 }
 
+/* FNV-1a's published 64-bit test vectors (Fowler, Noll, Vo), and continuing from a
+ * previous result hashes the concatenation: the one hash that names files on disk and
+ * keys the fan-out's records must not change its values. */
+static void str_hash_is_fnv1a_64(void **state)
+{
+    (void)state;
+    assert_true(culprit_str_hash(CULPRIT_STR_HASH_INIT, "", 0) == 0xcbf29ce484222325ULL);
+    assert_true(culprit_str_hash(CULPRIT_STR_HASH_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
+    assert_true(culprit_str_hash(CULPRIT_STR_HASH_INIT, "foobar", 6) == 0x85944171f73967e8ULL);
+    assert_true(culprit_str_hash(culprit_str_hash(CULPRIT_STR_HASH_INIT, "foo", 3), "bar", 3) ==
+                0x85944171f73967e8ULL);
+}
+
 static void touch(const char *dir, const char *name)
 {
     char *path = culprit_fs_join(dir, name);
@@ -190,6 +203,7 @@ int main(void)
         cmocka_unit_test(error_prefix_puts_context_in_front_and_keeps_the_code),
         cmocka_unit_test(error_save_and_restore_survive_cleanup_errors),
         cmocka_unit_test(str_set_replaces_copies_and_clears),
+        cmocka_unit_test(str_hash_is_fnv1a_64),
         cmocka_unit_test(remove_tree_removes_everything_and_follows_no_link),
         cmocka_unit_test(remove_trees_signal_safe_removes_them_all),
         cmocka_unit_test(copy_tree_keeps_contents_modes_links_and_times),

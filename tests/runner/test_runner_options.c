@@ -70,24 +70,24 @@ static void fail_on_from_environment_then_command_line(void **state)
     (void)state;
     unsetenv("CULPRIT_FAIL_ON"); /* the sanitized suite's ctest sets it */
     assert_int_equal(PARSE(&o, "-q"), 0);
-    assert_int_equal(o.fail_on, RUNNER_FAIL_ON_MAJOR);
+    assert_int_equal(o.fail_on, CULPRIT_FAIL_ON_MAJOR);
     assert_false(o.fail_on_set); /* culprit.json's "fail_on" may then decide */
     setenv("CULPRIT_FAIL_ON", "none", 1);
     assert_int_equal(PARSE(&o, "-q"), 0);
-    assert_int_equal(o.fail_on, RUNNER_FAIL_ON_NONE);
+    assert_int_equal(o.fail_on, CULPRIT_FAIL_ON_NONE);
     assert_true(o.fail_on_set);
     assert_true(o.quiet);
     assert_int_equal(PARSE(&o, "--fail-on=major"), 0);
-    assert_int_equal(o.fail_on, RUNNER_FAIL_ON_MAJOR);
+    assert_int_equal(o.fail_on, CULPRIT_FAIL_ON_MAJOR);
     setenv("CULPRIT_FAIL_ON", "minor", 1);
     assert_int_equal(PARSE(&o, "-v"), 0);
-    assert_int_equal(o.fail_on, RUNNER_FAIL_ON_MINOR);
+    assert_int_equal(o.fail_on, CULPRIT_FAIL_ON_MINOR);
     setenv("CULPRIT_FAIL_ON", "minors", 1);
     assert_int_equal(PARSE(&o, "-v"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "CULPRIT_FAIL_ON: 'minors'"));
     unsetenv("CULPRIT_FAIL_ON");
     assert_int_equal(PARSE(&o, "--fail-on", "minor"), 0);
-    assert_int_equal(o.fail_on, RUNNER_FAIL_ON_MINOR);
+    assert_int_equal(o.fail_on, CULPRIT_FAIL_ON_MINOR);
     assert_int_equal(PARSE(&o, "--fail-on", "uncompared"), CULPRIT_EINVALID);
     assert_non_null(strstr(culprit_error_last(), "major, minor or none"));
 }
