@@ -336,11 +336,12 @@ static void test_linear_history(void **state)
     /* Each commit is built when it comes to a side that does not hold it: the two
      * ends, 4, 2, 3 (the good ones trade sides with the good end), 4 again. */
     assert_int_equal(sc->r.builds, 6);
-    /* The planted runs differ by a fixed jitter of under 1%: every comparison (the
-     * initial check, the four steps) stops at the first early look of the sequential
-     * rule, 4 pairs plus one warm-up of each side. The step that marked 4 bad was
+    /* The planted runs differ by a fixed jitter of under 1%: the initial check stops
+     * at the first early look of the sequential rule, 4 pairs plus one warm-up of each
+     * side; it gives the session its spread, and the four steps after it stop at the
+     * pooled look, 2 pairs plus the warm-ups (pooled.c). The step that marked 4 bad was
      * against 0, not its parent: 4 is confirmed against 3 in runs of its own. */
-    assert_int_equal(sc->r.runs, 5 * (2 + 2 * 4));
+    assert_int_equal(sc->r.runs, (2 + 2 * 4) + 4 * (2 + 2 * 2));
     /* A warm-up of each side (the candidate first: its build comes before both kept
      * runs), then pairs, every other one with the candidate first. */
     assert_memory_equal(sc->f.runs, "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 G0 C4",
@@ -571,9 +572,36 @@ static void test_search_again_above(void **state)
     sc->f.burst_runs[4] = 5;
     sc->f.burst_slow[4] = 0.10;
     run_session(sc, 0, 8);
-    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:G 6/5:B",
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:U 6/5:B",
            CULPRIT_BISECT_RESULT_FOUND, "6", 1);
     assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* The pooled look (pooled.c): once the initial check (4 pairs, the first early look)
+ * has given the session its spread, every later step of a 5x slowdown is decided on 2
+ * pairs, the bad ones conclusive (the culprit's step against its parent is not
+ * measured again). A candidate whose own runs vary by +-15% is not judged on the
+ * session's quieter spread: its step goes on to the early looks. */
+static void test_pooled_look(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 4, 4.0);
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_int_equal(sc->r.steps[0].runs, 4);
+    for (size_t i = 1; i < sc->r.nsteps; i++)
+        assert_int_equal(sc->r.steps[i].runs, 2);
+    assert_true(sc->r.steps[4].conclusive);
+    assert_int_equal(sc->r.runs, (2 + 2 * 4) + 4 * (2 + 2 * 2));
+
+    linear(sc, 9, 4, 0.10);
+    sc->f.burst_runs[2] = 200;
+    sc->f.burst_noise[2] = 0.15;
+    run_session(sc, 0, 8);
+    assert_string_equal(sc->r.steps[2].sha, sc->repo.sha[2]);
+    assert_true(sc->r.steps[2].runs > 2);
+    assert_int_equal(sc->r.steps[1].runs, 2);
 }
 
 /* The sequential rule (comparison.c): a slowdown far beyond the runs' spread stops a
@@ -1041,6 +1069,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pooled_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sequential_looks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_futility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_relevance, setup, teardown),
