@@ -116,6 +116,10 @@ typedef struct {
      * step's mean, and its degrees of freedom. */
     double pooled_ss;
     size_t pooled_df;
+    /* The commit last run on the good end's side with no build there since ("" none):
+     * its next comparison needs no warm-up run there (comparison.c; search.c sets it
+     * when the candidate just measured becomes the good end). */
+    char warm_good[41];
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
      * time instead when any run of the step had preempted samples; stop taking pairs
      * at `deadline` (culprit_time_now_s(); 0 none), judging the pairs so far; after

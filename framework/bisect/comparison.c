@@ -101,11 +101,16 @@ static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
     culprit_bisect__session *s = r->s;
     const culprit_bisect__probe *p = s->probe;
     const char *sha = r->sha[side];
+    size_t builds = s->result->builds;
     int error, ran;
 
     error = culprit_bisect__build(s, side, sha);
     ran = error == 0;
+    if (side == CULPRIT_BISECT__GOOD && s->result->builds != builds)
+        s->warm_good[0] = '\0'; /* built: cold */
     if (ran && (error = p->measure(p->payload, side, sha, &x[*n])) == 0) {
+        if (side == CULPRIT_BISECT__GOOD)
+            snprintf(s->warm_good, sizeof(s->warm_good), "%s", sha);
         (*n)++;
         s->result->runs++;
         if (x == r->x[side])
@@ -449,6 +454,9 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
     if ((error = reuse_history(r, max_runs)) < 0)
         return error;
     paired = r->s->result->reused == reused;
+    /* The good end ran last on its side, unbuilt since (the candidate of the step
+     * before, or the same good end): warm already. */
+    warm[CULPRIT_BISECT__GOOD] = !strcmp(r->s->warm_good, r->sha[CULPRIT_BISECT__GOOD]);
     /* The pooled look first (pooled.c), when earlier steps tell the session's spread:
      * it spends a share of alpha as an early look does. */
     pooled = paired && !o->measure.min_runs && r->s->pooled_df >= CULPRIT_BISECT__POOLED_MIN_DF;
