@@ -326,7 +326,8 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
  * evidence is overwhelming (a slowdown several times the noise, or none at all);
  * each spends EARLY_SHARE of the step's error rate alpha = 1 - confidence, and the
  * regular looks (min_runs, doubling up to max_runs) judge at 1 - (1 - EARLY_SHARE *
- * EARLY_LOOKS) alpha. By Bonferroni's inequality, whatever the correlation between
+ * (EARLY_LOOKS + 1)) alpha: the pooled look (pooled.c) before them all spends one
+ * EARLY_SHARE too. By Bonferroni's inequality, whatever the correlation between
  * looks, the chance that a step with no slowdown is judged bad at any of the early
  * looks, or any of the regular ones, is no larger than before; the early looks only
  * take a tenth of it from the regular ones. With t's fat tails on 3 to 5 degrees of
