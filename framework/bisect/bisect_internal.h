@@ -112,6 +112,15 @@ typedef struct {
      * bisection step, the change below which the step is futile (comparison.c): 0
      * none. */
     double effect, futile_below;
+    /* The run-to-run spread of the session's timed, paired steps (comparison.c, the
+     * pooled look): the sum of squared deviations of the pairs' log ratios from their
+     * step's mean, and its degrees of freedom. */
+    double pooled_ss;
+    size_t pooled_df;
+    /* The commit last run on the good end's side with no build there since ("" none):
+     * its next comparison needs no warm-up run there (comparison.c; search.c sets it
+     * when the candidate just measured becomes the good end). */
+    char warm_good[41];
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
      * floors by the sign test instead (comparison.c, sign.c) when any run of the step
      * had preempted samples; stop taking pairs
@@ -229,6 +238,20 @@ int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side,
  */
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,
                             const char *sha, size_t max_runs, culprit_bisect__side *failed);
+
+/* pooled.c: the pooled look (docs/bisect.md, "Runs per side follow the effect"). A
+ * timed step is judged on its first POOLED_N pairs with the session's pooled spread
+ * once earlier steps gave it POOLED_MIN_DF degrees of freedom. log_ratio: a pair's
+ * log(candidate / good), NAN unless both are positive. pool_add: a finished step's
+ * log ratios join the pool. pooled_judge: the step's change, interval and verdict at
+ * `confidence` on the pooled spread (never narrower than its own), *decided as
+ * comparison.c's looks; 0 (nothing set) without a pool. */
+#define CULPRIT_BISECT__POOLED_N      2
+#define CULPRIT_BISECT__POOLED_MIN_DF 3
+double culprit_bisect__log_ratio(double candidate, double good);
+void culprit_bisect__pool_add(culprit_bisect__session *s, const double *lx, size_t n);
+int culprit_bisect__pooled_judge(const culprit_bisect__session *s, culprit_bisect_step *step,
+                                 const double *lx, size_t n, double confidence, int *decided);
 
 /*
  * Times `bad` against `good` as a step of its own, up to `max_runs` runs of each.

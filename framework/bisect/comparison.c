@@ -54,8 +54,8 @@ static int judged_runs(culprit_summary *out, const double *x, size_t n, double c
 /* The runs of one comparison: the two sides' samples and the pairs' differences. */
 typedef struct {
     culprit_bisect__session *s;
-    const char *sha[2]; /* indexed by culprit_bisect__side */
-    double *x[2], *dx;
+    const char *sha[2];     /* indexed by culprit_bisect__side */
+    double *x[2], *dx, *lx; /* lx: the pairs' log ratios (pooled.c) */
     size_t n[2], np;
     culprit_bisect__side failed;
     char *reason; /* the probe's message when the candidate failed */
@@ -101,11 +101,16 @@ static int run_side(runs *r, culprit_bisect__side side, double *x, size_t *n)
     culprit_bisect__session *s = r->s;
     const culprit_bisect__probe *p = s->probe;
     const char *sha = r->sha[side];
+    size_t builds = s->result->builds;
     int error, ran;
 
     error = culprit_bisect__build(s, side, sha);
     ran = error == 0;
+    if (side == CULPRIT_BISECT__GOOD && s->result->builds != builds)
+        s->warm_good[0] = '\0'; /* built: cold */
     if (ran && (error = p->measure(p->payload, side, sha, &x[*n])) == 0) {
+        if (side == CULPRIT_BISECT__GOOD)
+            snprintf(s->warm_good, sizeof(s->warm_good), "%s", sha);
         (*n)++;
         s->result->runs++;
         if (x == r->x[side])
@@ -178,6 +183,7 @@ static int run_pairs(runs *r, size_t target, int warm[2])
         if (need_g && need_c) {
             if (r->cn[C] == r->n[C] && r->cn[G] == r->n[G])
                 r->cdx[r->np] = r->cx[C][r->cn[C] - 1] - r->cx[G][r->cn[G] - 1];
+            r->lx[r->np] = culprit_bisect__log_ratio(r->x[C][r->n[C] - 1], r->x[G][r->n[G] - 1]);
             r->dx[r->np++] = r->x[C][r->n[C] - 1] - r->x[G][r->n[G] - 1];
             if ((error = tell_pair(r)) < 0)
                 return error;
@@ -320,7 +326,8 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
  * evidence is overwhelming (a slowdown several times the noise, or none at all);
  * each spends EARLY_SHARE of the step's error rate alpha = 1 - confidence, and the
  * regular looks (min_runs, doubling up to max_runs) judge at 1 - (1 - EARLY_SHARE *
- * EARLY_LOOKS) alpha. By Bonferroni's inequality, whatever the correlation between
+ * (EARLY_LOOKS + 1)) alpha: the pooled look (pooled.c) before them all spends one
+ * EARLY_SHARE too. By Bonferroni's inequality, whatever the correlation between
  * looks, the chance that a step with no slowdown is judged bad at any of the early
  * looks, or any of the regular ones, is no larger than before; the early looks only
  * take a tenth of it from the regular ones. With t's fat tails on 3 to 5 degrees of
@@ -402,18 +409,21 @@ static int tell_pair(runs *r)
     return 0;
 }
 
-/* A bad step is conclusive when it is bad at conclusive_confidence() too: the
- * figures reported stay those of the look that decided it. */
-static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired)
+/* A bad step is conclusive when it is bad at conclusive_confidence() too (on the
+ * pooled spread when the pooled look decided it): the figures reported stay those of
+ * the look that decided it. */
+static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired, int pooled)
 {
     culprit_bisect_step strict = *step;
+    double confidence = conclusive_confidence(r->s->opts->measure.confidence);
     int error, decided;
 
     if (step->verdict != CULPRIT_BISECT_BAD)
         return 0;
-    if ((error = judge_at(r, &strict, paired, conclusive_confidence(r->s->opts->measure.confidence),
-                          &decided)) < 0)
+    if ((error = judge_at(r, &strict, paired, confidence, &decided)) < 0)
         return error;
+    if (pooled)
+        culprit_bisect__pooled_judge(r->s, &strict, r->lx, r->np, confidence, &decided);
     step->conclusive = strict.verdict == CULPRIT_BISECT_BAD;
     return 0;
 }
@@ -459,16 +469,26 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
     const culprit_bisect_options *o = r->s->opts;
     double alpha = 1 - o->measure.confidence;
     size_t min = culprit_bisect__min_runs(o), target = min, reused = r->s->result->reused, look = 0;
-    int error, paired, decided = 0, warm[2] = {0, 0};
+    int error, paired, pooled, on_pool = 0, decided = 0, warm[2] = {0, 0};
 
     if ((error = reuse_history(r, max_runs)) < 0)
         return error;
     paired = r->s->result->reused == reused;
+    /* The good end ran last on its side, unbuilt since (the candidate of the step
+     * before, or the same good end): warm already. */
+    warm[CULPRIT_BISECT__GOOD] = !strcmp(r->s->warm_good, r->sha[CULPRIT_BISECT__GOOD]);
+    /* The pooled look first (pooled.c), when earlier steps tell the session's spread:
+     * it spends a share of alpha as an early look does. */
+    pooled = paired && !o->measure.min_runs && r->s->pooled_df >= CULPRIT_BISECT__POOLED_MIN_DF;
     for (;;) {
         int early = !o->measure.min_runs && look < EARLY_LOOKS && EARLY_N[look] < min;
-        double confidence =
-            early ? 1 - EARLY_SHARE * alpha : 1 - (1 - EARLY_SHARE * EARLY_LOOKS) * alpha;
-        if ((error = run_pairs(r, early ? EARLY_N[look] : target, warm)) < 0)
+        double confidence = early || pooled ? 1 - EARLY_SHARE * alpha
+                                            : 1 - (1 - EARLY_SHARE * (EARLY_LOOKS + 1)) * alpha;
+        if ((error = run_pairs(r,
+                               pooled  ? CULPRIT_BISECT__POOLED_N
+                               : early ? EARLY_N[look]
+                                       : target,
+                               warm)) < 0)
             return error;
         if (r->out_of_time && (r->n[0] < 2 || r->n[1] < 2)) {
             step->verdict = CULPRIT_BISECT_GOOD; /* nothing to judge: unknown */
@@ -479,11 +499,13 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
         }
         if ((error = judge_at(r, step, paired, confidence, &decided)) < 0)
             return error;
+        if (pooled)
+            on_pool = culprit_bisect__pooled_judge(r->s, step, r->lx, r->np, confidence, &decided);
         if (r->out_of_time) { /* the budget's end: the figures so far */
             step->undecided = !decided;
             step->out_of_time = 1;
             step->reused = r->s->result->reused - reused;
-            return mark_conclusive(r, step, paired);
+            return mark_conclusive(r, step, paired, on_pool);
         }
         step->reused = r->s->result->reused - reused;
         /* Futility, at every look (the early ones with their stricter interval): the
@@ -495,9 +517,13 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             step->undecided = 1;
             return 0;
         }
-        if (decided || (!early && step->runs >= max_runs)) {
+        if (decided || (!early && !pooled && step->runs >= max_runs)) {
             step->undecided = !decided;
-            return mark_conclusive(r, step, paired);
+            return mark_conclusive(r, step, paired, on_pool);
+        }
+        if (pooled) { /* on to the early looks */
+            pooled = on_pool = 0;
+            continue;
         }
         if (early) {
             look++;
@@ -532,15 +558,16 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     r.x[0] = calloc(max_runs, sizeof(double));
     r.x[1] = calloc(max_runs, sizeof(double));
     r.dx = calloc(max_runs, sizeof(double));
+    r.lx = calloc(max_runs, sizeof(double));
     r.cx[0] = calloc(max_runs, sizeof(double));
     r.cx[1] = calloc(max_runs, sizeof(double));
     r.cdx = calloc(max_runs, sizeof(double));
-    if (!r.x[0] || !r.x[1] || !r.dx || !r.cx[0] || !r.cx[1] || !r.cdx)
+    if (!r.x[0] || !r.x[1] || !r.dx || !r.lx || !r.cx[0] || !r.cx[1] || !r.cdx)
         error = CULPRIT_ERROR_NOMEM();
     else if (culprit_bisect__counted(s->opts))
         error = decide_counted(&r, step);
-    else
-        error = measure_and_decide(&r, step, max_runs);
+    else if ((error = measure_and_decide(&r, step, max_runs)) == 0 && step->paired)
+        culprit_bisect__pool_add(s, r.lx, r.np); /* the step's spread, for later steps */
     if (error == CULPRIT_ESKIP) {
         *failed = r.failed;
         if (r.failed == CULPRIT_BISECT__CANDIDATE) {
@@ -554,6 +581,7 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
     free(r.x[0]);
     free(r.x[1]);
     free(r.dx);
+    free(r.lx);
     free(r.cx[0]);
     free(r.cx[1]);
     free(r.cdx);

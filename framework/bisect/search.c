@@ -100,6 +100,7 @@ static int step_on(culprit_bisect__session *s, const culprit_bisect__range *rg, 
         /* The candidate is the new good end: the sides trade places. */
         memcpy(good, sha, 41);
         s->probe->swap(s->probe->payload);
+        memcpy(s->warm_good, sha, 41); /* it just ran there */
     }
     if (s->opts->measure.progress)
         s->opts->measure.progress(step, s->result->nsteps - 1, culprit_bisect_ncandidates(b),

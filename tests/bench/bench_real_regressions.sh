@@ -16,11 +16,20 @@
 #          text. Range 5c44459c~10..8ba2cdb (14 commits). Expected: 5c44459c, answer
 #          deflate_fast (where the changed _tr_tally macros expand) or compress_block
 #          (changed to read the new symbol buffer).
+#   cmark214  commonmark/cmark, issue #214 ("The commit a9da6782 is responsible for the
+#          regression"; 0.27.1 fine): "[a](b" repeated takes quadratic time, because
+#          a9da6782 ("Allow balanced nested parens in link destinations") replaced the
+#          re2c scanner by manual_scan_link_url, which scans to the end of the input
+#          for every unclosed destination. 2,000 repeats (10 kB). Range 0.27.1..88c8ad1
+#          (the head the issue names; 72 commits). Expected: a9da6782, answer
+#          manual_scan_link_url (added by it) or handle_close_bracket (its caller,
+#          changed by it).
 #
-# usage: bench_real_regressions.sh CULPRIT [cmark] [zlib]   (default: both)
+# usage: bench_real_regressions.sh CULPRIT [cmark] [zlib] [cmark214]   (default: all)
 # The repositories are not fetched: clone them once and name their parent directory:
 #   git clone https://github.com/commonmark/cmark "$CULPRIT_BENCH_SRC/cmark"
 #   git clone https://github.com/madler/zlib "$CULPRIT_BENCH_SRC/zlib"
+# (cmark214 uses the cmark clone.)
 # A case whose clone is absent (or lacks the commits) is skipped; with none left, or
 # CULPRIT_BENCH_SRC unset, the script exits 77 (ctest: skipped; ctest fetches
 # nothing). Without valgrind: 77.
@@ -29,12 +38,16 @@
 # threshold at their geometric mean, then a script that builds (125 if that fails)
 # and says bad above it; its wall time includes all of that. AA=1 records the
 # culprit's instruction tree twice and diffs it with itself (issue 26: no suspect).
-# Prints wall times, steps, builds, runs, answers and `uptime` before and after each.
+# Prints wall times, steps, builds, runs, answers and `uptime` before and after each,
+# and per case one SUMMARY line with what issue 26's goals judge: the commit right or
+# wrong, the function right or wrong, culprit's wall time for the bisection alone (to
+# its first "call trees:" progress line) and for all phases, and with GIT=1 `git
+# bisect run`'s wall time and the two ratios.
 # Exits 1 when culprit names a wrong commit or a function the commit did not change.
 set -euo pipefail
 culprit=$(realpath "$1"); shift
 cases=("$@")
-[ ${#cases[@]} -gt 0 ] || cases=(cmark zlib)
+[ ${#cases[@]} -gt 0 ] || cases=(cmark zlib cmark214)
 src=${CULPRIT_BENCH_SRC:-}
 [ -n "$src" ] || { echo "CULPRIT_BENCH_SRC not set (see the usage above): skipped"; exit 77; }
 command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
@@ -82,6 +95,12 @@ setup() { # setup CASE: sets repo good bad expect answers build cmd
       python3 -c 'print("a" + "<!--" * 10000)' > "$work/cmark.md"
       build="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF -DCMARK_SHARED=OFF >/dev/null && cmake --build build --target cmark_exe -j2 >/dev/null"
       cmd="build/src/cmark $work/cmark.md >/dev/null" ;;
+    cmark214)
+      repo=$src/cmark good=0.27.1 bad=88c8ad1 expect=a9da6782
+      answers="manual_scan_link_url handle_close_bracket"
+      python3 -c 'print("[a](b" * 2000)' > "$work/cmark214.md"
+      build="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF >/dev/null 2>&1 && cmake --build build --target cmark -j2 >/dev/null 2>&1"
+      cmd="build/src/cmark $work/cmark214.md >/dev/null" ;;
     zlib)
       repo=$src/zlib good=5c44459c~10 bad=8ba2cdb expect=5c44459c
       answers="deflate_fast compress_block"
@@ -118,7 +137,8 @@ EOF
   (cd "$clone" && git bisect start "$bad" "$good" > /dev/null && git bisect run "$work/step.sh" > "$work/git.log" 2>&1)
   local named
   named=$(awk '/is the first bad commit/ { print $1; exit }' "$work/git.log")
-  echo "$1 git bisect run: $(printf '%.1f' "$(echo "$(now) - $t0" | bc)") s wall; names ${named:0:12}; $(($(wc -l < "$work/git-steps") + 2)) builds and counted runs (the ends included)"
+  git_wall=$(echo "$(now) - $t0" | bc)
+  echo "$1 git bisect run: $(printf '%.1f' "$git_wall") s wall; names ${named:0:12}; $(($(wc -l < "$work/git-steps") + 2)) builds and counted runs (the ends included)"
 }
 
 aa() { # the culprit's tree twice, diffed with itself (AA=1)
@@ -144,22 +164,39 @@ for c in "${cases[@]}"; do
   git clone -q "$repo" "$work/$c"
   echo "$c: before: $(uptime)"
   t0=$(now)
+  # stderr's lines stamped with the time they came: the bisection ends at the first
+  # "call trees:" line.
   (cd "$work/$c" && "$culprit" bisect --good "$good" --bad "$bad" --build "$build" --command "$cmd" \
-     --metric instructions --calltree > "$work/$c.out" 2> "$work/$c.err") || true
+     --metric instructions --calltree > "$work/$c.out" \
+     2> >(while IFS= read -r l; do printf '%s %s\n' "$(now)" "$l"; done > "$work/$c.err")) || true
   wall=$(echo "$(now) - $t0" | bc)
+  sleep 1 # the stamping loop's last lines
+  ct=$(awk '$2 == "call" && $3 == "trees:" { print $1; exit }' "$work/$c.err")
+  alone=$(echo "${ct:-$(now)} - $t0" | bc)
   echo "$c: after: $(uptime)"
   cat "$work/$c.out"
   named=$(awk '/is the first slow commit/ { print $3; exit }' "$work/$c.out")
   answer=$(awk '$1 == "answer:" { print $2; exit }' "$work/$c.out")
   changed=$(grep -c '^answer: .*, changed by the commit' "$work/$c.out" || true)
   echo "$c culprit bisect: $(printf '%.1f' "$wall") s wall; names ${named:0:12} (expected $expect); answer ${answer:-none}"
+  commit_ok=right function_ok=right
   if [[ $named != $(command git -C "$repo" rev-parse "$expect")* ]]; then
-    echo "FAIL $c: named ${named:-nothing}, not $expect"; cat "$work/$c.err"; failed=1
-  elif [ "$changed" != 1 ] || ! [[ " $answers " == *" $answer "* ]]; then
+    echo "FAIL $c: named ${named:-nothing}, not $expect"; cat "$work/$c.err"; failed=1; commit_ok=WRONG
+  fi
+  if [ "$changed" != 1 ] || ! [[ " $answers " == *" $answer "* ]]; then
     echo "FAIL $c: the answer is ${answer:-none}, not one of: $answers (changed by the commit)"; failed=1
+    function_ok=WRONG
   fi
   grep -q 'times not corrected' "$work/$c.out" && { echo "FAIL $c: a counted tree said 'times not corrected'"; failed=1; }
+  git_wall=""
   [ -z "${GIT:-}" ] || git_bisect "$c"
+  summary="SUMMARY $c: commit $commit_ok (${named:0:12}), function $function_ok (${answer:-none});"
+  summary+=" culprit bisection $(printf '%.1f' "$alone") s, all phases $(printf '%.1f' "$wall") s"
+  if [ -n "$git_wall" ]; then
+    summary+="; git bisect run $(printf '%.1f' "$git_wall") s; bisection/git $(echo "scale=2; $alone / $git_wall" | bc)x"
+    summary+=", all phases/git $(echo "scale=2; $wall / $git_wall" | bc)x"
+  fi
+  echo "$summary; $(uptime)"
   [ -z "${AA:-}" ] || aa "$c"
 done
 [ $ran = 1 ] || { echo "no repository found under $src: skipped"; exit 77; }

@@ -258,15 +258,17 @@ static void test_linear_history(void **state)
     /* Each commit is built when it comes to a side that does not hold it: the two
      * ends, 4, 2, 3 (the good ones trade sides with the good end), 4 again. */
     assert_int_equal(sc->r.builds, 6);
-    /* The planted runs differ by a fixed jitter of under 1%: every comparison (the
-     * initial check, the four steps) stops at the first early look of the sequential
-     * rule, 4 pairs plus one warm-up of each side. The step that marked 4 bad was
+    /* The planted runs differ by a fixed jitter of under 1%: the initial check stops
+     * at the first early look of the sequential rule, 4 pairs plus one warm-up of each
+     * side; it gives the session its spread, and the four steps after it stop at the
+     * pooled look, 2 pairs plus the candidate's warm-up (pooled.c; the good end ran
+     * last on its side, in the step before: warm). The step that marked 4 bad was
      * against 0, not its parent: 4 is confirmed against 3 in runs of its own. */
-    assert_int_equal(sc->r.runs, 5 * (2 + 2 * 4));
+    assert_int_equal(sc->r.runs, (2 + 2 * 4) + 4 * (1 + 2 * 2));
     /* A warm-up of each side (the candidate first: its build comes before both kept
      * runs), then pairs, every other one with the candidate first. */
-    assert_memory_equal(sc->f.runs, "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 G0 C4",
-                        sizeof("C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 G0 C4") - 1);
+    assert_memory_equal(sc->f.runs, "C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 C4 C4 G0",
+                        sizeof("C8 G0 G0 C8 C8 G0 G0 C8 C8 G0 C4 G0 C4 C4 G0") - 1);
 }
 
 /* 0 - 1 - 2 ------ 5 - 6
@@ -493,9 +495,36 @@ static void test_search_again_above(void **state)
     sc->f.burst_runs[4] = 5;
     sc->f.burst_slow[4] = 0.10;
     run_session(sc, 0, 8);
-    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:G 6/5:B",
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:G 3/0:G 8/4:B 6/4:B 5/4:U 6/5:B",
            CULPRIT_BISECT_RESULT_FOUND, "6", 1);
     assert_int_equal(sc->r.backtracks, 1);
+}
+
+/* The pooled look (pooled.c): once the initial check (4 pairs, the first early look)
+ * has given the session its spread, every later step of a 5x slowdown is decided on 2
+ * pairs, the bad ones conclusive (the culprit's step against its parent is not
+ * measured again). A candidate whose own runs vary by +-15% is not judged on the
+ * session's quieter spread: its step goes on to the early looks. */
+static void test_pooled_look(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 9, 4, 4.0);
+    run_session(sc, 0, 8);
+    expect(sc, "8/0:B 4/0:B 2/0:G 3/2:G 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_int_equal(sc->r.steps[0].runs, 4);
+    for (size_t i = 1; i < sc->r.nsteps; i++)
+        assert_int_equal(sc->r.steps[i].runs, 2);
+    assert_true(sc->r.steps[4].conclusive);
+    assert_int_equal(sc->r.runs, (2 + 2 * 4) + 4 * (1 + 2 * 2));
+
+    linear(sc, 9, 4, 0.10);
+    sc->f.burst_runs[2] = 200;
+    sc->f.burst_noise[2] = 0.15;
+    run_session(sc, 0, 8);
+    assert_string_equal(sc->r.steps[2].sha, sc->repo.sha[2]);
+    assert_true(sc->r.steps[2].runs > 2);
+    assert_int_equal(sc->r.steps[1].runs, 2);
 }
 
 /* The sequential rule (comparison.c): a slowdown far beyond the runs' spread stops a
@@ -533,10 +562,11 @@ static void test_futility(void **state)
     linear(sc, 5, 3, 4.0);
     for (int c = 0; c < 3; c++) {
         sc->f.burst_runs[c] = 200;
-        sc->f.burst_noise[c] = 0.15;
+        sc->f.burst_noise[c] = c == 2 ? 0.40 : 0.15; /* alternating: 2's does not cancel 0's */
     }
     run_session(sc, 0, 4);
-    expect(sc, "4/0:B 2/0:U 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
+    /* 3/2 is not conclusive under 2's noise: 3 is confirmed in runs of its own. */
+    expect(sc, "4/0:B 2/0:U 3/2:B 3/2:B", CULPRIT_BISECT_RESULT_FOUND, "3", 1);
     assert_int_equal(sc->r.steps[1].runs, 6);
     /* Without the early looks, at the first regular one. */
     sc->opts.measure.min_runs = CULPRIT_BISECT_MIN_RUNS; /* given: kept */
@@ -1008,6 +1038,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_above, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pooled_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sequential_looks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_futility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_relevance, setup, teardown),
