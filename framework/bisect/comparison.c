@@ -428,36 +428,6 @@ static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired, int p
     return 0;
 }
 
-void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
-{
-    char line[256];
-    va_list ap;
-
-    if (!opts || !opts->measure.phase)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    opts->measure.phase(line, opts->measure.payload);
-}
-
-double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
-{
-    return opts->measure.build_timeout_s > 0 ? opts->measure.build_timeout_s
-                                             : CULPRIT_BISECT_BUILD_TIMEOUT;
-}
-
-size_t culprit_bisect__min_runs(const culprit_bisect_options *opts)
-{
-    return opts->measure.min_runs ? opts->measure.min_runs : CULPRIT_BISECT_MIN_RUNS;
-}
-
-size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
-{
-    size_t min = culprit_bisect__min_runs(opts);
-    return opts->measure.max_runs > min ? opts->measure.max_runs : min;
-}
-
 /*
  * Measures and decides (bisect_internal.h): samples already in history count first;
  * runs are added, good end and candidate alternately, and judged at the looks of the
@@ -531,17 +501,6 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
         }
         target = step->runs * 2 < max_runs ? step->runs * 2 : max_runs;
     }
-}
-
-int culprit_bisect__counted(const culprit_bisect_options *opts)
-{
-    const char *metric = culprit_bisect__metric(opts);
-    size_t n = metric ? strlen(metric) : 0;
-
-    /* A perf test's counted series (a time series ending in _ns is timed), or a
-     * command's instructions counted under callgrind. */
-    return n && ((opts->perf.run && !(n > 3 && strcmp(metric + n - 3, "_ns") == 0)) ||
-                 strcmp(metric, "instructions") == 0);
 }
 
 int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *step, const char *good,

@@ -4,12 +4,15 @@
  * confirmation, a check's paired confirmation, an investigation) calls, and which
  * part of them says what a measurement judges. What every measurement shares is
  * `measure`; the way measured is a command (`command`) or a perf test (`perf`); the
- * rest are the search's (docs/bisect.md, "Options").
+ * rest are the search's (docs/bisect.md, "Options"). Also their defaulted values (the
+ * build's timeout, the runs per comparison), whether the metric is counted, and progress.
  */
 #include "bisect_internal.h"
 #include "culprit/core.h"
 
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 int culprit_bisect_options_init(culprit_bisect_options *opts, unsigned int version)
@@ -92,4 +95,47 @@ int culprit_bisect__check_template(const culprit_bisect_options *tmpl, const cha
 const char *culprit_bisect__metric(const culprit_bisect_options *opts)
 {
     return opts->perf.run ? opts->perf.metric : opts->command.metric;
+}
+
+/* What the measurement's options say once defaulted: progress, the build's timeout, the
+ * runs per comparison and whether the metric is counted. */
+void culprit_bisect__phase(const culprit_bisect_options *opts, const char *fmt, ...)
+{
+    char line[256];
+    va_list ap;
+
+    if (!opts || !opts->measure.phase)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    opts->measure.phase(line, opts->measure.payload);
+}
+
+double culprit_bisect__build_timeout(const culprit_bisect_options *opts)
+{
+    return opts->measure.build_timeout_s > 0 ? opts->measure.build_timeout_s
+                                             : CULPRIT_BISECT_BUILD_TIMEOUT;
+}
+
+size_t culprit_bisect__min_runs(const culprit_bisect_options *opts)
+{
+    return opts->measure.min_runs ? opts->measure.min_runs : CULPRIT_BISECT_MIN_RUNS;
+}
+
+size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
+{
+    size_t min = culprit_bisect__min_runs(opts);
+    return opts->measure.max_runs > min ? opts->measure.max_runs : min;
+}
+
+int culprit_bisect__counted(const culprit_bisect_options *opts)
+{
+    const char *metric = culprit_bisect__metric(opts);
+    size_t n = metric ? strlen(metric) : 0;
+
+    /* A perf test's counted series (a time series ending in _ns is timed), or a
+     * command's instructions counted under callgrind. */
+    return n && ((opts->perf.run && !(n > 3 && strcmp(metric + n - 3, "_ns") == 0)) ||
+                 strcmp(metric, "instructions") == 0);
 }
