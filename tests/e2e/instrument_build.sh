@@ -47,7 +47,7 @@ EOF
 chmod +x "$proj/configure"
 cat > "$proj/src/work.c" <<'EOF'
 /* ROUNDS is what the planted regression changes. */
-#define ROUNDS 20000
+#define ROUNDS 150000
 volatile unsigned long sink;
 unsigned long crunch(int n)
 {
@@ -129,7 +129,7 @@ for k in 1 2 3; do
   echo "note $k" >> "$repo/NOTES"
   git -C "$repo" add NOTES && git -C "$repo" commit -qm "notes $k"
   if [ $k = 2 ]; then
-    sed -i 's/#define ROUNDS 20000/#define ROUNDS 100000/' "$repo/src/work.c"
+    sed -i 's/#define ROUNDS 150000/#define ROUNDS 750000/' "$repo/src/work.c"
     git -C "$repo" commit -qam "crunch: five times the rounds" && git -C "$repo" tag culprit
   fi
 done
