@@ -122,18 +122,7 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value)
     return 0;
 }
 
-/* The counter detectors and --metric read the raw series; the time verdicts only
- * summaries. */
 int cli_judge_exit_code(const culprit_check_result *result, culprit_fail_on fail_on)
 {
     return culprit_detect_check_fails(result, fail_on) ? CLI_EXIT_REGRESSION : CLI_EXIT_OK;
-}
-
-size_t cli_compared(const culprit_check_result *result)
-{
-    size_t n = 0;
-
-    for (size_t i = 0; i < result->n; i++)
-        n += culprit_detect_verdict_compared(&result->verdicts[i]);
-    return n;
 }

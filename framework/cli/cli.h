@@ -204,9 +204,6 @@ int cli_set_cluster_threshold(const culprit_opt *opt, const char *value);
         CULPRIT_OPT("--rules-history", 0, CULPRIT_OPT_SIZE, &(check)->rules.history, "K",          \
                     "earlier runs the rules are mined from (default 10)", .min = 1)
 
-/* The number of verdicts compared with a baseline (culprit_detect_verdict_compared). */
-size_t cli_compared(const culprit_check_result *result);
-
 /* The exit code a check gives under `fail_on`: 1 for a regression (or, under
  * uncompared, for a check of tests none of which was compared), else 0. */
 int cli_judge_exit_code(const culprit_check_result *result, culprit_fail_on fail_on);

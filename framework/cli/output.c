@@ -160,7 +160,7 @@ void cli_put_counts(culprit_buf *out, const culprit_check_result *result)
                            : kind == CULPRIT_VERDICT_NOT_RUN     ? "not run"
                                                              : culprit_detect_verdict_name(kind));
     }
-    if (result->n && cli_compared(result) == 0)
+    if (result->n && culprit_detect_check_compared(result) == 0)
         culprit_buf_puts(out, "; nothing compared (no comparable baseline)");
 }
 
@@ -399,8 +399,10 @@ void cli_json_add_judged(json_t *doc, const culprit_check_result *result, culpri
     json_object_set_new(doc, "fail_on", json_string(culprit_detect_fail_on_names()[fail_on]));
     json_object_set_new(doc, "exit_code", json_integer(exit_code));
     json_object_set_new(doc, "counts", cli_json_counts(result));
-    json_object_set_new(doc, "compared", json_integer((json_int_t)cli_compared(result)));
-    json_object_set_new(doc, "nothing_compared", json_boolean(result->n && !cli_compared(result)));
+    json_object_set_new(doc, "compared",
+                        json_integer((json_int_t)culprit_detect_check_compared(result)));
+    json_object_set_new(doc, "nothing_compared",
+                        json_boolean(result->n && !culprit_detect_check_compared(result)));
     json_object_set_new(doc, "tests", cli_json_verdicts(result));
 }
 

@@ -458,14 +458,20 @@ int culprit_detect_check_test_fails(const culprit_check_result *result, size_t i
             (fail_on == CULPRIT_FAIL_ON_MINOR || fail_on == CULPRIT_FAIL_ON_UNCOMPARED));
 }
 
+size_t culprit_detect_check_compared(const culprit_check_result *result)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < result->n; i++)
+        n += culprit_detect_verdict_compared(&result->verdicts[i]);
+    return n;
+}
+
 int culprit_detect_check_fails(const culprit_check_result *result, culprit_fail_on fail_on)
 {
-    size_t compared = 0;
-
-    for (size_t i = 0; i < result->n; i++) {
+    for (size_t i = 0; i < result->n; i++)
         if (culprit_detect_check_test_fails(result, i, fail_on))
             return 1;
-        compared += culprit_detect_verdict_compared(&result->verdicts[i]);
-    }
-    return fail_on == CULPRIT_FAIL_ON_UNCOMPARED && result->n && compared == 0;
+    return fail_on == CULPRIT_FAIL_ON_UNCOMPARED && result->n &&
+           culprit_detect_check_compared(result) == 0;
 }

@@ -925,6 +925,9 @@ int culprit_detect_fail_on_parse(const char *name, culprit_fail_on *out);
 int culprit_detect_check_test_fails(const culprit_check_result *result, size_t i,
                                     culprit_fail_on fail_on);
 
+/** How many of the check's tests were compared (culprit_detect_verdict_compared()). */
+size_t culprit_detect_check_compared(const culprit_check_result *result);
+
 /**
  * 1 when the check fails under `fail_on` (the tool exits 1): one of its tests fails
  * (culprit_detect_check_test_fails()), or fail_on is UNCOMPARED and the check had tests
