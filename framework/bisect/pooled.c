@@ -18,21 +18,19 @@
 
 #include <math.h>
 
-/* The log ratios' mean and squared deviations; 0 when some run was not positive (no
- * log ratio: the step is judged on its own). */
+/* The log ratios' mean and squared deviations (a culprit_welford's m2); 0 when some
+ * run was not positive (no log ratio: the step is judged on its own). */
 static int log_ratios(const double *lx, size_t n, double *mean, double *ss)
 {
-    double sum = 0;
+    culprit_welford w = {0};
 
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(lx[i]))
             return 0;
-        sum += lx[i];
+        culprit_stats_welford_add(&w, lx[i]);
     }
-    *mean = sum / (double)n;
-    *ss = 0;
-    for (size_t i = 0; i < n; i++)
-        *ss += (lx[i] - *mean) * (lx[i] - *mean);
+    *mean = w.mean;
+    *ss = w.m2;
     return 1;
 }
 
