@@ -206,12 +206,6 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect__probe *probe,
                                        const culprit_bisect__confirm_rules *rules);
 
-/* The sign test's interval of the median of the n differences d (sign.c): *low and
- * *high are order statistics that each miss the median with probability at most
- * `tail` (one-sided; -INFINITY and INFINITY when n is too small for that tail). */
-int culprit_bisect__sign_interval(double *median, double *low, double *high, const double *d,
-                                  size_t n, double tail);
-
 /*
  * A confirmation's rule where runs were preempted (sign.c; docs/detection.md, "Paired
  * confirmation"): each run's CPU floor (good[ng], cand[nc]), the pairs' differences of

@@ -4,6 +4,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/describe.c
   ${CMAKE_CURRENT_LIST_DIR}/compare.c
   ${CMAKE_CURRENT_LIST_DIR}/rank.c
+  ${CMAKE_CURRENT_LIST_DIR}/sign_interval.c
   ${CMAKE_CURRENT_LIST_DIR}/ks.c
   ${CMAKE_CURRENT_LIST_DIR}/adjust.c
   ${CMAKE_CURRENT_LIST_DIR}/bootstrap.c)

@@ -278,6 +278,19 @@ typedef struct {
 int culprit_stats_mannwhitney(culprit_mannwhitney *out, const double *a, size_t n_a,
                               const double *b, size_t n_b, culprit_stats_pmethod method);
 
+/**
+ * The sign test's interval of the median of x (NaN dropped): *median is the sample
+ * median, *low and *high the order statistics x_(k+1) and x_(n-k), with k the
+ * largest count for which P(Binomial(n, 1/2) <= k) <= `tail`; each misses the
+ * median with probability at most `tail` (one-sided) for any distribution with a
+ * unique median. With too few values for the tail, *low is -INFINITY and *high
+ * INFINITY; with none, all three are NaN.
+ *
+ * Returns 0, or CULPRIT_ERROR when out of memory. Thread-safe.
+ */
+int culprit_stats_sign_interval(double *median, double *low, double *high, const double *x,
+                                size_t n, double tail);
+
 /** Kolmogorov-Smirnov with AUTO: exact when n_a * n_b <= this. */
 #define CULPRIT_STATS_KS_EXACT_MAX_NN 1000000
 

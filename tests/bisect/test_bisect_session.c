@@ -838,26 +838,6 @@ static void test_confirm_slow_phases(void **state)
     assert_int_not_equal(c.slower, 1);
 }
 
-/* The sign test's interval: order statistics by the exact binomial tail. */
-static void test_sign_interval(void **state)
-{
-    double d[20], m, lo, hi;
-    (void)state;
-
-    for (int i = 0; i < 20; i++)
-        d[i] = 20 - i; /* 1..20, unsorted */
-    /* n = 20: P(X <= 3) = 0.0013, P(X <= 4) = 0.0059 */
-    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 20, 0.005), 0);
-    assert_true(m == 10.5 && lo == 4 && hi == 17);
-    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 20, 0.006), 0);
-    assert_true(lo == 5 && hi == 16);
-    /* n = 10: P(X = 0) = 1/1024; a smaller tail cannot be reached */
-    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 10, 0.001), 0);
-    assert_true(lo == 11 && hi == 20);
-    assert_int_equal(culprit_bisect__sign_interval(&m, &lo, &hi, d, 10, 0.0009), 0);
-    assert_true(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
-}
-
 /* A perf test's series of nanoseconds (--metric cpu_ns) is a time, judged in pairs; a
  * count (instructions) by the deterministic rule; a command's cpu_ns is a time too. */
 static void test_time_metric_not_counted(void **state)
@@ -1050,7 +1030,6 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
-        cmocka_unit_test(test_sign_interval),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
         cmocka_unit_test(test_reuse_agrees_with_detection),

@@ -274,6 +274,30 @@ static void sorted_copy_drops_nan(void **state)
     free(s);
 }
 
+/* The sign test's interval: order statistics by the exact binomial tail. */
+static void sign_interval_by_the_binomial_tail(void **state)
+{
+    double d[20], m, lo, hi;
+    (void)state;
+
+    for (int i = 0; i < 20; i++)
+        d[i] = 20 - i; /* 1..20, unsorted */
+    /* n = 20: P(X <= 3) = 0.0013, P(X <= 4) = 0.0059 */
+    assert_int_equal(culprit_stats_sign_interval(&m, &lo, &hi, d, 20, 0.005), 0);
+    assert_true(m == 10.5 && lo == 4 && hi == 17);
+    assert_int_equal(culprit_stats_sign_interval(&m, &lo, &hi, d, 20, 0.006), 0);
+    assert_true(lo == 5 && hi == 16);
+    /* n = 10: P(X = 0) = 1/1024; a smaller tail cannot be reached */
+    assert_int_equal(culprit_stats_sign_interval(&m, &lo, &hi, d, 10, 0.001), 0);
+    assert_true(lo == 11 && hi == 20);
+    assert_int_equal(culprit_stats_sign_interval(&m, &lo, &hi, d, 10, 0.0009), 0);
+    assert_true(isinf(lo) && lo < 0 && isinf(hi) && hi > 0);
+    /* NaN dropped; none left: all NaN */
+    d[0] = NAN;
+    assert_int_equal(culprit_stats_sign_interval(&m, &lo, &hi, d, 1, 0.5), 0);
+    assert_true(isnan(m) && isnan(lo) && isnan(hi));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +313,7 @@ int main(void)
         cmocka_unit_test(sorted_copy_drops_nan),
         cmocka_unit_test(summarize_within_keeps_only_the_range),
         cmocka_unit_test(welford_from_summary_round_trips),
+        cmocka_unit_test(sign_interval_by_the_binomial_tail),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
