@@ -22,6 +22,29 @@
  * noise history); `culprit check` walks the whole chain. */
 #define RUNNER_WINDOW 256
 
+/* The verdict's figures in a CTest label, short: ctest pads every line of its "Label
+ * Time Summary" to the longest label, so the whole message (above the label, and
+ * under -V) would widen them all. */
+static void ctest_label(FILE *out, const culprit_verdict *v)
+{
+    culprit_buf now = CULPRIT_BUF_INIT, base = CULPRIT_BUF_INIT, line = CULPRIT_BUF_INIT;
+    culprit_buf label = CULPRIT_BUF_INIT;
+
+    culprit_buf_put_duration(&now, v->now_mean);
+    culprit_buf_put_duration(&base, v->base_mean);
+    culprit_buf_printf(
+        &line, "%s: minor regression: %s now, %s at %.12s: %+.1f%% (99%% CI %+.1f%% to %+.1f%%)%s",
+        v->test, culprit_buf_cstr(&now), culprit_buf_cstr(&base), v->baseline ? v->baseline : "?",
+        100 * v->change, 100 * v->change_low, 100 * v->change_high,
+        culprit_detect_verdict_confirmed(v) ? "" : ", unconfirmed");
+    culprit_buf_put_text(&label, culprit_buf_cstr(&line));
+    fprintf(out, "<CTestLabel>MINOR %s</CTestLabel>\n", culprit_buf_cstr(&label));
+    culprit_buf_dispose(&now);
+    culprit_buf_dispose(&base);
+    culprit_buf_dispose(&line);
+    culprit_buf_dispose(&label);
+}
+
 /* What one test's check found: its MINOR line, and the failure under hc->fail_on. */
 static int report_minor(culprit_test_result *t, const culprit_check_result *result,
                         const culprit_runner_history_check *hc, size_t *nfailed)
@@ -42,7 +65,7 @@ static int report_minor(culprit_test_result *t, const culprit_check_result *resu
             : culprit_detect_verdict_confirmed(v) ? " (--fail-on minor fails it)"
                                                   : "");
     if (hc->ctest && !(label && !strcmp(label, "0")))
-        fprintf(hc->text, "<CTestLabel>MINOR %s</CTestLabel>\n", culprit_buf_cstr(&text));
+        ctest_label(hc->text, v);
     fflush(hc->text);
     culprit_buf_dispose(&text);
     if (!fails)

@@ -136,6 +136,13 @@ static void twice_as_slow_shows_minor_and_fails_only_when_asked(void **state)
     if (!strstr(out, "MINOR napper.nap: minor regression: ") || !strstr(out, "% (99% CI +") ||
         !strstr(out, " ms at "))
         fail_msg("no MINOR line with the figures in ctest's output:\n%s", out);
+    /* The label is short: ctest pads every label summary line to the longest label. */
+    for (const char *l = out, *e; *l; l = *e ? e + 1 : e) {
+        e = strchr(l, '\n');
+        e = e ? e : l + strlen(l);
+        if (e - l > 240)
+            fail_msg("a line of ctest's output is %d characters wide:\n%s", (int)(e - l), out);
+    }
     free(out);
     /* -V shows the verdict line as `culprit check` prints it. */
     assert_int_equal(run_ctest(&out, "CULPRIT_TEST_NAP_MS=40", "-V"), 0);
