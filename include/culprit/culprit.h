@@ -20,6 +20,10 @@
 #ifndef CULPRIT_CULPRIT_H
 #define CULPRIT_CULPRIT_H
 
+#if !defined(__cplusplus) && (!defined(__STDC_VERSION__) || __STDC_VERSION__ < 199901L)
+#error "culprit.h needs C99 or later, and this file is compiled as C89/C90 (-std=c89 or -ansi, perhaps in the project's CMAKE_C_FLAGS): give the perf test's target C_STANDARD 99 (CMake) or compile it with -std=c99"
+#endif
+
 /* CMocka needs these before its header. */
 #include <setjmp.h>
 #include <stdarg.h>

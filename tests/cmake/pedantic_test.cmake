@@ -1,8 +1,9 @@
 # pedantic_test.cmake: the README's five-minute tutorial, taken from README.md itself
 # (the first ```c block under "Five-minute tutorial", so the two cannot drift apart),
-# compiles without a warning under -std=c11 -Wall -Wextra -Wpedantic -Werror with
-# the C compiler and, when installed, clang; every public header does too, and in
-# C++17 (g++ and clang++) with the test alone, culprit_perf_test(f): C++ has
+# compiles without a warning under -std=c11 and -std=c99 -Wall -Wextra -Wpedantic
+# -Werror with the C compiler and, when installed, clang (the headers also under a
+# strict library's warnings; -std=c89 gets culprit.h's own error); every public
+# header does too, and in C++17 (g++ and clang++) with the test alone, culprit_perf_test(f): C++ has
 # designated initializers only from C++20 (docs/api.md).
 # In: SOURCE_DIR, BUILD_DIR, WORK_DIR, C_COMPILER.
 include("${CMAKE_CURRENT_LIST_DIR}/common.cmake")
@@ -52,11 +53,28 @@ if(CLANG)
 endif()
 set(checked "")
 foreach(cc IN LISTS c_compilers)
-  foreach(src IN ITEMS fib_perf.c all_headers.c)
-    run_or_fail(COMMAND "${cc}" -std=c11 ${flags} -c "${dir}/${src}" -o "${dir}/out.o")
+  foreach(std IN ITEMS c11 c99)
+    foreach(src IN ITEMS fib_perf.c all_headers.c)
+      run_or_fail(COMMAND "${cc}" -std=${std} ${flags} -c "${dir}/${src}" -o "${dir}/out.o")
+    endforeach()
+    list(APPEND checked "${cc} -std=${std}")
   endforeach()
-  list(APPEND checked "${cc} -std=c11")
 endforeach()
+# The headers under a strict library's own warnings (cJSON's CMAKE_C_FLAGS, GCC's
+# part), which a perf test added to that library's build inherits.
+set(strict -Wstrict-prototypes -Wwrite-strings -Wshadow -Winit-self -Wcast-align -Wformat=2
+           -Wmissing-prototypes -Wstrict-overflow=2 -Wcast-qual -Wundef -Wswitch-default
+           -Wconversion -Wc++-compat -Wdouble-promotion -Wunused-macros -Wswitch-enum)
+run_or_fail(COMMAND "${C_COMPILER}" -std=c99 ${flags} ${strict} -c "${dir}/all_headers.c"
+                    -o "${dir}/out.o")
+list(APPEND checked "${C_COMPILER} -std=c99 with cJSON's warnings")
+# C89 (such a library's -std=c89) is refused by culprit.h's own message, which says
+# what to do, before CMocka's header fails on `inline`.
+execute_process(COMMAND "${C_COMPILER}" -std=c89 ${flags} -c "${dir}/fib_perf.c" -o "${dir}/out.o"
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(rc EQUAL 0 OR NOT err MATCHES "culprit.h needs C99 or later.*C_STANDARD 99")
+  message(FATAL_ERROR "-std=c89: no error naming culprit.h's C99 need (rc ${rc}):\n${err}")
+endif()
 foreach(cxx IN ITEMS "${GXX}" "${CLANGXX}")
   if(cxx)
     foreach(src IN ITEMS fib_perf_cxx17.cpp all_headers.cpp)
