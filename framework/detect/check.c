@@ -157,6 +157,23 @@ static int commits_for_dirty(const char ***out, const char *commit, const char *
     return 0;
 }
 
+/* The error for a commit without runs (a commit made after the last measurement,
+ * such as a config file's): it names the newest first-parent ancestor that has runs. */
+static int no_run_at(const culprit_history_runs *runs, const char *commit, const char *const *bases,
+                     size_t nbases)
+{
+    for (size_t b = 0; b < nbases; b++)
+        for (size_t i = 0; i < runs->nruns; i++)
+            if (runs->runs[i]->commit && !strcmp(runs->runs[i]->commit, bases[b]))
+                return culprit_error_set(CULPRIT_ENOTFOUND,
+                                         "no run in the history at commit %.12s; the newest "
+                                         "measured commit before it is %.12s, %zu commit%s "
+                                         "back (measure this one first, or check that one "
+                                         "with --commit %.12s)",
+                                         commit, bases[b], b + 1, b ? "s" : "", bases[b]);
+    return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s", commit);
+}
+
 /* Which runs may be baselines besides the comparable clean ones. */
 static int allow_of(const culprit_detect_options *o)
 {
@@ -212,8 +229,7 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
         if (opts->test)
             return culprit_error_set(CULPRIT_ENOTFOUND, "no run of test '%s' at commit %.12s",
                                      opts->test, commit);
-        return culprit_error_set(CULPRIT_ENOTFOUND, "no run in the history at commit %.12s",
-                                 commit);
+        return no_run_at(runs, commit, baseline_commits, nbaseline);
     }
     if ((error = metric_selected(e, n, opts->metric)) < 0 || (error = result_alloc(out, n)) < 0)
         goto cleanup;

@@ -147,6 +147,35 @@ static void check_unconfirmed_minor_fails_once_history_vouches(void **state)
     fixture_remove(&young);
 }
 
+/* A commit made after the last measurement (a config file's): the error names the
+ * newest measured first-parent ancestor and the --commit that checks it. */
+static void check_unmeasured_head_names_the_newest_measured_commit(void **state)
+{
+    static repo_fixture fresh;
+    synthetic_test t[] = {{"x", 2e6, 2e4, 30, "medium", CULPRIT_STATUS_PASS}};
+    char says[160];
+    cli_result r;
+    (void)state;
+
+    fixture_repo(&fresh);
+    fixture_store(fresh.history,
+                  fixture_run("perf", fresh.sha[1], "2024-03-01T12:00:00Z", NULL, t, 1));
+    r = run_culprit(fresh.dir, NULL, "check");
+    assert_int_equal(r.status, 2);
+    snprintf(says, sizeof(says),
+             "no run in the history at commit %.12s; the newest measured commit before it is "
+             "%.12s, 2 commits back",
+             fresh.sha[3], fresh.sha[1]);
+    assert_contains(r.err, says);
+    snprintf(says, sizeof(says), "--commit %.12s)", fresh.sha[1]);
+    assert_contains(r.err, says);
+    cli_result_dispose(&r);
+    r = run_culprit(fresh.dir, NULL, "check --commit %s", fresh.sha[1]);
+    assert_int_equal(r.status, 0);
+    cli_result_dispose(&r);
+    fixture_remove(&fresh);
+}
+
 static void check_json_has_every_field(void **state)
 {
     repo_fixture *repo = *state;
@@ -455,6 +484,7 @@ int main(void)
         cmocka_unit_test(check_fail_on_default_from_project_file),
         cmocka_unit_test(check_json_has_every_field),
         cmocka_unit_test(check_unconfirmed_minor_fails_once_history_vouches),
+        cmocka_unit_test(check_unmeasured_head_names_the_newest_measured_commit),
         cmocka_unit_test(check_junit_passes_the_schema),
         cmocka_unit_test(check_baseline_and_pool_choose_what_is_compared),
         cmocka_unit_test(check_allow_mixed_compares_across_machines),
