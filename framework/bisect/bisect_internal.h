@@ -124,7 +124,8 @@ typedef struct {
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
      * floors by the sign test instead (comparison.c, sign.c) when any run of the step
      * had preempted samples; stop taking pairs
-     * at `deadline` (culprit_time_now_s(); 0 none), judging the pairs so far; after
+     * at `deadline` (culprit_time_now_s(); 0 none; a build moves it on by what the
+     * build took), judging the pairs so far; after
      * each pair, `on_pair` with the step's figures so far (NAN before two pairs). */
     int cpu_if_preempted;
     double deadline;

@@ -69,10 +69,15 @@ typedef struct {
 
 int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side, const char *sha)
 {
+    double started = culprit_time_now_s();
     int built = 0, error;
 
     error = s->probe->build(s->probe->payload, s->repo, side, sha, &built);
     s->result->builds += built;
+    /* A confirmation's budget is for its pairs: a build moves the deadline on by
+     * what it took (docs/detection.md, "Paired confirmation"). */
+    if (built && s->deadline > 0)
+        s->deadline += culprit_time_now_s() - started;
     return error;
 }
 

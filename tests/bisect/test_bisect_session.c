@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bisect/bisect_internal.h"
 #include "culprit/core.h"
@@ -53,6 +54,8 @@ typedef struct {
     /* Every slow_every-th run (0 none) falls in a slow phase of the machine: its time
      * and its CPU time, the fastest sample included, 1.8 times longer. */
     int slow_every;
+    /* Each build takes this long (seconds of real time; 0 none). */
+    double build_s;
 } fake;
 
 static const double noise[11] = {0.9, -0.4, 0.1, -1.0, 0.6, 0.3, -0.7, 1.0, -0.2, 0.5, -0.8};
@@ -78,6 +81,10 @@ static int fake_build(void *payload, culprit_vcs *repo, culprit_bisect__side sid
         return 0;
     f->on[side][0] = '\0';
     *built = 1;
+    if (f->build_s > 0)
+        nanosleep(&(struct timespec){(time_t)f->build_s,
+                                     (long)((f->build_s - (double)(time_t)f->build_s) * 1e9)},
+                  NULL);
     if (f->unbuildable[c])
         return culprit_error_set(CULPRIT_ESKIP, "planted build failure of c%d", c);
     memcpy(f->on[side], sha, 41);
@@ -811,6 +818,15 @@ static void test_confirm_rules(void **state)
     assert_int_equal(c.slower, -1);
     assert_int_equal(told, 0);
     assert_true(isnan(c.change));
+    /* The budget is for pairs: builds that take longer than all of it (2 x 1.2 s
+     * against 1 s) move the deadline on, and the pairs are taken. */
+    sc->f.build_s = 1.2;
+    rules.deadline = culprit_time_now_s() + 1;
+    confirm_rules(sc, &rules, &c);
+    sc->f.build_s = 0;
+    assert_int_equal(c.out_of_time, 0);
+    assert_int_equal(c.builds, 2);
+    assert_int_equal(c.slower, 1);
 }
 
 /* Beside two CPU hogs whole runs fall in slow phases (1.8x, the floor included):
