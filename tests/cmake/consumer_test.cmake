@@ -126,6 +126,13 @@ if(MODE STREQUAL "subdir")
     message(FATAL_ERROR "cmake --install of a project using culprit as a subproject "
                         "installed culprit's files: ${installed}")
   endif()
+  # Nor does its build make what only an install needs: the shared libculprit, the
+  # man pages (docs/cmake.md).
+  file(GLOB_RECURSE unneeded "${bin}/culprit/framework/libculprit.so*" "${bin}/culprit/man/*")
+  if(unneeded)
+    message(FATAL_ERROR "building a project using culprit as a subproject built what "
+                        "only an install needs: ${unneeded}")
+  endif()
 endif()
 
 # culprit::culprit_cli runs, installed or built as a subproject.

@@ -50,7 +50,9 @@ function(werror_of out_var src bin)
 endfunction()
 
 set(consumer "${CMAKE_CURRENT_LIST_DIR}/consumer")
-werror_of(top "${SOURCE_DIR}" "${dir}/top" -DCULPRIT_BUILD_EXAMPLES=OFF)
+# culprit's own tests and examples left out: -Werror is decided for the whole project
+# (the top-level CMakeLists.txt), and only the framework's commands are read.
+werror_of(top "${SOURCE_DIR}" "${dir}/top" -DCULPRIT_BUILD_EXAMPLES=OFF -DCULPRIT_BUILD_TESTS=OFF)
 werror_of(sub "${consumer}" "${dir}/subdir" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}")
 werror_of(sub_on "${consumer}" "${dir}/subdir-on" "-DCULPRIT_SOURCE_DIR=${SOURCE_DIR}"
           -DCULPRIT_WERROR=ON)
