@@ -145,6 +145,9 @@ for t in $(seq 1 "$trials"); do
     if grep -q "^culprit bisect: $want is the first slow commit" "$work/cpu-out$t"; then
       found=$((found + 1)) ok=yes; fi
     echo "  trial $t (time): c$first found: $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s): $(head -1 "$work/cpu-out$t")"
+    # A miss: the last state's records, so that the probe that misjudged is seen.
+    [ "$ok" = yes ] || awk '/probes? recorded:/ { n = NR; delete r } n && /^  round / { r[NR] = $0 }
+      END { for (i in r) print "    " r[i] }' "$work/cpu-err$t" | sort -k2n
   fi
   if [ "$metric" != time ] && command -v valgrind > /dev/null; then
     t0=$(now)
