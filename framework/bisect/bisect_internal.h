@@ -131,6 +131,9 @@ typedef struct {
     double deadline;
     void (*on_pair)(void *payload, const culprit_bisect_step *so_far);
     void *on_pair_payload;
+    /* A counted metric's count of the good end known from elsewhere (confirm_rules'
+     * good_count; 0 none): decide_counted() takes it for that side. */
+    double good_count;
 } culprit_bisect__session;
 
 /*
@@ -198,6 +201,10 @@ typedef struct {
     void *on_pair_payload;
     culprit_bisect__side *failed; /* optional: on CULPRIT_ERROR for a side that cannot be
                                      built or run, which side it was */
+    /* Optional, a counted metric (fanout.c): on entry, the good end's count when known
+     * (> 0: the step takes it instead of building and counting the good end; a count
+     * is exact); on return, the good end's count the step judged against (0: none). */
+    double *good_count;
 } culprit_bisect__confirm_rules;
 
 /* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path;

@@ -305,6 +305,10 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
     if ((error = reuse_history(r, 1)) < 0)
         return error;
     reuse_counted(r, step);
+    if (!r->n[G] && r->s->good_count > 0) { /* the good end's count, known (fanout.c) */
+        r->x[G][r->n[G]++] = r->s->good_count;
+        r->s->result->reused++;
+    }
     if ((!r->n[C] && (error = run_side(r, C, r->x[C], &r->n[C])) < 0) ||
         (!r->n[G] && (error = run_side(r, G, r->x[G], &r->n[G])) < 0))
         return error;

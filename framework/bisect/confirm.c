@@ -47,6 +47,7 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         s.deadline = rules->deadline;
         s.on_pair = rules->on_pair;
         s.on_pair_payload = rules->on_pair_payload;
+        s.good_count = rules->good_count ? *rules->good_count : 0;
     }
     if ((error = culprit_vcs_open(&s.repo,
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
@@ -76,6 +77,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->cpu = step->cpu;
         out->preempted = step->preempted;
         out->out_of_time = step->out_of_time;
+        if (rules && rules->good_count)
+            *rules->good_count = step->deterministic ? step->good_mean_ns : 0;
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -171,7 +174,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     culprit_verdict *v = &result->verdicts[i];
     culprit_bisect_options pair = o->pair;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL, NULL};
     culprit_bisect__probe probe;
     culprit_paired_confirmation p;
     one_test t;

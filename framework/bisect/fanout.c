@@ -78,6 +78,10 @@ static int parse_record(culprit_fanout_record *r, const culprit_run *run,
         sscanf(t->message, "round=%zu change=%lf low=%lf high=%lf pairs=%zu", &r->round, &r->change,
                &r->change_low, &r->change_high, &r->pairs) != 5)
         return 1;
+    const char *count = strstr(t->message, " good_count="); /* a counted probe's, optional */
+    if (count && (sscanf(count, " good_count=%lf", &r->good_count) != 1 ||
+                  !isfinite(r->good_count) || r->good_count < 0))
+        r->good_count = 0;
     if (strcmp(t->verdict, "bad") == 0)
         r->verdict = CULPRIT_BISECT_BAD;
     else if (strcmp(t->verdict, "good") == 0)
@@ -272,15 +276,19 @@ cleanup:
     return error;
 }
 
-/* How a probe's verdict was judged, for its record. */
-static char *note_of(const culprit_bisect_confirmation *c, const char *good)
+/* How a probe's verdict was judged, for its record (`known`: the good end's count
+ * came from a record). */
+static char *note_of(const culprit_bisect_confirmation *c, const char *good, int known)
 {
     culprit_buf b = CULPRIT_BUF_INIT;
     int error;
 
     if (c->deterministic)
-        error = culprit_buf_printf(&b, "counted against %.12s (deterministic: no pairing needed)",
-                                   good);
+        error = culprit_buf_printf(&b, "counted against %.12s (deterministic: no pairing needed%s)",
+                                   good,
+                                   known ? "; the good end's count from an earlier probe's record, "
+                                           "not built again"
+                                         : "");
     else
         error = culprit_buf_printf(&b, "%zu pairs against %.12s on this runner%s%s", c->pairs, good,
                                    c->cpu ? " (CPU time: runs were preempted)" : "",
@@ -308,6 +316,8 @@ int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *ke
     snprintf(name, sizeof(name), "fanout-%s", key);
     snprintf(msg, sizeof(msg), "round=%zu change=%.17g low=%.17g high=%.17g pairs=%zu", r->round,
              r->change, r->change_low, r->change_high, r->pairs);
+    if (r->good_count > 0)
+        snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg), " good_count=%.17g", r->good_count);
     if ((error = culprit_history_run_new(&run)) < 0 ||
         (error = culprit_history_run_add_test(&t, run)) < 0)
         goto cleanup;
@@ -332,20 +342,34 @@ cleanup:
     return error;
 }
 
+/* A counted metric's count of the good end from this bisection's records (every
+ * probe counts against the same good end; a count agrees across runners of the same
+ * architecture and build), or 0. */
+static double good_count_of(const culprit_fanout_state *st)
+{
+    for (size_t i = st->nrecords; i-- > 0;)
+        if (st->records[i].good_count > 0)
+            return st->records[i].good_count;
+    return 0;
+}
+
 /* The probe's measurement: `sha` against the good end, in checkouts of its own. A
  * time is paired on this runner (history neither reused nor recorded: runs of another
- * runner are not comparable); a count may reuse and record history. */
-static int measure(culprit_fanout_record *out, const culprit_bisect_options *opts, const char *good,
-                   const char *sha)
+ * runner are not comparable); a count may reuse and record history, and takes the
+ * good end's count from an earlier probe's record when one holds it: the probe then
+ * builds and counts its commit alone. */
+static int measure(culprit_fanout_record *out, const culprit_bisect_options *opts,
+                   const culprit_fanout_state *st, const char *sha)
 {
     culprit_bisect_options o = *opts;
     culprit_bisect_confirmation c;
     culprit_bisect__probe probe;
     culprit_bisect__side failed = CULPRIT_BISECT__CT_GOOD; /* none */
-    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed};
+    double known = culprit_bisect__counted(opts) ? good_count_of(st) : 0, count = known;
+    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed, &count};
     int error;
 
-    o.good = good;
+    o.good = st->good;
     o.bad = sha;
     if (!culprit_bisect__counted(&o)) {
         o.perf.history_dir = NULL;
@@ -369,7 +393,9 @@ static int measure(culprit_fanout_record *out, const culprit_bisect_options *opt
     out->change_low = c.change_low;
     out->change_high = c.change_high;
     out->pairs = c.pairs;
-    return (out->note = note_of(&c, good)) ? 0 : CULPRIT_ERROR_NOMEM();
+    out->good_count = c.deterministic ? count : 0;
+    return (out->note = note_of(&c, st->good, known > 0 && count == known)) ? 0
+                                                                            : CULPRIT_ERROR_NOMEM();
 }
 
 int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect_options *opts,
@@ -390,7 +416,7 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->sha, repo, commit)) < 0)
         goto cleanup;
-    if ((error = measure(out, opts, st.good, out->sha)) < 0 ||
+    if ((error = measure(out, opts, &st, out->sha)) < 0 ||
         (error = culprit_bisect__fanout_record_write(out, st.key, fo->record_dir)) < 0)
         goto cleanup;
 cleanup:

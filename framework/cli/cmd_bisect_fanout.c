@@ -97,6 +97,8 @@ static json_t *records_json(const culprit_fanout_state *st)
             json_pack("{s:s, s:I, s:s, s:I, s:s?, s:s?, s:b}", "commit", r->sha, "round",
                       (json_int_t)r->round, "verdict", verdict_word(r->verdict), "pairs",
                       (json_int_t)r->pairs, "host", r->host, "note", r->note, "used", r->used);
+        if (o && r->good_count > 0)
+            json_object_set_new(o, "good_count", json_real(r->good_count));
         if (o && isfinite(r->change)) {
             json_object_set_new(o, "change", json_real(r->change));
             json_object_set_new(o, "change_low", json_real(r->change_low));

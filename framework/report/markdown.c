@@ -269,6 +269,37 @@ static void verdict_table(culprit_buf *out, const culprit_report *r)
         culprit_buf_puts(out, "\n");
 }
 
+/* A fanned-out bisection (steps carrying a round): each round's probes and verdicts,
+ * as the HTML table's "round" column gives them, and this runner's last steps. */
+static void rounds(culprit_buf *out, const culprit_bisect_result *b)
+{
+    size_t last = 0, own = 0;
+    char sha[13];
+
+    for (size_t i = 0; i < b->nsteps; i++) {
+        last = b->steps[i].round > last ? b->steps[i].round : last;
+        own += b->steps[i].round == 0;
+    }
+    if (!last)
+        return;
+    culprit_buf_printf(out,
+                       "Fanned out in %zu round%s of probes, each on its own runner against the "
+                       "good end, then %zu last step%s on this runner:\n",
+                       last, last == 1 ? "" : "s", own, own == 1 ? "" : "s");
+    for (size_t round = 1; round <= last; round++) {
+        const char *sep = ": ";
+        culprit_buf_printf(out, "- round %zu", round);
+        for (size_t i = 0; i < b->nsteps; i++) {
+            if (b->steps[i].round != round)
+                continue;
+            culprit_buf_printf(out, "%s`%s` %s", sep, culprit_report__short(sha, b->steps[i].sha),
+                               culprit_bisect_verdict_name(b->steps[i].verdict));
+            sep = ", ";
+        }
+        culprit_buf_puts(out, "\n");
+    }
+}
+
 static void bisection(culprit_buf *out, const culprit_bisect_result *b)
 {
     char sha[13], good[13], bad[13];
@@ -303,8 +334,10 @@ static void bisection(culprit_buf *out, const culprit_bisect_result *b)
     }
     culprit_buf_printf(out,
                        "Found in %zu steps (%zu builds, %zu runs) among %zu commits between "
-                       "`%s` and `%s`.\n\n",
+                       "`%s` and `%s`.\n",
                        b->nsteps, b->builds, b->runs, b->ncommits, good, bad);
+    rounds(out, b);
+    culprit_buf_puts(out, "\n");
 }
 
 static void calltree(culprit_buf *out, const culprit_calltree_view *c)

@@ -817,6 +817,10 @@ typedef struct {
                      candidate: an irrelevant one with paths) */
     char *host; /**< the runner it ran on */
     char *note; /**< why it is a skip, or how it was judged */
+    /** A counted metric: the good end's count the probe judged against (a later probe
+        takes it instead of building and counting the good end again); 0: none (a
+        timed probe's, or an older record). */
+    double good_count;
 } culprit_fanout_record;
 
 /** Where a fanned-out bisection stands (culprit_bisect_fanout_state()). */

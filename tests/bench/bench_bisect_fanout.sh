@@ -4,20 +4,20 @@
 # [--trials N] [--only rounds|noise] [--metric time|instructions|both]`.
 #
 # Part 1, rounds and wall time. A generated repository of 1,024 commits (16 with
-# --quick, which checks the rounds and skips part 2) whose build is simulated (`sleep B`) and whose measured command sleeps 0.2 s
-# then loops in awk, 1,000 times, 4,000,000 from a random commit on (~90 ms of CPU,
-# +300% or more over the fast commits' ~20 ms under load; 1,000,000 measured only
-# +50-90% beside two CPU hogs, below the threshold), judged by its CPU time
-# (--metric cpu_ns, --threshold 100: the sleep makes the measuring as light as the
-# builds, and CPU time does not see the waits of K probes sharing 2 cores, so the
-# rounds are what is measured, not the machine's load). For K = 1, 3, 7, `culprit bisect --jobs K`
-# (rounds of K probe processes, each in checkouts of its own) must take at most
+# --quick, which checks the rounds and skips part 2) whose build is simulated, as a
+# real build dominates a probe: `sleep 3` (0.05 s with --quick); the measured command
+# is light, an awk loop of 1,000 iterations (100,000 from a random commit on) counted
+# under callgrind (--metric instructions: a count needs no pairing, so after the
+# first round a probe takes the good end's count from a record and builds and counts
+# its own commit alone). For K = 1, 3, 7, `culprit bisect --jobs K` (rounds of K
+# probe processes, each in checkouts of its own) must take at most
 # ceil(log_(K+1) N) rounds, and the rounds' wall time at most 1.2 x rounds x one
-# probe's time (the probe builds its commit and the good end, then measures the
-# pair: "build + measure"). One probe's time is measured alone first, as the mean of
-# a probe of a fast commit and one of a slow commit (a round holds both); the rounds'
-# wall time is the driver's minus its last step (the culprit against its parent on
-# the driver's runner), timed again alone with --plan afterwards.
+# probe alone ("build + measure"; a first-round probe: it builds the good end and its
+# commit and counts both, the mean of a probe of a fast and of a slow commit); a
+# probe alone that takes the good end's count from a record is timed too and printed.
+# The rounds' wall time is the driver's minus its last step (the culprit against its
+# parent on the driver's runner), timed again alone with --plan afterwards. Without
+# valgrind part 1 is skipped.
 #
 # Part 2, correctness under noise: a planted +20% commit (an awk loop 20% longer, CPU
 # bound) in 64 commits, found with --jobs 3 at the default threshold, TRIALS times
@@ -74,24 +74,31 @@ ceil_log() { # ceil(log_(k+1) n), exactly
 }
 
 # ---- part 1: rounds and wall time ----
-if [ "$only" != noise ]; then
-n=1024 build=0.5; [ "$quick" = 1 ] && n=16 build=0.05
+if [ "$only" != noise ] && ! command -v valgrind > /dev/null; then
+  echo "part 1 skipped: valgrind is not installed (--metric instructions)"
+elif [ "$only" != noise ]; then
+n=1024 build=3; [ "$quick" = 1 ] && n=16 build=0.05
 first=$(( RANDOM % (n - 2) + 3 ))
 repo=$work/timed
-make_repo "$repo" "$n" "$first" work.txt 1000 4000000
+make_repo "$repo" "$n" "$first" work.txt 1000 100000
 want=$(git -C "$repo" rev-list --reverse main | sed -n "${first}p")
-args=(bisect --good c1 --bad main --build "sleep $build" --metric cpu_ns --min-runs 3 --max-runs 10
-      --command 'sleep 0.2; awk -v n=$(cat work.txt) "BEGIN { for (i = 0; i < n; i++) s += i }"'
-      --threshold 100)
+args=(bisect --good c1 --bad main --build "sleep $build" --metric instructions
+      --command 'awk -v n=$(cat work.txt) "BEGIN { for (i = 0; i < n; i++) s += i }"')
 probe_s=0
-for at in 2 "$n"; do # a fast commit and a slow one, each alone
+for at in 2 "$n"; do # a fast commit and a slow one, each alone, as in the first round
   c=$(git -C "$repo" rev-list --reverse main | sed -n "${at}p")
   t0=$(now)
   (cd "$repo" && "$culprit" "${args[@]}" --probe "$c" --history "$work/probe-alone$at" > /dev/null 2>&1) ||
     fail "a probe alone failed"
   probe_s=$(echo "$probe_s + ($(now) - $t0) / 2" | bc -l)
 done
-echo "fan-out: $n commits, build 'sleep $build', first slow commit c$first; one probe alone (mean of a fast and a slow commit): $(printf %.2f "$probe_s") s; load: $(uptime | sed 's/.*load average: //')"
+# A later round's probe alone: the good end's count read from the record just made.
+c=$(git -C "$repo" rev-list --reverse main | sed -n "$((n / 2))p")
+t0=$(now)
+(cd "$repo" && "$culprit" "${args[@]}" --probe "$c" --history "$work/probe-alone$n" > /dev/null 2>&1) ||
+  fail "a probe alone failed"
+later_s=$(echo "$(now) - $t0" | bc)
+echo "fan-out: $n commits, build 'sleep $build', --metric instructions, first slow commit c$first; one probe alone (first round: mean of a fast and a slow commit): $(printf %.2f "$probe_s") s; a later round's probe alone (the good end's count from a record): $(printf %.2f "$later_s") s; load: $(uptime | sed 's/.*load average: //')"
 printf '%-3s %-7s %-7s %-10s %-10s %-11s %-6s\n' K rounds bound wall_s finish_s bound_s ok
 for k in 1 3 7; do
   h=$work/h$k
@@ -138,6 +145,9 @@ for t in $(seq 1 "$trials"); do
     if grep -q "^culprit bisect: $want is the first slow commit" "$work/cpu-out$t"; then
       found=$((found + 1)) ok=yes; fi
     echo "  trial $t (time): c$first found: $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s): $(head -1 "$work/cpu-out$t")"
+    # A miss: the last state's records, so that the probe that misjudged is seen.
+    [ "$ok" = yes ] || awk '/probes? recorded:/ { n = NR; delete r } n && /^  round / { r[NR] = $0 }
+      END { for (i in r) print "    " r[i] }' "$work/cpu-err$t" | sort -k2n
   fi
   if [ "$metric" != time ] && command -v valgrind > /dev/null; then
     t0=$(now)

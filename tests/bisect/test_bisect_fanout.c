@@ -285,6 +285,34 @@ static void test_interrupted_replanned(void **state)
     culprit_bisect_fanout_state_dispose(&st);
 }
 
+/* A counted probe's record keeps the good end's count (a later probe takes it instead
+ * of building and counting the good end again); a timed probe's record has none. */
+static void test_good_count_recorded(void **state)
+{
+    world *w = *state;
+    culprit_fanout_state st;
+    culprit_fanout_record r;
+
+    linear(w, 9);
+    fresh_history(w);
+    state_of(w, 3, &st);
+    memset(&r, 0, sizeof(r));
+    memcpy(r.sha, st.plan[0], 41);
+    r.round = st.round;
+    r.change = r.change_low = r.change_high = 0;
+    r.good_count = 123456789.0;
+    assert_int_equal(culprit_bisect__fanout_record_write(&r, st.key, w->hist), 0);
+    culprit_bisect_fanout_record_dispose(&r);
+    record(w, &st, index_of(w, st.plan[1]), CULPRIT_BISECT_GOOD); /* timed: none */
+    culprit_bisect_fanout_state_dispose(&st);
+    state_of(w, 3, &st);
+    assert_int_equal(st.nrecords, 2);
+    assert_true(st.records[0].good_count == 123456789.0);
+    assert_true(st.records[1].good_count == 0);
+    assert_int_equal(st.round, 2);
+    culprit_bisect_fanout_state_dispose(&st);
+}
+
 int main(void)
 {
     /* Every record is fsync'd (core/fs.c): on tmpfs that costs nothing, so the test
@@ -296,6 +324,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_merge_aware, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paths_aware, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_replanned, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_good_count_recorded, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -787,7 +787,7 @@ static void test_confirm_rules(void **state)
     scenario *sc = *state;
     culprit_bisect_confirmation c;
     size_t told = 0;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told, NULL, NULL};
 
     linear(sc, 2, 1, 0.10);
     sc->f.wall_noise = 0.5; /* the time cannot tell +10% in 30 pairs; CPU time can */
@@ -838,7 +838,7 @@ static void test_confirm_slow_phases(void **state)
 {
     scenario *sc = *state;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, NULL};
 
     linear(sc, 2, 1, 0.10);
     sc->f.slow_every = 8; /* runs 8, 16, ...: the candidate's, first in odd pairs */

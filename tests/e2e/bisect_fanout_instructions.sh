@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End to end: a fanned-out bisection judged by instructions (docs/bisect.md,
-# "Fanning out", "Counted metrics need no pairing"). Each probe counts its commit and
-# the good end under callgrind; counts agree across probe processes, so every record
+# "Fanning out", "Counted metrics need no pairing"). A first-round probe counts its
+# commit and the good end under callgrind, a later one its commit alone (the good
+# end's count from a record); counts agree across probe processes, so every record
 # of a commit on either side of the culprit carries exactly the same change (0 for
 # the good ones, the planted +20% loop for the bad ones), whichever process made it.
 # --jobs 3 over 8 commits, the culprit r6 (its awk loop 20% longer).
@@ -36,5 +37,12 @@ jq -e '[.records[] | select(.verdict == "bad") | .change] | unique | length <= 1
   { jq -c '.records' "$work/plan.json" >&2; fail "the bad commits' counts differ between probes"; }
 jq -e '[.records[] | select(.verdict == "bad") | .change] | all(. > 0.1)' "$work/plan.json" > /dev/null ||
   fail "the planted change is not counted"
+# After the first round a probe takes the good end's count from a record (no build
+# and no count of the good end again), and the counts still agree.
+jq -e '[.records[] | select(.round == 1)] | all(.good_count > 0)' "$work/plan.json" > /dev/null ||
+  { jq -c '.records' "$work/plan.json" >&2; fail "a first-round record lacks the good end's count"; }
+jq -e '[.records[] | select(.round >= 2)] | length >= 1 and
+       all(.note | test("the good end.s count from an earlier probe.s record"))' "$work/plan.json" > /dev/null ||
+  { jq -c '.records' "$work/plan.json" >&2; fail "a later probe counted the good end again"; }
 [ -z "$(git -C "$work/repo" status --porcelain)" ] || fail "the working tree changed"
 echo "bisect fanout instructions: r6 found, $nrec records, counts identical across probes (${SECONDS} s)"

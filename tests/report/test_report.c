@@ -288,7 +288,8 @@ static void report_reads_the_call_tree_inside_the_bisect_document(void **state)
 }
 
 /* A fanned-out bisection (bisect --plan/--jobs): each step measured by a probe
- * carries its round, and the page's bisection table shows the rounds. */
+ * carries its round, the page's bisection table shows the rounds, and so does the
+ * Markdown summary. */
 static void report_html_shows_the_rounds_of_a_fanned_out_bisection(void **state)
 {
     repo_fixture *repo = *state;
@@ -318,6 +319,14 @@ static void report_html_shows_the_rounds_of_a_fanned_out_bisection(void **state)
     assert_contains(html, "<tr><td class=\"num\">2</td><td class=\"num\">2</td><td><code>");
     assert_contains(html, "<td class=\"num\">last</td>");
     free(html);
+    /* The Markdown summary gives the rounds too, each with its probes' verdicts. */
+    r = run_culprit(repo->dir, NULL, "report --format markdown --results fanned");
+    assert_int_equal(r.status, 0);
+    assert_contains(r.out, "Fanned out in 2 rounds of probes, each on its own runner against the "
+                           "good end, then ");
+    assert_contains(r.out, "\n- round 1: `");
+    assert_contains(r.out, "\n- round 2: `");
+    cli_result_dispose(&r);
 }
 
 /* The call trees' one answer is the document's "answer" (culprit_calltree_diff_answer()
