@@ -193,8 +193,9 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
     rules.on_pair_payload = &t;
     tell(&t, CULPRIT_CONFIRM_START);
-    if ((error = culprit_bisect__probe_open(&probe, &pair)) < 0 ||
-        (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
+    if ((error = culprit_bisect__probe_open(&probe, &pair)) == 0)
+        probe.reuse = NULL; /* fresh pairs: history's runs are what is being confirmed */
+    if (error < 0 || (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
         t.p.error = culprit_error_last();
         tell(&t, CULPRIT_CONFIRM_FAILED);
         return 0;
