@@ -4,7 +4,7 @@
 # [--trials N] [--only rounds|noise] [--metric time|instructions|both]`.
 #
 # Part 1, rounds and wall time. A generated repository of 1,024 commits (16 with
-# --quick, which checks the rounds and skips part 2) whose build is simulated (`sleep B`) and whose measured command sleeps 0.2 s
+# --quick, which checks the rounds and skips part 2) whose build is simulated (`sleep B`) and whose measured command sleeps 0.2 s (not with --quick)
 # then loops in awk, 1,000 times, 4,000,000 from a random commit on (~90 ms of CPU,
 # +300% or more over the fast commits' ~20 ms under load; 1,000,000 measured only
 # +50-90% beside two CPU hogs, below the threshold), judged by its CPU time
@@ -75,13 +75,15 @@ ceil_log() { # ceil(log_(k+1) n), exactly
 
 # ---- part 1: rounds and wall time ----
 if [ "$only" != noise ]; then
-n=1024 build=0.5; [ "$quick" = 1 ] && n=16 build=0.05
+# (--quick: no sleep in the command: its wall time is not judged there, only the
+# rounds and the answer, both by CPU time)
+n=1024 build=0.5 pause=0.2; [ "$quick" = 1 ] && n=16 build=0.05 pause=0
 first=$(( RANDOM % (n - 2) + 3 ))
 repo=$work/timed
 make_repo "$repo" "$n" "$first" work.txt 1000 4000000
 want=$(git -C "$repo" rev-list --reverse main | sed -n "${first}p")
 args=(bisect --good c1 --bad main --build "sleep $build" --metric cpu_ns --min-runs 3 --max-runs 10
-      --command 'sleep 0.2; awk -v n=$(cat work.txt) "BEGIN { for (i = 0; i < n; i++) s += i }"'
+      --command "sleep $pause; "'awk -v n=$(cat work.txt) "BEGIN { for (i = 0; i < n; i++) s += i }"'
       --threshold 100)
 probe_s=0
 for at in 2 "$n"; do # a fast commit and a slow one, each alone
