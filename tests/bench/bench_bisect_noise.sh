@@ -26,7 +26,7 @@
 # usage: bench_bisect_noise.sh CULPRIT [--quick] [--trials N] [--commits N]
 #                              [--seed S] [--git-runs N] [--good-n N --bad-n N]
 #                              [--keep DIR] [--metric cpu_ns]
-#   --quick: 1 trial of each tool on a 16-commit repository, shorter calibration
+#   --quick: 1 trial of each tool on an 8-commit repository, shorter calibration
 #            (ctest: every step runs once; no figure is judged).
 #   --keep: culprit's JSON of every wrong answer is kept as DIR/trial-K.json.
 set -euo pipefail
@@ -40,7 +40,7 @@ trials=20 commits=32 seed=1 git_runs=5 good_n= bad_n= calib_runs=101 calib_round
 metric=
 while [ $# -gt 0 ]; do
   case $1 in
-    --quick) trials=1 commits=16 calib_runs=21 calib_rounds=3 ;;
+    --quick) trials=1 commits=8 calib_runs=21 calib_rounds=3 ;;
     --trials) trials=$2; shift ;;
     --commits) commits=$2; shift ;;
     --seed) seed=$2; shift ;;

@@ -24,11 +24,14 @@
 # usage: bench_verdict_prior.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | RUNS]
 #   RUNS: recorded runs per effect (default 20; A/A trials about RUNS x (AA_BACK + 1),
 #   AA_BACK=5 by default: 105 at 20 runs)
+#   --quick (ctest): 1 run per effect at 30 fixed repetitions (REPS=30, unless REPS is
+#   set), A/A judged against its own round only (AA_BACK=0): every step runs once, in
+#   seconds; its figures are no figures (none is judged).
 set -euo pipefail
 culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-20}
-if [ "$mode" = --quick ]; then runs=2; else runs=$mode; fi
-reps=${REPS:+.repetitions = $REPS, }
 aa_back=${AA_BACK:-5}
+if [ "$mode" = --quick ]; then runs=1 REPS=${REPS:-30} aa_back=${AA_BACK:-0}; else runs=$mode; fi
+reps=${REPS:+.repetitions = $REPS, }
 work=$(mktemp -d /tmp/culprit-bench-prior-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
