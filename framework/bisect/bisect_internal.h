@@ -130,7 +130,16 @@ typedef struct {
     double deadline;
     void (*on_pair)(void *payload, const culprit_bisect_step *so_far);
     void *on_pair_payload;
+    /* A confirmation stops, not slower, once its one-sided CULPRIT_BISECT__BELOW_TAIL
+     * upper bound is below the threshold (comparison.c, shown_below()). */
+    int stop_below;
 } culprit_bisect__session;
+
+/* The equivalence stop's one-sided level (docs/detection.md, "Paired confirmation"):
+ * a confirmation stops as not slower once the change's upper bound at 1 - this is
+ * below the threshold (Pinpoint's "same"). It only ends a confirmation sooner with
+ * "not slower" where "still unknown" would follow, so it adds no false alarm. */
+#define CULPRIT_BISECT__BELOW_TAIL 0.2
 
 /*
  * The bisection with a given probe: what culprit_bisect_session() does with the
@@ -197,6 +206,7 @@ typedef struct {
     void *on_pair_payload;
     culprit_bisect__side *failed; /* optional: on CULPRIT_ERROR for a side that cannot be
                                      built or run, which side it was */
+    int stop_below;               /* the equivalence stop (comparison.c, shown_below()) */
 } culprit_bisect__confirm_rules;
 
 /* culprit_bisect_confirm() with a given probe (confirm.c), disposed of on every path;
@@ -205,6 +215,17 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
                                        const culprit_bisect__confirm_rules *rules);
+
+/* Runs, or pairs' differences, are judged inside Tukey's severe fences from this many
+ * on (sign.c, judged_runs()); with fewer, by all of them. */
+#define CULPRIT_BISECT__FENCE_MIN_N 20
+
+/* A step's change and its interval (sign.c): runs made in pairs by the pairs'
+ * differences dx[np] (NULL: Welch over the two sides xg[ng] and xc[nc]), each set
+ * judged inside the severe fences from CULPRIT_BISECT__FENCE_MIN_N values on. */
+int culprit_bisect__judge_runs(culprit_bisect_step *step, const double *xg, size_t ng,
+                               const double *xc, size_t nc, const double *dx, size_t np,
+                               double confidence);
 
 /* The sign test's interval of the median of the n differences d (sign.c): *low and
  * *high are order statistics that each miss the median with probability at most

@@ -47,6 +47,7 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         s.deadline = rules->deadline;
         s.on_pair = rules->on_pair;
         s.on_pair_payload = rules->on_pair_payload;
+        s.stop_below = rules->stop_below;
     }
     if ((error = culprit_vcs_open(&s.repo,
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
@@ -76,6 +77,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->cpu = step->cpu;
         out->preempted = step->preempted;
         out->out_of_time = step->out_of_time;
+        out->below = step->below;
+        out->below_high = step->below_high;
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -171,7 +174,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     culprit_verdict *v = &result->verdicts[i];
     culprit_bisect_options pair = o->pair;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL, 1};
     culprit_bisect__probe probe;
     culprit_paired_confirmation p;
     one_test t;
@@ -208,7 +211,9 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
                                       c.slower,
                                       c.cpu,
                                       c.preempted,
-                                      c.out_of_time};
+                                      c.out_of_time,
+                                      c.below,
+                                      c.below_high};
     if (culprit_detect_apply_paired(v, &p, o->confidence) < 0)
         return CULPRIT_ERROR;
     t.p.pairs = p.pairs;

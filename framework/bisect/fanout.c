@@ -342,7 +342,7 @@ static int measure(culprit_fanout_record *out, const culprit_bisect_options *opt
     culprit_bisect_confirmation c;
     culprit_bisect__probe probe;
     culprit_bisect__side failed = CULPRIT_BISECT__CT_GOOD; /* none */
-    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed};
+    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed, 0};
     int error;
 
     o.good = good;
