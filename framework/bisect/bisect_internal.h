@@ -134,7 +134,16 @@ typedef struct {
     /* A counted metric's count of the good end known from elsewhere (confirm_rules'
      * good_count; 0 none): decide_counted() takes it for that side. */
     double good_count;
+    /* A confirmation stops, not slower, once its one-sided CULPRIT_BISECT__BELOW_TAIL
+     * upper bound is below the threshold (comparison.c, shown_below()). */
+    int stop_below;
 } culprit_bisect__session;
+
+/* The equivalence stop's one-sided level (docs/detection.md, "Paired confirmation"):
+ * a confirmation stops as not slower once the change's upper bound at 1 - this is
+ * below the threshold (Pinpoint's "same"). It only ends a confirmation sooner with
+ * "not slower" where "still unknown" would follow, so it adds no false alarm. */
+#define CULPRIT_BISECT__BELOW_TAIL 0.2
 
 /*
  * The bisection with a given probe: what culprit_bisect_session() does with the
@@ -201,6 +210,7 @@ typedef struct {
     void *on_pair_payload;
     culprit_bisect__side *failed; /* optional: on CULPRIT_ERROR for a side that cannot be
                                      built or run, which side it was */
+    int stop_below;               /* the equivalence stop (comparison.c, shown_below()) */
     /* Optional, a counted metric (fanout.c): on entry, the good end's count when known
      * (> 0: the step takes it instead of building and counting the good end; a count
      * is exact); on return, the good end's count the step judged against (0: none). */
@@ -213,6 +223,17 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
                                        const culprit_bisect__confirm_rules *rules);
+
+/* Runs, or pairs' differences, are judged inside Tukey's severe fences from this many
+ * on (sign.c, judged_runs()); with fewer, by all of them. */
+#define CULPRIT_BISECT__FENCE_MIN_N 20
+
+/* A step's change and its interval (sign.c): runs made in pairs by the pairs'
+ * differences dx[np] (NULL: Welch over the two sides xg[ng] and xc[nc]), each set
+ * judged inside the severe fences from CULPRIT_BISECT__FENCE_MIN_N values on. */
+int culprit_bisect__judge_runs(culprit_bisect_step *step, const double *xg, size_t ng,
+                               const double *xc, size_t nc, const double *dx, size_t np,
+                               double confidence);
 
 /*
  * A confirmation's rule where runs were preempted (sign.c; docs/detection.md, "Paired

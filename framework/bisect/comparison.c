@@ -5,7 +5,7 @@
  * After one warm-up run of each (the first run after a build is disturbed by it),
  * the good end and the candidate are run in pairs, back to back, every other pair
  * with the candidate first, and the step is judged on the pairs' differences, in
- * which the slow drift of a shared machine's speed cancels (judge()). Each run of
+ * which the slow drift of a shared machine's speed cancels (sign.c). Each run of
  * the command is one sample, so the interval includes what makes one run differ
  * from the next (the noise a within-run interval misses). A candidate is bad when
  * it is significantly slower at `confidence` by more than `threshold`, good when
@@ -27,29 +27,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * Runs (or differences of pairs of runs) as a step judges them: inside Tukey's severe
- * fences, as verdicts judge samples (docs/detection.md), so that a stall of the
- * machine that makes a few runs several times longer does not decide a step; but
- * only from FENCE_MIN_N values on. With fewer, the quartiles come from a handful of
- * values, the fences set aside values that only look extreme, and the interval of
- * the rest is too narrow: replayed on this machine's runs, unchanged commits were
- * judged slower 1.1% of the time with fences on 5 to 10 pairs, 0.1% without
- * (docs/bisect.md).
- */
-#define FENCE_MIN_N 20
-static int judged_runs(culprit_summary *out, const double *x, size_t n, double confidence)
-{
-    culprit_outliers f;
-    int error;
-
-    if (n < FENCE_MIN_N)
-        return culprit_stats_summarize(out, x, n, confidence);
-    if ((error = culprit_stats_outliers(&f, x, n)) < 0)
-        return error;
-    return culprit_stats_summarize_within(out, x, n, f.low_severe, f.high_severe, confidence);
-}
 
 /* The runs of one comparison: the two sides' samples and the pairs' differences. */
 typedef struct {
@@ -197,50 +174,6 @@ static int run_pairs(runs *r, size_t target, int warm[2])
     return 0;
 }
 
-/*
- * The step's change and its interval from the runs of the two sides. Runs made in
- * pairs (good end, then candidate, back to back) are compared pair by pair: the
- * machine's speed drifts slowly on a shared VM (successive runs are correlated), and
- * each pair's difference cancels what the two runs shared, so the interval of the
- * mean difference is far narrower than Welch's over the two sides as independent
- * samples (measured in docs/bisect.md). Differences are judged as single runs are
- * (judged_runs). Samples reused from history were not made in pairs:
- * with any of them, Welch's interval over the two sides is used.
- */
-static int judge(culprit_bisect_step *step, const double *xg, size_t ng, const double *xc,
-                 size_t nc, const double *dx, size_t np, double confidence)
-{
-    culprit_summary g, c;
-    culprit_welford wg, wc;
-    culprit_welch w;
-    int error;
-
-    if ((error = judged_runs(&g, xg, ng, confidence)) < 0 ||
-        (error = judged_runs(&c, xc, nc, confidence)) < 0)
-        return error;
-    culprit_stats_welford_from_summary(&wg, &g);
-    culprit_stats_welford_from_summary(&wc, &c);
-    step->good_mean_ns = wg.mean;
-    step->mean_ns = wc.mean;
-    if (dx && np >= 2) {
-        culprit_summary d;
-        if ((error = judged_runs(&d, dx, np, confidence)) < 0)
-            return error;
-        step->change = d.mean / wg.mean;
-        step->change_low = d.ci_low / wg.mean;
-        step->change_high = d.ci_high / wg.mean;
-        step->paired = d.n;
-        return 0;
-    }
-    if ((error = culprit_stats_welch(&w, &wg, &wc, confidence)) < 0)
-        return error;
-    step->change = w.diff / wg.mean;
-    step->change_low = w.low / wg.mean;
-    step->change_high = w.high / wg.mean;
-    step->paired = 0;
-    return 0;
-}
-
 /* Samples history already holds count first (probe->reuse). */
 static int reuse_history(runs *r, size_t max_runs)
 {
@@ -367,6 +300,69 @@ static size_t regular_looks(const culprit_bisect_options *o)
     return looks;
 }
 
+/* A confirmation's rule: CPU floors when a run was preempted and every run told its
+ * floor, in pairs. */
+static int judged_on_cpu(const runs *r, int paired)
+{
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+
+    return paired && r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
+}
+
+/* The change and its interval by the step's rule (judged_on_cpu(): below
+ * CULPRIT_BISECT__FENCE_MIN_N pairs, where fences cannot be set, by the sign test, sign.c, each
+ * bound missing at most (1 - confidence) / looks; from then on as times are, the mean inside the
+ * fences, at `confidence`), into `step`. */
+static int judge_by_rule(runs *r, culprit_bisect_step *step, int paired, double confidence,
+                         size_t looks)
+{
+    const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
+    int cpu = judged_on_cpu(r, paired);
+
+    if (cpu && r->np < CULPRIT_BISECT__FENCE_MIN_N)
+        return culprit_bisect__judge_floors(step, looks, r->cx[G], r->cn[G], r->cx[C], r->cn[C],
+                                            r->cdx, r->np, confidence);
+    if (cpu)
+        return culprit_bisect__judge_runs(step, r->cx[G], r->n[G], r->cx[C], r->n[C], r->cdx, r->np,
+                                          confidence);
+    return culprit_bisect__judge_runs(step, r->x[G], r->n[G], r->x[C], r->n[C],
+                                      paired ? r->dx : NULL, r->np, confidence);
+}
+
+/*
+ * The equivalence stop of a confirmation (docs/detection.md, "Paired confirmation"),
+ * at any look that did not decide: the change's one-sided upper bound at 1 -
+ * CULPRIT_BISECT__BELOW_TAIL (the sign test's order statistic, or the t interval's
+ * upper end at 1 - 2 tail two-sided) below the threshold says the later side is not
+ * slower by what matters, and the pairs stop there (Pinpoint's "same"). An unchanged
+ * commit's floors vary by about the threshold, so at 95% they rarely rule it out
+ * before the budget; at 80% one-sided, 10 pairs of them usually do. A slowdown
+ * whose pairs' median is at the threshold is stopped this way at most
+ * CULPRIT_BISECT__BELOW_TAIL of the time at each look; a larger one far less often
+ * (its pairs mostly exceed the threshold). 1 in *below with the bound in *high.
+ */
+static int shown_below(runs *r, int paired, int *below, double *high)
+{
+    culprit_bisect_step t;
+    int error;
+
+    *below = 0;
+    if (!r->s->stop_below || !paired || r->np < 2)
+        return 0;
+    memset(&t, 0, sizeof(t));
+    /* looks 1: the floors' bound misses at most 1 - (1 - tail) = tail; the t interval
+     * at 1 - 2 tail two-sided misses above at most tail */
+    if ((error = judge_by_rule(r, &t, paired,
+                               judged_on_cpu(r, paired) && r->np < CULPRIT_BISECT__FENCE_MIN_N
+                                   ? 1 - CULPRIT_BISECT__BELOW_TAIL
+                                   : 1 - 2 * CULPRIT_BISECT__BELOW_TAIL,
+                               1)) < 0)
+        return error;
+    *high = t.change_high;
+    *below = t.change_high < r->s->opts->measure.threshold;
+    return 0;
+}
+
 /* Judges the runs so far at `confidence` into `step` and says whether it is decided:
  * bad (significantly slower, and by more than the threshold: stats' rule, as
  * verdicts and the call-tree diff judge) or good (a slowdown beyond the threshold
@@ -375,19 +371,9 @@ static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confi
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
     double threshold = r->s->opts->measure.threshold;
-    /* A confirmation's rule: CPU floors when a run was preempted and every run told its
-     * floor, in pairs; below FENCE_MIN_N pairs, where fences cannot be set, by the
-     * sign test (sign.c), from then on as times are (the mean inside the fences). */
-    int cpu = paired && r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
-    int error;
+    int cpu = judged_on_cpu(r, paired), error;
 
-    if ((error =
-             cpu && r->np < FENCE_MIN_N
-                 ? culprit_bisect__judge_floors(step, regular_looks(r->s->opts), r->cx[G], r->cn[G],
-                                                r->cx[C], r->cn[C], r->cdx, r->np, confidence)
-             : cpu ? judge(step, r->cx[G], r->n[G], r->cx[C], r->n[C], r->cdx, r->np, confidence)
-                   : judge(step, r->x[G], r->n[G], r->x[C], r->n[C], paired ? r->dx : NULL, r->np,
-                           confidence)) < 0)
+    if ((error = judge_by_rule(r, step, paired, confidence, regular_looks(r->s->opts))) < 0)
         return error;
     step->cpu = cpu;
     step->preempted = r->npreempted;
@@ -480,6 +466,15 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             return error;
         if (pooled)
             on_pool = culprit_bisect__pooled_judge(r->s, step, r->lx, r->np, confidence, &decided);
+        if (!decided && (error = shown_below(r, paired, &step->below, &step->below_high)) < 0)
+            return error;
+        if (step->below) { /* not slower by what matters: the figures of this look */
+            step->verdict = CULPRIT_BISECT_GOOD;
+            step->undecided = 0;
+            step->out_of_time = r->out_of_time;
+            step->reused = r->s->result->reused - reused;
+            return 0;
+        }
         if (r->out_of_time) { /* the budget's end: the figures so far */
             step->undecided = !decided;
             step->out_of_time = 1;

@@ -48,6 +48,7 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         s.on_pair = rules->on_pair;
         s.on_pair_payload = rules->on_pair_payload;
         s.good_count = rules->good_count ? *rules->good_count : 0;
+        s.stop_below = rules->stop_below;
     }
     if ((error = culprit_vcs_open(&s.repo,
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
@@ -79,6 +80,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->out_of_time = step->out_of_time;
         if (rules && rules->good_count)
             *rules->good_count = step->deterministic ? step->good_mean_ns : 0;
+        out->below = step->below;
+        out->below_high = step->below_high;
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -174,7 +177,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     culprit_verdict *v = &result->verdicts[i];
     culprit_bisect_options pair = o->pair;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair, NULL, NULL, 1, NULL};
     culprit_bisect__probe probe;
     culprit_paired_confirmation p;
     one_test t;
@@ -212,7 +215,9 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
                                       c.slower,
                                       c.cpu,
                                       c.preempted,
-                                      c.out_of_time};
+                                      c.out_of_time,
+                                      c.below,
+                                      c.below_high};
     if (culprit_detect_apply_paired(v, &p, o->confidence) < 0)
         return CULPRIT_ERROR;
     t.p.pairs = p.pairs;

@@ -366,7 +366,7 @@ static int measure(culprit_fanout_record *out, const culprit_bisect_options *opt
     culprit_bisect__probe probe;
     culprit_bisect__side failed = CULPRIT_BISECT__CT_GOOD; /* none */
     double known = culprit_bisect__counted(opts) ? good_count_of(st) : 0, count = known;
-    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed, &count};
+    culprit_bisect__confirm_rules rules = {0, 0, NULL, NULL, &failed, 0, &count};
     int error;
 
     o.good = st->good;

@@ -246,7 +246,12 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
                                p->result->preempted, 2 * p->result->runs);
         else
             culprit_buf_puts(&line, "; judged on time: no run was preempted");
-        if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time)
+        if (p->event == CULPRIT_CONFIRM_DONE && p->result->below)
+            culprit_buf_printf(&line,
+                               "; stopped early: below the threshold (one-sided 80%% upper bound "
+                               "%+.1f%%)",
+                               100 * p->result->below_high);
+        else if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time)
             culprit_buf_puts(&line, "; stopped by the time budget (--confirm-budget)");
         /* --investigate bisects only what the pairs confirmed. */
         if (p->event == CULPRIT_CONFIRM_DONE && o->which == CULPRIT_CONFIRM_UNCONFIRMED)

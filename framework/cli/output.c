@@ -215,6 +215,9 @@ static json_t *json_paired(const culprit_paired_confirmation *c)
     json_object_set_new(o, "judged", json_string(c->cpu ? "cpu_ns" : "time"));
     json_object_set_new(o, "preempted_runs", json_integer((json_int_t)c->preempted));
     json_object_set_new(o, "out_of_time", json_boolean(c->out_of_time));
+    /* The equivalence stop: not slower, its one-sided 80% upper bound below the
+     * threshold (null when it did not stop that way). */
+    json_object_set_new(o, "below_high", c->below ? cli_json_number(c->below_high) : json_null());
     return o;
 }
 

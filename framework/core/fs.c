@@ -151,8 +151,9 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
 {
     culprit_buf tmp = CULPRIT_BUF_INIT;
     char *target = NULL;
-    int fd = -1, error = 0, through = 0;
+    int fd = -1, error = 0, through = 0, sync = !(no_replace & CULPRIT_FS_NO_SYNC);
 
+    no_replace &= ~CULPRIT_FS_NO_SYNC;
     /* With no_replace, link() below never replaces anything, whatever it is. */
     if (!no_replace && (error = output_kind(path, &target, &through)) < 0)
         goto cleanup;
@@ -179,7 +180,7 @@ int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int 
         umask(mask);
         fchmod(fd, 0666 & ~mask);
     }
-    if (culprit_fs__write_all(fd, data, len) < 0 || fsync(fd) < 0) {
+    if (culprit_fs__write_all(fd, data, len) < 0 || (sync && fsync(fd) < 0)) {
         error = culprit_error_set_os("cannot write '%s'", tmp.ptr);
         goto cleanup;
     }

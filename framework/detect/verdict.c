@@ -157,7 +157,10 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
     if (c->cpu)
         culprit_buf_printf(b, ", on CPU floors (%zu run%s preempted)", c->preempted,
                            c->preempted == 1 ? "" : "s");
-    if (c->out_of_time)
+    if (c->below)
+        culprit_buf_printf(b, ", stopped early: below the threshold (80%% upper bound %+.1f%%)",
+                           100 * c->below_high);
+    else if (c->out_of_time)
         culprit_buf_puts(b, ", stopped by the time budget");
 }
 

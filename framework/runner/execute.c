@@ -305,7 +305,8 @@ static int hand_back(const culprit_runner_job *job, const char *path)
         culprit_str_set(&r->name, job->test->name) == 0 &&
         culprit_str_set(&run->suite, job->suite) == 0) {
         failed = run_here(r, job, 1);
-        if (culprit_history_write_file(run, path, 0) < 0) {
+        /* read by the runner at once, then deleted: no fsync (core.h) */
+        if (culprit_history_write_file(run, path, CULPRIT_FS_NO_SYNC) < 0) {
             fprintf(stderr, "culprit: cannot hand the result back: %s\n", culprit_error_last());
             failed = 3;
         }

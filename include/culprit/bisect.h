@@ -389,10 +389,14 @@ typedef struct {
                                                  history; or the deterministic rule) */
     size_t builds;                          /**< commits built */
     int deterministic;                      /**< judged on counts (an "instructions" metric) */
-    int cpu;          /**< judged on each run's CPU time: a run had preempted samples */
-    size_t preempted; /**< runs (both sides) with preempted samples */
-    int out_of_time;  /**< the time budget stopped it: the figures are those so far */
-    double seconds;   /**< wall time it took, builds included */
+    int cpu;           /**< judged on each run's CPU time: a run had preempted samples */
+    size_t preempted;  /**< runs (both sides) with preempted samples */
+    int out_of_time;   /**< the time budget stopped it: the figures are those so far */
+    double seconds;    /**< wall time it took, builds included */
+    int below;         /**< stopped as not slower: the change's one-sided 80% upper bound
+                            (below_high) fell below the threshold (docs/detection.md,
+                            "Paired confirmation") */
+    double below_high; /**< that bound when below */
 } culprit_bisect_confirmation;
 
 /**
@@ -507,10 +511,13 @@ typedef struct culprit_bisect_step {
                             step and an independent confirmation of it together (a culprit
                             found by such a step against its parent is not measured again) */
     /* A paired confirmation's (culprit_bisect_confirm_check); 0 in a bisection: */
-    int cpu;          /**< judged on each run's CPU floor (the test's cpu_ns), not its time:
-                           some run of the step had preempted samples */
-    size_t preempted; /**< runs of the step (both sides) with preempted samples */
-    int out_of_time;  /**< the time budget ended the step: the figures are those so far */
+    int cpu;           /**< judged on each run's CPU floor (the test's cpu_ns), not its time:
+                            some run of the step had preempted samples */
+    size_t preempted;  /**< runs of the step (both sides) with preempted samples */
+    int out_of_time;   /**< the time budget ended the step: the figures are those so far */
+    int below;         /**< a confirmation stopped as not slower: the change's one-sided 80%
+                            upper bound (below_high) fell below the threshold */
+    double below_high; /**< that bound when below */
     /** Fanned out (culprit_bisect_fanout_finish()): the round of probes the step was
      * measured in, each probe on its runner (1, 2, ...); 0: a step of this process. */
     size_t round;

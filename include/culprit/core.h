@@ -281,8 +281,15 @@ int culprit_fs_mkdir_p(const char *path);
  * is replaced, the link kept), a character device or a FIFO is written through
  * (/dev/stdout, /dev/null; an error for a FIFO without a reader or a full device),
  * a directory, socket or block device refused with an error naming it.
+ * `no_replace` may carry CULPRIT_FS_NO_SYNC too.
  */
 int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
+
+/** With culprit_fs_write_atomic's no_replace (or-ed with 0 or 1): no fsync before the
+ * rename, for a scratch file another process reads at once and then deletes (a test's
+ * result handed from its measuring process to the runner): durability buys nothing
+ * there, and on a busy disk an fsync costs a tenth of a second or more. */
+#define CULPRIT_FS_NO_SYNC 2
 
 /** Where temporary files go: $TMPDIR when set and not empty, else "/tmp". */
 const char *culprit_fs_tmpdir(void);

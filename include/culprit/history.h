@@ -193,7 +193,8 @@ int culprit_history_test_result_line(culprit_buf *out, const culprit_test_result
 
 /**
  * Writes the run to `path` atomically (temporary file and rename). With
- * no_replace, an existing file is never replaced (CULPRIT_EEXISTS).
+ * no_replace, an existing file is never replaced (CULPRIT_EEXISTS); it may carry
+ * CULPRIT_FS_NO_SYNC (core.h: no fsync, for a scratch file read at once).
  */
 int culprit_history_write_file(const culprit_run *run, const char *path, int no_replace);
 

@@ -6,7 +6,8 @@
 # change), as a real test binary does: the pairs run the judged test alone
 # ($CULPRIT_FILTER), stop at the budget (60 s, --max-runs 30 pairs) and, when runs
 # were preempted, judge each run's CPU floor (its fastest sample's CPU time), by the
-# sign test below 20 pairs (docs/detection.md, "Paired confirmation").
+# sign test below 20 pairs, and stop, not slower, once the change's one-sided 80%
+# upper bound is below the threshold (docs/detection.md, "Paired confirmation").
 # Goals (issue 25, at load >= 8): +10% confirmed >= 95%, +5% >= 80%, A/A <= 1%,
 # median time per confirmation <= 20 s. The load is printed with every trial.
 #
@@ -173,7 +174,7 @@ for t in $(seq "$most"); do
     (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
       --test bench.work_1ms --confirm --build "$build" --run './perf --quiet' \
       "${confirm_opts[@]}" > "$work/p.json" 2> "$work/p.err") || true
-    rule=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['tests'][0].get('paired') or {}; print(p.get('judged'), p.get('preempted_runs'), p.get('out_of_time'))" "$work/p.json" 2>/dev/null || echo "- - -")
+    rule=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['tests'][0].get('paired') or {}; print(p.get('judged'), p.get('preempted_runs'), p.get('out_of_time'), p.get('below_high'))" "$work/p.json" 2>/dev/null || echo "- - - -")
     s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))")
     secs[$e]+=" $s"
     read -r v ev slower np < <(verdict "$work/p.json")
@@ -186,7 +187,7 @@ for t in $(seq "$most"); do
       mkdir -p "$LOG"; cp "$work/u.json" "$LOG/${e}_${t}_unpaired.json"
       cp "$work/p.json" "$LOG/${e}_${t}_paired.json"; cp -r "$hist" "$LOG/${e}_${t}_history"
     fi
-    echo "  $e trial $t: unpaired $uv ($uev), mw $mwv, paired $v ($ev, slower $slower, $np pairs; judged, preempted, out of time: $rule), ${s} s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "  $e trial $t: unpaired $uv ($uev), mw $mwv, paired $v ($ev, slower $slower, $np pairs; judged, preempted, out of time, below_high: $rule), ${s} s; load $(cut -d' ' -f1-3 /proc/loadavg)"
   done
 done
 med() { [ $# -eq 0 ] && { echo -; return; }; python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.1f' % v[len(v)//2])" "$@"; }

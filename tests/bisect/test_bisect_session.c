@@ -49,6 +49,7 @@ typedef struct {
      * (relative, a sequence the pairs do not cancel), its CPU time only the jitter;
      * every run preempted or none. */
     double wall_noise;
+    double cpu_noise; /* the CPU time's too (a floor's spread on a loaded machine) */
     int preempted;
     double last_cpu;
     /* Every slow_every-th run (0 none) falls in a slow phase of the machine: its time
@@ -103,7 +104,7 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
         rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
     if (f->slow_every && f->ncalls % (size_t)f->slow_every == 0)
         rel += 0.8;
-    f->last_cpu = f->mean[c] * (1 + rel);
+    f->last_cpu = f->mean[c] * (1 + rel + f->cpu_noise * noise[f->ncalls % 11]);
     *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
     if (len + 8 < sizeof(f->runs))
         snprintf(f->runs + len, sizeof(f->runs) - len, "%s%c%d", len ? " " : "",
@@ -787,7 +788,7 @@ static void test_confirm_rules(void **state)
     scenario *sc = *state;
     culprit_bisect_confirmation c;
     size_t told = 0;
-    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, on_pair_count, &told, NULL, 0, NULL};
 
     linear(sc, 2, 1, 0.10);
     sc->f.wall_noise = 0.5; /* the time cannot tell +10% in 30 pairs; CPU time can */
@@ -838,7 +839,7 @@ static void test_confirm_slow_phases(void **state)
 {
     scenario *sc = *state;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, NULL};
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 0, NULL};
 
     linear(sc, 2, 1, 0.10);
     sc->f.slow_every = 8; /* runs 8, 16, ...: the candidate's, first in odd pairs */
@@ -852,6 +853,39 @@ static void test_confirm_slow_phases(void **state)
     linear(sc, 2, 1, 0.0);
     confirm_rules(sc, &rules, &c);
     assert_int_not_equal(c.slower, 1);
+}
+
+/* The equivalence stop: an unchanged commit whose floors vary by about the
+ * threshold (2%) is not ruled out at 95% in 30 pairs, and runs to the end still
+ * unknown; with stop_below its one-sided 80% bound falls below the threshold
+ * early, and the pairs stop there, not slower, saying so. A +10% slowdown with the
+ * same spread never stops that way: it is confirmed. */
+static void test_confirm_stops_below(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 0, NULL};
+    size_t without;
+
+    linear(sc, 2, 1, 0.0);
+    sc->f.cpu_noise = 0.04;
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.cpu, 1);
+    assert_int_equal(c.below, 0);
+    assert_int_equal(c.slower, -1);
+    without = c.pairs;
+    rules.stop_below = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.below, 1);
+    assert_int_equal(c.slower, 0);
+    assert_true(c.pairs < without);
+    assert_true(c.below_high < 0.02);
+    assert_true(c.change_high >= 0.02); /* the 95% interval alone had not decided */
+    linear(sc, 2, 1, 0.10);
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.below, 0);
+    assert_int_equal(c.slower, 1);
 }
 
 /* A perf test's series of nanoseconds (--metric cpu_ns) is a time, judged in pairs; a
@@ -1046,6 +1080,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_stops_below, setup, teardown),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
         cmocka_unit_test(test_reuse_agrees_with_detection),

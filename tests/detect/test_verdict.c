@@ -510,10 +510,10 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
     culprit_test_result *b = add(before, "x", 50, 500e3, 5e3);
     culprit_test_result *t = add(now, "x", 50, 470e3, 5e3);
-    culprit_paired_confirmation slower = {20, 0.05, 0.01, 0.09, 1, 0, 0, 0};
-    culprit_paired_confirmation same = {20, 0.002, -0.01, 0.014, 0, 0, 0, 0};
-    culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0, 0, 0, 0};
-    culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1, 0, 0, 0};
+    culprit_paired_confirmation slower = {20, 0.05, 0.01, 0.09, 1, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation same = {20, 0.002, -0.01, 0.014, 0, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1, 0, 0, 0, 0, 0};
     culprit_verdict v;
     culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0, NULL, NULL};
     const culprit_test_result *results[1] = {b};
