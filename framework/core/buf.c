@@ -56,14 +56,27 @@ int culprit_buf_puts(culprit_buf *buf, const char *str)
 
 int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
 {
+    size_t room = buf->asize > buf->size ? buf->asize - buf->size : 0;
     va_list ap;
     int len, error;
 
+    /* One pass when the text fits the room left (most calls: a number, a word), a
+     * second only after growing; formatting twice each time cost composing 100,000
+     * verdict messages a third of their time. */
     va_start(ap, fmt);
-    len = vsnprintf(NULL, 0, fmt, ap);
+    len = vsnprintf(room ? buf->ptr + buf->size : NULL, room, fmt, ap);
     va_end(ap);
-    if (len < 0)
+    if (len < 0) {
+        if (room)
+            buf->ptr[buf->size] = '\0';
         return culprit_error_set(CULPRIT_ERROR, "bad format string");
+    }
+    if ((size_t)len < room) {
+        buf->size += (size_t)len;
+        return 0;
+    }
+    if (room)
+        buf->ptr[buf->size] = '\0'; /* the cut text written into the room */
     if ((error = culprit_buf_grow(buf, (size_t)len)) < 0)
         return error;
     va_start(ap, fmt);

@@ -329,23 +329,30 @@ fail:
     return error;
 }
 
-int culprit_detect_check_wants_more(const culprit_check_result *result, size_t i,
-                                    const culprit_history_runs *runs,
-                                    const culprit_check_options *opts)
+size_t culprit_detect_check_history_need(const culprit_check_options *opts)
 {
     culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
-    const culprit_run *now_run = result->now_runs[i];
-    const culprit_test_result *now = result->now[i];
-    size_t need, found = 0;
+    size_t need;
 
     if (!opts)
         opts = &defaults;
     need = opts->noise_window + opts->pool;
+    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
+        need = opts->rules.history;
+    return need ? need : 1;
+}
+
+int culprit_detect_check_wants_more(const culprit_check_result *result, size_t i,
+                                    const culprit_history_runs *runs,
+                                    const culprit_check_options *opts)
+{
+    const culprit_run *now_run = result->now_runs[i];
+    const culprit_test_result *now = result->now[i];
+    size_t need = culprit_detect_check_history_need(opts), found = 0;
+
     if (result->verdicts[i].kind == CULPRIT_VERDICT_NO_BASELINE ||
         result->verdicts[i].kind == CULPRIT_VERDICT_MIXED)
         return 1;
-    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
-        need = opts->rules.history;
     for (size_t r = 0; r < runs->nruns && found < need; r++) {
         const culprit_run *run = runs->runs[r];
         const culprit_test_result *t;

@@ -1,7 +1,8 @@
 /*
  * culprit_detect_check_commit(): a whole `culprit check` of one commit through the library
- * alone. It reads the history source incrementally (the commit and its newest
- * CHECK_FIRST first-parent ancestors, CHECK_GROWTH times more while a test may lack
+ * alone. It reads the history source incrementally (the commit and as many
+ * first-parent ancestors as a test measured at every commit needs,
+ * culprit_detect_check_history_need(); CHECK_GROWTH times more while a test may lack
  * its baseline or its noise history: culprit_detect_check_wants_more()), selects the
  * judged metric in every run it read, judges (culprit_detect_check()), and with a
  * re-run hook re-judges the flagged tests (culprit_detect_check_flagged()) after their
@@ -12,9 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The commits a check reads first: enough for the noise window and the pool of a
- * test measured at every commit. */
-#define CHECK_FIRST  32
+/* How many times more commits a check reads while a test may lack history. */
 #define CHECK_GROWTH 8
 
 unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts)
@@ -65,17 +64,20 @@ static int judge(culprit_check_result *result, culprit_history_runs *runs,
     return culprit_detect_check(result, runs, o->commit, o->bases, o->nbases, opts);
 }
 
-/* Reads the newest CHECK_FIRST ancestors, then CHECK_GROWTH times more while a test
- * may lack history (the whole store under o->read_all). */
+/* Reads the newest ancestors a test measured at every commit needs (11 by default:
+ * reading 32 tripled the cost of a check at 100,000 tests, issue 23), then
+ * CHECK_GROWTH times more while a test may lack history (the whole store under
+ * o->read_all). */
 static int judge_along(culprit_check_result *result, culprit_history_runs *runs,
                        const culprit_history_source *src, const culprit_check_commit_options *o)
 {
     const char **commits;
-    size_t nbases = o->nbases, k = nbases < CHECK_FIRST ? nbases : CHECK_FIRST;
+    size_t nbases = o->nbases, k = culprit_detect_check_history_need(o->check);
     int error = 0, more = 1;
 
     if (o->read_all)
         return judge(result, runs, src, NULL, 0, o);
+    k = k < nbases ? k : nbases;
     if (!(commits = malloc((nbases + 1) * sizeof(*commits))))
         return CULPRIT_ERROR_NOMEM();
     commits[0] = o->commit;

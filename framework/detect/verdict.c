@@ -203,6 +203,7 @@ static char *compose_message(const culprit_verdict *v, double confidence)
     culprit_buf b = CULPRIT_BUF_INIT;
     int compared = isfinite(v->change);
 
+    culprit_buf_grow(&b, 255); /* most messages fit: no regrowing */
     culprit_buf_printf(&b, "%s: ", v->test);
     switch (v->kind) {
     case CULPRIT_VERDICT_NOT_RUN:

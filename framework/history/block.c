@@ -250,6 +250,7 @@ typedef struct {
     const char *p, *end; /* what is left of the text */
     size_t lineno;
     culprit_test_result *test;
+    size_t series_room; /* entries reserved for the series (culprit_history__series_reserve) */
 } block_reader;
 
 /* The next line without its '\n' in [*line, *eol); 0 at the end of the text. */
@@ -312,12 +313,27 @@ static int set_field(block_reader *r, const struct field *f, const char *value, 
     return 0;
 }
 
+/* The lines from `line` on that start with "series ": the writer puts them together. */
+static size_t series_lines(const char *line, const char *end)
+{
+    size_t n = 0;
+
+    while ((size_t)(end - line) > 7 && !memcmp(line, "series ", 7)) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        n++;
+        if (!nl)
+            break;
+        line = nl + 1;
+    }
+    return n;
+}
+
 static int parse_series_line(block_reader *r, const char *value, const char *eol, const char *line)
 {
     const char *sp = memchr(value, ' ', (size_t)(eol - value));
     char name[256];
     uint64_t n = 0;
-    int absent;
+    int absent, error;
 
     if (!sp || sp == value || (size_t)(sp - value) >= sizeof(name))
         return bad_line(r, "malformed series line", line, eol);
@@ -326,7 +342,12 @@ static int parse_series_line(block_reader *r, const char *value, const char *eol
     absent = (eol - sp - 1 == 6 && !memcmp(sp + 1, "absent", 6));
     if (!absent && culprit_history__parse_uint(&n, sp + 1, eol, SIZE_MAX) < 0)
         return bad_line(r, "malformed series length", line, eol);
-    if (culprit_history_test_result_add_series(r->test, name, NULL, 0, absent) < 0)
+    if (r->test->nseries == 0)
+        r->series_room = culprit_history__series_reserve(r->test, series_lines(line, r->end));
+    error = r->test->nseries < r->series_room
+                ? culprit_history__series_fill(r->test, name, NULL, 0, absent)
+                : culprit_history_test_result_add_series(r->test, name, NULL, 0, absent);
+    if (error < 0)
         return CULPRIT_ERROR;
     r->test->series[r->test->nseries - 1].n = (size_t)n;
     return 0;
@@ -385,7 +406,7 @@ static int parse_samples(block_reader *r)
 int culprit_history__block_parse(culprit_test_result *test, const char *text, size_t len,
                                  unsigned int flags)
 {
-    block_reader r = {text, text + len, 0, test};
+    block_reader r = {text, text + len, 0, test, 0};
     const char *line, *eol;
     size_t cursor = 0, magiclen = strlen(CULPRIT_HISTORY__BLOCK_MAGIC);
     uint64_t version;

@@ -68,6 +68,19 @@ int culprit_history__pack_series(culprit_buf *out, const double *v, size_t n);
 #define CULPRIT_HISTORY__PACK_MIN 8
 
 /*
+ * For a test without series: one array for its `n` series, as large as adding them
+ * one by one would leave it (4, then doubling), so the block parser's 13 series cost
+ * one allocation instead of three (issue 23). Returns the entries it holds, 0 when
+ * nothing was reserved (the test has series, n is 0, or out of memory: then
+ * culprit_history_test_result_add_series() grows the array as usual).
+ */
+size_t culprit_history__series_reserve(culprit_test_result *test, size_t n);
+/* Appends a series as culprit_history_test_result_add_series() does, into an entry
+ * already reserved (nseries below what culprit_history__series_reserve() returned). */
+int culprit_history__series_fill(culprit_test_result *test, const char *name, const double *values,
+                                 size_t n, int absent);
+
+/*
  * Decodes the packed form [p, end) ("~S BASE64") of a series of n values into a
  * malloc'd *values. -1 when malformed, or when it holds other than n values.
  */

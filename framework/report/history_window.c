@@ -84,22 +84,6 @@ cleanup:
  * ones hold. */
 #define READ_GROWTH 8
 
-/* The commits read first beyond the window's own: what the oldest point reads of a
- * test measured at every commit (the noise window and the pool, or the rules' history),
- * so that a window of 30 reads 41 commits, not more, when nothing is missing. */
-static size_t read_first(const culprit_check_options *opts)
-{
-    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
-    size_t need;
-
-    if (!opts)
-        opts = &defaults;
-    need = opts->noise_window + opts->pool;
-    if ((opts->detectors & CULPRIT_DETECTOR_RULES) && opts->rules.history > need)
-        need = opts->rules.history;
-    return need ? need : 1;
-}
-
 /* Reads the runs of chain[from..to) through `load` and adds them to `runs`, kept in
  * the order of culprit_history_load() (time, then id). */
 static int read_more(culprit_history_runs *runs, const char *const *chain, size_t from, size_t to,
@@ -222,7 +206,11 @@ int culprit_report_add_history_read(culprit_report *report, culprit_history_runs
         error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
-    want = window + read_first(opts) < nshas ? window + read_first(opts) : nshas;
+    /* First the window and what its oldest point reads of a test measured at every
+     * commit, so that a window of 30 reads 41 commits, not more, when nothing is
+     * missing. */
+    want = window + culprit_detect_check_history_need(opts);
+    want = want < nshas ? want : nshas;
     while (more) {
         results_dispose(results, window);
         if ((error = read_more(runs, chain, read, want, load, payload)) < 0 ||

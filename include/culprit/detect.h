@@ -865,6 +865,15 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
 void culprit_detect_check_result_dispose(culprit_check_result *result);
 
 /**
+ * The comparable earlier runs a test needs before reading more history cannot change
+ * its verdict: the noise model's window and the pool (noise_window + pool), or the
+ * rules' history when the rules run; at least 1. NULL: the defaults (11). What
+ * culprit_detect_check_wants_more() looks for, and how many ancestors `culprit check`
+ * and `culprit history` read first (docs/cli.md).
+ */
+size_t culprit_detect_check_history_need(const culprit_check_options *opts);
+
+/**
  * 1 when test i of `result`, a check of `runs` holding the runs of only the newest
  * first-parent commits (the commit judged and its nearest ancestors), may lack
  * history that older commits hold: nothing comparable was found (no baseline, or
@@ -981,8 +990,9 @@ typedef struct {
     size_t nbases;
     int read_all; /**< read the whole store at once (an explicit baseline, or a shallow
                        clone whose runs beyond the boundary are counted); 0: the commit
-                       and its newest 32 bases, then 8 times more while a test may lack
-                       history (culprit_detect_check_wants_more()) */
+                       and its newest culprit_detect_check_history_need() bases, then 8
+                       times more while a test may lack history
+                       (culprit_detect_check_wants_more()) */
     culprit_check_rerun_fn rerun;             /**< NULL: no confirmation; else each flagged test is
                                                    re-run and the whole store judged again */
     culprit_check_unconfirmed_fn unconfirmed; /**< NULL, or told of each unconfirmed test */

@@ -62,6 +62,7 @@ static void strmap_finds_every_key_and_keeps_the_first(void **state)
 static void buf_grows_and_stays_terminated(void **state)
 {
     culprit_buf buf = CULPRIT_BUF_INIT;
+    size_t width;
     (void)state;
     assert_string_equal(culprit_buf_cstr(&buf), "");
     for (int i = 0; i < 1000; i++)
@@ -69,6 +70,16 @@ static void buf_grows_and_stays_terminated(void **state)
     assert_int_equal(buf.size, 2000);
     assert_int_equal(strlen(buf.ptr), 2000);
     assert_memory_equal(buf.ptr, "0,1,2,", 6);
+    /* Text longer than the room left: cut there first, then written whole. */
+    culprit_buf_clear(&buf);
+    assert_int_equal(culprit_buf_puts(&buf, "ab"), 0);
+    width = buf.asize;
+    assert_int_equal(culprit_buf_printf(&buf, "%0*d|", (int)width, 7), 0);
+    assert_int_equal(buf.size, 2 + width + 1);
+    assert_int_equal(strlen(buf.ptr), buf.size);
+    assert_memory_equal(buf.ptr, "ab000", 5);
+    assert_int_equal(buf.ptr[buf.size - 2], '7');
+    assert_int_equal(buf.ptr[buf.size - 1], '|');
     culprit_buf_clear(&buf);
     assert_string_equal(culprit_buf_cstr(&buf), "");
     culprit_buf_dispose(&buf);

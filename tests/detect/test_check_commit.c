@@ -4,11 +4,14 @@
  * same data. The data is the CLI tests' scenario (one test per verdict) split
  * between the two halves of the history: the baselines' runs only in the shared
  * ref refs/culprit/history, the judged commit's runs in the directory (and in the
- * ref too, read once). Plus the one meaning of "flagged" and the options' version.
+ * ref too, read once). Plus the one meaning of "flagged" and the options' version,
+ * and what a check reads: the commit and the ancestors a test measured at every commit
+ * needs (culprit_detect_check_history_need()), more only while a test lacks them.
  */
 #include "support/test.h"
 #include "support/cli_fixture.h"
 #include "support/git_fixture.h"
+#include "support/tmpdir.h"
 
 #include <dirent.h>
 #include <jansson.h>
@@ -145,11 +148,58 @@ static void library_check_equals_command(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* A directory of 20 commits, one run of one test each, the newest judged against the
+ * other 19: a check reads the commit and the 11 ancestors the defaults need (the
+ * noise window and the pool), not 32; with the newest 11 ancestors measured on
+ * another machine (not comparable), it reads on, to all 19. */
+static void reads_what_a_test_needs(void **state)
+{
+    static const synthetic_test t[] = {{"t", 100000, 1000, 30, "fast", CULPRIT_STATUS_PASS}};
+    char *dir = test_tmpdir_new("check-reads");
+    char sha[20][41], stamp[32];
+    const char *bases[19];
+    culprit_history_source *src = NULL;
+    culprit_history_runs runs;
+    culprit_check_result result;
+    culprit_check_options check = CULPRIT_CHECK_OPTIONS_INIT;
+    culprit_check_commit_options o = {.version = CULPRIT_CHECK_COMMIT_OPTIONS_VERSION};
+
+    (void)state;
+    assert_int_equal(culprit_detect_check_history_need(&check), 11);
+    assert_int_equal(culprit_detect_check_history_need(NULL), 11);
+    for (int other = 0; other < 2; other++) {
+        test_tmpdir_remove(dir);
+        for (int i = 0; i < 20; i++) {
+            snprintf(sha[i], sizeof(sha[i]), "%02d%038d", i, 0);
+            snprintf(stamp, sizeof(stamp), "2026-01-01T00:%02d:00Z", i);
+            fixture_store(dir, fixture_run("s", sha[i], stamp,
+                                           other && i >= 8 && i < 19 ? "other" : "m", t, 1));
+        }
+        for (int i = 0; i < 19; i++)
+            bases[i] = sha[18 - i];
+        assert_int_equal(culprit_history_source_open(&src, dir, NULL, CULPRIT_HISTORY_FROM_DIR), 0);
+        o.check = &check;
+        o.commit = sha[19];
+        o.bases = bases;
+        o.nbases = 19;
+        assert_int_equal(culprit_detect_check_commit(&result, &runs, src, &o), 0);
+        assert_int_equal(result.n, 1);
+        assert_int_equal(runs.nruns, other ? 20 : 12);
+        assert_int_not_equal(result.verdicts[0].kind, CULPRIT_VERDICT_NO_BASELINE);
+        culprit_detect_check_result_dispose(&result);
+        culprit_history_runs_dispose(&runs);
+        culprit_history_source_free(src);
+    }
+    test_tmpdir_remove(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(library_check_equals_command, fixture_setup,
                                         fixture_teardown),
+        cmocka_unit_test(reads_what_a_test_needs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -926,6 +926,52 @@ static void files_of_any_size_read_back(void **state)
     free(dir);
 }
 
+/* A test's series read from a file (one array reserved for them all) take more
+ * series afterwards as one built series by series does: for 1 to 17 series read,
+ * 20 more added, every name and length where it was put. */
+static void series_read_at_once_still_grow(void **state)
+{
+    culprit_run *run = NULL, *back = NULL;
+    culprit_test_result *t;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    double v[3] = {1, 2, 3};
+    char name[32];
+    (void)state;
+
+    for (size_t n = 1; n <= 17; n++) {
+        assert_int_equal(culprit_history_run_new(&run), 0);
+        culprit_str_set(&run->suite, "s");
+        culprit_str_set(&run->commit, "0123456789abcdef0123456789abcdef01234567");
+        culprit_str_set(&run->timestamp, "2026-11-22T13:05:00Z");
+        assert_int_equal(culprit_history_run_add_test(&t, run), 0);
+        culprit_str_set(&t->name, "t");
+        t->status = CULPRIT_STATUS_PASS;
+        for (size_t k = 0; k < n; k++) {
+            snprintf(name, sizeof(name), "s%zu", k);
+            assert_int_equal(culprit_history_test_result_add_series(t, name, v, 3, k == 1), 0);
+        }
+        culprit_buf_clear(&doc);
+        assert_int_equal(culprit_history_format(&doc, run), 0);
+        assert_int_equal(culprit_history_read_memory(&back, doc.ptr, doc.size, "m", 0), 0);
+        t = &back->tests[0];
+        assert_int_equal(t->nseries, n);
+        for (size_t k = n; k < n + 20; k++) {
+            snprintf(name, sizeof(name), "s%zu", k);
+            assert_int_equal(culprit_history_test_result_add_series(t, name, v, 3, 0), 0);
+        }
+        assert_int_equal(t->nseries, n + 20);
+        for (size_t k = 0; k < n + 20; k++) {
+            snprintf(name, sizeof(name), "s%zu", k);
+            assert_string_equal(t->series[k].name, name);
+            assert_int_equal(t->series[k].n, k == 1 && k < n ? 0 : 3);
+            assert_int_equal(t->series[k].absent, k == 1 && k < n);
+        }
+        culprit_history_run_free(back);
+        culprit_history_run_free(run);
+    }
+    culprit_buf_dispose(&doc);
+}
+
 /* culprit_history_run_find_test() indexes a run of many tests: the first of two tests of
  * one name is found, as a scan finds it; tests added after a search are found. */
 static void find_test_is_indexed_and_follows_added_tests(void **state)
@@ -1042,6 +1088,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(names_with_line_breaks_and_broken_bytes_are_recorded),
+        cmocka_unit_test(series_read_at_once_still_grow),
         cmocka_unit_test(round_trip_keeps_every_field),
         cmocka_unit_test(load_test_fields_round_trip_and_stay_out_of_other_blocks),
         cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),
