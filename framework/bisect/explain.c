@@ -105,6 +105,7 @@ static int pin_share(culprit_bisect__session *s, const char *parent, const char 
                      culprit_bisect_step **step)
 {
     culprit_bisect_step *fresh;
+    size_t at = (size_t)(*step - s->result->steps); /* the steps may move when one is added */
     double total;
     int slower, error;
 
@@ -120,11 +121,9 @@ static int pin_share(culprit_bisect__session *s, const char *parent, const char 
     error = culprit_bisect__check_pair(s, parent, sha, culprit_bisect__max_runs(s->opts), &slower,
                                        &fresh, NULL);
     s->pin_total = 0;
-    if (error == CULPRIT_ESKIP)
-        return 0; /* the figures of the step before stand */
-    if (error == 0)
-        *step = fresh;
-    return error;
+    *step = error == 0 ? fresh : &s->result->steps[at];
+    /* A side that cannot be measured now: the figures of the step before stand. */
+    return error == CULPRIT_ESKIP ? 0 : error;
 }
 
 /* The share the culprits found explain together (NAN when one is unknown). */
