@@ -121,6 +121,11 @@ typedef struct {
      * its next comparison needs no warm-up run there (comparison.c; search.c sets it
      * when the candidate just measured becomes the good end). */
     char warm_good[41];
+    /* While the culprit's share of the range is pinned (explain.c): the range's change
+     * (the first check's), and a step against the parent is not decided before
+     * min_runs pairs unless its share's interval lies on one side of the line
+     * 1 - CULPRIT_BISECT__EXPLAIN_LEFT (comparison.c); 0 otherwise. */
+    double pin_total;
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
      * floors by the sign test instead (comparison.c, sign.c) when any run of the step
      * had preempted samples; stop taking pairs
@@ -348,9 +353,18 @@ int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, con
 
 /* ---- explaining the whole change (explain.c) ---- */
 
-/* The share of the range's slowdown `total` a change `change` explains, on the log
+/* The share of the range's slowdown left unexplained below which the search of the
+ * rest stops (docs/bisect.md, "Explaining the whole change"). */
+#define CULPRIT_BISECT__EXPLAIN_LEFT 0.10
+
+/* share.c. The share of the range's slowdown `total` a change `change` explains, on the log
  * scale: log(1 + change) / log(1 + total); NAN when total is no slowdown. */
 double culprit_bisect__share(double change, double total);
+
+/* share.c. 1 when a change known to lie in [low, high] explains a share of the range's
+ * slowdown `total` that lies wholly on one side of 1 - CULPRIT_BISECT__EXPLAIN_LEFT
+ * (the share is pinned: more runs would not change whether the rest is searched). */
+int culprit_bisect__share_pinned(double low, double high, double total);
 
 /* `bad` judged against `good`: a step of that pair already decided (bad, or good
  * beyond doubt) is reused, else the pair is measured (check_pair, max_runs). */

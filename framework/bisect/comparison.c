@@ -423,6 +423,19 @@ static int mark_conclusive(runs *r, culprit_bisect_step *step, int paired, int p
     return 0;
 }
 
+/* While the culprit's share is pinned (s->pin_total, explain.c): whether the step's
+ * interval, on the session's pooled spread when there is one (pooled.c: the step's
+ * own when wider), puts its share of the range wholly on one side of the line. */
+static int share_pinned(runs *r, const culprit_bisect_step *step)
+{
+    culprit_bisect_step on_pool = *step;
+    int decided;
+
+    culprit_bisect__pooled_judge(r->s, &on_pool, r->lx, r->np, r->s->opts->measure.confidence,
+                                 &decided);
+    return culprit_bisect__share_pinned(on_pool.change_low, on_pool.change_high, r->s->pin_total);
+}
+
 /*
  * Measures and decides (bisect_internal.h): samples already in history count first;
  * runs are added, good end and candidate alternately, and judged at the looks of the
@@ -466,6 +479,10 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             return error;
         if (pooled)
             on_pool = culprit_bisect__pooled_judge(r->s, step, r->lx, r->np, confidence, &decided);
+        /* Pinning a share: a verdict before min_runs pairs counts only once the share is
+         * known well enough to tell whether the rest of the range is searched. */
+        if (decided && r->s->pin_total > 0 && paired && step->runs < min && !share_pinned(r, step))
+            decided = 0;
         if (!decided && (error = shown_below(r, paired, &step->below, &step->below_high)) < 0)
             return error;
         if (step->below) { /* not slower by what matters: the figures of this look */

@@ -20,21 +20,11 @@
 
 /* The share of the range's slowdown left unexplained below which the search stops:
  * a tenth (a 2x commit in a 50x range explains 18% of it, and is searched for). */
-#define EXPLAIN_LEFT 0.10
+#define EXPLAIN_LEFT CULPRIT_BISECT__EXPLAIN_LEFT
 /* The most culprits searched for after the first one (each costs a check of a range
  * and a bisection of it): a bound, so that a slow decay's many small steps or a noisy
  * machine still end. */
 #define EXPLAIN_MAX 3
-
-double culprit_bisect__share(double change, double total)
-{
-    if (!(total > 0) || !(change > -1) || !isfinite(change) || !isfinite(total))
-        return NAN;
-    /* A culprit measured slower than the whole range (the two were measured apart,
-     * and noise moves both) explains all of it, not more: capped at 1, as the call
-     * tree's shares are. */
-    return fmin(log1p(change) / log1p(total), 1.0);
-}
 
 /* A step that measured `sha` against `good` and decided (bad, or good beyond doubt),
  * or NULL: measuring the same pair again would only repeat it. */
@@ -51,18 +41,21 @@ static culprit_bisect_step *decided_step(const culprit_bisect_result *r, const c
     return NULL;
 }
 
-int culprit_bisect__judge_pair(culprit_bisect__session *s, const char *good, const char *bad,
-                               int *slower, culprit_bisect_step **step)
+/* culprit_bisect__judge_pair, the pair measured on at most max_runs runs a side. */
+static int judge_pair_upto(culprit_bisect__session *s, const char *good, const char *bad,
+                           size_t max_runs, int *slower, culprit_bisect_step **step)
 {
-    int error;
-
     if ((*step = decided_step(s->result, good, bad))) {
         *slower = (*step)->verdict == CULPRIT_BISECT_BAD;
         return 0;
     }
-    error = culprit_bisect__check_pair(s, good, bad, culprit_bisect__max_runs(s->opts), slower,
-                                       step, NULL);
-    return error;
+    return culprit_bisect__check_pair(s, good, bad, max_runs, slower, step, NULL);
+}
+
+int culprit_bisect__judge_pair(culprit_bisect__session *s, const char *good, const char *bad,
+                               int *slower, culprit_bisect_step **step)
+{
+    return judge_pair_upto(s, good, bad, culprit_bisect__max_runs(s->opts), slower, step);
 }
 
 int culprit_bisect__against_parent(culprit_bisect__session *s, const char *sha, char parent[41],
@@ -99,6 +92,40 @@ int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
     return 0;
 }
 
+/*
+ * A culprit's share, pinned: when the step against its parent (often the 2 pairs of
+ * the pooled look that found it) leaves the share's interval across the line 1 -
+ * EXPLAIN_LEFT, whether the rest of the range is searched would rest on noise, so the
+ * pair is measured again (both are built on their sides already), its verdict not
+ * taken before min_runs pairs unless the share's interval, on the session's pooled
+ * spread, lies on one side of the line (comparison.c). *step becomes that measurement
+ * when it could be made.
+ */
+static int pin_share(culprit_bisect__session *s, const char *parent, const char *sha,
+                     culprit_bisect_step **step)
+{
+    culprit_bisect_step *fresh;
+    size_t at = (size_t)(*step - s->result->steps); /* the steps may move when one is added */
+    double total;
+    int slower, error;
+
+    if (!s->result->nsteps)
+        return 0;
+    total = s->result->steps[0].change;
+    /* Only a share that would send the search on (below the line) is pinned: one at or
+     * above it ends the search whatever its interval, as before. */
+    if (!(culprit_bisect__share((*step)->change, total) < 1 - EXPLAIN_LEFT) ||
+        culprit_bisect__share_pinned((*step)->change_low, (*step)->change_high, total))
+        return 0;
+    s->pin_total = total;
+    error = culprit_bisect__check_pair(s, parent, sha, culprit_bisect__max_runs(s->opts), &slower,
+                                       &fresh, NULL);
+    s->pin_total = 0;
+    *step = error == 0 ? fresh : &s->result->steps[at];
+    /* A side that cannot be measured now: the figures of the step before stand. */
+    return error == CULPRIT_ESKIP ? 0 : error;
+}
+
 /* The share the culprits found explain together (NAN when one is unknown). */
 static double explained(const culprit_bisect_result *r)
 {
@@ -131,11 +158,19 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
 {
     culprit_bisect_step *step;
     char culprit[41], parent[41];
-    double effect = s->effect;
+    double effect = s->effect, line;
     int slower = 0, in_range = 0, error;
 
     *found = 0;
-    if ((error = culprit_bisect__judge_pair(s, sp->lo, sp->hi, &slower, &step)) < 0 || !slower)
+    /* A range whose slowdown would explain less than EXPLAIN_LEFT of the whole is not
+     * worth a bisection: its check stops, futile, once its interval lies below that
+     * slowdown (comparison.c), and takes at most min_runs pairs, instead of running to
+     * max_runs to show it below the threshold, which a loaded machine cannot. */
+    line = s->result->nsteps ? pow(1 + s->result->steps[0].change, EXPLAIN_LEFT) - 1 : 0;
+    s->futile_below = line > s->opts->measure.threshold ? line : 0;
+    error = judge_pair_upto(s, sp->lo, sp->hi, culprit_bisect__min_runs(s->opts), &slower, &step);
+    s->futile_below = 0;
+    if (error < 0 || !slower)
         return error == CULPRIT_ESKIP ? 0 : error;
     /* Futility follows the slowdown of the range bisected (comparison.c). */
     s->effect = step->change;
@@ -147,7 +182,8 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
     if (error < 0 && error != CULPRIT_ESKIP)
         return error;
     if (error == 0 && slower) {
-        if ((error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+        if ((error = pin_share(s, parent, culprit, &step)) < 0 ||
+            (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
             return error;
         *found = 1;
     }
@@ -170,7 +206,8 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
         error = culprit_bisect__against_parent(s, culprit, parent, &slower, &step);
     if (r->confirmed != 1 || error == CULPRIT_ESKIP || (!error && !slower))
         return culprit_bisect__add_culprit(s, culprit, culprit_bisect__step_of(r, culprit));
-    if (error < 0 || (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+    if (error < 0 || (error = pin_share(s, parent, culprit, &step)) < 0 ||
+        (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
         return error;
     push(q, &nq, r->good, parent);
     push(q, &nq, culprit, r->bad);

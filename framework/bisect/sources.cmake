@@ -1,12 +1,12 @@
 # The search algorithm (bisect.c; plan.c: rounds of k probes at once), the session behind its probe seam (session.c,
-# probe.c, comparison.c, sign.c, pooled.c, search.c, scan.c, result.c), its options' validator (measurement.c) and the call-tree step.
+# probe.c, comparison.c, sign.c, pooled.c, share.c, search.c, scan.c, result.c), its options' validator (measurement.c) and the call-tree step.
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
   ${CMAKE_CURRENT_LIST_DIR}/plan.c ${CMAKE_CURRENT_LIST_DIR}/fanout.c
   ${CMAKE_CURRENT_LIST_DIR}/session.c ${CMAKE_CURRENT_LIST_DIR}/measurement.c
   ${CMAKE_CURRENT_LIST_DIR}/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/command.c
   ${CMAKE_CURRENT_LIST_DIR}/comparison.c ${CMAKE_CURRENT_LIST_DIR}/sign.c
-  ${CMAKE_CURRENT_LIST_DIR}/pooled.c
+  ${CMAKE_CURRENT_LIST_DIR}/pooled.c ${CMAKE_CURRENT_LIST_DIR}/share.c
   ${CMAKE_CURRENT_LIST_DIR}/search.c
   ${CMAKE_CURRENT_LIST_DIR}/scan.c ${CMAKE_CURRENT_LIST_DIR}/result.c
   ${CMAKE_CURRENT_LIST_DIR}/confirm.c ${CMAKE_CURRENT_LIST_DIR}/explain.c)

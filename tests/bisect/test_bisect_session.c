@@ -456,6 +456,61 @@ static void test_explain_whole_change(void **state)
     assert_int_equal(nsteps, 5);
 }
 
+/* A share is pinned when its interval lies on one side of 1 - a tenth: a 5x commit
+ * read at +12% to +765% in a range of +269% (a 2-pair look under load) is not; an
+ * exact count is; a 2x commit's interval in a 50x range lies below the line; an
+ * interval reaching below -100% counts as below any line; no slowdown: nothing to
+ * pin. */
+static void test_share_pinned(void **state)
+{
+    (void)state;
+    assert_false(culprit_bisect__share_pinned(0.12, 7.65, 2.69));
+    assert_true(culprit_bisect__share_pinned(4.0, 4.0, 4.0));
+    assert_true(culprit_bisect__share_pinned(2.5, 5.5, 2.69));
+    assert_true(culprit_bisect__share_pinned(0.9, 1.1, 49.0));
+    assert_true(culprit_bisect__share_pinned(-1.5, 0.5, 4.0));
+    assert_false(culprit_bisect__share_pinned(-1.5, 4.0, 4.0));
+    assert_true(culprit_bisect__share_pinned(0.1, 0.2, 0.0));
+}
+
+/* A 5x commit (4) in 17 commits, every run carrying +-25% of noise the pairs do not
+ * cancel: the step that found it (2 pairs, the pooled look) read it at 86% of the
+ * range, and the rest of the range was checked at 30 pairs a side (179 runs, 11
+ * builds). Its share is now pinned first: the pair measured again until the share's
+ * interval lies on one side of 90% (10 pairs here), it explains the whole range, and
+ * nothing else is measured (76 runs, 7 builds). */
+static void test_explain_pins_share(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 17, 4, 4.0);
+    sc->f.wall_noise = 0.25;
+    run_session(sc, 0, 16);
+    expect(sc, "16/0:B 8/0:B 4/0:B 2/0:U 3/2:U 4/3:B 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_int_equal(sc->r.steps[5].runs, 2);
+    assert_int_equal(sc->r.steps[6].runs, CULPRIT_BISECT_MIN_RUNS);
+    assert_true(sc->r.culprits[0].share >= 0.9);
+    assert_int_equal(sc->r.builds, 7);
+    assert_int_equal(sc->r.runs, 76);
+}
+
+/* The same at +-30%: even 10 pairs leave the share below 90% (85%), and the rest of the
+ * range is searched, but each range's check stops at min_runs pairs (undecided), not
+ * at 30: 136 runs, were 195. */
+static void test_explain_rest_bounded(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 17, 4, 4.0);
+    sc->f.wall_noise = 0.30;
+    run_session(sc, 0, 16);
+    expect(sc, "16/0:B 8/0:B 4/0:B 2/0:U 3/2:U 4/3:B 4/3:B 3/0:U 16/4:U",
+           CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    for (size_t i = 7; i < 9; i++)
+        assert_int_equal(sc->r.steps[i].runs, CULPRIT_BISECT_MIN_RUNS);
+    assert_int_equal(sc->r.runs, 136);
+}
+
 /* Every commit 1.5% slower than its parent: slower overall, no single culprit. The
  * culprit 3 is not slower than its parent, whose parent is slower than the good
  * end: the search goes below once, then the decay is measured commit by commit. */
@@ -1064,6 +1119,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_all_only_slower_than_parent, setup, teardown),
         cmocka_unit_test_setup_teardown(test_all_noisy_good_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_whole_change, setup, teardown),
+        cmocka_unit_test(test_share_pinned),
+        cmocka_unit_test_setup_teardown(test_explain_pins_share, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_rest_bounded, setup, teardown),
         cmocka_unit_test(test_share_is_bounded),
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),
