@@ -147,13 +147,13 @@ static int write_through(const char *path, const void *data, size_t len)
     return error;
 }
 
-int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace)
+int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int flags)
 {
     culprit_buf tmp = CULPRIT_BUF_INIT;
     char *target = NULL;
-    int fd = -1, error = 0, through = 0, sync = !(no_replace & CULPRIT_FS_NO_SYNC);
+    int fd = -1, error = 0, through = 0, sync = !(flags & CULPRIT_FS_NO_SYNC);
+    int no_replace = (flags & CULPRIT_FS_NO_REPLACE) != 0;
 
-    no_replace &= ~CULPRIT_FS_NO_SYNC;
     /* With no_replace, link() below never replaces anything, whatever it is. */
     if (!no_replace && (error = output_kind(path, &target, &through)) < 0)
         goto cleanup;

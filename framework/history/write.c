@@ -328,14 +328,14 @@ int culprit_history_write_report(const culprit_run *const *runs, size_t nruns, c
     return error;
 }
 
-int culprit_history_write_file(const culprit_run *run, const char *path, int no_replace)
+int culprit_history_write_file(const culprit_run *run, const char *path, int flags)
 {
     culprit_buf doc = CULPRIT_BUF_INIT;
     int error;
 
     if ((error = culprit_history_format(&doc, run)) < 0)
         goto cleanup;
-    error = culprit_fs_write_atomic(path, doc.ptr, doc.size, no_replace);
+    error = culprit_fs_write_atomic(path, doc.ptr, doc.size, flags);
 cleanup:
     culprit_buf_dispose(&doc);
     return error;

@@ -272,24 +272,26 @@ int culprit_fs_owner_tag(culprit_buf *out);
 /** Creates a directory and its missing parents (mode 0777 & ~umask). */
 int culprit_fs_mkdir_p(const char *path);
 
+/** culprit_fs_write_atomic's flags. NO_REPLACE: an existing file is never replaced
+ * (history files are never rewritten); NO_SYNC: no fsync before the rename, for a
+ * scratch file another process reads at once and then deletes (a test's result handed
+ * from its measuring process to the runner): durability buys nothing there, and on a
+ * busy disk an fsync costs a tenth of a second or more. */
+#define CULPRIT_FS_NO_REPLACE 1
+#define CULPRIT_FS_NO_SYNC    2
+
 /**
  * Writes `len` bytes to `path` atomically: a temporary file in the same directory,
- * fsync, then rename. With `no_replace`, fails with CULPRIT_EEXISTS instead of
- * replacing an existing file (history files are never rewritten). The temporary
- * file is removed on every failure path. Without no_replace, a named output is
- * never replaced by another kind of file: a symbolic link is followed (its target
- * is replaced, the link kept), a character device or a FIFO is written through
- * (/dev/stdout, /dev/null; an error for a FIFO without a reader or a full device),
- * a directory, socket or block device refused with an error naming it.
- * `no_replace` may carry CULPRIT_FS_NO_SYNC too.
+ * fsync (unless CULPRIT_FS_NO_SYNC), then rename. With CULPRIT_FS_NO_REPLACE in
+ * `flags` (1 is that flag), fails with CULPRIT_EEXISTS instead of replacing an
+ * existing file. The temporary file is removed on every failure path. Without
+ * NO_REPLACE, a named output is never replaced by another kind of file: a symbolic
+ * link is followed (its target is replaced, the link kept), a character device or a
+ * FIFO is written through (/dev/stdout, /dev/null; an error for a FIFO without a
+ * reader or a full device), a directory, socket or block device refused with an
+ * error naming it.
  */
-int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int no_replace);
-
-/** With culprit_fs_write_atomic's no_replace (or-ed with 0 or 1): no fsync before the
- * rename, for a scratch file another process reads at once and then deletes (a test's
- * result handed from its measuring process to the runner): durability buys nothing
- * there, and on a busy disk an fsync costs a tenth of a second or more. */
-#define CULPRIT_FS_NO_SYNC 2
+int culprit_fs_write_atomic(const char *path, const void *data, size_t len, int flags);
 
 /** Where temporary files go: $TMPDIR when set and not empty, else "/tmp". */
 const char *culprit_fs_tmpdir(void);

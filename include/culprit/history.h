@@ -192,11 +192,12 @@ int culprit_history_write_report(const culprit_run *const *runs, size_t nruns, c
 int culprit_history_test_result_line(culprit_buf *out, const culprit_test_result *test);
 
 /**
- * Writes the run to `path` atomically (temporary file and rename). With
- * no_replace, an existing file is never replaced (CULPRIT_EEXISTS); it may carry
- * CULPRIT_FS_NO_SYNC (core.h: no fsync, for a scratch file read at once).
+ * Writes the run to `path` atomically (temporary file and rename). `flags` as
+ * culprit_fs_write_atomic's (core.h): with CULPRIT_FS_NO_REPLACE (1) an existing
+ * file is never replaced (CULPRIT_EEXISTS); CULPRIT_FS_NO_SYNC, no fsync (a scratch
+ * file read at once).
  */
-int culprit_history_write_file(const culprit_run *run, const char *path, int no_replace);
+int culprit_history_write_file(const culprit_run *run, const char *path, int flags);
 
 /** Flags for the readers. */
 #define CULPRIT_HISTORY_LOAD_SAMPLES 0x1u /**< also load the raw series (not only summaries) */

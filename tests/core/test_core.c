@@ -122,10 +122,11 @@ static void write_atomic_never_replaces_with_no_replace(void **state)
     culprit_buf_clear(&read);
     assert_int_equal(culprit_fs_read_file(&read, path), 0);
     assert_string_equal(read.ptr, "three");
-    /* CULPRIT_FS_NO_SYNC (no fsync) is no no_replace: it replaces; with 1 it does not */
+    /* CULPRIT_FS_NO_SYNC (no fsync) is no NO_REPLACE: it replaces; with it, not */
     assert_int_equal(culprit_fs_write_atomic(path, "four", 4, CULPRIT_FS_NO_SYNC), 0);
-    assert_int_equal(culprit_fs_write_atomic(path, "five", 4, CULPRIT_FS_NO_SYNC | 1),
-                     CULPRIT_EEXISTS);
+    assert_int_equal(
+        culprit_fs_write_atomic(path, "five", 4, CULPRIT_FS_NO_SYNC | CULPRIT_FS_NO_REPLACE),
+        CULPRIT_EEXISTS);
     culprit_buf_clear(&read);
     assert_int_equal(culprit_fs_read_file(&read, path), 0);
     assert_string_equal(read.ptr, "four");
