@@ -73,19 +73,23 @@ grep -Eq "^  to continue: culprit check --commit $(git -C "$repo" rev-parse --sh
   "$work/budget.txt" || fail "no command to continue: $(cat "$work/budget.txt")"
 [ ! -e "$repo/.culprit/results/bisect.json" ] || fail "an unfinished investigation wrote bisect.json"
 
-# 2. The whole range: bisected, then the call trees; text, JSON, JUnit, Markdown.
+# 2. The whole range: bisected, then the call trees; text, JSON, JUnit, Markdown. One
+# investigation for all four: with --json the text goes to stderr, line for line what
+# stdout gets without it (one function prints both; step 3 reads stdout), beside the
+# progress lines.
 status=0
-check --investigate --junit "$work/junit.xml" > "$work/text.txt" 2> "$work/text.err" || status=$?
-[ "$status" = 1 ] || fail "check --investigate exited $status: $(cat "$work/text.txt" "$work/text.err")"
+check --investigate --json --junit "$work/junit.xml" > "$work/check.json" 2> "$work/text.err" ||
+  status=$?
+[ "$status" = 1 ] || fail "check --investigate --json exited $status: $(cat "$work/text.err")"
 # (the two tests share one bisection; which is listed first follows their changes,
 # which the machine's speed decides, so the line of invsuite.work is looked up)
-line=$(grep -m1 '^INVESTIGATED invsuite.work ' "$work/text.txt") ||
-  fail "no answer: $(cat "$work/text.txt" "$work/text.err")"
+line=$(grep -m1 '^INVESTIGATED invsuite.work ' "$work/text.err") ||
+  fail "no answer: $(cat "$work/text.err")"
 [[ "$line" == "INVESTIGATED invsuite.work — ${culprit_sha:0:12} \"c7: level5 repeats its work\" — level5() work.c:"* ]] ||
-  fail "the answer is: $line ($(cat "$work/text.txt" "$work/text.err"))"
-grep -q '^  bisected 12 commits between' "$work/text.txt" || fail "not bisected: $(cat "$work/text.txt")"
-grep -q "^INVESTIGATED invsuite.light — ${culprit_sha:0:12} .* — level5() work.c:" "$work/text.txt" ||
-  fail "the test sharing the range is not answered: $(cat "$work/text.txt")"
+  fail "the answer is: $line ($(cat "$work/text.err"))"
+grep -q '^  bisected 12 commits between' "$work/text.err" || fail "not bisected: $(cat "$work/text.err")"
+grep -q "^INVESTIGATED invsuite.light — ${culprit_sha:0:12} .* — level5() work.c:" "$work/text.err" ||
+  fail "the test sharing the range is not answered: $(cat "$work/text.err")"
 grep -q 'investigated: .*level5()' "$work/junit.xml" || fail "the JUnit failure does not name level5"
 # Progress on stderr: the investigation, each bisection step, each call-tree phase.
 grep -q '^investigating invsuite\.\(work\|light\): bisecting 12 commits' "$work/text.err" ||
@@ -93,9 +97,6 @@ grep -q '^investigating invsuite\.\(work\|light\): bisecting 12 commits' "$work/
 grep -q '^step 1 ' "$work/text.err" || fail "no line per bisection step: $(cat "$work/text.err")"
 grep -q '^call trees: recording ' "$work/text.err" ||
   fail "no line for the call-tree phase: $(cat "$work/text.err")"
-status=0
-check --investigate --json > "$work/check.json" 2> "$work/json.err" || status=$?
-[ "$status" = 1 ] || fail "check --investigate --json exited $status: $(cat "$work/json.err")"
 python3 - "$work/check.json" "$culprit_sha" <<'PYEOF' || fail "the JSON: $(cat "$work/check.json")"
 import json, sys
 doc = json.load(open(sys.argv[1]))
