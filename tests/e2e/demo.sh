@@ -3,14 +3,16 @@
 # output directory of its own. It must name the culprit commit the demo planted,
 # point at normalize_word() as changed, and write a report whose page holds the
 # plot, the bisection and the call tree; the JSON documents it saved must be the
-# commands' own.
-# usage: demo.sh SOURCE_DIR WORK_DIR
+# commands' own. BUILT: culprit's build that the demo takes as it is
+# (CULPRIT_DEMO_BUILT) instead of configuring and building its own: the suite's, which
+# .ci/run built with the commands the demo runs.
+# usage: demo.sh SOURCE_DIR WORK_DIR [BUILT]
 set -euo pipefail
-src=$1 work=$2
+src=$1 work=$2 built=${3:-}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 rm -rf "$work"
 mkdir -p "$work"
-CULPRIT_BUILD_DIR=$work/build CULPRIT_DEMO_OUT=$work/out bash "$src/examples/demo.sh" \
+CULPRIT_BUILD_DIR=$work/build CULPRIT_DEMO_BUILT=$built CULPRIT_DEMO_OUT=$work/out bash "$src/examples/demo.sh" \
   >"$work/demo.log" 2>&1 || fail "the demo exited $?: $(tail -30 "$work/demo.log")"
 log=$work/demo.log
 grep -q "^MAJOR       wordfreq.count_distinct_words: major regression" "$log" ||
