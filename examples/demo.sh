@@ -27,13 +27,11 @@ step() { printf '\n\033[1m==> %s\033[0m\n' "$*" >&2; }
 # CULPRIT_DEMO_BUILT=DIR: a build of culprit that is there already (RelWithDebInfo, as
 # below), taken as it is: nothing installed, configured or built (culprit's own test
 # e2e.demo passes the suite's build, which .ci/run made with these commands).
-if [ -n "${CULPRIT_DEMO_BUILT:-}" ]; then
-  build=$CULPRIT_DEMO_BUILT
-else
+build=${CULPRIT_DEMO_BUILT:-${CULPRIT_BUILD_DIR:-build/demo}}
+case $build in /*) ;; *) build=$root/$build ;; esac
+if [ -z "${CULPRIT_DEMO_BUILT:-}" ]; then
   step "Installing what is missing and building culprit"
   bash .ci/install-deps --no-browser
-  build=${CULPRIT_BUILD_DIR:-build/demo}
-  case $build in /*) ;; *) build=$root/$build ;; esac
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCULPRIT_BUILD_TESTS=OFF >/dev/null
   cmake --build "$build" -j"$(nproc)" --target culprit_cli culprit culprit_trace >/dev/null
 fi
