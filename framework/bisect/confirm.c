@@ -20,6 +20,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The pairs of the first regular look after `done` pairs (min_runs, doubling up to
+ * max_runs: comparison.c), where a still unknown change could be decided; 0 when
+ * max_runs were run. */
+static size_t next_look(const culprit_bisect_options *o, size_t done)
+{
+    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o);
+
+    while (n <= done && n < max)
+        n = n * 2 < max ? n * 2 : max;
+    return n > done ? n : 0;
+}
+
 int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
@@ -82,6 +94,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
             *rules->good_count = step->deterministic ? step->good_mean_ns : 0;
         out->below = step->below;
         out->below_high = step->below_high;
+        if (out->out_of_time && out->slower == -1)
+            out->decide_pairs = next_look(opts, out->runs);
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -196,8 +210,10 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
     rules.on_pair_payload = &t;
     tell(&t, CULPRIT_CONFIRM_START);
-    if ((error = culprit_bisect__probe_open(&probe, &pair)) == 0)
+    if ((error = culprit_bisect__probe_open(&probe, &pair)) == 0) {
         probe.reuse = NULL; /* fresh pairs: history's runs are what is being confirmed */
+        culprit_bisect__probe_max_samples(&probe, CULPRIT_BISECT__CONFIRM_SAMPLES);
+    }
     if (error < 0 || (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
         t.p.error = culprit_error_last();
         tell(&t, CULPRIT_CONFIRM_FAILED);
@@ -208,6 +224,11 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
         tell(&t, CULPRIT_CONFIRM_FAILED);
         return 0;
     }
+    /* The budget that next look needs at this pace: the budget held c.runs pairs and
+     * the warm-up pair, rounded up to 10 s. */
+    if (c.decide_pairs && o->budget_s > 0)
+        c.decide_budget_s =
+            10 * ceil(o->budget_s * (double)(c.decide_pairs + 1) / (double)(c.runs + 1) / 10);
     p = (culprit_paired_confirmation){c.pairs ? c.pairs : c.runs,
                                       c.change,
                                       c.change_low,
@@ -217,7 +238,9 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
                                       c.preempted,
                                       c.out_of_time,
                                       c.below,
-                                      c.below_high};
+                                      c.below_high,
+                                      c.decide_pairs,
+                                      c.decide_budget_s};
     if (culprit_detect_apply_paired(v, &p, o->confidence) < 0)
         return CULPRIT_ERROR;
     t.p.pairs = p.pairs;

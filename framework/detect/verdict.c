@@ -162,6 +162,9 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
                            100 * c->below_high);
     else if (c->out_of_time)
         culprit_buf_puts(b, ", stopped by the time budget");
+    if (c->decide_pairs && c->decide_budget_s > 0)
+        culprit_buf_printf(b, " (the next look that could decide is at %zu pairs: about %.0f s)",
+                           c->decide_pairs, c->decide_budget_s);
 }
 
 /* What the pooled rule decided for a young test's minor, and from what. */

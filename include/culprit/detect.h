@@ -434,12 +434,15 @@ typedef struct {
     double change;                  /**< median relative change of the pairs, now/base - 1 */
     double change_low, change_high; /**< its confidence interval */
     int slower;                     /**< 1 slower, 0 not slower, -1 still unknown */
-    int cpu;           /**< judged on the runs' CPU time (a run had preempted samples) */
-    size_t preempted;  /**< runs with preempted samples */
-    int out_of_time;   /**< the time budget stopped the pairs: the figures so far */
-    int below;         /**< stopped early, not slower: the change's one-sided 80% upper bound
-                            (below_high) fell below the threshold */
-    double below_high; /**< that bound when below */
+    int cpu;                /**< judged on the runs' CPU time (a run had preempted samples) */
+    size_t preempted;       /**< runs with preempted samples */
+    int out_of_time;        /**< the time budget stopped the pairs: the figures so far */
+    int below;              /**< stopped early, not slower: the change's one-sided 80% upper bound
+                                 (below_high) fell below the threshold */
+    double below_high;      /**< that bound when below */
+    size_t decide_pairs;    /**< stopped by the time budget, still unknown: the pairs of the
+                                 next look that could decide (0 otherwise) */
+    double decide_budget_s; /**< about the budget (s) those pairs need at this pace */
 } culprit_paired_confirmation;
 
 /** A run a verdict compared with (docs/detection.md, "A traceable baseline"). Owned. */

@@ -13,7 +13,8 @@
 #    runs at most once per confirmation (the first run, which tells the test's name);
 #    each pair is told ("pair k of N"), the rule judged by is stated (CPU time when a
 #    run was preempted, else time), and a budget too short for one pair keeps the
-#    verdict and says why.
+#    verdict and says why; each run asks the binary for at most 30 samples
+#    ($CULPRIT_MAX_REPETITIONS).
 # usage: check_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -113,15 +114,21 @@ status=0; check --commit r3 --baseline r1 > "$work/plain.json" 2> "$work/plain.e
 [ "$(field "$work/plain.json" "t['verdict'], t['evidence']")" = "('minor', 'unconfirmed')" ] ||
   fail "r3 without --confirm: $(field "$work/plain.json" "t['message']")"
 
-# The planted 3x slowdown, confirmed by pairs.
+# The planted 3x slowdown, confirmed by pairs; each run asks the binary for at most
+# 30 samples per test ($CULPRIT_MAX_REPETITIONS: a pair needs a floor, not the
+# adaptive stop's hundreds).
 rm -f "$OTHER_LOG"
+export ASKED_LOG=$work/asked.log
 status=0
-check --commit r3 --baseline r1 --confirm --build "$build" --run './fib_test --quiet' --min-runs 4 \
-  --max-runs 10 > "$work/r3.json" 2> "$work/r3.err" || status=$?
+check --commit r3 --baseline r1 --confirm --build "$build" --min-runs 4 --max-runs 10 \
+  --run 'echo "${CULPRIT_MAX_REPETITIONS:-unset}" >> "$ASKED_LOG"; ./fib_test --quiet' \
+  > "$work/r3.json" 2> "$work/r3.err" || status=$?
 [ "$status" = 1 ] || fail "r3 --confirm exited $status: $(cat "$work/r3.err")"
 [ "$(field "$work/r3.json" "t['verdict'], t['evidence'], t['paired']['slower']")" = \
   "('minor', 'paired', True)" ] || fail "r3 --confirm: $(field "$work/r3.json" "t['message']")"
 grep -q "confirmed by" "$work/r3.json" || fail "the message does not say it was confirmed"
+[ "$(sort -u "$ASKED_LOG")" = 30 ] ||
+  fail "the runs did not ask for at most 30 samples: $(sort | uniq -c < "$ASKED_LOG")"
 ran_other=$(cat "$OTHER_LOG" 2> /dev/null | wc -l)
 [ "$ran_other" -le 1 ] || fail "the pairs ran the binary's other test $ran_other times"
 grep -q "confirming fibsuite.fib_conf: pair 2 of 10" "$work/r3.err" ||
