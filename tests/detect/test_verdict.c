@@ -529,6 +529,11 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
     assert_true(isnan(v.between_sd));
     assert_true(culprit_detect_wants_pairs(&v, 0));
+    /* The young-history rule of a minor, mirrored: 6% faster is within the spread. */
+    assert_int_equal(v.evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
+    assert_non_null(strstr(v.message, "faster: "));
+    assert_non_null(strstr(v.message, "; unconfirmed: fewer than"));
+    assert_true(v.spread_limit < 0);
     assert_int_equal(culprit_detect_apply_paired(&v, &slower, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v.evidence, CULPRIT_EVIDENCE_PAIRED);
@@ -555,6 +560,16 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_non_null(strstr(v.message, "stopped by the time budget (the next look that could decide "
                                       "is at 10 pairs: about 120 s)"));
     culprit_detect_verdict_dispose(&v);
+
+    /* Far faster (-96%: 25x), beyond the default spread's mirrored limit (one earlier
+     * run: -91.6%): confirmed by the pooled rule. */
+    t->summary.mean = 20e3;
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    assert_int_equal(v.evidence, CULPRIT_EVIDENCE_POOLED);
+    assert_non_null(strstr(v.message, "confirmed by the pooled run-to-run spread"));
+    culprit_detect_verdict_dispose(&v);
+    t->summary.mean = 470e3;
 
     /* With the noise model (enough earlier runs), an unchanged or faster verdict has
      * its evidence and is not paired; a flagged or undecided one always is. */
