@@ -87,6 +87,12 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
  * ($CULPRIT_MAX_REPETITIONS; 0: as declared). A paired confirmation's run needs a floor or a
  * mean, not the adaptive stop's 1% interval (docs/detection.md, "Paired confirmation"). */
 void culprit_bisect__probe_max_samples(culprit_bisect__probe *probe, unsigned int samples);
+/* The real probe measures another test (opts->perf.test) of the same run command and
+ * the same two commits: the checkouts and their builds are kept, what it learned of
+ * the test before (its name for $CULPRIT_FILTER, its fingerprint) is not. `opts`
+ * must outlive the probe's use with it. */
+void culprit_bisect__probe_retarget(culprit_bisect__probe *probe,
+                                    const culprit_bisect_options *opts);
 /* The samples a confirmation's run asks for: a run's CPU floor or mean needs dozens,
  * and between-run spread, which more samples of one run do not reduce, is what the
  * pairs measure (Kalibera & Jones 2013: more runs, not more repetitions). */

@@ -500,6 +500,18 @@ void culprit_bisect__probe_max_samples(culprit_bisect__probe *out, unsigned int 
     p->max_samples = samples;
 }
 
+void culprit_bisect__probe_retarget(culprit_bisect__probe *out, const culprit_bisect_options *opts)
+{
+    probe *p = out->payload;
+
+    p->opts = opts;
+    free(p->filter); /* learned again from the test's first run */
+    p->filter = NULL;
+    culprit_history_run_free(p->fp);
+    p->fp = NULL;
+    p->last_known = 0;
+}
+
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts)
 {
     probe *p = calloc(1, sizeof(*p));

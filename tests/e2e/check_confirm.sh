@@ -14,7 +14,8 @@
 #    each pair is told ("pair k of N"), the rule judged by is stated (CPU time when a
 #    run was preempted, else time), and a budget too short for one pair keeps the
 #    verdict and says why; each run asks the binary for at most 30 samples
-#    ($CULPRIT_MAX_REPETITIONS).
+#    ($CULPRIT_MAX_REPETITIONS); two tests confirmed against one baseline build
+#    each end once.
 # usage: check_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -161,6 +162,18 @@ case "$(field "$work/r2.json" "t['verdict'], t['evidence'], t['paired']['slower'
   "('unchanged', 'paired', False)" | "('minor', 'paired', None)") ;;
   *) fail "r2 --confirm: $(field "$work/r2.json" "t['message']")" ;;
 esac
+
+# Two tests of the binary confirmed against one baseline (fib_conf flagged, other
+# paired as a young history's unchanged test): each end is built once, not per test.
+export BUILD_LOG=$work/builds.log
+status=0
+(cd "$repo" && "$culprit" check --history "$work/hist" --json --commit r3 --baseline r1 \
+  --confirm --build "echo built >> \"\$BUILD_LOG\"; $build" --run './fib_test --quiet' \
+  --min-runs 4 --max-runs 4) > "$work/both.json" 2> "$work/both.err" || status=$?
+[ "$(grep -c "confirming fibsuite.*: paired runs" "$work/both.err")" = 2 ] ||
+  fail "two tests were not both confirmed: $(cat "$work/both.err")"
+[ "$(wc -l < "$BUILD_LOG")" = 2 ] ||
+  fail "two tests' confirmations built $(wc -l < "$BUILD_LOG") times, not once per end"
 
 after=$(cd "$repo" && git status --porcelain && git rev-parse HEAD &&
   find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)
