@@ -242,7 +242,7 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         else if (p->result->cpu)
             culprit_buf_printf(&line,
                                "; judged on CPU time, each run's floor (fastest sample), by the "
-                               "sign test below 20 pairs: %zu of %zu runs were preempted",
+                               "sign test: %zu of %zu runs were preempted",
                                p->result->preempted, 2 * p->result->runs);
         else
             culprit_buf_puts(&line, "; judged on time: no run was preempted");

@@ -6,7 +6,7 @@
 # change), as a real test binary does: the pairs run the judged test alone
 # ($CULPRIT_FILTER), stop at the budget (60 s, --max-runs 30 pairs) and, when runs
 # were preempted, judge each run's CPU floor (its fastest sample's CPU time), by the
-# sign test below 20 pairs, and stop, not slower, once the change's one-sided 80%
+# sign test, and stop, not slower, once the change's one-sided 80%
 # upper bound is below the threshold (docs/detection.md, "Paired confirmation").
 # Goals (issue 25, at load >= 8): +10% confirmed >= 95%, +5% >= 80%, A/A <= 1%,
 # median time per confirmation <= 20 s. The load is printed with every trial.

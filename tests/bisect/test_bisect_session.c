@@ -55,6 +55,8 @@ typedef struct {
     /* Every slow_every-th run (0 none) falls in a slow phase of the machine: its time
      * and its CPU time, the fastest sample included, 1.8 times longer. */
     int slow_every;
+    int slow_good; /* ... counting the good end's runs only (its slow phases alone) */
+    int good_runs;
     /* Each build takes this long (seconds of real time; 0 none), and each run. */
     double build_s, run_s;
 } fake;
@@ -106,7 +108,9 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
     pause_for(f->run_s);
     if (k < f->burst_runs[c])
         rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
-    if (f->slow_every && f->ncalls % (size_t)f->slow_every == 0)
+    if (f->slow_every &&
+        (f->slow_good ? side == CULPRIT_BISECT__GOOD && ++f->good_runs % f->slow_every == 0
+                      : f->ncalls % (size_t)f->slow_every == 0))
         rel += 0.8;
     f->last_cpu = f->mean[c] * (1 + rel + f->cpu_noise * noise[f->ncalls % 11]);
     *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
@@ -926,6 +930,28 @@ static void test_confirm_slow_phases(void **state)
     assert_int_not_equal(c.slower, 1);
 }
 
+/* Slow phases of the good end alone (every 4th of its runs 1.8x, its floor too) with
+ * floors that vary by 10%: the slow pairs (-70%) widen the fences, and the mean of
+ * floors inside them from 20 pairs on fell below zero, so a +10% commit was stopped as
+ * not slower. The sign test at every look counts them as one vote each: never not
+ * slower. */
+static void test_confirm_slow_good_end(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 1, NULL};
+
+    linear(sc, 2, 1, 0.10);
+    sc->f.slow_every = 4;
+    sc->f.slow_good = 1;
+    sc->f.cpu_noise = 0.10;
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.cpu, 1);
+    assert_int_not_equal(c.slower, 0);
+    assert_int_equal(c.below, 0);
+}
+
 /* The equivalence stop: an unchanged commit whose floors vary by about the
  * threshold (2%) is not ruled out at 95% in 30 pairs, and runs to the end still
  * unknown; with stop_below its one-sided 80% bound falls below the threshold
@@ -939,7 +965,7 @@ static void test_confirm_stops_below(void **state)
     size_t without;
 
     linear(sc, 2, 1, 0.0);
-    sc->f.cpu_noise = 0.04;
+    sc->f.cpu_noise = 0.03;
     sc->f.preempted = 1;
     confirm_rules(sc, &rules, &c);
     assert_int_equal(c.cpu, 1);
@@ -1154,6 +1180,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_slow_good_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_stops_below, setup, teardown),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),
