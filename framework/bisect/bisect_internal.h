@@ -83,6 +83,20 @@ typedef struct culprit_bisect__probe {
  * opts->command.line (or opts->perf.run and opts->perf.test, with opts->perf.history_dir). Loads
  * the history store once. The caller releases it with probe->dispose(probe->payload). */
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts);
+/* The real probe's runs of a perf test ask the test binary for at most `samples` samples
+ * ($CULPRIT_MAX_REPETITIONS; 0: as declared). A paired confirmation's run needs a floor or a
+ * mean, not the adaptive stop's 1% interval (docs/detection.md, "Paired confirmation"). */
+void culprit_bisect__probe_max_samples(culprit_bisect__probe *probe, unsigned int samples);
+/* The real probe measures another test (opts->perf.test) of the same run command and
+ * the same two commits: the checkouts and their builds are kept, what it learned of
+ * the test before (its name for $CULPRIT_FILTER, its fingerprint) is not. `opts`
+ * must outlive the probe's use with it. */
+void culprit_bisect__probe_retarget(culprit_bisect__probe *probe,
+                                    const culprit_bisect_options *opts);
+/* The samples a confirmation's run asks for: a run's CPU floor or mean needs dozens,
+ * and between-run spread, which more samples of one run do not reduce, is what the
+ * pairs measure (Kalibera & Jones 2013: more runs, not more repetitions). */
+#define CULPRIT_BISECT__CONFIRM_SAMPLES 30
 
 /*
  * command.c. Runs `command` with /bin/sh in `dir` ($CULPRIT_CHECKOUT = dir, plus the

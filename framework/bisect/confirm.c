@@ -20,6 +20,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The pairs of the first regular look after `done` pairs (min_runs, doubling up to
+ * max_runs: comparison.c), where a still unknown change could be decided; 0 when
+ * max_runs were run. */
+static size_t next_look(const culprit_bisect_options *o, size_t done)
+{
+    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o);
+
+    while (n <= done && n < max)
+        n = n * 2 < max ? n * 2 : max;
+    return n > done ? n : 0;
+}
+
 int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
@@ -82,6 +94,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
             *rules->good_count = step->deterministic ? step->good_mean_ns : 0;
         out->below = step->below;
         out->below_high = step->below_high;
+        if (out->out_of_time && out->slower == -1)
+            out->decide_pairs = next_look(opts, out->runs);
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -170,9 +184,46 @@ static int baseline_commit(char good[41], const culprit_check_result *result, si
     return error == CULPRIT_ERROR ? error : 0;
 }
 
+/* The real probe of the confirmations against one baseline commit: the two ends are
+ * built once for every test confirmed between them (the run command and the commit
+ * judged are the same for all). */
+typedef struct {
+    culprit_bisect__probe probe;
+    char good[41]; /* its baseline commit; "" when none is open */
+} shared_probe;
+
+static void shared_dispose(shared_probe *sp)
+{
+    if (sp->good[0] && sp->probe.dispose)
+        sp->probe.dispose(sp->probe.payload);
+    sp->good[0] = '\0';
+}
+
+/* The probe for a test confirmed against `good` with `pair`: the open one when it has
+ * that baseline, else a new one; in *out without its dispose (sp keeps it). */
+static int probe_for(culprit_bisect__probe *out, shared_probe *sp, const char *good,
+                     const culprit_bisect_options *pair)
+{
+    int error;
+
+    if (sp->good[0] && !strcmp(sp->good, good)) {
+        culprit_bisect__probe_retarget(&sp->probe, pair);
+    } else {
+        shared_dispose(sp);
+        if ((error = culprit_bisect__probe_open(&sp->probe, pair)) < 0)
+            return error;
+        sp->probe.reuse = NULL; /* fresh pairs: history's runs are what is being confirmed */
+        culprit_bisect__probe_max_samples(&sp->probe, CULPRIT_BISECT__CONFIRM_SAMPLES);
+        snprintf(sp->good, sizeof(sp->good), "%s", good);
+    }
+    *out = sp->probe;
+    out->dispose = NULL;
+    return 0;
+}
+
 /* Confirms test i against its baseline commit `good`, judging its verdict again. */
 static int confirm_test(culprit_check_result *result, size_t i, const char *good,
-                        const char *commit, const culprit_confirm_options *o)
+                        const char *commit, const culprit_confirm_options *o, shared_probe *sp)
 {
     culprit_verdict *v = &result->verdicts[i];
     culprit_bisect_options pair = o->pair;
@@ -196,8 +247,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
     rules.on_pair_payload = &t;
     tell(&t, CULPRIT_CONFIRM_START);
-    if ((error = culprit_bisect__probe_open(&probe, &pair)) == 0)
-        probe.reuse = NULL; /* fresh pairs: history's runs are what is being confirmed */
+    error = probe_for(&probe, sp, good, &pair);
     if (error < 0 || (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
         t.p.error = culprit_error_last();
         tell(&t, CULPRIT_CONFIRM_FAILED);
@@ -208,6 +258,11 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
         tell(&t, CULPRIT_CONFIRM_FAILED);
         return 0;
     }
+    /* The budget that next look needs at this pace: the budget held c.runs pairs and
+     * the warm-up pair, rounded up to 10 s. */
+    if (c.decide_pairs && o->budget_s > 0)
+        c.decide_budget_s =
+            10 * ceil(o->budget_s * (double)(c.decide_pairs + 1) / (double)(c.runs + 1) / 10);
     p = (culprit_paired_confirmation){c.pairs ? c.pairs : c.runs,
                                       c.change,
                                       c.change_low,
@@ -217,7 +272,9 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
                                       c.preempted,
                                       c.out_of_time,
                                       c.below,
-                                      c.below_high};
+                                      c.below_high,
+                                      c.decide_pairs,
+                                      c.decide_budget_s};
     if (culprit_detect_apply_paired(v, &p, o->confidence) < 0)
         return CULPRIT_ERROR;
     t.p.pairs = p.pairs;
@@ -235,7 +292,8 @@ int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_his
                                  const culprit_confirm_options *o)
 {
     char good[41];
-    int error;
+    shared_probe sp;
+    int error = 0;
 
     if (!o)
         return culprit_error_set(CULPRIT_EINVALID, "confirm options: none given");
@@ -248,13 +306,14 @@ int culprit_bisect_confirm_check(culprit_check_result *result, const culprit_his
     /* the template, checked once with the ends and test it lacks */
     if ((error = culprit_bisect__check_template(&o->pair, o->pair.perf.run ? "test" : NULL)) < 0)
         return error;
-    for (size_t i = 0; i < result->n; i++) {
+    sp.good[0] = '\0';
+    for (size_t i = 0; i < result->n && error == 0; i++) {
         if (!selected(result, i, o->which))
             continue;
-        if ((error = baseline_commit(good, result, i, runs, bases, nbases, o->allow_mixed)) < 0)
-            return error;
-        if (good[0] && (error = confirm_test(result, i, good, commit, o)) < 0)
-            return error;
+        if ((error = baseline_commit(good, result, i, runs, bases, nbases, o->allow_mixed)) == 0 &&
+            good[0])
+            error = confirm_test(result, i, good, commit, o, &sp);
     }
-    return 0;
+    shared_dispose(&sp);
+    return error;
 }

@@ -71,6 +71,8 @@ typedef struct {
      * its time is, and whether samples were preempted; known 0 when not measured. */
     double last_cpu;
     int last_preempted, last_known;
+    /* > 0: the runs of a perf test take at most this many samples (max_samples()). */
+    unsigned int max_samples;
 } probe;
 
 static int measured(culprit_bisect__side side)
@@ -376,8 +378,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     probe *p = payload;
     const culprit_bisect_options *o = p->opts;
     const char *path;
-    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128], *env_filter = NULL;
-    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL, NULL};
+    char dir[PATH_MAX], env_dir[PATH_MAX + 32], env_commit[64], env_metric[128], env_max[64];
+    char *env_filter = NULL;
+    const char *env[] = {env_dir, env_commit, "CULPRIT_FAIL_ON=none", NULL, NULL, NULL, NULL};
     culprit_history *h = NULL;
     culprit_history_runs runs = {0, NULL, 0};
     culprit_history_query q = {.flags = CULPRIT_HISTORY_LOAD_SAMPLES};
@@ -410,6 +413,9 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
              o->perf.metric ? o->perf.metric : "");
     if (o->perf.metric)
         env[nenv++] = env_metric;
+    snprintf(env_max, sizeof(env_max), "CULPRIT_MAX_REPETITIONS=%u", p->max_samples);
+    if (p->max_samples)
+        env[nenv++] = env_max;
     if (p->filter && asprintf(&env_filter, "CULPRIT_FILTER=%s", p->filter) < 0) {
         env_filter = NULL;
         error = CULPRIT_ERROR_NOMEM();
@@ -485,6 +491,25 @@ static int load_past(probe *p, const culprit_bisect_options *opts)
     culprit_history_source_free(src);
     culprit_vcs_free(repo);
     return error;
+}
+
+void culprit_bisect__probe_max_samples(culprit_bisect__probe *out, unsigned int samples)
+{
+    probe *p = out->payload;
+
+    p->max_samples = samples;
+}
+
+void culprit_bisect__probe_retarget(culprit_bisect__probe *out, const culprit_bisect_options *opts)
+{
+    probe *p = out->payload;
+
+    p->opts = opts;
+    free(p->filter); /* learned again from the test's first run */
+    p->filter = NULL;
+    culprit_history_run_free(p->fp);
+    p->fp = NULL;
+    p->last_known = 0;
 }
 
 int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_options *opts)

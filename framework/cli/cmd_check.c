@@ -242,7 +242,7 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
         else if (p->result->cpu)
             culprit_buf_printf(&line,
                                "; judged on CPU time, each run's floor (fastest sample), by the "
-                               "sign test below 20 pairs: %zu of %zu runs were preempted",
+                               "sign test: %zu of %zu runs were preempted",
                                p->result->preempted, 2 * p->result->runs);
         else
             culprit_buf_puts(&line, "; judged on time: no run was preempted");
@@ -251,8 +251,15 @@ static void say_confirm(const culprit_confirm_progress *p, void *payload)
                                "; stopped early: below the threshold (one-sided 80%% upper bound "
                                "%+.1f%%)",
                                100 * p->result->below_high);
-        else if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time)
-            culprit_buf_puts(&line, "; stopped by the time budget (--confirm-budget)");
+        else if (p->event == CULPRIT_CONFIRM_DONE && p->result->out_of_time) {
+            culprit_buf_printf(&line, "; stopped by the time budget (--confirm-budget %.0f)",
+                               p->budget_s);
+            if (p->result->decide_pairs && p->result->decide_budget_s > 0)
+                culprit_buf_printf(&line,
+                                   ": the next look that could decide is at %zu pairs, about "
+                                   "--confirm-budget %.0f at this pace",
+                                   p->result->decide_pairs, p->result->decide_budget_s);
+        }
         /* --investigate bisects only what the pairs confirmed. */
         if (p->event == CULPRIT_CONFIRM_DONE && o->which == CULPRIT_CONFIRM_UNCONFIRMED)
             culprit_buf_puts(&line, p->result->slower == 1 ? "; confirmed: investigating it"

@@ -218,6 +218,12 @@ static json_t *json_paired(const culprit_paired_confirmation *c)
     /* The equivalence stop: not slower, its one-sided 80% upper bound below the
      * threshold (null when it did not stop that way). */
     json_object_set_new(o, "below_high", c->below ? cli_json_number(c->below_high) : json_null());
+    /* Stopped by the budget, still unknown: the next look's pairs and about the budget
+     * they need (null otherwise). */
+    json_object_set_new(o, "decide_pairs",
+                        c->decide_pairs ? json_integer((json_int_t)c->decide_pairs) : json_null());
+    json_object_set_new(o, "decide_budget_s",
+                        c->decide_pairs ? cli_json_number(c->decide_budget_s) : json_null());
     return o;
 }
 

@@ -402,6 +402,8 @@ int culprit_detect_check_flagged(const culprit_check_result *result, size_t i)
 
 int culprit_detect_verdict_confirmed(const culprit_verdict *v)
 {
+    if (v->kind == CULPRIT_VERDICT_IMPROVEMENT) /* the young-history rule, mirrored */
+        return v->evidence != CULPRIT_EVIDENCE_UNCONFIRMED;
     if (v->kind != CULPRIT_VERDICT_MINOR)
         return 1;
     return v->evidence != CULPRIT_EVIDENCE_UNCONFIRMED &&

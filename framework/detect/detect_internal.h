@@ -66,6 +66,16 @@ typedef struct {
  * the pooled rule judges (prior.c). */
 double culprit_detect__floor(const culprit_test_result *t);
 
+/* The young-history rule (prior.c): a minor or faster verdict `out` of a test with too
+ * few earlier runs for its own noise model, judged against the pooled run-to-run
+ * spread (base->spread, else the default): out->evidence POOLED beyond the limit,
+ * UNCONFIRMED within; out->spread, spread_limit and floor_change set. */
+void culprit_detect__judge_by_spread(culprit_verdict *out, const culprit_test_result *now,
+                                     const culprit_baseline *base);
+/* 1 when `change` is beyond out->spread_limit in the verdict's direction (above it for
+ * a minor, below its mirror for a faster verdict). */
+int culprit_detect__beyond_limit(const culprit_verdict *v, double change);
+
 /* culprit_detect_run_spread() through `cache` (zeroed before its first use). */
 int culprit_detect__spread_cached(culprit_detect__spread_cache *cache,
                                   const culprit_history_runs *runs, const culprit_run *now_run,

@@ -61,6 +61,54 @@ double culprit_detect__floor(const culprit_test_result *t)
     return s->n >= 2 && s->min > 0 && isfinite(s->min) ? s->min : NAN;
 }
 
+/* A young test's change beyond its limit (v->spread_limit: above it when slower,
+ * below its mirror when faster). */
+int culprit_detect__beyond_limit(const culprit_verdict *v, double change)
+{
+    return v->kind == CULPRIT_VERDICT_IMPROVEMENT ? change < v->spread_limit
+                                                  : change > v->spread_limit;
+}
+
+/*
+ * A young test's minor (no noise model of its own, significant on the means):
+ * confirmed when its floor moved beyond CULPRIT_DETECT_SPREAD_FACTOR times the upper
+ * bound of the machine's pooled run-to-run spread of floors (or the default), or
+ * when the lower bound of the means' change did (either rule: a baseline run whose
+ * floor fell in a slow phase of the machine hides a 3x slowdown from the floor rule,
+ * while the means still show it; replayed on 162 A/A pairs of real runs beside two
+ * CPU hogs, neither rule confirmed any, docs/detection.md), else unconfirmed. The
+ * floor now against the geometric mean of the baseline runs' floors; a result
+ * without a floor (fewer than 2 samples) is judged by the change's lower bound alone.
+ * A young test's faster verdict by the mirror rule: a baseline run in a slow phase
+ * makes an unchanged commit look faster as one now does slower, so it is confirmed
+ * only below 1 / (1 + limit) - 1 (floor, or the upper bound of the means' change).
+ */
+void culprit_detect__judge_by_spread(culprit_verdict *out, const culprit_test_result *now,
+                                     const culprit_baseline *base)
+{
+    double log_base = 0, moved;
+    int faster = out->kind == CULPRIT_VERDICT_IMPROVEMENT;
+
+    if (base->spread)
+        out->spread = *base->spread;
+    else
+        culprit_detect_spread_default(&out->spread);
+    out->spread_limit = culprit_detect_spread_limit(&out->spread, base->n);
+    if (faster)
+        out->spread_limit = 1 / (1 + out->spread_limit) - 1;
+    for (size_t i = 0; i < base->n; i++)
+        log_base += log(culprit_detect__floor(base->results[i])) / (double)base->n;
+    out->floor_change = culprit_detect__floor(now) / exp(log_base) - 1;
+    moved = !isnan(out->floor_change) ? out->floor_change
+            : faster                  ? out->change_high
+                                      : out->change_low;
+    out->evidence =
+        culprit_detect__beyond_limit(out, moved) ||
+                culprit_detect__beyond_limit(out, faster ? out->change_high : out->change_low)
+            ? CULPRIT_EVIDENCE_POOLED
+            : CULPRIT_EVIDENCE_UNCONFIRMED;
+}
+
 /* 1 when result t of `run` may tell the spread for `now`. */
 static int usable(const culprit_run *run, const culprit_test_result *t,
                   const culprit_test_result *now)

@@ -162,12 +162,19 @@ static void put_paired(culprit_buf *b, const culprit_paired_confirmation *c, dou
                            100 * c->below_high);
     else if (c->out_of_time)
         culprit_buf_puts(b, ", stopped by the time budget");
+    if (c->decide_pairs && c->decide_budget_s > 0)
+        culprit_buf_printf(b, " (the next look that could decide is at %zu pairs: about %.0f s)",
+                           c->decide_pairs, c->decide_budget_s);
 }
 
-/* What the pooled rule decided for a young test's minor, and from what. */
+/* What the pooled rule decided for a young test's minor or faster verdict, and from
+ * what. */
 static void put_pooled(culprit_buf *b, const culprit_verdict *v)
 {
     const culprit_run_spread *s = &v->spread;
+    int faster = v->kind == CULPRIT_VERDICT_IMPROVEMENT;
+    const char *side = faster ? "upper" : "lower";
+    double bound = faster ? v->change_high : v->change_low;
 
     if (v->evidence == CULPRIT_EVIDENCE_POOLED)
         culprit_buf_puts(b, "; confirmed by the pooled run-to-run spread: ");
@@ -177,10 +184,11 @@ static void put_pooled(culprit_buf *b, const culprit_verdict *v)
                            "build, and ",
                            CULPRIT_DETECT_NOISE_MIN_RUNS);
     if (isnan(v->floor_change))
-        culprit_buf_printf(b, "the lower bound %+.1f%%", 100 * v->change_low);
-    else if (v->evidence == CULPRIT_EVIDENCE_POOLED && !(v->floor_change > v->spread_limit))
-        culprit_buf_printf(b, "the means' lower bound %+.1f%% (the floor moved %+.1f%%)",
-                           100 * v->change_low, 100 * v->floor_change);
+        culprit_buf_printf(b, "the %s bound %+.1f%%", side, 100 * bound);
+    else if (v->evidence == CULPRIT_EVIDENCE_POOLED &&
+             !culprit_detect__beyond_limit(v, v->floor_change))
+        culprit_buf_printf(b, "the means' %s bound %+.1f%% (the floor moved %+.1f%%)", side,
+                           100 * bound, 100 * v->floor_change);
     else
         culprit_buf_printf(b, "the floor (fastest sample) moved %+.1f%%", 100 * v->floor_change);
     culprit_buf_printf(b, ", %s %g x the spread (limit %+.1f%%; spread ",
@@ -243,6 +251,10 @@ static char *compose_message(const culprit_verdict *v, double confidence)
         if (v->category) {
             culprit_buf_printf(&b, ", still in category '%s'", v->category);
         }
+        if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED || v->evidence == CULPRIT_EVIDENCE_POOLED)
+            put_pooled(&b, v);
+        break;
+    case CULPRIT_VERDICT_IMPROVEMENT:
         if (v->evidence == CULPRIT_EVIDENCE_UNCONFIRMED || v->evidence == CULPRIT_EVIDENCE_POOLED)
             put_pooled(&b, v);
         break;
@@ -346,36 +358,6 @@ static size_t more_samples_needed(double half_rel, double change, double thresho
 }
 
 /*
- * A young test's minor (no noise model of its own, significant on the means):
- * confirmed when its floor moved beyond CULPRIT_DETECT_SPREAD_FACTOR times the upper
- * bound of the machine's pooled run-to-run spread of floors (or the default), or
- * when the lower bound of the means' change did (either rule: a baseline run whose
- * floor fell in a slow phase of the machine hides a 3x slowdown from the floor rule,
- * while the means still show it; replayed on 162 A/A pairs of real runs beside two
- * CPU hogs, neither rule confirmed any, docs/detection.md), else unconfirmed. The
- * floor now against the geometric mean of the baseline runs' floors; a result
- * without a floor (fewer than 2 samples) is judged by the change's lower bound alone.
- */
-static void judge_by_spread(culprit_verdict *out, const culprit_test_result *now,
-                            const culprit_baseline *base)
-{
-    double log_base = 0, moved;
-
-    if (base->spread)
-        out->spread = *base->spread;
-    else
-        culprit_detect_spread_default(&out->spread);
-    out->spread_limit = culprit_detect_spread_limit(&out->spread, base->n);
-    for (size_t i = 0; i < base->n; i++)
-        log_base += log(culprit_detect__floor(base->results[i])) / (double)base->n;
-    out->floor_change = culprit_detect__floor(now) / exp(log_base) - 1;
-    moved = isnan(out->floor_change) ? out->change_low : out->floor_change;
-    out->evidence = moved > out->spread_limit || out->change_low > out->spread_limit
-                        ? CULPRIT_EVIDENCE_POOLED
-                        : CULPRIT_EVIDENCE_UNCONFIRMED;
-}
-
-/*
  * The comparison with a baseline that has enough samples: Welch's interval of the
  * relative change, then the verdict it supports (a major verdict already set
  * stands; the interval is still reported).
@@ -421,10 +403,12 @@ static int compare_with_baseline(culprit_verdict *out, const culprit_test_result
          * repetitions of two runs, and a shared machine's run-to-run offsets raised
          * false minors in young histories (+9% on a docs-only commit). */
         if (!(base->between_df > 0))
-            judge_by_spread(out, now, base);
+            culprit_detect__judge_by_spread(out, now, base);
         break;
     case CULPRIT_STATS_CHANGE_FASTER:
         out->kind = CULPRIT_VERDICT_IMPROVEMENT;
+        if (!(base->between_df > 0)) /* the same young-history rule as a minor's */
+            culprit_detect__judge_by_spread(out, now, base);
         break;
     case CULPRIT_STATS_CHANGE_UNCHANGED:
         out->kind = CULPRIT_VERDICT_UNCHANGED;

@@ -16,7 +16,7 @@
 static const char *const fail_on_choices[] = {"major", "minor", "none", NULL};
 
 /* The rows of a test binary's options, their values going into `o`. */
-#define RUNNER_NOPTS 28
+#define RUNNER_NOPTS 29
 static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_options *o)
 {
     const culprit_opt rows[] = {
@@ -27,6 +27,11 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "$CULPRIT_FILTER, where matching none runs none, exit 0)"),
         CULPRIT_OPT("--repetitions", 0, CULPRIT_OPT_UINT, &o->repetitions, "N",
                     "take exactly N samples per test (overrides the tests)", .min = 1, .max = 1e8),
+        CULPRIT_OPT("--max-repetitions", 0, CULPRIT_OPT_UINT, &o->max_repetitions, "N",
+                    "take at most N samples per test: an adaptive test stops\n"
+                    "there, a larger fixed count takes N (also\n"
+                    "$CULPRIT_MAX_REPETITIONS, which a paired confirmation sets)",
+                    .min = 1, .max = 1e8),
         CULPRIT_OPT("--warmup", 0, CULPRIT_OPT_UINT, &o->warmup, "N",
                     "untimed repetitions before sampling", .max = 1e8, .given = &o->warmup_set),
         CULPRIT_OPT("--budget", 0, CULPRIT_OPT_DOUBLE, &o->budget_s, "SECONDS",
@@ -129,6 +134,7 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
 {
     const char *env_fail_on = getenv("CULPRIT_FAIL_ON"), *env_metric = getenv("CULPRIT_METRIC");
     const char *env_filter = getenv("CULPRIT_FILTER");
+    const char *env_max = getenv("CULPRIT_MAX_REPETITIONS");
     culprit_opt table[RUNNER_NOPTS];
     culprit_opt_parser p;
     int kind;
@@ -142,6 +148,11 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     /* What culprit bisect --metric asks of the test binary it runs. */
     if (env_metric && *env_metric &&
         culprit_opt_apply(culprit_opt_find(table, "--metric"), "CULPRIT_METRIC", env_metric) < 0)
+        return CULPRIT_EINVALID;
+    /* The samples a paired confirmation's run needs (probe.c). */
+    if (env_max && *env_max &&
+        culprit_opt_apply(culprit_opt_find(table, "--max-repetitions"), "CULPRIT_MAX_REPETITIONS",
+                          env_max) < 0)
         return CULPRIT_EINVALID;
     /* The one test a bisection or a paired confirmation measures. */
     if (env_filter && *env_filter) {

@@ -294,6 +294,17 @@ static void job_for(culprit_runner_job *job, const runner *r, const char *suite,
         job->measure.budget_s = r->opt.budget_s;
     if (r->opt.min_time_set)
         job->measure.min_time_s = r->opt.min_time_s;
+    /* A cap, not a count: a run of a paired confirmation needs a floor or a mean, and
+     * the pairs, not the samples, carry the run-to-run spread (docs/measure.md). */
+    if (r->opt.max_repetitions) {
+        unsigned int cap = r->opt.max_repetitions;
+        if (!job->measure.max_repetitions || job->measure.max_repetitions > cap)
+            job->measure.max_repetitions = cap;
+        if (job->measure.repetitions > cap)
+            job->measure.repetitions = cap;
+        if (job->measure.min_repetitions > cap)
+            job->measure.min_repetitions = cap;
+    }
     job->measure.keep_preempted = r->opt.keep_preempted;
     if (r->opt.timeout_s > 0)
         job->timeout_s = r->opt.timeout_s;

@@ -26,7 +26,10 @@ typedef struct {
     const char *filter;
     int filter_from_env;      /* the filter is $CULPRIT_FILTER's: matching nothing is no error */
     unsigned int repetitions; /* 0: as declared */
-    unsigned int warmup;      /* 0: as declared */
+    /* --max-repetitions / $CULPRIT_MAX_REPETITIONS: at most this many samples per test
+     * (what a paired confirmation asks, docs/measure.md); 0: as declared */
+    unsigned int max_repetitions;
+    unsigned int warmup; /* 0: as declared */
     int warmup_set;
     double budget_s;   /* 0: as declared */
     double min_time_s; /* with min_time_set: the samples' minimum span before a precision stop */

@@ -389,14 +389,18 @@ typedef struct {
                                                  history; or the deterministic rule) */
     size_t builds;                          /**< commits built */
     int deterministic;                      /**< judged on counts (an "instructions" metric) */
-    int cpu;           /**< judged on each run's CPU time: a run had preempted samples */
-    size_t preempted;  /**< runs (both sides) with preempted samples */
-    int out_of_time;   /**< the time budget stopped it: the figures are those so far */
-    double seconds;    /**< wall time it took, builds included */
-    int below;         /**< stopped as not slower: the change's one-sided 80% upper bound
-                            (below_high) fell below the threshold (docs/detection.md,
-                            "Paired confirmation") */
-    double below_high; /**< that bound when below */
+    int cpu;                /**< judged on each run's CPU time: a run had preempted samples */
+    size_t preempted;       /**< runs (both sides) with preempted samples */
+    int out_of_time;        /**< the time budget stopped it: the figures are those so far */
+    double seconds;         /**< wall time it took, builds included */
+    int below;              /**< stopped as not slower: the change's one-sided 80% upper bound
+                                 (below_high) fell below the threshold (docs/detection.md,
+                                 "Paired confirmation") */
+    double below_high;      /**< that bound when below */
+    size_t decide_pairs;    /**< stopped by the time budget, still unknown: the pairs of the
+                                 next look that could decide (0 otherwise) */
+    double decide_budget_s; /**< and about the budget they need, at this confirmation's pace
+                                 (culprit_bisect_confirm_check(); 0 otherwise) */
 } culprit_bisect_confirmation;
 
 /**

@@ -434,12 +434,15 @@ typedef struct {
     double change;                  /**< median relative change of the pairs, now/base - 1 */
     double change_low, change_high; /**< its confidence interval */
     int slower;                     /**< 1 slower, 0 not slower, -1 still unknown */
-    int cpu;           /**< judged on the runs' CPU time (a run had preempted samples) */
-    size_t preempted;  /**< runs with preempted samples */
-    int out_of_time;   /**< the time budget stopped the pairs: the figures so far */
-    int below;         /**< stopped early, not slower: the change's one-sided 80% upper bound
-                            (below_high) fell below the threshold */
-    double below_high; /**< that bound when below */
+    int cpu;                /**< judged on the runs' CPU time (a run had preempted samples) */
+    size_t preempted;       /**< runs with preempted samples */
+    int out_of_time;        /**< the time budget stopped the pairs: the figures so far */
+    int below;              /**< stopped early, not slower: the change's one-sided 80% upper bound
+                                 (below_high) fell below the threshold */
+    double below_high;      /**< that bound when below */
+    size_t decide_pairs;    /**< stopped by the time budget, still unknown: the pairs of the
+                                 next look that could decide (0 otherwise) */
+    double decide_budget_s; /**< about the budget (s) those pairs need at this pace */
 } culprit_paired_confirmation;
 
 /** A run a verdict compared with (docs/detection.md, "A traceable baseline"). Owned. */
@@ -478,9 +481,11 @@ typedef struct {
     culprit_evidence evidence; /**< what the verdict rests on */
     culprit_paired_confirmation paired; /**< when evidence is CULPRIT_EVIDENCE_PAIRED */
     int dirty; /**< the run judged was measured on a dirty tree (its message says so) */
-    culprit_run_spread spread; /**< a minor of a young test: the spread that judged it */
-    double spread_limit;       /**< ... the change its floor had to pass (NAN: the
-                                    pooled rule did not judge) */
+    culprit_run_spread spread; /**< a minor or faster verdict of a young test: the spread
+                                    that judged it */
+    double spread_limit;       /**< ... the change its floor had to pass (faster: to fall
+                                    below, 1 / (1 + limit) - 1; NAN: the pooled rule did
+                                    not judge) */
     size_t nbase_runs;         /**< the runs compared with (base_runs), newest first */
     culprit_verdict_run *base_runs;
     double floor_change; /**< a minor the pooled rule judged: the relative change of the
@@ -894,7 +899,8 @@ int culprit_detect_check_counters_flagged(const culprit_check_result *result, si
  * 1 when a verdict has the evidence to fail a CI job (docs/detection.md, "No alarm
  * without evidence"): every verdict but a minor one whose evidence is
  * CULPRIT_EVIDENCE_UNCONFIRMED, or PAIRED with the pairs still unable to say
- * (paired.slower != 1).
+ * (paired.slower != 1), and a faster one whose evidence is UNCONFIRMED (a young
+ * history's faster verdict within the pooled spread's mirrored limit).
  */
 int culprit_detect_verdict_confirmed(const culprit_verdict *v);
 

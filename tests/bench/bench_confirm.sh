@@ -6,7 +6,7 @@
 # change), as a real test binary does: the pairs run the judged test alone
 # ($CULPRIT_FILTER), stop at the budget (60 s, --max-runs 30 pairs) and, when runs
 # were preempted, judge each run's CPU floor (its fastest sample's CPU time), by the
-# sign test below 20 pairs, and stop, not slower, once the change's one-sided 80%
+# sign test, and stop, not slower, once the change's one-sided 80%
 # upper bound is below the threshold (docs/detection.md, "Paired confirmation").
 # Goals (issue 25, at load >= 8): +10% confirmed >= 95%, +5% >= 80%, A/A <= 1%,
 # median time per confirmation <= 20 s. The load is printed with every trial.
@@ -29,16 +29,29 @@
 # LOG=DIR each trial's JSON documents are kept there.
 # Run it beside a CPU hog on one core; the load is printed before and after.
 # usage: bench_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR [--quick | TRIALS [AA_TRIALS]]
+#        [--parallel N]
 set -euo pipefail
-culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3") mode=${4:-40}
+culprit=$(realpath "$1") lib=$(realpath "$2") include=$(realpath "$3")
+shift 3
+# --parallel N: N trials at a time, each in its own clone and history (to reach a
+# load and a count in a measuring slot; the load is sampled every 30 s).
+parallel=1 numbers=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --parallel) parallel=${2:?--parallel needs a number}; shift 2 ;;
+    *) numbers+=("$1"); shift ;;
+  esac
+done
+case $parallel in ''|*[!0-9]*|0) echo "bench_confirm.sh: --parallel '$parallel': not a positive number" >&2; exit 2 ;; esac
+mode=${numbers[0]:-40}
 # --quick (ctest): one trial per effect, at most 10 pairs per confirmation (figures
 # only: every step runs once).
 confirm_opts=()
 if [ "$mode" = --quick ]; then trials=1 aa=1 confirm_opts=(--max-runs 10)
-else trials=$mode aa=${5:-$((2 * mode))}; fi
+else trials=$mode aa=${numbers[1]:-$((2 * mode))}; fi
 work=$(mktemp -d /tmp/culprit-bench-confirm-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
-git() { command git -c user.name=bench -c user.email=bench@example.org "$@"; }
+git() { command git -c user.name=bench -c user.email=bench@example.org -c advice.detachedHead=false "$@"; }
 
 repo=$work/repo
 git init -q "$repo"
@@ -101,10 +114,10 @@ for r in r0 e0 e5 e10; do
 done
 git -C "$repo" checkout -q r0
 
-record() { # record REV HISTORY: one run of REV's test, as a CI job records it
-  git -C "$repo" checkout -q "$1"
+record() { # record REV HISTORY REPO: one run of REV's test, as a CI job records it
+  git -C "$3" checkout -q "$1"
   # (samples as text, CULPRIT_HISTORY_PACK=0: mw reads them with a regular expression)
-  (cd "$repo" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none CULPRIT_HISTORY_PACK=0 "$work/perf_$1" \
+  (cd "$3" && CULPRIT_HISTORY_DIR=$2 CULPRIT_FAIL_ON=none CULPRIT_HISTORY_PACK=0 "$work/perf_$1" \
     --quiet >/dev/null 2>&1)
 }
 # mw HISTORY BASE: 1 when the run at the judged commit is slower than the run at
@@ -153,43 +166,76 @@ PY
 }
 
 echo "load before: $(uptime)"
-echo "trials: $aa A/A, $trials per slowdown"
-declare -A up m pa n pairs secs
-for e in e0 e5 e10; do up[$e]=0 m[$e]=0 pa[$e]=0 n[$e]=0 pairs[$e]="" secs[$e]=""; done
+echo "trials: $aa A/A, $trials per slowdown, $parallel at a time"
+# Each worker takes every parallel-th trial in its own clone, history and files (the
+# binary reads work.conf from its checkout), and appends one line per trial to its
+# results file: effect, unpaired verdict, mw, paired evidence, slower, pairs, seconds.
+trial() { # trial EFFECT T DIR
+  local e=$1 t=$2 d=$3 hist=$3/hist uv uev mwv start rule s v ev slower np
+  rm -rf "$hist"
+  record r0 "$hist" "$d/repo"; record "$e" "$hist" "$d/repo"
+  git -C "$d/repo" checkout -q "$e"
+  (cd "$d/repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
+    --test bench.work_1ms > "$d/u.json" 2>/dev/null) || true
+  read -r uv uev _ < <(verdict "$d/u.json")
+  mwv=$(mw "$hist" "$(git -C "$d/repo" rev-parse r0)")
+  start=$(date +%s.%N)
+  (cd "$d/repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
+    --test bench.work_1ms --confirm --build "$build" --run './perf --quiet' \
+    "${confirm_opts[@]}" > "$d/p.json" 2> "$d/p.err") || true
+  rule=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['tests'][0].get('paired') or {}; print(p.get('judged'), p.get('preempted_runs'), p.get('out_of_time'), p.get('below_high'))" "$d/p.json" 2>/dev/null || echo "- - - -")
+  s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))")
+  read -r v ev slower np < <(verdict "$d/p.json")
+  echo "$e $uv $mwv $ev $slower $np $s" >> "$d/results"
+  if [ -n "${LOG:-}" ]; then
+    mkdir -p "$LOG"; cp "$d/u.json" "$LOG/${e}_${t}_unpaired.json"
+    cp "$d/p.json" "$LOG/${e}_${t}_paired.json"; cp "$d/p.err" "$LOG/${e}_${t}_paired.err"
+    cp -r "$hist" "$LOG/${e}_${t}_history"
+  fi
+  echo "  $e trial $t: unpaired $uv ($uev), mw $mwv, paired $v ($ev, slower $slower, $np pairs; judged, preempted, out of time, below_high: $rule), ${s} s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+# The trials in turn (A/A, +5%, +10% within each trial number, so a drift of the load
+# touches all three alike); worker k runs those at positions k, k + parallel, ...
+list=()
 most=$((aa > trials ? aa : trials))
 for t in $(seq "$most"); do
   for e in e0 e5 e10; do
     if [ "$e" = e0 ]; then [ "$t" -le "$aa" ] || continue
     else [ "$t" -le "$trials" ] || continue; fi
-    hist=$work/hist; rm -rf "$hist"
-    record r0 "$hist"; record "$e" "$hist"
-    git -C "$repo" checkout -q "$e"
-    (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
-      --test bench.work_1ms > "$work/u.json" 2>/dev/null) || true
-    read -r uv uev _ < <(verdict "$work/u.json")
-    [ "$uv" = minor ] || [ "$uv" = major ] && up[$e]=$((up[$e] + 1))
-    mwv=$(mw "$hist" "$(git -C "$repo" rev-parse r0)")
-    m[$e]=$((m[$e] + mwv))
-    start=$(date +%s.%N)
-    (cd "$repo" && "$culprit" check --commit "$e" --baseline r0 --history "$hist" --json \
-      --test bench.work_1ms --confirm --build "$build" --run './perf --quiet' \
-      "${confirm_opts[@]}" > "$work/p.json" 2> "$work/p.err") || true
-    rule=$(python3 -c "import json,sys; p=json.load(open(sys.argv[1]))['tests'][0].get('paired') or {}; print(p.get('judged'), p.get('preempted_runs'), p.get('out_of_time'), p.get('below_high'))" "$work/p.json" 2>/dev/null || echo "- - - -")
-    s=$(python3 -c "print('%.1f' % ($(date +%s.%N) - $start))")
-    secs[$e]+=" $s"
-    read -r v ev slower np < <(verdict "$work/p.json")
-    # Confirmed slower by the pairs (flagged and undecided tests are paired; an
-    # unchanged or faster one is not, and counts as not slower).
-    [ "$ev" = paired ] && [ "$slower" = True ] && pa[$e]=$((pa[$e] + 1))
-    [ "$ev" = paired ] && pairs[$e]+=" $np"
-    n[$e]=$((n[$e] + 1))
-    if [ -n "${LOG:-}" ]; then
-      mkdir -p "$LOG"; cp "$work/u.json" "$LOG/${e}_${t}_unpaired.json"
-      cp "$work/p.json" "$LOG/${e}_${t}_paired.json"; cp -r "$hist" "$LOG/${e}_${t}_history"
-    fi
-    echo "  $e trial $t: unpaired $uv ($uev), mw $mwv, paired $v ($ev, slower $slower, $np pairs; judged, preempted, out of time, below_high: $rule), ${s} s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+    list+=("$e $t")
   done
 done
+worker() { # worker K
+  local d=$work/w$1 i
+  mkdir -p "$d"; : > "$d/results"
+  git clone -q "$repo" "$d/repo"
+  for ((i = $1; i < ${#list[@]}; i += parallel)); do
+    # shellcheck disable=SC2086
+    trial ${list[$i]} "$d"
+  done
+}
+# The 1-minute load every 30 s while the trials run (not in --quick).
+sampler=
+if [ "$mode" != --quick ]; then
+  (while sleep 30; do echo "load $(date -u +%H:%M:%S): $(cut -d' ' -f1-3 /proc/loadavg)"; done) &
+  sampler=$!
+fi
+pids=()
+for ((k = 0; k < parallel; k++)); do worker "$k" & pids+=($!); done
+for p in "${pids[@]}"; do wait "$p"; done
+[ -z "$sampler" ] || kill "$sampler"
+declare -A up m pa n pairs secs
+for e in e0 e5 e10; do up[$e]=0 m[$e]=0 pa[$e]=0 n[$e]=0 pairs[$e]="" secs[$e]=""; done
+while read -r e uv mwv ev slower np s; do
+  { [ "$uv" = minor ] || [ "$uv" = major ]; } && up[$e]=$((up[$e] + 1))
+  m[$e]=$((m[$e] + mwv))
+  secs[$e]+=" $s"
+  # Confirmed slower by the pairs (flagged and undecided tests are paired; an
+  # unchanged or faster one is not, and counts as not slower).
+  [ "$ev" = paired ] && [ "$slower" = True ] && pa[$e]=$((pa[$e] + 1))
+  [ "$ev" = paired ] && pairs[$e]+=" $np"
+  n[$e]=$((n[$e] + 1))
+done < <(cat "$work"/w*/results)
 med() { [ $# -eq 0 ] && { echo -; return; }; python3 -c "import sys; v=sorted(float(x) for x in sys.argv[1:]); print('%.1f' % v[len(v)//2])" "$@"; }
 printf '%-6s %9s %9s %9s %12s %14s\n' effect unpaired mw paired pairs_median confirm_s_median
 for e in e0 e5 e10; do

@@ -55,8 +55,10 @@ typedef struct {
     /* Every slow_every-th run (0 none) falls in a slow phase of the machine: its time
      * and its CPU time, the fastest sample included, 1.8 times longer. */
     int slow_every;
-    /* Each build takes this long (seconds of real time; 0 none). */
-    double build_s;
+    int slow_good; /* ... counting the good end's runs only (its slow phases alone) */
+    int good_runs;
+    /* Each build takes this long (seconds of real time; 0 none), and each run. */
+    double build_s, run_s;
 } fake;
 
 static const double noise[11] = {0.9, -0.4, 0.1, -1.0, 0.6, 0.3, -0.7, 1.0, -0.2, 0.5, -0.8};
@@ -68,6 +70,12 @@ static int index_of(const repo_fixture *r, const char *sha)
             return (int)i;
     fail_msg("unknown commit %s", sha);
     return -1;
+}
+
+static void pause_for(double s)
+{
+    if (s > 0)
+        nanosleep(&(struct timespec){(time_t)s, (long)((s - (double)(time_t)s) * 1e9)}, NULL);
 }
 
 static int fake_build(void *payload, culprit_vcs *repo, culprit_bisect__side side, const char *sha,
@@ -82,10 +90,7 @@ static int fake_build(void *payload, culprit_vcs *repo, culprit_bisect__side sid
         return 0;
     f->on[side][0] = '\0';
     *built = 1;
-    if (f->build_s > 0)
-        nanosleep(&(struct timespec){(time_t)f->build_s,
-                                     (long)((f->build_s - (double)(time_t)f->build_s) * 1e9)},
-                  NULL);
+    pause_for(f->build_s);
     if (f->unbuildable[c])
         return culprit_error_set(CULPRIT_ESKIP, "planted build failure of c%d", c);
     memcpy(f->on[side], sha, 41);
@@ -100,9 +105,12 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
     size_t len = strlen(f->runs);
 
     assert_string_equal(f->on[side], sha); /* built on that side before it runs */
+    pause_for(f->run_s);
     if (k < f->burst_runs[c])
         rel += f->burst_slow[c] + (k % 2 ? -f->burst_noise[c] : f->burst_noise[c]);
-    if (f->slow_every && f->ncalls % (size_t)f->slow_every == 0)
+    if (f->slow_every &&
+        (f->slow_good ? side == CULPRIT_BISECT__GOOD && ++f->good_runs % f->slow_every == 0
+                      : f->ncalls % (size_t)f->slow_every == 0))
         rel += 0.8;
     f->last_cpu = f->mean[c] * (1 + rel + f->cpu_noise * noise[f->ncalls % 11]);
     *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
@@ -883,6 +891,18 @@ static void test_confirm_rules(void **state)
     assert_int_equal(c.out_of_time, 0);
     assert_int_equal(c.builds, 2);
     assert_int_equal(c.slower, 1);
+    assert_int_equal(c.decide_pairs, 0);
+    /* A budget that holds a few pairs (runs of 0.1 s, 0.6 s) and cannot decide: the
+     * figures so far, and the pairs of the next look that could (min_runs). */
+    sc->f.run_s = 0.1;
+    told = 0;
+    rules.deadline = culprit_time_now_s() + 0.6;
+    confirm_rules(sc, &rules, &c);
+    sc->f.run_s = 0;
+    assert_int_equal(c.out_of_time, 1);
+    assert_int_equal(c.slower, -1);
+    assert_true(c.runs < culprit_bisect__min_runs(&sc->opts));
+    assert_int_equal(c.decide_pairs, culprit_bisect__min_runs(&sc->opts));
 }
 
 /* Beside two CPU hogs whole runs fall in slow phases (1.8x, the floor included):
@@ -910,6 +930,28 @@ static void test_confirm_slow_phases(void **state)
     assert_int_not_equal(c.slower, 1);
 }
 
+/* Slow phases of the good end alone (every 4th of its runs 1.8x, its floor too) with
+ * floors that vary by 10%: the slow pairs (-70%) widen the fences, and the mean of
+ * floors inside them from 20 pairs on fell below zero, so a +10% commit was stopped as
+ * not slower. The sign test at every look counts them as one vote each: never not
+ * slower. */
+static void test_confirm_slow_good_end(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 1, NULL};
+
+    linear(sc, 2, 1, 0.10);
+    sc->f.slow_every = 4;
+    sc->f.slow_good = 1;
+    sc->f.cpu_noise = 0.10;
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, &c);
+    assert_int_equal(c.cpu, 1);
+    assert_int_not_equal(c.slower, 0);
+    assert_int_equal(c.below, 0);
+}
+
 /* The equivalence stop: an unchanged commit whose floors vary by about the
  * threshold (2%) is not ruled out at 95% in 30 pairs, and runs to the end still
  * unknown; with stop_below its one-sided 80% bound falls below the threshold
@@ -923,7 +965,7 @@ static void test_confirm_stops_below(void **state)
     size_t without;
 
     linear(sc, 2, 1, 0.0);
-    sc->f.cpu_noise = 0.04;
+    sc->f.cpu_noise = 0.03;
     sc->f.preempted = 1;
     confirm_rules(sc, &rules, &c);
     assert_int_equal(c.cpu, 1);
@@ -1138,6 +1180,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_slow_good_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_stops_below, setup, teardown),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),

@@ -510,10 +510,12 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     culprit_run *now = new_run("c2", "t2", "m"), *before = new_run(BASE_SHA, "t1", "m");
     culprit_test_result *b = add(before, "x", 50, 500e3, 5e3);
     culprit_test_result *t = add(now, "x", 50, 470e3, 5e3);
-    culprit_paired_confirmation slower = {20, 0.05, 0.01, 0.09, 1, 0, 0, 0, 0, 0};
-    culprit_paired_confirmation same = {20, 0.002, -0.01, 0.014, 0, 0, 0, 0, 0, 0};
-    culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0, 0, 0, 0, 0, 0};
-    culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation slower = {20, 0.05, 0.01, 0.09, 1, 0, 0, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation same = {20, 0.002, -0.01, 0.014, 0, 0, 0, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation faster = {20, -0.05, -0.08, -0.02, 0, 0, 0, 0, 0, 0, 0, 0};
+    culprit_paired_confirmation unknown = {30, 0.03, -0.01, 0.07, -1, 0, 0, 0, 0, 0, 0, 0};
+    /* 5 pairs in the budget, still unknown: the next look and its budget are said. */
+    culprit_paired_confirmation out_of_time = {5, 0.03, -0.01, 0.07, -1, 1, 10, 1, 0, 0, 10, 120};
     culprit_verdict v;
     culprit_baseline mature = {1, NULL, NULL, BASE_SHA, 1e6, 5, 0, NULL, NULL};
     const culprit_test_result *results[1] = {b};
@@ -527,6 +529,11 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
     assert_true(isnan(v.between_sd));
     assert_true(culprit_detect_wants_pairs(&v, 0));
+    /* The young-history rule of a minor, mirrored: 6% faster is within the spread. */
+    assert_int_equal(v.evidence, CULPRIT_EVIDENCE_UNCONFIRMED);
+    assert_non_null(strstr(v.message, "faster: "));
+    assert_non_null(strstr(v.message, "; unconfirmed: fewer than"));
+    assert_true(v.spread_limit < 0);
     assert_int_equal(culprit_detect_apply_paired(&v, &slower, 0.99), 0);
     assert_int_equal(v.kind, CULPRIT_VERDICT_MINOR);
     assert_int_equal(v.evidence, CULPRIT_EVIDENCE_PAIRED);
@@ -547,6 +554,22 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
     assert_int_equal(v.paired.slower, -1);
     culprit_detect_verdict_dispose(&v);
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(culprit_detect_apply_paired(&v, &out_of_time, 0.99), 0);
+    assert_non_null(strstr(v.message, "still unknown after 5 paired runs"));
+    assert_non_null(strstr(v.message, "stopped by the time budget (the next look that could decide "
+                                      "is at 10 pairs: about 120 s)"));
+    culprit_detect_verdict_dispose(&v);
+
+    /* Far faster (-96%: 25x), beyond the default spread's mirrored limit (one earlier
+     * run: -91.6%): confirmed by the pooled rule. */
+    t->summary.mean = 20e3;
+    v = judge(now, t, before, b, NULL);
+    assert_int_equal(v.kind, CULPRIT_VERDICT_IMPROVEMENT);
+    assert_int_equal(v.evidence, CULPRIT_EVIDENCE_POOLED);
+    assert_non_null(strstr(v.message, "confirmed by the pooled run-to-run spread"));
+    culprit_detect_verdict_dispose(&v);
+    t->summary.mean = 470e3;
 
     /* With the noise model (enough earlier runs), an unchanged or faster verdict has
      * its evidence and is not paired; a flagged or undecided one always is. */

@@ -13,7 +13,9 @@
 #    runs at most once per confirmation (the first run, which tells the test's name);
 #    each pair is told ("pair k of N"), the rule judged by is stated (CPU time when a
 #    run was preempted, else time), and a budget too short for one pair keeps the
-#    verdict and says why.
+#    verdict and says why; each run asks the binary for at most 30 samples
+#    ($CULPRIT_MAX_REPETITIONS); two tests confirmed against one baseline build
+#    each end once.
 # usage: check_confirm.sh CULPRIT LIBCULPRIT INCLUDE_DIR
 set -euo pipefail
 culprit=$1 lib=$2 include=$3
@@ -113,15 +115,21 @@ status=0; check --commit r3 --baseline r1 > "$work/plain.json" 2> "$work/plain.e
 [ "$(field "$work/plain.json" "t['verdict'], t['evidence']")" = "('minor', 'unconfirmed')" ] ||
   fail "r3 without --confirm: $(field "$work/plain.json" "t['message']")"
 
-# The planted 3x slowdown, confirmed by pairs.
+# The planted 3x slowdown, confirmed by pairs; each run asks the binary for at most
+# 30 samples per test ($CULPRIT_MAX_REPETITIONS: a pair needs a floor, not the
+# adaptive stop's hundreds).
 rm -f "$OTHER_LOG"
+export ASKED_LOG=$work/asked.log
 status=0
-check --commit r3 --baseline r1 --confirm --build "$build" --run './fib_test --quiet' --min-runs 4 \
-  --max-runs 10 > "$work/r3.json" 2> "$work/r3.err" || status=$?
+check --commit r3 --baseline r1 --confirm --build "$build" --min-runs 4 --max-runs 10 \
+  --run 'echo "${CULPRIT_MAX_REPETITIONS:-unset}" >> "$ASKED_LOG"; ./fib_test --quiet' \
+  > "$work/r3.json" 2> "$work/r3.err" || status=$?
 [ "$status" = 1 ] || fail "r3 --confirm exited $status: $(cat "$work/r3.err")"
 [ "$(field "$work/r3.json" "t['verdict'], t['evidence'], t['paired']['slower']")" = \
   "('minor', 'paired', True)" ] || fail "r3 --confirm: $(field "$work/r3.json" "t['message']")"
 grep -q "confirmed by" "$work/r3.json" || fail "the message does not say it was confirmed"
+[ "$(sort -u "$ASKED_LOG")" = 30 ] ||
+  fail "the runs did not ask for at most 30 samples: $(sort | uniq -c < "$ASKED_LOG")"
 ran_other=$(cat "$OTHER_LOG" 2> /dev/null | wc -l)
 [ "$ran_other" -le 1 ] || fail "the pairs ran the binary's other test $ran_other times"
 grep -q "confirming fibsuite.fib_conf: pair 2 of 10" "$work/r3.err" ||
@@ -154,6 +162,18 @@ case "$(field "$work/r2.json" "t['verdict'], t['evidence'], t['paired']['slower'
   "('unchanged', 'paired', False)" | "('minor', 'paired', None)") ;;
   *) fail "r2 --confirm: $(field "$work/r2.json" "t['message']")" ;;
 esac
+
+# Two tests of the binary confirmed against one baseline (fib_conf flagged, other
+# paired as a young history's unchanged test): each end is built once, not per test.
+export BUILD_LOG=$work/builds.log
+status=0
+(cd "$repo" && "$culprit" check --history "$work/hist" --json --commit r3 --baseline r1 \
+  --confirm --build "echo built >> \"\$BUILD_LOG\"; $build" --run './fib_test --quiet' \
+  --min-runs 4 --max-runs 4) > "$work/both.json" 2> "$work/both.err" || status=$?
+[ "$(grep -c "confirming fibsuite.*: paired runs" "$work/both.err")" = 2 ] ||
+  fail "two tests were not both confirmed: $(cat "$work/both.err")"
+[ "$(wc -l < "$BUILD_LOG")" = 2 ] ||
+  fail "two tests' confirmations built $(wc -l < "$BUILD_LOG") times, not once per end"
 
 after=$(cd "$repo" && git status --porcelain && git rev-parse HEAD &&
   find . -path ./.git/objects -prune -o -type f -print0 | sort -z | xargs -0 sha256sum)

@@ -250,6 +250,26 @@ static void passing_run_writes_valid_history_junit_and_json(void **state)
     assert_int_equal(count_files(hist, ".xml"), 2); /* a new file; the first one untouched */
 }
 
+/* $CULPRIT_MAX_REPETITIONS (what a paired confirmation sets) caps every test's
+ * samples: busy_fast declares 30, and takes 7. */
+static void max_repetitions_from_the_environment_caps_the_samples(void **state)
+{
+    workspace *w = *state;
+    json_error_t jerr;
+    json_t *doc;
+
+    assert_int_equal(
+        run_sample(w, NULL, "CULPRIT_MAX_REPETITIONS=7", "--filter busy_fast --no-history --json"),
+        0);
+    doc = json_loads(w->out.ptr, 0, &jerr);
+    assert_non_null(doc);
+    assert_int_equal(json_integer_value(json_object_get(test_in(doc, "busy_fast"), "n")), 7);
+    json_decref(doc);
+    assert_int_equal(
+        run_sample(w, NULL, "CULPRIT_MAX_REPETITIONS=0", "--filter busy_fast --no-history"), 2);
+    assert_non_null(strstr(w->err.ptr, "CULPRIT_MAX_REPETITIONS"));
+}
+
 static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
 {
     workspace *w = *state;
@@ -496,6 +516,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(usage_errors_exit_2_naming_the_input, setup, teardown),
         cmocka_unit_test_setup_teardown(passing_run_writes_valid_history_junit_and_json, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(max_repetitions_from_the_environment_caps_the_samples,
+                                        setup, teardown),
         cmocka_unit_test_setup_teardown(failure_crash_and_hang_are_reported_and_others_kept, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(unwritable_history_still_prints_results_and_exits_nonzero,

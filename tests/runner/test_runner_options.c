@@ -115,10 +115,11 @@ static void filter_from_environment_then_command_line(void **state)
 static void help_lists_every_option(void **state)
 {
     static const char *const names[] = {
-        "--list",      "--filter",   "--repetitions", "--warmup",     "--budget",  "--min-time",
-        "--timeout",   "--duration", "--history",     "--no-history", "--junit",   "--json",
-        "--commit",    "--branch",   "--project",     "--fail-on",    "--no-fork", "-v, --verbose",
-        "-q, --quiet", "--version",  "-h, --help"};
+        "--list",       "--filter",   "--repetitions", "--max-repetitions", "--warmup",
+        "--budget",     "--min-time", "--timeout",     "--duration",        "--history",
+        "--no-history", "--junit",    "--json",        "--commit",          "--branch",
+        "--project",    "--fail-on",  "--no-fork",     "-v, --verbose",     "-q, --quiet",
+        "--version",    "-h, --help"};
     char text[8192] = "";
     FILE *f = fmemopen(text, sizeof(text) - 1, "w");
     (void)state;
