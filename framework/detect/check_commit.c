@@ -21,7 +21,7 @@ unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts)
     return (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)) ||
                    opts->metric /* its summaries are recomputed from the series */
                ? CULPRIT_HISTORY_LOAD_SAMPLES
-               : 0;
+               : CULPRIT_HISTORY_LOAD_NO_SERIES; /* a time verdict reads summaries only */
 }
 
 int culprit_detect_check_load(culprit_history_runs *out, const culprit_history_source *src,

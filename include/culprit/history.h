@@ -201,6 +201,12 @@ int culprit_history_write_file(const culprit_run *run, const char *path, int fla
 
 /** Flags for the readers. */
 #define CULPRIT_HISTORY_LOAD_SAMPLES 0x1u /**< also load the raw series (not only summaries) */
+/**
+ * Summaries only, without even the list of series (each test's nseries is 0): what
+ * the time verdicts read (culprit_detect_check_load_flags()). The series lines are
+ * still checked. Ignored with CULPRIT_HISTORY_LOAD_SAMPLES.
+ */
+#define CULPRIT_HISTORY_LOAD_NO_SERIES 0x2u
 
 /**
  * Parses a history (JUnit XML) document with safe options: no network, no entity

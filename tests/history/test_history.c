@@ -1037,6 +1037,49 @@ static void summaries_only_read_keeps_long_text_between_blocks(void **state)
     culprit_buf_dispose(&big);
 }
 
+/* Issue 23: a time verdict reads no series, so CULPRIT_HISTORY_LOAD_NO_SERIES leaves
+ * them out (a third less memory per test read): every other field is as a summaries-only
+ * read has it, a malformed series line is still refused, and with the samples asked
+ * for the flag is ignored. */
+static void no_series_read_keeps_every_summary(void **state)
+{
+    culprit_run *run = make_run(), *summaries = NULL, *bare = NULL, *whole = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_int_equal(culprit_history_read_memory(&bare, doc.ptr, doc.size, "mem",
+                                                 CULPRIT_HISTORY_LOAD_NO_SERIES),
+                     0);
+    assert_int_equal(summaries->tests[0].nseries, 4);
+    for (size_t i = 0; i < bare->ntests; i++) {
+        assert_int_equal(bare->tests[i].nseries, 0);
+        assert_null(bare->tests[i].series);
+    }
+    for (size_t i = 0; i < summaries->ntests; i++) { /* all but the series: the same */
+        culprit_test_result *t = &summaries->tests[i];
+        for (size_t k = 0; k < t->nseries; k++)
+            free(t->series[k].name);
+        free(t->series);
+        t->series = NULL;
+        t->nseries = 0;
+    }
+    assert_same_run(summaries, bare, 0);
+    assert_int_equal(
+        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem",
+                                    CULPRIT_HISTORY_LOAD_SAMPLES | CULPRIT_HISTORY_LOAD_NO_SERIES),
+        0);
+    assert_same_run(run, whole, 1);
+    expect_invalid_edit(&doc, "series cpu_ns 3", "series cpu_ns three",
+                        CULPRIT_HISTORY_LOAD_NO_SERIES, "malformed series length");
+    culprit_history_run_free(run);
+    culprit_history_run_free(summaries);
+    culprit_history_run_free(bare);
+    culprit_history_run_free(whole);
+    culprit_buf_dispose(&doc);
+}
+
 static void invalid_series_names_are_refused(void **state)
 {
     culprit_run *run = make_run();
@@ -1106,6 +1149,7 @@ int main(void)
         cmocka_unit_test(files_of_any_size_read_back),
         cmocka_unit_test(find_test_is_indexed_and_follows_added_tests),
         cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
+        cmocka_unit_test(no_series_read_keeps_every_summary),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
         cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };
