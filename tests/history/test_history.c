@@ -974,20 +974,30 @@ static void series_read_at_once_still_grow(void **state)
 
 /* culprit_history_run_find_test() indexes a run of many tests: the first of two tests of
  * one name is found, as a scan finds it; tests added after a search are found. */
-static void find_test_is_indexed_and_follows_added_tests(void **state)
+/* A run of n tests named "t<i % names>", test i with elapsed_s i. */
+static culprit_run *run_of_tests(size_t n, size_t names)
 {
     culprit_run *run = NULL;
     culprit_test_result *t;
     char name[32];
-    (void)state;
 
     assert_int_equal(culprit_history_run_new(&run), 0);
-    for (size_t i = 0; i < 100; i++) {
+    for (size_t i = 0; i < n; i++) {
         assert_int_equal(culprit_history_run_add_test(&t, run), 0);
-        snprintf(name, sizeof(name), "t%zu", i % 50); /* each name twice */
+        snprintf(name, sizeof(name), "t%zu", i % names);
         culprit_str_set(&t->name, name);
         t->elapsed_s = (double)i;
     }
+    return run;
+}
+
+static void find_test_is_indexed_and_follows_added_tests(void **state)
+{
+    culprit_run *run = run_of_tests(100, 50); /* each name twice */
+    culprit_test_result *t;
+    char name[32];
+    (void)state;
+
     assert_int_equal(culprit_history_run_add_test(&t, run), 0); /* a test without a name */
     for (size_t i = 0; i < 50; i++) {
         snprintf(name, sizeof(name), "t%zu", i);
@@ -1003,6 +1013,31 @@ static void find_test_is_indexed_and_follows_added_tests(void **state)
         assert_ptr_equal(culprit_history_run_find_test(run, name), t);
     }
     assert_true(culprit_history_run_find_test(run, "t3")->elapsed_s == 3.0);
+    culprit_history_run_free(run);
+}
+
+/* Issue 23: the search tries the test after the last one found first (callers walk
+ * tests in the order runs hold them); what it finds is what the index finds: in order,
+ * out of order, and with a second test of a name just after the last one found. */
+static void find_test_tries_the_next_test_first(void **state)
+{
+    culprit_run *run = run_of_tests(40, 40);
+    culprit_test_result *t;
+    char name[32];
+    (void)state;
+
+    for (size_t i = 0; i < 40; i++) { /* in order, then backwards */
+        snprintf(name, sizeof(name), "t%zu", i);
+        assert_ptr_equal(culprit_history_run_find_test(run, name), &run->tests[i]);
+        snprintf(name, sizeof(name), "t%zu", 39 - i);
+        assert_ptr_equal(culprit_history_run_find_test(run, name), &run->tests[39 - i]);
+    }
+    assert_null(culprit_history_run_find_test(run, "t40"));
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0); /* a second t3, at 40 */
+    culprit_str_set(&t->name, "t3");
+    assert_ptr_equal(culprit_history_run_find_test(run, "t39"), &run->tests[39]);
+    assert_ptr_equal(culprit_history_run_find_test(run, "t3"), &run->tests[3]);
+    assert_ptr_equal(culprit_history_run_find_test(run, "t3"), &run->tests[3]);
     culprit_history_run_free(run);
 }
 
@@ -1148,6 +1183,7 @@ int main(void)
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
         cmocka_unit_test(find_test_is_indexed_and_follows_added_tests),
+        cmocka_unit_test(find_test_tries_the_next_test_first),
         cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
         cmocka_unit_test(no_series_read_keeps_every_summary),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
