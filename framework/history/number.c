@@ -11,9 +11,11 @@
 #endif
 #include "history_internal.h"
 
+#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,13 +168,73 @@ static int parse_short_decimal(double *out, const char *p, const char *end)
     return 0;
 }
 
+#if LDBL_MANT_DIG == 64 || LDBL_MANT_DIG == 113
+/* Powers of ten exact in long double: 5^27 < 2^64. */
+static const long double pow10_exact_long[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
+                                               1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
+                                               1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
+                                               1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/*
+ * The exact path for the 16 to 19 significant digits "%.17g" writes (a mean, a
+ * deviation, an interval's bound): [-]digits[.digits], mantissa m < 2^64, at most 27
+ * decimals. m and 10^d are exact in the IEEE extended (or quad) long double, whose
+ * division rounds correctly; rounding that quotient q to double gives strtod's
+ * double unless q is exactly halfway between two doubles (a midpoint is on the long
+ * double grid, so the true quotient cannot sit across it from q): then strtod
+ * decides.
+ */
+static int parse_long_decimal(double *out, const char *p, const char *end)
+{
+    int negative = 0;
+    uint64_t m = 0;
+    size_t d = 0, digits = 0;
+    long double q;
+    double r, other;
+
+    if (p < end && *p == '-') {
+        negative = 1;
+        p++;
+    }
+    for (; p < end && (unsigned int)(*p - '0') <= 9; p++, digits++) {
+        if (m > (UINT64_MAX - 9) / 10)
+            return -1;
+        m = m * 10 + (uint64_t)(*p - '0');
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
+            if (m > (UINT64_MAX - 9) / 10 || d >= 27)
+                return -1;
+            m = m * 10 + (uint64_t)(*p - '0');
+        }
+    }
+    if (p != end || digits == 0)
+        return -1;
+    q = (long double)m / pow10_exact_long[d];
+    r = (double)q;
+    if ((long double)r != q) {
+        other = nextafter(r, q > (long double)r ? INFINITY : -INFINITY);
+        if (q == ((long double)r + (long double)other) / 2)
+            return -1;
+    }
+    *out = negative ? -r : r;
+    return 0;
+}
+#else
+static int parse_long_decimal(double *out, const char *p, const char *end)
+{
+    (void)out, (void)p, (void)end;
+    return -1; /* no exact long double here: strtod */
+}
+#endif
+
 int culprit_history__parse_double(double *out, const char *p, const char *end)
 {
     char tmp[64];
     size_t len = (size_t)(end - p);
     char *stop;
 
-    if (parse_short_decimal(out, p, end) == 0)
+    if (parse_short_decimal(out, p, end) == 0 || parse_long_decimal(out, p, end) == 0)
         return 0;
     if (len == 0 || len >= sizeof(tmp))
         return -1;

@@ -329,6 +329,61 @@ static void numbers_round_trip_bit_for_bit(void **state)
     }
 }
 
+/* Issue 23: the 16-19 digit numbers "%.17g" writes are read without strtod; each
+ * must be strtod's double, bit for bit: written numbers of every magnitude, random
+ * digit strings, and the ties (a decimal exactly halfway between two doubles, which
+ * strtod rounds to even: n.5 above 2^52, n.25 and n.75 above 2^51, odd integers
+ * above 2^53). */
+static void long_decimals_read_as_strtod_reads_them(void **state)
+{
+    char text[64];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    (void)state;
+
+    for (int i = 0; i < 300000; i++) {
+        double v, want, got = 0;
+        uint64_t n;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        n = x >> 11;
+        switch (i % 6) {
+        case 0: /* what the writer writes for a mean or a deviation */
+            v = ldexp((double)n, -53) * pow(10, (double)(x % 19) - 6);
+            snprintf(text, sizeof(text), "%.*g", 16 + (int)(x >> 61) % 4, v);
+            break;
+        case 1: /* 16 to 20 random digits, the point anywhere */
+            snprintf(text, sizeof(text), "%llu%07llu", (unsigned long long)(x % 10000000000000ull),
+                     (unsigned long long)((x >> 20) % 10000000));
+            {
+                size_t len = strlen(text), at = (size_t)(x >> 58) % (len + 1);
+                memmove(text + at + 1, text + at, len - at + 1);
+                text[at] = '.';
+                if (at == len)
+                    text[at] = '\0';
+            }
+            break;
+        case 2:
+            snprintf(text, sizeof(text), "%llu.5",
+                     (unsigned long long)((1ull << 52) + n % (1ull << 52)));
+            break;
+        case 3:
+            snprintf(text, sizeof(text), "%llu.%s",
+                     (unsigned long long)((1ull << 51) + n % (1ull << 51)), x & 1 ? "25" : "75");
+            break;
+        case 4:
+            snprintf(text, sizeof(text), "%s%llu", x & 2 ? "-" : "",
+                     (unsigned long long)(((1ull << 53) + (x % (1ull << 62))) | 1));
+            break;
+        default:
+            snprintf(text, sizeof(text), "%.17g", ldexp((double)n, (int)(x % 64) - 32));
+            break;
+        }
+        want = strtod(text, NULL);
+        if (culprit_history__parse_double(&got, text, text + strlen(text)) != 0 ||
+            !same_double(want, got))
+            fail_msg("'%s': strtod %.17g (%a), read %.17g (%a)", text, want, want, got, got);
+    }
+}
+
 static void write_text(const char *path, const char *text, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -1172,6 +1227,7 @@ int main(void)
         cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),
         cmocka_unit_test(region_tests_say_what_each_figure_covers),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
+        cmocka_unit_test(long_decimals_read_as_strtod_reads_them),
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(report_form_is_for_dashboards_and_still_readable),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),
