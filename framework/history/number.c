@@ -11,7 +11,6 @@
 #endif
 #include "history_internal.h"
 
-#include <float.h>
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
@@ -168,29 +167,31 @@ static int parse_short_decimal(double *out, const char *p, const char *end)
     return 0;
 }
 
-#if LDBL_MANT_DIG == 64 || LDBL_MANT_DIG == 113
-/* Powers of ten exact in long double: 5^27 < 2^64. */
-static const long double pow10_exact_long[] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,
-                                               1e7L,  1e8L,  1e9L,  1e10L, 1e11L, 1e12L, 1e13L,
-                                               1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L, 1e20L,
-                                               1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128; /* GCC and Clang, 64-bit targets */
+
+/* Significant bits of a non-zero 128-bit number. */
+static int bits128(u128 v)
+{
+    uint64_t hi = (uint64_t)(v >> 64);
+
+    return hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)v);
+}
 
 /*
  * The exact path for the 16 to 19 significant digits "%.17g" writes (a mean, a
- * deviation, an interval's bound): [-]digits[.digits], mantissa m < 2^64, at most 27
- * decimals. m and 10^d are exact in the IEEE extended (or quad) long double, whose
- * division rounds correctly; rounding that quotient q to double gives strtod's
- * double unless q is exactly halfway between two doubles (a midpoint is on the long
- * double grid, so the true quotient cannot sit across it from q): then strtod
- * decides.
+ * deviation, an interval's bound): [-]digits[.digits] with a mantissa m < 2^64 and
+ * at most 19 decimals, in integers. The quotient m / 10^d is taken to 55 bits
+ * (Q = floor(m 2^s / 10^d), 2^54 <= Q < 2^55, in 128-bit arithmetic) with a sticky
+ * bit for the remainder, then rounded to 53 bits, ties to even: the correctly
+ * rounded double, strtod's, with no floating-point step that could round twice.
  */
 static int parse_long_decimal(double *out, const char *p, const char *end)
 {
-    int negative = 0;
-    uint64_t m = 0;
+    int negative = 0, s, sticky;
+    uint64_t m = 0, mant, g;
     size_t d = 0, digits = 0;
-    long double q;
-    double r, other;
+    u128 num, den = 1, q;
 
     if (p < end && *p == '-') {
         negative = 1;
@@ -203,28 +204,40 @@ static int parse_long_decimal(double *out, const char *p, const char *end)
     }
     if (p < end && *p == '.') {
         for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
-            if (m > (UINT64_MAX - 9) / 10 || d >= 27)
+            if (m > (UINT64_MAX - 9) / 10 || d >= 19)
                 return -1;
             m = m * 10 + (uint64_t)(*p - '0');
         }
     }
-    if (p != end || digits == 0)
+    if (p != end || digits == 0 || m == 0)
         return -1;
-    q = (long double)m / pow10_exact_long[d];
-    r = (double)q;
-    if ((long double)r != q) {
-        other = nextafter(r, q > (long double)r ? INFINITY : -INFINITY);
-        if (q == ((long double)r + (long double)other) / 2)
-            return -1;
+    for (size_t i = 0; i < d; i++)
+        den *= 10;
+    s = 55 + bits128(den) - bits128(m); /* then 2^54 <= m 2^s / 10^d < 2^56 */
+    num = s >= 0 ? (u128)m << s : m;
+    if (s < 0)
+        den <<= -s;
+    q = num / den;
+    sticky = num % den != 0;
+    if (q >> 55) {
+        sticky |= (int)(q & 1);
+        q >>= 1;
+        s--;
     }
-    *out = negative ? -r : r;
+    mant = (uint64_t)(q >> 2);
+    g = (uint64_t)(q & 3);
+    if (g > 2 || (g == 2 && (sticky || (mant & 1))))
+        mant++;
+    *out = ldexp((double)mant, 2 - s);
+    if (negative)
+        *out = -*out;
     return 0;
 }
 #else
 static int parse_long_decimal(double *out, const char *p, const char *end)
 {
     (void)out, (void)p, (void)end;
-    return -1; /* no exact long double here: strtod */
+    return -1; /* no 128-bit integers here: strtod */
 }
 #endif
 
