@@ -466,7 +466,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
     out->p = out->q = out->between_sd = out->spread_limit = out->floor_change = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
-    if (culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name) <
+    if (culprit_detect__put_key(&key, now->classname ? now->classname : run->suite, now->name) <
             0 ||
         !(out->test = culprit_buf_detach(&key)) ||
         (now->category && !(out->category = culprit_strdup(now->category))))

@@ -167,8 +167,8 @@ static int parse_short_decimal(double *out, const char *p, const char *end)
     return 0;
 }
 
-#ifdef __SIZEOF_INT128__
-__extension__ typedef unsigned __int128 u128; /* GCC and Clang, 64-bit targets */
+#ifdef __SIZEOF_INT128__  /* __uint128_t */
+typedef __uint128_t u128; /* GCC and Clang, 64-bit targets */
 
 /* Significant bits of a non-zero 128-bit number. */
 static int bits128(u128 v)
