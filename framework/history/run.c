@@ -142,6 +142,17 @@ int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run)
     return 0;
 }
 
+void culprit_history__tests_reserve(culprit_run *run, size_t n)
+{
+    culprit_test_result *tests;
+
+    if (n <= run->atests || n > SIZE_MAX / sizeof(*tests) ||
+        !(tests = realloc(run->tests, n * sizeof(*tests))))
+        return; /* a hint: the array still grows as tests are added */
+    run->tests = tests;
+    run->atests = n;
+}
+
 /* The entries the series array of a test of n series holds: 4, then doubling when
  * full (at 4, 8, 16, ...): the 13 series of a run file's test cost 3 allocations
  * added one by one, not 13 (starting at 16 cost 25% more memory per test read, and

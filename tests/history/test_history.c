@@ -1143,6 +1143,8 @@ static void no_series_read_keeps_every_summary(void **state)
                                                  CULPRIT_HISTORY_LOAD_NO_SERIES),
                      0);
     assert_int_equal(summaries->tests[0].nseries, 4);
+    /* The skip counted the blocks: the tests' array was allocated once, of their number. */
+    assert_int_equal(summaries->atests, summaries->ntests);
     for (size_t i = 0; i < bare->ntests; i++) {
         assert_int_equal(bare->tests[i].nseries, 0);
         assert_null(bare->tests[i].series);
