@@ -1172,6 +1172,34 @@ static void no_series_read_keeps_every_summary(void **state)
     culprit_buf_dispose(&doc);
 }
 
+/* Issue 23: the skip finds each block's samples line by the 'p' of "\nsamples ",
+ * among headers full of 'p's and near-misses; one range per block and the tail, and
+ * the same summaries as the full read. */
+static void skip_finds_every_samples_line_among_look_alikes(void **state)
+{
+    culprit_run *run = make_run(), *whole = NULL, *summaries = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    culprit_history__ranges kept = {NULL, 0, 0};
+    (void)state;
+
+    culprit_str_set(&run->tests[0].category, "p sample samples psamples");
+    culprit_str_set(&run->tests[0].verdict_message, "pp \nsamples 12 p");
+    culprit_str_set(&run->tests[1].stop, "p");
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history__skip_samples(&kept, doc.ptr, doc.size), 1);
+    assert_int_equal(kept.n, run->ntests + 1);
+    assert_int_equal(
+        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
+        0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_same_run(whole, summaries, 0);
+    free(kept.items);
+    culprit_history_run_free(run);
+    culprit_history_run_free(whole);
+    culprit_history_run_free(summaries);
+    culprit_buf_dispose(&doc);
+}
+
 static void invalid_series_names_are_refused(void **state)
 {
     culprit_run *run = make_run();
@@ -1244,6 +1272,7 @@ int main(void)
         cmocka_unit_test(find_test_tries_the_next_test_first),
         cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
         cmocka_unit_test(no_series_read_keeps_every_summary),
+        cmocka_unit_test(skip_finds_every_samples_line_among_look_alikes),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
         cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };
