@@ -292,6 +292,13 @@ int culprit_history_query_wants_name(const culprit_history_query *query, const c
 /** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
 void culprit_history_runs_sort(culprit_history_runs *runs);
 
+/**
+ * Moves the runs of `more` into `runs` (a later read of other commits), kept in
+ * culprit_history_runs_sort()'s order; `more` is left empty. Out of memory
+ * (CULPRIT_ERROR): `more` is disposed of and `runs` is unchanged.
+ */
+int culprit_history_runs_take(culprit_history_runs *runs, culprit_history_runs *more);
+
 /* ------------------------------------------------------- the history source --- */
 
 /** Where a history source reads runs from (culprit_history_source_open()). */
