@@ -170,6 +170,28 @@ static int parse_short_decimal(double *out, const char *p, const char *end)
 #ifdef __SIZEOF_INT128__  /* __uint128_t */
 typedef __uint128_t u128; /* GCC and Clang, 64-bit targets */
 
+/* 10^0 to 10^19, all below 2^64. */
+static const uint64_t pow10_u64[] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     100000000000000ull,
+                                     1000000000000000ull,
+                                     10000000000000000ull,
+                                     100000000000000000ull,
+                                     1000000000000000000ull,
+                                     10000000000000000000ull};
+
 /* Significant bits of a non-zero 128-bit number. */
 static int bits128(u128 v)
 {
@@ -191,7 +213,7 @@ static int parse_long_decimal(double *out, const char *p, const char *end)
     int negative = 0, s, sticky;
     uint64_t m = 0, mant, g;
     size_t d = 0, digits = 0;
-    u128 num, den = 1, q;
+    u128 num, den, q;
 
     if (p < end && *p == '-') {
         negative = 1;
@@ -211,8 +233,7 @@ static int parse_long_decimal(double *out, const char *p, const char *end)
     }
     if (p != end || digits == 0 || m == 0)
         return -1;
-    for (size_t i = 0; i < d; i++)
-        den *= 10;
+    den = pow10_u64[d];
     s = 55 + bits128(den) - bits128(m); /* then 2^54 <= m 2^s / 10^d < 2^56 */
     num = s >= 0 ? (u128)m << s : m;
     if (s < 0)
