@@ -51,7 +51,7 @@ static int open_file(side *s, const char *path)
     culprit_history_runs runs;
     int error;
 
-    if ((error = culprit_history_read_report(&runs, path, 0)) < 0)
+    if ((error = culprit_history_read_report(&runs, path, CULPRIT_HISTORY_LOAD_NO_SERIES)) < 0)
         return error;
     if (runs.nruns == 1) {
         s->run = runs.runs[0];

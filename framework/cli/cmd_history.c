@@ -164,7 +164,8 @@ int cli_history(int argc, char **argv)
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 1)) < 0 ||
         (error = culprit_report_new(&report)) < 0 ||
-        (error = cli_load_history_window(report, &runs, &env, rev, limit, &judge.check, 0)) < 0)
+        (error = cli_load_history_window(report, &runs, &env, rev, limit, &judge.check,
+                                         culprit_detect_check_load_flags(&judge.check))) < 0)
         goto cleanup;
     /* Under --json the readable lines go to stderr, so a CI log still shows them. */
     print_text(judge.json ? stderr : stdout, report, limit, judge.check.detect.allow_dirty);

@@ -6,7 +6,9 @@
  */
 #include "culprit/core.h"
 
+#include <locale.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,21 +88,88 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
     return 0;
 }
 
+/*
+ * The fast path of culprit_buf_put_fixed(): y = |x| 10^decimals rounded to the nearest
+ * integer is what printf rounds the exact value to, unless the exact value lies near a
+ * half (printf breaks an exact tie to even, and y carries a rounding error of at most
+ * half an ulp, below 2^-19 under 2^33): then 0, and printf decides.
+ */
+static int fixed_digits(char *out, size_t *len, double x, int decimals, int plus)
+{
+    static const double pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
+    const struct lconv *lc;
+    double y, r;
+    uint64_t u, scale;
+    char digits[24];
+    size_t n = 0, k = 0;
+
+    if (decimals < 0 || decimals > 6 || !isfinite(x))
+        return 0;
+    y = fabs(x) * pow10[decimals];
+    if (!(y < 8589934592.0) || fabs(y - floor(y) - 0.5) < 1e-5)
+        return 0;
+    lc = localeconv(); /* printf's decimal point is the locale's */
+    if (decimals && (!lc->decimal_point || strcmp(lc->decimal_point, ".") != 0))
+        return 0;
+    r = floor(y + 0.5);
+    scale = (uint64_t)pow10[decimals];
+    if (signbit(x))
+        out[n++] = '-';
+    else if (plus)
+        out[n++] = '+';
+    u = (uint64_t)r / scale;
+    do { /* the integer part, reversed */
+        digits[k++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (k)
+        out[n++] = digits[--k];
+    if (decimals) {
+        u = (uint64_t)r % scale;
+        out[n++] = '.';
+        for (int d = decimals; d-- > 0;) {
+            out[n + (size_t)d] = (char)('0' + u % 10);
+            u /= 10;
+        }
+        n += (size_t)decimals;
+    }
+    *len = n;
+    return 1;
+}
+
+int culprit_buf_put_fixed(culprit_buf *buf, double x, int decimals, int plus)
+{
+    char text[48];
+    size_t len;
+
+    if (fixed_digits(text, &len, x, decimals, plus))
+        return culprit_buf_put(buf, text, len);
+    return culprit_buf_printf(buf, plus ? "%+.*f" : "%.*f", decimals, x);
+}
+
 int culprit_buf_put_duration(culprit_buf *buf, double ns)
 {
+    static const struct {
+        double below, per;
+        int decimals;
+        const char *unit;
+    } units[] = {{1e3, 1, 1, " ns"}, {1e6, 1e3, 1, " us"}, {1e9, 1e6, 2, " ms"}};
+    int error;
+
     if (!isfinite(ns))
         return culprit_buf_puts(buf, "-");
     if (ns < 0) { /* "-185.2 us", not "-185159.3 ns" */
-        int error = culprit_buf_puts(buf, "-");
+        error = culprit_buf_puts(buf, "-");
         return error < 0 ? error : culprit_buf_put_duration(buf, -ns);
     }
-    if (ns < 1e3)
-        return culprit_buf_printf(buf, "%.1f ns", ns);
-    if (ns < 1e6)
-        return culprit_buf_printf(buf, "%.1f us", ns / 1e3);
-    if (ns < 1e9)
-        return culprit_buf_printf(buf, "%.2f ms", ns / 1e6);
-    return culprit_buf_printf(buf, "%.3f s", ns / 1e9);
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (ns < units[i].below)
+            return (error = culprit_buf_put_fixed(buf, units[i].per == 1 ? ns : ns / units[i].per,
+                                                  units[i].decimals, 0)) < 0
+                       ? error
+                       : culprit_buf_puts(buf, units[i].unit);
+    return (error = culprit_buf_put_fixed(buf, ns / 1e9, 3, 0)) < 0 ? error
+                                                                    : culprit_buf_puts(buf, " s");
 }
 
 void culprit_buf_clear(culprit_buf *buf)

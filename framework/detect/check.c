@@ -45,7 +45,7 @@ static int collect(entry **out, size_t *n_out, const culprit_history_runs *runs,
         for (size_t t = 0; t < run->ntests; t++) {
             const culprit_test_result *test = &run->tests[t];
             culprit_buf key = CULPRIT_BUF_INIT;
-            if (culprit_buf_printf(&key, "%s.%s", run->suite ? run->suite : "", test->name) < 0)
+            if (culprit_detect__put_key(&key, run->suite ? run->suite : "", test->name) < 0)
                 goto oom;
             if (!matches(key.ptr, test->name, wanted)) {
                 culprit_buf_dispose(&key);
@@ -294,10 +294,12 @@ int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
         const culprit_test_result *results[1];
         culprit_baseline base = {.results = results, .runs = runs_a, .label = a->commit};
         culprit_buf key = CULPRIT_BUF_INIT;
-        int wanted;
-        culprit_buf_printf(&key, "%s.%s", b->suite ? b->suite : "", now->name);
-        wanted = matches(culprit_buf_cstr(&key), now->name, opts->test);
-        culprit_buf_dispose(&key);
+        int wanted = 1;
+        if (opts->test) { /* the key only to match --test against */
+            culprit_detect__put_key(&key, b->suite ? b->suite : "", now->name);
+            wanted = matches(culprit_buf_cstr(&key), now->name, opts->test);
+            culprit_buf_dispose(&key);
+        }
         if (!wanted)
             continue;
         if ((before = culprit_history_run_find_test(a, now->name)) &&

@@ -21,7 +21,7 @@ unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts)
     return (opts->detectors & (CULPRIT_DETECTOR_CLUSTERS | CULPRIT_DETECTOR_RULES)) ||
                    opts->metric /* its summaries are recomputed from the series */
                ? CULPRIT_HISTORY_LOAD_SAMPLES
-               : 0;
+               : CULPRIT_HISTORY_LOAD_NO_SERIES; /* a time verdict reads summaries only */
 }
 
 int culprit_detect_check_load(culprit_history_runs *out, const culprit_history_source *src,
@@ -44,17 +44,20 @@ int culprit_detect_check_load(culprit_history_runs *out, const culprit_history_s
     return 0;
 }
 
-/* One read and judgement: the runs of `commits` (all when n is 0). */
+/* One read and judgement: the runs of `commits` (all when n is 0) added to `runs`,
+ * which holds those of the commits before them (or none). */
 static int judge(culprit_check_result *result, culprit_history_runs *runs,
                  const culprit_history_source *src, const char *const *commits, size_t n,
                  const culprit_check_commit_options *o)
 {
     const culprit_check_options *opts = o->check;
+    culprit_history_runs more = {0, NULL, 0};
     int error;
 
     culprit_detect_check_result_dispose(result);
-    culprit_history_runs_dispose(runs);
-    if ((error = culprit_detect_check_load(runs, src, opts, commits, n, o->warn, o->payload)) < 0)
+    if ((error = culprit_detect_check_load(&more, src, opts, commits, n, o->warn, o->payload)) <
+            0 ||
+        (error = culprit_history_runs_take(runs, &more)) < 0)
         return error;
     if (opts->test && (error = culprit_history_require_test(runs, opts->test,
                                                             culprit_history_source_dir(src))) < 0) {
@@ -77,15 +80,18 @@ static int judge_along(culprit_check_result *result, culprit_history_runs *runs,
 
     if (o->read_all)
         return judge(result, runs, src, NULL, 0, o);
+    /* Each round reads only the commits the last one did not: runs already read are
+     * kept, not read again. */
     k = k < nbases ? k : nbases;
     if (!(commits = malloc((nbases + 1) * sizeof(*commits))))
         return CULPRIT_ERROR_NOMEM();
     commits[0] = o->commit;
     memcpy(commits + 1, o->bases, nbases * sizeof(*commits));
-    while (more && error == 0) {
+    for (size_t read = 0; more && error == 0;) {
         more = 0;
-        if ((error = judge(result, runs, src, commits, k + 1, o)) < 0)
+        if ((error = judge(result, runs, src, commits + read, k + 1 - read, o)) < 0)
             break;
+        read = k + 1;
         for (size_t i = 0; k < nbases && !more && i < result->n; i++)
             more = culprit_detect_check_wants_more(result, i, runs, o->check);
         k = k * CHECK_GROWTH < nbases ? k * CHECK_GROWTH : nbases;
@@ -114,7 +120,10 @@ static int rejudge(culprit_check_result *result, culprit_history_runs *runs,
             reran++;
         error = error < 0 ? error : 0; /* 1 (re-ran) goes on to the next test */
     }
-    if (error < 0 || reran == 0 || (error = judge(result, runs, src, NULL, 0, o)) < 0)
+    if (error < 0 || reran == 0)
+        goto cleanup;
+    culprit_history_runs_dispose(runs); /* read again, the re-runs with them */
+    if ((error = judge(result, runs, src, NULL, 0, o)) < 0)
         goto cleanup;
     for (size_t i = 0; i < result->n; i++)
         for (size_t k = 0; k < n; k++)

@@ -23,6 +23,16 @@ static const char *or_empty(const char *s)
     return s ? s : "";
 }
 
+int culprit_detect__put_key(culprit_buf *key, const char *suite, const char *name)
+{
+    int error;
+
+    if ((error = culprit_buf_puts(key, suite ? suite : "(null)")) < 0 ||
+        (error = culprit_buf_put(key, ".", 1)) < 0)
+        return error;
+    return culprit_buf_puts(key, name ? name : "(null)");
+}
+
 static char *differs(const char *what, const char *now, const char *base)
 {
     culprit_buf msg = CULPRIT_BUF_INIT;
@@ -59,10 +69,16 @@ static char *why_not(const culprit_run *now_run, const culprit_test_result *now,
 {
     char a[512], b[512];
 
-    culprit_history_run_machine_class(a, sizeof(a), now_run);
-    culprit_history_run_machine_class(b, sizeof(b), base_run);
-    if (strcmp(a, b) != 0)
-        return differs("machine", a, b);
+    /* The class is the machine's fingerprint or the name given: the same inputs, the
+     * same class (every pair of runs of one machine is asked, so that is the common
+     * case, and building the two classes was a twentieth of `culprit history`). */
+    if (!culprit_str_equal(now_run->machine_class, base_run->machine_class) ||
+        !culprit_str_equal(now_run->machine, base_run->machine)) {
+        culprit_history_run_machine_class(a, sizeof(a), now_run);
+        culprit_history_run_machine_class(b, sizeof(b), base_run);
+        if (strcmp(a, b) != 0)
+            return differs("machine", a, b);
+    }
     if (strcmp(or_empty(now_run->compiler), or_empty(base_run->compiler)) != 0)
         return differs("compiler", or_empty(now_run->compiler), or_empty(base_run->compiler));
     if (strcmp(or_empty(now_run->flags), or_empty(base_run->flags)) != 0)

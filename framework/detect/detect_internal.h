@@ -17,6 +17,10 @@
 /** 1 when two runs share machine, compiler and flags (their timings compare). */
 int culprit_detect__same_build(const culprit_run *a, const culprit_run *b);
 
+/* Appends "suite.name" as printf's "%s.%s" writes it (NULL as "(null)"), without
+ * printf: every test judged has its key made. */
+int culprit_detect__put_key(culprit_buf *key, const char *suite, const char *name);
+
 /** Which fingerprint (machine, compiler, build flags) of the baseline's runs differs
  * from `run`, as a message (malloc'd), or NULL. */
 char *culprit_detect__fingerprint_mismatch(const culprit_run *run, const culprit_baseline *base);

@@ -108,10 +108,15 @@ static void welford_of(culprit_welford *w, const culprit_test_result *t)
     culprit_stats_welford_from_summary(w, judged_summary(t));
 }
 
+/* "+12.3% (99% CI +8.1% to +16.5%)": without printf where plain (culprit_buf_put_fixed). */
 static void put_change(culprit_buf *b, const culprit_verdict *v, double confidence)
 {
-    culprit_buf_printf(b, "%+.1f%% (%g%% CI %+.1f%% to %+.1f%%)", 100 * v->change, 100 * confidence,
-                       100 * v->change_low, 100 * v->change_high);
+    culprit_buf_put_fixed(b, 100 * v->change, 1, 1);
+    culprit_buf_printf(b, "%% (%g%% CI ", 100 * confidence);
+    culprit_buf_put_fixed(b, 100 * v->change_low, 1, 1);
+    culprit_buf_puts(b, "% to ");
+    culprit_buf_put_fixed(b, 100 * v->change_high, 1, 1);
+    culprit_buf_puts(b, "%)");
 }
 
 /* A baseline label: a commit sha is shortened to 12 digits, anything else (a pool
@@ -211,8 +216,9 @@ static char *compose_message(const culprit_verdict *v, double confidence)
     culprit_buf b = CULPRIT_BUF_INIT;
     int compared = isfinite(v->change);
 
-    culprit_buf_grow(&b, 255); /* most messages fit: no regrowing */
-    culprit_buf_printf(&b, "%s: ", v->test);
+    culprit_buf_grow(&b, 255);                          /* most messages fit: no regrowing */
+    culprit_buf_puts(&b, v->test ? v->test : "(null)"); /* as printf's "%s" wrote it */
+    culprit_buf_puts(&b, ": ");
     switch (v->kind) {
     case CULPRIT_VERDICT_NOT_RUN:
         culprit_buf_puts(&b, "did not pass, nothing to judge");
@@ -444,7 +450,7 @@ int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
     out->base_mean = out->change = out->change_low = out->change_high = NAN;
     out->p = out->q = out->between_sd = out->spread_limit = out->floor_change = NAN;
     out->category_high_ns = now->category ? now->category_high_ns : NAN;
-    if (culprit_buf_printf(&key, "%s.%s", now->classname ? now->classname : run->suite, now->name) <
+    if (culprit_detect__put_key(&key, now->classname ? now->classname : run->suite, now->name) <
             0 ||
         !(out->test = culprit_buf_detach(&key)) ||
         (now->category && !(out->category = culprit_strdup(now->category))))

@@ -251,6 +251,7 @@ typedef struct {
     size_t lineno;
     culprit_test_result *test;
     size_t series_room; /* entries reserved for the series (culprit_history__series_reserve) */
+    unsigned int flags; /* CULPRIT_HISTORY_LOAD_* */
 } block_reader;
 
 /* The next line without its '\n' in [*line, *eol); 0 at the end of the text. */
@@ -342,6 +343,8 @@ static int parse_series_line(block_reader *r, const char *value, const char *eol
     absent = (eol - sp - 1 == 6 && !memcmp(sp + 1, "absent", 6));
     if (!absent && culprit_history__parse_uint(&n, sp + 1, eol, SIZE_MAX) < 0)
         return bad_line(r, "malformed series length", line, eol);
+    if (r->flags & CULPRIT_HISTORY_LOAD_NO_SERIES) /* checked, not kept */
+        return 0;
     if (r->test->nseries == 0)
         r->series_room = culprit_history__series_reserve(r->test, series_lines(line, r->end));
     error = r->test->nseries < r->series_room
@@ -406,7 +409,10 @@ static int parse_samples(block_reader *r)
 int culprit_history__block_parse(culprit_test_result *test, const char *text, size_t len,
                                  unsigned int flags)
 {
-    block_reader r = {text, text + len, 0, test, 0};
+    block_reader r = {
+        text, text + len, 0, test, 0,
+        /* with the samples, their series */
+        (flags & CULPRIT_HISTORY_LOAD_SAMPLES) ? flags & ~CULPRIT_HISTORY_LOAD_NO_SERIES : flags};
     const char *line, *eol;
     size_t cursor = 0, magiclen = strlen(CULPRIT_HISTORY__BLOCK_MAGIC);
     uint64_t version;

@@ -45,6 +45,11 @@ typedef struct {
  */
 int culprit_history__skip_samples(culprit_history__ranges *out, const char *data, size_t len);
 
+/* Makes room for n tests in the run at once (the culprit blocks the skip found: one
+ * allocation of the right size, not a doubling array copied ten times over); a
+ * hint, nothing changes when memory is short. */
+void culprit_history__tests_reserve(culprit_run *run, size_t n);
+
 /* The first line of a culprit block; the version is CULPRIT_HISTORY_FORMAT. */
 #define CULPRIT_HISTORY__BLOCK_MAGIC "culprit-result"
 /* The line introducing the samples; its value is their byte length. */

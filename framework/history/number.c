@@ -14,6 +14,7 @@
 #include <locale.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,13 +167,108 @@ static int parse_short_decimal(double *out, const char *p, const char *end)
     return 0;
 }
 
+#ifdef __SIZEOF_INT128__  /* __uint128_t */
+typedef __uint128_t u128; /* GCC and Clang, 64-bit targets */
+
+/* 10^0 to 10^19, all below 2^64. */
+static const uint64_t pow10_u64[] = {1ull,
+                                     10ull,
+                                     100ull,
+                                     1000ull,
+                                     10000ull,
+                                     100000ull,
+                                     1000000ull,
+                                     10000000ull,
+                                     100000000ull,
+                                     1000000000ull,
+                                     10000000000ull,
+                                     100000000000ull,
+                                     1000000000000ull,
+                                     10000000000000ull,
+                                     100000000000000ull,
+                                     1000000000000000ull,
+                                     10000000000000000ull,
+                                     100000000000000000ull,
+                                     1000000000000000000ull,
+                                     10000000000000000000ull};
+
+/* Significant bits of a non-zero 128-bit number. */
+static int bits128(u128 v)
+{
+    uint64_t hi = (uint64_t)(v >> 64);
+
+    return hi ? 128 - __builtin_clzll(hi) : 64 - __builtin_clzll((uint64_t)v);
+}
+
+/*
+ * The exact path for the 16 to 19 significant digits "%.17g" writes (a mean, a
+ * deviation, an interval's bound): [-]digits[.digits] with a mantissa m < 2^64 and
+ * at most 19 decimals, in integers. The quotient m / 10^d is taken to 55 bits
+ * (Q = floor(m 2^s / 10^d), 2^54 <= Q < 2^55, in 128-bit arithmetic) with a sticky
+ * bit for the remainder, then rounded to 53 bits, ties to even: the correctly
+ * rounded double, strtod's, with no floating-point step that could round twice.
+ */
+static int parse_long_decimal(double *out, const char *p, const char *end)
+{
+    int negative = 0, s, sticky;
+    uint64_t m = 0, mant, g;
+    size_t d = 0, digits = 0;
+    u128 num, den, q;
+
+    if (p < end && *p == '-') {
+        negative = 1;
+        p++;
+    }
+    for (; p < end && (unsigned int)(*p - '0') <= 9; p++, digits++) {
+        if (m > (UINT64_MAX - 9) / 10)
+            return -1;
+        m = m * 10 + (uint64_t)(*p - '0');
+    }
+    if (p < end && *p == '.') {
+        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
+            if (m > (UINT64_MAX - 9) / 10 || d >= 19)
+                return -1;
+            m = m * 10 + (uint64_t)(*p - '0');
+        }
+    }
+    if (p != end || digits == 0 || m == 0)
+        return -1;
+    den = pow10_u64[d];
+    s = 55 + bits128(den) - bits128(m); /* then 2^54 <= m 2^s / 10^d < 2^56 */
+    num = s >= 0 ? (u128)m << s : m;
+    if (s < 0)
+        den <<= -s;
+    q = num / den;
+    sticky = num % den != 0;
+    if (q >> 55) {
+        sticky |= (int)(q & 1);
+        q >>= 1;
+        s--;
+    }
+    mant = (uint64_t)(q >> 2);
+    g = (uint64_t)(q & 3);
+    if (g > 2 || (g == 2 && (sticky || (mant & 1))))
+        mant++;
+    *out = ldexp((double)mant, 2 - s);
+    if (negative)
+        *out = -*out;
+    return 0;
+}
+#else
+static int parse_long_decimal(double *out, const char *p, const char *end)
+{
+    (void)out, (void)p, (void)end;
+    return -1; /* no 128-bit integers here: strtod */
+}
+#endif
+
 int culprit_history__parse_double(double *out, const char *p, const char *end)
 {
     char tmp[64];
     size_t len = (size_t)(end - p);
     char *stop;
 
-    if (parse_short_decimal(out, p, end) == 0)
+    if (parse_short_decimal(out, p, end) == 0 || parse_long_decimal(out, p, end) == 0)
         return 0;
     if (len == 0 || len >= sizeof(tmp))
         return -1;

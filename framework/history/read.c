@@ -549,6 +549,8 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
         error = CULPRIT_ERROR;
         goto cleanup;
     }
+    if (skipped) /* a block per test */
+        culprit_history__tests_reserve(r.run, kept.n - 1);
     error = parse(&r, data, len, skipped ? &kept : NULL);
     if (error < 0)
         goto cleanup;

@@ -90,6 +90,8 @@ typedef struct {
     culprit_strmap names;
     const culprit_test_result *tests;
     size_t ntests;
+    int unique;  /* no two tests of one name: a test found where expected is the one */
+    size_t next; /* where the next search looks first: after the last test found */
 } test_index;
 
 /* Fewer tests are scanned: below this, a scan is as fast as a hash. */
@@ -138,6 +140,17 @@ int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run)
     memset(test, 0, sizeof(*test));
     *out = test;
     return 0;
+}
+
+void culprit_history__tests_reserve(culprit_run *run, size_t n)
+{
+    culprit_test_result *tests;
+
+    if (n <= run->atests || n > SIZE_MAX / sizeof(*tests) ||
+        !(tests = realloc(run->tests, n * sizeof(*tests))))
+        return; /* a hint: the array still grows as tests are added */
+    run->tests = tests;
+    run->atests = n;
 }
 
 /* The entries the series array of a test of n series holds: 4, then doubling when
@@ -228,10 +241,15 @@ static test_index *index_of(culprit_run *run)
         culprit_strmap_reserve(&index->names, run->ntests) < 0)
         goto fail;
     /* In order, so that of two tests of one name the first is found, as a scan would. */
-    for (size_t i = 0; i < run->ntests; i++)
+    index->unique = 1;
+    for (size_t i = 0; i < run->ntests; i++) {
+        int found;
         if (run->tests[i].name &&
-            culprit_strmap_put(&index->names, run->tests[i].name, i, NULL) < 0)
+            (found = culprit_strmap_put(&index->names, run->tests[i].name, i, NULL)) < 0)
             goto fail;
+        if (run->tests[i].name && found)
+            index->unique = 0;
+    }
     index->tests = run->tests;
     index->ntests = run->ntests;
     run->test_index = index;
@@ -249,10 +267,21 @@ const culprit_test_result *culprit_history_run_find_test(const culprit_run *run,
     size_t i;
 
     if (index) {
+        /* Callers search test after test in the order runs hold them (a check walks its
+         * tests through each earlier run, a comparison one run through the other):
+         * the test after the last one found is tried first, without hashing. */
+        i = index->next;
+        if (index->unique && i < run->ntests && run->tests[i].name &&
+            !strcmp(run->tests[i].name, name)) {
+            index->next = i + 1;
+            return &run->tests[i];
+        }
         if (!culprit_strmap_get(&index->names, name, &i))
             return NULL;
-        if (run->tests[i].name && !strcmp(run->tests[i].name, name))
+        if (run->tests[i].name && !strcmp(run->tests[i].name, name)) {
+            index->next = i + 1;
             return &run->tests[i];
+        }
     }
     for (i = 0; i < run->ntests; i++)
         if (run->tests[i].name && !strcmp(run->tests[i].name, name))

@@ -376,6 +376,26 @@ void culprit_history_runs_sort(culprit_history_runs *runs)
         qsort(runs->runs, runs->nruns, sizeof(*runs->runs), compare_runs);
 }
 
+int culprit_history_runs_take(culprit_history_runs *runs, culprit_history_runs *more)
+{
+    culprit_run **grown;
+
+    if (more->nruns &&
+        !(grown = realloc(runs->runs, (runs->nruns + more->nruns) * sizeof(*runs->runs)))) {
+        culprit_history_runs_dispose(more);
+        return CULPRIT_ERROR_NOMEM();
+    } else if (more->nruns) {
+        runs->runs = grown;
+        memcpy(runs->runs + runs->nruns, more->runs, more->nruns * sizeof(*more->runs));
+        runs->nruns += more->nruns;
+    }
+    runs->nskipped += more->nskipped;
+    free(more->runs);
+    memset(more, 0, sizeof(*more));
+    culprit_history_runs_sort(runs);
+    return 0;
+}
+
 void culprit_history_runs_dispose(culprit_history_runs *runs)
 {
     if (!runs)

@@ -90,24 +90,11 @@ static int read_more(culprit_history_runs *runs, const char *const *chain, size_
                      culprit_report_load_fn load, void *payload)
 {
     culprit_history_runs more = {0, NULL, 0};
-    culprit_run **grown;
     int error;
 
     if ((error = load(&more, chain + from, to - from, payload)) < 0)
         return error;
-    if (more.nruns &&
-        !(grown = realloc(runs->runs, (runs->nruns + more.nruns) * sizeof(*runs->runs)))) {
-        culprit_history_runs_dispose(&more);
-        return CULPRIT_ERROR_NOMEM();
-    } else if (more.nruns) {
-        runs->runs = grown;
-        memcpy(runs->runs + runs->nruns, more.runs, more.nruns * sizeof(*more.runs));
-        runs->nruns += more.nruns;
-    }
-    runs->nskipped += more.nskipped;
-    free(more.runs);
-    culprit_history_runs_sort(runs);
-    return 0;
+    return culprit_history_runs_take(runs, &more);
 }
 
 /* Into `view` (room for all of `runs`), the runs at chain[k..]: what `culprit check

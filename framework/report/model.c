@@ -147,17 +147,18 @@ static int counter_lines(culprit_report_point *p, const culprit_check_result *re
     return 0;
 }
 
-static int add_point(culprit_report *r, const culprit_check_result *result, size_t i, size_t commit)
+static int add_point(culprit_report *r, culprit_check_result *result, size_t i, size_t commit)
 {
-    const culprit_verdict *v = &result->verdicts[i];
+    culprit_verdict *v = &result->verdicts[i];
     culprit_report_series *s = NULL;
     culprit_report_point *p;
     int error;
 
     if ((error = series_for(&s, r, v->test)) < 0)
         return error;
-    if ((error = culprit_array_grow(&s->points, &s->apoints, s->npoints, sizeof(*s->points), 16)) <
-        0)
+    /* Room for a point at each commit of the window at once. */
+    if ((error = culprit_array_grow(&s->points, &s->apoints, s->npoints, sizeof(*s->points),
+                                    r->ncommits)) < 0)
         return error;
     p = &s->points[s->npoints];
     memset(p, 0, sizeof(*p));
@@ -175,11 +176,12 @@ static int add_point(culprit_report *r, const culprit_check_result *result, size
     p->change_high = v->change_high;
     p->category_high_ns = v->category_high_ns;
     p->base_mean_ns = v->base_mean;
-    if ((v->category && !(p->category = culprit_strdup(v->category))) ||
-        (result->now_runs[i]->id && !(p->run_id = culprit_strdup(result->now_runs[i]->id))) ||
+    p->category = v->category; /* moved, not copied */
+    p->message = v->message;
+    v->category = v->message = NULL;
+    if ((result->now_runs[i]->id && !(p->run_id = culprit_strdup(result->now_runs[i]->id))) ||
         (v->nbase_runs && v->base_runs[0].id &&
          !(p->base_run_id = culprit_strdup(v->base_runs[0].id))) ||
-        (v->message && !(p->message = culprit_strdup(v->message))) ||
         counter_lines(p, result, i) < 0) {
         free(p->category);
         free(p->message);
@@ -220,7 +222,7 @@ int culprit_report__set_window(culprit_report *report, const culprit_report_comm
     return copy_commits(report, commits, ncommits);
 }
 
-int culprit_report__add_points(culprit_report *report, const culprit_check_result *result, size_t k)
+int culprit_report__add_points(culprit_report *report, culprit_check_result *result, size_t k)
 {
     int error = 0;
 

@@ -17,9 +17,10 @@ void culprit_report__bisect_free(culprit_bisect_result *bisect);
 int culprit_report__set_window(culprit_report *report, const culprit_report_commit *commits,
                                size_t ncommits, size_t nchain);
 /* The verdicts of `result`, the check of the window's commit k (0: the newest), as
- * points of the report's series. Points go in oldest first. */
-int culprit_report__add_points(culprit_report *report, const culprit_check_result *result,
-                               size_t k);
+ * points of the report's series. Points go in oldest first. Each verdict's message
+ * and category move into its point (the caller disposes of the result next): not
+ * copied, 30,000 of them in a window of 30 commits of 1,000 tests. */
+int culprit_report__add_points(culprit_report *report, culprit_check_result *result, size_t k);
 
 /* "+12.3%", or "-" when not finite. */
 int culprit_report__put_change(culprit_buf *out, double change);

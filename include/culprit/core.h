@@ -122,6 +122,13 @@ int culprit_buf_puts(culprit_buf *buf, const char *str);
 int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /**
+ * Appends `x` with `decimals` digits after the point (0 to 6), exactly as printf's
+ * "%.*f" writes it ("%+.*f" with `plus`), without printf's cost where the digits are
+ * plain (printf writes the rest: exact ties, large or non-finite values, a locale
+ * whose decimal point is not '.').
+ */
+int culprit_buf_put_fixed(culprit_buf *buf, double x, int decimals, int plus);
+/**
  * Appends a duration given in ns in the largest unit that keeps it readable:
  * "812.3 ns", "312.4 us", "1.32 ms", "2.041 s", "-185.2 us"; "-" when not finite.
  */

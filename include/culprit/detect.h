@@ -964,7 +964,8 @@ int culprit_detect_check_fails(const culprit_check_result *result, culprit_fail_
 int culprit_detect_check_flagged(const culprit_check_result *result, size_t i);
 
 /** The CULPRIT_HISTORY_LOAD_* flags a check with `opts` reads with: the samples when
- * a counter detector or opts->metric needs them. */
+ * a counter detector or opts->metric needs them, else the summaries without the
+ * series (CULPRIT_HISTORY_LOAD_NO_SERIES: the time verdicts read no series). */
 unsigned int culprit_detect_check_load_flags(const culprit_check_options *opts);
 
 /**

@@ -201,6 +201,12 @@ int culprit_history_write_file(const culprit_run *run, const char *path, int fla
 
 /** Flags for the readers. */
 #define CULPRIT_HISTORY_LOAD_SAMPLES 0x1u /**< also load the raw series (not only summaries) */
+/**
+ * Summaries only, without even the list of series (each test's nseries is 0): what
+ * the time verdicts read (culprit_detect_check_load_flags()). The series lines are
+ * still checked. Ignored with CULPRIT_HISTORY_LOAD_SAMPLES.
+ */
+#define CULPRIT_HISTORY_LOAD_NO_SERIES 0x2u
 
 /**
  * Parses a history (JUnit XML) document with safe options: no network, no entity
@@ -285,6 +291,13 @@ int culprit_history_query_wants_name(const culprit_history_query *query, const c
 
 /** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
 void culprit_history_runs_sort(culprit_history_runs *runs);
+
+/**
+ * Moves the runs of `more` into `runs` (a later read of other commits), kept in
+ * culprit_history_runs_sort()'s order; `more` is left empty. Out of memory
+ * (CULPRIT_ERROR): `more` is disposed of and `runs` is unchanged.
+ */
+int culprit_history_runs_take(culprit_history_runs *runs, culprit_history_runs *more);
 
 /* ------------------------------------------------------- the history source --- */
 

@@ -103,6 +103,49 @@ static void durations_take_the_unit_that_fits_their_size_signed_or_not(void **st
     culprit_buf_dispose(&buf);
 }
 
+/* Issue 23: culprit_buf_put_fixed() writes what printf's "%.*f" writes, without printf
+ * where the digits are plain: random magnitudes, exact ties (printf rounds them to
+ * even), values just beside a tie, signed zeros, the limits of the fast path, and
+ * the non-finite; put_duration() with it, as its printf formats wrote. */
+static void fixed_decimals_are_printf_s(void **state)
+{
+    static const double special[] = {0.0,    -0.0,  0.05,      0.15,         0.25,         2.5,
+                                     -2.5,   0.125, 1e-7,      8589934591.4, 8589934592.0, 1e15,
+                                     1e300,  NAN,   INFINITY,  -INFINITY,    999.95,       9.995,
+                                     1.0005, 0.45,  1234567.25};
+    char want[400];
+    culprit_buf got = CULPRIT_BUF_INIT;
+    unsigned long long seed = 88172645463325252ull;
+    (void)state;
+
+    for (size_t i = 0; i < 300000; i++) {
+        double x;
+        int d = (int)(i % 7), plus = (int)(i / 7 % 2);
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17; /* xorshift64 */
+        if (i < 21 * 14)
+            x = special[i / 14];
+        else if (i % 3 == 0) /* a tie, or just beside one, at d decimals */
+            x = ((double)(seed % 100000000) + 0.5 + (double)(seed >> 60) * 1e-12 * (seed & 1)) /
+                pow(10, d);
+        else
+            x = ldexp((double)(seed >> 11), -53) * pow(10, (double)(seed % 17) - 4) *
+                ((seed >> 5) & 1 ? -1 : 1);
+        snprintf(want, sizeof(want), plus ? "%+.*f" : "%.*f", d, x);
+        culprit_buf_clear(&got);
+        assert_int_equal(culprit_buf_put_fixed(&got, x, d, plus), 0);
+        if (strcmp(got.ptr, want) != 0)
+            fail_msg("%.17g with %d decimals%s: '%s', printf '%s'", x, d, plus ? ", +" : "",
+                     got.ptr, want);
+        if (d == 1 && !plus && x >= 0 && x < 1e3) {
+            snprintf(want, sizeof(want), "%.1f ns", x);
+            culprit_buf_clear(&got);
+            culprit_buf_put_duration(&got, x);
+            assert_string_equal(got.ptr, want);
+        }
+    }
+    culprit_buf_dispose(&got);
+}
+
 static void write_atomic_never_replaces_with_no_replace(void **state)
 {
     char dir[256];
@@ -397,6 +440,7 @@ int main(void)
         cmocka_unit_test(arrays_grow_by_doubling_and_keep_their_items),
         cmocka_unit_test(error_last_keeps_code_and_message),
         cmocka_unit_test(buf_grows_and_stays_terminated),
+        cmocka_unit_test(fixed_decimals_are_printf_s),
         cmocka_unit_test(durations_take_the_unit_that_fits_their_size_signed_or_not),
         cmocka_unit_test(write_atomic_never_replaces_with_no_replace),
         cmocka_unit_test(write_atomic_follows_links_and_writes_devices_through),

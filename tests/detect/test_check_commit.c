@@ -152,6 +152,12 @@ static void library_check_equals_command(void **state)
  * other 19: a check reads the commit and the 11 ancestors the defaults need (the
  * noise window and the pool), not 32; with the newest 11 ancestors measured on
  * another machine (not comparable), it reads on, to all 19. */
+static void count_warning(const char *path, const char *message, void *payload)
+{
+    (void)path, (void)message;
+    ++*(int *)payload;
+}
+
 static void reads_what_a_test_needs(void **state)
 {
     static const synthetic_test t[] = {{"t", 100000, 1000, 30, "fast", CULPRIT_STATUS_PASS}};
@@ -163,6 +169,7 @@ static void reads_what_a_test_needs(void **state)
     culprit_check_result result;
     culprit_check_options check = CULPRIT_CHECK_OPTIONS_INIT;
     culprit_check_commit_options o = {.version = CULPRIT_CHECK_COMMIT_OPTIONS_VERSION};
+    int warnings = 0;
 
     (void)state;
     assert_int_equal(culprit_detect_check_history_need(&check), 11);
@@ -177,14 +184,29 @@ static void reads_what_a_test_needs(void **state)
         }
         for (int i = 0; i < 19; i++)
             bases[i] = sha[18 - i];
+        { /* a corrupt file at a commit of the first round: warned of once, though the
+           * check reads a second round (each run is read once, issue 23) */
+            char path[512];
+            FILE *f;
+            snprintf(path, sizeof(path), "%s/20260101T001700.500000Z_%.12s_host_1_bad.xml", dir,
+                     sha[17]);
+            assert_non_null(f = fopen(path, "w"));
+            fputs("not xml", f);
+            fclose(f);
+        }
         assert_int_equal(culprit_history_source_open(&src, dir, NULL, CULPRIT_HISTORY_FROM_DIR), 0);
         o.check = &check;
         o.commit = sha[19];
         o.bases = bases;
         o.nbases = 19;
+        o.warn = count_warning;
+        o.payload = &warnings;
+        warnings = 0;
         assert_int_equal(culprit_detect_check_commit(&result, &runs, src, &o), 0);
         assert_int_equal(result.n, 1);
         assert_int_equal(runs.nruns, other ? 20 : 12);
+        assert_int_equal(warnings, 1);
+        assert_int_equal(runs.nskipped, 1);
         assert_int_not_equal(result.verdicts[0].kind, CULPRIT_VERDICT_NO_BASELINE);
         culprit_detect_check_result_dispose(&result);
         culprit_history_runs_dispose(&runs);

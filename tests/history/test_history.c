@@ -329,6 +329,61 @@ static void numbers_round_trip_bit_for_bit(void **state)
     }
 }
 
+/* Issue 23: the 16-19 digit numbers "%.17g" writes are read without strtod; each
+ * must be strtod's double, bit for bit: written numbers of every magnitude, random
+ * digit strings, and the ties (a decimal exactly halfway between two doubles, which
+ * strtod rounds to even: n.5 above 2^52, n.25 and n.75 above 2^51, odd integers
+ * above 2^53). */
+static void long_decimals_read_as_strtod_reads_them(void **state)
+{
+    char text[64];
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    (void)state;
+
+    for (int i = 0; i < 300000; i++) {
+        double v, want, got = 0;
+        uint64_t n;
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        n = x >> 11;
+        switch (i % 6) {
+        case 0: /* what the writer writes for a mean or a deviation */
+            v = ldexp((double)n, -53) * pow(10, (double)(x % 19) - 6);
+            snprintf(text, sizeof(text), "%.*g", 16 + (int)(x >> 61) % 4, v);
+            break;
+        case 1: /* 16 to 20 random digits, the point anywhere */
+            snprintf(text, sizeof(text), "%llu%07llu", (unsigned long long)(x % 10000000000000ull),
+                     (unsigned long long)((x >> 20) % 10000000));
+            {
+                size_t len = strlen(text), at = (size_t)(x >> 58) % (len + 1);
+                memmove(text + at + 1, text + at, len - at + 1);
+                text[at] = '.';
+                if (at == len)
+                    text[at] = '\0';
+            }
+            break;
+        case 2:
+            snprintf(text, sizeof(text), "%llu.5",
+                     (unsigned long long)((1ull << 52) + n % (1ull << 52)));
+            break;
+        case 3:
+            snprintf(text, sizeof(text), "%llu.%s",
+                     (unsigned long long)((1ull << 51) + n % (1ull << 51)), x & 1 ? "25" : "75");
+            break;
+        case 4:
+            snprintf(text, sizeof(text), "%s%llu", x & 2 ? "-" : "",
+                     (unsigned long long)(((1ull << 53) + (x % (1ull << 62))) | 1));
+            break;
+        default:
+            snprintf(text, sizeof(text), "%.17g", ldexp((double)n, (int)(x % 64) - 32));
+            break;
+        }
+        want = strtod(text, NULL);
+        if (culprit_history__parse_double(&got, text, text + strlen(text)) != 0 ||
+            !same_double(want, got))
+            fail_msg("'%s': strtod %.17g (%a), read %.17g (%a)", text, want, want, got, got);
+    }
+}
+
 static void write_text(const char *path, const char *text, size_t len)
 {
     FILE *f = fopen(path, "wb");
@@ -989,20 +1044,30 @@ static void series_read_at_once_still_grow(void **state)
 
 /* culprit_history_run_find_test() indexes a run of many tests: the first of two tests of
  * one name is found, as a scan finds it; tests added after a search are found. */
-static void find_test_is_indexed_and_follows_added_tests(void **state)
+/* A run of n tests named "t<i % names>", test i with elapsed_s i. */
+static culprit_run *run_of_tests(size_t n, size_t names)
 {
     culprit_run *run = NULL;
     culprit_test_result *t;
     char name[32];
-    (void)state;
 
     assert_int_equal(culprit_history_run_new(&run), 0);
-    for (size_t i = 0; i < 100; i++) {
+    for (size_t i = 0; i < n; i++) {
         assert_int_equal(culprit_history_run_add_test(&t, run), 0);
-        snprintf(name, sizeof(name), "t%zu", i % 50); /* each name twice */
+        snprintf(name, sizeof(name), "t%zu", i % names);
         culprit_str_set(&t->name, name);
         t->elapsed_s = (double)i;
     }
+    return run;
+}
+
+static void find_test_is_indexed_and_follows_added_tests(void **state)
+{
+    culprit_run *run = run_of_tests(100, 50); /* each name twice */
+    culprit_test_result *t;
+    char name[32];
+    (void)state;
+
     assert_int_equal(culprit_history_run_add_test(&t, run), 0); /* a test without a name */
     for (size_t i = 0; i < 50; i++) {
         snprintf(name, sizeof(name), "t%zu", i);
@@ -1018,6 +1083,31 @@ static void find_test_is_indexed_and_follows_added_tests(void **state)
         assert_ptr_equal(culprit_history_run_find_test(run, name), t);
     }
     assert_true(culprit_history_run_find_test(run, "t3")->elapsed_s == 3.0);
+    culprit_history_run_free(run);
+}
+
+/* Issue 23: the search tries the test after the last one found first (callers walk
+ * tests in the order runs hold them); what it finds is what the index finds: in order,
+ * out of order, and with a second test of a name just after the last one found. */
+static void find_test_tries_the_next_test_first(void **state)
+{
+    culprit_run *run = run_of_tests(40, 40);
+    culprit_test_result *t;
+    char name[32];
+    (void)state;
+
+    for (size_t i = 0; i < 40; i++) { /* in order, then backwards */
+        snprintf(name, sizeof(name), "t%zu", i);
+        assert_ptr_equal(culprit_history_run_find_test(run, name), &run->tests[i]);
+        snprintf(name, sizeof(name), "t%zu", 39 - i);
+        assert_ptr_equal(culprit_history_run_find_test(run, name), &run->tests[39 - i]);
+    }
+    assert_null(culprit_history_run_find_test(run, "t40"));
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0); /* a second t3, at 40 */
+    culprit_str_set(&t->name, "t3");
+    assert_ptr_equal(culprit_history_run_find_test(run, "t39"), &run->tests[39]);
+    assert_ptr_equal(culprit_history_run_find_test(run, "t3"), &run->tests[3]);
+    assert_ptr_equal(culprit_history_run_find_test(run, "t3"), &run->tests[3]);
     culprit_history_run_free(run);
 }
 
@@ -1050,6 +1140,79 @@ static void summaries_only_read_keeps_long_text_between_blocks(void **state)
     culprit_history_run_free(summaries);
     culprit_buf_dispose(&doc);
     culprit_buf_dispose(&big);
+}
+
+/* Issue 23: a time verdict reads no series, so CULPRIT_HISTORY_LOAD_NO_SERIES leaves
+ * them out (a third less memory per test read): every other field is as a summaries-only
+ * read has it, a malformed series line is still refused, and with the samples asked
+ * for the flag is ignored. */
+static void no_series_read_keeps_every_summary(void **state)
+{
+    culprit_run *run = make_run(), *summaries = NULL, *bare = NULL, *whole = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_int_equal(culprit_history_read_memory(&bare, doc.ptr, doc.size, "mem",
+                                                 CULPRIT_HISTORY_LOAD_NO_SERIES),
+                     0);
+    assert_int_equal(summaries->tests[0].nseries, 4);
+    /* The skip counted the blocks: the tests' array was allocated once, of their number. */
+    assert_int_equal(summaries->atests, summaries->ntests);
+    for (size_t i = 0; i < bare->ntests; i++) {
+        assert_int_equal(bare->tests[i].nseries, 0);
+        assert_null(bare->tests[i].series);
+    }
+    for (size_t i = 0; i < summaries->ntests; i++) { /* all but the series: the same */
+        culprit_test_result *t = &summaries->tests[i];
+        for (size_t k = 0; k < t->nseries; k++)
+            free(t->series[k].name);
+        free(t->series);
+        t->series = NULL;
+        t->nseries = 0;
+    }
+    assert_same_run(summaries, bare, 0);
+    assert_int_equal(
+        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem",
+                                    CULPRIT_HISTORY_LOAD_SAMPLES | CULPRIT_HISTORY_LOAD_NO_SERIES),
+        0);
+    assert_same_run(run, whole, 1);
+    expect_invalid_edit(&doc, "series cpu_ns 3", "series cpu_ns three",
+                        CULPRIT_HISTORY_LOAD_NO_SERIES, "malformed series length");
+    culprit_history_run_free(run);
+    culprit_history_run_free(summaries);
+    culprit_history_run_free(bare);
+    culprit_history_run_free(whole);
+    culprit_buf_dispose(&doc);
+}
+
+/* Issue 23: the skip finds each block's samples line by the 'p' of "\nsamples ",
+ * among headers full of 'p's and near-misses; one range per block and the tail, and
+ * the same summaries as the full read. */
+static void skip_finds_every_samples_line_among_look_alikes(void **state)
+{
+    culprit_run *run = make_run(), *whole = NULL, *summaries = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    culprit_history__ranges kept = {NULL, 0, 0};
+    (void)state;
+
+    culprit_str_set(&run->tests[0].category, "p sample samples psamples");
+    culprit_str_set(&run->tests[0].verdict_message, "pp \nsamples 12 p");
+    culprit_str_set(&run->tests[1].stop, "p");
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history__skip_samples(&kept, doc.ptr, doc.size), 1);
+    assert_int_equal(kept.n, run->ntests + 1);
+    assert_int_equal(
+        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
+        0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
+    assert_same_run(whole, summaries, 0);
+    free(kept.items);
+    culprit_history_run_free(run);
+    culprit_history_run_free(whole);
+    culprit_history_run_free(summaries);
+    culprit_buf_dispose(&doc);
 }
 
 static void invalid_series_names_are_refused(void **state)
@@ -1109,6 +1272,7 @@ int main(void)
         cmocka_unit_test(preempted_samples_round_trip_and_show_in_the_line),
         cmocka_unit_test(region_tests_say_what_each_figure_covers),
         cmocka_unit_test(numbers_round_trip_bit_for_bit),
+        cmocka_unit_test(long_decimals_read_as_strtod_reads_them),
         cmocka_unit_test(written_file_validates_against_junit_schema),
         cmocka_unit_test(report_form_is_for_dashboards_and_still_readable),
         cmocka_unit_test(copy_summary_copies_everything_but_the_series),
@@ -1120,7 +1284,10 @@ int main(void)
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
         cmocka_unit_test(find_test_is_indexed_and_follows_added_tests),
+        cmocka_unit_test(find_test_tries_the_next_test_first),
         cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
+        cmocka_unit_test(no_series_read_keeps_every_summary),
+        cmocka_unit_test(skip_finds_every_samples_line_among_look_alikes),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
         cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };

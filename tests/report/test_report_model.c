@@ -3,9 +3,10 @@
  * built by hand: which point is "now", the counts, which test a bisection was
  * about, the format names, and the renderers on an empty report (a fresh
  * repository: nothing measured yet, nothing loaded). And the readers of the
- * commands' documents (framework/bisect/bisect_json_read.c, framework/calltree/calltree_json_read.c):
- * they fill the typed results the report holds, with enums for the words, and a
- * word the writers never write is an error naming the file and the field.
+ * commands' documents (framework/bisect/bisect_json_read.c,
+ * framework/calltree/calltree_json_read.c): they fill the typed results the report holds, with
+ * enums for the words, and a word the writers never write is an error naming the file and the
+ * field.
  */
 #include "support/test.h"
 
@@ -62,6 +63,61 @@ static void current_point_is_the_one_at_the_reported_commit(void **state)
     assert_int_equal(culprit_report_count(r, CULPRIT_VERDICT_MAJOR), 1);
     assert_int_equal(culprit_report_count(r, CULPRIT_VERDICT_MINOR), 0); /* not now */
     culprit_report_free(r);
+}
+
+/* A run of test "x" (category "fast") at `commit`, mean `mean` ns. */
+static culprit_run *run_at(const char *commit, const char *stamp, double mean)
+{
+    culprit_run *run;
+    culprit_test_result *t;
+
+    assert_int_equal(culprit_history_run_new(&run), 0);
+    culprit_str_set(&run->suite, "s");
+    culprit_str_set(&run->commit, commit);
+    culprit_str_set(&run->timestamp, stamp);
+    culprit_str_set(&run->id, stamp);
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
+    culprit_str_set(&t->name, "x");
+    culprit_str_set(&t->category, "fast");
+    t->category_high_ns = 1e9;
+    t->summary = (culprit_summary){30, mean, mean / 100, mean, mean, mean, mean, mean, 0.99};
+    return run;
+}
+
+/* Issue 23: each point takes its verdict's message and category (moved, not copied):
+ * the same text as the check of that commit gives. */
+static void points_carry_the_check_s_message_and_category(void **state)
+{
+    char a[41], b[41];
+    const char *chain[2] = {b, a}; /* newest first */
+    culprit_report_commit commits[2];
+    culprit_run *runs_[2];
+    culprit_history_runs runs = {2, runs_, 0};
+    culprit_check_result check;
+    culprit_report *r;
+    (void)state;
+
+    memset(a, 'a', 40), memset(b, 'b', 40);
+    a[40] = b[40] = '\0';
+    memset(commits, 0, sizeof(commits));
+    memcpy(commits[0].sha, b, 41);
+    memcpy(commits[1].sha, a, 41);
+    runs_[0] = run_at(a, "2026-01-01T00:00:00Z", 1000);
+    runs_[1] = run_at(b, "2026-01-02T00:00:00Z", 3000);
+    assert_int_equal(culprit_report_new(&r), 0);
+    assert_int_equal(culprit_report_add_history(r, &runs, commits, 2, chain, 2, NULL), 0);
+    assert_int_equal(r->nseries, 1);
+    assert_int_equal(r->series[0].npoints, 2);
+    assert_int_equal(culprit_detect_check(&check, &runs, b, chain + 1, 1, NULL), 0);
+    assert_non_null(check.verdicts[0].message);
+    assert_string_equal(r->series[0].points[1].message, check.verdicts[0].message);
+    assert_string_equal(r->series[0].points[1].category, "fast");
+    assert_string_equal(r->series[0].points[0].category, "fast");
+    assert_non_null(r->series[0].points[0].message);
+    culprit_detect_check_result_dispose(&check);
+    culprit_report_free(r);
+    culprit_history_run_free(runs_[0]);
+    culprit_history_run_free(runs_[1]);
 }
 
 static void bisection_belongs_to_its_test_by_full_or_bare_name(void **state)
@@ -280,6 +336,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(current_point_is_the_one_at_the_reported_commit),
+        cmocka_unit_test(points_carry_the_check_s_message_and_category),
         cmocka_unit_test(bisection_belongs_to_its_test_by_full_or_bare_name),
         cmocka_unit_test(formats_parse_by_name),
         cmocka_unit_test(empty_report_renders_in_every_format),
