@@ -7,7 +7,8 @@
  * taken from history (a record in the shared ref can change the search's path and
  * its cost, never its answer: "Security" in docs/bisect.md).
  *
- * A rejected answer (no slower than its parent) means a record misjudged a commit:
+ * A rejected answer (no slower than its parent, or not shown slower in runs of its
+ * own: its confirmation) means a record misjudged a commit:
  * the answer's own "bad" (the culprit lies above it) or its parent's "good" (below
  * it). Leaving those two records out, the others leave a range (G, B] that holds
  * the culprit when no other record is wrong; it is bisected sequentially on this
@@ -113,7 +114,18 @@ static int follow(culprit_bisect_result *earlier, culprit_bisect_result *later)
     return 0;
 }
 
-/* The answer `state->culprit` was rejected against `parent` (out: that check): the
+/* Does the check of the answer against its parent reject it? No slower (no
+ * regression), or not shown slower in the confirmation's runs of its own: unconfirmed,
+ * or a "slow decay" (over one commit: its first runs slower, the confirmation's not). */
+static int rejected(const culprit_bisect_result *r)
+{
+    return r->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION ||
+           r->outcome == CULPRIT_BISECT_RESULT_SLOW_DECAY ||
+           (r->outcome == CULPRIT_BISECT_RESULT_FOUND && r->confirmed == 0);
+}
+
+/* The answer `state->culprit` was rejected against `parent` (out: that check: no
+ * slower, or not shown slower in its runs of its own): the
  * range the other records leave bisected on this runner, then, when it shows no
  * culprit, the whole range. */
 static int search_again(culprit_bisect_result *out, const culprit_bisect_options *o,
@@ -131,12 +143,14 @@ static int search_again(culprit_bisect_result *out, const culprit_bisect_options
         return error;
     memcpy(ends[1][0], state->good, 41);
     memcpy(ends[1][1], state->bad, 41);
-    for (int tier = 0; tier < 2 && out->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION; tier++) {
-        if (tier == 1 && strcmp(ends[0][0], ends[1][0]) == 0 && strcmp(ends[0][1], ends[1][1]) == 0)
-            break; /* that was the whole range */
+    for (int tier = 0; tier < 2; tier++) {
+        if (tier == 1 &&
+            (out->outcome != CULPRIT_BISECT_RESULT_NO_REGRESSION ||
+             (strcmp(ends[0][0], ends[1][0]) == 0 && strcmp(ends[0][1], ends[1][1]) == 0)))
+            break; /* found, or that was the whole range */
         culprit_bisect__phase(o,
-                              "the probes' answer %.12s is no slower than its parent on this "
-                              "runner (a record misjudged a commit): bisecting %s%.12s..%.12s "
+                              "the probes' answer %.12s is not shown slower than its parent on "
+                              "this runner (a record misjudged a commit): bisecting %s%.12s..%.12s "
                               "again on this runner",
                               state->culprit, tier ? "the whole range " : "", ends[tier][0],
                               ends[tier][1]);
@@ -181,8 +195,7 @@ int culprit_bisect__fanout_finish_with(culprit_bisect_result *out,
         goto cleanup;
     o.paths = opts->paths;
     o.npaths = opts->npaths;
-    if (out->outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION &&
-        (error = search_again(out, &o, state, fp[1], probe)) < 0)
+    if (rejected(out) && (error = search_again(out, &o, state, fp[1], probe)) < 0)
         goto cleanup;
     memcpy(out->good, state->good, 41);
     memcpy(out->bad, state->bad, 41);

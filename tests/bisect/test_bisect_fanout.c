@@ -320,6 +320,11 @@ typedef struct {
     const world *w;
     double count[MAXC];
     char on[2][41];
+    /* Timed (a command's time, not a count): each run carries a tiny jitter, and the
+     * first burst[c] runs of commit c are burst_slow slower. */
+    int timed, burst[MAXC], calls[MAXC];
+    double burst_slow;
+    size_t nruns;
 } counter;
 
 static int counter_build(void *payload, culprit_vcs *repo, culprit_bisect__side side,
@@ -337,8 +342,15 @@ static int counter_measure(void *payload, culprit_bisect__side side, const char 
 {
     counter *f = payload;
 
+    static const double jitter[7] = {0.010, -0.007, 0.004, -0.011, 0.009, -0.002, 0.005};
+    int c = index_of(f->w, sha);
+    double rel = f->timed ? jitter[f->nruns++ % 7] : 0;
+
     assert_string_equal(f->on[side], sha);
-    *value = f->count[index_of(f->w, sha)];
+    if (f->calls[c] < f->burst[c]) /* slower, and noisy: alternately more and less */
+        rel += f->burst_slow * (f->calls[c] % 2 ? 0.4 : 1.6);
+    f->calls[c]++;
+    *value = f->count[c] * (1 + rel);
     return 0;
 }
 
@@ -431,6 +443,35 @@ static void test_misjudged_record_searched_again(void **state)
     }
 }
 
+/* A timed answer whose first runs were slow (the machine's noise: a probe judged it
+ * slower than the good end, and the first check against its parent too) but its
+ * confirmation in runs of its own does not show it slower: rejected as well, and
+ * the range searched again on this runner. */
+static void test_unconfirmed_answer_searched_again(void **state)
+{
+    world *w = *state;
+    counter f;
+    culprit_bisect__probe p;
+    culprit_fanout_state st;
+    size_t backtracks;
+    const int goods[] = {4, 5, 6, 7}, bads[] = {8, 12};
+
+    counted_world(w, &f, &p, 16, 11);
+    w->opts.perf.run = w->opts.perf.test = w->opts.perf.metric = NULL;
+    w->opts.command.line = "planted";
+    f.timed = 1;
+    f.burst[8] = 10; /* the first check's runs: +8% (+3% and +13% by turns) */
+    f.burst_slow = 0.08;
+    state_of(w, 3, &st);
+    for (size_t i = 0; i < 4; i++)
+        record(w, &st, goods[i], CULPRIT_BISECT_GOOD);
+    for (size_t i = 0; i < 2; i++)
+        record(w, &st, bads[i], CULPRIT_BISECT_BAD);
+    culprit_bisect_fanout_state_dispose(&st);
+    assert_int_equal(finish(w, &p, &backtracks), 11);
+    assert_true(backtracks >= 1);
+}
+
 /* A hostile record (anyone who can push to the shared ref can write one) with a false
  * good end's count: every later counted probe takes it and judges every commit slower,
  * so the probes' answer is wrong; the end on this runner counts both ends itself,
@@ -495,6 +536,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_good_count_recorded, setup, teardown),
         cmocka_unit_test_setup_teardown(test_misjudged_record_searched_again, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_good_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unconfirmed_answer_searched_again, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
