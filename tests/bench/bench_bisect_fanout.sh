@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: a bisection fanned out in rounds of K probes (docs/bisect.md, "Fanning
 # out"; issue 28). Anyone can rerun it: `bench_bisect_fanout.sh CULPRIT [--quick]
-# [--trials N] [--parallel P] [--only rounds|noise] [--metric time|instructions|both]`.
+# [--trials N] [--parallel P] [--max-runs N] [--only rounds|noise]
+# [--metric time|instructions|both]`.
 #
 # Part 1, rounds and wall time. A generated repository of 1,024 commits (16 with
 # --quick, which checks the rounds and skips part 2) whose build is simulated, as a
@@ -32,11 +33,11 @@
 # 150,000 -> 180,000, exact at any size); each trial's line says what it found and
 # whether the probes' answer was rejected and searched again on the driver. Run it
 # beside CPU hogs to take the issue's figures (--only noise --trials N runs part 2
-# alone; --metric chooses its half).
+# alone; --metric chooses its half; --max-runs N is passed to its bisections).
 set -euo pipefail
 culprit=$1
 shift
-quick=0 trials=3 only=all metric=both parallel=1
+quick=0 trials=3 only=all metric=both parallel=1 max_runs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 trials=1 ;;
@@ -44,7 +45,8 @@ while [ $# -gt 0 ]; do
     --only) only=$2; shift ;;
     --metric) metric=$2; shift ;;
     --parallel) parallel=$2; shift ;;
-    *) echo "usage: bench_bisect_fanout.sh CULPRIT [--quick] [--trials N] [--parallel P] [--only rounds|noise] [--metric time|instructions|both]" >&2; exit 2 ;;
+    --max-runs) max_runs=(--max-runs "$2"); shift ;;
+    *) echo "usage: bench_bisect_fanout.sh CULPRIT [--quick] [--trials N] [--parallel P] [--max-runs N] [--only rounds|noise] [--metric time|instructions|both]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -150,7 +152,7 @@ trial() {
   fi
   want=$(git -C "$repo" rev-list --reverse main | sed -n "${first}p")
   t0=$(now)
-  (cd "$repo" && "$culprit" bisect --good c1 --bad main --command "$cmd" --jobs 3 "${args[@]}" \
+  (cd "$repo" && "$culprit" bisect --good c1 --bad main --command "$cmd" --jobs 3 "${args[@]}" ${max_runs[@]+"${max_runs[@]}"} \
      --history "$work/$m-h$t" > "$work/$m-out$t" 2> "$work/$m-err$t") || true
   grep -q "^culprit bisect: $want is the first slow commit" "$work/$m-out$t" && ok=found
   echo "  trial $t ($m): c$first $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s)$(
