@@ -425,15 +425,17 @@ int culprit_bisect__counted_trees(const culprit_bisect_options *opts);
  * records with it); r->host is set to this host when unset. */
 int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *key, const char *dir);
 
-/* culprit_bisect_fanout_probe() with a given probe (NULL: the real one), not disposed
- * of (the tests plant counts with it). */
+/* culprit_bisect_fanout_probe() with a given probe (NULL: the real one), disposed of
+ * through its dispose as culprit_bisect__confirm_with_probe() does (the tests plant
+ * counts with one whose dispose is NULL). */
 int culprit_bisect__fanout_probe_with(culprit_fanout_record *out,
                                       const culprit_bisect_options *opts,
                                       const culprit_fanout_options *fo, const char *commit,
                                       const culprit_bisect__probe *probe);
 
-/* culprit_bisect_fanout_finish() with a given probe (NULL: the real one, a new one for
- * each session), not disposed of (fanout_finish.c). */
+/* culprit_bisect_fanout_finish() with a given probe (NULL: a real one for each
+ * session), which each session disposes of through its dispose (the tests' planted
+ * probe has none, so that it serves every session; fanout_finish.c). */
 int culprit_bisect__fanout_finish_with(culprit_bisect_result *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_fanout_state *state,
