@@ -173,7 +173,8 @@ t0=$(now)
 running=0
 for t in $(seq 1 "$trials"); do
   for m in "${metrics[@]}"; do
-    trial "$t" "$m" $(( RANDOM % (n2 - 2) + 3 )) > "$work/trial-$m-$t" 2>&1 &
+    first=$(( RANDOM % (n2 - 2) + 3 )) # drawn here: a background job's own RANDOM may repeat
+    trial "$t" "$m" "$first" > "$work/trial-$m-$t" 2>&1 &
     running=$((running + 1))
     if [ "$running" -ge "$parallel" ]; then wait -n || true; running=$((running - 1)); fi
   done
