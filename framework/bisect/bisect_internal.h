@@ -19,7 +19,9 @@
  *   calltree.c    the call-tree step, in the checkouts the session built;
  *   fanout.c      the fanned-out bisection: records in history replayed into
  *                 rounds, one probe paired and recorded (uses the range, the
- *                 relevance and the confirmation above).
+ *                 relevance and the confirmation above);
+ *   fanout_finish.c its end: the answer confirmed on this runner and, when
+ *                 rejected, searched again there.
  *
  * Errors travel one way only: a return code and the thread-local error. A side
  * that cannot be built or measured is CULPRIT_ESKIP; which side it was is an
@@ -436,5 +438,29 @@ int culprit_bisect__counted_trees(const culprit_bisect_options *opts);
  * CULPRIT_FANOUT_SUITE into the history directory `dir` (fanout.c; the tests plant
  * records with it); r->host is set to this host when unset. */
 int culprit_bisect__fanout_record_write(culprit_fanout_record *r, const char *key, const char *dir);
+
+/* culprit_bisect_fanout_probe() with a given probe (NULL: the real one), disposed of
+ * through its dispose as culprit_bisect__confirm_with_probe() does (the tests plant
+ * counts with one whose dispose is NULL). */
+int culprit_bisect__fanout_probe_with(culprit_fanout_record *out,
+                                      const culprit_bisect_options *opts,
+                                      const culprit_fanout_options *fo, const char *commit,
+                                      const culprit_bisect__probe *probe);
+
+/* culprit_bisect_fanout_finish() with a given probe (NULL: a real one for each
+ * session), which each session disposes of through its dispose (the tests' planted
+ * probe has none, so that it serves every session; fanout_finish.c). */
+int culprit_bisect__fanout_finish_with(culprit_bisect_result *out,
+                                       const culprit_bisect_options *opts,
+                                       const culprit_fanout_state *state,
+                                       const culprit_bisect__probe *probe);
+
+/* Where the records of `st` leave the search when those of the `nexcept` commits of
+ * `except` are left out (fanout.c): *bad the bad end, *good the first parent of the
+ * lowest candidate (a good commit below every candidate; the good end on a range
+ * of one). The range a rejected answer is searched again in (fanout_finish.c). */
+int culprit_bisect__fanout_narrow(char good[41], char bad[41], const culprit_bisect_options *opts,
+                                  const culprit_fanout_state *st, const char (*except)[41],
+                                  size_t nexcept);
 
 #endif

@@ -133,7 +133,7 @@ static int load_records(culprit_fanout_state *out, const culprit_history_source 
 
 /* With paths: the commits touching none are skipped before anything is planned (the
  * bad end is measured whatever it touches). */
-static int skip_irrelevant(culprit_fanout_state *out, culprit_bisect__session *s,
+static int skip_irrelevant(size_t *nirrelevant, culprit_bisect__session *s,
                            const culprit_bisect__range *rg, culprit_bisect *b)
 {
     int error = 0, is_relevant;
@@ -142,20 +142,32 @@ static int skip_irrelevant(culprit_fanout_state *out, culprit_bisect__session *s
         if ((error = culprit_bisect__relevant(s, rg->dag.nodes[i].sha, &is_relevant)) < 0)
             break;
         if (!is_relevant) {
-            out->nirrelevant++;
+            (*nirrelevant)++;
             error = culprit_bisect_mark(b, i, CULPRIT_BISECT_SKIP);
         }
     }
     return error;
 }
 
-/* The records replayed on the search as one round (culprit_bisect_mark_round): each
- * commit by its newest record, commits outside the range or the bad end left out. */
-static int replay(culprit_fanout_state *out, const culprit_bisect__range *rg, culprit_bisect *b)
+/* Is `sha` one of except[n]? */
+static int excepted(const char *sha, const char (*except)[41], size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(except[i], sha) == 0)
+            return 1;
+    return 0;
+}
+
+/* The records rec[nrec] replayed on the search as one round
+ * (culprit_bisect_mark_round): each commit by its newest record, commits outside the
+ * range, the bad end and the `nexcept` commits of `except` left out; *round gets the
+ * round after the last recorded. */
+static int replay(culprit_fanout_record *recs, size_t nrec, size_t *round, const char (*except)[41],
+                  size_t nexcept, const culprit_bisect__range *rg, culprit_bisect *b)
 {
     size_t n = rg->dag.n, count = 0;
-    size_t *commits = calloc(out->nrecords + 1, sizeof(*commits));
-    culprit_bisect_verdict *marks = calloc(out->nrecords + 1, sizeof(*marks));
+    size_t *commits = calloc(nrec + 1, sizeof(*commits));
+    culprit_bisect_verdict *marks = calloc(nrec + 1, sizeof(*marks));
     unsigned char *seen = calloc(n + 1, 1);
     int error = 0;
 
@@ -163,10 +175,12 @@ static int replay(culprit_fanout_state *out, const culprit_bisect__range *rg, cu
         error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
-    for (size_t r = out->nrecords; r-- > 0;) {
-        culprit_fanout_record *rec = &out->records[r];
-        if (rec->round >= out->round)
-            out->round = rec->round + 1;
+    for (size_t r = nrec; r-- > 0;) {
+        culprit_fanout_record *rec = &recs[r];
+        if (rec->round >= *round)
+            *round = rec->round + 1;
+        if (excepted(rec->sha, except, nexcept))
+            continue;
         for (size_t i = 0; i + 1 < n; i++)
             if (strcmp(rg->dag.nodes[i].sha, rec->sha) == 0 && !seen[i] &&
                 culprit_bisect_is_candidate(b, i) && !culprit_bisect_is_skipped(b, i)) {
@@ -263,8 +277,9 @@ int culprit_bisect_fanout_state(culprit_fanout_state *out, const culprit_bisect_
     key_of(out->key, opts, out->good, out->bad);
     out->ncommits = rg.dag.n;
     if ((error = culprit_bisect_new(&b, &rg.view, rg.dag.n - 1)) < 0 ||
-        (error = skip_irrelevant(out, &s, &rg, b)) < 0 ||
-        (error = load_records(out, fo->history)) < 0 || (error = replay(out, &rg, b)) < 0)
+        (error = skip_irrelevant(&out->nirrelevant, &s, &rg, b)) < 0 ||
+        (error = load_records(out, fo->history)) < 0 ||
+        (error = replay(out->records, out->nrecords, &out->round, NULL, 0, &rg, b)) < 0)
         goto cleanup;
     error = settle(out, &s, &rg, b, fo->k);
 cleanup:
@@ -273,6 +288,50 @@ cleanup:
     culprit_vcs_free(s.repo);
     if (error < 0)
         culprit_bisect_fanout_state_dispose(out);
+    return error;
+}
+
+int culprit_bisect__fanout_narrow(char good[41], char bad[41], const culprit_bisect_options *opts,
+                                  const culprit_fanout_state *st, const char (*except)[41],
+                                  size_t nexcept)
+{
+    culprit_bisect__session s;
+    culprit_bisect__range rg;
+    culprit_bisect *b = NULL;
+    culprit_fanout_record *recs = calloc(st->nrecords + 1, sizeof(*recs));
+    size_t *ids = NULL, n = 0, round = 1, nirrelevant = 0, k = 0;
+    char(*fp)[41] = NULL;
+    int error;
+
+    memset(&s, 0, sizeof(s));
+    memset(&rg, 0, sizeof(rg));
+    s.opts = opts;
+    if (!recs)
+        return CULPRIT_ERROR_NOMEM();
+    memcpy(recs, st->records, st->nrecords * sizeof(*recs)); /* shallow: `used` set on the copy */
+    if ((error = culprit_vcs_open(&s.repo,
+                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
+        (error = culprit_bisect__range_open(&rg, &s, st->good, st->bad)) < 0 ||
+        (error = culprit_bisect_new(&b, &rg.view, rg.dag.n - 1)) < 0 ||
+        (error = skip_irrelevant(&nirrelevant, &s, &rg, b)) < 0 ||
+        (error = replay(recs, st->nrecords, &round, except, nexcept, &rg, b)) < 0 ||
+        (error = culprit_bisect_range(&ids, &n, b)) < 0)
+        goto cleanup;
+    memcpy(bad, rg.dag.nodes[culprit_bisect_bad(b)].sha, 41);
+    memcpy(good, st->good, 41);
+    /* The lowest candidate's first parent: an ancestor of a good commit (parents come
+     * before children, so it is no candidate), or the good end. */
+    if (n &&
+        (error = culprit_vcs_first_parents(&fp, &k, s.repo, rg.dag.nodes[ids[0]].sha, 2)) == 0 &&
+        k == 2)
+        memcpy(good, fp[1], 41);
+cleanup:
+    free(fp);
+    free(ids);
+    free(recs);
+    culprit_bisect_free(b);
+    culprit_bisect__range_dispose(&rg);
+    culprit_vcs_free(s.repo);
     return error;
 }
 
@@ -359,7 +418,8 @@ static double good_count_of(const culprit_fanout_state *st)
  * good end's count from an earlier probe's record when one holds it: the probe then
  * builds and counts its commit alone. */
 static int measure(culprit_fanout_record *out, const culprit_bisect_options *opts,
-                   const culprit_fanout_state *st, const char *sha)
+                   const culprit_fanout_state *st, const char *sha,
+                   const culprit_bisect__probe *given)
 {
     culprit_bisect_options o = *opts;
     culprit_bisect_confirmation c;
@@ -375,7 +435,9 @@ static int measure(culprit_fanout_record *out, const culprit_bisect_options *opt
         o.perf.history_dir = NULL;
         o.perf.record = 0;
     }
-    if ((error = culprit_bisect__probe_open(&probe, &o)) < 0)
+    if (given)
+        probe = *given;
+    else if ((error = culprit_bisect__probe_open(&probe, &o)) < 0)
         return error;
     error = culprit_bisect__confirm_with_probe(&c, &o, &probe, &rules);
     if (error < 0 && failed == CULPRIT_BISECT__CANDIDATE) { /* the commit's own failure */
@@ -401,6 +463,14 @@ static int measure(culprit_fanout_record *out, const culprit_bisect_options *opt
 int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect_options *opts,
                                 const culprit_fanout_options *fo, const char *commit)
 {
+    return culprit_bisect__fanout_probe_with(out, opts, fo, commit, NULL);
+}
+
+int culprit_bisect__fanout_probe_with(culprit_fanout_record *out,
+                                      const culprit_bisect_options *opts,
+                                      const culprit_fanout_options *fo, const char *commit,
+                                      const culprit_bisect__probe *probe)
+{
     culprit_fanout_state st;
     culprit_vcs *repo = NULL;
     int error;
@@ -416,7 +486,7 @@ int culprit_bisect_fanout_probe(culprit_fanout_record *out, const culprit_bisect
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
         (error = culprit_vcs_resolve(out->sha, repo, commit)) < 0)
         goto cleanup;
-    if ((error = measure(out, opts, &st, out->sha)) < 0 ||
+    if ((error = measure(out, opts, &st, out->sha, probe)) < 0 ||
         (error = culprit_bisect__fanout_record_write(out, st.key, fo->record_dir)) < 0)
         goto cleanup;
 cleanup:
@@ -424,98 +494,5 @@ cleanup:
     culprit_bisect_fanout_state_dispose(&st);
     if (error < 0)
         culprit_bisect_fanout_record_dispose(out);
-    return error;
-}
-
-/* The probe `r` as a step of round r->round (its subject read from `repo`). */
-static int probe_step(culprit_bisect_step *st, const culprit_fanout_record *r, const char *good,
-                      culprit_vcs *repo)
-{
-    culprit_vcs_commit c;
-
-    memset(st, 0, sizeof(*st));
-    memcpy(st->sha, r->sha, 41);
-    memcpy(st->good, good, 41);
-    st->verdict = r->verdict;
-    st->round = r->round;
-    st->good_mean_ns = st->mean_ns = NAN;
-    st->change = r->change;
-    st->change_low = r->change_low;
-    st->change_high = r->change_high;
-    st->runs = st->paired = r->pairs;
-    if (culprit_vcs_commit_info(&c, repo, r->sha) == 0) {
-        st->subject = c.subject;
-        c.subject = NULL;
-        culprit_vcs_commit_dispose(&c);
-    } else
-        culprit_error_clear();
-    if (r->verdict == CULPRIT_BISECT_SKIP && r->note &&
-        !(st->skip_reason = culprit_strdup(r->note)))
-        return CULPRIT_ERROR_NOMEM();
-    return 0;
-}
-
-/* The probes the search rested on (the records replayed), round by round, ahead of
- * the last steps in out->steps: the report's bisection table shows every round. */
-static int prepend_rounds(culprit_bisect_result *out, const culprit_fanout_state *state,
-                          culprit_vcs *repo)
-{
-    size_t n = 0, at = 0, last = 0;
-    culprit_bisect_step *steps;
-    int error = 0;
-
-    for (size_t i = 0; i < state->nrecords; i++)
-        if (state->records[i].used) {
-            n++;
-            last = state->records[i].round > last ? state->records[i].round : last;
-        }
-    if (!n)
-        return 0;
-    if (!(steps = calloc(n + out->nsteps, sizeof(*steps))))
-        return CULPRIT_ERROR_NOMEM();
-    for (size_t round = 1; round <= last; round++) /* by round, each round's in record order */
-        for (size_t i = 0; error == 0 && i < state->nrecords; i++)
-            if (state->records[i].used && state->records[i].round == round)
-                error = probe_step(&steps[at++], &state->records[i], state->good, repo);
-    memcpy(steps + at, out->steps, out->nsteps * sizeof(*steps));
-    free(out->steps);
-    out->steps = steps;
-    out->nsteps += at;
-    return error;
-}
-
-int culprit_bisect_fanout_finish(culprit_bisect_result *out, const culprit_bisect_options *opts,
-                                 const culprit_fanout_state *state)
-{
-    culprit_bisect_options o = *opts;
-    culprit_vcs *repo = NULL;
-    char(*fp)[41] = NULL;
-    size_t k = 0;
-    int error;
-
-    memset(out, 0, sizeof(*out));
-    if ((error = culprit_vcs_open(&repo,
-                                  opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
-        (error = culprit_vcs_first_parents(&fp, &k, repo, state->culprit, 2)) < 0)
-        goto cleanup;
-    if (k < 2) {
-        error =
-            culprit_error_set(CULPRIT_ENOTFOUND, "the culprit %.12s has no parent", state->culprit);
-        goto cleanup;
-    }
-    o.good = fp[1];
-    o.bad = state->culprit;
-    o.paths = NULL; /* a range of one commit: nothing to skip */
-    o.npaths = 0;
-    if ((error = culprit_bisect_session(out, &o)) < 0)
-        goto cleanup;
-    memcpy(out->good, state->good, 41);
-    memcpy(out->bad, state->bad, 41);
-    out->ncommits = state->ncommits;
-    out->nirrelevant += state->nirrelevant;
-    error = prepend_rounds(out, state, repo);
-cleanup:
-    free(fp);
-    culprit_vcs_free(repo);
     return error;
 }

@@ -2,6 +2,7 @@
 # probe.c, comparison.c, sign.c, pooled.c, share.c, search.c, scan.c, result.c), its options' validator (measurement.c) and the call-tree step.
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/bisect.c
   ${CMAKE_CURRENT_LIST_DIR}/plan.c ${CMAKE_CURRENT_LIST_DIR}/fanout.c
+  ${CMAKE_CURRENT_LIST_DIR}/fanout_finish.c
   ${CMAKE_CURRENT_LIST_DIR}/session.c ${CMAKE_CURRENT_LIST_DIR}/measurement.c
   ${CMAKE_CURRENT_LIST_DIR}/probe.c
   ${CMAKE_CURRENT_LIST_DIR}/command.c

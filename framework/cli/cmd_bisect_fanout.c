@@ -180,11 +180,14 @@ static int plan_or_finish(culprit_bisect_options *o, const culprit_fanout_state 
     if (r.outcome == CULPRIT_BISECT_RESULT_NO_REGRESSION)
         fprintf(stderr,
                 "culprit bisect: the probes' answer %.12s is NOT confirmed: it is no slower than "
-                "its parent on this runner, so a probe misjudged a commit. The records would "
-                "decide the same again: search again with the sequential bisection (the same "
-                "command without --plan/--jobs, on one runner: it searches below and above an "
-                "answer its confirmation rejects), with a higher --max-runs on a noisy "
-                "machine\n",
+                "its parent on this runner, and bisecting again on this runner found no commit "
+                "slower than its parent either; on a noisy machine, try a higher --max-runs\n",
+                st->culprit);
+    else if (r.backtracks)
+        fprintf(stderr,
+                "culprit bisect: the probes' answer %.12s was not confirmed against its parent "
+                "(a record misjudged a commit); the answer below comes from bisecting again on "
+                "this runner\n",
                 st->culprit);
     if (json) {
         status = print_plan_json(st, &r, o) < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;

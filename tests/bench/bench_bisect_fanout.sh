@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Benchmark: a bisection fanned out in rounds of K probes (docs/bisect.md, "Fanning
 # out"; issue 28). Anyone can rerun it: `bench_bisect_fanout.sh CULPRIT [--quick]
-# [--trials N] [--only rounds|noise] [--metric time|instructions|both]`.
+# [--trials N] [--parallel P] [--max-runs N] [--only rounds|noise]
+# [--metric time|instructions|both]`.
 #
 # Part 1, rounds and wall time. A generated repository of 1,024 commits (16 with
 # --quick, which checks the rounds and skips part 2) whose build is simulated, as a
 # real build dominates a probe: `sleep 3` (0.05 s with --quick); the measured command
-# is light, an awk loop of 1,000 iterations (100,000 from a random commit on) counted
+# is light, an awk loop of 1,000 iterations (100,000 from a random commit on; awk reads
+# the count from the file itself, no cat to start under callgrind too) counted
 # under callgrind (--metric instructions: a count needs no pairing, so after the
 # first round a probe takes the good end's count from a record and builds and counts
 # its own commit alone). For K = 1, 3, 7, `culprit bisect --jobs K` (rounds of K
@@ -20,25 +22,31 @@
 # valgrind part 1 is skipped.
 #
 # Part 2, correctness under noise: a planted +20% commit (an awk loop 20% longer, CPU
-# bound) in 64 commits, found with --jobs 3 at the default threshold, TRIALS times
-# (default 3), at a random position each trial: by its CPU time (--metric cpu_ns,
-# paired on each runner; a loop of 1,000,000 -> 1,200,000, ~25 ms: the start of sh,
-# cat and awk stays a small part of it, and wall time beside two CPU hogs is mostly
-# the wait for a core), and with --metric instructions (counted under callgrind: no
-# pairing; 150,000 -> 180,000, exact at any size); each trial's line says what it found. Run it beside
-# CPU hogs to take the issue's figures (--only noise --trials N runs part 2 alone;
-# --metric chooses its half).
+# bound) in 16 commits (2 rounds of 3 probes, then the driver's last steps: small, so
+# that 20 trials of each metric take minutes), found with --jobs 3 at the default
+# threshold, TRIALS times (default 3) at a random position each trial, --parallel P
+# trials at once (default 1): by its CPU time (--metric cpu_ns, paired on each
+# runner; a loop of 1,000,000 -> 1,200,000, ~45 ms: the start of sh and awk, which
+# reads its count from the file itself (no cat: one process less to start, or to
+# count under callgrind), stays a smaller part of it, and wall time beside two CPU hogs is mostly the wait for
+# a core), and with --metric instructions (counted under callgrind: no pairing;
+# 150,000 -> 180,000, exact at any size); each trial's line says what it found and
+# whether the probes' answer was rejected and searched again on the driver. Run it
+# beside CPU hogs to take the issue's figures (--only noise --trials N runs part 2
+# alone; --metric chooses its half; --max-runs N is passed to its bisections).
 set -euo pipefail
 culprit=$1
 shift
-quick=0 trials=3 only=all metric=both
+quick=0 trials=3 only=all metric=both parallel=1 max_runs=()
 while [ $# -gt 0 ]; do
   case $1 in
     --quick) quick=1 trials=1 ;;
     --trials) trials=$2; shift ;;
     --only) only=$2; shift ;;
     --metric) metric=$2; shift ;;
-    *) echo "usage: bench_bisect_fanout.sh CULPRIT [--quick] [--trials N] [--only rounds|noise] [--metric time|instructions|both]" >&2; exit 2 ;;
+    --parallel) parallel=$2; shift ;;
+    --max-runs) max_runs=(--max-runs "$2"); shift ;;
+    *) echo "usage: bench_bisect_fanout.sh CULPRIT [--quick] [--trials N] [--parallel P] [--max-runs N] [--only rounds|noise] [--metric time|instructions|both]" >&2; exit 2 ;;
   esac
   shift
 done
@@ -83,7 +91,7 @@ repo=$work/timed
 make_repo "$repo" "$n" "$first" work.txt 1000 100000
 want=$(git -C "$repo" rev-list --reverse main | sed -n "${first}p")
 args=(bisect --good c1 --bad main --build "sleep $build" --metric instructions
-      --command 'awk -v n=$(cat work.txt) "BEGIN { for (i = 0; i < n; i++) s += i }"')
+      --command "awk '{ n = \$1 } END { for (i = 0; i < n; i++) s += i }' work.txt")
 probe_s=0
 for at in 2 "$n"; do # a fast commit and a slow one, each alone, as in the first round
   c=$(git -C "$repo" rev-list --reverse main | sed -n "${at}p")
@@ -128,36 +136,57 @@ fi
 
 # ---- part 2: a planted +20% commit (not in --quick: its figures are the full run's) ----
 { [ "$quick" = 1 ] || [ "$only" = rounds ]; } && exit 0
-n2=64
-found=0 found_ins=0
-for t in $(seq 1 "$trials"); do
-  first=$(( RANDOM % (n2 - 2) + 3 ))
-  repo=$work/cpu$t
-  make_repo "$repo" "$n2" "$first" n 1000000 1200000
-  make_repo "$repo-ins" "$n2" "$first" n 150000 180000
+n2=16
+cmd="awk '{ n = \$1 } END { for (i = 0; i < n; i++) s += i * i }' n"
+# trial T METRIC FIRST: one trial in a repository of its own, the planted commit cFIRST;
+# prints its line, and "found" or "missed" last.
+trial() {
+  local t=$1 m=$2 first=$3 repo want t0 ok=missed args
+  repo=$work/$m$t
+  if [ "$m" = time ]; then
+    make_repo "$repo" "$n2" "$first" n 1000000 1200000
+    args=(--metric cpu_ns)
+  else
+    make_repo "$repo" "$n2" "$first" n 150000 180000
+    args=(--metric instructions)
+  fi
   want=$(git -C "$repo" rev-list --reverse main | sed -n "${first}p")
-  cmd='awk -v n=$(cat n) "BEGIN { for (i = 0; i < n; i++) s += i * i }"'
-  if [ "$metric" != instructions ]; then
-    t0=$(now)
-    (cd "$repo" && "$culprit" bisect --good c1 --bad main --command "$cmd" --jobs 3 --metric cpu_ns \
-       --history "$work/cpu-h$t" > "$work/cpu-out$t" 2> "$work/cpu-err$t") || true
-    ok=no
-    if grep -q "^culprit bisect: $want is the first slow commit" "$work/cpu-out$t"; then
-      found=$((found + 1)) ok=yes; fi
-    echo "  trial $t (time): c$first found: $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s): $(head -1 "$work/cpu-out$t")"
-    # A miss: the last state's records, so that the probe that misjudged is seen.
-    [ "$ok" = yes ] || awk '/probes? recorded:/ { n = NR; delete r } n && /^  round / { r[NR] = $0 }
-      END { for (i in r) print "    " r[i] }' "$work/cpu-err$t" | sort -k2n
-  fi
-  if [ "$metric" != time ] && command -v valgrind > /dev/null; then
-    t0=$(now)
-    (cd "$repo-ins" && "$culprit" bisect --good c1 --bad main --command "$cmd" --jobs 3 \
-       --metric instructions --history "$work/ins-h$t" > "$work/ins-out$t" 2> "$work/ins-err$t") || true
-    ok=no
-    want=$(git -C "$repo-ins" rev-list --reverse main | sed -n "${first}p")
-    if grep -q "^culprit bisect: $want is the first slow commit" "$work/ins-out$t"; then
-      found_ins=$((found_ins + 1)) ok=yes; fi
-    echo "  trial $t (instructions): c$first found: $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s)"
-  fi
+  t0=$(now)
+  (cd "$repo" && "$culprit" bisect --good c1 --bad main --command "$cmd" --jobs 3 "${args[@]}" ${max_runs[@]+"${max_runs[@]}"} \
+     --history "$work/$m-h$t" > "$work/$m-out$t" 2> "$work/$m-err$t") || true
+  grep -q "^culprit bisect: $want is the first slow commit" "$work/$m-out$t" && ok=found
+  echo "  trial $t ($m): c$first $ok ($(printf %.0f "$(echo "$(now) - $t0" | bc)") s)$(
+    grep -q 'was not confirmed against its parent' "$work/$m-err$t" && echo ', after a record misjudged a commit: bisected again on the driver')"
+  # A miss: the last state's records, so that the probe that misjudged is seen.
+  [ "$ok" = found ] || { head -1 "$work/$m-out$t"; awk '/probes? recorded:/ { n = NR; delete r }
+    n && /^  round / { r[NR] = $0 } END { for (i in r) print "    " r[i] }' "$work/$m-err$t" | sort -k2n; }
+  echo "$ok"
+}
+metrics=()
+[ "$metric" != instructions ] && metrics+=(time)
+if [ "$metric" != time ]; then
+  if command -v valgrind > /dev/null; then metrics+=(instructions)
+  else echo "--metric instructions skipped: valgrind is not installed"; fi
+fi
+echo "planted +20% in $n2 commits, --jobs 3, $trials trials of ${metrics[*]}, $parallel at once; load before: $(uptime | sed 's/.*load average: //')"
+t0=$(now)
+running=0
+for t in $(seq 1 "$trials"); do
+  for m in "${metrics[@]}"; do
+    first=$(( RANDOM % (n2 - 2) + 3 )) # drawn here: a background job's own RANDOM may repeat
+    trial "$t" "$m" "$first" > "$work/trial-$m-$t" 2>&1 &
+    running=$((running + 1))
+    if [ "$running" -ge "$parallel" ]; then wait -n || true; running=$((running - 1)); fi
+  done
 done
-echo "planted +20% in $n2 commits, --jobs 3: found $found/$trials by CPU time (paired per runner), $found_ins/$trials by instructions; load after: $(uptime | sed 's/.*load average: //')"
+wait
+summary=""
+for m in "${metrics[@]}"; do
+  found=0
+  for t in $(seq 1 "$trials"); do
+    sed '$d' "$work/trial-$m-$t"
+    [ "$(tail -1 "$work/trial-$m-$t")" = found ] && found=$((found + 1))
+  done
+  summary="$summary $found/$trials by $m;"
+done
+echo "planted +20% in $n2 commits, --jobs 3:$summary $(printf %.0f "$(echo "$(now) - $t0" | bc)") s in all; load after: $(uptime | sed 's/.*load average: //')"

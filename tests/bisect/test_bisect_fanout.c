@@ -313,6 +313,215 @@ static void test_good_count_recorded(void **state)
     culprit_bisect_fanout_state_dispose(&st);
 }
 
+/* ---- the end on this runner, through a planted probe ---- */
+
+/* A probe of exact counts: commit c counts count[c] (instructions), built on demand. */
+typedef struct {
+    const world *w;
+    double count[MAXC];
+    char on[2][41];
+    /* Timed (a command's time, not a count): each run carries a tiny jitter, and the
+     * first burst[c] runs of commit c are burst_slow slower. */
+    int timed, burst[MAXC], calls[MAXC];
+    double burst_slow;
+    size_t nruns;
+} counter;
+
+static int counter_build(void *payload, culprit_vcs *repo, culprit_bisect__side side,
+                         const char *sha, int *built)
+{
+    counter *f = payload;
+
+    (void)repo;
+    *built = strcmp(f->on[side], sha) != 0;
+    memcpy(f->on[side], sha, 41);
+    return 0;
+}
+
+static int counter_measure(void *payload, culprit_bisect__side side, const char *sha, double *value)
+{
+    counter *f = payload;
+
+    static const double jitter[7] = {0.010, -0.007, 0.004, -0.011, 0.009, -0.002, 0.005};
+    int c = index_of(f->w, sha);
+    double rel = f->timed ? jitter[f->nruns++ % 7] : 0;
+
+    assert_string_equal(f->on[side], sha);
+    if (f->calls[c] < f->burst[c]) /* slower, and noisy: alternately more and less */
+        rel += f->burst_slow * (f->calls[c] % 2 ? 0.4 : 1.6);
+    f->calls[c]++;
+    *value = f->count[c] * (1 + rel);
+    return 0;
+}
+
+static void counter_swap(void *payload)
+{
+    counter *f = payload;
+    char t[41];
+
+    memcpy(t, f->on[0], 41);
+    memcpy(f->on[0], f->on[1], 41);
+    memcpy(f->on[1], t, 41);
+}
+
+/* A linear world of n commits judged by instructions, the counts 1000 before
+ * `culprit`, 1500 from it on (x1.5: far above any threshold). */
+static void counted_world(world *w, counter *f, culprit_bisect__probe *p, size_t n, int culprit)
+{
+    linear(w, n);
+    fresh_history(w);
+    w->opts.command.line = NULL;
+    w->opts.perf.run = "planted";
+    w->opts.perf.test = "s.t";
+    w->opts.perf.metric = "instructions";
+    memset(f, 0, sizeof(*f));
+    f->w = w;
+    for (size_t i = 0; i < n; i++)
+        f->count[i] = (int)i < culprit ? 1000 : 1500;
+    *p = (culprit_bisect__probe){
+        counter_build, counter_measure, NULL, NULL, counter_swap, NULL, NULL, f, NULL};
+}
+
+/* The end on this runner through the planted probe: the culprit it gives (an index),
+ * -1 for none; *backtracks the rejected answers. */
+static int finish(world *w, const culprit_bisect__probe *p, size_t *backtracks)
+{
+    culprit_fanout_state st;
+    culprit_bisect_result r;
+    int c = -1;
+
+    state_of(w, 3, &st);
+    assert_int_equal(st.status, CULPRIT_BISECT_FOUND);
+    if (culprit_bisect__fanout_finish_with(&r, &w->opts, &st, p) < 0)
+        fail_msg("finish failed: %s", culprit_error_last());
+    if (r.outcome == CULPRIT_BISECT_RESULT_FOUND)
+        c = index_of(w, r.culprit);
+    *backtracks = r.backtracks;
+    assert_string_equal(r.good, w->repo.sha[0]); /* the whole range's ends */
+    assert_string_equal(r.bad, w->repo.sha[w->repo.n - 1]);
+    culprit_bisect_result_dispose(&r);
+    culprit_bisect_fanout_state_dispose(&st);
+    return c;
+}
+
+/* One misjudging record (planted: round 1 probes 4, 8, 12, round 2 probes 9, 10, 11;
+ * `wrong` judged the other way) makes the probes' answer wrong; the end on this
+ * runner rejects it against its parent and bisects the range the other records leave
+ * again: the culprit is found either way the record erred (the answer's parent
+ * called good, the answer called bad). */
+static void test_misjudged_record_searched_again(void **state)
+{
+    static const struct {
+        int culprit, wrong, answer;
+    } cases[] = {{9, 9, 10}, {11, 10, 10}, {5, 8, 9}};
+    world *w = *state;
+    counter f;
+    culprit_bisect__probe p;
+    culprit_fanout_state st;
+    size_t backtracks;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const int rounds[2][3] = {{4, 8, 12}, {9, 10, 11}};
+        counted_world(w, &f, &p, 16, cases[i].culprit);
+        for (int round = 0; round < 2; round++) {
+            state_of(w, 3, &st);
+            for (int j = 0; j < 3; j++) {
+                int c = rounds[round][j], bad = c >= cases[i].culprit;
+                if (c == cases[i].wrong)
+                    bad = !bad;
+                record(w, &st, c, bad ? CULPRIT_BISECT_BAD : CULPRIT_BISECT_GOOD);
+            }
+            culprit_bisect_fanout_state_dispose(&st);
+        }
+        state_of(w, 3, &st);
+        assert_string_equal(st.culprit, w->repo.sha[cases[i].answer]); /* the wrong answer */
+        culprit_bisect_fanout_state_dispose(&st);
+        assert_int_equal(finish(w, &p, &backtracks), cases[i].culprit);
+        assert_true(backtracks >= 1);
+        repo_remove(&w->repo);
+        w->repo.n = 0;
+    }
+}
+
+/* A timed answer whose first runs were slow (the machine's noise: a probe judged it
+ * slower than the good end, and the first check against its parent too) but its
+ * confirmation in runs of its own does not show it slower: rejected as well, and
+ * the range searched again on this runner. */
+static void test_unconfirmed_answer_searched_again(void **state)
+{
+    world *w = *state;
+    counter f;
+    culprit_bisect__probe p;
+    culprit_fanout_state st;
+    size_t backtracks;
+    const int goods[] = {4, 5, 6, 7}, bads[] = {8, 12};
+
+    counted_world(w, &f, &p, 16, 11);
+    w->opts.perf.run = w->opts.perf.test = w->opts.perf.metric = NULL;
+    w->opts.command.line = "planted";
+    f.timed = 1;
+    f.burst[8] = 10; /* the first check's runs: +8% (+3% and +13% by turns) */
+    f.burst_slow = 0.08;
+    state_of(w, 3, &st);
+    for (size_t i = 0; i < 4; i++)
+        record(w, &st, goods[i], CULPRIT_BISECT_GOOD);
+    for (size_t i = 0; i < 2; i++)
+        record(w, &st, bads[i], CULPRIT_BISECT_BAD);
+    culprit_bisect_fanout_state_dispose(&st);
+    assert_int_equal(finish(w, &p, &backtracks), 11);
+    assert_true(backtracks >= 1);
+}
+
+/* A hostile record (anyone who can push to the shared ref can write one) with a false
+ * good end's count: every later counted probe takes it and judges every commit slower,
+ * so the probes' answer is wrong; the end on this runner counts both ends itself,
+ * rejects it, and bisects again there: the planted count changes the path, never the
+ * answer. */
+static void test_hostile_good_count(void **state)
+{
+    world *w = *state;
+    counter f;
+    culprit_bisect__probe p;
+    culprit_fanout_options fo = CULPRIT_FANOUT_OPTIONS_INIT;
+    culprit_fanout_state st;
+    culprit_fanout_record r;
+    size_t backtracks, rounds = 0;
+
+    counted_world(w, &f, &p, 16, 11);
+    state_of(w, 3, &st);
+    memset(&r, 0, sizeof(r));
+    memcpy(r.sha, w->repo.sha[1], 41);
+    r.verdict = CULPRIT_BISECT_GOOD;
+    r.round = 1;
+    r.good_count = 1; /* the good end counts 1000 */
+    assert_int_equal(culprit_bisect__fanout_record_write(&r, st.key, w->hist), 0);
+    culprit_bisect_fanout_record_dispose(&r);
+    culprit_bisect_fanout_state_dispose(&st);
+    fo.k = 3;
+    fo.history = w->src;
+    fo.record_dir = w->hist;
+    for (;; rounds++) {
+        assert_true(rounds < 10);
+        state_of(w, 3, &st);
+        if (st.status != CULPRIT_BISECT_RUNNING)
+            break;
+        for (size_t i = 0; i < st.nplan; i++) {
+            memset(f.on, 0, sizeof(f.on));
+            assert_int_equal(culprit_bisect__fanout_probe_with(&r, &w->opts, &fo, st.plan[i], &p),
+                             0);
+            assert_int_equal(r.verdict, CULPRIT_BISECT_BAD); /* misled: 1000 / 1 */
+            culprit_bisect_fanout_record_dispose(&r);
+        }
+        culprit_bisect_fanout_state_dispose(&st);
+    }
+    assert_int_equal(st.status, CULPRIT_BISECT_FOUND);
+    assert_string_not_equal(st.culprit, w->repo.sha[11]); /* the records' answer is wrong */
+    culprit_bisect_fanout_state_dispose(&st);
+    memset(f.on, 0, sizeof(f.on));
+    assert_int_equal(finish(w, &p, &backtracks), 11);
+    assert_true(backtracks >= 1);
+}
+
 int main(void)
 {
     /* Every record is fsync'd (core/fs.c): on tmpfs that costs nothing, so the test
@@ -325,6 +534,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_paths_aware, setup, teardown),
         cmocka_unit_test_setup_teardown(test_interrupted_replanned, setup, teardown),
         cmocka_unit_test_setup_teardown(test_good_count_recorded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_misjudged_record_searched_again, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_good_count, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unconfirmed_answer_searched_again, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
