@@ -210,6 +210,9 @@ int culprit_bisect__counted(const culprit_bisect_options *opts);
  * minimum). A step may stop before the minimum (early looks) only when min_runs is 0. */
 size_t culprit_bisect__min_runs(const culprit_bisect_options *opts);
 size_t culprit_bisect__max_runs(const culprit_bisect_options *opts);
+/* The runs (pairs) of the first regular look after `done`: min_runs, doubling up to
+ * max_runs (comparison.c); 0 when max_runs were run. */
+size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t done);
 
 /* 1 when `t` (the test's result in `past`, may be NULL) may stand in for a run of
  * the session at `sha`: `past` ran at that commit on a clean tree, the test passed,

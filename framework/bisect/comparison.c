@@ -288,15 +288,22 @@ static double conclusive_confidence(double confidence)
     return 1 - (1 - confidence) * (1 - confidence);
 }
 
+size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t done)
+{
+    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o);
+
+    while (n <= done && n < max)
+        n = n * 2 < max ? n * 2 : max;
+    return n > done ? n : 0;
+}
+
 /* The regular looks of a step (min_runs, doubling, up to max_runs). */
 static size_t regular_looks(const culprit_bisect_options *o)
 {
-    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o), looks = 1;
+    size_t n = culprit_bisect__min_runs(o), looks = 1;
 
-    while (n < max) {
-        n = n * 2 < max ? n * 2 : max;
+    while ((n = culprit_bisect__next_look(o, n)) != 0)
         looks++;
-    }
     return looks;
 }
 

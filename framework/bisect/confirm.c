@@ -20,18 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The pairs of the first regular look after `done` pairs (min_runs, doubling up to
- * max_runs: comparison.c), where a still unknown change could be decided; 0 when
- * max_runs were run. */
-static size_t next_look(const culprit_bisect_options *o, size_t done)
-{
-    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o);
-
-    while (n <= done && n < max)
-        n = n * 2 < max ? n * 2 : max;
-    return n > done ? n : 0;
-}
-
 int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
                                        const culprit_bisect_options *opts,
                                        const culprit_bisect__probe *probe,
@@ -95,7 +83,7 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->below = step->below;
         out->below_high = step->below_high;
         if (out->out_of_time && out->slower == -1)
-            out->decide_pairs = next_look(opts, out->runs);
+            out->decide_pairs = culprit_bisect__next_look(opts, out->runs);
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
