@@ -72,6 +72,10 @@ static json_t *calltree_json(const culprit_bisect_result *r, int requested)
         json_object_set_new(o, "overhead_ns", overhead);
         json_object_set_new(o, "sampled",
                             json_boolean(r->parent_tree->sampled && r->culprit_tree->sampled));
+        if (r->calltree_corrected && !(r->parent_tree->sampled && r->culprit_tree->sampled))
+            json_object_set_new(
+                o, "unsampled",
+                json_string(culprit_calltree_unsampled(r->parent_tree, r->culprit_tree)));
         json_object_set_new(o, "fitted",
                             json_boolean(r->parent_tree->fitted && r->culprit_tree->fitted));
     }

@@ -222,7 +222,9 @@ static int run_baseline(run_costs *rc, const culprit_calltree_record_options *op
  * profile (perf_event_paranoid, a container's seccomp): the times then come from
  * the level runs alone.
  */
-static int sample_baseline(char **report, const culprit_calltree_record_options *opts,
+/* Profiles the baseline with perf; without a profile, *why says why (perf missing,
+ * refused, failed), for the caller to report. */
+static int sample_baseline(char **report, char **why, const culprit_calltree_record_options *opts,
                            const char *dir)
 {
     culprit_buf data = CULPRIT_BUF_INIT;
@@ -261,7 +263,18 @@ static int sample_baseline(char **report, const culprit_calltree_record_options 
     memcpy(argv, head, sizeof(head));
     memcpy(argv + nhead, opts->baseline, n * sizeof(*argv));
     if (run_once(argv, opts, "", "", 0, &run) < 0) {
-        culprit_error_clear(); /* no perf: not an error of the recording */
+        /* no perf: not an error of the recording */
+        if (asprintf(why, "perf did not run (%s)", culprit_error_last()) < 0)
+            *why = NULL;
+        culprit_error_clear();
+        goto cleanup;
+    }
+    if (run.status != 0) {
+        if (asprintf(why,
+                     "perf record exited with status %d: perf_event_paranoid above 2, or a "
+                     "container that forbids perf_event_open",
+                     run.status) < 0)
+            *why = NULL;
         goto cleanup;
     }
     {
@@ -274,6 +287,8 @@ static int sample_baseline(char **report, const culprit_calltree_record_options 
             culprit_error_clear();
         else if (culprit_process_succeeded(&result))
             *report = result.output, result.output = NULL;
+        if (!*report && asprintf(why, "perf report could not read the profile") < 0)
+            *why = NULL;
     }
 cleanup:
     culprit_process_result_dispose(&result);
@@ -368,7 +383,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     culprit_calltree *s = NULL;
     culprit_buf dir = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT, cmd = CULPRIT_BUF_INIT;
     run_costs rc = {NAN, NULL, NULL, 0, 0};
-    char *report = NULL;
+    char *report = NULL, *why = NULL;
     size_t depth = 0, nlevels;
     run_info run;
     int error;
@@ -425,7 +440,7 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     }
 
     if ((error = run_baseline(&rc, opts)) < 0 ||
-        (opts->baseline && (error = sample_baseline(&report, opts, dir.ptr)) < 0) ||
+        (opts->baseline && (error = sample_baseline(&report, &why, opts, dir.ptr)) < 0) ||
         (error = record_levels(s, argv, opts, path.ptr, nlevels, &rc)) < 0 ||
         (error = correct(s, &rc, nlevels)) < 0)
         goto cleanup;
@@ -439,11 +454,14 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
     if ((error = culprit_calltree_symbolize(s, NULL)) < 0 ||
         (report && (error = culprit_calltree__apply_samples(s, report, &s->sampled)) < 0))
         goto cleanup;
+    if (why) /* perf gave no profile (apply_samples says why a profile went unused) */
+        s->unsampled = why, why = NULL;
     exclusive_times(s);
     *out = s;
     s = NULL;
 cleanup:
     free(report);
+    free(why);
     free(rc.cpu_ns);
     free(rc.ntimed);
     culprit_calltree_free(s);

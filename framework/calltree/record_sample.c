@@ -10,10 +10,11 @@
  * call paths (in proportion to their measured exclusive times); inclusive times
  * are then rebuilt bottom-up, so the tree stays consistent.
  */
-#define _GNU_SOURCE /* qsort_r */
+#define _GNU_SOURCE /* qsort_r, asprintf */
 #include "calltree_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -219,6 +220,16 @@ int culprit_calltree__apply_samples(culprit_calltree *t, const char *report, int
             n->inclusive_ns = incl;
         }
         *applied = 1;
+    } else if (matched < MIN_MATCHED) {
+        /* Say why: a profile of mostly other code (libc's malloc, the kernel) would
+         * hand the tree's functions time they did not spend. */
+        free(t->unsampled);
+        if (asprintf(&t->unsampled,
+                     "%.0f%% of the plain build's samples fall in the call tree's functions, "
+                     "under the %.0f%% needed (the rest in code the tree does not see: the C "
+                     "library, the kernel, functions inlined in the plain build)",
+                     matched, MIN_MATCHED) < 0)
+            t->unsampled = NULL;
     }
 cleanup:
     free(rows);

@@ -48,7 +48,17 @@ void culprit_calltree_free(culprit_calltree *tree)
     free(tree->nodes);
     free(tree->binary);
     free(tree->command);
+    free(tree->unsampled);
     free(tree);
+}
+
+const char *culprit_calltree_unsampled(const culprit_calltree *a, const culprit_calltree *b)
+{
+    if (a && !a->sampled && a->unsampled)
+        return a->unsampled;
+    if (b && !b->sampled && b->unsampled)
+        return b->unsampled;
+    return "perf gave no profile";
 }
 
 static int same_file(const char *a, const char *b)

@@ -201,15 +201,19 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
             r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
     if (r->calltree_corrected && r->parent_tree && r->culprit_tree)
         fprintf(out,
-                "times corrected against the plain builds of both commits (%s; %.1f and "
+                "times corrected against the plain builds of both commits (%s%s; %.1f and "
                 "%.1f ns per instrumented call taken out, %s)\n",
                 r->parent_tree->sampled && r->culprit_tree->sampled
                     ? "own times from a perf profile of them"
-                    : "perf could not profile them",
+                    : "own times from the timing runs, not perf: ",
+                r->parent_tree->sampled && r->culprit_tree->sampled
+                    ? ""
+                    : culprit_calltree_unsampled(r->parent_tree, r->culprit_tree),
                 r->parent_tree->overhead_ns, r->culprit_tree->overhead_ns,
                 r->parent_tree->fitted && r->culprit_tree->fitted
                     ? "measured against them"
-                    : "the runtime's estimate: too few calls to measure");
+                    : "the runtime's estimate: the instrumented calls cost under 2% of the "
+                      "plain run, too little to measure");
     else if (r->parent_tree && r->parent_tree->instructions)
         fprintf(out, "instructions counted by callgrind (exact: nothing to correct)\n");
     else if (r->parent_tree)

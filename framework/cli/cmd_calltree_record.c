@@ -116,10 +116,10 @@ int cli_calltree_record(int argc, char **argv)
                 "too little to measure: the runtime's estimate of one (%.1f ns) kept\n",
                 tree->overhead_ns);
     if (baseline)
-        fprintf(stderr, "culprit: %s\n",
+        fprintf(stderr, "culprit: %s%s\n",
                 tree->sampled ? "own times from perf samples of the baseline"
-                              : "perf could not profile the baseline: times from the timing runs "
-                                "alone (docs/calltree.md)");
+                              : "own times from the timing runs alone, not perf: ",
+                tree->sampled ? "" : culprit_calltree_unsampled(tree, NULL));
     exit_code = CLI_EXIT_OK;
 cleanup:
     culprit_calltree_free(tree);

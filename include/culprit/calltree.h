@@ -115,6 +115,11 @@ typedef struct {
                                 (culprit_calltree_read_callgrind()), not nanoseconds: the
                                 "_ns" fields hold instructions (file header "cost
                                 instructions") */
+    char *unsampled;       /**< culprit_calltree_record() with a baseline: why the exclusive
+                                times do not come from the perf profile (perf missing or
+                                refused, or its samples mostly outside the tree's
+                                functions); NULL when they do, or without a baseline; not
+                                kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name
@@ -832,6 +837,13 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  */
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                             const culprit_calltree_record_options *opts);
+
+/**
+ * Why the own times of two trees recorded with baselines (a parent's and a
+ * culprit's) do not both come from the perf profile: the first `unsampled` reason
+ * of `a`, then `b`, or a generic one. Never NULL; the string belongs to the trees.
+ */
+const char *culprit_calltree_unsampled(const culprit_calltree *a, const culprit_calltree *b);
 
 /* ------------------------------------------------------------- documents --- */
 

@@ -322,8 +322,14 @@ static void samples_of_another_program_are_not_used(void **state)
                      0);
     assert_int_equal(applied, 0);
     assert_close(t->nodes[fixture_find(t, "main;a")].inclusive_ns, 50);
+    /* ... and the tree says why, with the share found (issue 26: "say the reason") */
+    assert_non_null(t->unsampled);
+    assert_non_null(strstr(t->unsampled, "10% of the plain build's samples fall in the call "
+                                         "tree's functions, under the 50% needed"));
+    assert_string_equal(culprit_calltree_unsampled(NULL, t), t->unsampled);
     assert_int_equal(culprit_calltree__apply_samples(t, "", &applied), 0);
     assert_int_equal(applied, 0);
+    assert_non_null(strstr(t->unsampled, "0% of the plain build's samples"));
     culprit_calltree_free(t);
 }
 
