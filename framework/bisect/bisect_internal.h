@@ -69,7 +69,11 @@ typedef struct culprit_bisect__probe {
     /* The candidate became the good end: the two sides trade places (so each commit
      * is built once, and a build directory is reused incrementally). */
     void (*swap)(void *payload);
-    /* Optional. The directory holding `side` (for the call trees), or NULL. */
+    /* Optional. The directory holding `side` (for the call trees), or NULL (with the
+     * reason as the last error when it could not be put there). A measured side's
+     * checkout is first put back at the path where it was built (the two measured
+     * sides may take turns at one path), so the directory of the other measured side
+     * asked before may hold another checkout now: ask again before each use. */
     const char *(*dir)(void *payload, culprit_bisect__side side);
     /* Releases the probe (removes the checkouts). NULL: nothing to release. */
     void (*dispose)(void *payload);
@@ -409,18 +413,20 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit);
 int culprit_bisect__slow_decay(culprit_bisect__session *s);
 
 /*
- * Records the call trees of out->parent (built in `parent_dir`) and out->culprit
- * (built in `culprit_dir`) with the bisection's command, diffs them and correlates
- * the diff with the culprit's changes, filling out's call-tree fields. `plain` (may
- * be NULL): the checkouts of the parent and the culprit built plain, whose runs of
- * the same command are the recordings' baselines (out->calltree_corrected). A failure
- * that is the program's or the build's (not instrumented, the command failed) is
- * kept in out->calltree_error and is not an error of the bisection: returns 0.
- * Returns CULPRIT_ERROR only when out of memory.
+ * Records the call trees of out->parent (built on `sides[0]` of probe `p`) and
+ * out->culprit (built on `sides[1]`) with the bisection's command, diffs them and
+ * correlates the diff with the culprit's changes, filling out's call-tree fields.
+ * Each side's directory is asked of the probe just before its recording (p->dir puts
+ * a checkout back where it was built, which may move the other measured side). With
+ * `plain`, the parent and the culprit are built plain on the measured sides (GOOD,
+ * CANDIDATE), whose runs of the same command are the recordings' baselines
+ * (out->calltree_corrected). A failure that is the program's or the build's (not
+ * instrumented, the command failed) is kept in out->calltree_error and is not an
+ * error of the bisection: returns 0. Returns CULPRIT_ERROR only when out of memory.
  */
 int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
-                             const culprit_bisect_options *opts, const char *parent_dir,
-                             const char *culprit_dir, const char *const plain[2]);
+                             const culprit_bisect_options *opts, const culprit_bisect__probe *p,
+                             const culprit_bisect__side sides[2], int plain);
 
 /*
  * --calltree's check before bisecting: the good end `sha`, built for call trees in

@@ -121,20 +121,32 @@ static int diff(culprit_bisect_result *out, const culprit_bisect_options *opts)
     return error;
 }
 
-int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
-                             const culprit_bisect_options *opts, const char *parent_dir,
-                             const char *culprit_dir, const char *const plain[2])
+/* The tree of one side (k 0: the parent, 1: the culprit), its directories asked of
+ * the probe just before it is recorded. */
+static int record_side(culprit_bisect_result *out, const culprit_bisect_options *opts,
+                       const culprit_bisect__probe *p, culprit_bisect__side side, int plain, int k)
 {
-    const char *plain_parent = NULL, *plain_culprit = NULL;
+    const char *dir = p->dir(p->payload, side), *plain_dir = NULL;
+
+    if (dir && plain)
+        plain_dir = p->dir(p->payload, k ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD);
+    if (!dir || (plain && !plain_dir))
+        return culprit_error_prefix("recording the call tree of the %s: ",
+                                    k ? "culprit" : "parent");
+    return record(k ? &out->culprit_tree : &out->parent_tree, opts, dir, plain_dir,
+                  k ? out->culprit : out->parent, k ? "culprit" : "parent", 0);
+}
+
+int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
+                             const culprit_bisect_options *opts, const culprit_bisect__probe *p,
+                             const culprit_bisect__side sides[2], int plain)
+{
     int error;
 
     /* Both or neither: two trees corrected differently would differ by that alone. */
-    if ((out->calltree_corrected = plain && plain[0] && plain[1]))
-        plain_parent = plain[0], plain_culprit = plain[1];
-    if ((error = record(&out->parent_tree, opts, parent_dir, plain_parent, out->parent, "parent",
-                        0)) < 0 ||
-        (error = record(&out->culprit_tree, opts, culprit_dir, plain_culprit, out->culprit,
-                        "culprit", 0)) < 0 ||
+    out->calltree_corrected = plain;
+    if ((error = record_side(out, opts, p, sides[0], plain, 0)) < 0 ||
+        (error = record_side(out, opts, p, sides[1], plain, 1)) < 0 ||
         (error = diff(out, opts)) < 0 ||
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {

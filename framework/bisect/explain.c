@@ -152,8 +152,9 @@ static void push(span *q, size_t *n, const char *lo, const char *hi)
 }
 
 /* One range of the rest: checked (reusing a step of the same pair), bisected when
- * slower, its culprit judged against its parent and kept when slower than it.
- * *found: a culprit kept; lo/hi of the two ranges left beside it pushed. */
+ * slower, its culprit judged against its parent and kept when slower than it and
+ * its share may reach EXPLAIN_LEFT. *found: a culprit found (kept or not: either
+ * cost a bisection); lo/hi of the two ranges left beside it pushed. */
 static int search_span(culprit_bisect__session *s, const span *sp, span *q, size_t *nq, int *found)
 {
     culprit_bisect_step *step;
@@ -182,10 +183,21 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
     if (error < 0 && error != CULPRIT_ESKIP)
         return error;
     if (error == 0 && slower) {
-        if ((error = pin_share(s, parent, culprit, &step)) < 0 ||
-            (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+        if ((error = pin_share(s, parent, culprit, &step)) < 0)
             return error;
         *found = 1;
+        /* A commit of the rest that surely explains less than EXPLAIN_LEFT is below
+         * what the search resolves (it stops at that much unexplained): on a timed
+         * range it is most often a step of noise beside the real culprit, which the
+         * search of its sides goes on to find. Not listed; its steps stay. */
+        if (s->result->nsteps &&
+            culprit_bisect__share(step->change_high, s->result->steps[0].change) < EXPLAIN_LEFT)
+            culprit_bisect__phase(s->opts,
+                                  "explaining the whole change: %.12s explains under a tenth of "
+                                  "it (%+.1f%% against its parent): not listed",
+                                  culprit, 100 * step->change);
+        else if ((error = culprit_bisect__add_explained(s, culprit, step)) < 0)
+            return error;
     }
     push(q, nq, sp->lo, parent);
     push(q, nq, culprit, sp->hi);

@@ -102,9 +102,10 @@ static int at_home(probe *p, culprit_bisect__side side)
  * The checkout of a measured side that has none yet, seeded from the other measured
  * side's when that one holds a successful build: a copy of its tree, build outputs
  * and times included, switched to `sha`, then exchanged with it, so the copy is
- * built where the outputs were made. Where that cannot be done (no build command;
- * --calltree recording in the measured checkouts, which it runs at their own paths;
- * a file system that cannot exchange directories) the checkout is made afresh.
+ * built where the outputs were made. Every build, run and call-tree recording of a
+ * measured side puts its checkout back at that path first (at_home). Where that
+ * cannot be done (no build command; a file system that cannot exchange directories)
+ * the checkout is made afresh.
  */
 static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side side, const char *sha)
 {
@@ -117,8 +118,7 @@ static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side sid
     o.parent_dir = p->opts->measure.checkout_parent;
     for (int i = 0; from && i < CULPRIT_BISECT__NSIDES; i++)
         seeded |= p->built[i].ck == from && p->built[i].sha[0];
-    if (!measured(side) || !p->opts->measure.build ||
-        (p->opts->calltree && !p->opts->calltree_build))
+    if (!measured(side) || !p->opts->measure.build)
         seeded = 0;
     if (!seeded)
         return culprit_vcs_checkout_create(&p->ck[side], repo, sha, &o);
@@ -449,7 +449,15 @@ static void swap(void *payload)
 static const char *dir_of(void *payload, culprit_bisect__side side)
 {
     probe *p = payload;
-    return p->ck[side] ? culprit_vcs_checkout_path(p->ck[side]) : NULL;
+
+    if (!p->ck[side]) {
+        culprit_error_set(CULPRIT_ENOTFOUND, "no checkout");
+        return NULL;
+    }
+    /* A recording runs the build where it was made (paths in its outputs, RPATHs). */
+    if (at_home(p, side) < 0)
+        return NULL;
+    return culprit_vcs_checkout_path(p->ck[side]);
 }
 
 static void dispose(void *payload)

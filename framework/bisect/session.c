@@ -48,8 +48,10 @@ static int calltree_preflight(culprit_bisect__session *s)
                              good);
         return culprit_error_recode(CULPRIT_ERROR);
     }
-    if (!p->dir || !(dir = p->dir(p->payload, side)))
+    if (!p->dir)
         return 0; /* a probe without directories (tests): nothing to record */
+    if (!(dir = p->dir(p->payload, side)))
+        return culprit_error_recode(CULPRIT_ERROR);
     if ((error = culprit_bisect__calltree_check(s->opts, dir, good)) < 0)
         return culprit_error_recode(CULPRIT_ERROR);
     return 0;
@@ -65,20 +67,19 @@ static int calltree_preflight(culprit_bisect__session *s)
  * NULL when there is none.
  */
 static int plain_builds(culprit_bisect__session *s, const char *parent, const char *culprit,
-                        const char *plain[2])
+                        int *plain)
 {
     const culprit_bisect__probe *p = s->probe;
     int error;
 
-    plain[0] = plain[1] = NULL;
+    *plain = 0;
     if (!s->opts->calltree_build || s->opts->perf.run || !p->dir ||
         culprit_bisect__counted_trees(s->opts))
         return 0;
     if ((error = culprit_bisect__build(s, CULPRIT_BISECT__GOOD, parent)) < 0 ||
         (error = culprit_bisect__build(s, CULPRIT_BISECT__CANDIDATE, culprit)) < 0)
         return error;
-    plain[0] = p->dir(p->payload, CULPRIT_BISECT__GOOD);
-    plain[1] = p->dir(p->payload, CULPRIT_BISECT__CANDIDATE);
+    *plain = 1;
     return 0;
 }
 
@@ -88,12 +89,11 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
 {
     const culprit_bisect__probe *p = s->probe;
     const culprit_bisect__side G = calltree_side(s, CULPRIT_BISECT__GOOD),
-                               C = calltree_side(s, CULPRIT_BISECT__CANDIDATE);
+                               C = calltree_side(s, CULPRIT_BISECT__CANDIDATE), sides[2] = {G, C};
     culprit_bisect_result *out = s->result;
     char(*fp)[41] = NULL;
-    const char *plain[2];
     size_t k = 0;
-    int error;
+    int error, plain = 0;
 
     if ((error = culprit_vcs_first_parents(&fp, &k, s->repo, culprit, 2)) < 0) {
         /* the message says why */
@@ -108,7 +108,7 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                               out->parent, s->opts->calltree_build ? " with --calltree-build" : "");
         if ((error = culprit_bisect__build(s, G, out->parent)) < 0 ||
             (error = culprit_bisect__build(s, C, culprit)) < 0 ||
-            (error = plain_builds(s, out->parent, culprit, plain)) < 0) {
+            (error = plain_builds(s, out->parent, culprit, &plain)) < 0) {
             if (error == CULPRIT_ESKIP)
                 culprit_error_prefix("building for the call trees: ");
         } else {
@@ -116,8 +116,7 @@ static int calltree_step(culprit_bisect__session *s, const char *culprit)
                                   "call trees: recording %.12s and its parent, then "
                                   "diffing them",
                                   culprit);
-            error = culprit_bisect__calltree(out, s->repo, s->opts, p->dir(p->payload, G),
-                                             p->dir(p->payload, C), plain);
+            error = p->dir ? culprit_bisect__calltree(out, s->repo, s->opts, p, sides, plain) : 0;
         }
     }
     free(fp);

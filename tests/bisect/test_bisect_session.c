@@ -464,6 +464,26 @@ static void test_explain_whole_change(void **state)
     assert_int_equal(nsteps, 5);
 }
 
+/* A +3% commit (8) between a 2x (4) and a 25x (11) one: searching the rest above 4,
+ * the bisection lands on 8 (the range's midpoint is 3% slower than its good end), and
+ * 8 is slower than its parent. It explains under a tenth of the 51.5x range (0.8%):
+ * not listed (on a timed range such a commit is most often noise beside the real
+ * culprit), but its sides are searched and 11 is found. Before: culprits "4 8 11". */
+static void test_explain_small_share_not_listed(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 17, 0, 0);
+    for (int i = 0; i < 17; i++)
+        sc->f.mean[i] = 100 * (i >= 4 ? 2 : 1) * (i >= 8 ? 1.03 : 1) * (i >= 11 ? 25 : 1);
+    run_session(sc, 0, 16);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_FOUND);
+    assert_non_null(strstr(sc->steps, "8/7:B"));
+    assert_string_equal(sc->culprits, "4 11");
+}
+
 /* A share is pinned when its interval lies on one side of 1 - a tenth: a 5x commit
  * read at +12% to +765% in a range of +269% (a 2-pair look under load) is not; an
  * exact count is; a 2x commit's interval in a 50x range lies below the line; an
@@ -1163,6 +1183,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_explain_whole_change, setup, teardown),
         cmocka_unit_test(test_share_pinned),
         cmocka_unit_test_setup_teardown(test_explain_pins_share, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_small_share_not_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_rest_bounded, setup, teardown),
         cmocka_unit_test(test_share_is_bounded),
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),

@@ -60,3 +60,26 @@ grep -q '"confirmed": true' "$work/out.json" || { cat "$work/err" >&2; fail "r4 
 compiles=$(wc -l < "$work/compiles")
 [ "$compiles" = 1 ] || fail "main.c compiled $compiles times: a build after the first was not incremental"
 echo "PASS: r4 found and confirmed, main.c compiled once"
+
+# The same with --calltree counted by callgrind (no --calltree-build): the trees are
+# recorded in the two measured checkouts, each put back at the path where it was
+# built (the library is loaded through the rpath of that path), so the second
+# checkout is seeded too. Before, it was made afresh: main.c compiled twice. The
+# answer must be the library's loop, changed by r4, which only the right library
+# (r4's, loaded at that path) shows.
+if command -v valgrind > /dev/null; then
+  : > "$work/compiles"
+  build_g=${build/Release/RelWithDebInfo} # debug info: the changed lines' function
+  (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build_g" --command build/prog \
+    --metric instructions --calltree --json > "$work/ct.json" 2> "$work/ct.err") ||
+    { cat "$work/ct.err" >&2; fail "bisect --calltree failed"; }
+  grep -q "\"culprit\": \"$want\"" "$work/ct.json" || { cat "$work/ct.err" >&2; fail "--calltree: culprit is not r4"; }
+  jq -e '.calltree.error == null and .calltree.answer.kind == "changed" and .calltree.answer.function.function == "work"' \
+    "$work/ct.json" > /dev/null ||
+    { jq .calltree "$work/ct.json" >&2; fail "--calltree: the answer is not work(), changed by r4"; }
+  compiles=$(wc -l < "$work/compiles")
+  [ "$compiles" = 1 ] || fail "--calltree: main.c compiled $compiles times: the second checkout was not seeded"
+  echo "PASS: --calltree: r4 and work() found, main.c compiled once"
+else
+  echo "valgrind not installed: the --calltree part skipped"
+fi
