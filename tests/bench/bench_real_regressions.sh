@@ -43,6 +43,12 @@
 # wrong, the function right or wrong, culprit's wall time for the bisection alone (to
 # its first "call trees:" progress line) and for all phases, and with GIT=1 `git
 # bisect run`'s wall time and the two ratios.
+# METRIC=time judges by CPU time instead of instructions, as a user without Valgrind
+# would: `bisect --metric cpu_ns --calltree --calltree-build CMD`, CMD the same build
+# with `culprit-cc` (found beside CULPRIT, or in its build tree), so the bisection
+# measures plain builds and the timed call trees come from instrumented ones; with
+# GIT=1 `git bisect run` judges each commit by the median CPU time (user+sys, GNU
+# time) of 5 runs, the threshold at the geometric mean of the ends' medians.
 # Exits 1 when culprit names a wrong commit or a function the commit did not change.
 set -euo pipefail
 culprit=$(realpath "$1"); shift
@@ -50,7 +56,18 @@ cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(cmark zlib cmark214)
 src=${CULPRIT_BENCH_SRC:-}
 [ -n "$src" ] || { echo "CULPRIT_BENCH_SRC not set (see the usage above): skipped"; exit 77; }
-command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; }
+metric=${METRIC:-instructions}
+case $metric in
+  instructions) command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; } ;;
+  time)
+    [ -x /usr/bin/time ] || { echo "GNU time (/usr/bin/time) not installed: skipped"; exit 77; }
+    wrapper=""
+    for w in "$(dirname "$culprit")/culprit-cc" "$(dirname "$culprit")/../../culprit-cc"; do
+      [ -x "$w" ] && { wrapper=$(realpath "$w"); break; }
+    done
+    [ -n "$wrapper" ] || { echo "METRIC=time: no culprit-cc beside $culprit or in its build tree" >&2; exit 2; } ;;
+  *) echo "bench_real_regressions: METRIC must be instructions or time, not '$metric'" >&2; exit 2 ;;
+esac
 work=$(mktemp -d /tmp/culprit-bench-real-XXXXXX)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 git() { command git -c user.name=bench -c user.email=bench@example.org -c advice.detachedHead=false "$@"; }
@@ -94,29 +111,40 @@ setup() { # setup CASE: sets repo good bad expect answers build cmd
       answers="_scan_html_comment handle_pointy_brace"
       python3 -c 'print("a" + "<!--" * 10000)' > "$work/cmark.md"
       build="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF -DCMARK_SHARED=OFF >/dev/null && cmake --build build --target cmark_exe -j2 >/dev/null"
+      ctbuild="cmake -S . -B build -DCMAKE_C_COMPILER=$wrapper -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF -DCMARK_SHARED=OFF >/dev/null && cmake --build build --target cmark_exe -j2 >/dev/null"
       cmd="build/src/cmark $work/cmark.md >/dev/null" ;;
     cmark214)
       repo=$src/cmark good=0.27.1 bad=88c8ad1 expect=a9da6782
       answers="manual_scan_link_url handle_close_bracket"
       python3 -c 'print("[a](b" * 2000)' > "$work/cmark214.md"
       build="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF >/dev/null 2>&1 && cmake --build build --target cmark -j2 >/dev/null 2>&1"
+      ctbuild="cmake -S . -B build -DCMAKE_C_COMPILER=$wrapper -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMARK_TESTS=OFF >/dev/null 2>&1 && cmake --build build --target cmark -j2 >/dev/null 2>&1"
       cmd="build/src/cmark $work/cmark214.md >/dev/null" ;;
     zlib)
       repo=$src/zlib good=5c44459c~10 bad=8ba2cdb expect=5c44459c
       answers="deflate_fast compress_block"
       perf_zlib "$work/zdeflate.c"
       build="cc -O2 -g -I. -o perf $work/zdeflate.c adler32.c crc32.c deflate.c inflate.c inffast.c inftrees.c trees.c zutil.c compress.c uncompr.c"
+      ctbuild="$wrapper ${build#cc }"
       cmd="./perf >/dev/null" ;;
     *) echo "bench_real_regressions: unknown case $1" >&2; exit 2 ;;
   esac
 }
 
-count() { # count DIR: the instructions of the command in DIR (callgrind's I refs)
+count() { # count DIR: the instructions of the command in DIR (callgrind's I refs), or
+  # with METRIC=time the median CPU time in microseconds of 5 runs (user+sys)
+  if [ "$metric" = time ]; then
+    (cd "$1" && for k in 1 2 3 4 5; do
+       /usr/bin/time -f '%U %S' -o "$work/cpu" sh -c "$cmd" > /dev/null
+       awk '{ printf "%.0f\n", ($1 + $2) * 1e6 }' "$work/cpu"
+     done | sort -n | sed -n 3p)
+    return
+  fi
   (cd "$1" && valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null \
     sh -c "$cmd" 2>&1 | awk '/I *refs:/ { gsub(",", "", $NF); n += $NF } END { print n }')
 }
 
-git_bisect() { # the same range with git bisect run on counts (GIT=1)
+git_bisect() { # the same range with git bisect run on counts or CPU times (GIT=1)
   local clone=$work/$1-git t0 cg cb thr
   git clone -q "$repo" "$clone"
   t0=$(now)
@@ -125,10 +153,12 @@ git_bisect() { # the same range with git bisect run on counts (GIT=1)
   (cd "$clone" && git checkout -q "$bad" && sh -c "$build") > /dev/null
   cb=$(count "$clone")
   thr=$(awk -v a="$cg" -v b="$cb" 'BEGIN { printf "%.0f", sqrt(a * b) }')
+  local measure="valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null sh -c '$cmd' 2>&1 | awk '/I *refs:/ { gsub(\",\", \"\", \$NF); n += \$NF } END { print n }'"
+  [ "$metric" = instructions ] || measure="for k in 1 2 3 4 5; do /usr/bin/time -f '%U %S' -o $work/cpu sh -c '$cmd' > /dev/null; awk '{ printf \"%.0f\\n\", (\$1 + \$2) * 1e6 }' $work/cpu; done | sort -n | sed -n 3p"
   cat > "$work/step.sh" << EOF
 #!/bin/sh
 sh -c '$build' > /dev/null 2>&1 || exit 125
-n=\$(valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=/dev/null sh -c '$cmd' 2>&1 | awk '/I *refs:/ { gsub(",", "", \$NF); n += \$NF } END { print n }')
+n=\$($measure)
 echo "\$(git rev-parse --short HEAD) \$n" >> $work/git-steps
 [ "\$n" -le $thr ]
 EOF
@@ -166,8 +196,10 @@ for c in "${cases[@]}"; do
   t0=$(now)
   # stderr's lines stamped with the time they came: the bisection ends at the first
   # "call trees:" line.
+  how=(--metric instructions --calltree)
+  [ "$metric" = instructions ] || how=(--metric cpu_ns --calltree --calltree-build "$ctbuild")
   (cd "$work/$c" && "$culprit" bisect --good "$good" --bad "$bad" --build "$build" --command "$cmd" \
-     --metric instructions --calltree > "$work/$c.out" \
+     "${how[@]}" > "$work/$c.out" \
      2> >(while IFS= read -r l; do printf '%s %s\n' "$(now)" "$l"; done > "$work/$c.err")) || true
   wall=$(echo "$(now) - $t0" | bc)
   sleep 1 # the stamping loop's last lines
@@ -187,10 +219,11 @@ for c in "${cases[@]}"; do
     echo "FAIL $c: the answer is ${answer:-none}, not one of: $answers (changed by the commit)"; failed=1
     function_ok=WRONG
   fi
-  grep -q 'times not corrected' "$work/$c.out" && { echo "FAIL $c: a counted tree said 'times not corrected'"; failed=1; }
+  [ "$metric" = time ] || ! grep -q 'times not corrected' "$work/$c.out" ||
+    { echo "FAIL $c: a counted tree said 'times not corrected'"; failed=1; }
   git_wall=""
   [ -z "${GIT:-}" ] || git_bisect "$c"
-  summary="SUMMARY $c: commit $commit_ok (${named:0:12}), function $function_ok (${answer:-none});"
+  summary="SUMMARY $c ($metric): commit $commit_ok (${named:0:12}), function $function_ok (${answer:-none});"
   summary+=" culprit bisection $(printf '%.1f' "$alone") s, all phases $(printf '%.1f' "$wall") s"
   if [ -n "$git_wall" ]; then
     summary+="; git bisect run $(printf '%.1f' "$git_wall") s; bisection/git $(echo "scale=2; $alone / $git_wall" | bc)x"
