@@ -56,12 +56,11 @@ cases=("$@")
 [ ${#cases[@]} -gt 0 ] || cases=(cmark zlib cmark214)
 src=${CULPRIT_BENCH_SRC:-}
 [ -n "$src" ] || { echo "CULPRIT_BENCH_SRC not set (see the usage above): skipped"; exit 77; }
-metric=${METRIC:-instructions}
+metric=${METRIC:-instructions} wrapper=""
 case $metric in
   instructions) command -v valgrind > /dev/null || { echo "valgrind not installed: skipped"; exit 77; } ;;
   time)
     [ -x /usr/bin/time ] || { echo "GNU time (/usr/bin/time) not installed: skipped"; exit 77; }
-    wrapper=""
     for w in "$(dirname "$culprit")/culprit-cc" "$(dirname "$culprit")/../../culprit-cc"; do
       [ -x "$w" ] && { wrapper=$(realpath "$w"); break; }
     done
