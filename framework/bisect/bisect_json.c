@@ -78,6 +78,12 @@ static json_t *calltree_json(const culprit_bisect_result *r, int requested)
                 json_string(culprit_calltree_unsampled(r->parent_tree, r->culprit_tree)));
         json_object_set_new(o, "fitted",
                             json_boolean(r->parent_tree->fitted && r->culprit_tree->fitted));
+        if (r->calltree_corrected) {
+            json_t *excess = json_object();
+            json_object_set_new(excess, "parent", json_real(r->parent_tree->baseline_excess));
+            json_object_set_new(excess, "culprit", json_real(r->culprit_tree->baseline_excess));
+            json_object_set_new(o, "baseline_excess", excess);
+        }
     }
     return o;
 }

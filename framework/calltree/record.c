@@ -376,6 +376,26 @@ static void exclusive_times(culprit_calltree *s)
     }
 }
 
+/* The recorded tree named (symbolized), its own times from the profile `report`
+ * when there is one that fits, else the reason (*why, taken), and whether the
+ * correction holds on this program (the total against the baseline's CPU time). */
+static int finish_tree(culprit_calltree *s, const culprit_calltree_record_options *opts,
+                       const char *report, char **why, double baseline_ns)
+{
+    int error;
+
+    /* The profile names functions: after symbolization. */
+    if ((error = culprit_calltree_symbolize(s, NULL)) < 0 ||
+        (report && (error = culprit_calltree__apply_samples(s, report, &s->sampled)) < 0))
+        return error;
+    if (*why) /* perf gave no profile (apply_samples says why a profile went unused) */
+        s->unsampled = *why, *why = NULL;
+    exclusive_times(s);
+    if (opts->baseline)
+        s->baseline_excess = culprit_calltree__baseline_excess(s, baseline_ns);
+    return 0;
+}
+
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                             const culprit_calltree_record_options *opts)
 {
@@ -450,13 +470,8 @@ int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
         error = CULPRIT_ERROR_NOMEM();
         goto cleanup;
     }
-    /* The profile names functions: after symbolization. */
-    if ((error = culprit_calltree_symbolize(s, NULL)) < 0 ||
-        (report && (error = culprit_calltree__apply_samples(s, report, &s->sampled)) < 0))
+    if ((error = finish_tree(s, opts, report, &why, rc.baseline_ns)) < 0)
         goto cleanup;
-    if (why) /* perf gave no profile (apply_samples says why a profile went unused) */
-        s->unsampled = why, why = NULL;
-    exclusive_times(s);
     *out = s;
     s = NULL;
 cleanup:

@@ -109,6 +109,48 @@ int culprit_calltree__fit_resolves(double ncalls, double estimate_ns, double bas
     return ncalls * estimate_ns > 0.02 * baseline_ns;
 }
 
+double culprit_calltree__baseline_excess(const culprit_calltree *t, double baseline_ns)
+{
+    double total = 0;
+
+    if (!(baseline_ns > 0) || !isfinite(baseline_ns))
+        return 0;
+    for (size_t i = 1; i < t->nnodes; i++)
+        if (t->nodes[i].depth == 1 && !isnan(t->nodes[i].inclusive_ns))
+            total += t->nodes[i].inclusive_ns;
+    return total > 0 ? total / baseline_ns - 1 : 0;
+}
+
+int culprit_calltree_bias_note(culprit_buf *out, const culprit_calltree *tree)
+{
+    size_t most = 0;
+    double *calls;
+
+    if (!tree || !(fabs(tree->baseline_excess) > 0.10) || !tree->nfunctions)
+        return 0;
+    if (!(calls = calloc(tree->nfunctions, sizeof(*calls))))
+        return CULPRIT_ERROR_NOMEM();
+    for (size_t i = 1; i < tree->nnodes; i++)
+        calls[tree->nodes[i].function] += (double)tree->nodes[i].calls;
+    for (size_t f = 1; f < tree->nfunctions; f++)
+        if (calls[f] > calls[most])
+            most = f;
+    /* Above: the instrumented build does work beyond its hooks' cost; below: the
+     * per-call cost taken out was too large for this program. */
+    int error = culprit_buf_printf(
+        out,
+        "the corrected times are %+.0f%% off the plain build's CPU time: the instrumented "
+        "build %s (functions the plain build inlines run as calls; the most called is %s, "
+        "%.0f calls); compare shares, not times, or count instructions (--metric "
+        "instructions)",
+        100 * tree->baseline_excess,
+        tree->baseline_excess > 0 ? "does more than its hooks cost"
+                                  : "costs less per call than was taken out",
+        tree->functions[most].name ? tree->functions[most].name : "?", calls[most]);
+    free(calls);
+    return error;
+}
+
 /*
  * Least squares of extra[d] = (ncalls - ntimed[d]) * u + ntimed[d] * t over the
  * level runs: u is what an untimed call costs, t a timed one (its clock reads).

@@ -199,7 +199,8 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
     }
     fprintf(out, "\ncall trees of %.12s against its parent %.12s:\n",
             r->outcome == CULPRIT_BISECT_RESULT_FOUND ? r->culprit : r->culprits[0].sha, r->parent);
-    if (r->calltree_corrected && r->parent_tree && r->culprit_tree)
+    if (r->calltree_corrected && r->parent_tree && r->culprit_tree) {
+        culprit_buf note = CULPRIT_BUF_INIT;
         fprintf(out,
                 "times corrected against the plain builds of both commits (%s%s; %.1f and "
                 "%.1f ns per instrumented call taken out, %s)\n",
@@ -214,7 +215,13 @@ static void print_calltree(FILE *out, const culprit_bisect_result *r,
                     ? "measured against them"
                     : "the runtime's estimate: the instrumented calls cost under 2% of the "
                       "plain run, too little to measure");
-    else if (r->parent_tree && r->parent_tree->instructions)
+        /* The culprit's tree first: its times are what the suspects are read from. */
+        if (culprit_calltree_bias_note(&note, r->culprit_tree) == 0 && !note.size)
+            (void)culprit_calltree_bias_note(&note, r->parent_tree);
+        if (note.size)
+            fprintf(out, "times still biased: %s\n", note.ptr);
+        culprit_buf_dispose(&note);
+    } else if (r->parent_tree && r->parent_tree->instructions)
         fprintf(out, "instructions counted by callgrind (exact: nothing to correct)\n");
     else if (r->parent_tree)
         fprintf(out, "times not corrected for the instrumentation (%s)\n",

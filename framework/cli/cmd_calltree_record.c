@@ -115,6 +115,17 @@ int cli_calltree_record(int argc, char **argv)
                 "culprit: the instrumented calls cost less than 2%% of the baseline's time, "
                 "too little to measure: the runtime's estimate of one (%.1f ns) kept\n",
                 tree->overhead_ns);
+    if (baseline) {
+        culprit_buf note = CULPRIT_BUF_INIT;
+        if (culprit_calltree_bias_note(&note, tree) < 0) {
+            culprit_buf_dispose(&note);
+            cli_error(NULL);
+            goto cleanup;
+        }
+        if (note.size)
+            fprintf(stderr, "culprit: warning: %s\n", note.ptr);
+        culprit_buf_dispose(&note);
+    }
     if (baseline)
         fprintf(stderr, "culprit: %s%s\n",
                 tree->sampled ? "own times from perf samples of the baseline"

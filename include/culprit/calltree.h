@@ -97,29 +97,33 @@ typedef struct {
     size_t nnodes;
     culprit_calltree_node *nodes;
     culprit_calltree_mode mode;
-    char *binary;          /**< the program that ran; NULL unknown */
-    char *command;         /**< the command line that was recorded; NULL unknown */
-    double overhead_ns;    /**< the per-call overhead subtracted (0: none) */
-    double wall_ns;        /**< a runtime's file: the run's wall time from start-up (0: unknown) */
-    double run_delay_ns;   /**< ... and the time its first thread waited for a CPU meanwhile
-                                (preempted on a loaded machine); 0 with wall_ns 0: unknown */
-    int sampled;           /**< culprit_calltree_record(): the exclusive times come from a
-                                sampling profile of the baseline (perf); not kept in files */
-    double runtime_cpu_ns; /**< a runtime's file: the CPU time the runtime spent outside
-                                the program's calls (set-up, calibration, writing; 0:
-                                unknown) */
-    int fitted;            /**< culprit_calltree_record(): overhead_ns was measured against
-                                the baseline (0: the runtime's calibrated estimate kept);
-                                not kept in files */
-    int instructions;      /**< the costs are instructions counted by Valgrind's callgrind
-                                (culprit_calltree_read_callgrind()), not nanoseconds: the
-                                "_ns" fields hold instructions (file header "cost
-                                instructions") */
-    char *unsampled;       /**< culprit_calltree_record() with a baseline: why the exclusive
-                                times do not come from the perf profile (perf missing or
-                                refused, or its samples mostly outside the tree's
-                                functions); NULL when they do, or without a baseline; not
-                                kept in files */
+    char *binary;           /**< the program that ran; NULL unknown */
+    char *command;          /**< the command line that was recorded; NULL unknown */
+    double overhead_ns;     /**< the per-call overhead subtracted (0: none) */
+    double wall_ns;         /**< a runtime's file: the run's wall time from start-up (0: unknown) */
+    double run_delay_ns;    /**< ... and the time its first thread waited for a CPU meanwhile
+                                 (preempted on a loaded machine); 0 with wall_ns 0: unknown */
+    int sampled;            /**< culprit_calltree_record(): the exclusive times come from a
+                                 sampling profile of the baseline (perf); not kept in files */
+    double runtime_cpu_ns;  /**< a runtime's file: the CPU time the runtime spent outside
+                                 the program's calls (set-up, calibration, writing; 0:
+                                 unknown) */
+    int fitted;             /**< culprit_calltree_record(): overhead_ns was measured against
+                                 the baseline (0: the runtime's calibrated estimate kept);
+                                 not kept in files */
+    int instructions;       /**< the costs are instructions counted by Valgrind's callgrind
+                                 (culprit_calltree_read_callgrind()), not nanoseconds: the
+                                 "_ns" fields hold instructions (file header "cost
+                                 instructions") */
+    double baseline_excess; /**< culprit_calltree_record() with a baseline: how far the
+                                 corrected total lies above (below: negative) the plain
+                                 build's CPU time, 0.56 for +56% (0: no baseline); not kept
+                                 in files (culprit_calltree_bias_note()) */
+    char *unsampled;        /**< culprit_calltree_record() with a baseline: why the exclusive
+                                 times do not come from the perf profile (perf missing or
+                                 refused, or its samples mostly outside the tree's
+                                 functions); NULL when they do, or without a baseline; not
+                                 kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name
@@ -837,6 +841,15 @@ int culprit_calltree_record_options_init(culprit_calltree_record_options *opts,
  */
 int culprit_calltree_record(culprit_calltree **out, const char *const *argv,
                             const culprit_calltree_record_options *opts);
+
+/**
+ * When the corrected times of `tree` (recorded with a baseline) are more than 10% off
+ * the plain build's CPU time, appends to `out` a sentence saying so, with the likely
+ * cause (the functions the plain build inlines run as calls once instrumented: the
+ * most called one is named) and what to trust instead (shares, or counted
+ * instructions). Appends nothing otherwise. 0, or CULPRIT_ERROR when out of memory.
+ */
+int culprit_calltree_bias_note(culprit_buf *out, const culprit_calltree *tree);
 
 /**
  * Why the own times of two trees recorded with baselines (a parent's and a
