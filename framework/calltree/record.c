@@ -220,10 +220,8 @@ static int run_baseline(run_costs *rc, const culprit_calltree_record_options *op
  * function of 1% of the time has hundreds of samples); *report gets `perf report`'s
  * table of each symbol's share, or stays NULL when perf is not there or may not
  * profile (perf_event_paranoid, a container's seccomp): the times then come from
- * the level runs alone.
+ * the level runs alone, and *why says why, for the caller to report.
  */
-/* Profiles the baseline with perf; without a profile, *why says why (perf missing,
- * refused, failed), for the caller to report. */
 static int sample_baseline(char **report, char **why, const culprit_calltree_record_options *opts,
                            const char *dir)
 {
@@ -271,8 +269,8 @@ static int sample_baseline(char **report, char **why, const culprit_calltree_rec
     }
     if (run.status != 0) {
         if (asprintf(why,
-                     "perf record exited with status %d: perf_event_paranoid above 2, or a "
-                     "container that forbids perf_event_open",
+                     "perf record exited with status %d (perf_event_paranoid above 2, a "
+                     "container that forbids perf_event_open, or the baseline failing)",
                      run.status) < 0)
             *why = NULL;
         goto cleanup;
