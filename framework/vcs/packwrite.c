@@ -7,6 +7,9 @@
  * of it in zlib. A pack is sent as it is (git reuses packed data), so each blob is
  * compressed once, here, and inflated once, by the receiver.
  *
+ * The blobs of a batch are hashed and compressed on several threads
+ * (culprit_vcs_blobs_add_many, core's culprit_parallel_for) and written in their order.
+ *
  * Every blob is stored whole (no deltas: run files differ in their samples, and a
  * delta search cost more than it saved, remote.c). The pack is written under
  * objects/pack/tmp_pack_XXXXXX (git's own name for a pack being written, which `git
