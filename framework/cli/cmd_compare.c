@@ -44,8 +44,19 @@ typedef struct {
 
 static int merge_runs(culprit_run **out, const culprit_history_runs *runs, const char *sha);
 
-/* A file's run: a history file, a --junit report, or the newest result of each test
- * in a report that `culprit junit` merged from several runs (the CI artifact). */
+/* A file's run from the runs read of it: a history file's or a --junit report's one
+ * run, or the newest result of each test in a report that `culprit junit` merged from
+ * several runs (the CI artifact). */
+static int take_runs(side *s, culprit_history_runs *runs)
+{
+    if (runs->nruns == 1) {
+        s->run = runs->runs[0];
+        runs->runs[0] = NULL;
+        return 0;
+    }
+    return merge_runs(&s->run, runs, NULL);
+}
+
 static int open_file(side *s, const char *path)
 {
     culprit_history_runs runs;
@@ -53,23 +64,24 @@ static int open_file(side *s, const char *path)
 
     if ((error = culprit_history_read_report(&runs, path, CULPRIT_HISTORY_LOAD_NO_SERIES)) < 0)
         return error;
-    if (runs.nruns == 1) {
-        s->run = runs.runs[0];
-        runs.runs[0] = NULL;
-    } else {
-        error = merge_runs(&s->run, &runs, NULL);
-    }
+    error = take_runs(s, &runs);
     culprit_history_runs_dispose(&runs);
     return error;
 }
 
-static int open_side(side *s, const char *arg, cli_env *env)
+static int is_file(const char *arg)
 {
     struct stat st;
+
+    return stat(arg, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int open_side(side *s, const char *arg, cli_env *env)
+{
     int error;
 
     s->arg = arg;
-    if (stat(arg, &st) == 0 && S_ISREG(st.st_mode))
+    if (is_file(arg))
         return open_file(s, arg);
     if (!env->repo)
         return culprit_error_set(CULPRIT_ENOTFOUND,
@@ -82,6 +94,29 @@ static int open_side(side *s, const char *arg, cli_env *env)
     }
     s->is_rev = 1;
     return 0;
+}
+
+/* Both sides: two files are read at once (culprit_history_read_reports), anything
+ * else side by side as before. */
+static int open_sides(side sides[2], const char *const args[2], cli_env *env)
+{
+    culprit_history_runs runs[2];
+    int error;
+
+    if (!is_file(args[0]) || !is_file(args[1])) {
+        if ((error = open_side(&sides[0], args[0], env)) < 0)
+            return error;
+        return open_side(&sides[1], args[1], env);
+    }
+    if ((error = culprit_history_read_reports(runs, args, 2, CULPRIT_HISTORY_LOAD_NO_SERIES)) < 0)
+        return error;
+    for (int i = 0; i < 2 && error == 0; i++) {
+        sides[i].arg = args[i];
+        error = take_runs(&sides[i], &runs[i]);
+    }
+    culprit_history_runs_dispose(&runs[0]);
+    culprit_history_runs_dispose(&runs[1]);
+    return error;
 }
 
 static int has_runs_at(const culprit_history_runs *runs, const char *sha)
@@ -288,8 +323,7 @@ int cli_compare(int argc, char **argv)
     }
 
     if ((error = cli_env_open(&env, judge.project_file, judge.history_dir, 0)) < 0 ||
-        (error = open_side(&sides[0], positional[0], &env)) < 0 ||
-        (error = open_side(&sides[1], positional[1], &env)) < 0)
+        (error = open_sides(sides, positional, &env)) < 0)
         goto cleanup;
     cli_judge_project_fail_on(&judge, env.project);
     if ((sides[0].is_rev || sides[1].is_rev) && (error = cli_load_history(&runs, &env)) < 0)

@@ -158,51 +158,107 @@ static int run_commit(char sha[41], char shard[3], culprit_vcs *repo, const char
     return 0;
 }
 
-/* Reads the run file `name` of `dir`, writes it as a blob of the pending pack (so
- * that the pending files hold ids, not contents: a push of 1,000 runs held 1.1 GB;
- * and one pack, which `git push` sends as it is) and queues it as
- * runs/<shard>/<name>. Unreadable files, and files above the size limit (which
- * every reader would skip), are left out with a warning. */
-static int queue_run(pending *p, culprit_vcs *repo, const char *dir, const char *name, size_t max)
+/* Run files read and waiting to be added to the pack, so many at a time: the library
+ * hashes and compresses them on several threads (culprit_vcs_blobs_add_many), and
+ * holds no more than this many files (about 1 MB each at 1,000 tests) twice over. */
+#define PUSH_BATCH 16
+
+typedef struct {
+    culprit_buf data;
+    const char *name; /* borrowed from the listing */
+    char sha[41], shard[3];
+} queued;
+
+/* Reads the run file `name` of `dir` into the next entry of `batch` (*k of them
+ * taken). Unreadable files, and files above the size limit (which every reader would
+ * skip), are left out with a warning. */
+static int queue_run(queued *batch, size_t *k, culprit_vcs *repo, const char *dir, const char *name,
+                     size_t max)
 {
-    culprit_buf data = CULPRIT_BUF_INIT, path = CULPRIT_BUF_INIT;
-    char *file = culprit_fs_join(dir, name), sha[41], shard[3], oid[41];
+    queued *q = &batch[*k];
+    char *file = culprit_fs_join(dir, name);
     struct stat st;
-    int error;
+    int error = 0;
 
     if (!file)
         return CULPRIT_ERROR;
+    culprit_buf_clear(&q->data);
     if (max && stat(file, &st) == 0 && (size_t)st.st_size > max) {
         fprintf(stderr,
                 "culprit: warning: not pushed: %s is %lld bytes, over the limit of %zu bytes "
                 "(CULPRIT_SHARED_FILE_MAX)\n",
                 file, (long long)st.st_size, max);
-        error = 0;
-        goto cleanup;
-    }
-    if ((error = culprit_fs_read_file(&data, file)) < 0 ||
-        (error = run_commit(sha, shard, repo, name, &data, file)) < 0) {
+    } else if (culprit_fs_read_file(&q->data, file) < 0 ||
+               run_commit(q->sha, q->shard, repo, name, &q->data, file) < 0) {
         fprintf(stderr, "culprit: warning: not pushed: %s\n", culprit_error_last());
-        error = 0;
-        goto cleanup;
+    } else {
+        q->name = name;
+        (*k)++;
     }
-    if ((error = culprit_vcs_blobs_add(oid, p->blobs, data.ptr ? data.ptr : "", data.size)) < 0 ||
-        (error = culprit_buf_printf(&path, "runs/%s/%s", shard, name)) < 0 ||
-        (error = culprit_array_grow(&p->files, &p->alloc, p->n, sizeof(*p->files), 64)) < 0)
-        goto cleanup;
-    p->files[p->n] = (culprit_vcs_file){culprit_buf_detach(&path), NULL, 0, culprit_strdup(oid)};
-    if (!p->files[p->n++].oid) {
-        error = CULPRIT_ERROR_NOMEM();
-        goto cleanup;
-    }
-    if (sha[0] && ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits,
-                                               sizeof(char *), 64)) < 0 ||
-                   !(p->commits[p->ncommits++] = culprit_strdup(sha))))
-        error = error < 0 ? error : CULPRIT_ERROR;
-cleanup:
-    culprit_buf_dispose(&data);
-    culprit_buf_dispose(&path);
     free(file);
+    return error;
+}
+
+/* Writes the `k` files of `batch` as blobs of the pending pack (so that the pending
+ * files hold ids, not contents: a push of 1,000 runs held 1.1 GB; and one pack, which
+ * `git push` sends as it is) and queues each as runs/<shard>/<name>. */
+static int flush_runs(pending *p, queued *batch, size_t k)
+{
+    char(*oids)[41] = calloc(k ? k : 1, sizeof(*oids));
+    const char **data = calloc(k ? k : 1, sizeof(*data));
+    size_t *len = calloc(k ? k : 1, sizeof(*len));
+    int error = oids && data && len ? 0 : CULPRIT_ERROR_NOMEM();
+
+    for (size_t i = 0; i < k && error == 0; i++) {
+        data[i] = batch[i].data.ptr ? batch[i].data.ptr : "";
+        len[i] = batch[i].data.size;
+    }
+    if (error == 0)
+        error = culprit_vcs_blobs_add_many(oids, p->blobs, data, len, k);
+    for (size_t i = 0; i < k && error == 0; i++) {
+        culprit_buf path = CULPRIT_BUF_INIT;
+        const queued *q = &batch[i];
+
+        if ((error = culprit_buf_printf(&path, "runs/%s/%s", q->shard, q->name)) < 0 ||
+            (error = culprit_array_grow(&p->files, &p->alloc, p->n, sizeof(*p->files), 64)) < 0) {
+            culprit_buf_dispose(&path);
+            break;
+        }
+        p->files[p->n] =
+            (culprit_vcs_file){culprit_buf_detach(&path), NULL, 0, culprit_strdup(oids[i])};
+        if (!p->files[p->n++].oid)
+            error = CULPRIT_ERROR_NOMEM();
+        else if (q->sha[0] && ((error = culprit_array_grow(&p->commits, &p->acommits, p->ncommits,
+                                                           sizeof(char *), 64)) < 0 ||
+                               !(p->commits[p->ncommits++] = culprit_strdup(q->sha))))
+            error = error < 0 ? error : CULPRIT_ERROR;
+    }
+    free(oids);
+    free(data);
+    free(len);
+    return error;
+}
+
+/* Adds the local runs `names` (of `nnames`) that the shared history (`known`, sorted,
+ * of `nknown`) lacks to the pending pack, PUSH_BATCH at a time. */
+static int queue_runs(pending *p, culprit_vcs *repo, const char *dir, char **names, size_t nnames,
+                      const char **known, size_t nknown, size_t max)
+{
+    queued batch[PUSH_BATCH];
+    size_t k = 0;
+    int error = 0;
+
+    memset(batch, 0, sizeof(batch));
+    for (size_t i = 0; i < nnames && error == 0; i++) {
+        if (!bsearch(&names[i], known, nknown, sizeof(*known), compare_strings))
+            error = queue_run(batch, &k, repo, dir, names[i], max);
+        if (error == 0 && (k == PUSH_BATCH || (i + 1 == nnames && k > 0))) {
+            error = flush_runs(p, batch, k);
+            k = 0;
+        }
+    }
+    for (size_t i = 0; i < PUSH_BATCH; i++)
+        culprit_buf_dispose(&batch[i].data);
     return error;
 }
 
@@ -247,10 +303,8 @@ static int add_local_runs(size_t *added, size_t *local, culprit_vcs *repo, const
     }
     if ((error = culprit_vcs_blobs_begin(&p.blobs, repo)) < 0)
         goto cleanup;
-    for (size_t i = 0; i < nnames && error == 0; i++)
-        if (!bsearch(&names[i], known, shared.n, sizeof(*known), compare_strings))
-            error = queue_run(&p, repo, dir, names[i], max);
-    if (error < 0 || (error = culprit_vcs_blobs_finish(p.blobs)) < 0 || p.n == 0)
+    if ((error = queue_runs(&p, repo, dir, names, nnames, known, shared.n, max)) < 0 ||
+        (error = culprit_vcs_blobs_finish(p.blobs)) < 0 || p.n == 0)
         goto cleanup;
     unique_commits(&p);
     if ((error =

@@ -6,7 +6,7 @@
  */
 #include "culprit/core.h"
 
-#include <locale.h>
+#include <langinfo.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,7 +97,7 @@ int culprit_buf_printf(culprit_buf *buf, const char *fmt, ...)
 static int fixed_digits(char *out, size_t *len, double x, int decimals, int plus)
 {
     static const double pow10[] = {1, 10, 100, 1000, 10000, 100000, 1000000};
-    const struct lconv *lc;
+    const char *dp;
     double y, r;
     uint64_t u, scale;
     char digits[24];
@@ -108,8 +108,10 @@ static int fixed_digits(char *out, size_t *len, double x, int decimals, int plus
     y = fabs(x) * pow10[decimals];
     if (!(y < 8589934592.0) || fabs(y - floor(y) - 0.5) < 1e-5)
         return 0;
-    lc = localeconv(); /* printf's decimal point is the locale's */
-    if (decimals && (!lc->decimal_point || strcmp(lc->decimal_point, ".") != 0))
+    /* printf's decimal point is the locale's; nl_langinfo(), unlike localeconv(),
+     * writes no static struct, so verdicts are composed on several threads at once. */
+    dp = nl_langinfo(RADIXCHAR);
+    if (decimals && (!dp || strcmp(dp, ".") != 0))
         return 0;
     r = floor(y + 0.5);
     scale = (uint64_t)pow10[decimals];

@@ -8,6 +8,7 @@ target_sources(culprit PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/fs_temp.c
   ${CMAKE_CURRENT_LIST_DIR}/options.c
   ${CMAKE_CURRENT_LIST_DIR}/options_struct.c
+  ${CMAKE_CURRENT_LIST_DIR}/parallel.c
   ${CMAKE_CURRENT_LIST_DIR}/process.c
   ${CMAKE_CURRENT_LIST_DIR}/strmap.c
   ${CMAKE_CURRENT_LIST_DIR}/suggest.c

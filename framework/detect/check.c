@@ -274,60 +274,115 @@ cleanup:
     return error;
 }
 
-int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
-                                const culprit_run *b, const culprit_check_options *opts)
-{
-    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
-    const culprit_run *runs_a[1] = {a};
+/* One test of culprit_detect_compare_runs(): its result in B and in A (NULL: A has no
+ * measured one), judged on any thread (culprit_parallel_for); an error is kept with
+ * its message for the calling thread. */
+typedef struct {
+    const culprit_test_result *now, *before;
     int error;
+    culprit_error_state *why;
+} compared;
+
+typedef struct {
+    culprit_check_result *out;
+    compared *tests;
+    const culprit_run *a, *b;
+    const culprit_check_options *opts;
+} compare_job;
+
+static void judge_compared(size_t i, void *arg)
+{
+    compare_job *job = arg;
+    compared *c = &job->tests[i];
+    const culprit_test_result *results[1] = {c->before};
+    const culprit_run *runs_a[1] = {job->a};
+    culprit_baseline base = {.results = results, .runs = runs_a, .label = job->a->commit};
+
+    base.n = c->before != NULL;
+    /* Never a dirty tree's run as the baseline unless asked (docs/detection.md). */
+    if (base.n && job->a->dirty && !allow_of(&job->opts->detect)) {
+        base.n = 0;
+        base.incomparable = (char *)CULPRIT_DETECT__DIRTY_BASELINE;
+    }
+    c->error =
+        culprit_detect_judge(&job->out->verdicts[i], job->b, c->now, &base, &job->opts->detect);
+    if (c->error < 0 && (c->why = malloc(sizeof(*c->why))))
+        culprit_error_save(c->why);
+}
+
+/* The tests of B to judge (those --test names) with their results in A, into `tests`. */
+static size_t compared_tests(compared *tests, const culprit_run *a, const culprit_run *b,
+                             const char *test)
+{
     size_t n = 0;
 
-    memset(out, 0, sizeof(*out));
-    if (!opts)
-        opts = &defaults;
-    if ((error = options_valid(opts)) < 0)
-        return error;
-    if ((error = result_alloc(out, b->ntests)) < 0)
-        return error;
     for (size_t i = 0; i < b->ntests; i++) {
         const culprit_test_result *now = &b->tests[i], *before;
-        const culprit_test_result *results[1];
-        culprit_baseline base = {.results = results, .runs = runs_a, .label = a->commit};
         culprit_buf key = CULPRIT_BUF_INIT;
         int wanted = 1;
-        if (opts->test) { /* the key only to match --test against */
+        if (test) { /* the key only to match --test against */
             culprit_detect__put_key(&key, b->suite ? b->suite : "", now->name);
-            wanted = matches(culprit_buf_cstr(&key), now->name, opts->test);
+            wanted = matches(culprit_buf_cstr(&key), now->name, test);
             culprit_buf_dispose(&key);
         }
         if (!wanted)
             continue;
-        if ((before = culprit_history_run_find_test(a, now->name)) &&
-            culprit_history_test_result_measured(before)) {
-            results[0] = before;
-            base.n = 1;
-        }
-        /* Never a dirty tree's run as the baseline unless asked (docs/detection.md). */
-        if (base.n && a->dirty && !allow_of(&opts->detect)) {
-            base.n = 0;
-            base.incomparable = (char *)CULPRIT_DETECT__DIRTY_BASELINE;
-        }
-        if ((error = culprit_detect_judge(&out->verdicts[n], b, now, &base, &opts->detect)) < 0)
-            goto fail;
-        out->now[n] = now;
-        out->now_runs[n] = b;
-        out->n = ++n;
+        before = culprit_history_run_find_test(a, now->name);
+        tests[n++] = (compared){
+            now, before && culprit_history_test_result_measured(before) ? before : NULL, 0, NULL};
     }
+    return n;
+}
+
+int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
+                                const culprit_run *b, const culprit_check_options *opts)
+{
+    culprit_check_options defaults = CULPRIT_CHECK_OPTIONS_INIT;
+    compare_job job = {out, NULL, a, b, NULL};
+    int error;
+    size_t n = 0;
+
+    memset(out, 0, sizeof(*out));
+    job.opts = opts = opts ? opts : &defaults;
+    if ((error = options_valid(opts)) < 0)
+        return error;
+    if ((error = result_alloc(out, b->ntests)) < 0)
+        return error;
+    if (!(job.tests = calloc(b->ntests ? b->ntests : 1, sizeof(*job.tests)))) {
+        error = CULPRIT_ERROR_NOMEM();
+        goto cleanup;
+    }
+    /* Matched here, on this thread (a run's index of its tests is built on its first
+     * search), then judged on several: the tests do not depend on each other. */
+    n = compared_tests(job.tests, a, b, opts->test);
+    if ((error = culprit_parallel_for(n, judge_compared, &job)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < n; i++) {
+        out->now[i] = job.tests[i].now;
+        out->now_runs[i] = b;
+    }
+    for (size_t i = 0; i < n && error == 0; i++)
+        if (job.tests[i].error < 0)
+            error =
+                job.tests[i].why ? culprit_error_restore(job.tests[i].why) : CULPRIT_ERROR_NOMEM();
+    for (size_t i = 0; i < n; i++) /* the judged ones, for the result's disposal */
+        if (job.tests[i].error == 0 && error < 0)
+            culprit_detect_verdict_dispose(&out->verdicts[i]);
+    if (error < 0)
+        goto cleanup;
+    out->n = n;
     if (n == 0 && opts->test) {
         error = culprit_error_set(CULPRIT_ENOTFOUND, "no test '%s' in %s", opts->test,
                                   b->path ? b->path : "the run");
-        goto fail;
+        goto cleanup;
     }
-    if ((error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect)) < 0)
-        goto fail;
-    return 0;
-fail:
-    culprit_detect_check_result_dispose(out);
+    error = culprit_detect_adjust(out->verdicts, out->n, &opts->detect);
+cleanup:
+    if (error < 0)
+        culprit_detect_check_result_dispose(out);
+    for (size_t i = 0; job.tests && i < n; i++)
+        free(job.tests[i].why);
+    free(job.tests);
     return error;
 }
 

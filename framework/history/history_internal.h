@@ -118,6 +118,11 @@ const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
 int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
                           const culprit_history_query *query);
 
+/* Initializes libxml2 once (its xmlInitParser()): on the calling thread before files
+ * are read on several (culprit_parallel_for), as libxml2 asks of threaded programs.
+ * Harmless to call again. */
+void culprit_history__parser_init(void);
+
 /* culprit_history_read_report() with the query's filters: the runs it does not want
  * are left out (report.c). The store reads a report merged by `culprit junit` so. */
 int culprit_history__read_report(culprit_history_runs *out, const char *path,

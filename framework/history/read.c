@@ -449,6 +449,11 @@ static void on_xml_error(void *ctx, xmlErrorPtr e)
 
 /* ------------------------------------------------------------- entry points --- */
 
+void culprit_history__parser_init(void)
+{
+    xmlInitParser();
+}
+
 #define PUSH_PIECE ((size_t)1 << 16)
 
 static void push(reader *r, const char *p, size_t len)
@@ -502,7 +507,7 @@ static int parse(reader *r, const char *data, size_t len, const culprit_history_
     sax.internalSubset = on_doctype;
     sax.entityDecl = on_entity;
     sax.serror = on_xml_error;
-    xmlInitParser();
+    culprit_history__parser_init();
     if (!(r->ctxt = xmlCreatePushParserCtxt(&sax, r, NULL, 0, r->name)))
         return CULPRIT_ERROR_NOMEM();
     /* No XML_PARSE_NOENT, no XML_PARSE_DTDLOAD: entities are never expanded or fetched.

@@ -5,6 +5,7 @@
  */
 #include "history_internal.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -90,8 +91,11 @@ typedef struct {
     culprit_strmap names;
     const culprit_test_result *tests;
     size_t ntests;
-    int unique;  /* no two tests of one name: a test found where expected is the one */
-    size_t next; /* where the next search looks first: after the last test found */
+    int unique; /* no two tests of one name: a test found where expected is the one */
+    /* Where the next search looks first: after the last test found. Only a hint, so
+     * threads searching an indexed run at once (culprit_history_runs_index()) may
+     * overwrite each other's: atomic, relaxed, never torn. */
+    atomic_size_t next;
 } test_index;
 
 /* Fewer tests are scanned: below this, a scan is as fast as a hash. */
@@ -270,16 +274,16 @@ const culprit_test_result *culprit_history_run_find_test(const culprit_run *run,
         /* Callers search test after test in the order runs hold them (a check walks its
          * tests through each earlier run, a comparison one run through the other):
          * the test after the last one found is tried first, without hashing. */
-        i = index->next;
+        i = atomic_load_explicit(&index->next, memory_order_relaxed);
         if (index->unique && i < run->ntests && run->tests[i].name &&
             !strcmp(run->tests[i].name, name)) {
-            index->next = i + 1;
+            atomic_store_explicit(&index->next, i + 1, memory_order_relaxed);
             return &run->tests[i];
         }
         if (!culprit_strmap_get(&index->names, name, &i))
             return NULL;
         if (run->tests[i].name && !strcmp(run->tests[i].name, name)) {
-            index->next = i + 1;
+            atomic_store_explicit(&index->next, i + 1, memory_order_relaxed);
             return &run->tests[i];
         }
     }
@@ -287,6 +291,14 @@ const culprit_test_result *culprit_history_run_find_test(const culprit_run *run,
         if (run->tests[i].name && !strcmp(run->tests[i].name, name))
             return &run->tests[i];
     return NULL;
+}
+
+int culprit_history_runs_index(const culprit_history_runs *runs)
+{
+    for (size_t r = 0; r < runs->nruns; r++)
+        if (runs->runs[r]->ntests >= INDEX_MIN_TESTS && !index_of(runs->runs[r]))
+            return CULPRIT_ERROR_NOMEM();
+    return 0;
 }
 
 int culprit_history_test_result_measured(const culprit_test_result *test)

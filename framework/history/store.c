@@ -301,14 +301,87 @@ int culprit_history_query_wants_name(const culprit_history_query *q, const char 
     return culprit_history__commit_wanted(q, c12, 1);
 }
 
+/* One run file of a load, read on any thread (culprit_parallel_for): its run, or the
+ * error it met with its message, kept for the calling thread to handle in the files'
+ * order, as when they were read one by one. */
+typedef struct {
+    char *path;
+    culprit_run *run;
+    int error;
+    culprit_error_state *why; /* the error's message; NULL when none (or out of memory) */
+} load_slot;
+
+typedef struct {
+    load_slot *slots;
+    const culprit_history_query *q;
+} load_job;
+
+static void load_one(size_t i, void *arg)
+{
+    load_job *job = arg;
+    load_slot *s = &job->slots[i];
+
+    s->error = culprit_history__load_file(&s->run, s->path, job->q);
+    if (s->error < 0 && (s->why = malloc(sizeof(*s->why))))
+        culprit_error_save(s->why);
+}
+
+/* The files of `names` that `q` wants, as slots (their paths). */
+static int load_slots(load_slot **out, size_t *n, const char *dir, char *const *names,
+                      size_t nnames, const culprit_history_query *q)
+{
+    *n = 0;
+    if (!(*out = calloc(nnames ? nnames : 1, sizeof(**out))))
+        return CULPRIT_ERROR_NOMEM();
+    for (size_t i = 0; i < nnames; i++) {
+        if (!culprit_history_query_wants_name(q, names[i]))
+            continue;
+        if (!((*out)[*n].path = culprit_fs_join(dir, names[i])))
+            return CULPRIT_ERROR_NOMEM();
+        (*n)++;
+    }
+    return 0;
+}
+
+/* Takes the run of slot `s` into `out`, or warns of the file and counts it skipped;
+ * a report of several runs is read as its runs (*reports counts them). */
+static int load_take(culprit_history_runs *out, size_t *alloc, size_t *reports, load_slot *s,
+                     const culprit_history_query *q, culprit_history_warn_fn warn, void *payload)
+{
+    int error = s->error;
+
+    if (error < 0 && !s->why)
+        return CULPRIT_ERROR_NOMEM(); /* its message was lost */
+    if (error < 0)
+        culprit_error_restore(s->why);
+    /* The run reader refuses a report of several runs (culprit junit's) with this
+     * message (read.c); such a file is read as its runs. Any other error stands. */
+    if (error == CULPRIT_EINVALID && strstr(culprit_error_last(), "more than one <testsuite>") &&
+        (error = add_report(out, alloc, s->path, q)) == 0)
+        (*reports)++;
+    if (error == CULPRIT_ERROR)
+        return error; /* out of memory: the next file would fail too */
+    if (error < 0) {
+        culprit_history__warn_skipped(warn, payload, s->path);
+        out->nskipped++;
+        return 0;
+    }
+    if (s->run && (error = append_run(out, alloc, s->run)) < 0)
+        return error;
+    s->run = NULL;
+    return 0;
+}
+
 int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          const culprit_history_query *query, culprit_history_warn_fn warn,
                          void *payload)
 {
     culprit_history_query q = {.flags = 0};
     const char **sorted = NULL;
-    char **names = NULL, *path = NULL;
-    size_t nnames = 0, alloc = 0, nreports = 0;
+    char **names = NULL;
+    load_slot *slots = NULL;
+    load_job job;
+    size_t nnames = 0, nslots = 0, alloc = 0, nreports = 0;
     int error;
 
     memset(out, 0, sizeof(*out));
@@ -323,44 +396,28 @@ int culprit_history_load(culprit_history_runs *out, culprit_history *history,
         qsort(sorted, q.ncommits, sizeof(*sorted), compare_names);
         q.commits = sorted;
     }
-    if ((error = culprit_history__list_files(&names, &nnames, history->dir)) < 0)
+    if ((error = culprit_history__list_files(&names, &nnames, history->dir)) < 0 ||
+        (error = load_slots(&slots, &nslots, history->dir, names, nnames, &q)) < 0)
         goto cleanup;
-    for (size_t i = 0; i < nnames; i++) {
-        culprit_run *run = NULL;
-
-        if (!culprit_history_query_wants_name(&q, names[i]))
-            continue;
-
-        free(path);
-        if (!(path = culprit_fs_join(history->dir, names[i]))) {
-            error = CULPRIT_ERROR_NOMEM();
-            goto cleanup;
-        }
-        error = culprit_history__load_file(&run, path, &q);
-        /* The run reader refuses a report of several runs (culprit junit's) with this
-         * message (read.c); such a file is read as its runs. Any other error stands. */
-        if (error == CULPRIT_EINVALID &&
-            strstr(culprit_error_last(), "more than one <testsuite>") &&
-            (error = add_report(out, &alloc, path, &q)) == 0)
-            nreports++;
-        if (error == CULPRIT_ERROR)
-            goto cleanup; /* out of memory: the next file would fail too */
-        if (error < 0) {
-            culprit_history__warn_skipped(warn, payload, path);
-            out->nskipped++;
-            error = 0;
-            continue;
-        }
-        if (run && (error = append_run(out, &alloc, run)) < 0) {
-            culprit_history_run_free(run);
-            goto cleanup;
-        }
-    }
+    /* The files on several threads, their runs and warnings taken in their order. */
+    job = (load_job){slots, &q};
+    culprit_history__parser_init();
+    if ((error = culprit_parallel_for(nslots, load_one, &job)) < 0)
+        goto cleanup;
+    for (size_t i = 0; i < nslots && error == 0; i++)
+        error = load_take(out, &alloc, &nreports, &slots[i], &q, warn, payload);
+    if (error < 0)
+        goto cleanup;
     culprit_history_runs_sort(out);
     if (nreports) /* a report repeats runs that have their own files: one of each */
         error = culprit_history__runs_finish(out);
 cleanup:
-    free(path);
+    for (size_t i = 0; slots && i < nnames; i++) {
+        culprit_history_run_free(slots[i].run);
+        free(slots[i].why);
+        free(slots[i].path);
+    }
+    free(slots);
     free(sorted);
     for (size_t i = 0; i < nnames; i++)
         free(names[i]);

@@ -111,37 +111,81 @@ static void view_at(culprit_history_runs *view, const culprit_history_runs *runs
             view->runs[view->nruns++] = runs->runs[r];
 }
 
+/* The window's checks, each judged on any thread (culprit_parallel_for): results[k] is
+ * the check of chain[k] on its view of `runs`; an error is kept with its message. */
+typedef struct {
+    culprit_check_result *results;
+    const culprit_history_runs *runs;
+    const culprit_strmap *at;
+    const char *const *chain;
+    size_t nchain;
+    const culprit_check_options *opts;
+    size_t read; /* commits read of the chain: with fewer than all, a point may want more */
+    int *errors;
+    int *more; /* a point of results[k] may lack what the unread commits hold */
+    culprit_error_state **why;
+} window_job;
+
+static void judge_commit(size_t k, void *arg)
+{
+    window_job *job = arg;
+    culprit_history_runs view = {0, NULL, 0};
+    int error;
+
+    if (!(view.runs = malloc((job->runs->nruns ? job->runs->nruns : 1) * sizeof(*view.runs)))) {
+        error = CULPRIT_ERROR_NOMEM();
+    } else {
+        view_at(&view, job->runs, job->at, k);
+        error = culprit_detect_check(&job->results[k], &view, job->chain[k], job->chain + k + 1,
+                                     job->nchain - k - 1, job->opts);
+    }
+    if (error == CULPRIT_ENOTFOUND) /* no data at this commit */
+        error = 0;
+    for (size_t i = 0;
+         error == 0 && job->read < job->nchain && i < job->results[k].n && !job->more[k]; i++)
+        job->more[k] = culprit_detect_check_wants_more(&job->results[k], i, &view, job->opts);
+    if ((job->errors[k] = error) < 0 && (job->why[k] = malloc(sizeof(**job->why))))
+        culprit_error_save(job->why[k]);
+    free(view.runs);
+}
+
 /*
- * Judges the window's commits, oldest first, each on its view of `runs`: results[k]
- * is the check of chain[k] (empty when it has no data). With commits left unread,
- * *more is set, and the judging stops, when a point may lack what they hold
- * (culprit_detect_check_wants_more()).
+ * Judges the window's commits, each on its view of `runs`, on several threads: the
+ * checks do not depend on each other, and the runs are indexed first so that they
+ * can be searched from several threads. With commits left unread, each check also
+ * says whether a point may lack what they hold (culprit_detect_check_wants_more()).
+ * Then, oldest first as when judged one by one: the first error, or *more set at the
+ * first check that wants more (the caller reads more and judges again).
  */
 static int judge_window(culprit_check_result *results, int *more, const culprit_history_runs *runs,
                         const culprit_strmap *at, const char *const *chain, size_t nchain,
                         size_t window, size_t read, const culprit_check_options *opts)
 {
-    culprit_history_runs view = {0, NULL, 0};
+    window_job job = {results, runs, at, chain, nchain, opts, read, NULL, NULL, NULL};
     int error = 0;
 
     *more = 0;
-    if (!(view.runs = malloc((runs->nruns ? runs->nruns : 1) * sizeof(*view.runs))))
-        return CULPRIT_ERROR_NOMEM();
-    for (size_t k = window; k-- > 0 && !*more;) {
-        view_at(&view, runs, at, k);
-        error =
-            culprit_detect_check(&results[k], &view, chain[k], chain + k + 1, nchain - k - 1, opts);
-        if (error == CULPRIT_ENOTFOUND) { /* no data at this commit */
-            culprit_error_clear();
-            error = 0;
-            continue;
-        }
-        if (error < 0)
-            break;
-        for (size_t i = 0; read < nchain && i < results[k].n && !*more; i++)
-            *more = culprit_detect_check_wants_more(&results[k], i, &view, opts);
+    if (!(job.errors = calloc(window ? window : 1, sizeof(*job.errors))) ||
+        !(job.more = calloc(window ? window : 1, sizeof(*job.more))) ||
+        !(job.why = calloc(window ? window : 1, sizeof(*job.why)))) {
+        error = CULPRIT_ERROR_NOMEM();
+        goto cleanup;
     }
-    free(view.runs);
+    if ((error = culprit_history_runs_index(runs)) < 0 ||
+        (error = culprit_parallel_for(window, judge_commit, &job)) < 0)
+        goto cleanup;
+    culprit_error_clear();
+    for (size_t k = window; k-- > 0 && !*more && error == 0;) {
+        if (job.errors[k] < 0)
+            error = job.why[k] ? culprit_error_restore(job.why[k]) : CULPRIT_ERROR_NOMEM();
+        *more = job.more[k];
+    }
+cleanup:
+    for (size_t k = 0; job.why && k < window; k++)
+        free(job.why[k]);
+    free(job.why);
+    free(job.more);
+    free(job.errors);
     return error;
 }
 

@@ -438,6 +438,29 @@ int culprit_suggest(const char ***out, size_t *n_out, const char *word, const ch
  */
 int culprit_suggest_format(culprit_buf *out, const char *const *names, size_t n);
 
+/* ------------------------------------------------------------ parallel work --- */
+
+/**
+ * How many threads culprit_parallel_for() runs at most, the calling one included:
+ * the environment variable CULPRIT_THREADS (1 to 64; 1: no other thread), else the
+ * CPUs this process may run on, at most 4. CULPRIT_EINVALID naming the variable
+ * when it is not such a number. Thread-safe.
+ */
+int culprit_parallel_threads(size_t *out);
+
+/**
+ * Calls fn(i, arg) once for every i in [0, n), on the calling thread and up to
+ * culprit_parallel_threads() - 1 others at once, and returns when every call has
+ * returned (their effects are then visible to the caller). The order of the calls
+ * is not defined: `fn` must be safe to run for different indices on several threads
+ * at once, and it keeps whatever it must report (a result, an error it saved with
+ * culprit_error_save()) in a slot of its index for the caller to read in order
+ * afterwards. The other threads block every signal. A thread that cannot be started
+ * leaves its share to the others. Returns 0, or CULPRIT_EINVALID for a bad
+ * CULPRIT_THREADS (then nothing was called).
+ */
+int culprit_parallel_for(size_t n, void (*fn)(size_t i, void *arg), void *arg);
+
 /* ------------------------------------------------------------- processes --- */
 
 /** Where a child's output goes. */

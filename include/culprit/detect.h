@@ -508,7 +508,8 @@ void culprit_detect_verdict_dispose(culprit_verdict *verdict);
  * the verdict); negative only on allocation failure or bad options (CULPRIT_EINVALID,
  * opts->version included), and then `out` holds nothing to dispose.
  * The verdict is provisional until culprit_detect_adjust() has seen all the tests
- * judged together.
+ * judged together. Thread-safe: it writes nothing but `out` (culprit_detect_compare_runs()
+ * judges its tests on several threads).
  */
 int culprit_detect_judge(culprit_verdict *out, const culprit_run *run,
                          const culprit_test_result *now, const culprit_baseline *base,
@@ -863,7 +864,10 @@ int culprit_detect_check(culprit_check_result *out, const culprit_history_runs *
                          const culprit_check_options *opts);
 
 /** Judges every test of run `b` against the same test in run `a` (e.g. two JUnit files).
- *  Options as culprit_detect_check(). */
+ *  Options as culprit_detect_check(). The tests are judged on up to
+ *  culprit_parallel_threads() threads at once (core.h); the verdicts are the same, in
+ *  b's order. `a` is indexed by test name on this thread first, so neither run may be
+ *  searched by another thread meanwhile. */
 int culprit_detect_compare_runs(culprit_check_result *out, const culprit_run *a,
                                 const culprit_run *b, const culprit_check_options *opts);
 

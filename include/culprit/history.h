@@ -158,7 +158,8 @@ int culprit_history_test_result_measured(const culprit_test_result *test);
  * Finds a test by name in a run (the first of that name), or NULL. Borrowed. In
  * constant time: a run of many tests is indexed by name on its first search (again
  * when tests were added since), so the run must not be searched from two threads at
- * once, and a test's name must not change in place once the run has been searched.
+ * once unless culprit_history_runs_index() indexed it first, and a test's name must
+ * not change in place once the run has been searched.
  */
 const culprit_test_result *culprit_history_run_find_test(const culprit_run *run, const char *name);
 
@@ -266,7 +267,11 @@ typedef struct {
 
 /**
  * Loads every run matching `query` (NULL: all) from the store. Unreadable or foreign
- * files are reported through `warn` (NULL: to stderr) and skipped.
+ * files are reported through `warn` (NULL: to stderr) and skipped. The files are read
+ * on up to culprit_parallel_threads() threads at once (core.h; CULPRIT_THREADS=1: one
+ * by one); `warn` is called on the calling thread only, in the files' name order, and
+ * the runs, warnings and errors are those of a read one by one. CULPRIT_EINVALID for a
+ * bad CULPRIT_THREADS.
  */
 int culprit_history_load(culprit_history_runs *out, culprit_history *history,
                          const culprit_history_query *query, culprit_history_warn_fn warn,
@@ -282,12 +287,31 @@ void culprit_history_runs_dispose(culprit_history_runs *runs);
 int culprit_history_read_report(culprit_history_runs *out, const char *path, unsigned int flags);
 
 /**
+ * Reads the `n` files `paths` into out[0] .. out[n - 1] as culprit_history_read_report()
+ * reads each (every one emptied first; dispose each), several at once on up to
+ * culprit_parallel_threads() threads (core.h): the two sides of `culprit compare`.
+ * On an error, the error of the first file in `paths` order that failed (its message
+ * on the calling thread, as if they had been read one by one), and nothing is kept in
+ * any of them.
+ */
+int culprit_history_read_reports(culprit_history_runs *out, const char *const *paths, size_t n,
+                                 unsigned int flags);
+
+/**
  * 0 when the run file named `name` (its base name) is of a commit `query` does not
  * want, judged from the name alone ("<stamp>_<commit12>_<host>_...", as generated
  * names are): such a file need not be read. 1 otherwise, also for names of another
  * shape. `query->commits` sorted in strcmp order.
  */
 int culprit_history_query_wants_name(const culprit_history_query *query, const char *name);
+
+/**
+ * Builds now, for every run of `runs`, the index of its tests by name that
+ * culprit_history_run_find_test() would build on its first search: afterwards the runs
+ * may be searched from several threads at once, as long as none of them changes (a
+ * test added, a name changed). CULPRIT_ERROR when out of memory.
+ */
+int culprit_history_runs_index(const culprit_history_runs *runs);
 
 /** Sorts `runs` as culprit_history_load() does: by timestamp, then id. */
 void culprit_history_runs_sort(culprit_history_runs *runs);

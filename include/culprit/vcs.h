@@ -532,6 +532,16 @@ int culprit_vcs_blobs_begin(culprit_vcs_blobs **out, culprit_vcs *repo);
 int culprit_vcs_blobs_add(char oid[41], culprit_vcs_blobs *w, const char *data, size_t len);
 
 /**
+ * Adds the `n` blobs data[i] (len[i] bytes each) as culprit_vcs_blobs_add() adds
+ * one, their ids in oids[i], hashing and compressing them on up to
+ * culprit_parallel_threads() threads at once (core.h): what most of a push's own CPU
+ * time is. They are written to the pack in their order, as when added one by one.
+ * Errors: CULPRIT_ERROR (out of memory, I/O), CULPRIT_EINVALID (a bad CULPRIT_THREADS).
+ */
+int culprit_vcs_blobs_add_many(char (*oids)[41], culprit_vcs_blobs *w, const char *const *data,
+                               const size_t *len, size_t n);
+
+/**
  * Closes the pack (its checksum, its index) and moves it into the object database,
  * which then reads its blobs. A pack with no new blob leaves no file. Errors:
  * CULPRIT_ERROR (I/O).

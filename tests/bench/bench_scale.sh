@@ -16,14 +16,19 @@
 #      said so);
 #   D. linearity: `compare` of two run files and `check` of a commit, at N and 4N
 #      tests; the CPU time (user+sys, which holds under load where wall time does not)
-#      may grow at most 8x (quadratic work grew 12-18x: issue 23).
+#      may grow at most 8x (quadratic work grew 12-18x: issue 23);
+#   E. `compare` of two run files of CMP_TESTS tests (100,000; the goal's size), alone.
 # For each command: exit status, wall time, CPU time (user+sys) and peak RSS
 # (/usr/bin/time), and the machine's load before and after; the store's bytes per
-# test-run. PARTS (default "a b sync linear") runs only some of A, B, C and D;
-# A_COMMANDS (default: all) the commands of A, as BIG_COMMANDS those of B. Each part
+# test-run. PARTS (default "a b sync linear") runs only some of A, B, C, D and E
+# ("compare"); A_COMMANDS (default: all) the commands of A, as BIG_COMMANDS those of B,
+# SYNC_COMMANDS (default "push pull push1") those of C. CULPRIT_OLD=PATH runs every
+# command of A, B, C and E with that binary too, right after this one's, on the same
+# data (C with a remote of its own): an earlier build compared in the same minutes. Each part
 # prints the load before it ("beside two CPU hogs": run it in the measuring slot).
 # STORES=DIR keeps the generated repositories and stores of A and B in DIR and reuses
-# them on the next run; GENERATE_ONLY=1 only generates them there (generate outside
+# them on the next run (with C's run files and E's two files); GENERATE_ONLY=1 only
+# generates them there (generate outside
 # the measuring slot, niced, then measure inside it: a store of 100 x 100,000 is
 # about 15 GB).
 # usage: bench_scale.sh [--quick] CULPRIT SCALE_GENERATOR SYNC_GENERATOR
@@ -33,12 +38,14 @@
 #   full:    A 1,000 x 1,000, B 100 x 100,000, 1,000 runs synced, D at 25,000 and
 #            100,000 tests: about 20 GB in $TMPDIR and 30-60 minutes; run it with nice
 #            on an otherwise idle machine (docs/history-format.md, "Scale").
+# CMD_TIMEOUT=S stops each measured command after S seconds (its row says exit 124).
 # Exit status: 0, or 1 when a command fails or D finds a command not linear.
 set -euo pipefail
 quick=0
 [ "${1:-}" = "--quick" ] && { quick=1; shift; }
 [ $# -eq 3 ] || { sed -n '/^# usage:/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 culprit=$(realpath "$1") scalegen=$(realpath "$2") gen=$(realpath "$3")
+culprit_old=${CULPRIT_OLD:+$(realpath "$CULPRIT_OLD")}
 if [ $quick = 1 ]; then
   commits_a=30 tests_a=50 commits_b=2 tests_b=1000 sync=10 lin=10000
 else
@@ -48,6 +55,9 @@ fi
 big_commands=${BIG_COMMANDS:-check history-30 history report compare junit}
 a_commands=${A_COMMANDS:-check history-30 history report compare junit}
 sync_tests=${SYNC_TESTS:-100}
+sync_commands=" ${SYNC_COMMANDS:-push pull push1} "
+cmp_tests=${CMP_TESTS:-100000}
+[ $quick = 0 ] || cmp_tests=10000
 push_timeout=${PUSH_TIMEOUT:-900}
 parts=" ${PARTS:-a b sync linear} "
 sampled=20 reps=200
@@ -80,6 +90,8 @@ EOF
 measure() {
   local label=$1 dir=$2 status=0
   shift 2
+  # CMD_TIMEOUT=S: each command stopped after S seconds (exit 124), to fit a slot.
+  [ -z "${CMD_TIMEOUT:-}" ] || set -- timeout "$CMD_TIMEOUT" "$@"
   (cd "$dir" && /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" > "$work/out" \
     2> "$work/err") || status=$?
   read -r wall user sys kb < <(tail -1 "$work/time")
@@ -89,6 +101,14 @@ measure() {
   # check and compare exit 1 on a regression (the planted one); 124: the timeout.
   [ "$status" -le 1 ] || [ "$status" = 124 ] ||
     fail "$label: exit $status: $(grep -v '^culprit: warning' "$work/err" | head -3)"
+}
+
+# both LABEL DIR ARGS...: `culprit ARGS` measured in DIR, then with CULPRIT_OLD's.
+both() {
+  local label=$1 dir=$2
+  shift 2
+  measure "$label" "$dir" "$culprit" "$@"
+  [ -z "$culprit_old" ] || measure "$label (old)" "$dir" "$culprit_old" "$@"
 }
 
 # The reading commands on a history of COMMITS x TESTS (those named in $2).
@@ -111,16 +131,14 @@ reading() { # reading COMMITS TESTS "COMMANDS"
   newest=$(tail -1 <<< "$files") older=$(tail -2 <<< "$files" | head -1)
   for c in $commands; do
     case $c in
-      check) measure "check" "$repo" "$culprit" check --history "$hist" --fail-on none ;;
-      history-30) measure "history --limit 30" "$repo" "$culprit" history --history "$hist" \
-        --limit 30 ;;
-      history) measure "history --limit $commits (all)" "$repo" "$culprit" history --history \
-        "$hist" --limit "$commits" ;;
-      report) measure "report --format json" "$repo" "$culprit" report --history "$hist" \
-        --format json ;;
-      compare) measure "compare (two run files)" "$repo" "$culprit" compare "$older" "$newest" \
+      check) both "check" "$repo" check --history "$hist" --fail-on none ;;
+      history-30) both "history --limit 30" "$repo" history --history "$hist" --limit 30 ;;
+      history) both "history --limit $commits (all)" "$repo" history --history "$hist" \
+        --limit "$commits" ;;
+      report) both "report --format json" "$repo" report --history "$hist" --format json ;;
+      compare) both "compare (two run files)" "$repo" compare "$older" "$newest" \
         --fail-on none ;;
-      junit) measure "junit (the newest run file)" "$repo" "$culprit" junit "$newest" \
+      junit) both "junit (the newest run file)" "$repo" junit "$newest" \
         --output "$work/junit.xml" ;;
     esac
   done
@@ -131,20 +149,58 @@ echo "load before: $(uptime)"
 [[ $parts != *" a "* ]] || reading "$commits_a" "$tests_a" "$a_commands"
 [[ $parts != *" b "* ]] || reading "$commits_b" "$tests_b" "$big_commands"
 
-# C. push and pull through a bare remote.
+# C. push and pull through a bare remote: the run files generated once (kept in
+# STORES), hard-linked into each pusher.
+sync_with() { # sync_with CULPRIT LABEL-SUFFIX RUNS-DIR
+  local bin=$1 tag=$2 runs=$3 d
+  d=$(mktemp -d "$work/sync-XXXXXX")
+  make_repo "$d/project" 2
+  git clone -q --bare "$d/project" "$d/remote.git"
+  git clone -q "file://$d/remote.git" "$d/pusher"
+  git clone -q "file://$d/remote.git" "$d/puller"
+  mkdir -p "$d/pusher/.culprit"
+  cp -al "$runs/first" "$d/pusher/.culprit/history"
+  [[ $sync_commands != *" push "* ]] || measure "history push of $sync runs$tag" "$d/pusher" \
+    timeout "$push_timeout" "$bin" history push origin
+  [[ $sync_commands != *" pull "* ]] || measure "history pull of $sync runs$tag" "$d/puller" \
+    "$bin" history pull origin
+  cp -al "$runs/next/." "$d/pusher/.culprit/history/"
+  [[ $sync_commands != *" push1 "* ]] || measure "history push of 1 run into $sync$tag" \
+    "$d/pusher" timeout "$push_timeout" "$bin" history push origin
+  rm -rf "$d"
+}
 [[ $parts != *" sync "* ]] || {
-echo "sync: $sync new runs of $sync_tests tests x 30 samples; load: $(uptime)"
-make_repo "$work/project" 2
-git clone -q --bare "$work/project" "$work/remote.git"
-git clone -q "file://$work/remote.git" "$work/pusher"
-git clone -q "file://$work/remote.git" "$work/puller"
-"$gen" dir 0 "$sync" "$sync_tests" 30 "$work/pusher/.culprit/history" > /dev/null
-measure "history push of $sync runs" "$work/pusher" timeout "$push_timeout" "$culprit" \
-  history push origin
-measure "history pull of $sync runs" "$work/puller" "$culprit" history pull origin
-"$gen" dir "$sync" 1 "$sync_tests" 30 "$work/pusher/.culprit/history" > /dev/null
-measure "history push of 1 run into $sync" "$work/pusher" timeout "$push_timeout" "$culprit" \
-  history push origin
+runs=${STORES:-$work}/sync-$sync-$sync_tests
+if [ ! -e "$runs.done" ]; then
+  rm -rf "$runs"
+  mkdir -p "$runs/first" "$runs/next"
+  "$gen" dir 0 "$sync" "$sync_tests" 30 "$runs/first" > /dev/null
+  "$gen" dir "$sync" 1 "$sync_tests" 30 "$runs/next" > /dev/null
+  touch "$runs.done"
+fi
+if [ "${GENERATE_ONLY:-0}" = 0 ]; then
+  echo "sync: $sync new runs of $sync_tests tests x 30 samples; load: $(uptime)"
+  sync_with "$culprit" "" "$runs"
+  [ -z "$culprit_old" ] || sync_with "$culprit_old" " (old)" "$runs"
+fi
+[ -n "${STORES:-}" ] || rm -rf "$runs" "$runs.done"
+}
+
+# E. compare of two run files of CMP_TESTS tests.
+[[ $parts != *" compare "* ]] || {
+cmp=${STORES:-$work}/cmp-$cmp_tests
+if [ ! -e "$cmp.done" ]; then
+  rm -rf "$cmp"
+  mkdir -p "$cmp"
+  "$gen" dir 1 2 "$cmp_tests" 10 "$cmp" > /dev/null
+  touch "$cmp.done"
+fi
+if [ "${GENERATE_ONLY:-0}" = 0 ]; then
+  echo "compare of two runs of $cmp_tests tests; load: $(uptime)"
+  set -- "$cmp"/*.xml
+  both "compare, $cmp_tests tests" "$work" compare "$1" "$2" --fail-on none
+fi
+[ -n "${STORES:-}" ] || rm -rf "$cmp" "$cmp.done"
 }
 
 # D. linearity: the CPU time at 4x the tests, at most 8x.

@@ -100,7 +100,7 @@ DECIDING = [
 PREFIXES = {
     "core.h": ("culprit_array_", "culprit_buf_", "culprit_color_", "culprit_edit_distance",
                "culprit_error_", "culprit_fs_", "culprit_opt_", "culprit_options_",
-               "culprit_process_", "culprit_progress_", "culprit_str_", "culprit_strdup",
+               "culprit_parallel_", "culprit_process_", "culprit_progress_", "culprit_str_", "culprit_strdup",
                "culprit_strmap_", "culprit_suggest", "culprit_text_", "culprit_time_",
                "culprit_utf8_"),
     "culprit.h": ("culprit_run_",),

@@ -598,6 +598,70 @@ static void pairs_decide_what_one_run_per_commit_cannot(void **state)
     culprit_history_run_free(before);
 }
 
+/* Every verdict of a comparison, as text: what the tool prints of it. */
+static void describe(culprit_buf *out, const culprit_check_result *r)
+{
+    culprit_buf_printf(out, "%zu verdicts\n", r->n);
+    for (size_t i = 0; i < r->n; i++) {
+        const culprit_verdict *v = &r->verdicts[i];
+        culprit_buf_printf(out, "%s %s %s %.17g %.17g %.17g %zu %s\n", r->now[i]->name,
+                           culprit_detect_verdict_name(v->kind), v->test ? v->test : "-", v->change,
+                           v->p, v->q, v->more_samples, v->message ? v->message : "-");
+    }
+}
+
+/* compare_runs judges its tests on several threads: the same verdicts, in B's order,
+ * as one by one; --test still picks one; a bad CULPRIT_THREADS is refused. */
+static void compare_runs_on_several_threads_judges_as_one_by_one(void **state)
+{
+    culprit_run *a = new_run(BASE_SHA, "t1", "m"), *b = new_run("c2", "t2", "m");
+    culprit_check_options o = CULPRIT_CHECK_OPTIONS_INIT;
+    culprit_check_result r;
+    culprit_buf one = CULPRIT_BUF_INIT, four = CULPRIT_BUF_INIT;
+    (void)state;
+
+    for (int i = 0; i < 3000; i++) {
+        char name[32];
+        double mean = 1e5 * (1 + i % 17), change = i % 5 == 0 ? 1.3 : i % 7 == 0 ? 0.8 : 1.0;
+        culprit_test_result *t;
+        snprintf(name, sizeof(name), "t%04d", i);
+        if (i % 11) /* some tests are new in B */
+            add(a, name, 20 + (size_t)(i % 13), mean, mean * 0.01 * (1 + i % 3));
+        t = add(b, name, 20 + (size_t)(i % 9), mean * change, mean * 0.01 * (1 + i % 4));
+        if (i % 23 == 0)
+            t->status = CULPRIT_STATUS_FAILURE;
+        if (i % 29 == 0)
+            set_category(t, "fast", mean * 1.1);
+    }
+    setenv("CULPRIT_THREADS", "1", 1);
+    assert_int_equal(culprit_detect_compare_runs(&r, a, b, &o), 0);
+    describe(&one, &r);
+    culprit_detect_check_result_dispose(&r);
+    setenv("CULPRIT_THREADS", "4", 1);
+    assert_int_equal(culprit_detect_compare_runs(&r, a, b, &o), 0);
+    describe(&four, &r);
+    culprit_detect_check_result_dispose(&r);
+    assert_non_null(strstr(culprit_buf_cstr(&one), "3000 verdicts\nt0000 "));
+    assert_string_equal(culprit_buf_cstr(&four), culprit_buf_cstr(&one));
+
+    o.test = "t0042";
+    assert_int_equal(culprit_detect_compare_runs(&r, a, b, &o), 0);
+    assert_int_equal(r.n, 1);
+    assert_string_equal(r.now[0]->name, "t0042");
+    culprit_detect_check_result_dispose(&r);
+    o.test = NULL;
+    setenv("CULPRIT_THREADS", "0", 1);
+    assert_int_equal(culprit_detect_compare_runs(&r, a, b, &o), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "CULPRIT_THREADS"));
+    assert_int_equal(r.n, 0);
+    unsetenv("CULPRIT_THREADS");
+
+    culprit_buf_dispose(&one);
+    culprit_buf_dispose(&four);
+    culprit_history_run_free(a);
+    culprit_history_run_free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +677,7 @@ int main(void)
         cmocka_unit_test(adjust_demotes_what_fdr_does_not_support),
         cmocka_unit_test(runs_that_vary_from_run_to_run_do_not_alarm),
         cmocka_unit_test(pairs_decide_what_one_run_per_commit_cannot),
+        cmocka_unit_test(compare_runs_on_several_threads_judges_as_one_by_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

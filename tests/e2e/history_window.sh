@@ -13,12 +13,8 @@ culprit=$(realpath "$1") gen=$(realpath "$2")
 e2e_workdir history-window
 repo=$work/repo hist=$work/history
 
-git init -q --initial-branch=main "$repo"
-for i in $(seq 120); do
-  GIT_COMMITTER_DATE="@$((1767225600 + i)) +0000" GIT_AUTHOR_DATE="@$((1767225600 + i)) +0000" \
-    git -C "$repo" commit -q --allow-empty -m "c$i"
-done
-git -C "$repo" rev-list --first-parent --reverse HEAD > "$work/commits"
+e2e_empty_commits "$repo" 120
+cp "$repo.commits" "$work/commits"
 "$gen" gen "$hist" "$work/commits" 4 0 20 > /dev/null
 oldest=$(head -1 "$work/commits")
 broken=$(ls "$hist"/*_"${oldest:0:12}"_*.xml)

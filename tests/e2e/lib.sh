@@ -3,6 +3,9 @@
 #                     the script exits (kept when KEEP is set, to look at after a failure);
 #   fail MESSAGE      says FAIL: MESSAGE on stderr and exits 1;
 #   git               git with an identity of its own, whatever the machine's config;
+#   e2e_empty_commits REPO N
+#                     a new repository REPO of N empty first-parent commits c1..cN, one
+#                     second apart, their shas (oldest first) in REPO.commits;
 #   e2e_tagged_commits REPO N FILE SLOW_FROM FAST SLOW
 #                     N commits r1..rN in REPO, each tagged, writing FAST to FILE
 #                     before commit SLOW_FROM and SLOW from it on (and "rK" to
@@ -13,6 +16,15 @@ e2e_workdir() {
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 git() { command git -c user.name=e2e -c user.email=e2e@example.org "$@"; }
+e2e_empty_commits() {
+  local repo=$1 n=$2 i
+  git init -q --initial-branch=main "$repo"
+  for i in $(seq "$n"); do
+    GIT_COMMITTER_DATE="@$((1767225600 + i)) +0000" GIT_AUTHOR_DATE="@$((1767225600 + i)) +0000" \
+      git -C "$repo" commit -q --allow-empty -m "c$i"
+  done
+  git -C "$repo" rev-list --first-parent --reverse HEAD > "$repo.commits"
+}
 e2e_tagged_commits() {
   local repo=$1 n=$2 file=$3 from=$4 fast=$5 slow=$6 r v
   for r in $(seq 1 "$n"); do

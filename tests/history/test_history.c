@@ -880,6 +880,72 @@ static void load_skips_corrupt_files_and_filters(void **state)
     free(corrupt), free(other), free(tmp), free(dir);
 }
 
+static void append_warning(const char *path, const char *message, void *payload)
+{
+    culprit_buf *all = payload;
+    culprit_buf_printf(all, "%s: %s\n", path, message);
+}
+
+/* One load of `history` with CULPRIT_THREADS=`threads`: its run ids in order, then its
+ * warnings in order, into `out`. */
+static void load_with_threads(culprit_buf *out, culprit_history *history, const char *threads)
+{
+    culprit_history_runs runs;
+
+    setenv("CULPRIT_THREADS", threads, 1);
+    assert_int_equal(culprit_history_load(&runs, history, NULL, append_warning, out), 0);
+    unsetenv("CULPRIT_THREADS");
+    culprit_buf_printf(out, "%zu runs, %zu skipped\n", runs.nruns, runs.nskipped);
+    for (size_t i = 0; i < runs.nruns; i++)
+        culprit_buf_printf(out, "%s %zu\n", runs.runs[i]->id, runs.runs[i]->ntests);
+    culprit_history_runs_dispose(&runs);
+}
+
+/* The files of a load are read on several threads: the runs, the warnings and their
+ * order are those of a read one by one (the warnings in the files' name order, on the
+ * calling thread); a bad CULPRIT_THREADS is an error naming it. */
+static void load_on_several_threads_is_a_load_one_by_one(void **state)
+{
+    char *dir = test_tmpdir_new("threads");
+    culprit_history *history = NULL;
+    culprit_history_runs runs;
+    culprit_buf one = CULPRIT_BUF_INIT, four = CULPRIT_BUF_INIT;
+    (void)state;
+
+    assert_int_equal(culprit_history_open(&history, dir, 1), 0);
+    for (int i = 0; i < 60; i++) {
+        char commit[41], stamp[32], test[16];
+        snprintf(commit, sizeof(commit), "%040x", i * 7919);
+        snprintf(stamp, sizeof(stamp), "2026-01-%02dT%02d:00:00Z", 1 + i % 28, i % 24);
+        snprintf(test, sizeof(test), "t%d", i);
+        store_run(history, i % 3 ? "alpha" : "beta", commit, stamp, test);
+        if (i % 9 == 0) { /* a corrupt file between the runs, each wrong its own way */
+            char name[64], *path;
+            snprintf(name, sizeof(name), "2026%02d-corrupt.xml", i);
+            path = culprit_fs_join(dir, name);
+            write_text(path, "<testsuites><testsuite name=\"x\">", 20 + (size_t)i % 10);
+            free(path);
+        }
+    }
+    load_with_threads(&one, history, "1");
+    load_with_threads(&four, history, "4");
+    assert_non_null(strstr(culprit_buf_cstr(&one), "60 runs, 7 skipped"));
+    assert_string_equal(culprit_buf_cstr(&four), culprit_buf_cstr(&one));
+
+    setenv("CULPRIT_THREADS", "many", 1);
+    assert_int_equal(culprit_history_load(&runs, history, NULL, append_warning, &one),
+                     CULPRIT_EINVALID);
+    unsetenv("CULPRIT_THREADS");
+    assert_non_null(strstr(culprit_error_last(), "CULPRIT_THREADS='many'"));
+    assert_int_equal(runs.nruns, 0);
+
+    culprit_buf_dispose(&one);
+    culprit_buf_dispose(&four);
+    culprit_history_free(history);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
+    free(dir);
+}
+
 /* culprit could not read back a file of its own over 10 MB (libxml2's limits on one
  * chunk of input): a run of one test with 3 million samples of each of two series
  * (about 50 MB) and a run of 20,000 tests must both read back, whole and summaries
@@ -1281,6 +1347,7 @@ int main(void)
         cmocka_unit_test(reader_without_skip_shape_still_reads),
         cmocka_unit_test(store_never_overwrites),
         cmocka_unit_test(load_skips_corrupt_files_and_filters),
+        cmocka_unit_test(load_on_several_threads_is_a_load_one_by_one),
         cmocka_unit_test(invalid_series_names_are_refused),
         cmocka_unit_test(files_of_any_size_read_back),
         cmocka_unit_test(find_test_is_indexed_and_follows_added_tests),

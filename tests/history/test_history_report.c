@@ -113,6 +113,59 @@ static void history_file_is_one_run(void **state)
     culprit_history_run_free(run);
 }
 
+/* Several files at once (culprit_history_read_reports, `compare`'s two sides, read on
+ * several threads): each as culprit_history_read_report() reads it; with a bad file,
+ * the error of the first bad one in order, and nothing kept in any. */
+static void several_reports_read_at_once(void **state)
+{
+    culprit_run *runs[3] = {run_of("a", "t1", 100), run_of("a", "t2", 200), run_of("b", "t3", 300)};
+    culprit_history_runs back[3];
+    culprit_buf doc = CULPRIT_BUF_INIT, one = CULPRIT_BUF_INIT;
+    char *paths[3], *bad, *worse;
+    const char *which[3];
+
+    (void)state;
+    assert_int_equal(culprit_history_format_runs(&doc, (const culprit_run *const *)runs, 3,
+                                                 CULPRIT_HISTORY_REPORT),
+                     0);
+    paths[0] = write_doc("many0.xml", doc.ptr, doc.size);
+    assert_int_equal(culprit_history_format(&one, runs[1]), 0);
+    paths[1] = write_doc("many1.xml", one.ptr, one.size);
+    paths[2] = write_doc("many2.xml", doc.ptr, doc.size);
+    bad = write_doc("bad.xml", "<testsuites><x/></testsuites>", 29);
+    worse = write_doc("worse.xml", doc.ptr, 100);
+    setenv("CULPRIT_THREADS", "3", 1);
+    assert_int_equal(culprit_history_read_reports(back, (const char *const *)paths, 3, 0), 0);
+    assert_int_equal(back[0].nruns, 3);
+    assert_int_equal(back[1].nruns, 1);
+    assert_int_equal(back[2].nruns, 3);
+    assert_string_equal(back[1].runs[0]->tests[0].name, "t2");
+    assert_string_equal(back[2].runs[2]->tests[0].name, "t3");
+    assert_string_equal(back[2].runs[2]->path, paths[2]);
+    for (size_t i = 0; i < 3; i++)
+        culprit_history_runs_dispose(&back[i]);
+
+    which[0] = paths[0], which[1] = bad, which[2] = worse;
+    assert_int_equal(culprit_history_read_reports(back, which, 3, 0), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "bad.xml"));
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(back[i].nruns, 0);
+    which[1] = paths[1];
+    assert_int_equal(culprit_history_read_reports(back, which, 3, 0), CULPRIT_EINVALID);
+    assert_non_null(strstr(culprit_error_last(), "worse.xml"));
+    assert_int_equal(culprit_history_read_reports(back, which, 0, 0), 0);
+    unsetenv("CULPRIT_THREADS");
+
+    for (size_t i = 0; i < 3; i++) {
+        free(paths[i]);
+        culprit_history_run_free(runs[i]);
+    }
+    free(bad);
+    free(worse);
+    culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&one);
+}
+
 /* A merged report in the history directory: its runs are loaded, once each beside the
  * run files of the same runs (`culprit check` on a CI artifact). */
 static void store_reads_a_merged_report(void **state)
@@ -162,6 +215,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(merged_report_gives_each_run),
         cmocka_unit_test(history_file_is_one_run),
+        cmocka_unit_test(several_reports_read_at_once),
         cmocka_unit_test(store_reads_a_merged_report),
     };
     return cmocka_run_group_tests(tests, test_tmpdir_setup, test_tmpdir_teardown);

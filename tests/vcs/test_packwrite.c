@@ -135,6 +135,68 @@ static void blobs_are_one_pack_that_git_reads(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* Many blobs at once (hashed and compressed on several threads): the ids
+ * culprit_vcs_blobs_add() gives, one written for a blob given twice in one call or
+ * held by the database already, each read back whole; the same with one thread. */
+static void many_blobs_at_once_are_the_blobs_added_one_by_one(void **state)
+{
+    enum { N = 40 };
+    culprit_vcs *vcs = NULL;
+    culprit_vcs_blobs *w = NULL;
+    culprit_buf back = CULPRIT_BUF_INIT;
+    char *bufs[N], oids[N][41], one[41], count[16];
+    const char *data[N];
+    size_t len[N];
+    unsigned int x = 777;
+    (void)state;
+
+    assert_int_equal(culprit_vcs_open(&vcs, repo), 0);
+    assert_int_equal(culprit_vcs_blob_write(one, vcs, "held loose", 10), 0);
+    for (size_t i = 0; i < N; i++) {
+        len[i] = 1000 + 5000 * i; /* up to 196 KB, half of it incompressible */
+        assert_non_null(bufs[i] = malloc(len[i]));
+        for (size_t k = 0; k < len[i]; k++)
+            bufs[i][k] =
+                k % 2 ? 'a' + (char)(i % 26) : (char)((x = x * 1103515245u + 12345u) >> 24);
+        data[i] = bufs[i];
+    }
+    data[7] = data[3], len[7] = len[3];  /* the same blob twice in one call */
+    data[9] = "held loose", len[9] = 10; /* one the database holds */
+    for (int threads = 1; threads <= 4; threads += 3) {
+        char env[8];
+        snprintf(env, sizeof(env), "%d", threads);
+        setenv("CULPRIT_THREADS", env, 1);
+        bufs[0][0] ^= 1; /* a new blob in each round */
+        assert_int_equal(culprit_vcs_blobs_begin(&w, vcs), 0);
+        assert_int_equal(culprit_vcs_blobs_add_many(oids, w, data, len, N), 0);
+        assert_int_equal(culprit_vcs_blobs_finish(w), 0);
+        culprit_vcs_blobs_free(w);
+        for (size_t i = 0; i < N; i++) {
+            assert_int_equal(culprit_vcs_blobs_begin(&w, vcs), 0);
+            assert_int_equal(culprit_vcs_blobs_add(one, w, data[i], len[i]), 0);
+            culprit_vcs_blobs_free(w);
+            assert_string_equal(oids[i], one);
+            culprit_buf_clear(&back);
+            assert_int_equal(culprit_vcs_blob_read(&back, vcs, oids[i], 0), 0);
+            assert_int_equal(back.size, len[i]);
+            assert_memory_equal(back.ptr, data[i], len[i]);
+        }
+    }
+    unsetenv("CULPRIT_THREADS");
+    /* Each call's pack holds N - 2 blobs: the repeated one and the held one left out
+     * (the second call's only new blob is bufs[0], changed). */
+    output_of(count, sizeof(count),
+              "cd '%s' && for i in .git/objects/pack/pack-*.idx; do git verify-pack -v $i; done "
+              "| grep -c ' blob '",
+              repo);
+    assert_int_equal(atoi(count), 2 + (N - 2) + 1);
+    run("git -C '%s' fsck --full --no-dangling", repo);
+    for (size_t i = 0; i < N; i++)
+        free(bufs[i]);
+    culprit_buf_dispose(&back);
+    culprit_vcs_free(vcs);
+}
+
 static void empty_and_abandoned_packs_leave_no_file(void **state)
 {
     culprit_vcs *vcs = NULL;
@@ -162,6 +224,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sha1_matches_the_standard_vectors),
         cmocka_unit_test(blobs_are_one_pack_that_git_reads),
+        cmocka_unit_test(many_blobs_at_once_are_the_blobs_added_one_by_one),
         cmocka_unit_test(empty_and_abandoned_packs_leave_no_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
