@@ -76,6 +76,7 @@ typedef struct {
     int verbose;
     FILE *progress;     /* where the spinner is drawn while the test runs; NULL: none */
     const char *metric; /* the judged series from --metric / $CULPRIT_METRIC; NULL: the test's */
+    const char *project_file; /* the project file the run loaded; NULL: the defaults */
 } culprit_runner_job;
 
 /* The series a job judges: --metric, else the test's .metric, else "wall_ns". */

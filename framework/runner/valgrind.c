@@ -126,6 +126,12 @@ static void counted_argv(const char *argv[20], char *out_opt, char *reps, char *
     argv[k++] = "instructions";
     argv[k++] = "--no-history";
     argv[k++] = "--quiet";
+    /* The project file this process loaded (the counted one reads no repository to
+     * find it: runner.c). */
+    if (job->project_file) {
+        argv[k++] = "--project";
+        argv[k++] = job->project_file;
+    }
     argv[k] = NULL;
 }
 

@@ -4,7 +4,8 @@
  * each repetition only. Asserted: the count excludes setup and per-repetition setup
  * (5 million iterations each, against the body's 10,000), doubles with the body's
  * work, is the same in two runs, and is recorded with counted_by = "valgrind-...".
- * Without valgrind on PATH the binary exits 2 naming the Debian package. Skipped
+ * Without valgrind on PATH the binary exits 2 naming the Debian package. The counted
+ * process, which reads no repository, takes its parent's project file. Skipped
  * when valgrind is not installed.
  */
 #include "support/test.h"
@@ -15,15 +16,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Runs the binary with --json; the document (caller frees) and the exit code. */
-static json_t *run_counted(const char *env, int *status)
+#include "support/git_fixture.h"
+#include "support/tmpdir.h"
+
+/* Runs the binary in `dir` with --json and `args`; the document (caller frees) and the
+ * exit code. */
+static json_t *run_counted(const char *dir, const char *args, int *status)
 {
-    char cmd[1024];
+    char cmd[2048];
     FILE *p;
     json_t *doc;
 
-    snprintf(cmd, sizeof(cmd), "cd /tmp && env %s '%s' --no-history --json 2>/dev/null",
-             env ? env : "", COUNTED_BIN);
+    snprintf(cmd, sizeof(cmd), "cd '%s' && '%s' --no-history --json %s 2>/dev/null", dir,
+             COUNTED_BIN, args);
     assert_non_null(p = popen(cmd, "r"));
     doc = json_loadf(p, 0, NULL);
     *status = WEXITSTATUS(pclose(p));
@@ -57,7 +62,7 @@ static void the_body_alone_is_counted_the_same_every_time(void **state)
 
     if (system("valgrind --version >/dev/null 2>&1") != 0)
         skip();
-    a = run_counted(NULL, &status);
+    a = run_counted("/tmp", "", &status);
     assert_int_equal(status, 0);
     double light = count_of(a, "light_body", &by);
     assert_non_null(by);
@@ -67,11 +72,37 @@ static void the_body_alone_is_counted_the_same_every_time(void **state)
      * does its count (within the call's fixed cost). */
     assert_true(light > 10000 && light < 200000);
     assert_true(twice / light > 1.8 && twice / light < 2.2);
-    b = run_counted(NULL, &status);
+    b = run_counted("/tmp", "", &status);
     assert_int_equal(status, 0);
     assert_true(fabs(count_of(b, "light_body", &by) / light - 1) < 0.001);
     json_decref(a);
     json_decref(b);
+}
+
+/* The counted process reads no repository (runner.c): it takes the project file its
+ * parent loaded (at the repository's root), not a culprit.json where it runs (a broken
+ * one here, in a subdirectory). */
+static void the_counted_process_takes_the_parents_project_file(void **state)
+{
+    const char *by = NULL;
+    char dir[512], sub[600];
+    int status;
+    json_t *doc;
+    (void)state;
+
+    if (system("valgrind --version >/dev/null 2>&1") != 0)
+        skip();
+    assert_int_equal(test_tmpdir_make(dir, sizeof(dir), "counted"), 0);
+    snprintf(sub, sizeof(sub), "%s/sub", dir);
+    run("cd '%s' && git init -q . && git -c user.name=t -c user.email=t@e -c commit.gpgsign=false "
+        "commit -q --allow-empty -m c && mkdir sub && printf '{}' > culprit.json && "
+        "printf '{\"categories\": 3}' > sub/culprit.json",
+        dir);
+    doc = run_counted(sub, "--filter double_body", &status);
+    assert_int_equal(status, 0);
+    assert_true(count_of(doc, "double_body", &by) > 20000);
+    json_decref(doc);
+    assert_int_equal(test_tmpdir_remove(dir), 0);
 }
 
 static void without_valgrind_the_binary_exits_2_naming_the_package(void **state)
@@ -96,6 +127,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(the_body_alone_is_counted_the_same_every_time),
+        cmocka_unit_test(the_counted_process_takes_the_parents_project_file),
         cmocka_unit_test(without_valgrind_the_binary_exits_2_naming_the_package),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
