@@ -93,6 +93,10 @@ int culprit_bisect__probe_open(culprit_bisect__probe *out, const culprit_bisect_
  * ($CULPRIT_MAX_REPETITIONS; 0: as declared). A paired confirmation's run needs a floor or a
  * mean, not the adaptive stop's 1% interval (docs/detection.md, "Paired confirmation"). */
 void culprit_bisect__probe_max_samples(culprit_bisect__probe *probe, unsigned int samples);
+/* The real probe's runs run the test declared as `name` alone ($CULPRIT_FILTER) from the
+ * first one on, the warm-up runs included (a confirmation knows the name from history; a
+ * bisection learns it from its first run, which runs every test of the binary). */
+int culprit_bisect__probe_test_name(culprit_bisect__probe *probe, const char *name);
 /* The real probe measures another test (opts->perf.test) of the same run command and
  * the same two commits: the checkouts and their builds are kept, what it learned of
  * the test before (its name for $CULPRIT_FILTER, its fingerprint) is not. `opts`
@@ -162,7 +166,21 @@ typedef struct {
     /* A confirmation stops, not slower, once its one-sided CULPRIT_BISECT__BELOW_TAIL
      * upper bound is below the threshold (comparison.c, shown_below()). */
     int stop_below;
+    /* A regular look of its own between min_runs and the next (0 none): a
+     * confirmation's CULPRIT_BISECT__CONFIRM_LOOK (culprit_bisect__next_look()). */
+    size_t extra_look;
 } culprit_bisect__session;
+
+/* A confirmation's extra regular look, between min_runs (10) and the next (20): the
+ * fewest pairs at which the sign test at each look's tail (the regular looks' share of
+ * 1 - confidence, 0.0085 at 0.99, split over the four looks 10, 13, 20, 30) lets one
+ * pair go the other way: P(X <= 1 | n = 13) = 0.0017 (at 10 none may: P(X <= 1 | 10) =
+ * 0.011). Beside two CPU hogs a slow phase turns about a tenth of the pairs of floors
+ * around whatever the change (docs/detection.md, "Paired confirmation"): with a tenth
+ * of the pairs turned, a +10% commit's 10 pairs all agree with P = 0.35, and at most one
+ * of 13 goes the other way with P = 0.62; without this look the rest waited for 20. Only where
+ * floors are judged; the time's t interval and bisection steps keep their looks. */
+#define CULPRIT_BISECT__CONFIRM_LOOK 13
 
 /* The equivalence stop's one-sided level (docs/detection.md, "Paired confirmation"):
  * a confirmation stops as not slower once the change's upper bound at 1 - this is
@@ -215,8 +233,9 @@ int culprit_bisect__counted(const culprit_bisect_options *opts);
 size_t culprit_bisect__min_runs(const culprit_bisect_options *opts);
 size_t culprit_bisect__max_runs(const culprit_bisect_options *opts);
 /* The runs (pairs) of the first regular look after `done`: min_runs, doubling up to
- * max_runs (comparison.c); 0 when max_runs were run. */
-size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t done);
+ * max_runs, and `extra` (0 none) when it lies between two of those (comparison.c); 0
+ * when max_runs were run. */
+size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t extra, size_t done);
 
 /* 1 when `t` (the test's result in `past`, may be NULL) may stand in for a run of
  * the session at `sha`: `past` ran at that commit on a clean tree, the test passed,

@@ -23,7 +23,7 @@ int culprit_bisect__run_command(double *elapsed_ns, double *cpu_ns, const char *
     culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
     culprit_process_result r;
     culprit_buf reason = CULPRIT_BUF_INIT;
-    const char *all_env[8] = {NULL};
+    const char *all_env[12] = {NULL}; /* CULPRIT_CHECKOUT, the probe's (up to 8), NULL */
     char checkout[PATH_MAX + 32], *what = NULL;
     size_t n = 0;
     int error;

@@ -288,21 +288,13 @@ static double conclusive_confidence(double confidence)
     return 1 - (1 - confidence) * (1 - confidence);
 }
 
-size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t done)
+/* The regular looks of a step (min_runs, doubling, up to max_runs; the session's
+ * extra look). */
+static size_t regular_looks(const culprit_bisect__session *s)
 {
-    size_t n = culprit_bisect__min_runs(o), max = culprit_bisect__max_runs(o);
+    size_t n = culprit_bisect__min_runs(s->opts), looks = 1;
 
-    while (n <= done && n < max)
-        n = n * 2 < max ? n * 2 : max;
-    return n > done ? n : 0;
-}
-
-/* The regular looks of a step (min_runs, doubling, up to max_runs). */
-static size_t regular_looks(const culprit_bisect_options *o)
-{
-    size_t n = culprit_bisect__min_runs(o), looks = 1;
-
-    while ((n = culprit_bisect__next_look(o, n)) != 0)
+    while ((n = culprit_bisect__next_look(s->opts, s->extra_look, n)) != 0)
         looks++;
     return looks;
 }
@@ -378,7 +370,7 @@ static int judge_at(runs *r, culprit_bisect_step *step, int paired, double confi
     double threshold = r->s->opts->measure.threshold;
     int cpu = judged_on_cpu(r, paired), error;
 
-    if ((error = judge_by_rule(r, step, paired, confidence, regular_looks(r->s->opts))) < 0)
+    if ((error = judge_by_rule(r, step, paired, confidence, regular_looks(r->s))) < 0)
         return error;
     step->cpu = cpu;
     step->preempted = r->npreempted;
@@ -526,6 +518,10 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             continue;
         }
         target = step->runs * 2 < max_runs ? step->runs * 2 : max_runs;
+        /* A confirmation judging floors (no reused runs: runs == the look) takes its
+         * extra look; the time's t interval keeps the looks it had. */
+        if (r->s->extra_look && judged_on_cpu(r, paired))
+            target = culprit_bisect__next_look(o, r->s->extra_look, step->runs);
     }
 }
 

@@ -49,6 +49,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         s.on_pair_payload = rules->on_pair_payload;
         s.good_count = rules->good_count ? *rules->good_count : 0;
         s.stop_below = rules->stop_below;
+        /* a confirmation that may judge floors by the sign test */
+        s.extra_look = rules->cpu_if_preempted ? CULPRIT_BISECT__CONFIRM_LOOK : 0;
     }
     if ((error = culprit_vcs_open(&s.repo,
                                   opts->measure.repository ? opts->measure.repository : ".")) < 0 ||
@@ -83,7 +85,8 @@ int culprit_bisect__confirm_with_probe(culprit_bisect_confirmation *out,
         out->below = step->below;
         out->below_high = step->below_high;
         if (out->out_of_time && out->slower == -1)
-            out->decide_pairs = culprit_bisect__next_look(opts, out->runs);
+            out->decide_pairs =
+                culprit_bisect__next_look(opts, out->cpu ? s.extra_look : 0, out->runs);
     }
     out->builds = result.builds;
     out->seconds = culprit_time_now_s() - started;
@@ -188,9 +191,10 @@ static void shared_dispose(shared_probe *sp)
 }
 
 /* The probe for a test confirmed against `good` with `pair`: the open one when it has
- * that baseline, else a new one; in *out without its dispose (sp keeps it). */
+ * that baseline, else a new one; in *out without its dispose (sp keeps it). Its runs
+ * run the test declared as `name` (NULL: not known) alone from the first one on. */
 static int probe_for(culprit_bisect__probe *out, shared_probe *sp, const char *good,
-                     const culprit_bisect_options *pair)
+                     const culprit_bisect_options *pair, const char *name)
 {
     int error;
 
@@ -204,6 +208,8 @@ static int probe_for(culprit_bisect__probe *out, shared_probe *sp, const char *g
         culprit_bisect__probe_max_samples(&sp->probe, CULPRIT_BISECT__CONFIRM_SAMPLES);
         snprintf(sp->good, sizeof(sp->good), "%s", good);
     }
+    if (name && (error = culprit_bisect__probe_test_name(&sp->probe, name)) < 0)
+        return error;
     *out = sp->probe;
     out->dispose = NULL;
     return 0;
@@ -235,7 +241,7 @@ static int confirm_test(culprit_check_result *result, size_t i, const char *good
     rules.deadline = o->budget_s > 0 ? t.started + o->budget_s : 0;
     rules.on_pair_payload = &t;
     tell(&t, CULPRIT_CONFIRM_START);
-    error = probe_for(&probe, sp, good, &pair);
+    error = probe_for(&probe, sp, good, &pair, result->now[i] ? result->now[i]->name : NULL);
     if (error < 0 || (error = culprit_bisect__confirm_with_probe(&c, &pair, &probe, &rules)) < 0) {
         t.p.error = culprit_error_last();
         tell(&t, CULPRIT_CONFIRM_FAILED);

@@ -129,6 +129,18 @@ size_t culprit_bisect__max_runs(const culprit_bisect_options *opts)
     return opts->measure.max_runs > min ? opts->measure.max_runs : min;
 }
 
+/* The looks of a step (docs/bisect.md, "Stopping early"; comparison.c judges at them). */
+size_t culprit_bisect__next_look(const culprit_bisect_options *o, size_t extra, size_t done)
+{
+    size_t min = culprit_bisect__min_runs(o), n = min, max = culprit_bisect__max_runs(o);
+
+    while (n <= done && n < max)
+        n = n * 2 < max ? n * 2 : max;
+    if (extra > min && extra > done && extra < n)
+        n = extra;
+    return n > done ? n : 0;
+}
+
 int culprit_bisect__counted(const culprit_bisect_options *opts)
 {
     const char *metric = culprit_bisect__metric(opts);

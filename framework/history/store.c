@@ -142,7 +142,11 @@ int culprit_history_store(culprit_history *history, const culprit_run *run, char
     culprit_run named = *run; /* shallow: the id written inside matches the file name */
     culprit_buf name = CULPRIT_BUF_INIT;
     char *id = NULL, *path = NULL;
-    int error = 0;
+    const char *sync = getenv("CULPRIT_HISTORY_SYNC");
+    /* CULPRIT_HISTORY_SYNC=0: a scratch store, read at once and deleted (a paired
+     * confirmation's run, docs/history-format.md): durability buys nothing there. */
+    int error = 0,
+        flags = CULPRIT_FS_NO_REPLACE | (sync && !strcmp(sync, "0") ? CULPRIT_FS_NO_SYNC : 0);
 
     if (path_out)
         *path_out = NULL;
@@ -167,7 +171,7 @@ int culprit_history_store(culprit_history *history, const culprit_run *run, char
             error = CULPRIT_ERROR_NOMEM();
             goto cleanup;
         }
-        error = culprit_history_write_file(&named, path, 1);
+        error = culprit_history_write_file(&named, path, flags);
         if (error != CULPRIT_EEXISTS || run->id)
             break;
     }

@@ -86,7 +86,8 @@ static void options_table(culprit_opt table[RUNNER_NOPTS], culprit_runner_option
                     "judge this series of every test (also $CULPRIT_METRIC):\n"
                     "instructions counts them under Valgrind (docs/measure.md)"),
         CULPRIT_OPT("--no-fork", 0, CULPRIT_OPT_FLAG, &o->no_fork, NULL,
-                    "run tests in this process (for debuggers; a crash ends all)"),
+                    "run tests in this process (for debuggers; a crash ends all;\n"
+                    "also $CULPRIT_NO_FORK=1, which a paired confirmation sets)"),
         CULPRIT_OPT("--ctest", 0, CULPRIT_OPT_FLAG, &o->ctest, NULL,
                     "print each result as CTest measurements for ctest and\n"
                     "CDash too (culprit_discover_tests passes it)"),
@@ -135,6 +136,7 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
     const char *env_fail_on = getenv("CULPRIT_FAIL_ON"), *env_metric = getenv("CULPRIT_METRIC");
     const char *env_filter = getenv("CULPRIT_FILTER");
     const char *env_max = getenv("CULPRIT_MAX_REPETITIONS");
+    const char *env_no_fork = getenv("CULPRIT_NO_FORK");
     culprit_opt table[RUNNER_NOPTS];
     culprit_opt_parser p;
     int kind;
@@ -154,6 +156,11 @@ int culprit_runner__parse_options(culprit_runner_options *out, int argc, char **
         culprit_opt_apply(culprit_opt_find(table, "--max-repetitions"), "CULPRIT_MAX_REPETITIONS",
                           env_max) < 0)
         return CULPRIT_EINVALID;
+    /* A paired confirmation's run measures one test, judged from the history it writes
+     * (probe.c): a crash fails the run either way, and forking a child for it costs a
+     * fork and a result handed back through a file (docs/runner.md). */
+    if (env_no_fork && *env_no_fork && strcmp(env_no_fork, "0") != 0)
+        out->no_fork = 1;
     /* The one test a bisection or a paired confirmation measures. */
     if (env_filter && *env_filter) {
         out->filter = env_filter;

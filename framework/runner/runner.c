@@ -98,9 +98,10 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     struct timespec now;
     struct tm tm;
     const char *env_commit = getenv("CULPRIT_COMMIT"), *env_branch = getenv("CULPRIT_BRANCH");
+    const char *where = r->opt.repository ? r->opt.repository : ".";
     const char *count_result = getenv(CULPRIT_RUNNER__COUNT_RESULT);
     culprit_vcs_head head;
-    int error, have_head, counted;
+    int error, have_head, given, counted;
 
     gethostname(host, sizeof(host) - 1);
     /* Microseconds: runs of one test seconds apart (a confirmation re-run) must still
@@ -109,13 +110,17 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     gmtime_r(&now.tv_sec, &tm);
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%06ldZ", now.tv_nsec / 1000);
+    given = r->opt.commit || (env_commit && *env_commit);
     /* The counted process (valgrind.c) hands back one test's result, which its parent
      * records: it reads no repository (under callgrind, describing HEAD, libgit2's
-     * parsing of the CA certificates first, was 83% of what it ran before the body). */
+     * parsing of the CA certificates first, was 83% of what it ran before the body).
+     * A given commit is recorded clean: only the work tree and the branch are looked
+     * up, without libgit2's start and status scan (13-15% of a paired confirmation's
+     * run of a 1 ms test, docs/runner.md). */
     counted = count_result && *count_result;
-    have_head = !counted &&
-                culprit_vcs_head_describe(&head, r->opt.repository ? r->opt.repository : ".") == 0;
-    if (!have_head && !counted && !r->opt.commit && !(env_commit && *env_commit))
+    have_head = !counted && (given ? culprit_vcs_head_locate(&head, where)
+                                   : culprit_vcs_head_describe(&head, where)) == 0;
+    if (!have_head && !counted && !given)
         warn(r,
              "%s (%s); the commit is recorded as unknown (--repository DIR or $CULPRIT_COMMIT "
              "names it)",
@@ -132,7 +137,7 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
         goto cleanup;
     /* The binary's own path, so `culprit check --confirm` can run a test again. */
     run->binary = realpath("/proc/self/exe", NULL);
-    if (r->opt.commit || (env_commit && *env_commit)) {
+    if (given) {
         /* CI checkouts: the given commit wins, and a clean tree is assumed. */
         error = culprit_str_set(&run->commit, r->opt.commit ? r->opt.commit : env_commit);
         run->dirty = 0;

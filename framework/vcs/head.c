@@ -3,6 +3,10 @@
  * HEAD's sha, the branch and a dirty flag (a dirty tree measures code that no
  * commit holds; later comparisons can tell). Status is read without refreshing
  * the index, so running tests never modifies the user's repository.
+ *
+ * A run whose commit is given ($CULPRIT_COMMIT) needs only the work tree and the
+ * branch: culprit_vcs_head_locate() reads them from .git and HEAD without starting
+ * libgit2 (whose start parses the system's CA certificates) or scanning the status.
  */
 #include "culprit/vcs.h"
 #include "culprit/core.h"
@@ -10,6 +14,7 @@
 #include <git2.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int git_failure(const char *what, const char *path)
 {
@@ -93,6 +98,99 @@ cleanup:
     git_libgit2_shutdown();
     if (error < 0)
         culprit_vcs_head_dispose(out);
+    return error;
+}
+
+/* ---------------------------------------------------------------------------------
+ * Locating HEAD without libgit2 (a run whose commit is given)
+ * ------------------------------------------------------------------------------ */
+
+/* A small file's first line, without its line break; NULL when it cannot be read. */
+static char *first_line(const char *path)
+{
+    culprit_buf text = CULPRIT_BUF_INIT;
+    const char *t;
+    char *line = NULL;
+
+    if (culprit_fs_read_file(&text, path) == 0) {
+        t = culprit_buf_cstr(&text);
+        line = strndup(t, strcspn(t, "\r\n"));
+    }
+    culprit_buf_dispose(&text);
+    culprit_error_clear();
+    return line;
+}
+
+/* The git directory of the working tree at `dir`: its `.git` directory, or what a
+ * `.git` file names ("gitdir: PATH", a linked worktree or a submodule; PATH relative
+ * to `dir` unless absolute). NULL when `dir` has no `.git`. */
+static char *git_dir_at(const char *dir)
+{
+    char *dotgit = culprit_fs_join(dir, ".git"), *line = NULL, *out = NULL;
+    struct stat st;
+
+    if (!dotgit || stat(dotgit, &st) < 0)
+        goto cleanup;
+    if (S_ISDIR(st.st_mode)) {
+        out = dotgit;
+        dotgit = NULL;
+    } else if (S_ISREG(st.st_mode) && (line = first_line(dotgit)) &&
+               !strncmp(line, "gitdir: ", 8) && line[8]) {
+        out = line[8] == '/' ? culprit_strdup(line + 8) : culprit_fs_join(dir, line + 8);
+    }
+cleanup:
+    free(dotgit);
+    free(line);
+    return out;
+}
+
+/* The branch HEAD names in `git_dir` ("ref: refs/heads/NAME"), NULL when detached. */
+static int head_branch(char **out, const char *git_dir)
+{
+    char *path = culprit_fs_join(git_dir, "HEAD"), *line = path ? first_line(path) : NULL;
+    int error = 0;
+
+    *out = NULL;
+    if (!path)
+        error = CULPRIT_ERROR_NOMEM();
+    else if (line && !strncmp(line, "ref: refs/heads/", 16) && line[16] &&
+             !(*out = culprit_strdup(line + 16)))
+        error = CULPRIT_ERROR;
+    free(path);
+    free(line);
+    return error;
+}
+
+int culprit_vcs_head_locate(culprit_vcs_head *out, const char *path)
+{
+    char *dir, *git_dir = NULL;
+    struct stat st;
+    dev_t dev;
+    int error = 0;
+
+    memset(out, 0, sizeof(*out));
+    /* Upwards (realpath: absolute), as git and libgit2 search, not across a file
+     * system's boundary. */
+    if ((dir = realpath(path, NULL)) && stat(dir, &st) == 0) {
+        dev = st.st_dev;
+        while (!(git_dir = git_dir_at(dir)) && strcmp(dir, "/") != 0) {
+            char *slash = strrchr(dir, '/');
+            slash[slash == dir] = '\0'; /* "/a/b" -> "/a", "/a" -> "/" */
+            if (stat(dir, &st) < 0 || st.st_dev != dev)
+                break;
+        }
+    }
+    if (!git_dir) {
+        error = culprit_error_set(CULPRIT_ENOTFOUND, "'%s' is not in a git working tree", path);
+        goto cleanup;
+    }
+    if ((error = head_branch(&out->branch, git_dir)) < 0)
+        goto cleanup;
+    out->workdir = dir;
+    dir = NULL;
+cleanup:
+    free(dir);
+    free(git_dir);
     return error;
 }
 

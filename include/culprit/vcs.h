@@ -39,6 +39,17 @@ typedef struct {
  * Free with culprit_vcs_head_dispose(). Thread-safe.
  */
 int culprit_vcs_head_describe(culprit_vcs_head *out, const char *path);
+/**
+ * The working tree containing `path` and the branch HEAD names, for a run whose commit
+ * is given ($CULPRIT_COMMIT): `workdir` and `branch` as culprit_vcs_head_describe()
+ * gives them, `sha` empty and `dirty` 0 (a given commit is taken as clean), found by
+ * reading `.git` and HEAD as git's discovery does (upwards, a `.git` directory or a
+ * `gitdir:` file, not across file systems), without libgit2: no library start, no
+ * status scan. A repository libgit2 cannot open (an extension it does not know, such
+ * as worktreeConfig for libgit2 1.5) is still located. CULPRIT_ENOTFOUND outside a
+ * working tree. Thread-safe.
+ */
+int culprit_vcs_head_locate(culprit_vcs_head *out, const char *path);
 void culprit_vcs_head_dispose(culprit_vcs_head *head);
 
 /* ---------------------------------------------------------------------------------

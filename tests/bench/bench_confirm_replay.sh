@@ -6,9 +6,15 @@
 # within pairs alternating as a confirmation's does; then prints, per effect, the
 # spread of the pairs' differences on each per-run figure (judged mean time, mean CPU
 # time, CPU floor = the fastest sample's CPU time) and replays confirmations on
-# resampled pairs: the t interval on CPU means (the rule before), and the rule
-# culprit uses (CPU floors; the sign test below 20 pairs, from 20 on the mean inside
-# Tukey's severe fences), at the looks 10, 20, 30 pairs, confidence 0.99, threshold 2%.
+# resampled pairs: the t interval on CPU means (an older rule, at the looks 10, 20, 30),
+# and the rule culprit uses (comparison.c, sign.c): CPU floors judged by the sign test
+# at every regular look (10, 13, 20, 30 pairs: a confirmation's extra look at 13), each
+# bound missing at most 0.0085 / 4 (the confidence 0.99 less the early looks' share,
+# split over the four looks: slower when the lower bound is above 0 and the median
+# above the 2% threshold, not slower when the upper bound is below it), and the
+# equivalence stop at every look (4, 6, 10, 13, 20, 30 pairs: not slower when the
+# one-sided 80% upper bound, the sign test's at tail 0.2, is below the threshold);
+# REGULAR="10 20 30" replays the looks before the extra one (tail 0.0085 / 3).
 # Run it beside two CPU hogs; the load is printed before and after.
 # usage: bench_confirm_replay.sh LIBCULPRIT INCLUDE_DIR [SECONDS (300) [REPLAYS (1000)]]
 set -euo pipefail
@@ -36,7 +42,7 @@ while [ "$(date +%s)" -lt "$end" ]; do
 done
 echo "load after recording: $(uptime)"
 python3 - "$work/runs" "$replays" <<'PY'
-import glob, math, random, re, statistics as st, sys
+import glob, math, os, random, re, statistics as st, sys
 from math import comb
 rows = []
 for d in sorted(glob.glob(sys.argv[1] + "/0*")):
@@ -69,13 +75,19 @@ def t_ci(d):
         d = [x for x in d if q1 - 3 * (q3 - q1) <= x <= q3 + 3 * (q3 - q1)]
     m, h = st.mean(d), TQ.get(len(d) - 1, 3.0) * st.stdev(d) / math.sqrt(len(d))
     return m, m - h, m + h
+REGULAR = tuple(int(n) for n in os.environ.get("REGULAR", "10 13 20 30").split())
 def confirm(seq, rule, thr=0.02):
-    for n in (10, 20, 30):
+    regular = REGULAR if rule == "floor+sign" else (10, 20, 30)
+    for n in (4, 6) + regular if rule == "floor+sign" else regular:
         d = seq[:n]
-        if rule == "floor+sign" and n < 20:
-            m, (lo, hi) = st.median(d), sign(d, 0.009 / 3)
-        else:
-            m, lo, hi = t_ci(d)
+        if rule == "floor+sign":
+            if n in regular:
+                m, (lo, hi) = st.median(d), sign(d, 0.0085 / len(regular))
+                if lo > 0 and m > thr: return 1, n
+                if hi < thr: return 0, n
+            if sign(d, 0.2)[1] < thr: return 0, n  # the equivalence stop
+            continue
+        m, lo, hi = t_ci(d)
         if lo > 0 and m > thr: return 1, n
         if hi < thr: return 0, n
     return -1, 30

@@ -955,21 +955,50 @@ static void test_confirm_slow_phases(void **state)
  * floors inside them from 20 pairs on fell below zero, so a +10% commit was stopped as
  * not slower. The sign test at every look counts them as one vote each: never not
  * slower. */
+/* A +10% confirmation, every run preempted (floors judged), with the equivalence stop,
+ * where every `every`-th run of the good end falls in a slow phase (1.8x). */
+static void confirm_slow_good(scenario *sc, int every, double cpu_noise,
+                              culprit_bisect_confirmation *c)
+{
+    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 1, NULL};
+
+    linear(sc, 2, 1, 0.10);
+    sc->f.slow_every = every;
+    sc->f.slow_good = 1;
+    sc->f.cpu_noise = cpu_noise;
+    sc->f.preempted = 1;
+    confirm_rules(sc, &rules, c);
+    assert_int_equal(c->cpu, 1);
+}
+
 static void test_confirm_slow_good_end(void **state)
 {
     scenario *sc = *state;
     culprit_bisect_confirmation c;
-    culprit_bisect__confirm_rules rules = {1, 0, NULL, NULL, NULL, 1, NULL};
 
-    linear(sc, 2, 1, 0.10);
-    sc->f.slow_every = 4;
-    sc->f.slow_good = 1;
-    sc->f.cpu_noise = 0.10;
-    sc->f.preempted = 1;
-    confirm_rules(sc, &rules, &c);
-    assert_int_equal(c.cpu, 1);
+    confirm_slow_good(sc, 4, 0.10, &c);
     assert_int_not_equal(c.slower, 0);
     assert_int_equal(c.below, 0);
+}
+
+/* A confirmation judging floors looks at 13 pairs too, where the sign test lets one
+ * pair of 13 go the other way: one slow phase of the good end (its 10th run, the
+ * warm-up counted: pair 9) in a +10% confirmation keeps the look at 10 from deciding;
+ * the look at 13 decides, where before it waited for the look at 20. The next look
+ * that could decide after 10 pairs is 13. */
+static void test_confirm_extra_look(void **state)
+{
+    scenario *sc = *state;
+    culprit_bisect_confirmation c;
+
+    confirm_slow_good(sc, 10, 0, &c);
+    assert_int_equal(c.slower, 1);
+    assert_int_equal(c.pairs, CULPRIT_BISECT__CONFIRM_LOOK);
+    assert_true(c.change_low > 0);
+    assert_int_equal(culprit_bisect__next_look(&sc->opts, CULPRIT_BISECT__CONFIRM_LOOK, 10),
+                     CULPRIT_BISECT__CONFIRM_LOOK);
+    assert_int_equal(culprit_bisect__next_look(&sc->opts, CULPRIT_BISECT__CONFIRM_LOOK, 13), 20);
+    assert_int_equal(culprit_bisect__next_look(&sc->opts, 0, 10), 20);
 }
 
 /* The equivalence stop: an unchanged commit whose floors vary by about the
@@ -1202,6 +1231,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_confirm_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_phases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_slow_good_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_confirm_extra_look, setup, teardown),
         cmocka_unit_test_setup_teardown(test_confirm_stops_below, setup, teardown),
         cmocka_unit_test(test_time_metric_not_counted),
         cmocka_unit_test_setup_teardown(test_options_policy, setup, teardown),

@@ -270,6 +270,22 @@ static void max_repetitions_from_the_environment_caps_the_samples(void **state)
     assert_non_null(strstr(w->err.ptr, "CULPRIT_MAX_REPETITIONS"));
 }
 
+/* CULPRIT_NO_FORK=1 (what a paired confirmation sets for its runs of one test) runs the
+ * test in the runner's process, as --no-fork: a crash is no longer a child killed by a
+ * signal (CMocka turns it into a failure), and "0" keeps the fork. */
+static void no_fork_from_the_environment(void **state)
+{
+    workspace *w = *state;
+
+    assert_int_equal(run_sample(w, NULL, NULL, "--filter crashes --no-history"), 1);
+    assert_non_null(strstr(w->out.ptr, "killed by signal"));
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_NO_FORK=0", "--filter crashes --no-history"), 1);
+    assert_non_null(strstr(w->out.ptr, "killed by signal"));
+    assert_int_equal(run_sample(w, NULL, "CULPRIT_NO_FORK=1", "--filter crashes --no-history"), 1);
+    assert_null(strstr(w->out.ptr, "killed by signal"));
+    assert_non_null(strstr(w->out.ptr, "crashes"));
+}
+
 static void failure_crash_and_hang_are_reported_and_others_kept(void **state)
 {
     workspace *w = *state;
@@ -405,6 +421,41 @@ static void outside_git_records_unknown_commit_with_warning(void **state)
     free(commit);
 }
 
+/* A given commit ($CULPRIT_COMMIT, a CI job or a paired confirmation) is recorded
+ * without libgit2 describing HEAD: the work tree (where culprit.json and the default
+ * history are) and the branch are still found, even in a repository libgit2 cannot
+ * open (extensions.worktreeConfig, which libgit2 1.5 refuses), and from a build
+ * directory inside it. */
+static void given_commit_finds_the_work_tree_without_libgit2(void **state)
+{
+    workspace *w = *state;
+    char cmd[1024], build[256], hist[320];
+    culprit_run *run = NULL;
+    char *file;
+
+    snprintf(cmd, sizeof(cmd),
+             "cd '%s' && git init -q -b trunk ext && cd ext && echo a > a.txt && git add a.txt && "
+             "git -c user.name=t -c user.email=t@e commit -qm first && mkdir build && "
+             "git config core.repositoryformatversion 1 && "
+             "git config extensions.worktreeConfig true",
+             w->dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(build, sizeof(build), "%s/ext/build", w->dir);
+    assert_int_equal(run_sample(w, build, "CULPRIT_COMMIT=0123456789abcdef",
+                                "--filter busy_fast --repetitions 3"),
+                     0);
+    snprintf(hist, sizeof(hist), "%s/ext/.culprit/history", w->dir);
+    assert_non_null(file = first_file(hist, ".xml"));
+    assert_int_equal(culprit_history_read_file(&run, file, 0), 0);
+    assert_string_equal(run->commit, "0123456789abcdef");
+    assert_string_equal(run->branch, "trunk");
+    snprintf(hist, sizeof(hist), "%s/.culprit", build);
+    assert_int_not_equal(access(hist, F_OK), 0); /* not in the build directory */
+    assert_null(strstr(culprit_buf_cstr(&w->err), "recorded in"));
+    culprit_history_run_free(run);
+    free(file);
+}
+
 static void project_file_categories_and_warning(void **state)
 {
     workspace *w = *state;
@@ -525,6 +576,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(records_commit_of_the_git_repository, setup, teardown),
         cmocka_unit_test_setup_teardown(outside_git_records_unknown_commit_with_warning, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(given_commit_finds_the_work_tree_without_libgit2, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(no_fork_from_the_environment, setup, teardown),
         cmocka_unit_test_setup_teardown(project_file_categories_and_warning, setup, teardown),
         cmocka_unit_test_setup_teardown(ctest_tags_come_before_the_verdict_on_one_line, setup,
                                         teardown),

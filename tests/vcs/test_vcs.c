@@ -117,6 +117,67 @@ static void detached_head_has_no_branch(void **state)
     run(GIT " -C '%s' checkout -q main", repo);
 }
 
+/* With the commit given ($CULPRIT_COMMIT), a run needs only the work tree and the
+ * branch: read from .git and HEAD as describe finds them, without libgit2. */
+static void located_as_described_without_libgit2(void **state)
+{
+    culprit_vcs_head head, described;
+    char sub[PATH_MAX + 128], wt[PATH_MAX + 64];
+    (void)state;
+
+    snprintf(sub, sizeof(sub), "%s/src/deep", repo);
+    assert_int_equal(culprit_vcs_head_locate(&head, sub), 0);
+    assert_int_equal(culprit_vcs_head_describe(&described, sub), 0);
+    assert_string_equal(head.workdir, described.workdir);
+    assert_string_equal(head.branch, described.branch);
+    assert_string_equal(head.sha, ""); /* given, not read */
+    assert_int_equal(head.dirty, 0);
+    culprit_vcs_head_dispose(&head);
+    culprit_vcs_head_dispose(&described);
+
+    run(GIT " -C '%s' checkout -q --detach", repo);
+    assert_int_equal(culprit_vcs_head_locate(&head, repo), 0);
+    assert_null(head.branch);
+    culprit_vcs_head_dispose(&head);
+    run(GIT " -C '%s' checkout -q main", repo);
+
+    /* A linked worktree: its .git is a file naming its git directory. */
+    snprintf(wt, sizeof(wt), "%s/wt", repo);
+    run(GIT " -C '%s' worktree add -q -b side '%s'", repo, wt);
+    snprintf(sub, sizeof(sub), "%s/src", wt);
+    assert_int_equal(culprit_vcs_head_locate(&head, sub), 0);
+    assert_string_equal(head.workdir, wt);
+    assert_string_equal(head.branch, "side");
+    culprit_vcs_head_dispose(&head);
+    run(GIT " -C '%s' worktree remove --force '%s'", repo, wt);
+}
+
+/* A repository with an extension libgit2 does not know (worktreeConfig for
+ * libgit2 1.5) cannot be described, but a run whose commit is given still finds its
+ * work tree (its culprit.json). */
+static void located_where_libgit2_cannot_open(void **state)
+{
+    culprit_vcs_head head;
+    char other[PATH_MAX], sub[PATH_MAX + 16];
+    (void)state;
+
+    assert_int_equal(test_tmpdir_make(other, sizeof(other), "vcs-ext"), 0);
+    run(GIT " init -q -b trunk '%s' && mkdir '%s/build'", other, other);
+    write_file(other, "a.c", "int a;\n");
+    run(GIT " -C '%s' add a.c && " GIT " -C '%s' commit -q -m first", other, other);
+    /* libgit2 1.5 refuses it ("unsupported extension name"); git takes it. */
+    run(GIT " -C '%s' config core.repositoryformatversion 1 && " GIT
+            " -C '%s' config extensions.worktreeConfig true",
+        other, other);
+    snprintf(sub, sizeof(sub), "%s/build", other);
+    assert_int_not_equal(culprit_vcs_head_describe(&head, sub), 0);
+    assert_int_equal(culprit_vcs_head_locate(&head, sub), 0);
+    assert_string_equal(head.workdir, other);
+    assert_string_equal(head.branch, "trunk");
+    culprit_vcs_head_dispose(&head);
+    assert_int_equal(test_tmpdir_remove(other), 0);
+}
+
 static void outside_a_repository_is_not_found(void **state)
 {
     culprit_vcs_head head;
@@ -127,6 +188,9 @@ static void outside_a_repository_is_not_found(void **state)
     assert_int_equal(culprit_vcs_head_describe(&head, tmpl), CULPRIT_ENOTFOUND);
     assert_non_null(strstr(culprit_error_last(), tmpl));
     assert_null(head.branch);
+    assert_int_equal(culprit_vcs_head_locate(&head, tmpl), CULPRIT_ENOTFOUND);
+    assert_non_null(strstr(culprit_error_last(), tmpl));
+    assert_null(head.workdir);
 
     /* A repository without a commit has no HEAD to record either. */
     run(GIT " init -q '%s'", tmpl);
@@ -142,6 +206,8 @@ int main(void)
         cmocka_unit_test(dirty_when_tracked_files_change),
         cmocka_unit_test(index_on_disk_is_not_written),
         cmocka_unit_test(detached_head_has_no_branch),
+        cmocka_unit_test(located_as_described_without_libgit2),
+        cmocka_unit_test(located_where_libgit2_cannot_open),
         cmocka_unit_test(outside_a_repository_is_not_found),
     };
     return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
