@@ -111,12 +111,10 @@ static int fill_context(runner *r, culprit_run *run, const char *suite,
     strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
     snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%06ldZ", now.tv_nsec / 1000);
     given = r->opt.commit || (env_commit && *env_commit);
-    /* The counted process (valgrind.c) hands back one test's result, which its parent
-     * records: it reads no repository (under callgrind, describing HEAD, libgit2's
-     * parsing of the CA certificates first, was 83% of what it ran before the body).
-     * A given commit is recorded clean: only the work tree and the branch are looked
-     * up, without libgit2's start and status scan (13-15% of a paired confirmation's
-     * run of a 1 ms test, docs/runner.md). */
+    /* The counted process (valgrind.c) reads no repository: its parent records its
+     * result (describing HEAD was 83% of what it ran before the body, under callgrind).
+     * A given commit is recorded clean: only the work tree and branch are looked up,
+     * without libgit2 (13-15% of a paired confirmation's run, docs/runner.md). */
     counted = count_result && *count_result;
     have_head = !counted && (given ? culprit_vcs_head_locate(&head, where)
                                    : culprit_vcs_head_describe(&head, where)) == 0;
