@@ -256,6 +256,16 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
                         step->change, r->s->opts->measure.count_threshold) == CULPRIT_VERDICT_MINOR
                         ? CULPRIT_BISECT_BAD
                         : CULPRIT_BISECT_GOOD;
+    /* Futility, as for a timed step: a candidate slower by less than futile_below
+     * (half the range's slowdown) does not hold the regression bisected. A count shows
+     * any slowdown, so without this the bisection stopped at the first commit that
+     * added a few instructions: on libxml2 #726 a +8.4% commit (2% of a 50x range)
+     * became the culprit, and its call trees the answer. Good, and undecided. */
+    if (step->verdict == CULPRIT_BISECT_BAD && r->s->futile_below > 0 &&
+        step->change < r->s->futile_below) {
+        step->verdict = CULPRIT_BISECT_GOOD;
+        step->undecided = 1;
+    }
     /* A count is exact: the same pair counted again gives the same counts, so a bad
      * step is as strong as any confirmation of it (search.c skips that). */
     step->conclusive = step->verdict == CULPRIT_BISECT_BAD;
