@@ -25,16 +25,18 @@
 #          manual_scan_link_url (added by it) or handle_close_bracket (its caller,
 #          changed by it).
 #   libxml2  GNOME/libxml2, issue #726, fixed by 122b6130 (b71f09c1 on the 2.12
-#          branch; "parser: Fix performance
-#          regression when parsing namespaces": "The namespace hash table didn't reuse
-#          deleted buckets, leading to quadratic behavior"; it changes xmlParserNsLookup
-#          and xmlParserNsPush). That table and both functions were added by e0dd330b
-#          ("parser: Use hash tables to avoid quadratic behavior"), the first commit
-#          holding them: before it a prefix was looked up in the in-scope namespaces.
-#          An element redeclaring the same prefix 10,000 times ("<a xmlns:x='u'/>")
-#          leaves a deleted bucket per element with the same hash, which every later
-#          lookup walks. Range e0dd330b~10..6337a14a (26 commits). Expected: e0dd330b,
-#          answer xmlParserNsLookup (where the walk is) or xmlParserNsPush (its caller).
+#          branch; "parser: Fix performance regression when parsing namespaces": "The
+#          namespace hash table didn't reuse deleted buckets, leading to quadratic
+#          behavior"; it changes xmlParserNsLookup and xmlParserNsPush). That table
+#          and both functions were added by e0dd330b ("parser: Use hash tables to
+#          avoid quadratic behavior"), the first commit holding them: before it a
+#          prefix was looked up in the in-scope namespaces. An element redeclaring the
+#          same prefix 10,000 times ("<a xmlns:x='u'/>") leaves a deleted bucket per
+#          element with the same hash, which every later lookup walks. Range
+#          e0dd330b~10..6337a14a (26 commits; d147f564 in it adds 8% of instructions).
+#          Expected: e0dd330b, answer xmlParserNsLookup (where the walk is) or
+#          xmlParserNsPush (its caller). xmllint is built with the modules it can do
+#          without off (a full build takes a minute, not several).
 #
 # usage: bench_real_regressions.sh CULPRIT [cmark] [zlib] [cmark214] [libxml2]   (default: all)
 # The repositories are not fetched: clone them once and name their parent directory:
