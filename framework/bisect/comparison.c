@@ -222,13 +222,11 @@ static void reuse_counted(runs *r, const culprit_bisect_step *step)
         }
 }
 
-/*
- * A step on counts: samples in history count first, then a count of the commit from an earlier
- * step of the session (reuse_counted), then one run of each side that
- * has none; the relative change of the mean counts is judged by detect's rule
- * (culprit_detect_counted_change), bad when it is a regression there, and then
- * conclusive.
- */
+/* A step on counts: samples in history first, then a count from an earlier step
+ * (reuse_counted), then one run of each side that has none. Bad when detect's rule
+ * (culprit_detect_counted_change) calls the change a regression, and conclusive; but
+ * futile below futile_below as a timed step is (a count shows any slowdown: on libxml2
+ * #726 a +8.4% commit, 2% of a 50x range, became the culprit): good, undecided. */
 static int decide_counted(runs *r, culprit_bisect_step *step)
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
@@ -256,6 +254,9 @@ static int decide_counted(runs *r, culprit_bisect_step *step)
                         step->change, r->s->opts->measure.count_threshold) == CULPRIT_VERDICT_MINOR
                         ? CULPRIT_BISECT_BAD
                         : CULPRIT_BISECT_GOOD;
+    if ((step->undecided =
+             step->verdict == CULPRIT_BISECT_BAD && step->change < r->s->futile_below))
+        step->verdict = CULPRIT_BISECT_GOOD;
     /* A count is exact: the same pair counted again gives the same counts, so a bad
      * step is as strong as any confirmation of it (search.c skips that). */
     step->conclusive = step->verdict == CULPRIT_BISECT_BAD;

@@ -802,6 +802,29 @@ static void test_counted_metric(void **state)
     assert_non_null(strstr(culprit_error_last(), "needs a run command"));
 }
 
+/* Counts show any slowdown, so a bisection step on counts is futile below half the
+ * range's slowdown as a timed one is: a +8% commit (4) before a 50x one (11), as on
+ * libxml2 #726 (issue 26). The bisection lands on 11, which explains 98% of the
+ * range, and the rest is not searched. Before: 4 was the culprit, explaining 2%, and
+ * its call trees were the answer. */
+static void test_counted_futility(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 17, 0, 0);
+    for (int i = 0; i < 17; i++)
+        sc->f.mean[i] = 100 * (i >= 4 ? 1.08 : 1) * (i >= 11 ? 50 : 1);
+    sc->f.exact = 1;
+    sc->opts.perf.metric = "instructions";
+    run_session(sc, 0, 16);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_FOUND);
+    assert_string_equal(sc->culprits, "11");
+    assert_string_equal(sc->r.culprit, sc->repo.sha[11]);
+    assert_true(sc->r.culprits[0].share > 0.9);
+}
+
 /* Options are checked against their version. */
 /* check --confirm --build --run: a bisection step of its own between the baseline
  * and the commit judged. Slower: confirmed; the same code: not slower; a change at
@@ -1211,6 +1234,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_all_noisy_good_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_whole_change, setup, teardown),
         cmocka_unit_test(test_share_pinned),
+        cmocka_unit_test_setup_teardown(test_counted_futility, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_pins_share, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_small_share_not_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_rest_bounded, setup, teardown),
