@@ -74,15 +74,28 @@ static size_t kept(const unsigned char *p, kind k)
     return len;
 }
 
+/* Past what `k` keeps from p on: printable ASCII, which every kind keeps, a byte at a
+ * time without a call (the escaping of 100,000 verdict lines was 6% of `compare`). */
+static const unsigned char *skip_kept(const unsigned char *p, kind k)
+{
+    size_t len;
+
+    for (;;) {
+        while (*p >= 0x20 && *p < 0x7f)
+            p++;
+        if (!(len = kept(p, k)))
+            return p;
+        p += len;
+    }
+}
+
 static int put_escaped(culprit_buf *buf, const char *s, kind k)
 {
     const unsigned char *p = (const unsigned char *)s;
 
     while (*p) {
         const unsigned char *start = p;
-        size_t len;
-        while ((len = kept(p, k)) > 0)
-            p += len;
+        p = skip_kept(p, k);
         if (culprit_buf_put(buf, (const char *)start, (size_t)(p - start)) < 0)
             return CULPRIT_ERROR;
         if (*p && culprit_buf_printf(buf, "\\x%02x", (unsigned)*p++) < 0)
@@ -114,11 +127,8 @@ int culprit_buf_put_utf8(culprit_buf *buf, const char *s, unsigned int flags)
 const char *culprit_text_utf8(const char *s, culprit_buf *scratch, unsigned int flags)
 {
     kind k = flags & CULPRIT_TEXT_XML ? KIND_XML : KIND_UTF8;
-    const unsigned char *p = (const unsigned char *)s;
-    size_t len;
+    const unsigned char *p = skip_kept((const unsigned char *)s, k);
 
-    while ((len = kept(p, k)) > 0)
-        p += len;
     if (!*p)
         return s;
     culprit_buf_clear(scratch);

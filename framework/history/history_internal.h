@@ -30,20 +30,50 @@ int culprit_history__parse_uint(uint64_t *out, const char *p, const char *end, u
 /* Parts of a document: [start, start + len) each, in order. */
 typedef struct {
     size_t start, len;
+    int token; /* 1: the text of the next cut block followed (read.c puts a token there) */
 } culprit_history__range;
+
+/* The length of a token's nonce: "@" and 16 random hex digits. */
+#define CULPRIT_HISTORY__NONCE_LEN 17
 
 typedef struct {
     culprit_history__range *items;
     size_t n, alloc;
+    culprit_history__range *blocks; /* the text of each block cut out whole, in order */
+    size_t nblocks, ablocks;
+    char nonce[CULPRIT_HISTORY__NONCE_LEN]; /* of the tokens standing for the blocks */
 } culprit_history__ranges;
 
 /*
  * The document [data, data + len) without the sample lines of each culprit block,
- * appended to `out` as ranges of it (skip.c). Returns 1 when done, 0 when the
- * document does not have the writer's exact shape (then it must be parsed whole),
- * -1 when out of memory.
+ * appended to `out` as ranges of it (skip.c). With `cut`, also without the text of
+ * each block that the XML parser would hand over unchanged (plain ASCII without '&',
+ * '<', ']', '\r'): its range is marked `token` and its text listed in out->blocks, to
+ * be parsed straight from the document. Returns 1 when done, 0 when the document
+ * does not have the writer's exact shape (then it must be parsed whole), -1 when out
+ * of memory.
  */
-int culprit_history__skip_samples(culprit_history__ranges *out, const char *data, size_t len);
+int culprit_history__skip_samples(culprit_history__ranges *out, const char *data, size_t len,
+                                  int cut);
+
+/* The longest token culprit_history__token() writes. */
+#define CULPRIT_HISTORY__TOKEN_MAX 40
+
+/*
+ * The text the reader puts where block k of `cut` was (skip.c): the read's nonce (random,
+ * made by the skip), '-', k; no document can spell it. Returns its length (no NUL).
+ */
+size_t culprit_history__token(char out[CULPRIT_HISTORY__TOKEN_MAX],
+                              const culprit_history__ranges *cut, size_t k);
+
+/*
+ * The text [*text, *text + *len) of a <system-out>, when it is the token of cut block
+ * *next: that block's text in `data` instead, *next advanced, 1. 0 when it is other
+ * text (kept); -1 when it holds a token otherwise (the parser did not see the
+ * document as the cut took it: read it again uncut).
+ */
+int culprit_history__take_block(const culprit_history__ranges *cut, size_t *next, const char *data,
+                                const char **text, size_t *len);
 
 /* Makes room for n tests in the run at once (the culprit blocks the skip found: one
  * allocation of the right size, not a doubling array copied ten times over); a
@@ -117,6 +147,19 @@ const char *culprit_history__xml_safe(const char *s, culprit_buf *tmp);
  */
 int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
                           const culprit_history_query *query);
+
+/* The text of a number macro. */
+#define CULPRIT_HISTORY__STR(x)  CULPRIT_HISTORY__STR2(x)
+#define CULPRIT_HISTORY__STR2(x) #x
+
+/*
+ * A <property> of a run file: `name` with *value, into `run` (a string property
+ * takes *value, leaving NULL; unknown names are ignored, as later additions must be);
+ * culprit.format sets *have_format. CULPRIT_EINVALID, with a message that does not
+ * name the file, for a format version this build does not read or a bad culprit.dirty.
+ */
+int culprit_history__run_property(culprit_run *run, const char *name, char **value,
+                                  int *have_format);
 
 /* Initializes libxml2 once (its xmlInitParser()): on the calling thread before files
  * are read on several (culprit_parallel_for), as libxml2 asks of threaded programs.

@@ -1,8 +1,9 @@
 /*
  * History files on disk: opened, checked to be a non-empty regular file, and
- * mapped rather than read, so that a summaries-only read (read.c cuts the sample
- * lines out before parsing) never touches the pages of the samples, which are 99%
- * of a file. The path is kept in the run, for messages and for the store.
+ * mapped rather than read (no copy). Every page is read (the skip of a summaries-only
+ * read looks for '<' among the samples), so the mapping is populated at once
+ * (MAP_POPULATE): a page fault per page cost more than the copy would have. The path
+ * is kept in the run, for messages and for the store.
  */
 #include "history_internal.h"
 
@@ -54,8 +55,7 @@ int culprit_history__load_file(culprit_run **out, const char *path,
         error = culprit_error_set(CULPRIT_EINVALID, "%s: empty file", path);
         goto cleanup;
     }
-    /* Mapped, not read: a summaries-only read never touches the sample pages. */
-    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (map == MAP_FAILED) {
         error = culprit_error_set_os("cannot map history file '%s'", path);
         goto cleanup;

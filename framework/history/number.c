@@ -136,33 +136,45 @@ int culprit_history__parse_uint(uint64_t *out, const char *p, const char *end, u
     return 0;
 }
 
-/* The exact fast path: [-]digits[.digits] with fewer than 2^53 in the mantissa. */
-static int parse_short_decimal(double *out, const char *p, const char *end)
-{
-    int negative = 0;
-    uint64_t m = 0;
-    size_t d = 0, digits = 0;
+/* [-]digits[.digits] scanned once: the mantissa m of every digit (below 2^64), the
+ * decimals d, the sign. -1 when the text is not of that shape, or m or d too large. */
+typedef struct {
+    uint64_t m;
+    size_t d;
+    int negative;
+} decimal;
 
+static int scan_decimal(decimal *x, const char *p, const char *end)
+{
+    size_t digits = 0;
+
+    x->m = 0, x->d = 0, x->negative = 0;
     if (p < end && *p == '-') {
-        negative = 1;
+        x->negative = 1;
         p++;
     }
     for (; p < end && (unsigned int)(*p - '0') <= 9; p++, digits++) {
-        m = m * 10 + (uint64_t)(*p - '0');
-        if (m >= (1ull << 53))
+        if (x->m > (UINT64_MAX - 9) / 10)
             return -1;
+        x->m = x->m * 10 + (uint64_t)(*p - '0');
     }
     if (p < end && *p == '.') {
-        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
-            m = m * 10 + (uint64_t)(*p - '0');
-            if (m >= (1ull << 53) || d >= 22)
+        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, x->d++, digits++) {
+            if (x->m > (UINT64_MAX - 9) / 10 || x->d >= 22)
                 return -1;
+            x->m = x->m * 10 + (uint64_t)(*p - '0');
         }
     }
-    if (p != end || digits == 0)
+    return p == end && digits ? 0 : -1;
+}
+
+/* The exact fast path: fewer than 2^53 in the mantissa, at most 22 decimals. */
+static int short_decimal(double *out, const decimal *x)
+{
+    if (x->m >= (1ull << 53))
         return -1;
-    *out = d ? (double)m / pow10_exact[d] : (double)m;
-    if (negative)
+    *out = x->d ? (double)x->m / pow10_exact[x->d] : (double)x->m;
+    if (x->negative)
         *out = -*out;
     return 0;
 }
@@ -208,30 +220,14 @@ static int bits128(u128 v)
  * bit for the remainder, then rounded to 53 bits, ties to even: the correctly
  * rounded double, strtod's, with no floating-point step that could round twice.
  */
-static int parse_long_decimal(double *out, const char *p, const char *end)
+static int long_decimal(double *out, const decimal *x)
 {
-    int negative = 0, s, sticky;
-    uint64_t m = 0, mant, g;
-    size_t d = 0, digits = 0;
+    int s, sticky;
+    uint64_t m = x->m, mant, g;
+    size_t d = x->d;
     u128 num, den, q;
 
-    if (p < end && *p == '-') {
-        negative = 1;
-        p++;
-    }
-    for (; p < end && (unsigned int)(*p - '0') <= 9; p++, digits++) {
-        if (m > (UINT64_MAX - 9) / 10)
-            return -1;
-        m = m * 10 + (uint64_t)(*p - '0');
-    }
-    if (p < end && *p == '.') {
-        for (p++; p < end && (unsigned int)(*p - '0') <= 9; p++, d++, digits++) {
-            if (m > (UINT64_MAX - 9) / 10 || d >= 19)
-                return -1;
-            m = m * 10 + (uint64_t)(*p - '0');
-        }
-    }
-    if (p != end || digits == 0 || m == 0)
+    if (d > 19 || m == 0)
         return -1;
     den = pow10_u64[d];
     s = 55 + bits128(den) - bits128(m); /* then 2^54 <= m 2^s / 10^d < 2^56 */
@@ -250,14 +246,14 @@ static int parse_long_decimal(double *out, const char *p, const char *end)
     if (g > 2 || (g == 2 && (sticky || (mant & 1))))
         mant++;
     *out = ldexp((double)mant, 2 - s);
-    if (negative)
+    if (x->negative)
         *out = -*out;
     return 0;
 }
 #else
-static int parse_long_decimal(double *out, const char *p, const char *end)
+static int long_decimal(double *out, const decimal *x)
 {
-    (void)out, (void)p, (void)end;
+    (void)out, (void)x;
     return -1; /* no 128-bit integers here: strtod */
 }
 #endif
@@ -267,8 +263,11 @@ int culprit_history__parse_double(double *out, const char *p, const char *end)
     char tmp[64];
     size_t len = (size_t)(end - p);
     char *stop;
+    decimal x;
 
-    if (parse_short_decimal(out, p, end) == 0 || parse_long_decimal(out, p, end) == 0)
+    /* One scan for both exact paths (scanning twice was half of reading a block). */
+    if (scan_decimal(&x, p, end) == 0 &&
+        (short_decimal(out, &x) == 0 || long_decimal(out, &x) == 0))
         return 0;
     if (len == 0 || len >= sizeof(tmp))
         return -1;

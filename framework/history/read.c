@@ -13,6 +13,15 @@
  * mapped file (mapped.c) and only that rest goes through the XML parser, in pieces
  * gathered into one small buffer. A file that does not have exactly the shape the
  * writer produces is parsed whole instead.
+ *
+ * The header lines of a block are most of what is left, and libxml2 only hands them
+ * over as text: a block whose text the parser would hand over unchanged (skip.c) is
+ * cut out as well, a token standing in its place, and parsed straight from the file
+ * when the token comes back as the text of its <system-out>. The token holds a random
+ * nonce of the read, so no document can spell one; a token that comes back anywhere
+ * else, or not at all (a block inside a comment), and any error, have the document
+ * read again without the cut: what is read, and every message, stays what the whole
+ * parse gives.
  */
 #include "history_internal.h"
 
@@ -50,7 +59,10 @@ typedef struct {
     int have_format;
     culprit_test_result *test; /* the current testcase; NULL when filtered out */
     int have_block;
-    culprit_buf text; /* the text of the current <system-out> / <system-err> */
+    culprit_buf text;                   /* the text of the current <system-out> / <system-err> */
+    const char *data;                   /* the document the blocks of `cut` were cut from */
+    const culprit_history__ranges *cut; /* NULL: nothing cut */
+    size_t next_block;                  /* the cut block the next token stands for */
 } reader;
 
 static void fail(reader *r, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -142,55 +154,12 @@ static int take_attr(reader *r, char **field, const xmlChar **attrs, int nb, con
 
 static void on_property(reader *r, const xmlChar **attrs, int nb)
 {
-    static const struct {
-        const char *name;
-        size_t offset;
-    } strings[] = {
-        {"culprit.run-id", offsetof(culprit_run, id)},
-        {"culprit.commit", offsetof(culprit_run, commit)},
-        {"culprit.branch", offsetof(culprit_run, branch)},
-        {"culprit.timestamp", offsetof(culprit_run, timestamp)},
-        {"culprit.host", offsetof(culprit_run, host)},
-        {"culprit.machine", offsetof(culprit_run, machine)},
-        {"culprit.machine-class", offsetof(culprit_run, machine_class)},
-        {"culprit.compiler", offsetof(culprit_run, compiler)},
-        {"culprit.flags", offsetof(culprit_run, flags)},
-        {"culprit.binary", offsetof(culprit_run, binary)},
-    };
     char *name = attr_dup(attrs, nb, "name"), *value = attr_dup(attrs, nb, "value");
 
-    if (!name || !value) {
+    if (!name || !value)
         fail(r, CULPRIT_EINVALID, "<property> without a name or a value");
-        goto cleanup;
-    }
-    if (!strcmp(name, "culprit.format")) {
-        if (strcmp(value, "1") != 0) {
-            fail(r, CULPRIT_EINVALID,
-                 "history format version '%s' is not supported (this build "
-                 "reads version %d)",
-                 value, CULPRIT_HISTORY_FORMAT);
-            goto cleanup;
-        }
-        r->have_format = 1;
-    } else if (!strcmp(name, "culprit.dirty")) {
-        if (!strcmp(value, "true") || !strcmp(value, "1"))
-            r->run->dirty = 1;
-        else if (!strcmp(value, "false") || !strcmp(value, "0"))
-            r->run->dirty = 0;
-        else
-            fail(r, CULPRIT_EINVALID, "culprit.dirty is '%s', not true or false", value);
-    } else {
-        for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
-            if (strcmp(name, strings[i].name) != 0)
-                continue;
-            char **field = (char **)((char *)r->run + strings[i].offset);
-            free(*field);
-            *field = value;
-            value = NULL;
-            break;
-        }
-    }
-cleanup:
+    else if (culprit_history__run_property(r->run, name, &value, &r->have_format) < 0)
+        fail_last(r, CULPRIT_EINVALID);
     free(name);
     free(value);
 }
@@ -377,18 +346,23 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
     case EL_PROPERTIES:
         check_run(r);
         break;
-    case EL_SYSTEM_OUT:
-        if (!r->test)
+    case EL_SYSTEM_OUT: {
+        const char *text = culprit_buf_cstr(&r->text);
+        size_t len = r->text.size;
+        /* The token of a cut block: that block. One out of place: read again, uncut. */
+        if (r->cut && culprit_history__take_block(r->cut, &r->next_block, r->data, &text, &len) < 0)
+            fail(r, CULPRIT_EINVALID, "a culprit block out of place");
+        if (r->error || !r->test)
             break;
         if (r->have_block) {
             fail(r, CULPRIT_EINVALID, "test '%s' has more than one <system-out>", r->test->name);
             break;
         }
         r->have_block = 1;
-        if (culprit_history__block_parse(r->test, culprit_buf_cstr(&r->text), r->text.size,
-                                         r->query ? r->query->flags : 0) < 0)
+        if (culprit_history__block_parse(r->test, text, len, r->query ? r->query->flags : 0) < 0)
             fail_last(r, culprit_error_last_code());
         break;
+    }
     case EL_SYSTEM_ERR:
         if (r->test && culprit_str_set(&r->test->output, culprit_buf_cstr(&r->text)) < 0)
             fail_last(r, CULPRIT_ERROR);
@@ -407,10 +381,15 @@ static void on_end(void *ctx, const xmlChar *localname, const xmlChar *prefix, c
 static void on_text(void *ctx, const xmlChar *ch, int len)
 {
     reader *r = ctx;
+    element top;
 
-    if (r->error || r->filtered || r->depth == 0 || !r->test)
+    if (r->error || r->filtered || r->depth == 0)
         return;
-    if (r->stack[r->depth - 1] != EL_SYSTEM_OUT && r->stack[r->depth - 1] != EL_SYSTEM_ERR)
+    top = r->stack[r->depth - 1];
+    if (top != EL_SYSTEM_OUT && top != EL_SYSTEM_ERR)
+        return;
+    /* A token is counted in a test the query leaves out too. */
+    if (!r->test && !(r->cut && top == EL_SYSTEM_OUT))
         return;
     if (culprit_buf_put(&r->text, (const char *)ch, (size_t)len) < 0)
         fail_last(r, CULPRIT_ERROR);
@@ -468,10 +447,14 @@ static void push(reader *r, const char *p, size_t len)
 
 /* Pushes the ranges of `data` to the parser in pieces of up to PUSH_PIECE bytes: a
  * range that long straight from `data`, shorter ones gathered into `stage` first
- * (one small buffer reused, not a copy of the document). */
+ * (one small buffer reused, not a copy of the document), each followed by the token
+ * of the next cut block when it is marked so. */
 static void push_ranges(reader *r, const char *data, const culprit_history__ranges *rs,
                         culprit_buf *stage)
 {
+    char tok[CULPRIT_HISTORY__TOKEN_MAX];
+    size_t block = 0;
+
     for (size_t i = 0; i < rs->n && !r->error && !r->filtered; i++) {
         const char *p = data + rs->items[i].start;
         size_t len = rs->items[i].len;
@@ -483,6 +466,9 @@ static void push_ranges(reader *r, const char *data, const culprit_history__rang
             push(r, p, len);
         else if (culprit_buf_put(stage, p, len) < 0)
             fail_last(r, CULPRIT_ERROR);
+        if (rs->items[i].token &&
+            culprit_buf_put(stage, tok, culprit_history__token(tok, rs, block++)) < 0)
+            fail_last(r, CULPRIT_ERROR);
     }
     push(r, stage->ptr, stage->size);
 }
@@ -490,8 +476,8 @@ static void push_ranges(reader *r, const char *data, const culprit_history__rang
 static int parse(reader *r, const char *data, size_t len, const culprit_history__ranges *rs)
 {
     xmlSAXHandler sax;
-    culprit_history__range whole = {0, len};
-    culprit_history__ranges all = {&whole, 1, 1};
+    culprit_history__range whole = {0, len, 0};
+    culprit_history__ranges all = {&whole, 1, 1, NULL, 0, 0, ""};
     culprit_buf stage = CULPRIT_BUF_INIT;
 
     if (len > INT_MAX) {
@@ -529,20 +515,25 @@ static int parse(reader *r, const char *data, size_t len, const culprit_history_
         fail(r, CULPRIT_EINVALID, "not a culprit history file (no <testsuite>)");
     if (!r->error && !r->filtered && !r->have_format)
         fail(r, CULPRIT_EINVALID, "not a culprit history file (no culprit.format property)");
+    if (!r->error && !r->filtered && r->cut && r->next_block != r->cut->nblocks)
+        fail(r, CULPRIT_EINVALID, "a culprit block out of place");
     xmlFreeParserCtxt(r->ctxt);
     r->ctxt = NULL;
     return r->error;
 }
 
-int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
-                          const culprit_history_query *query)
+/* One reading of the document: with `cut`, blocks cut out where they can be
+ * (*cut_any: some were). */
+static int read_once(culprit_run **out, const char *data, size_t len, const char *name,
+                     const culprit_history_query *query, int cut, int *cut_any)
 {
     reader r;
-    culprit_history__ranges kept = {NULL, 0, 0};
+    culprit_history__ranges kept;
     int error, skipped = 0;
 
     *out = NULL;
     memset(&r, 0, sizeof(r));
+    memset(&kept, 0, sizeof(kept));
     r.name = name ? name : "(memory)";
     r.query = query;
     if (len == 0)
@@ -550,12 +541,17 @@ int culprit_history__read(culprit_run **out, const char *data, size_t len, const
     if ((error = culprit_history_run_new(&r.run)) < 0)
         goto cleanup;
     if (!(query && (query->flags & CULPRIT_HISTORY_LOAD_SAMPLES)) &&
-        (skipped = culprit_history__skip_samples(&kept, data, len)) < 0) {
+        (skipped = culprit_history__skip_samples(&kept, data, len, cut)) < 0) {
         error = CULPRIT_ERROR;
         goto cleanup;
     }
     if (skipped) /* a block per test */
         culprit_history__tests_reserve(r.run, kept.n - 1);
+    if (skipped && kept.nblocks) {
+        r.data = data;
+        r.cut = &kept;
+        *cut_any = 1;
+    }
     error = parse(&r, data, len, skipped ? &kept : NULL);
     if (error < 0)
         goto cleanup;
@@ -569,6 +565,21 @@ cleanup:
     culprit_history_run_free(r.run);
     culprit_buf_dispose(&r.text);
     free(kept.items);
+    free(kept.blocks);
+    return error;
+}
+
+int culprit_history__read(culprit_run **out, const char *data, size_t len, const char *name,
+                          const culprit_history_query *query)
+{
+    int cut_any = 0, error = read_once(out, data, len, name, query, 1, &cut_any);
+
+    /* Refused with blocks cut out: read as the whole parse reads it, for its run
+     * (a block where the cut could not see it) or its error and message. */
+    if (error == CULPRIT_EINVALID && cut_any) {
+        culprit_error_clear();
+        error = read_once(out, data, len, name, query, 0, &cut_any);
+    }
     return error;
 }
 

@@ -130,7 +130,8 @@ cleanup:
 
 /* The bytes of a report: a regular file mapped (a run file of 100,000 tests, 100 MB,
  * read into a buffer cost a fifth of `culprit compare` in the copy and the fresh
- * pages), anything else (a pipe, `<(command)`) read. */
+ * pages) and populated at once (every page is read), anything else (a pipe,
+ * `<(command)`) read. */
 typedef struct {
     culprit_buf buf;
     void *map;
@@ -149,7 +150,7 @@ static int load(content *c, const char *path)
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         (fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) >= 0 && fstat(fd, &st) == 0 &&
         S_ISREG(st.st_mode) && st.st_size > 0)
-        c->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        c->map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (fd >= 0)
         close(fd);
     if (c->map != MAP_FAILED) {

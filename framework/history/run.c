@@ -6,10 +6,12 @@
 #include "history_internal.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const char *culprit_history_status_name(culprit_status status)
 {
@@ -131,6 +133,63 @@ void culprit_history_run_free(culprit_run *run)
     free(run);
 }
 
+/* The run's string properties (culprit_history__run_property). */
+static const struct {
+    const char *name;
+    size_t offset;
+} run_strings[] = {
+    {"culprit.run-id", offsetof(culprit_run, id)},
+    {"culprit.commit", offsetof(culprit_run, commit)},
+    {"culprit.branch", offsetof(culprit_run, branch)},
+    {"culprit.timestamp", offsetof(culprit_run, timestamp)},
+    {"culprit.host", offsetof(culprit_run, host)},
+    {"culprit.machine", offsetof(culprit_run, machine)},
+    {"culprit.machine-class", offsetof(culprit_run, machine_class)},
+    {"culprit.compiler", offsetof(culprit_run, compiler)},
+    {"culprit.flags", offsetof(culprit_run, flags)},
+    {"culprit.binary", offsetof(culprit_run, binary)},
+};
+
+/* CULPRIT_EINVALID with the message cut as the reader cuts its own (512 bytes). */
+static int property_refused(const char *fmt, const char *value)
+{
+    char what[512];
+
+    snprintf(what, sizeof(what), fmt, value);
+    return culprit_error_set(CULPRIT_EINVALID, "%s", what);
+}
+
+int culprit_history__run_property(culprit_run *run, const char *name, char **value,
+                                  int *have_format)
+{
+    if (!strcmp(name, "culprit.format")) {
+        if (strcmp(*value, "1") != 0)
+            return property_refused(
+                "history format version '%s' is not supported (this build "
+                "reads version " CULPRIT_HISTORY__STR(CULPRIT_HISTORY_FORMAT) ")",
+                *value);
+        *have_format = 1;
+    } else if (!strcmp(name, "culprit.dirty")) {
+        if (!strcmp(*value, "true") || !strcmp(*value, "1"))
+            run->dirty = 1;
+        else if (!strcmp(*value, "false") || !strcmp(*value, "0"))
+            run->dirty = 0;
+        else
+            return property_refused("culprit.dirty is '%s', not true or false", *value);
+    } else {
+        for (size_t i = 0; i < sizeof(run_strings) / sizeof(run_strings[0]); i++) {
+            if (strcmp(name, run_strings[i].name) != 0)
+                continue;
+            char **field = (char **)((char *)run + run_strings[i].offset);
+            free(*field);
+            *field = *value;
+            *value = NULL;
+            break;
+        }
+    }
+    return 0;
+}
+
 int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run)
 {
     culprit_test_result *test;
@@ -146,6 +205,31 @@ int culprit_history_run_add_test(culprit_test_result **out, culprit_run *run)
     return 0;
 }
 
+/* The pages of an array about to be written whole (a run's tests, each zeroed as it
+ * is added), faulted in at once: on transparent huge pages where the system gives
+ * them on request (transparent_hugepage "madvise", Debian's default), and populated by
+ * one call (MADV_POPULATE_WRITE, Linux 5.14) instead of a page fault per page, which
+ * on a virtual machine cost more than the parse of the tests written there. A hint:
+ * nothing changes where it is refused. */
+static void prefault(void *p, size_t size)
+{
+    const uintptr_t page = 4096, huge = (uintptr_t)2 << 20;
+    uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1),
+              end = ((uintptr_t)p + size) & ~(page - 1);
+    uintptr_t hstart = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+              hend = ((uintptr_t)p + size) & ~(huge - 1);
+
+#ifdef MADV_HUGEPAGE
+    if (hend > hstart)
+        (void)madvise((void *)hstart, hend - hstart, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+    if (end > start)
+        (void)madvise((void *)start, end - start, MADV_POPULATE_WRITE);
+#endif
+    (void)start, (void)end, (void)hstart, (void)hend;
+}
+
 void culprit_history__tests_reserve(culprit_run *run, size_t n)
 {
     culprit_test_result *tests;
@@ -155,6 +239,7 @@ void culprit_history__tests_reserve(culprit_run *run, size_t n)
         return; /* a hint: the array still grows as tests are added */
     run->tests = tests;
     run->atests = n;
+    prefault(tests, n * sizeof(*tests));
 }
 
 /* The entries the series array of a test of n series holds: 4, then doubling when

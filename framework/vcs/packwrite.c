@@ -144,9 +144,20 @@ typedef struct {
     uint32_t crc;
 } blob;
 
+/* Its id: git's, the SHA-1 of "blob <size>\0" and the bytes, by mbed TLS (sha1.c).
+ * libgit2's git_odb_hash() is the same SHA-1 with collision detection (sha1dc), which
+ * took twice as long, a tenth of a push of 1,000 runs; the receiving git computes
+ * every id again, with the detection, before it takes the pack. */
 static void hash_blob(blob *b)
 {
-    if (git_odb_hash(&b->id, b->data, b->len, GIT_OBJECT_BLOB) < 0)
+    char head[32];
+    int n = snprintf(head, sizeof(head), "blob %zu", b->len);
+    culprit_vcs__sha1 sha;
+
+    culprit_vcs__sha1_init(&sha);
+    culprit_vcs__sha1_update(&sha, head, (size_t)n + 1); /* with its NUL */
+    culprit_vcs__sha1_update(&sha, b->data, b->len);
+    if (culprit_vcs__sha1_final(b->id.id, &sha) < 0)
         b->failed = "cannot hash a file of the history store";
 }
 

@@ -1253,32 +1253,183 @@ static void no_series_read_keeps_every_summary(void **state)
     culprit_buf_dispose(&doc);
 }
 
+/* A summaries-only read of `doc` reads what the full read does, but the series. */
+static void assert_summaries_read_as_whole(const culprit_buf *doc)
+{
+    culprit_run *whole = NULL, *summaries = NULL;
+
+    assert_int_equal(culprit_history_read_memory(&whole, doc->ptr, doc->size, "mem",
+                                                 CULPRIT_HISTORY_LOAD_SAMPLES),
+                     0);
+    assert_int_equal(culprit_history_read_memory(&summaries, doc->ptr, doc->size, "mem", 0), 0);
+    assert_same_run(whole, summaries, 0);
+    culprit_history_run_free(whole);
+    culprit_history_run_free(summaries);
+}
+
 /* Issue 23: the skip finds each block's samples line by the 'p' of "\nsamples ",
  * among headers full of 'p's and near-misses; one range per block and the tail, and
  * the same summaries as the full read. */
 static void skip_finds_every_samples_line_among_look_alikes(void **state)
 {
-    culprit_run *run = make_run(), *whole = NULL, *summaries = NULL;
+    culprit_run *run = make_run();
     culprit_buf doc = CULPRIT_BUF_INIT;
-    culprit_history__ranges kept = {NULL, 0, 0};
+    culprit_history__ranges kept = {NULL, 0, 0, NULL, 0, 0, ""};
     (void)state;
 
     culprit_str_set(&run->tests[0].category, "p sample samples psamples");
     culprit_str_set(&run->tests[0].verdict_message, "pp \nsamples 12 p");
     culprit_str_set(&run->tests[1].stop, "p");
     assert_int_equal(culprit_history_format(&doc, run), 0);
-    assert_int_equal(culprit_history__skip_samples(&kept, doc.ptr, doc.size), 1);
+    assert_int_equal(culprit_history__skip_samples(&kept, doc.ptr, doc.size, 0), 1);
     assert_int_equal(kept.n, run->ntests + 1);
-    assert_int_equal(
-        culprit_history_read_memory(&whole, doc.ptr, doc.size, "mem", CULPRIT_HISTORY_LOAD_SAMPLES),
-        0);
-    assert_int_equal(culprit_history_read_memory(&summaries, doc.ptr, doc.size, "mem", 0), 0);
-    assert_same_run(whole, summaries, 0);
+    assert_int_equal(kept.nblocks, 0);
+    assert_summaries_read_as_whole(&doc);
     free(kept.items);
+    culprit_history_run_free(run);
+    culprit_buf_dispose(&doc);
+}
+
+/* Issue 23: a block whose text the XML parser hands over unchanged is cut out whole
+ * and read straight from the document; one with '&', ']' or non-ASCII bytes is not
+ * (the parser decodes or checks those). Either way the run read is the full read's. */
+static void plain_blocks_are_cut_out_and_read_as_the_parser_reads_them(void **state)
+{
+    culprit_run *run = make_run();
+    culprit_test_result *t;
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    culprit_history__ranges kept = {NULL, 0, 0, NULL, 0, 0, ""};
+    size_t cut = 0;
+    (void)state;
+
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
+    culprit_str_set(&t->name, "bracket");
+    culprit_str_set(&t->verdict_message, "a ]]> b");
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
+    culprit_str_set(&t->name, "utf8");
+    culprit_str_set(&t->category, "caf\xc3\xa9");
+    assert_int_equal(culprit_history_run_add_test(&t, run), 0);
+    culprit_str_set(&t->name, "tab");
+    culprit_str_set(&t->verdict_message, "a\tb (written \\x09)");
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    assert_int_equal(culprit_history__skip_samples(&kept, doc.ptr, doc.size, 1), 1);
+    assert_int_equal(kept.n, run->ntests + 1);
+    /* all but the first test ("fast & small"), "bracket" and "utf8" */
+    assert_int_equal(kept.nblocks, run->ntests - 3);
+    for (size_t i = 0; i < kept.n; i++)
+        cut += (size_t)kept.items[i].token;
+    assert_int_equal(cut, kept.nblocks);
+    assert_memory_equal(doc.ptr + kept.blocks[0].start, "culprit-result 1\n", 17);
+    assert_summaries_read_as_whole(&doc);
+    free(kept.items);
+    free(kept.blocks);
+    culprit_history_run_free(run);
+    culprit_buf_dispose(&doc);
+}
+
+/* Issue 23: the check that a block is plain, eight bytes at a time, refuses each byte
+ * the parser would change or check, wherever it falls, and keeps tabs and line breaks. */
+static void every_byte_the_parser_changes_keeps_a_block_in(void **state)
+{
+    static const char refused[] = {0x01, 0x0d, 0x1f, 0x7f, (char)0x80, (char)0xff, '&', ']'};
+    static const char kept[] = {'\t', '\n', ' ', '~', '>', '[', 0x7e};
+    culprit_run *run = make_run();
+    culprit_buf doc = CULPRIT_BUF_INIT;
+    (void)state;
+
+    culprit_str_set(&run->tests[0].category, "fast"); /* every block plain */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    for (size_t at = 0; at < 9; at++) {
+        for (size_t i = 0; i < sizeof(refused) + sizeof(kept); i++) {
+            int refuse = i < sizeof(refused);
+            char c = refuse ? refused[i] : kept[i - sizeof(refused)];
+            culprit_buf edited = CULPRIT_BUF_INIT;
+            culprit_history__ranges ranges = {NULL, 0, 0, NULL, 0, 0, ""};
+            char *value;
+            culprit_buf_put(&edited, doc.ptr, doc.size);
+            /* "category fast" becomes "category fast" and 9 more bytes, one of them c */
+            replace_once(&edited, "category fast\n", "category fastxxxxxxxxx\n");
+            value = strstr(edited.ptr, "category fastxxxxxxxxx") + strlen("category fast");
+            value[at] = c;
+            assert_int_equal(culprit_history__skip_samples(&ranges, edited.ptr, edited.size, 1), 1);
+            if ((size_t)ranges.nblocks != run->ntests - (size_t)refuse)
+                fail_msg("byte 0x%02x at %zu: %zu blocks cut of %zu", (unsigned char)c, at,
+                         ranges.nblocks, run->ntests);
+            free(ranges.items);
+            free(ranges.blocks);
+            culprit_buf_dispose(&edited);
+        }
+    }
+    culprit_history_run_free(run);
+    culprit_buf_dispose(&doc);
+}
+
+/* The message of reading `doc` with `flags`, or "" when it reads. */
+static void read_message(char *out, size_t size, const culprit_buf *doc, unsigned int flags)
+{
+    culprit_run *run = NULL;
+
+    out[0] = '\0';
+    if (culprit_history_read_memory(&run, doc->ptr, doc->size, "mem", flags) < 0)
+        snprintf(out, size, "%s", culprit_error_last());
+    culprit_history_run_free(run);
+}
+
+/* Issue 23: a block the parser does not see where the cut took it (inside a comment,
+ * inside CDATA) or text that only looks like a token: the document is read as the
+ * whole parse reads it, to the same run or the same error. */
+static void blocks_out_of_place_read_as_the_whole_parse_reads_them(void **state)
+{
+    culprit_run *run = make_run(), *whole = NULL, *summaries = NULL;
+    culprit_buf doc = CULPRIT_BUF_INIT, edited = CULPRIT_BUF_INIT, testcase = CULPRIT_BUF_INIT;
+    char expected[1024], got[1024];
+    const char *from, *to;
+    (void)state;
+
+    culprit_str_set(&run->tests[0].category, "fast"); /* every block plain */
+    assert_int_equal(culprit_history_format(&doc, run), 0);
+    /* the second test's <testcase>, again inside a comment first */
+    assert_non_null(from = strstr(strstr(doc.ptr, "<testcase") + 1, "<testcase"));
+    assert_non_null(to = strstr(from, "</testcase>"));
+    culprit_buf_puts(&testcase, "<!-- ");
+    culprit_buf_put(&testcase, from, (size_t)(to - from) + strlen("</testcase>"));
+    culprit_buf_puts(&testcase, " --><testcase");
+    culprit_buf_put(&edited, doc.ptr, doc.size);
+    replace_once(&edited, "<testcase", culprit_buf_cstr(&testcase));
+    assert_int_equal(culprit_history_read_memory(&whole, edited.ptr, edited.size, "mem",
+                                                 CULPRIT_HISTORY_LOAD_SAMPLES),
+                     0);
+    assert_int_equal(culprit_history_read_memory(&summaries, edited.ptr, edited.size, "mem", 0), 0);
+    assert_int_equal(summaries->ntests, run->ntests);
+    assert_same_run(whole, summaries, 0);
+
+    /* A block inside CDATA of a block: refused, with the whole parse's message. */
+    culprit_buf_clear(&edited);
+    culprit_buf_put(&edited, doc.ptr, doc.size);
+    replace_once(&edited, "<system-out>culprit-result",
+                 "<system-out><![CDATA[<system-out>culprit-result");
+    replace_once(&edited, "</system-out>", "</system-out>]]></system-out>");
+    read_message(expected, sizeof(expected), &edited, CULPRIT_HISTORY_LOAD_SAMPLES);
+    read_message(got, sizeof(got), &edited, 0);
+    assert_true(expected[0] != '\0');
+    assert_string_equal(got, expected);
+
+    /* Text that looks like a token is text: refused as before. */
+    culprit_buf_clear(&edited);
+    culprit_buf_put(&edited, doc.ptr, doc.size);
+    replace_once(&edited, "</properties>",
+                 "</properties><testcase name=\"t\"><system-out>"
+                 "@0123456789abcdef-0</system-out></testcase>");
+    read_message(expected, sizeof(expected), &edited, CULPRIT_HISTORY_LOAD_SAMPLES);
+    read_message(got, sizeof(got), &edited, 0);
+    assert_non_null(strstr(expected, "does not start with"));
+    assert_string_equal(got, expected);
     culprit_history_run_free(run);
     culprit_history_run_free(whole);
     culprit_history_run_free(summaries);
     culprit_buf_dispose(&doc);
+    culprit_buf_dispose(&edited);
+    culprit_buf_dispose(&testcase);
 }
 
 static void invalid_series_names_are_refused(void **state)
@@ -1355,6 +1506,9 @@ int main(void)
         cmocka_unit_test(summaries_only_read_keeps_long_text_between_blocks),
         cmocka_unit_test(no_series_read_keeps_every_summary),
         cmocka_unit_test(skip_finds_every_samples_line_among_look_alikes),
+        cmocka_unit_test(plain_blocks_are_cut_out_and_read_as_the_parser_reads_them),
+        cmocka_unit_test(blocks_out_of_place_read_as_the_whole_parse_reads_them),
+        cmocka_unit_test(every_byte_the_parser_changes_keeps_a_block_in),
         cmocka_unit_test(eight_concurrent_writers_keep_every_run),
         cmocka_unit_test(a_second_source_is_deduplicated_by_run_id),
     };

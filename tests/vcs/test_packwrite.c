@@ -197,6 +197,36 @@ static void many_blobs_at_once_are_the_blobs_added_one_by_one(void **state)
     culprit_vcs_free(vcs);
 }
 
+/* Issue 23: the ids of packed blobs come from mbed TLS's SHA-1 (not libgit2's): they
+ * are the ids libgit2 gives the same bytes, at every length around SHA-1's 64-byte
+ * blocks (the "blob N" header shifts them) and beyond. */
+static void packed_blob_ids_are_libgit2s_at_every_size(void **state)
+{
+    culprit_vcs *vcs = NULL;
+    culprit_vcs_blobs *w = NULL;
+    char *data = malloc(70000), mine[41], theirs[41];
+    size_t sizes[200], n = 0;
+    (void)state;
+
+    assert_non_null(data);
+    for (size_t i = 0; i < 70000; i++)
+        data[i] = (char)('a' + (i * 7 + i / 13) % 26);
+    for (size_t len = 0; len < 140; len++)
+        sizes[n++] = len;
+    sizes[n++] = 4095, sizes[n++] = 4096, sizes[n++] = 65536, sizes[n++] = 70000;
+    assert_int_equal(culprit_vcs_open(&vcs, repo), 0);
+    for (size_t i = 0; i < n; i++) {
+        data[0] = (char)('A' + i % 26); /* not held by the database yet */
+        assert_int_equal(culprit_vcs_blobs_begin(&w, vcs), 0);
+        assert_int_equal(culprit_vcs_blobs_add(mine, w, data, sizes[i]), 0);
+        culprit_vcs_blobs_free(w);
+        assert_int_equal(culprit_vcs_blob_write(theirs, vcs, data, sizes[i]), 0);
+        assert_string_equal(mine, theirs);
+    }
+    culprit_vcs_free(vcs);
+    free(data);
+}
+
 static void empty_and_abandoned_packs_leave_no_file(void **state)
 {
     culprit_vcs *vcs = NULL;
@@ -225,6 +255,7 @@ int main(void)
         cmocka_unit_test(sha1_matches_the_standard_vectors),
         cmocka_unit_test(blobs_are_one_pack_that_git_reads),
         cmocka_unit_test(many_blobs_at_once_are_the_blobs_added_one_by_one),
+        cmocka_unit_test(packed_blob_ids_are_libgit2s_at_every_size),
         cmocka_unit_test(empty_and_abandoned_packs_leave_no_file),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
