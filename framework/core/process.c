@@ -11,11 +11,14 @@
  * binary its result), then SIGKILL (end_child()). Its $TMPDIR is our process's
  * temporary directory, so whatever it leaves there goes with ours.
  *
- * A failed exec is told from a program that exits 127 through a close-on-exec pipe:
- * the child writes its errno there when exec fails, and the parent reads either
- * that or end-of-file (exec succeeded), as posix_spawn implementations do.
+ * The child is started with posix_spawn, not fork: glibc's shares our memory until
+ * the exec (no copy of culprit's page tables, which fork makes and then pays for
+ * again in copy-on-write faults: on a VM that shadows page tables, a fork of
+ * culprit cost more CPU time than the short program it ran), and returns the exec's
+ * errno when it fails, which tells a program that cannot start from one that exits
+ * 127.
  */
-#define _GNU_SOURCE /* asprintf, execvpe, pipe2, strsignal */
+#define _GNU_SOURCE /* asprintf, pipe2, strsignal, posix_spawn_file_actions_addchdir_np */
 #include "culprit/core.h"
 
 #include <errno.h>
@@ -23,6 +26,7 @@
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,56 +130,124 @@ void culprit_process_interrupt(void)
     interrupting = 0;
 }
 
-/* In the child: set up, exec, and on failure report errno through `report`. */
-static void child(const culprit_process_options *o, int out_fd, int report, char *tmpdir_env,
-                  const sigset_t *mask)
-{
-    int err, null_fd;
+extern char **environ;
 
-    /* The parent's handlers are not ours (they would remove its checkouts): the
-     * default for what it handles, before the signals blocked over fork() arrive. */
+/* Sets `entry` ("NAME=value") in the `*n` entries of `envp`, over an entry of the same
+ * name, as putenv does; "NAME" alone removes it. */
+static void env_put(char **envp, size_t *n, char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    size_t len = eq ? (size_t)(eq - entry) : strlen(entry), i = 0;
+
+    while (i < *n && !(strncmp(envp[i], entry, len) == 0 && envp[i][len] == '='))
+        i++;
+    if (!eq) {
+        if (i < *n)
+            memmove(envp + i, envp + i + 1, (*n - i) * sizeof(*envp)); /* and its NULL */
+        *n -= i < *n;
+        return;
+    }
+    envp[i] = entry;
+    *n += i == *n;
+}
+
+/* The child's environment: ours, then its $TMPDIR (`tmpdir_env`), then o->env. The
+ * strings are ours and the caller's (only the array is malloc'd); NULL: no memory. */
+static char **child_env(const culprit_process_options *o, char *tmpdir_env)
+{
+    size_t n = 0, extra = 1;
+    char **envp;
+
+    while (environ && environ[n])
+        n++;
+    for (size_t i = 0; o->env && o->env[i]; i++)
+        extra++;
+    if (!(envp = calloc(n + extra + 1, sizeof(*envp))))
+        return NULL;
+    if (n)
+        memcpy(envp, environ, n * sizeof(*envp));
+    if (tmpdir_env)
+        env_put(envp, &n, tmpdir_env); /* before o->env, which may set its own */
+    for (size_t i = 0; o->env && o->env[i]; i++)
+        env_put(envp, &n, (char *)o->env[i]);
+    return envp;
+}
+
+/* o->argv[0], which is no executable format, run by /bin/sh with its arguments. */
+static int spawn_script(pid_t *pid, const culprit_process_options *o,
+                        const posix_spawn_file_actions_t *fa, const posix_spawnattr_t *attr,
+                        char **envp)
+{
+    size_t n = 0;
+    char **argv;
+    int err;
+
+    while (o->argv[n])
+        n++;
+    if (!(argv = calloc(n + 2, sizeof(*argv))))
+        return ENOMEM;
+    argv[0] = "/bin/sh";
+    memcpy(argv + 1, o->argv, n * sizeof(*argv));
+    err = posix_spawn(pid, "/bin/sh", fa, attr, argv, envp);
+    free(argv);
+    return err;
+}
+
+/*
+ * Starts the child: the signals culprit handles back to their default, `mask` (the
+ * mask from before we blocked them) as its signal mask, its own process group, its
+ * output, its directory, `envp`. Returns posix_spawn's error (0: started, *pid set).
+ */
+static int spawn_child(pid_t *pid, const culprit_process_options *o, int out_fd, char **envp,
+                       const sigset_t *mask)
+{
+    char *shell_argv[] = {"/bin/sh", "-c", (char *)o->shell, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
+    sigset_t handled;
+    int err;
+
+    /* The parent's handlers are not ours (they would remove its checkouts). */
+    sigemptyset(&handled);
     for (size_t i = 0; i < NENDING; i++) {
         struct sigaction sa;
         if (sigaction(ending[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN &&
             sa.sa_handler != SIG_DFL)
-            signal(ending[i], SIG_DFL);
+            sigaddset(&handled, ending[i]);
     }
-    sigprocmask(SIG_SETMASK, mask, NULL);
-    if (o->own_group)
-        setpgid(0, 0);
-    if (tmpdir_env)
-        putenv(tmpdir_env); /* before o->env, which may set its own */
-    switch (o->output) {
-    case CULPRIT_PROCESS_TO_STDERR:
-        dup2(STDERR_FILENO, STDOUT_FILENO);
-        break;
-    case CULPRIT_PROCESS_QUIET:
-        if ((null_fd = open("/dev/null", O_WRONLY)) >= 0) {
-            dup2(null_fd, STDOUT_FILENO);
-            dup2(null_fd, STDERR_FILENO);
-        }
-        break;
-    case CULPRIT_PROCESS_CAPTURE:
-        dup2(out_fd, STDOUT_FILENO);
-        dup2(out_fd, STDERR_FILENO);
-        break;
-    default:
-        break;
+    if ((err = posix_spawnattr_init(&attr)) != 0)
+        return err;
+    if ((err = posix_spawn_file_actions_init(&fa)) != 0) {
+        posix_spawnattr_destroy(&attr);
+        return err;
     }
-    if (o->dir && chdir(o->dir) < 0)
-        goto failed;
-    for (size_t i = 0; o->env && o->env[i]; i++)
-        putenv((char *)o->env[i]);
-    if (o->shell)
-        execl("/bin/sh", "sh", "-c", o->shell, (char *)NULL);
-    else
-        execvp(o->argv[0], (char *const *)o->argv);
-failed:
-    err = errno;
-    if (write(report, &err, sizeof(err)) < 0) {
-        /* nothing more to say: the parent sees end-of-file and the exit status */
+    posix_spawnattr_setsigdefault(&attr, &handled);
+    posix_spawnattr_setsigmask(&attr, mask);
+    if (o->own_group) {
+        flags |= POSIX_SPAWN_SETPGROUP;
+        posix_spawnattr_setpgroup(&attr, 0);
     }
-    _exit(127);
+    posix_spawnattr_setflags(&attr, flags);
+    if (o->output == CULPRIT_PROCESS_TO_STDERR)
+        err = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
+    else if (o->output == CULPRIT_PROCESS_QUIET)
+        err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) ||
+              posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    else if (o->output == CULPRIT_PROCESS_CAPTURE)
+        err = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO) ||
+              posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+    if (err == 0 && o->dir)
+        err = posix_spawn_file_actions_addchdir_np(&fa, o->dir);
+    if (err == 0 && o->shell)
+        err = posix_spawn(pid, "/bin/sh", &fa, &attr, shell_argv, envp);
+    else if (err == 0)
+        err = posix_spawnp(pid, o->argv[0], &fa, &attr, (char *const *)o->argv, envp);
+    if (err == ENOEXEC && !o->shell) /* a script without #!: to /bin/sh, as execvp does */
+        err = spawn_script(pid, o, &fa, &attr, envp);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&attr);
+    return err;
 }
 
 /* Appends a chunk to the kept tail of `cap` bytes. */
@@ -346,11 +418,10 @@ int culprit_process_options_init(culprit_process_options *opts, unsigned int ver
 
 int culprit_process_run(culprit_process_result *out, const culprit_process_options *o)
 {
-    int out_pipe[2] = {-1, -1}, report[2] = {-1, -1}, err = 0, error = 0;
+    int out_pipe[2] = {-1, -1}, err = 0, error = 0;
     const char *what, *tmpdir;
-    char *tmpdir_env = NULL;
+    char *tmpdir_env = NULL, **envp = NULL;
     sigset_t block, mask;
-    ssize_t got;
     double start;
     pid_t pid;
 
@@ -361,8 +432,7 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
                                  "a process needs either a program with its arguments or a "
                                  "shell command");
     what = o->shell ? "/bin/sh" : o->argv[0];
-    if (pipe2(report, O_CLOEXEC) < 0 ||
-        (o->output == CULPRIT_PROCESS_CAPTURE && pipe2(out_pipe, O_CLOEXEC) < 0)) {
+    if (o->output == CULPRIT_PROCESS_CAPTURE && pipe2(out_pipe, O_CLOEXEC) < 0) {
         error = culprit_error_set_os("cannot create a pipe to run '%s'", what);
         goto cleanup;
     }
@@ -371,6 +441,10 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
         culprit_error_clear(); /* then the child has our $TMPDIR */
         tmpdir_env = NULL;
     }
+    if (!(envp = child_env(o, tmpdir_env))) {
+        error = CULPRIT_ERROR_NOMEM();
+        goto cleanup;
+    }
     fflush(stdout);
     fflush(stderr);
     start = now_ns();
@@ -378,36 +452,14 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
      * end_child() reaps it and sees the group gone at once (init may reap late). */
     if (o->own_group)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
-    /* A signal between fork() and the registration below would miss the child. */
+    /* A signal between the start and the registration below would miss the child. */
     sigemptyset(&block);
     for (size_t i = 0; i < NENDING; i++)
         sigaddset(&block, ending[i]);
     sigprocmask(SIG_BLOCK, &block, &mask);
-    if ((pid = fork()) < 0) {
+    err = spawn_child(&pid, o, out_pipe[1], envp, &mask);
+    if (err != 0) { /* nothing started: say why */
         sigprocmask(SIG_SETMASK, &mask, NULL);
-        error = culprit_error_set_os("cannot start '%s'", what);
-        goto cleanup;
-    }
-    if (pid == 0)
-        child(o, out_pipe[1], report[1], tmpdir_env, &mask);
-    if (o->own_group)
-        setpgid(pid, pid); /* as the child does: whichever runs first */
-    running_group = o->own_group;
-    running_grace_ms = (sig_atomic_t)(grace_of(o) * 1000);
-    running_pid = pid;
-    sigprocmask(SIG_SETMASK, &mask, NULL);
-    close(report[1]);
-    report[1] = -1;
-    if (out_pipe[1] >= 0) {
-        close(out_pipe[1]);
-        out_pipe[1] = -1;
-    }
-    while ((got = read(report[0], &err, sizeof(err))) < 0 && errno == EINTR)
-        ;
-    if (got == (ssize_t)sizeof(err)) { /* exec failed: reap the child and say why */
-        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-            ;
-        running_pid = 0;
         if (o->dir && err == ENOENT && access(o->dir, X_OK) != 0)
             error = culprit_error_set(CULPRIT_ENOTFOUND, "cannot enter '%s' to run '%s': %s",
                                       o->dir, what, strerror(err));
@@ -416,17 +468,23 @@ int culprit_process_run(culprit_process_result *out, const culprit_process_optio
                 culprit_error_set(CULPRIT_ENOTFOUND, "cannot run '%s': %s", what, strerror(err));
         goto cleanup;
     }
+    running_group = o->own_group;
+    running_grace_ms = (sig_atomic_t)(grace_of(o) * 1000);
+    running_pid = pid;
+    sigprocmask(SIG_SETMASK, &mask, NULL);
+    if (out_pipe[1] >= 0) {
+        close(out_pipe[1]);
+        out_pipe[1] = -1;
+    }
     error = wait_child(out, o, pid, out_pipe[0], start);
     running_pid = 0;
     /* At the exit itself when it was seen (not after draining the output). */
     out->elapsed_ns = (out->elapsed_ns > 0 ? out->elapsed_ns : now_ns()) - start;
 cleanup:
-    for (int i = 0; i < 2; i++) {
-        if (report[i] >= 0)
-            close(report[i]);
+    for (int i = 0; i < 2; i++)
         if (out_pipe[i] >= 0)
             close(out_pipe[i]);
-    }
+    free(envp);
     free(tmpdir_env);
     return error;
 }

@@ -302,6 +302,48 @@ static void environment_and_directory(void **state)
     culprit_process_result_dispose(&r);
 }
 
+/* What the child gets over our environment: a variable given replaces ours (set
+ * here, then replaced), "NAME" alone removes it; a script without a #! line runs
+ * under /bin/sh with its arguments, as execvp runs it. */
+static void environment_overrides_and_scripts_without_interpreter(void **state)
+{
+    const char *env[] = {"CULPRIT_PROCESS_A=given", "CULPRIT_PROCESS_B", NULL};
+    const char *argv[] = {
+        "sh", "-c", "printf '%s,%s' \"$CULPRIT_PROCESS_A\" \"${CULPRIT_PROCESS_B-unset}\"", NULL};
+    culprit_process_options o = CULPRIT_PROCESS_OPTIONS_INIT;
+    culprit_process_result r;
+    char *dir, script[4096];
+    FILE *f;
+    (void)state;
+
+    setenv("CULPRIT_PROCESS_A", "ours", 1);
+    setenv("CULPRIT_PROCESS_B", "ours", 1);
+    o.argv = argv;
+    o.env = env;
+    o.output = CULPRIT_PROCESS_CAPTURE;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_string_equal(r.output, "given,unset");
+    assert_string_equal(getenv("CULPRIT_PROCESS_A"), "ours");
+    culprit_process_result_dispose(&r);
+    unsetenv("CULPRIT_PROCESS_A");
+    unsetenv("CULPRIT_PROCESS_B");
+
+    assert_non_null(dir = test_tmpdir_new("script"));
+    snprintf(script, sizeof(script), "%s/script", dir);
+    assert_non_null(f = fopen(script, "w"));
+    fputs("echo \"script $1\"\n", f);
+    fclose(f);
+    assert_int_equal(chmod(script, 0755), 0);
+    o.argv = (const char *[]){script, "arg", NULL};
+    o.env = NULL;
+    assert_int_equal(culprit_process_run(&r, &o), 0);
+    assert_true(r.exited && r.status == 0);
+    assert_string_equal(r.output, "script arg\n");
+    culprit_process_result_dispose(&r);
+    test_tmpdir_remove(dir);
+    free(dir);
+}
+
 static void a_program_that_cannot_start_is_an_error(void **state)
 {
     const char *argv[] = {"culprit-no-such-program", "x", NULL};
@@ -375,6 +417,7 @@ int main(void)
         cmocka_unit_test(a_second_signal_skips_the_grace_period),
         cmocka_unit_test(background_processes_do_not_lengthen_a_run),
         cmocka_unit_test(environment_and_directory),
+        cmocka_unit_test(environment_overrides_and_scripts_without_interpreter),
         cmocka_unit_test(a_program_that_cannot_start_is_an_error),
         cmocka_unit_test(cpu_time_counts_work_not_waiting),
     };
