@@ -11,6 +11,7 @@
  */
 #include "bisect_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,10 +122,11 @@ static int diff(culprit_bisect_result *out, const culprit_bisect_options *opts)
     return error;
 }
 
-/* The tree of one side (k 0: the parent, 1: the culprit), its directories asked of
- * the probe just before it is recorded. */
-static int record_side(culprit_bisect_result *out, const culprit_bisect_options *opts,
-                       const culprit_bisect__probe *p, culprit_bisect__side side, int plain, int k)
+/* The tree of one side (k 0: the parent, 1: the culprit) into *tree, its directories
+ * asked of the probe just before it is recorded. */
+static int record_side(culprit_calltree **tree, culprit_bisect_result *out,
+                       const culprit_bisect_options *opts, const culprit_bisect__probe *p,
+                       culprit_bisect__side side, int plain, int k)
 {
     const char *dir = p->dir(p->payload, side), *plain_dir = NULL;
 
@@ -133,8 +135,52 @@ static int record_side(culprit_bisect_result *out, const culprit_bisect_options 
     if (!dir || (plain && !plain_dir))
         return culprit_error_prefix("recording the call tree of the %s: ",
                                     k ? "culprit" : "parent");
-    return record(k ? &out->culprit_tree : &out->parent_tree, opts, dir, plain_dir,
-                  k ? out->culprit : out->parent, k ? "culprit" : "parent", 0);
+    return record(tree, opts, dir, plain_dir, k ? out->culprit : out->parent,
+                  k ? "culprit" : "parent", 0);
+}
+
+/* Whether two recordings of one build counted the same work: every node's calls and
+ * cost, in the order the reader made them. */
+static int same_counts(const culprit_calltree *a, const culprit_calltree *b)
+{
+    if (a->nnodes != b->nnodes)
+        return 0;
+    for (size_t i = 0; i < a->nnodes; i++)
+        if (a->nodes[i].calls != b->nodes[i].calls ||
+            !(a->nodes[i].inclusive_ns == b->nodes[i].inclusive_ns ||
+              (isnan(a->nodes[i].inclusive_ns) && isnan(b->nodes[i].inclusive_ns))))
+            return 0;
+    return 1;
+}
+
+/*
+ * Both trees, counted ones with their band (docs/calltree.md, "Programs whose work
+ * varies"): the parent is counted twice, and when its two counts differ, the program's
+ * work varies from run to run, the culprit is counted twice too, and the diff leaves
+ * out the suspects within what a side varies (culprit_calltree_diff_band()). A
+ * program that does the same work every time costs one recording more.
+ */
+static int record_both(culprit_bisect_result *out, const culprit_bisect_options *opts,
+                       const culprit_bisect__probe *p, const culprit_bisect__side sides[2],
+                       int plain)
+{
+    culprit_calltree *again[2] = {NULL, NULL};
+    int counted = culprit_bisect__counted_trees(opts), varies = 0, error;
+
+    if ((error = record_side(&out->parent_tree, out, opts, p, sides[0], plain, 0)) < 0 ||
+        (counted && (error = record_side(&again[0], out, opts, p, sides[0], plain, 0)) < 0))
+        goto cleanup;
+    varies = counted && !same_counts(out->parent_tree, again[0]);
+    if ((error = record_side(&out->culprit_tree, out, opts, p, sides[1], plain, 1)) < 0 ||
+        (varies && (error = record_side(&again[1], out, opts, p, sides[1], plain, 1)) < 0) ||
+        (error = diff(out, opts)) < 0)
+        goto cleanup;
+    if (varies)
+        error = culprit_calltree_diff_band(&out->calltree, again[0], again[1]);
+cleanup:
+    culprit_calltree_free(again[0]);
+    culprit_calltree_free(again[1]);
+    return error;
 }
 
 int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
@@ -145,9 +191,7 @@ int culprit_bisect__calltree(culprit_bisect_result *out, culprit_vcs *repo,
 
     /* Both or neither: two trees corrected differently would differ by that alone. */
     out->calltree_corrected = plain;
-    if ((error = record_side(out, opts, p, sides[0], plain, 0)) < 0 ||
-        (error = record_side(out, opts, p, sides[1], plain, 1)) < 0 ||
-        (error = diff(out, opts)) < 0 ||
+    if ((error = record_both(out, opts, p, sides, plain)) < 0 ||
         (error = culprit_vcs_changes(&out->changes, repo, out->culprit, 0)) < 0 ||
         (error = culprit_calltree_correlate(&out->calltree, &out->changes)) < 0) {
         if (!(out->calltree_error = culprit_strdup(culprit_error_last())))

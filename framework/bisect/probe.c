@@ -60,9 +60,10 @@ typedef struct {
      * the first run of the test the session measures itself. */
     culprit_history *history;
     culprit_history_runs past;
-    /* The path the measured sides take turns at once the second one was seeded from
-     * the first (NULL: each builds and runs at its own path). */
-    char *home;
+    /* The path each pair of sides takes turns at once the second one was seeded from
+     * the first ([0] the measured sides, [1] the call-tree sides of --calltree-build;
+     * NULL: each builds and runs at its own path). */
+    char *home[2];
     culprit_run *fp;
     /* With --run/--test: the glob running that test alone ($CULPRIT_FILTER), known
      * from the first run (the name the binary declares); NULL before. */
@@ -80,18 +81,36 @@ static int measured(culprit_bisect__side side)
     return side == CULPRIT_BISECT__GOOD || side == CULPRIT_BISECT__CANDIDATE;
 }
 
-/* The other measured side of a measured side. */
+/* The other side of a side's pair: the measured sides, or the call-tree ones. */
 static culprit_bisect__side partner(culprit_bisect__side side)
 {
-    return side == CULPRIT_BISECT__GOOD ? CULPRIT_BISECT__CANDIDATE : CULPRIT_BISECT__GOOD;
+    switch (side) {
+    case CULPRIT_BISECT__GOOD:
+        return CULPRIT_BISECT__CANDIDATE;
+    case CULPRIT_BISECT__CANDIDATE:
+        return CULPRIT_BISECT__GOOD;
+    case CULPRIT_BISECT__CT_GOOD:
+        return CULPRIT_BISECT__CT_CANDIDATE;
+    default:
+        return CULPRIT_BISECT__CT_GOOD;
+    }
 }
 
-/* Puts a measured side's checkout at the shared path before it is built or run. */
+/* The command that builds on a side: the call-tree sides with --calltree-build when
+ * given (NULL: no build command). */
+static const char *build_command(const probe *p, culprit_bisect__side side)
+{
+    return !measured(side) && p->opts->calltree_build ? p->opts->calltree_build
+                                                      : p->opts->measure.build;
+}
+
+/* Puts a side's checkout at its pair's shared path before it is built or run. */
 static int at_home(probe *p, culprit_bisect__side side)
 {
     culprit_bisect__side other = partner(side);
+    const char *home = p->home[!measured(side)];
 
-    if (!p->home || !measured(side) || !strcmp(culprit_vcs_checkout_path(p->ck[side]), p->home))
+    if (!home || !strcmp(culprit_vcs_checkout_path(p->ck[side]), home))
         return 0;
     if (culprit_vcs_checkout_exchange(p->ck[side], p->ck[other]) < 0)
         return culprit_error_recode(CULPRIT_ERROR);
@@ -99,39 +118,40 @@ static int at_home(probe *p, culprit_bisect__side side)
 }
 
 /*
- * The checkout of a measured side that has none yet, seeded from the other measured
- * side's when that one holds a successful build: a copy of its tree, build outputs
- * and times included, switched to `sha`, then exchanged with it, so the copy is
- * built where the outputs were made. Every build, run and call-tree recording of a
- * measured side puts its checkout back at that path first (at_home). Where that
- * cannot be done (no build command; a file system that cannot exchange directories)
- * the checkout is made afresh.
+ * The checkout of a side that has none yet, seeded from the other side of its pair
+ * (the measured sides, or the call-tree sides of --calltree-build) when that one holds
+ * a successful build: a copy of its tree, build outputs and times included, switched
+ * to `sha`, then exchanged with it, so the copy is built where the outputs were made.
+ * Every build, run and call-tree recording of a side puts its checkout back at that
+ * path first (at_home). Where that cannot be done (no build command; a file system
+ * that cannot exchange directories) the checkout is made afresh.
  */
 static int create_checkout(probe *p, culprit_vcs *repo, culprit_bisect__side side, const char *sha)
 {
     culprit_bisect__side other = partner(side);
     culprit_vcs_checkout *from = p->ck[other], *copy = NULL;
     culprit_vcs_checkout_options o;
+    char **home = &p->home[!measured(side)];
     int error, seeded = 0;
 
     culprit_vcs_checkout_options_init(&o, CULPRIT_VCS_CHECKOUT_OPTIONS_VERSION);
     o.parent_dir = p->opts->measure.checkout_parent;
     for (int i = 0; from && i < CULPRIT_BISECT__NSIDES; i++)
         seeded |= p->built[i].ck == from && p->built[i].sha[0];
-    if (!measured(side) || !p->opts->measure.build)
+    if (!build_command(p, side))
         seeded = 0;
     if (!seeded)
         return culprit_vcs_checkout_create(&p->ck[side], repo, sha, &o);
     if ((error = culprit_vcs_checkout_copy(&copy, from, sha, &o)) < 0)
         return error;
-    if (!(p->home = culprit_strdup(culprit_vcs_checkout_path(from)))) {
+    if (!(*home = culprit_strdup(culprit_vcs_checkout_path(from)))) {
         culprit_vcs_checkout_remove(copy);
         return CULPRIT_ERROR;
     }
     if ((error = culprit_vcs_checkout_exchange(copy, from)) < 0) {
         /* Outputs naming the other path would be wrong here: start afresh. */
-        free(p->home);
-        p->home = NULL;
+        free(*home);
+        *home = NULL;
         culprit_vcs_checkout_remove(copy);
         if (error != CULPRIT_ESKIP)
             return error;
@@ -150,9 +170,7 @@ static int build(void *payload, culprit_vcs *repo, culprit_bisect__side side, co
     probe *p = payload;
     culprit_vcs_checkout **ck = &p->ck[side];
     /* The call-tree sides are built with the instrumented build command. */
-    const char *command = side >= CULPRIT_BISECT__CT_CANDIDATE && p->opts->calltree_build
-                              ? p->opts->calltree_build
-                              : p->opts->measure.build;
+    const char *command = build_command(p, side);
     double elapsed;
     int error, slot = -1;
 
@@ -490,7 +508,8 @@ static void dispose(void *payload)
     for (int i = 0; i < CULPRIT_BISECT__NSIDES; i++)
         culprit_vcs_checkout_remove(p->ck[i]);
     culprit_history_free(p->history);
-    free(p->home);
+    free(p->home[0]);
+    free(p->home[1]);
     free(p->filter);
     culprit_history_run_free(p->fp);
     culprit_history_runs_dispose(&p->past);

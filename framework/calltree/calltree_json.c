@@ -195,6 +195,7 @@ static json_t *add_diff(json_t *o, const culprit_calltree_diff *d)
     json_object_set_new(o, "correlated", json_boolean(d->correlated));
     json_object_set_new(o, "smaller_suspects", json_integer((json_int_t)d->nsmaller));
     json_object_set_new(o, "smaller_ns", culprit_calltree__json_double(d->smaller_ns));
+    json_object_set_new(o, "varying_suspects", json_integer((json_int_t)d->nvarying));
     for (size_t i = 0; i < d->nsuspects; i++) {
         const culprit_calltree_suspect *s = &d->suspects[i];
         culprit_buf path = CULPRIT_BUF_INIT;

@@ -1,7 +1,8 @@
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/tree.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/match.c ${CMAKE_CURRENT_LIST_DIR}/folded.c
   ${CMAKE_CURRENT_LIST_DIR}/diff.c ${CMAKE_CURRENT_LIST_DIR}/reach.c ${CMAKE_CURRENT_LIST_DIR}/correlate.c
-  ${CMAKE_CURRENT_LIST_DIR}/answer.c ${CMAKE_CURRENT_LIST_DIR}/overweight.c)
+  ${CMAKE_CURRENT_LIST_DIR}/answer.c ${CMAKE_CURRENT_LIST_DIR}/overweight.c
+  ${CMAKE_CURRENT_LIST_DIR}/band.c)
 target_sources(culprit PRIVATE ${CMAKE_CURRENT_LIST_DIR}/file.c ${CMAKE_CURRENT_LIST_DIR}/callgrind.c
   ${CMAKE_CURRENT_LIST_DIR}/file_write.c ${CMAKE_CURRENT_LIST_DIR}/calltree_json_read.c)
 # Symbolization reads the ELF objects' symbol tables and DWARF with libdw/libelf.

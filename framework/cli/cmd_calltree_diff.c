@@ -17,6 +17,7 @@ typedef struct {
     int rule; /* culprit_calltree_rule */
     double min_share;
     const char *root;
+    const char *again[2]; /* second recordings of BASE's and TEST's builds (NULL none) */
 } diff_search;
 
 static const char *const rule_names[] = {"reach", "paper", NULL};
@@ -48,6 +49,13 @@ static const char *const rule_names[] = {"reach", "paper", NULL};
                         "compare the subtrees of FUNCTION (its topmost node), per\n"               \
                         "call of it: a perf test's body",                                          \
                         .flags = CULPRIT_OPT_NONEMPTY),                                            \
+            CULPRIT_OPT("--base-again", 0, CULPRIT_OPT_STRING, &(search)->again[0], "FILE",        \
+                        "a second recording of BASE's build: leave out suspects\n"                 \
+                        "whose functions vary as much between the two (a program\n"                \
+                        "whose work varies from run to run)",                                      \
+                        .flags = CULPRIT_OPT_NONEMPTY),                                            \
+            CULPRIT_OPT("--test-again", 0, CULPRIT_OPT_STRING, &(search)->again[1], "FILE",        \
+                        "the same for TEST's build", .flags = CULPRIT_OPT_NONEMPTY),               \
             CULPRIT_OPT("--json", 0, CULPRIT_OPT_FLAG, &(judge)->json, NULL,                       \
                         "print the result as JSON on stdout"),                                     \
             CLI_OPT_HELP(help), CULPRIT_OPT_END_ROW                                                \
@@ -66,6 +74,7 @@ static void usage(FILE *out)
               "                              [--threshold PERCENT] [--confidence C]\n"
               "                              [--rule reach|paper] [--min-share PERCENT]\n"
               "                              [--root FUNCTION]\n"
+              "                              [--base-again FILE] [--test-again FILE]\n"
               "Names the functions behind a slowdown: each node of TEST's call tree is compared\n"
               "with BASE's (Welch's test on the per-call times), the search descends into slower\n"
               "and new nodes and those that add time, each node's added time is split between\n"
@@ -286,6 +295,12 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
         culprit_buf_dispose(&b);
     }
     free(shown);
+    if (d->nvarying > 0)
+        fprintf(out,
+                "and %zu left out: what %s add%s is within what %s between two "
+                "recordings of one build\n",
+                d->nvarying, d->nvarying == 1 ? "its function" : "their functions",
+                d->nvarying == 1 ? "s" : "", d->nvarying == 1 ? "it varies" : "they vary");
     if (d->nsmaller > 0) {
         culprit_buf b = CULPRIT_BUF_INIT;
         culprit_buf_printf(&b, "and %zu smaller (each under %g%% of the regression, ", d->nsmaller,
@@ -302,10 +317,10 @@ void cli_print_calltree_diff(FILE *out, const culprit_calltree_diff *d)
 int cli_calltree_diff(int argc, char **argv)
 {
     cli_judge judge;
-    diff_search search = {CULPRIT_CALLTREE_RULE_REACH, 0.05, NULL};
+    diff_search search = {CULPRIT_CALLTREE_RULE_REACH, 0.05, NULL, {NULL, NULL}};
     culprit_opt_parser p;
     const char *positional[2] = {NULL, NULL}, *repo_dir = NULL, *rev = NULL;
-    culprit_calltree *trees[2] = {NULL, NULL};
+    culprit_calltree *trees[2] = {NULL, NULL}, *again[2] = {NULL, NULL};
     culprit_calltree_diff diff;
     culprit_calltree_diff_options opts = CULPRIT_CALLTREE_DIFF_OPTIONS_INIT;
     culprit_vcs *repo = NULL;
@@ -353,7 +368,11 @@ int cli_calltree_diff(int argc, char **argv)
     for (int i = 0; i < 2; i++)
         if ((error = culprit_calltree_load(&trees[i], positional[i])) < 0)
             goto cleanup;
-    if ((error = culprit_calltree_diff_trees(&diff, trees[0], trees[1], &opts)) < 0)
+    for (int i = 0; i < 2; i++)
+        if (search.again[i] && (error = culprit_calltree_load(&again[i], search.again[i])) < 0)
+            goto cleanup;
+    if ((error = culprit_calltree_diff_trees(&diff, trees[0], trees[1], &opts)) < 0 ||
+        (error = culprit_calltree_diff_band(&diff, again[0], again[1])) < 0)
         goto cleanup;
     if (rev) {
         if ((error = culprit_vcs_open(&repo, repo_dir ? repo_dir : ".")) < 0 ||
@@ -389,5 +408,7 @@ cleanup:
     culprit_vcs_free(repo);
     culprit_calltree_free(trees[0]);
     culprit_calltree_free(trees[1]);
+    culprit_calltree_free(again[0]);
+    culprit_calltree_free(again[1]);
     return error < 0 ? CLI_EXIT_ERROR : CLI_EXIT_OK;
 }

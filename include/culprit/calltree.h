@@ -448,6 +448,9 @@ typedef struct {
     culprit_calltree_change *changes; /**< per function of the test tree: what the commit
                                            correlated changed of it; NULL until
                                            culprit_calltree_correlate() */
+    size_t nvarying; /**< suspects left out by culprit_calltree_diff_band(): what their
+                          functions add is within what they vary between two recordings
+                          of one build */
 } culprit_calltree_diff;
 
 /**
@@ -489,6 +492,23 @@ typedef struct {
 int culprit_calltree_diff_trees(culprit_calltree_diff *out, const culprit_calltree *base,
                                 const culprit_calltree *test,
                                 const culprit_calltree_diff_options *opts);
+
+/**
+ * The nondeterminism band (docs/calltree.md, "Programs whose work varies"): counts
+ * are exact only for a program that does the same work every time (one that seeds
+ * its hash tables at random does not). Given a second recording of the same build of
+ * either side or both (`base_again`, `test_again`; NULL none), a suspect is left out,
+ * and counted in `nvarying`, when what its function adds between the sides is not
+ * beyond what it varies between a side's two recordings: per function, the sum of
+ * its pairs' own_ns (per call of the root), between the sides against each side's
+ * two recordings, by Student's t on as many degrees of freedom as second recordings,
+ * one-sided at the diff's confidence. When the whole change is within its band, every
+ * suspect is left out. A function the same in a side's two recordings has no band
+ * and is judged as before. Returns 0, CULPRIT_EINVALID (a second recording of another
+ * metric, or one the diff refuses: the message says which) or CULPRIT_ERROR.
+ */
+int culprit_calltree_diff_band(culprit_calltree_diff *diff, const culprit_calltree *base_again,
+                               const culprit_calltree *test_again);
 
 /** Frees what a diff holds; it is left empty. Twice is harmless. */
 void culprit_calltree_diff_dispose(culprit_calltree_diff *diff);

@@ -51,12 +51,15 @@
 # would: each end built and counted (`valgrind --tool=callgrind`, its "I refs"), the
 # threshold at their geometric mean, then a script that builds (125 if that fails)
 # and says bad above it; its wall time includes all of that. AA=1 records the
-# culprit's instruction tree twice and diffs it with itself (issue 26: no suspect).
+# culprit's instruction tree and diffs it with itself (issue 26: no suspect; below).
 # Prints wall times, steps, builds, runs, answers and `uptime` before and after each,
 # and per case one SUMMARY line with what issue 26's goals judge: the commit right or
 # wrong, the function right or wrong, culprit's wall time for the bisection alone (to
 # its first "call trees:" progress line) and for all phases, and with GIT=1 `git
 # bisect run`'s wall time and the two ratios.
+# AA=1: four recordings of the culprit's build, the diff of two with the other two as
+# each side's second recording (`calltree diff --base-again --test-again`: a program
+# whose work varies, docs/calltree.md), and the diff of two alone for comparison.
 # METRIC=time judges by CPU time instead of instructions, as a user without Valgrind
 # would: `bisect --metric cpu_ns --calltree --calltree-build CMD`, CMD the same build
 # with `culprit-cc` (found beside CULPRIT, or in its build tree), so the bisection
@@ -196,16 +199,23 @@ EOF
   echo "$1 git bisect run: $(printf '%.1f' "$git_wall") s wall; names ${named:0:12}; $(($(wc -l < "$work/git-steps") + 2)) builds and counted runs (the ends included)"
 }
 
-aa() { # the culprit's tree twice, diffed with itself (AA=1)
+aa() { # the culprit's tree four times, diffed with itself (AA=1)
+  # Two recordings per side, as `bisect --calltree` makes of a program whose work varies:
+  # the diff of the first two alone, and with each side's second recording (the band).
   local d=$work/$1-aa
   git clone -q "$repo" "$d"
   (cd "$d" && git checkout -q "$expect" && sh -c "$build") > /dev/null
-  (cd "$d" && for k in 1 2; do
+  (cd "$d" && for k in 1 2 3 4; do
      "$culprit" calltree record --metric instructions --quiet --out "$work/aa$k.calltree" \
        sh -c "$cmd" > /dev/null
    done)
-  "$culprit" calltree diff "$work/aa1.calltree" "$work/aa2.calltree" --json > "$work/aa.json"
-  echo "$1 A/A: $(jq '.suspects | length' "$work/aa.json") suspects among $(jq .nodes_compared "$work/aa.json") nodes compared; $(uptime)"
+  "$culprit" calltree diff "$work/aa1.calltree" "$work/aa2.calltree" --json > "$work/aa-plain.json" 2> /dev/null
+  "$culprit" calltree diff "$work/aa1.calltree" "$work/aa2.calltree" --base-again "$work/aa3.calltree" \
+    --test-again "$work/aa4.calltree" --json > "$work/aa.json" 2> /dev/null
+  echo "$1 A/A: $(jq '.suspects | length' "$work/aa.json") suspects among $(jq .nodes_compared "$work/aa.json") nodes compared" \
+    "($(jq .varying_suspects "$work/aa.json") left out by the band; without it $(jq '.suspects | length' "$work/aa-plain.json"));" \
+    "main's instructions: $(for k in 1 2 3 4; do awk '$1 == "function" && $5 == "main" { f[$2] = 1 }
+      $1 == "node" && ($4 in f) { s += $7 } END { printf "%.0f ", s }' "$work/aa$k.calltree"; done)$(uptime)"
   jq -e '.suspects | length == 0' "$work/aa.json" > /dev/null || failed=1
 }
 

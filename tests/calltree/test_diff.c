@@ -627,6 +627,89 @@ static void reach_nothing_to_explain_without_a_regression(void **state)
     culprit_calltree_free(test);
 }
 
+/* A counted tree (instructions: no per-call variance): main calls parse once and
+ * lookup 100 times, each `parse` and `lookup` instructions of its own per call. */
+static culprit_calltree *counted(double parse, double lookup)
+{
+    culprit_calltree *t;
+    const char *file = "src/x.c";
+
+    assert_int_equal(culprit_calltree_new(&t), 0);
+    t->mode = CULPRIT_CALLTREE_FULL;
+    t->instructions = 1;
+    fixture_node(t, "main", file, 1, 1000 + parse + 100 * lookup, 0);
+    fixture_node(t, "main;parse", file, 1, parse, 0);
+    fixture_node(t, "main;lookup", file, 100, lookup, 0);
+    for (size_t i = 1; i < t->nnodes; i++)
+        t->nodes[i].inclusive_sq_ns2 = NAN;
+    fixture_finish(t);
+    return t;
+}
+
+/* The diff of base and test with each side's second recording (NULL none): its
+ * suspects' functions as "a b", and how many the band left out. */
+static const char *banded(const culprit_calltree *base, const culprit_calltree *test,
+                          const culprit_calltree *base2, const culprit_calltree *test2,
+                          size_t *nvarying)
+{
+    static char buf[256];
+    culprit_calltree_diff d;
+
+    assert_int_equal(culprit_calltree_diff_trees(&d, base, test, NULL), 0);
+    assert_int_equal(culprit_calltree_diff_band(&d, base2, test2), 0);
+    buf[0] = '\0';
+    for (size_t i = 0; i < d.nsuspects; i++) {
+        strcat(buf, i ? " " : "");
+        strcat(buf, name_of(&d, d.suspects[i].path[d.suspects[i].npath - 1]));
+    }
+    *nvarying = d.nvarying;
+    culprit_calltree_diff_dispose(&d);
+    return buf;
+}
+
+/* A program whose work varies from run to run (a hash table seeded at random): its
+ * lookup counts 1000 and 1050 instructions per call in two recordings of one build,
+ * 1040 and 990 in two of the same build again (an A/A). Alone, the diff names lookup
+ * (+4% per call, over the 2% threshold); with the second recordings, what lookup adds
+ * between the sides (4,000) is within what it varies within each (5,000): left out.
+ * A change beyond it stays: parse 10x (the same in a side's recordings, no band) and
+ * lookup 2x (100,000 beside its 5,000). Without a difference between a side's two
+ * recordings, nothing changes: lookup's +4% stays a suspect. */
+static void band_leaves_out_what_varies_within_a_side(void **state)
+{
+    culprit_calltree *base = counted(50000, 1000), *base2 = counted(50000, 1050),
+                     *aa = counted(50000, 1040), *aa2 = counted(50000, 990),
+                     *ab = counted(500000, 2000), *ab2 = counted(500000, 1950);
+    size_t nvarying;
+    (void)state;
+
+    assert_string_equal(banded(base, aa, NULL, NULL, &nvarying), "lookup");
+    assert_int_equal(nvarying, 0);
+    assert_string_equal(banded(base, aa, base2, aa2, &nvarying), "");
+    assert_int_equal(nvarying, 1);
+    assert_string_equal(banded(base, aa, base2, NULL, &nvarying), "");
+    assert_string_equal(banded(base, ab, base2, ab2, &nvarying), "parse lookup");
+    assert_int_equal(nvarying, 0);
+    assert_string_equal(banded(base, aa, base, aa, &nvarying), "lookup");
+    assert_int_equal(nvarying, 0);
+    /* A second recording of another metric is refused, saying which. */
+    base2->instructions = 0;
+    {
+        culprit_calltree_diff d;
+        assert_int_equal(culprit_calltree_diff_trees(&d, base, aa, NULL), 0);
+        assert_int_equal(culprit_calltree_diff_band(&d, base2, NULL), CULPRIT_EINVALID);
+        assert_non_null(
+            strstr(culprit_error_last(), "the base tree's second recording times calls"));
+        culprit_calltree_diff_dispose(&d);
+    }
+    culprit_calltree_free(base);
+    culprit_calltree_free(base2);
+    culprit_calltree_free(aa);
+    culprit_calltree_free(aa2);
+    culprit_calltree_free(ab);
+    culprit_calltree_free(ab2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -649,6 +732,7 @@ int main(void)
         cmocka_unit_test(reach_counts_what_explains_less_than_the_minimum_share),
         cmocka_unit_test(reach_a_rooted_diff_compares_per_call_of_the_body),
         cmocka_unit_test(reach_nothing_to_explain_without_a_regression),
+        cmocka_unit_test(band_leaves_out_what_varies_within_a_side),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,7 +5,9 @@
 # CMake cache naming the directory): the slowdown (10x) is in the library at r4.
 # The bisection must name r4, confirmed, and the file that never changes (main.c)
 # must be compiled once in the whole session: every build after the first is
-# incremental, the second checkout's too.
+# incremental, the second checkout's too. The same with --calltree counted (the trees
+# recorded in the measured checkouts) and with --calltree-build (the call-tree
+# checkouts seeded from each other).
 # usage: bisect_seeded.sh CULPRIT
 set -euo pipefail
 culprit=$1
@@ -82,4 +84,31 @@ if command -v valgrind > /dev/null; then
   echo "PASS: --calltree: r4 and work() found, main.c compiled once"
 else
   echo "valgrind not installed: the --calltree part skipped"
+fi
+
+# With --calltree-build (timed trees from an instrumented build, culprit-cc) the
+# call-tree checkouts are a pair of their own, seeded the same way: the instrumented
+# build of the good end (made before bisecting, to check that it records a tree) is
+# switched to the parent, and the culprit's checkout is a copy of it. main.c is then
+# compiled once plain and once instrumented; before, the culprit's instrumented
+# checkout was made afresh (three times). Skipped without culprit-cc in the build tree.
+cc_wrapper=""
+for w in "$(dirname "$culprit")/culprit-cc" "$(dirname "$culprit")/../../culprit-cc"; do
+  [ -x "$w" ] && { cc_wrapper=$(realpath "$w"); break; }
+done
+if [ -n "$cc_wrapper" ]; then
+  : > "$work/compiles"
+  ctbuild="cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER='$cc_wrapper' -DCMAKE_C_COMPILER_LAUNCHER='$work/launcher' >/dev/null && cmake --build build >/dev/null"
+  (cd "$repo" && "$culprit" bisect --good r1 --bad r6 --build "$build" --command build/prog \
+    --metric cpu_ns --calltree --calltree-build "$ctbuild" --json > "$work/tb.json" 2> "$work/tb.err") ||
+    { cat "$work/tb.err" >&2; fail "bisect --calltree-build failed"; }
+  grep -q "\"culprit\": \"$want\"" "$work/tb.json" || { cat "$work/tb.err" >&2; fail "--calltree-build: culprit is not r4"; }
+  jq -e '.calltree.error == null' "$work/tb.json" > /dev/null ||
+    { jq .calltree.error "$work/tb.json" >&2; fail "--calltree-build: no call trees"; }
+  compiles=$(wc -l < "$work/compiles")
+  [ "$compiles" = 2 ] ||
+    fail "--calltree-build: main.c compiled $compiles times (once plain, once instrumented expected): the culprit's call-tree checkout was not seeded"
+  echo "PASS: --calltree-build: r4, call trees, main.c compiled once plain and once instrumented"
+else
+  echo "no culprit-cc beside $culprit: the --calltree-build part skipped"
 fi
