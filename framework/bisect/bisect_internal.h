@@ -125,11 +125,6 @@ int culprit_bisect__count_command(double *value, const char *command, const char
 /* command.c. Removes a run's temporary directory, keeping the last error as it was. */
 void culprit_bisect__remove_tree(const char *dir);
 
-/* The most culprits searched for after the first one in explaining the whole change
- * (explain.c): a bound, so that a slow decay's many small steps or a noisy machine
- * still end. */
-#define CULPRIT_BISECT__EXPLAIN_MAX 3
-
 /* A session in progress: what the comparison and the search share. */
 typedef struct {
     const culprit_bisect_options *opts;
@@ -153,18 +148,8 @@ typedef struct {
     /* While the culprit's share of the range is pinned (explain.c): the range's change
      * (the first check's), and a step against the parent is not decided before
      * min_runs pairs unless its share's interval lies on one side of the line
-     * 1 - CULPRIT_BISECT__EXPLAIN_LEFT (comparison.c); 0 otherwise. With culprits found
-     * before it, their shares' sum and their squared distances to their lower ends
-     * (culprit_bisect__share_pinned()). */
-    double pin_total, pin_others, pin_others_spread;
-    /* The change's lower bound at the last look of a pinned step, on the interval its
-     * share was judged on (comparison.c: the session's pooled spread; NAN none), and
-     * the listed culprits' changes and their lower bounds, as the search of the rest
-     * judges what they surely explain (explain.c). */
-    double pin_low;
-    double explained[CULPRIT_BISECT__EXPLAIN_MAX + 1],
-        explained_low[CULPRIT_BISECT__EXPLAIN_MAX + 1];
-    size_t nexplained;
+     * 1 - CULPRIT_BISECT__EXPLAIN_LEFT (comparison.c); 0 otherwise. */
+    double pin_total;
     /* A paired confirmation (confirm.c; 0/NULL in a bisection): judge the runs' CPU
      * floors by the sign test instead (comparison.c, sign.c) when any run of the step
      * had preempted samples; stop taking pairs
@@ -418,25 +403,10 @@ int culprit_bisect__search_all(culprit_bisect__session *s, const char *good, con
  * scale: log(1 + change) / log(1 + total); NAN when total is no slowdown. */
 double culprit_bisect__share(double change, double total);
 
-/* share.c. 1 when a change `change` known to lie in [low, high] explains a share of the
- * range's slowdown `total` that lies wholly on one side of the line that decides whether
- * the rest is searched (the share is pinned: more runs would not change that): 1 -
- * CULPRIT_BISECT__EXPLAIN_LEFT, or lower where the rest's tenth of the range would be
- * under the `threshold` slowdown (culprit_bisect__rest_unexplained()). With culprits
- * found before, whose shares add up to `others` and their squared distances to their
- * lower ends to `others_spread` (0 and 0: none), the share they explain together. */
-int culprit_bisect__share_pinned(double change, double low, double high, double total,
-                                 double threshold, double others, double others_spread);
-
-/* share.c. 1 while the rest of the range is searched: the culprits found, whose changes
- * are change[0..n-1], known to be at least low[0..n-1], may leave more than
- * CULPRIT_BISECT__EXPLAIN_LEFT of the range's slowdown `total` unexplained, and more
- * than a slowdown of `threshold`: what they surely explain (*sure: the sum of their
- * shares less the root of the summed squares of each share's distance to its lower
- * end, their errors being independent; a culprit of no change, or unknown, explains
- * nothing) is under 1 - the larger of the two shares. 0 when `total` is no slowdown. */
-int culprit_bisect__rest_unexplained(const double *change, const double *low, size_t n,
-                                     double total, double threshold, double *sure);
+/* share.c. 1 when a change known to lie in [low, high] explains a share of the range's
+ * slowdown `total` that lies wholly on one side of 1 - CULPRIT_BISECT__EXPLAIN_LEFT
+ * (the share is pinned: more runs would not change whether the rest is searched). */
+int culprit_bisect__share_pinned(double low, double high, double total);
 
 /* `bad` judged against `good`: a step of that pair already decided (bad, or good
  * beyond doubt) is reused, else the pair is measured (check_pair, max_runs). */

@@ -431,10 +431,7 @@ static int share_pinned(runs *r, const culprit_bisect_step *step)
 
     culprit_bisect__pooled_judge(r->s, &on_pool, r->lx, r->np, r->s->opts->measure.confidence,
                                  &decided);
-    r->s->pin_low = on_pool.change_low; /* what the culprit surely explains (explain.c) */
-    return culprit_bisect__share_pinned(on_pool.change, on_pool.change_low, on_pool.change_high,
-                                        r->s->pin_total, r->s->opts->measure.threshold,
-                                        r->s->pin_others, r->s->pin_others_spread);
+    return culprit_bisect__share_pinned(on_pool.change_low, on_pool.change_high, r->s->pin_total);
 }
 
 /*
@@ -482,7 +479,7 @@ static int measure_and_decide(runs *r, culprit_bisect_step *step, size_t max_run
             on_pool = culprit_bisect__pooled_judge(r->s, step, r->lx, r->np, confidence, &decided);
         /* Pinning a share: a verdict before min_runs pairs counts only once the share is
          * known well enough to tell whether the rest of the range is searched. */
-        if (r->s->pin_total > 0 && paired && !share_pinned(r, step) && decided && step->runs < min)
+        if (decided && r->s->pin_total > 0 && paired && step->runs < min && !share_pinned(r, step))
             decided = 0;
         if (!decided && (error = shown_below(r, paired, &step->below, &step->below_high)) < 0)
             return error;

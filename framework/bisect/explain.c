@@ -22,8 +22,9 @@
  * a tenth (a 2x commit in a 50x range explains 18% of it, and is searched for). */
 #define EXPLAIN_LEFT CULPRIT_BISECT__EXPLAIN_LEFT
 /* The most culprits searched for after the first one (each costs a check of a range
- * and a bisection of it). */
-#define EXPLAIN_MAX CULPRIT_BISECT__EXPLAIN_MAX
+ * and a bisection of it): a bound, so that a slow decay's many small steps or a noisy
+ * machine still end. */
+#define EXPLAIN_MAX 3
 
 /* A step that measured `sha` against `good` and decided (bad, or good beyond doubt),
  * or NULL: measuring the same pair again would only repeat it. */
@@ -98,75 +99,34 @@ int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
  * pair is measured again (both are built on their sides already), its verdict not
  * taken before min_runs pairs unless the share's interval, on the session's pooled
  * spread, lies on one side of the line (comparison.c). *step becomes that measurement
- * when it could be made; *low is the lower bound of the change the search of the rest
- * judges it by: that interval's when it was measured again, else the step's.
- * Whichever side of the line the point estimate lies: a 25x commit of a 50x range
- * (82%) read at 90-95% beside two CPU hogs ended the search, and the 2x commit was
- * never searched for.
+ * when it could be made.
  */
 static int pin_share(culprit_bisect__session *s, const char *parent, const char *sha,
-                     culprit_bisect_step **step, double *low)
+                     culprit_bisect_step **step)
 {
     culprit_bisect_step *fresh;
     size_t at = (size_t)(*step - s->result->steps); /* the steps may move when one is added */
     double total;
     int slower, error;
 
-    *low = (*step)->change_low;
     if (!s->result->nsteps)
         return 0;
     total = s->result->steps[0].change;
-    /* With the culprits listed before: whether they explain enough together. */
-    s->pin_others = s->pin_others_spread = 0;
-    for (size_t i = 0; i < s->nexplained; i++) {
-        double at = culprit_bisect__share(s->explained[i], total),
-               lo = fmax(culprit_bisect__share(s->explained_low[i], total), 0);
-        if (at > 0) {
-            s->pin_others += at;
-            s->pin_others_spread += (at - (lo > 0 ? lo : 0)) * (at - (lo > 0 ? lo : 0));
-        }
-    }
-    if (culprit_bisect__share_pinned((*step)->change, (*step)->change_low, (*step)->change_high,
-                                     total, s->opts->measure.threshold, s->pin_others,
-                                     s->pin_others_spread))
+    /* Only a share that would send the search on (below the line) is pinned: one at or
+     * above it ends the search whatever its interval, as before. */
+    if (!(culprit_bisect__share((*step)->change, total) < 1 - EXPLAIN_LEFT) ||
+        culprit_bisect__share_pinned((*step)->change_low, (*step)->change_high, total))
         return 0;
     s->pin_total = total;
-    s->pin_low = NAN;
     error = culprit_bisect__check_pair(s, parent, sha, culprit_bisect__max_runs(s->opts), &slower,
                                        &fresh, NULL);
     s->pin_total = 0;
     *step = error == 0 ? fresh : &s->result->steps[at];
-    *low = error == 0 && isfinite(s->pin_low) ? s->pin_low : (*step)->change_low;
     /* A side that cannot be measured now: the figures of the step before stand. */
     return error == CULPRIT_ESKIP ? 0 : error;
 }
 
-/* A culprit listed by the search of the rest's rule, with the lower bound of its
- * change that rule judges it by. */
-static int list_explained(culprit_bisect__session *s, const char *sha,
-                          const culprit_bisect_step *step, double low)
-{
-    if (s->nexplained < EXPLAIN_MAX + 1) {
-        s->explained[s->nexplained] = step ? step->change : NAN;
-        s->explained_low[s->nexplained++] = low;
-    }
-    return culprit_bisect__add_explained(s, sha, step);
-}
-
-/* Whether the rest of the range is searched (share.c): while the culprits listed may
- * leave more than EXPLAIN_LEFT of it unexplained, by their changes' intervals. */
-static int unexplained(const culprit_bisect__session *s, double *sure)
-{
-    const culprit_bisect_result *r = s->result;
-
-    *sure = NAN;
-    return r->nsteps &&
-           culprit_bisect__rest_unexplained(s->explained, s->explained_low, s->nexplained,
-                                            r->steps[0].change, s->opts->measure.threshold, sure);
-}
-
-/* The share the culprits found explain together, at their point estimates (NAN when
- * one is unknown): what the progress line says. */
+/* The share the culprits found explain together (NAN when one is unknown). */
 static double explained(const culprit_bisect_result *r)
 {
     double sum = 0;
@@ -199,7 +159,7 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
 {
     culprit_bisect_step *step;
     char culprit[41], parent[41];
-    double effect = s->effect, line, low;
+    double effect = s->effect, line;
     int slower = 0, in_range = 0, error;
 
     *found = 0;
@@ -223,7 +183,7 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
     if (error < 0 && error != CULPRIT_ESKIP)
         return error;
     if (error == 0 && slower) {
-        if ((error = pin_share(s, parent, culprit, &step, &low)) < 0)
+        if ((error = pin_share(s, parent, culprit, &step)) < 0)
             return error;
         *found = 1;
         /* A commit of the rest that surely explains less than EXPLAIN_LEFT is below
@@ -236,7 +196,7 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
                                   "explaining the whole change: %.12s explains under a tenth of "
                                   "it (%+.1f%% against its parent): not listed",
                                   culprit, 100 * step->change);
-        else if ((error = list_explained(s, culprit, step, low)) < 0)
+        else if ((error = culprit_bisect__add_explained(s, culprit, step)) < 0)
             return error;
     }
     push(q, nq, sp->lo, parent);
@@ -251,7 +211,6 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
     char parent[41];
     size_t nq = 0, more = 0;
     culprit_bisect_step *step;
-    double low, sure;
     int slower = 0, error = 0;
 
     /* Only a culprit confirmed slower than its parent has a share to explain. */
@@ -259,20 +218,18 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
         error = culprit_bisect__against_parent(s, culprit, parent, &slower, &step);
     if (r->confirmed != 1 || error == CULPRIT_ESKIP || (!error && !slower))
         return culprit_bisect__add_culprit(s, culprit, culprit_bisect__step_of(r, culprit));
-    if (error < 0 || (error = pin_share(s, parent, culprit, &step, &low)) < 0 ||
-        (error = list_explained(s, culprit, step, low)) < 0)
+    if (error < 0 || (error = pin_share(s, parent, culprit, &step)) < 0 ||
+        (error = culprit_bisect__add_explained(s, culprit, step)) < 0)
         return error;
     push(q, &nq, r->good, parent);
     push(q, &nq, culprit, r->bad);
-    /* Decided by the shares' intervals, not their point estimates: the search stops once
-     * the culprits surely explain all but EXPLAIN_LEFT of the change. */
-    while (nq && more < EXPLAIN_MAX && unexplained(s, &sure)) {
+    while (nq && more < EXPLAIN_MAX && explained(r) < 1 - EXPLAIN_LEFT) {
         span sp = q[0];
         int found;
         culprit_bisect__phase(s->opts,
-                              "explaining the whole change: %.0f%% of it is explained (surely "
-                              "%.0f%%); searching (%.12s, %.12s]",
-                              100 * explained(r), 100 * sure, sp.lo, sp.hi);
+                              "explaining the whole change: %.0f%% of it is explained; "
+                              "searching (%.12s, %.12s]",
+                              100 * explained(r), sp.lo, sp.hi);
         memmove(q, q + 1, --nq * sizeof(*q));
         if ((error = search_span(s, &sp, q, &nq, &found)) < 0)
             return error;
