@@ -163,7 +163,10 @@ m_sh() { echo "n = $1" > "$cal/work.conf"; (cd "$cal" && "$timer" "$calib_runs" 
 # median of the arguments
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2)}'; }
 if [ -z "$good_n" ] || [ -z "$bad_n" ]; then
-  big=1000000
+  # 10 million iterations (about 10 ms): far above how much a process start moves
+  # beside two CPU hogs (1 million, about 1 ms, measured below the start's noise:
+  # 13.1 ms at n = 0 against 11.1 ms at 1 million, and the calibration died)
+  big=10000000
   z=() b=()
   for _ in $(seq "$calib_rounds"); do z+=("$(t_direct 0)"); b+=("$(t_direct $big)"); done
   t0=$(median "${z[@]}") t1=$(median "${b[@]}")
