@@ -231,12 +231,13 @@ static int spawn_child(pid_t *pid, const culprit_process_options *o, int out_fd,
     posix_spawnattr_setflags(&attr, flags);
     if (o->output == CULPRIT_PROCESS_TO_STDERR)
         err = posix_spawn_file_actions_adddup2(&fa, STDERR_FILENO, STDOUT_FILENO);
-    else if (o->output == CULPRIT_PROCESS_QUIET)
-        err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0) ||
-              posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-    else if (o->output == CULPRIT_PROCESS_CAPTURE)
-        err = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO) ||
-              posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
+    else if (o->output == CULPRIT_PROCESS_QUIET &&
+             (err = posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY,
+                                                     0)) == 0)
+        err = posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+    else if (o->output == CULPRIT_PROCESS_CAPTURE &&
+             (err = posix_spawn_file_actions_adddup2(&fa, out_fd, STDOUT_FILENO)) == 0)
+        err = posix_spawn_file_actions_adddup2(&fa, out_fd, STDERR_FILENO);
     if (err == 0 && o->dir)
         err = posix_spawn_file_actions_addchdir_np(&fa, o->dir);
     if (err == 0 && o->shell)
