@@ -111,9 +111,16 @@ int culprit_calltree__subtract_cost(culprit_calltree *tree, double cost_ns);
  * and charge it to every call), and whichever estimate is subtracted moves the times
  * by less than 2% of the run. */
 int culprit_calltree__fit_resolves(double ncalls, double estimate_ns, double baseline_ns);
-/* The total of `t` (its depth-1 nodes' inclusive times) against `baseline_ns`, the
- * plain build's CPU time: 0.56 for 56% above; 0 when either is unknown. */
+/* The total of `t`: its depth-1 nodes' inclusive times. */
+double culprit_calltree__total(const culprit_calltree *t);
+/* The total of `t` against `baseline_ns`, the plain build's CPU time: 0.56 for 56%
+ * above; 0 when either is unknown. */
 double culprit_calltree__baseline_excess(const culprit_calltree *t, double baseline_ns);
+/* After culprit_calltree__reconcile() raised the tree's total above `measured_ns`,
+ * the total its depth-1 runs measured: when `measured_ns` lies nearer `baseline_ns`
+ * (the plain build's CPU time) than the raised total, every node is scaled by
+ * measured / raised (shares kept). Returns 1 when scaled, else 0. */
+int culprit_calltree__anchor_total(culprit_calltree *t, double measured_ns, double baseline_ns);
 
 /* The CPU time an untimed instrumented call costs, fitted to level runs: extra_ns[d]
  * is run d's CPU time beyond the uninstrumented build's, ntimed[d] the calls it

@@ -343,6 +343,7 @@ cleanup:
  * consistent. */
 static int correct(culprit_calltree *s, const run_costs *rc, size_t nlevels)
 {
+    double measured;
     int error = 0;
 
     /* The calls' cost must stand out of the run's for the fit to measure it: a program
@@ -358,7 +359,15 @@ static int correct(culprit_calltree *s, const run_costs *rc, size_t nlevels)
     }
     if ((error = culprit_calltree__subtract_cost(s, s->overhead_ns)) < 0)
         return error;
-    return culprit_calltree__reconcile(s);
+    measured = culprit_calltree__total(s);
+    if ((error = culprit_calltree__reconcile(s)) < 0)
+        return error;
+    /* Raising the callers to their callees' total adds what the deeper runs' own
+     * clock reads cost them; when the total the depth-1 run measured lies nearer the
+     * plain build's CPU time, the tree keeps its shares at that total. */
+    if (!isnan(rc->baseline_ns))
+        culprit_calltree__anchor_total(s, measured, rc->baseline_ns);
+    return 0;
 }
 
 /* Exclusive time: the node's own minus its children's, each from its own run. */
@@ -389,8 +398,12 @@ static int finish_tree(culprit_calltree *s, const culprit_calltree_record_option
     if (*why) /* perf gave no profile (apply_samples says why a profile went unused) */
         s->unsampled = *why, *why = NULL;
     exclusive_times(s);
-    if (opts->baseline)
+    if (opts->baseline) {
         s->baseline_excess = culprit_calltree__baseline_excess(s, baseline_ns);
+        /* Scaled without a profile: the excess the callees' times had (bias note). */
+        if (s->scaled > 0 && !s->sampled)
+            s->baseline_excess = (1 + s->baseline_excess) / s->scaled - 1;
+    }
     return 0;
 }
 

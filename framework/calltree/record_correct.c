@@ -109,16 +109,37 @@ int culprit_calltree__fit_resolves(double ncalls, double estimate_ns, double bas
     return ncalls * estimate_ns > 0.02 * baseline_ns;
 }
 
-double culprit_calltree__baseline_excess(const culprit_calltree *t, double baseline_ns)
+double culprit_calltree__total(const culprit_calltree *t)
 {
     double total = 0;
 
-    if (!(baseline_ns > 0) || !isfinite(baseline_ns))
-        return 0;
     for (size_t i = 1; i < t->nnodes; i++)
         if (t->nodes[i].depth == 1 && !isnan(t->nodes[i].inclusive_ns))
             total += t->nodes[i].inclusive_ns;
+    return total;
+}
+
+double culprit_calltree__baseline_excess(const culprit_calltree *t, double baseline_ns)
+{
+    double total;
+
+    if (!(baseline_ns > 0) || !isfinite(baseline_ns))
+        return 0;
+    total = culprit_calltree__total(t);
     return total > 0 ? total / baseline_ns - 1 : 0;
+}
+
+int culprit_calltree__anchor_total(culprit_calltree *t, double measured_ns, double baseline_ns)
+{
+    double raised = culprit_calltree__total(t), f;
+
+    if (!(baseline_ns > 0) || !isfinite(baseline_ns) || !(measured_ns > 0) ||
+        !(raised > measured_ns) || fabs(measured_ns - baseline_ns) >= fabs(raised - baseline_ns))
+        return 0;
+    t->scaled = f = measured_ns / raised;
+    for (size_t i = 1; i < t->nnodes; i++)
+        culprit_calltree__affine(&t->nodes[i], (double)t->nodes[i].calls, f, 0);
+    return 1;
 }
 
 int culprit_calltree_bias_note(culprit_buf *out, const culprit_calltree *tree)
@@ -135,6 +156,21 @@ int culprit_calltree_bias_note(culprit_buf *out, const culprit_calltree *tree)
     for (size_t f = 1; f < tree->nfunctions; f++)
         if (calls[f] > calls[most])
             most = f;
+    /* Scaled to the measured total without a profile: the total holds, the callees'
+     * times keep what made them add up to more. */
+    if (tree->scaled > 0 && tree->baseline_excess > 0) {
+        int error = culprit_buf_printf(
+            out,
+            "the callees' times added up to %.0f%% above the plain build's CPU time and were "
+            "scaled to the total measured: the instrumented build does more than its hooks "
+            "cost (functions the plain build inlines run as calls; the most called is %s, "
+            "%.0f calls), so the shares below the callers may be off; count instructions "
+            "(--metric instructions) for exact shares",
+            100 * tree->baseline_excess,
+            tree->functions[most].name ? tree->functions[most].name : "?", calls[most]);
+        free(calls);
+        return error;
+    }
     /* Above: the instrumented build does work beyond its hooks' cost; below: the
      * per-call cost taken out was too large for this program. */
     int error = culprit_buf_printf(

@@ -196,9 +196,8 @@ int culprit_calltree__apply_samples(culprit_calltree *t, const char *report, int
         measured[i] = own_time(t, i);
         fs[n->function].weight += measured[i];
         fs[n->function].calls += (double)n->calls;
-        if (n->depth == 1 && !isnan(n->inclusive_ns))
-            total += n->inclusive_ns;
     }
+    total = culprit_calltree__total(t);
     if ((matched = share_functions(t, fs, rows, nrows)) < 0) {
         error = culprit_error_set(CULPRIT_ERROR, "out of memory applying samples to a call tree");
         goto cleanup;

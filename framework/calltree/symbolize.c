@@ -428,6 +428,7 @@ static int remerge(culprit_calltree *tree)
     t->run_delay_ns = tree->run_delay_ns;
     t->runtime_cpu_ns = tree->runtime_cpu_ns;
     t->fitted = tree->fitted;
+    t->scaled = tree->scaled;
     t->unsampled = tree->unsampled;
     tree->binary = tree->command = tree->unsampled = NULL;
     swap = *tree;

@@ -124,6 +124,11 @@ typedef struct {
                                  refused, or its samples mostly outside the tree's
                                  functions); NULL when they do, or without a baseline; not
                                  kept in files */
+    double scaled;          /**< culprit_calltree_record() with a baseline: the factor (below
+                                 1) every time was scaled by, to the total the depth-1 runs
+                                 measured, when that total lay nearer the plain build's CPU
+                                 time than the callers raised to their callees' times; 0:
+                                 not scaled; not kept in files */
     size_t afunctions, anodes;         /**< allocated entries */
     size_t *fn_slots, fn_nslots;       /**< private: the index of functions by identity kept by
                                             culprit_calltree_function_intern() (a function's name
