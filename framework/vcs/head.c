@@ -8,7 +8,8 @@
  * branch: culprit_vcs_head_locate() reads them from .git and HEAD without starting
  * libgit2 (whose start parses the system's CA certificates) or scanning the status.
  */
-#include "culprit/vcs.h"
+#include "vcs_internal.h"
+
 #include "culprit/core.h"
 
 #include <git2.h>
@@ -50,7 +51,7 @@ int culprit_vcs_head_describe(culprit_vcs_head *out, const char *path)
     int error = 0, rc;
 
     memset(out, 0, sizeof(*out));
-    git_libgit2_init();
+    culprit_vcs__start();
     rc = git_repository_open_ext(&repo, path, 0, NULL);
     if (rc == GIT_ENOTFOUND) {
         error = culprit_error_set(CULPRIT_ENOTFOUND, "'%s' is not in a git working tree", path);
@@ -95,7 +96,6 @@ int culprit_vcs_head_describe(culprit_vcs_head *out, const char *path)
 cleanup:
     git_reference_free(head);
     git_repository_free(repo);
-    git_libgit2_shutdown();
     if (error < 0)
         culprit_vcs_head_dispose(out);
     return error;

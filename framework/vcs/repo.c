@@ -5,14 +5,15 @@
  * two helpers the other files share: libgit2 errors turned into culprit errors,
  * and the lookup of a commit by its full id.
  *
- * libgit2's global state is reference-counted: each open handle holds one
- * git_libgit2_init() and releases it in culprit_vcs_free().
+ * libgit2's global state is started once and kept for the process's life
+ * (culprit_vcs__start()): a handle holds no reference of its own.
  */
 #include "vcs_internal.h"
 
 #include "culprit/core.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,17 @@ int culprit_vcs__git_error(int code, const char *what)
                              e && e->message ? e->message : "unknown libgit2 error");
 }
 
+static void start_once(void)
+{
+    git_libgit2_init();
+}
+
+void culprit_vcs__start(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, start_once);
+}
+
 int culprit_vcs_open(culprit_vcs **out, const char *path)
 {
     culprit_vcs *repo = NULL;
@@ -33,11 +45,9 @@ int culprit_vcs_open(culprit_vcs **out, const char *path)
     *out = NULL;
     if (!path || !*path)
         return culprit_error_set(CULPRIT_EINVALID, "no path to look for a git repository in");
-    git_libgit2_init();
-    if (!(repo = calloc(1, sizeof(*repo)))) {
-        git_libgit2_shutdown();
+    culprit_vcs__start();
+    if (!(repo = calloc(1, sizeof(*repo))))
         return CULPRIT_ERROR_NOMEM();
-    }
     /* Flags 0: search upwards but stop at file-system boundaries, as git does by
      * default, and ignore GIT_DIR and friends: the path given is what counts. */
     rc = git_repository_open_ext(&repo->git, path, 0, NULL);
@@ -74,7 +84,6 @@ void culprit_vcs_free(culprit_vcs *repo)
     git_repository_free(repo->git);
     free(repo->workdir);
     free(repo);
-    git_libgit2_shutdown();
 }
 
 const char *culprit_vcs_workdir(const culprit_vcs *repo)

@@ -10,6 +10,11 @@
 #                     N commits r1..rN in REPO, each tagged, writing FAST to FILE
 #                     before commit SLOW_FROM and SLOW from it on (and "rK" to
 #                     notes.txt, so every commit changes something).
+#   e2e_fib_categories FIB_PERF N CALLS FACTOR
+#                     culprit.json's categories for the Fibonacci example on this
+#                     machine: "fast" ends at FACTOR times the fastest sample of
+#                     fib_config with fib.conf's N and CALLS, then "slow" (a fixed
+#                     1 ms put a workload in or out of "fast" by the CPU's speed).
 e2e_workdir() {
   work=$(mktemp -d "/tmp/culprit-$1-XXXXXX")
   trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
@@ -35,4 +40,19 @@ e2e_tagged_commits() {
     git -C "$repo" commit -q -m "r$r"
     git -C "$repo" tag "r$r"
   done
+}
+e2e_fib_categories() {
+  local cal
+  cal=$(mktemp -d "$work/calibration-XXXXXX")
+  printf 'n = %s\ncalls = %s\n' "$2" "$3" > "$cal/fib.conf"
+  (cd "$cal" && FIB_CONFIG=$cal/fib.conf CULPRIT_FAIL_ON=none "$1" --filter fib_config \
+    --repetitions 10 --no-history --json > "$cal/run.json" 2> "$cal/run.log") ||
+    fail "calibration of fib_config failed: $(cat "$cal/run.log")"
+  python3 -c '
+import json, sys
+fastest = json.load(open(sys.argv[1]))["tests"][0]["min_ns"]
+print(json.dumps({"categories": [{"name": "fast", "below": "%dus" % (float(sys.argv[2]) * fastest / 1000 + 1)},
+                                 {"name": "slow"}]}))' "$cal/run.json" "$4" ||
+    fail "no fastest sample in $(cat "$cal/run.json")"
+  rm -rf "$cal"
 }

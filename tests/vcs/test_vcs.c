@@ -2,6 +2,7 @@
  * repositories made with the git command line, and the not-a-repository cases. */
 #include "support/test.h"
 
+#include <git2.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,26 @@ static void outside_a_repository_is_not_found(void **state)
     assert_int_equal(test_tmpdir_remove(tmpl), 0);
 }
 
+/* libgit2's start parses the system's CA certificates: it is started once for the
+ * process, and neither a handle's release nor a describe of HEAD shuts it down (before,
+ * the last release did, and the next open started it again). */
+static void libgit2_is_started_once(void **state)
+{
+    culprit_vcs *vcs;
+    culprit_vcs_head head;
+    int starts;
+    (void)state;
+
+    assert_int_equal(culprit_vcs_open(&vcs, repo), 0);
+    culprit_vcs_free(vcs);
+    assert_int_equal(culprit_vcs_head_describe(&head, repo), 0);
+    culprit_vcs_head_dispose(&head);
+    /* libgit2 counts its starts: this one and culprit's, still held. */
+    starts = git_libgit2_init();
+    git_libgit2_shutdown();
+    assert_true(starts >= 2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -209,6 +230,7 @@ int main(void)
         cmocka_unit_test(located_as_described_without_libgit2),
         cmocka_unit_test(located_where_libgit2_cannot_open),
         cmocka_unit_test(outside_a_repository_is_not_found),
+        cmocka_unit_test(libgit2_is_started_once),
     };
     return cmocka_run_group_tests(tests, setup_repo, teardown_repo);
 }
