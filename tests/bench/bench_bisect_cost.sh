@@ -194,7 +194,8 @@ run_culprit() { # run_culprit TRIAL [GOOD BAD]: sets c_wall c_builds c_runs c_an
   c_answer=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/culprit.json")
   c_all=$(python3 -c 'import json,sys
 for c in json.load(open(sys.argv[1]))["culprits"]:
-    print("%s:%s" % (c["commit"][:7], "?" if c.get("share") is None else "%.0f%%" % (100 * c["share"])))' \
+    cpu = "" if c.get("cpu_share") is None else "/cpu:%.0f%%" % (100 * c["cpu_share"])
+    print("%s:%s%s" % (c["commit"][:7], "?" if c.get("share") is None else "%.0f%%" % (100 * c["share"]), cpu))' \
     "$work/culprit.json" | tr '\n' ' ')
   rm -rf "$clone"
 }
