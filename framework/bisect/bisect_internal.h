@@ -407,6 +407,11 @@ double culprit_bisect__share(double change, double total);
  * slowdown `total` that lies wholly on one side of 1 - CULPRIT_BISECT__EXPLAIN_LEFT
  * (the share is pinned: more runs would not change whether the rest is searched). */
 int culprit_bisect__share_pinned(double low, double high, double total);
+/* share.c. A step's CPU-time change (culprit_bisect_step.cpu_change): the geometric
+ * means of the CPU times cx[side][0..cn[side]) kept with its runs, when each of the
+ * n[side] kept runs told one; left unknown otherwise. */
+void culprit_bisect__cpu_change(culprit_bisect_step *step, double *const cx[2], const size_t cn[2],
+                                const size_t n[2]);
 
 /* `bad` judged against `good`: a step of that pair already decided (bad, or good
  * beyond doubt) is reused, else the pair is measured (check_pair, max_runs). */

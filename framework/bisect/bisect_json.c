@@ -101,6 +101,7 @@ static json_t *culprits_json(const culprit_bisect_result *r)
         json_object_set_new(c, "change_low", number(r->culprits[i].change_low));
         json_object_set_new(c, "change_high", number(r->culprits[i].change_high));
         json_object_set_new(c, "share", number(r->culprits[i].share));
+        json_object_set_new(c, "cpu_share", number(r->culprits[i].cpu_share));
         json_array_append_new(all, c);
     }
     return all;

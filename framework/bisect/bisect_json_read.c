@@ -114,6 +114,7 @@ static int read_culprits(culprit_bisect_result *r, const json_t *array)
         sha(c->sha, j, "commit");
         read_change(&c->change, &c->change_low, &c->change_high, j);
         c->share = number(j, "share");
+        c->cpu_share = number(j, "cpu_share");
     }
     return 0;
 }

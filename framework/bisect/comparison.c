@@ -36,7 +36,7 @@ typedef struct {
     size_t n[2], np;
     culprit_bisect__side failed;
     char *reason; /* the probe's message when the candidate failed */
-    /* With s->cpu_if_preempted: each kept run's CPU floor (cn[side] of them known, in
+    /* Each kept run's CPU time or floor, when the probe tells it (cn[side] of them, in
      * step with x while every run tells it), the pairs' differences of it, and the
      * runs with preempted samples. out_of_time: the deadline stopped the pairs. */
     double *cx[2], *cdx;
@@ -58,15 +58,15 @@ int culprit_bisect__build(culprit_bisect__session *s, culprit_bisect__side side,
     return error;
 }
 
-/* The CPU time of the run just kept on `side`, when the confirmation asks for it
- * and the probe knows it (cn stays behind n otherwise, and CPU time is not judged). */
+/* The CPU time of the run just kept on `side`, when the probe knows it (cn stays
+ * behind n otherwise): judged by a confirmation, told by every step (its cpu_change). */
 static void keep_cpu(runs *r, culprit_bisect__side side)
 {
     const culprit_bisect__probe *p = r->s->probe;
     double cpu;
     int preempted;
 
-    if (!r->s->cpu_if_preempted || !p->cpu_of_last || r->cn[side] + 1 != r->n[side] ||
+    if (!p->cpu_of_last || r->cn[side] + 1 != r->n[side] ||
         p->cpu_of_last(p->payload, &cpu, &preempted) < 0)
         return;
     r->cx[side][r->cn[side]++] = cpu;
@@ -306,7 +306,8 @@ static int judged_on_cpu(const runs *r, int paired)
 {
     const culprit_bisect__side G = CULPRIT_BISECT__GOOD, C = CULPRIT_BISECT__CANDIDATE;
 
-    return paired && r->npreempted > 0 && r->cn[G] == r->n[G] && r->cn[C] == r->n[C];
+    return r->s->cpu_if_preempted && paired && r->npreempted > 0 && r->cn[G] == r->n[G] &&
+           r->cn[C] == r->n[C];
 }
 
 /* The change and its interval by the step's rule (judged_on_cpu(): CPU floors by the
@@ -548,8 +549,11 @@ int culprit_bisect__compare(culprit_bisect__session *s, culprit_bisect_step *ste
         error = CULPRIT_ERROR_NOMEM();
     else if (culprit_bisect__counted(s->opts))
         error = decide_counted(&r, step);
-    else if ((error = measure_and_decide(&r, step, max_runs)) == 0 && step->paired)
-        culprit_bisect__pool_add(s, r.lx, r.np); /* the step's spread, for later steps */
+    else if ((error = measure_and_decide(&r, step, max_runs)) == 0) {
+        culprit_bisect__cpu_change(step, r.cx, r.cn, r.n);
+        if (step->paired)
+            culprit_bisect__pool_add(s, r.lx, r.np); /* the step's spread, for later steps */
+    }
     if (error == CULPRIT_ESKIP) {
         *failed = r.failed;
         if (r.failed == CULPRIT_BISECT__CANDIDATE) {

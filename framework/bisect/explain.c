@@ -78,17 +78,55 @@ int culprit_bisect__against_parent(culprit_bisect__session *s, const char *sha, 
     return culprit_bisect__judge_pair(s, parent, sha, slower, step);
 }
 
+/* The part of the wall time's slowdown, at the lower end of its interval, that the
+ * range's CPU-time slowdown is on the log scale (1: all of it, or more). */
+static double cpu_part(const culprit_bisect_step *first)
+{
+    return first->change_low > 0 ? log1p(first->cpu_change) / log1p(first->change_low) : 1;
+}
+
+/*
+ * The range's slowdown on CPU time, when shares are taken on it too (docs/bisect.md,
+ * "Explaining the whole change"): the first check told it, it is beyond the threshold,
+ * and it is at least CPU_PART of the wall time's (the program spends its time
+ * computing: a slowdown that sleeps or waits shows in the wall time alone); 0
+ * otherwise. The load does not move it: beside two CPU hogs a run's wall time grows by
+ * whatever the scheduler gives the others, its CPU time hardly.
+ */
+#define CPU_PART 0.5
+static double cpu_total(const culprit_bisect__session *s)
+{
+    const culprit_bisect_step *first = s->result->nsteps ? &s->result->steps[0] : NULL;
+
+    if (!first || !first->cpu_runs || !(first->cpu_change > s->opts->measure.threshold) ||
+        !(first->change > 0) || cpu_part(first) < CPU_PART)
+        return 0;
+    return first->cpu_change;
+}
+
+/* 1 when the CPU time alone decides whether the rest is searched: the wall time's
+ * slowdown is not surely larger than the CPU time's by more than what the search
+ * leaves anyway (EXPLAIN_LEFT), so a part that the CPU time does not see could not
+ * send the search on. */
+static int cpu_decides(const culprit_bisect__session *s)
+{
+    return cpu_total(s) > 0 && cpu_part(&s->result->steps[0]) >= 1 - EXPLAIN_LEFT;
+}
+
 int culprit_bisect__add_explained(culprit_bisect__session *s, const char *sha,
                                   const culprit_bisect_step *step)
 {
     culprit_bisect_result *r = s->result;
+    culprit_bisect_culprit *c;
     int error;
 
     if ((error = culprit_bisect__add_culprit(s, sha, step)) < 0)
         return error;
+    c = &r->culprits[r->nculprits - 1];
     if (step && r->nsteps)
-        r->culprits[r->nculprits - 1].share =
-            culprit_bisect__share(step->change, r->steps[0].change);
+        c->share = culprit_bisect__share(step->change, r->steps[0].change);
+    if (step && step->cpu_runs && cpu_total(s) > 0)
+        c->cpu_share = culprit_bisect__share(step->cpu_change, cpu_total(s));
     return 0;
 }
 
@@ -109,7 +147,8 @@ static int pin_share(culprit_bisect__session *s, const char *parent, const char 
     double total;
     int slower, error;
 
-    if (!s->result->nsteps)
+    /* The CPU time decides the search: the wall time's share need not be pinned. */
+    if (!s->result->nsteps || ((*step)->cpu_runs && cpu_decides(s)))
         return 0;
     total = s->result->steps[0].change;
     /* Only a share that would send the search on (below the line) is pinned: one at or
@@ -126,14 +165,28 @@ static int pin_share(culprit_bisect__session *s, const char *parent, const char 
     return error == CULPRIT_ESKIP ? 0 : error;
 }
 
-/* The share the culprits found explain together (NAN when one is unknown). */
-static double explained(const culprit_bisect_result *r)
+/* The share the culprits found explain together, of the wall time's slowdown or of
+ * the CPU time's (NAN when one is unknown). */
+static double explained(const culprit_bisect_result *r, int cpu)
 {
     double sum = 0;
 
     for (size_t i = 0; i < r->nculprits; i++)
-        sum += r->culprits[i].share;
+        sum += cpu ? r->culprits[i].cpu_share : r->culprits[i].share;
     return sum;
+}
+
+/* Whether more than EXPLAIN_LEFT of the range's slowdown is left unexplained: by the
+ * CPU time's shares alone when it decides (cpu_decides()); else by the wall time's, or
+ * by the CPU time's when the range's CPU time is slower by a part of it (cpu_total()):
+ * a share the load moved past the line on one is seen on the other. */
+static int unexplained(const culprit_bisect__session *s)
+{
+    double line = 1 - EXPLAIN_LEFT, cpu = cpu_total(s) > 0 ? explained(s->result, 1) : NAN;
+
+    if (!isnan(cpu) && cpu_decides(s))
+        return cpu < line;
+    return explained(s->result, 0) < line || cpu < line;
 }
 
 /* A range still to search: (lo, hi]. */
@@ -191,7 +244,9 @@ static int search_span(culprit_bisect__session *s, const span *sp, span *q, size
          * range it is most often a step of noise beside the real culprit, which the
          * search of its sides goes on to find. Not listed; its steps stay. */
         if (s->result->nsteps &&
-            culprit_bisect__share(step->change_high, s->result->steps[0].change) < EXPLAIN_LEFT)
+            (culprit_bisect__share(step->change_high, s->result->steps[0].change) < EXPLAIN_LEFT ||
+             (step->cpu_runs && cpu_decides(s) &&
+              culprit_bisect__share(step->cpu_change, cpu_total(s)) < EXPLAIN_LEFT)))
             culprit_bisect__phase(s->opts,
                                   "explaining the whole change: %.12s explains under a tenth of "
                                   "it (%+.1f%% against its parent): not listed",
@@ -223,13 +278,19 @@ int culprit_bisect__explain(culprit_bisect__session *s, const char *culprit)
         return error;
     push(q, &nq, r->good, parent);
     push(q, &nq, culprit, r->bad);
-    while (nq && more < EXPLAIN_MAX && explained(r) < 1 - EXPLAIN_LEFT) {
+    while (nq && more < EXPLAIN_MAX && unexplained(s)) {
         span sp = q[0];
         int found;
-        culprit_bisect__phase(s->opts,
-                              "explaining the whole change: %.0f%% of it is explained; "
-                              "searching (%.12s, %.12s]",
-                              100 * explained(r), sp.lo, sp.hi);
+        if (cpu_total(s) > 0 && !isnan(explained(r, 1)))
+            culprit_bisect__phase(s->opts,
+                                  "explaining the whole change: %.0f%% of it is explained "
+                                  "(%.0f%% of its CPU time); searching (%.12s, %.12s]",
+                                  100 * explained(r, 0), 100 * explained(r, 1), sp.lo, sp.hi);
+        else
+            culprit_bisect__phase(s->opts,
+                                  "explaining the whole change: %.0f%% of it is explained; "
+                                  "searching (%.12s, %.12s]",
+                                  100 * explained(r, 0), sp.lo, sp.hi);
         memmove(q, q + 1, --nq * sizeof(*q));
         if ((error = search_span(s, &sp, q, &nq, &found)) < 0)
             return error;

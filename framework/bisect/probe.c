@@ -20,16 +20,15 @@
  * same way) are reused as samples, and runs this session makes are recorded
  * (opts->perf.record).
  *
- * Each --run measurement goes through a history directory of its own: the run
- * command is a separate process (a test binary the user builds, started by a shell
- * command), and the JUnit-XML files it writes there are the contract between the
- * two, as they are for culprit check (docs/bisect.md, "What a run returns").
+ * Each --run measurement goes through a history directory of its own: the JUnit-XML
+ * files the run command (a separate process) writes there are the contract between
+ * the two, as for culprit check (docs/bisect.md, "What a run returns").
  *
- * With --metric (a count: instructions under Valgrind) the run command gets
- * CULPRIT_METRIC=NAME, which the runner reads as its --metric, and a run's value is
- * the test's count (culprit_detect_counted_value); a result the runner did not count
- * with a tool cannot be bisected this way and stops the session. With --command,
- * --metric cpu_ns takes each run's CPU time instead of its wall time.
+ * With --metric (instructions under Valgrind) the run command gets CULPRIT_METRIC=NAME
+ * (the runner's --metric), a run's value is the test's count
+ * (culprit_detect_counted_value), and a result not counted with a tool stops the
+ * session. A --command's run tells its CPU time beside its wall time; --metric cpu_ns
+ * judges that instead.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "bisect_internal.h"
@@ -68,8 +67,8 @@ typedef struct {
     /* With --run/--test: the glob running that test alone ($CULPRIT_FILTER), known
      * from the first run (the name the binary declares); NULL before. */
     char *filter;
-    /* What the last run of the test also saw (cpu_of_last): its CPU time, judged as
-     * its time is, and whether samples were preempted; known 0 when not measured. */
+    /* What the last run also saw (cpu_of_last): its CPU time (a test's floor), whether
+     * samples were preempted; known 0 when not measured. */
     double last_cpu;
     int last_preempted, last_known;
     /* > 0: the runs of a perf test take at most this many samples (max_samples()). */
@@ -309,12 +308,10 @@ static void reuse(void *payload, const char *sha, double *x, size_t *n, size_t c
     }
 }
 
-/*
- * What a run of the test also tells (cpu_of_last): with time judged (no --metric),
- * its CPU floor (the fastest sample of the cpu_ns series inside the severe fences:
- * culprit_detect_select_metric) and whether samples were preempted. `run` is
- * changed (the selected series); the caller reads nothing else of it after.
- */
+/* What a run of the test also tells (cpu_of_last): with time judged (no --metric), its
+ * CPU floor (the fastest sample of the cpu_ns series inside the severe fences:
+ * culprit_detect_select_metric) and whether samples were preempted. `run` is changed
+ * (the selected series); the caller reads nothing else of it after. */
 static int keep_cpu(probe *p, culprit_run *run, const culprit_test_result *t)
 {
     int error;
@@ -426,12 +423,17 @@ static int measure(void *payload, culprit_bisect__side side, const char *sha, do
     path = culprit_vcs_checkout_path(p->ck[side]);
     if (!o->perf.run && o->command.metric && strcmp(o->command.metric, "instructions") == 0)
         return culprit_bisect__count_command(value, o->command.line, path, o->measure.timeout_s);
-    if (!o->perf.run) /* the wall time, or with --metric cpu_ns the CPU time */
-        return o->command.metric
-                   ? culprit_bisect__run_command(&elapsed, value, o->command.line, path,
-                                                 o->measure.timeout_s, NULL, "--timeout")
-                   : culprit_bisect__run_command(value, NULL, o->command.line, path,
-                                                 o->measure.timeout_s, NULL, "--timeout");
+    if (!o->perf.run) { /* its wall time (and CPU time), or with --metric cpu_ns its CPU time */
+        double cpu = 0;
+        error = culprit_bisect__run_command(o->command.metric ? &elapsed : value,
+                                            o->command.metric ? value : &cpu, o->command.line, path,
+                                            o->measure.timeout_s, NULL, "--timeout");
+        /* cpu_of_last: a command's preempted samples are not known (nothing judges them) */
+        p->last_known = error == 0 && !o->command.metric && cpu > 0;
+        p->last_cpu = cpu;
+        p->last_preempted = 0;
+        return error;
+    }
     {
         culprit_buf made = CULPRIT_BUF_INIT;
         error = culprit_fs_make_temp(&made, NULL, "bisect-run", 1);

@@ -26,7 +26,7 @@ int culprit_bisect__add_step(culprit_bisect_step **out, culprit_bisect__session 
     memcpy((*out)->sha, sha, 41);
     memcpy((*out)->good, good, 41);
     (*out)->change = (*out)->change_low = (*out)->change_high = NAN;
-    (*out)->good_mean_ns = (*out)->mean_ns = NAN;
+    (*out)->good_mean_ns = (*out)->mean_ns = (*out)->cpu_change = NAN;
     if (culprit_vcs_commit_info(&info, s->repo, sha) == 0) {
         (*out)->subject = culprit_strdup(info.subject);
         culprit_vcs_commit_dispose(&info);
@@ -50,7 +50,7 @@ int culprit_bisect__add_culprit(culprit_bisect__session *s, const char *sha,
     c->change = step ? step->change : NAN;
     c->change_low = step ? step->change_low : NAN;
     c->change_high = step ? step->change_high : NAN;
-    c->share = NAN;
+    c->share = c->cpu_share = NAN;
     return 0;
 }
 

@@ -43,6 +43,13 @@ static int calltree_preflight(culprit_bisect__session *s)
 
     if (culprit_bisect__counted_trees(s->opts))
         return 0; /* any build with debug info counts: nothing to check before */
+    /* A build of its own, which the call trees of the culprit's parent reuse (seeded,
+     * docs/bisect.md): the call-tree phase's cost, paid first, said so. */
+    if (s->opts->calltree_build)
+        culprit_bisect__phase(s->opts,
+                              "call trees, before bisecting: building the good end %.12s with "
+                              "--calltree-build and checking that it records a tree",
+                              good);
     if ((error = culprit_bisect__build(s, side, good)) < 0) {
         culprit_error_prefix("--calltree: the good end %.12s does not build for call trees: ",
                              good);
@@ -54,6 +61,8 @@ static int calltree_preflight(culprit_bisect__session *s)
         return culprit_error_recode(CULPRIT_ERROR);
     if ((error = culprit_bisect__calltree_check(s->opts, dir, good)) < 0)
         return culprit_error_recode(CULPRIT_ERROR);
+    if (s->opts->calltree_build)
+        culprit_bisect__phase(s->opts, "bisecting: the call-tree build records a tree");
     return 0;
 }
 

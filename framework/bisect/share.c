@@ -33,3 +33,18 @@ int culprit_bisect__share_pinned(double low, double high, double total)
         hi = -INFINITY;
     return !isnan(lo) && !isnan(hi) && (lo >= line || hi < line);
 }
+
+void culprit_bisect__cpu_change(culprit_bisect_step *step, double *const cx[2], const size_t cn[2],
+                                const size_t n[2])
+{
+    double mean[2] = {0, 0};
+
+    for (int side = 0; side < 2; side++) {
+        if (!cn[side] || cn[side] != n[side])
+            return;
+        for (size_t i = 0; i < cn[side]; i++)
+            mean[side] += log(cx[side][i]) / (double)cn[side];
+    }
+    step->cpu_change = expm1(mean[CULPRIT_BISECT__CANDIDATE] - mean[CULPRIT_BISECT__GOOD]);
+    step->cpu_runs = cn[0] < cn[1] ? cn[0] : cn[1];
+}

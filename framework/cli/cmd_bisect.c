@@ -190,6 +190,16 @@ void cli_bisect_phase_line(const char *what, void *payload)
     cli_progress_status(&p->bar, NAN, "%s", what);
 }
 
+/* " (N% of its CPU time)" when the culprit's share of the range's CPU-time slowdown is
+ * known (docs/bisect.md, "Explaining the whole change"), else "". */
+static const char *cpu_share(culprit_buf *b, const culprit_bisect_culprit *c)
+{
+    culprit_buf_clear(b);
+    if (!isnan(c->cpu_share))
+        culprit_buf_printf(b, " (%.0f%% of its CPU time)", 100 * c->cpu_share);
+    return culprit_buf_cstr(b);
+}
+
 static void print_calltree(FILE *out, const culprit_bisect_result *r,
                            const culprit_bisect_options *o)
 {
@@ -274,8 +284,8 @@ static void print_text(FILE *out, const culprit_bisect_result *r, double confide
                 cli_text(&t2, r->author ? r->author : ""), r->date ? r->date : "");
         put_change(out, r->change, r->change_low, r->change_high, confidence);
         if (r->nculprits && !isnan(r->culprits[0].share))
-            fprintf(out, " against its parent; it explains %.0f%% of the good->bad change\n",
-                    100 * r->culprits[0].share);
+            fprintf(out, " against its parent; it explains %.0f%% of the good->bad change%s\n",
+                    100 * r->culprits[0].share, cpu_share(&t1, &r->culprits[0]));
         else
             fprintf(out, " against the commit before it that was measured good\n");
         for (size_t i = 1; i < r->nculprits; i++) {
@@ -284,7 +294,8 @@ static void print_text(FILE *out, const culprit_bisect_result *r, double confide
             put_change(out, r->culprits[i].change, r->culprits[i].change_low,
                        r->culprits[i].change_high, confidence);
             if (!isnan(r->culprits[i].share))
-                fprintf(out, " against its parent; explains %.0f%%", 100 * r->culprits[i].share);
+                fprintf(out, " against its parent; explains %.0f%%%s", 100 * r->culprits[i].share,
+                        cpu_share(&t1, &r->culprits[i]));
             fprintf(out, "\n");
         }
         culprit_buf_dispose(&t1);

@@ -522,6 +522,11 @@ typedef struct culprit_bisect_step {
     int below;         /**< a confirmation stopped as not slower: the change's one-sided 80%
                             upper bound (below_high) fell below the threshold */
     double below_high; /**< that bound when below */
+    /** The command's CPU time (user + system) over the same runs, when the probe tells it
+     * (a --command run, a perf test's CPU floor): the change of its geometric mean,
+     * candidate against good end, over cpu_runs runs a side; cpu_runs 0: unknown. */
+    double cpu_change;
+    size_t cpu_runs;
     /** Fanned out (culprit_bisect_fanout_finish()): the round of probes the step was
      * measured in, each probe on its runner (1, 2, ...); 0: a step of this process. */
     size_t round;
@@ -543,8 +548,10 @@ typedef struct {
     double change, change_low, change_high; /**< against its first parent (a culprit judged
                                                  against it), else the good end it was
                                                  measured with */
-    double share; /**< the share of the range's slowdown it explains, on the log scale:
-                       log(1 + change) / log(1 + the range's change); NAN unknown */
+    double share;     /**< the share of the range's slowdown it explains, on the log scale:
+                           log(1 + change) / log(1 + the range's change); NAN unknown */
+    double cpu_share; /**< the same share of the range's CPU-time slowdown (docs/bisect.md,
+                           "Explaining the whole change"); NAN unknown or not used */
 } culprit_bisect_culprit;
 
 typedef struct {

@@ -12,7 +12,9 @@
 #       range (expected: both, with their shares, nothing else) against two plain
 #       bisections, of (c0, c10] and (c10, c15] (one regression each: their culprit
 #       explains the whole), in builds and wall time, and against `git bisect run`
-#       on the whole range (which names c11 only: its threshold is halfway);
+#       on the whole range (which names c11 only: its threshold is halfway); each
+#       culprit is printed with its share of the range's wall-time slowdown and, after
+#       "/cpu:", of its CPU-time slowdown (docs/bisect.md, "Explaining the whole change");
 #   bench_bisect_cost.sh CULPRIT --repo GIT_DIR [--tip REV] [--commits N] [--at K]
 #       [--build CMD] [--command CMD] [--plant CMD] [--input-mb N] [--lz4]
 #       a real project: the last N first-parent commits up to REV (default HEAD) of the
@@ -194,7 +196,8 @@ run_culprit() { # run_culprit TRIAL [GOOD BAD]: sets c_wall c_builds c_runs c_an
   c_answer=$(sed -n 's/^  "culprit": "\([0-9a-f]*\)".*/\1/p' "$work/culprit.json")
   c_all=$(python3 -c 'import json,sys
 for c in json.load(open(sys.argv[1]))["culprits"]:
-    print("%s:%s" % (c["commit"][:7], "?" if c.get("share") is None else "%.0f%%" % (100 * c["share"])))' \
+    cpu = "" if c.get("cpu_share") is None else "/cpu:%.0f%%" % (100 * c["cpu_share"])
+    print("%s:%s%s" % (c["commit"][:7], "?" if c.get("share") is None else "%.0f%%" % (100 * c["share"]), cpu))' \
     "$work/culprit.json" | tr '\n' ' ')
   rm -rf "$clone"
 }

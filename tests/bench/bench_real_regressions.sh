@@ -55,7 +55,9 @@
 # Prints wall times, steps, builds, runs, answers and `uptime` before and after each,
 # and per case one SUMMARY line with what issue 26's goals judge: the commit right or
 # wrong, the function right or wrong, culprit's wall time for the bisection alone (to
-# its first "call trees:" progress line) and for all phases, and with GIT=1 `git
+# its first "call trees:" progress line, from the end of the check of the call-tree
+# build that --calltree-build makes before bisecting: that build is the call-tree
+# phase's, and its time is printed apart) and for all phases, and with GIT=1 `git
 # bisect run`'s wall time and the two ratios.
 # AA=1: four recordings of the culprit's build, the diff of two with the other two as
 # each side's second recording (`calltree diff --base-again --test-again`: a program
@@ -239,7 +241,12 @@ for c in "${cases[@]}"; do
   wall=$(echo "$(now) - $t0" | bc)
   sleep 1 # the stamping loop's last lines
   ct=$(awk '$2 == "call" && $3 == "trees:" { print $1; exit }' "$work/$c.err")
-  alone=$(echo "${ct:-$(now)} - $t0" | bc)
+  # With --calltree-build the good end's instrumented build is made and checked first
+  # (it must record a tree): a cost of the call-tree phase, which reuses that build.
+  # The bisection starts when the check ends ("bisecting: the call-tree build ...").
+  pre=$(awk '$2 == "bisecting:" && $4 == "call-tree" { print $1; exit }' "$work/$c.err")
+  alone=$(echo "${ct:-$(now)} - ${pre:-$t0}" | bc)
+  precheck=$(echo "${pre:-$t0} - $t0" | bc)
   echo "$c: after: $(uptime)"
   cat "$work/$c.out"
   named=$(awk '/is the first slow commit/ { print $3; exit }' "$work/$c.out")
@@ -262,7 +269,7 @@ for c in "${cases[@]}"; do
   git_wall=""
   [ -z "${GIT:-}" ] || git_bisect "$c"
   summary="SUMMARY $c ($metric): commit $commit_ok (${named:0:12}), function $function_ok (${answer:-none});"
-  summary+=" culprit bisection $(printf '%.1f' "$alone") s, all phases $(printf '%.1f' "$wall") s"
+  summary+=" culprit bisection $(printf '%.1f' "$alone") s (after the call-tree build's check, $(printf '%.1f' "$precheck") s), all phases $(printf '%.1f' "$wall") s"
   if [ -n "$git_wall" ]; then
     summary+="; git bisect run $(printf '%.1f' "$git_wall") s; bisection/git $(echo "scale=2; $alone / $git_wall" | bc)x"
     summary+=", all phases/git $(echo "scale=2; $wall / $git_wall" | bc)x"

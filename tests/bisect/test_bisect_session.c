@@ -59,6 +59,13 @@ typedef struct {
     int good_runs;
     /* Each build takes this long (seconds of real time; 0 none), and each run. */
     double build_s, run_s;
+    /* The wall time alone (not the CPU time), as beside CPU hogs: every run of the
+     * commit this much longer, and its first wall_swing_runs runs alternately
+     * wall_swing shorter and longer. */
+    double wall_slow[MAXC], wall_swing[MAXC];
+    int wall_swing_runs[MAXC];
+    int with_cpu; /* run_session's probe tells each run's CPU time (cpu_of_last) */
+    int cpu_flat; /* ... and it is the same on every commit (the slowdown waits) */
 } fake;
 
 static const double noise[11] = {0.9, -0.4, 0.1, -1.0, 0.6, 0.3, -0.7, 1.0, -0.2, 0.5, -0.8};
@@ -112,8 +119,11 @@ static int fake_measure(void *payload, culprit_bisect__side side, const char *sh
         (f->slow_good ? side == CULPRIT_BISECT__GOOD && ++f->good_runs % f->slow_every == 0
                       : f->ncalls % (size_t)f->slow_every == 0))
         rel += 0.8;
-    f->last_cpu = f->mean[c] * (1 + rel + f->cpu_noise * noise[f->ncalls % 11]);
-    *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]);
+    f->last_cpu =
+        (f->cpu_flat ? 100 : f->mean[c]) * (1 + rel + f->cpu_noise * noise[f->ncalls % 11]);
+    *value = f->mean[c] * (1 + rel + f->wall_noise * noise[f->ncalls % 11]) * (1 + f->wall_slow[c]);
+    if (k < f->wall_swing_runs[c])
+        *value *= 1 + (k % 2 ? -f->wall_swing[c] : f->wall_swing[c]);
     if (len + 8 < sizeof(f->runs))
         snprintf(f->runs + len, sizeof(f->runs) - len, "%s%c%d", len ? " " : "",
                  side == CULPRIT_BISECT__GOOD ? 'G' : 'C', c);
@@ -199,6 +209,9 @@ static void run_session(scenario *sc, int good, int bad)
     const repo_fixture *r = &sc->repo;
     culprit_bisect__probe p = {fake_build, fake_measure, NULL,   NULL, fake_swap,
                                NULL,       NULL,         &sc->f, NULL};
+
+    if (sc->f.with_cpu)
+        p.cpu_of_last = fake_cpu_of_last;
 
     culprit_bisect_result_dispose(&sc->r);
     sc->f.repo = r;
@@ -539,6 +552,76 @@ static void test_explain_rest_bounded(void **state)
     assert_int_equal(sc->r.runs, 136);
 }
 
+/* The 2x commit (4) and the 25x one (11) beside CPU hogs. The good end's first runs
+ * swing in wall time, so the 2-pair step of 8 against 0 cannot tell the 2x (futile:
+ * good), and the culprit's own runs fell in a slow phase (wall time 1.5x): 11 reads
+ * at 92% of the range, and by the wall time alone nothing more is searched (4 is
+ * missed). Its CPU time, which the load did not move, says 82%: the rest below it is
+ * searched and 4 is found. When the CPU time stays flat (the slowdown waits, the
+ * CPU time does not see it), the wall time decides as before. */
+static void two_beside_hogs(scenario *sc, int with_cpu, int cpu_flat)
+{
+    linear(sc, 17, 0, 0);
+    for (int i = 0; i < 17; i++)
+        sc->f.mean[i] = 100 * (i >= 4 ? 2 : 1) * (i >= 11 ? 25 : 1);
+    sc->f.wall_swing[0] = 0.6;
+    sc->f.wall_swing_runs[0] = 12;
+    sc->f.wall_slow[11] = 0.5;
+    sc->f.with_cpu = with_cpu;
+    sc->f.cpu_flat = cpu_flat;
+    sc->f.ncalls = 0; /* the same jitter each time */
+    run_session(sc, 0, 16);
+    if (sc->error < 0)
+        fail_msg("session failed: %s", culprit_error_last());
+    assert_int_equal(sc->r.outcome, CULPRIT_BISECT_RESULT_FOUND);
+    assert_string_equal(sc->r.culprit, sc->repo.sha[11]);
+}
+
+static void test_explain_on_cpu_time(void **state)
+{
+    scenario *sc = *state;
+    char wall_only[2048];
+
+    two_beside_hogs(sc, 0, 0);
+    assert_string_equal(sc->culprits, "11");
+    assert_true(sc->r.culprits[0].share >= 0.9);
+    snprintf(wall_only, sizeof(wall_only), "%s", sc->steps);
+    repo_remove(&sc->repo);
+
+    two_beside_hogs(sc, 1, 0);
+    /* the same steps, then the range below 11 checked and bisected */
+    assert_string_equal(sc->steps, "16/0:B 8/0:U 12/8:B 10/8:U 11/10:B 10/0:B 5/0:B 2/0:G 3/2:G "
+                                   "4/3:B");
+    assert_string_equal(sc->culprits, "11 4");
+    assert_true(fabs(sc->r.culprits[0].cpu_share - log(25) / log(50)) < 0.01);
+    assert_true(fabs(sc->r.culprits[1].cpu_share - log(2) / log(50)) < 0.01);
+    repo_remove(&sc->repo);
+
+    two_beside_hogs(sc, 1, 1);
+    assert_string_equal(sc->steps, wall_only);
+    assert_string_equal(sc->culprits, "11");
+    assert_true(isnan(sc->r.culprits[0].cpu_share));
+}
+
+/* A lone 5x commit (4) whose wall time carries +-30% of noise (test_explain_rest_bounded:
+ * pinned at 10 pairs its share still reads 85%, and the ranges beside it are checked:
+ * 11 builds, 136 runs). Its CPU time says it explains the whole range (100%): nothing
+ * is pinned, nothing more is measured (7 builds, 71 runs). */
+static void test_explain_lone_on_cpu_time(void **state)
+{
+    scenario *sc = *state;
+
+    linear(sc, 17, 4, 4.0);
+    sc->f.wall_noise = 0.30;
+    sc->f.with_cpu = 1;
+    run_session(sc, 0, 16);
+    expect(sc, "16/0:B 8/0:B 4/0:B 2/0:U 3/2:U 4/3:B", CULPRIT_BISECT_RESULT_FOUND, "4", 1);
+    assert_true(sc->r.culprits[0].share < 0.9); /* by the wall time, the rest is searched */
+    assert_true(fabs(sc->r.culprits[0].cpu_share - 1) < 0.01);
+    assert_int_equal(sc->r.builds, 7); /* were 11 */
+    assert_int_equal(sc->r.runs, 71);  /* were 136 */
+}
+
 /* Every commit 1.5% slower than its parent: slower overall, no single culprit. The
  * culprit 3 is not slower than its parent, whose parent is slower than the good
  * end: the search goes below once, then the decay is measured commit by commit. */
@@ -833,6 +916,9 @@ static void confirm_of(scenario *sc, int good, int bad, culprit_bisect_confirmat
 {
     culprit_bisect__probe p = {fake_build, fake_measure, NULL,   NULL, fake_swap,
                                NULL,       NULL,         &sc->f, NULL};
+
+    if (sc->f.with_cpu)
+        p.cpu_of_last = fake_cpu_of_last;
 
     sc->f.repo = &sc->repo;
     memset(sc->f.on, 0, sizeof(sc->f.on));
@@ -1238,6 +1324,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_explain_pins_share, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_small_share_not_listed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_explain_rest_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_on_cpu_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_explain_lone_on_cpu_time, setup, teardown),
         cmocka_unit_test(test_share_is_bounded),
         cmocka_unit_test_setup_teardown(test_slow_decay, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_again_below, setup, teardown),

@@ -108,6 +108,11 @@ if [ -n "$cc_wrapper" ]; then
   compiles=$(wc -l < "$work/compiles")
   [ "$compiles" = 2 ] ||
     fail "--calltree-build: main.c compiled $compiles times (once plain, once instrumented expected): the culprit's call-tree checkout was not seeded"
+  # The check of the call-tree build before bisecting says where it starts and ends,
+  # so a log tells the call-tree phase's cost from the bisection's.
+  grep -q '^call trees, before bisecting: building the good end ' "$work/tb.err" &&
+    grep -q '^bisecting: the call-tree build records a tree' "$work/tb.err" ||
+    { cat "$work/tb.err" >&2; fail "--calltree-build: no phase lines around the check before bisecting"; }
   echo "PASS: --calltree-build: r4, call trees, main.c compiled once plain and once instrumented"
 else
   echo "no culprit-cc beside $culprit: the --calltree-build part skipped"
