@@ -157,28 +157,20 @@ int culprit_calltree_bias_note(culprit_buf *out, const culprit_calltree *tree)
         if (calls[f] > calls[most])
             most = f;
     /* Scaled to the measured total without a profile: the total holds, the callees'
-     * times keep what made them add up to more. */
-    if (tree->scaled > 0 && tree->baseline_excess > 0) {
-        int error = culprit_buf_printf(
-            out,
-            "the callees' times added up to %.0f%% above the plain build's CPU time and were "
-            "scaled to the total measured: the instrumented build does more than its hooks "
-            "cost (functions the plain build inlines run as calls; the most called is %s, "
-            "%.0f calls), so the shares below the callers may be off; count instructions "
-            "(--metric instructions) for exact shares",
-            100 * tree->baseline_excess,
-            tree->functions[most].name ? tree->functions[most].name : "?", calls[most]);
-        free(calls);
-        return error;
-    }
-    /* Above: the instrumented build does work beyond its hooks' cost; below: the
-     * per-call cost taken out was too large for this program. */
+     * times keep what made them add up to more. Else above: the instrumented build does
+     * work beyond its hooks' cost; below: the per-call cost taken out was too large. */
     int error = culprit_buf_printf(
         out,
-        "the corrected times are %+.0f%% off the plain build's CPU time: the instrumented "
-        "build %s (functions the plain build inlines run as calls; the most called is %s, "
-        "%.0f calls); compare shares, not times, or count instructions (--metric "
-        "instructions)",
+        tree->scaled > 0 && tree->baseline_excess > 0
+            ? "the callees' times added up to %.0f%% above the plain build's CPU time and were "
+              "scaled to the total measured: the instrumented build %s (functions the plain "
+              "build inlines run as calls; the most called is %s, %.0f calls), so the shares "
+              "below the callers may be off; count instructions (--metric instructions) for "
+              "exact shares"
+            : "the corrected times are %+.0f%% off the plain build's CPU time: the "
+              "instrumented build %s (functions the plain build inlines run as calls; the "
+              "most called is %s, %.0f calls); compare shares, not times, or count "
+              "instructions (--metric instructions)",
         100 * tree->baseline_excess,
         tree->baseline_excess > 0 ? "does more than its hooks cost"
                                   : "costs less per call than was taken out",
